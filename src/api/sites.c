@@ -1,0 +1,112 @@
+/* Sites (contract: Endpoints, Sites): list and detail with snippets. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../api.h"
+#include "../store.h"
+
+/* The one writer of a site row (list and detail). */
+static json_object *
+site_json(const struct dbres *r, unsigned i)
+{
+	json_object	*o = json_object_new_object();
+
+	jadd_str(o, "id", dbres_get(r, i, SITE_C_ID));
+	jadd_str(o, "object", "site");
+	jadd_str(o, "name", dbres_get(r, i, SITE_C_NAME));
+	jadd_str(o, "domain", dbres_get(r, i, SITE_C_DOMAIN));
+	jadd_str(o, "public_key", dbres_get(r, i, SITE_C_PUBLIC_KEY));
+	jadd_time(o, "created_at", dbres_get(r, i, SITE_C_CREATED));
+	jadd_time(o, "updated_at", dbres_get(r, i, SITE_C_UPDATED));
+	return o;
+}
+
+enum fb_err
+api_sites_list(struct req *r)
+{
+	struct page	 pg;
+	struct dbres	 res;
+	json_object	*o, *data;
+	unsigned	 i;
+	enum fb_err	 e;
+
+	if (page_from_req(r, &pg) != 0)
+		return FB_OK;
+	if ((e = db_site_list(r->db, r->auth.tenant_id,
+	    pg.has_after ? pg.after : NULL, pg.limit + 1, &res)) != FB_OK)
+		return e;
+	o = json_object_new_object();
+	jadd_str(o, "object", "list");
+	data = json_object_new_array();
+	for (i = 0; i < res.nrows && i < (unsigned)pg.limit; i++)
+		json_object_array_add(data, site_json(&res, i));
+	json_object_object_add(o, "data", data);
+	e = page_finish(r, o, &pg, res.nrows,
+	    res.nrows > (unsigned)pg.limit ? dbres_get(&res, pg.limit - 1, SITE_C_ID) : NULL);
+	dbres_free(&res);
+	if (e != FB_OK) {
+		json_object_put(o);
+		return e;
+	}
+	return req_json(r, 200, o);
+}
+
+/*
+ * The installation snippet of one campaign (design 3).  With nonce, every
+ * script tag carries the placeholder the caller replaces per response.
+ */
+static json_object *
+snippet_json(struct req *r, const char *public_key, const struct dbres *c,
+    unsigned i, bool nonce)
+{
+	json_object	*o = json_object_new_object();
+	struct buf	 b;
+
+	buf_init(&b, 4096);
+	if (buf_printf(&b, "<script%s async src=\"%s/tag.js\" data-site=\"%s\" "
+	    "data-campaign=\"%s\"></script>", nonce ? " nonce=\"__CSP_NONCE__\"" : "",
+	    r->conf->base_url, public_key, dbres_get(c, i, 1)) != FB_OK)
+		buf_reset(&b);
+	jadd_str(o, "campaign_id", dbres_get(c, i, 0));
+	jadd_str(o, "campaign_key", dbres_get(c, i, 1));
+	jadd_str(o, "campaign_name", dbres_get(c, i, 2));
+	jadd_str(o, "html", b.data != NULL ? b.data : "");
+	buf_release(&b);
+	return o;
+}
+
+enum fb_err
+api_sites_get(struct req *r)
+{
+	struct dbres	 site, camps;
+	json_object	*o, *snips;
+	const char	*id = req_pathvar(r, "site_id"), *nonce;
+	unsigned	 i;
+	bool		 with_nonce;
+	enum fb_err	 e;
+	char		 tag[1024];
+
+	nonce = req_query(r, "nonce");
+	with_nonce = nonce != NULL && (strcmp(nonce, "true") == 0 ||
+	    strcmp(nonce, "1") == 0);
+	e = db_site_get(r->db, r->auth.tenant_id, id, &site);
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_NOT_FOUND, "site_id");
+	if (e != FB_OK)
+		return e;
+	if ((e = db_campaign_by_site(r->db, r->auth.tenant_id, id, &camps)) != FB_OK) {
+		dbres_free(&site);
+		return e;
+	}
+	o = site_json(&site, 0);
+	snprintf(tag, sizeof(tag), "%s/tag.js", r->conf->base_url);
+	jadd_str(o, "tag_url", tag);
+	snips = json_object_new_array();
+	for (i = 0; i < camps.nrows; i++)
+		json_object_array_add(snips, snippet_json(r,
+		    dbres_get(&site, 0, SITE_C_PUBLIC_KEY), &camps, i, with_nonce));
+	json_object_object_add(o, "snippets", snips);
+	dbres_free(&site);
+	dbres_free(&camps);
+	return req_json(r, 200, o);
+}

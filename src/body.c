@@ -1,0 +1,134 @@
+/* Reading JSON body fields, with the contract's 422 on each failure. */
+#include <string.h>
+
+#include "api.h"
+
+long
+utf8_len(const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+	long		 n = 0;
+	int		 k, i;
+	uint32_t	 cp;
+
+	while (*p != '\0') {
+		if (*p < 0x80)
+			k = 0, cp = *p;
+		else if ((*p & 0xe0) == 0xc0)
+			k = 1, cp = *p & 0x1f;
+		else if ((*p & 0xf0) == 0xe0)
+			k = 2, cp = *p & 0x0f;
+		else if ((*p & 0xf8) == 0xf0)
+			k = 3, cp = *p & 0x07;
+		else
+			return -1;
+		for (i = 1; i <= k; i++) {
+			if ((p[i] & 0xc0) != 0x80)
+				return -1;
+			cp = cp << 6 | (p[i] & 0x3f);
+		}
+		if ((k == 1 && cp < 0x80) || (k == 2 && cp < 0x800) ||
+		    (k == 3 && (cp < 0x10000 || cp > 0x10ffff)) ||
+		    (cp >= 0xd800 && cp <= 0xdfff))
+			return -1;
+		p += k + 1;
+		n++;
+	}
+	return n;
+}
+
+static json_object *
+field(struct req *r, const char *name, bool *present)
+{
+	json_object	*v = NULL;
+
+	*present = r->json != NULL &&
+	    json_object_object_get_ex(r->json, name, &v);
+	return v;
+}
+
+bool
+body_has(struct req *r, const char *name)
+{
+	bool	 present;
+
+	(void)field(r, name, &present);
+	return present;
+}
+
+static int
+absent(struct req *r, const char *name, bool required)
+{
+	if (required) {
+		(void)api_error(r, AC_PARAMETER_MISSING, name);
+		return -1;
+	}
+	return 0;
+}
+
+int
+body_str(struct req *r, const char *name, bool required, size_t maxchars,
+    const char **out)
+{
+	json_object	*v;
+	bool		 present;
+	long		 n;
+
+	*out = NULL;
+	v = field(r, name, &present);
+	if (!present || v == NULL)
+		return absent(r, name, required);
+	if (!json_object_is_type(v, json_type_string)) {
+		(void)api_error(r, AC_PARAMETER_INVALID, name);
+		return -1;
+	}
+	*out = json_object_get_string(v);
+	n = utf8_len(*out);
+	if (n < 0 || (size_t)n > maxchars ||
+	    strlen(*out) != (size_t)json_object_get_string_len(v)) {
+		(void)api_error(r, AC_PARAMETER_INVALID, name);
+		return -1;
+	}
+	return 1;
+}
+
+int
+body_int(struct req *r, const char *name, bool required, long long min,
+    long long max, long long *out)
+{
+	json_object	*v;
+	bool		 present;
+	long long	 n;
+
+	v = field(r, name, &present);
+	if (!present || v == NULL)
+		return absent(r, name, required);
+	if (!json_object_is_type(v, json_type_int)) {
+		(void)api_error(r, AC_PARAMETER_INVALID, name);
+		return -1;
+	}
+	n = json_object_get_int64(v);
+	if (n < min || n > max) {
+		(void)api_error(r, AC_PARAMETER_INVALID, name);
+		return -1;
+	}
+	*out = n;
+	return 1;
+}
+
+int
+body_bool(struct req *r, const char *name, bool required, bool *out)
+{
+	json_object	*v;
+	bool		 present;
+
+	v = field(r, name, &present);
+	if (!present || v == NULL)
+		return absent(r, name, required);
+	if (!json_object_is_type(v, json_type_boolean)) {
+		(void)api_error(r, AC_PARAMETER_INVALID, name);
+		return -1;
+	}
+	*out = json_object_get_boolean(v);
+	return 1;
+}

@@ -1,0 +1,107 @@
+/*
+ * A capped growable buffer, always NUL-terminated (after curl's dynbuf
+ * and git's strbuf).  An append past the cap fails and leaves the buffer
+ * valid and unchanged.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "formback.h"
+
+void
+buf_init(struct buf *b, size_t max)
+{
+	b->data = NULL;
+	b->len = b->cap = 0;
+	b->max = max;
+}
+
+void
+buf_reset(struct buf *b)
+{
+	b->len = 0;
+	if (b->data != NULL)
+		b->data[0] = '\0';
+}
+
+void
+buf_release(struct buf *b)
+{
+	free(b->data);
+	b->data = NULL;
+	b->len = b->cap = 0;
+}
+
+char *
+buf_detach(struct buf *b)
+{
+	char	*s;
+
+	if (b->data == NULL && buf_add(b, "", 0) != FB_OK)
+		return NULL;
+	s = b->data;
+	b->data = NULL;
+	b->len = b->cap = 0;
+	return s;
+}
+
+static enum fb_err
+buf_grow(struct buf *b, size_t need)
+{
+	size_t	 ncap;
+	char	*p;
+
+	if (need > b->max)
+		return FB_ENOMEM;
+	if (need + 1 <= b->cap)
+		return FB_OK;
+	ncap = b->cap ? b->cap : 256;
+	while (ncap < need + 1)
+		ncap *= 2;
+	if (ncap > b->max + 1)
+		ncap = b->max + 1;
+	if ((p = realloc(b->data, ncap)) == NULL)
+		return FB_ENOMEM;
+	b->data = p;
+	b->cap = ncap;
+	return FB_OK;
+}
+
+enum fb_err
+buf_add(struct buf *b, const void *p, size_t n)
+{
+	if (n > b->max - b->len || buf_grow(b, b->len + n) != FB_OK)
+		return FB_ENOMEM;
+	if (n > 0)
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return FB_OK;
+}
+
+enum fb_err
+buf_addstr(struct buf *b, const char *s)
+{
+	return buf_add(b, s, strlen(s));
+}
+
+enum fb_err
+buf_printf(struct buf *b, const char *fmt, ...)
+{
+	va_list	 ap;
+	int	 n;
+
+	va_start(ap, fmt);
+	n = vsnprintf(NULL, 0, fmt, ap);
+	va_end(ap);
+	if (n < 0)
+		return FB_EINVAL;
+	if ((size_t)n > b->max - b->len || buf_grow(b, b->len + n) != FB_OK)
+		return FB_ENOMEM;
+	va_start(ap, fmt);
+	vsnprintf(b->data + b->len, (size_t)n + 1, fmt, ap);
+	va_end(ap);
+	b->len += n;
+	return FB_OK;
+}

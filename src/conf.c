@@ -1,0 +1,237 @@
+/*
+ * formback.conf (design 5): "key = value" lines, '#' comments.  The
+ * keys are the rows of conf_keys[]; formback.conf(5) documents the same
+ * rows.  Unknown keys, bad values and missing required keys are errors
+ * naming the key and the line.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "formback.h"
+
+#ifndef SYSCONFDIR
+#define SYSCONFDIR "/usr/local/etc"
+#endif
+
+enum conf_type { CT_STR, CT_INT, CT_LOGLEVEL };
+
+struct conf_key {
+	const char	*name;
+	enum conf_type	 type;
+	size_t		 off;
+	bool		 required;
+	const char	*def;		/* default, as text; NULL: none */
+	long		 min, max;	/* CT_INT bounds */
+};
+
+#define O(f) offsetof(struct conf, f)
+
+static const struct conf_key conf_keys[] = {
+	{ "db_host",		CT_STR,	O(db_host),	false, "127.0.0.1", 0, 0 },
+	{ "db_port",		CT_INT,	O(db_port),	false, "3306", 1, 65535 },
+	{ "db_socket",		CT_STR,	O(db_socket),	false, NULL, 0, 0 },
+	{ "db_user",		CT_STR,	O(db_user),	true,  NULL, 0, 0 },
+	{ "db_password",	CT_STR,	O(db_password),	false, "", 0, 0 },
+	{ "db_name",		CT_STR,	O(db_name),	true,  NULL, 0, 0 },
+	{ "base_url",		CT_STR,	O(base_url),	true,  NULL, 0, 0 },
+	{ "publish_dir",	CT_STR,	O(publish_dir),	false, "/var/lib/formback/publish", 0, 0 },
+	{ "pii_key_file",	CT_STR,	O(pii_key_file), true, NULL, 0, 0 },
+	{ "smtp_url",		CT_STR,	O(smtp_url),	false, "smtp://127.0.0.1:25", 0, 0 },
+	{ "smtp_from",		CT_STR,	O(smtp_from),	false, "formback@localhost", 0, 0 },
+	{ "sms_gateway_url",	CT_STR,	O(sms_gateway_url), false, NULL, 0, 0 },
+	{ "sms_gateway_token",	CT_STR,	O(sms_gateway_token), false, NULL, 0, 0 },
+	{ "webhook_ca_file",	CT_STR,	O(webhook_ca_file), false, NULL, 0, 0 },
+	{ "webhook_allow_hosts", CT_STR, O(webhook_allow_hosts), false, NULL, 0, 0 },
+	{ "log_level",		CT_LOGLEVEL, O(log_level), false, "info", 0, 0 },
+	{ "max_body_bytes",	CT_INT,	O(max_body_bytes), false, "1048576", 1024, 16777216 },
+	{ "max_json_depth",	CT_INT,	O(max_json_depth), false, "32", 2, 256 },
+};
+
+const char *
+conf_default_path(void)
+{
+	const char	*e = getenv("FORMBACK_CONF");
+
+	return e != NULL && *e != '\0' ? e : SYSCONFDIR "/formback/formback.conf";
+}
+
+static enum fb_err
+conf_set(struct conf *c, const struct conf_key *k, const char *v,
+    char *err, size_t errsz, int line)
+{
+	char		*end;
+	long		 n;
+	enum log_level	 lvl;
+
+	switch (k->type) {
+	case CT_STR:
+		free(*(char **)((char *)c + k->off));
+		if ((*(char **)((char *)c + k->off) = strdup(v)) == NULL)
+			return FB_ENOMEM;
+		return FB_OK;
+	case CT_INT:
+		errno = 0;
+		n = strtol(v, &end, 10);
+		if (errno != 0 || *v == '\0' || *end != '\0' ||
+		    n < k->min || n > k->max) {
+			snprintf(err, errsz, "key '%s' at line %d: "
+			    "expected an integer from %ld to %ld", k->name,
+			    line, k->min, k->max);
+			return FB_ECONF;
+		}
+		*(int *)((char *)c + k->off) = (int)n;
+		return FB_OK;
+	case CT_LOGLEVEL:
+		if (log_level_parse(v, &lvl) != 0) {
+			snprintf(err, errsz, "key '%s' at line %d: expected "
+			    "error, warn, info or debug", k->name, line);
+			return FB_ECONF;
+		}
+		*(int *)((char *)c + k->off) = (int)lvl;
+		return FB_OK;
+	}
+	return FB_EINVAL;
+}
+
+static enum fb_err
+conf_read_key(struct conf *c, char *err, size_t errsz)
+{
+	FILE		*f;
+	char		 line[256], *p;
+	size_t		 n;
+	unsigned	 id = 0;
+
+	if ((f = fopen(c->pii_key_file, "r")) == NULL) {
+		snprintf(err, errsz, "key 'pii_key_file': cannot open '%s': %s",
+		    c->pii_key_file, strerror(errno));
+		return FB_ECONF;
+	}
+	p = fgets(line, sizeof(line), f);
+	fclose(f);
+	if (p == NULL) {
+		snprintf(err, errsz, "key 'pii_key_file': '%s' is empty",
+		    c->pii_key_file);
+		return FB_ECONF;
+	}
+	/* Optional "<id>:" prefix names the key for rotation. */
+	if ((p = strchr(line, ':')) != NULL) {
+		id = (unsigned)strtoul(line, NULL, 10);
+		p++;
+	} else
+		p = line;
+	n = strcspn(p, " \t\r\n");
+	p[n] = '\0';
+	if ((c->master_key = sodium_malloc(32)) == NULL)
+		return FB_ENOMEM;
+	if (n != 64 || sodium_hex2bin(c->master_key, 32, p, n, NULL, NULL,
+	    NULL) != 0) {
+		sodium_memzero(line, sizeof(line));
+		snprintf(err, errsz, "key 'pii_key_file': '%s' must hold 64 "
+		    "hex characters (32 bytes)", c->pii_key_file);
+		return FB_ECONF;
+	}
+	sodium_memzero(line, sizeof(line));
+	c->master_key_id = id;
+	return FB_OK;
+}
+
+enum fb_err
+conf_load(struct conf *c, const char *path, char *err, size_t errsz)
+{
+	FILE		*f;
+	char		 line[4096], *k, *v, *e;
+	bool		 seen[NELEM(conf_keys)] = { false };
+	size_t		 i;
+	int		 lineno = 0;
+	enum fb_err	 rc;
+
+	memset(c, 0, sizeof(*c));
+	if (sodium_init() < 0) {
+		snprintf(err, errsz, "cannot initialise libsodium");
+		return FB_ECONF;
+	}
+	if (path == NULL)
+		path = conf_default_path();
+	if ((f = fopen(path, "r")) == NULL) {
+		snprintf(err, errsz, "cannot open '%s': %s", path,
+		    strerror(errno));
+		return FB_ECONF;
+	}
+	while (fgets(line, sizeof(line), f) != NULL) {
+		lineno++;
+		if (strchr(line, '\n') == NULL && !feof(f)) {
+			snprintf(err, errsz, "%s: line %d is too long", path,
+			    lineno);
+			fclose(f);
+			return FB_ECONF;
+		}
+		for (k = line; isspace((unsigned char)*k); k++)
+			continue;
+		if (*k == '#' || *k == '\0')
+			continue;
+		if ((v = strchr(k, '=')) == NULL) {
+			snprintf(err, errsz, "%s: line %d: expected "
+			    "'key = value'", path, lineno);
+			fclose(f);
+			return FB_ECONF;
+		}
+		for (e = v; e > k && isspace((unsigned char)e[-1]); e--)
+			continue;
+		*e = '\0';
+		for (v++; isspace((unsigned char)*v); v++)
+			continue;
+		for (e = v + strlen(v); e > v && isspace((unsigned char)e[-1]); e--)
+			continue;
+		*e = '\0';
+		for (i = 0; i < NELEM(conf_keys); i++)
+			if (strcmp(k, conf_keys[i].name) == 0)
+				break;
+		if (i == NELEM(conf_keys)) {
+			snprintf(err, errsz, "%s: line %d: unknown key '%s'",
+			    path, lineno, k);
+			fclose(f);
+			return FB_ECONF;
+		}
+		if ((rc = conf_set(c, &conf_keys[i], v, err, errsz, lineno)) != FB_OK) {
+			fclose(f);
+			return rc == FB_ECONF ? rc : FB_ECONF;
+		}
+		seen[i] = true;
+	}
+	fclose(f);
+	for (i = 0; i < NELEM(conf_keys); i++) {
+		if (seen[i])
+			continue;
+		if (conf_keys[i].required) {
+			snprintf(err, errsz, "%s: missing required key '%s'",
+			    path, conf_keys[i].name);
+			return FB_ECONF;
+		}
+		if (conf_keys[i].def != NULL &&
+		    conf_set(c, &conf_keys[i], conf_keys[i].def, err, errsz, 0) != FB_OK)
+			return FB_ECONF;
+	}
+	/* base_url is used to build links: no trailing slash. */
+	for (e = c->base_url + strlen(c->base_url); e > c->base_url && e[-1] == '/'; e--)
+		e[-1] = '\0';
+	return conf_read_key(c, err, errsz);
+}
+
+void
+conf_free(struct conf *c)
+{
+	size_t	 i;
+
+	for (i = 0; i < NELEM(conf_keys); i++)
+		if (conf_keys[i].type == CT_STR)
+			free(*(char **)((char *)c + conf_keys[i].off));
+	if (c->master_key != NULL)
+		sodium_free(c->master_key);
+	memset(c, 0, sizeof(*c));
+}

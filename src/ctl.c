@@ -1,0 +1,497 @@
+/*
+ * formbackctl: the operator CLI (design 4).  Every command prints exactly
+ * one JSON object on stdout on success (ids as lower-case UUIDs), or one
+ * error line on stderr with a non-zero exit: 1 when the command failed,
+ * 2 for bad usage or configuration.  Each write runs in one transaction
+ * with its audit-log row (actor "cli").
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "api.h"
+#include "store.h"
+
+#ifndef MIGRATIONSDIR
+#define MIGRATIONSDIR "/usr/local/share/formback/migrations"
+#endif
+
+#define MAX_OPTS 8
+
+struct opts {
+	const char	*name[MAX_OPTS];
+	const char	*value[MAX_OPTS];
+	size_t		 n;
+};
+
+static struct db	 db;
+static struct conf	 conf;
+
+static void
+usage(void)
+{
+	fprintf(stderr,
+	    "usage: formbackctl [-c file] command [options]\n"
+	    "  migrate [--dir DIR]\n"
+	    "  tenant create --name N [--plan free|starter|growth|pro] [--rate-limit N]\n"
+	    "  member create --tenant T --email E [--role owner|admin|member]\n"
+	    "  member suspend --id M | member delete --id M\n"
+	    "  site create --tenant T --name N --domain D\n"
+	    "  apikey create --tenant T --member M --kind live|test --scopes all|a:b,c:d\n"
+	    "  apikey revoke --id K\n"
+	    "  campaign set-status --id C --status active|paused|archived\n"
+	    "  delivery-switch --tenant T --mode off|test_only|live\n");
+	exit(2);
+}
+
+static void
+die(int code, const char *fmt, ...) FB_PRINTF(2, 3);
+
+static void
+die(int code, const char *fmt, ...)
+{
+	va_list	 ap;
+
+	fputs("formbackctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+	if (db.my != NULL)
+		db_rollback(&db);
+	exit(code);
+}
+
+/* Parse "--name value" pairs; only names in `allowed` ("name|tenant"). */
+static void
+parse_opts(int argc, char *argv[], const char *allowed, struct opts *o)
+{
+	int	 i;
+	size_t	 n;
+	const char *p, *e;
+	bool	 ok;
+
+	memset(o, 0, sizeof(*o));
+	for (i = 0; i < argc; i++) {
+		if (strncmp(argv[i], "--", 2) != 0 || i + 1 >= argc ||
+		    o->n == MAX_OPTS)
+			die(2, "bad argument '%s'", argv[i]);
+		n = strlen(argv[i] + 2);
+		for (ok = false, p = allowed; ; p = e + 1) {
+			e = strchr(p, '|');
+			if ((size_t)((e != NULL ? e : p + strlen(p)) - p) == n &&
+			    strncmp(p, argv[i] + 2, n) == 0)
+				ok = true;
+			if (e == NULL)
+				break;
+		}
+		if (!ok)
+			die(2, "unknown option '%s'", argv[i]);
+		o->name[o->n] = argv[i] + 2;
+		o->value[o->n++] = argv[++i];
+	}
+}
+
+static const char *
+opt(const struct opts *o, const char *name, bool required)
+{
+	size_t	 i;
+
+	for (i = 0; i < o->n; i++)
+		if (strcmp(o->name[i], name) == 0)
+			return o->value[i];
+	if (required)
+		die(2, "missing option '--%s'", name);
+	return NULL;
+}
+
+/* A UUID option, lower-cased into out. */
+static void
+opt_uuid(const struct opts *o, const char *name, char out[UUID_STRLEN + 1])
+{
+	const char	*v = opt(o, name, true);
+
+	if (!uuid_valid(v))
+		die(2, "option '--%s': '%s' is not a UUID", name, v);
+	snprintf(out, UUID_STRLEN + 1, "%s", v);
+	uuid_lower(out);
+}
+
+static bool
+one_of(const char *v, const char *const *set)
+{
+	for (; *set != NULL; set++)
+		if (strcmp(v, *set) == 0)
+			return true;
+	return false;
+}
+
+static void
+connect_db(void)
+{
+	if (db_open(&db, &conf) != FB_OK)
+		die(1, "cannot connect to the database (see above)");
+}
+
+static void
+check(enum fb_err e, const char *what)
+{
+	if (e != FB_OK)
+		die(1, "cannot %s: %s", what, fb_strerror(e));
+}
+
+static void
+audit_commit(const char *tenant, const char *action, const char *type,
+    const char *id)
+{
+	check(db_audit_add(&db, tenant, "cli", NULL, NULL, action, type, id,
+	    NULL), "write the audit row");
+	check(db_commit(&db), "commit");
+}
+
+static void
+print(json_object *o)
+{
+	puts(json_text(o));
+	json_object_put(o);
+}
+
+static void
+print_id(const char *id)
+{
+	json_object	*o = json_object_new_object();
+
+	jadd_str(o, "id", id);
+	print(o);
+}
+
+static void
+need_tenant(const char *t)
+{
+	enum fb_err	 e = db_tenant_exists(&db, t);
+
+	if (e == FB_ENOTFOUND)
+		die(1, "tenant '%s' not found", t);
+	check(e, "look the tenant up");
+}
+
+static void
+cmd_migrate(int argc, char *argv[])
+{
+	struct opts	 o;
+	json_object	*out, *applied;
+	char		 current[16];
+	const char	*dir;
+	enum fb_err	 e;
+
+	parse_opts(argc, argv, "dir", &o);
+	if ((dir = opt(&o, "dir", false)) == NULL &&
+	    (dir = getenv("FORMBACK_MIGRATIONS")) == NULL)
+		dir = MIGRATIONSDIR;
+	connect_db();
+	applied = json_object_new_array();
+	if ((e = db_migrate(&db, dir, applied, current)) != FB_OK)
+		die(1, "migration failed: %s", fb_strerror(e));
+	out = json_object_new_object();
+	json_object_object_add(out, "applied", applied);
+	jadd_str(out, "current", current[0] != '\0' ? current : NULL);
+	print(out);
+}
+
+static void
+cmd_tenant(int argc, char *argv[])
+{
+	struct opts	 o;
+	const char	*name, *plan, *rl;
+	char		 id[UUID_STRLEN + 1], *end;
+	long		 rate = -1;
+	enum plan	 p;
+
+	if (argc < 1 || strcmp(argv[0], "create") != 0)
+		usage();
+	parse_opts(argc - 1, argv + 1, "name|plan|rate-limit", &o);
+	name = opt(&o, "name", true);
+	if ((plan = opt(&o, "plan", false)) == NULL)
+		plan = "free";
+	if (!plan_parse(plan, &p))
+		die(2, "option '--plan': unknown plan '%s'", plan);
+	if ((rl = opt(&o, "rate-limit", false)) != NULL) {
+		rate = strtol(rl, &end, 10);
+		if (*rl == '\0' || *end != '\0' || rate < 1 || rate > 1000000)
+			die(2, "option '--rate-limit': expected 1 to 1000000");
+	}
+	if (*name == '\0' || utf8_len(name) < 0 || utf8_len(name) > 200)
+		die(2, "option '--name': 1 to 200 characters of UTF-8");
+	connect_db();
+	uuid_v7(id);
+	check(db_tenant_create(&db, id, name, plan, (int)rate), "create the tenant");
+	audit_commit(id, "tenant.create", "tenant", id);
+	print_id(id);
+}
+
+static void
+cmd_member(int argc, char *argv[])
+{
+	static const char *const roles[] = { "owner", "admin", "member", NULL };
+	struct opts	 o;
+	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
+	const char	*email, *role, *status;
+	enum fb_err	 e;
+
+	if (argc < 1)
+		usage();
+	if (strcmp(argv[0], "create") == 0) {
+		parse_opts(argc - 1, argv + 1, "tenant|email|role", &o);
+		opt_uuid(&o, "tenant", tenant);
+		email = opt(&o, "email", true);
+		if ((role = opt(&o, "role", false)) == NULL)
+			role = "member";
+		if (!one_of(role, roles))
+			die(2, "option '--role': expected owner, admin or member");
+		if (strchr(email, '@') == NULL || strlen(email) > 254)
+			die(2, "option '--email': '%s' is not an email address", email);
+		connect_db();
+		need_tenant(tenant);
+		uuid_v7(id);
+		e = db_member_create(&db, id, tenant, email, role);
+		if (e == FB_EDUP)
+			die(1, "member '%s' already exists in this tenant", email);
+		check(e, "create the member");
+		audit_commit(tenant, "member.create", "member", id);
+		print_id(id);
+		return;
+	}
+	if (strcmp(argv[0], "suspend") == 0)
+		status = "suspended";
+	else if (strcmp(argv[0], "delete") == 0)
+		status = "deleted";
+	else
+		usage();
+	parse_opts(argc - 1, argv + 1, "id", &o);
+	opt_uuid(&o, "id", id);
+	connect_db();
+	e = db_member_set_status(&db, id, status, tenant);
+	if (e == FB_ENOTFOUND)
+		die(1, "member '%s' not found", id);
+	check(e, "update the member");
+	audit_commit(tenant, strcmp(status, "deleted") == 0 ? "member.delete" :
+	    "member.suspend", "member", id);
+	print_id(id);
+}
+
+/* A site's public key: "pk_" and 24 base62 characters. */
+static void
+site_public_key(char out[32])
+{
+	static const char b62[] =
+	    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+	size_t	 i;
+
+	memcpy(out, "pk_", 3);
+	for (i = 0; i < 24; i++)
+		out[3 + i] = b62[randombytes_uniform(62)];
+	out[27] = '\0';
+}
+
+static bool
+domain_ok(const char *d)
+{
+	size_t	 n = strlen(d);
+
+	return n >= 1 && n <= 253 && d[0] != '.' && d[0] != '-' &&
+	    strspn(d, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
+	    "0123456789.-:") == n;
+}
+
+static void
+cmd_site(int argc, char *argv[])
+{
+	struct opts	 o;
+	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1], pk[32];
+	const char	*name, *domain;
+	json_object	*out;
+
+	if (argc < 1 || strcmp(argv[0], "create") != 0)
+		usage();
+	parse_opts(argc - 1, argv + 1, "tenant|name|domain", &o);
+	opt_uuid(&o, "tenant", tenant);
+	name = opt(&o, "name", true);
+	domain = opt(&o, "domain", true);
+	if (*name == '\0' || utf8_len(name) < 0 || utf8_len(name) > 200)
+		die(2, "option '--name': 1 to 200 characters of UTF-8");
+	if (!domain_ok(domain))
+		die(2, "option '--domain': '%s' is not a host name", domain);
+	connect_db();
+	need_tenant(tenant);
+	uuid_v7(id);
+	site_public_key(pk);
+	check(db_site_create(&db, id, tenant, name, domain, pk), "create the site");
+	audit_commit(tenant, "site.create", "site", id);
+	out = json_object_new_object();
+	jadd_str(out, "id", id);
+	jadd_str(out, "public_key", pk);
+	print(out);
+}
+
+static void
+cmd_apikey(int argc, char *argv[])
+{
+	static const char *const kinds[] = { "live", "test", NULL };
+	struct opts	 o;
+	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
+	char		 member[UUID_STRLEN + 1], owner[UUID_STRLEN + 1];
+	char		 key[APIKEY_MAX_LEN + 1], prefix[16], role[16];
+	unsigned char	 hash[APIKEY_HASH_LEN];
+	const char	*kind, *scopes;
+	uint32_t	 bits;
+	struct buf	 sb;
+	json_object	*out;
+	enum fb_err	 e;
+
+	if (argc < 1)
+		usage();
+	if (strcmp(argv[0], "revoke") == 0) {
+		parse_opts(argc - 1, argv + 1, "id", &o);
+		opt_uuid(&o, "id", id);
+		connect_db();
+		e = db_apikey_revoke(&db, id, tenant);
+		if (e == FB_ENOTFOUND)
+			die(1, "API key '%s' not found", id);
+		check(e, "revoke the API key");
+		audit_commit(tenant, "apikey.revoke", "api_key", id);
+		print_id(id);
+		return;
+	}
+	if (strcmp(argv[0], "create") != 0)
+		usage();
+	parse_opts(argc - 1, argv + 1, "tenant|member|kind|scopes", &o);
+	opt_uuid(&o, "tenant", tenant);
+	opt_uuid(&o, "member", member);
+	kind = opt(&o, "kind", true);
+	scopes = opt(&o, "scopes", true);
+	if (!one_of(kind, kinds))
+		die(2, "option '--kind': expected live or test");
+	if (!scope_parse(scopes, &bits) || bits == 0)
+		die(2, "option '--scopes': expected all or a comma-separated "
+		    "list of scopes such as sites:read,campaigns:write");
+	connect_db();
+	need_tenant(tenant);
+	e = db_member_tenant(&db, member, owner, role, sizeof(role));
+	if (e == FB_ENOTFOUND || (e == FB_OK && strcmp(owner, tenant) != 0))
+		die(1, "member '%s' not found in tenant '%s'", member, tenant);
+	check(e, "look the member up");
+	/* contract: Authentication 4 */
+	if (strcmp(role, "owner") != 0 && strcmp(role, "admin") != 0)
+		die(1, "member '%s' is a %s: only an owner or an admin may "
+		    "issue API keys", member, role);
+	apikey_generate(strcmp(kind, "test") == 0, key);
+	apikey_hash(key, hash);
+	snprintf(prefix, sizeof(prefix), "%.12s", key);
+	buf_init(&sb, 1024);
+	check(scope_format(bits, &sb), "format scopes");
+	uuid_v7(id);
+	check(db_apikey_create(&db, id, tenant, member, kind, hash, prefix,
+	    sb.data), "create the API key");
+	buf_release(&sb);
+	audit_commit(tenant, "apikey.create", "api_key", id);
+	out = json_object_new_object();
+	jadd_str(out, "id", id);
+	jadd_str(out, "key", key);
+	print(out);
+	sodium_memzero(key, sizeof(key));
+}
+
+static void
+cmd_campaign(int argc, char *argv[])
+{
+	static const char *const st[] = { "active", "paused", "archived", NULL };
+	struct opts	 o;
+	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
+	const char	*status;
+	json_object	*out;
+	enum fb_err	 e;
+
+	if (argc < 1 || strcmp(argv[0], "set-status") != 0)
+		usage();
+	parse_opts(argc - 1, argv + 1, "id|status", &o);
+	opt_uuid(&o, "id", id);
+	status = opt(&o, "status", true);
+	if (!one_of(status, st))
+		die(2, "option '--status': expected active, paused or archived");
+	connect_db();
+	e = db_campaign_set_status(&db, id, status, tenant);
+	if (e == FB_ENOTFOUND)
+		die(1, "campaign '%s' not found", id);
+	check(e, "update the campaign");
+	audit_commit(tenant, "campaign.set_status", "campaign", id);
+	out = json_object_new_object();
+	jadd_str(out, "id", id);
+	jadd_str(out, "status", status);
+	print(out);
+}
+
+static void
+cmd_delivery_switch(int argc, char *argv[])
+{
+	static const char *const modes[] = { "off", "test_only", "live", NULL };
+	struct opts	 o;
+	char		 tenant[UUID_STRLEN + 1];
+	const char	*mode;
+	json_object	*out;
+	enum fb_err	 e;
+
+	parse_opts(argc, argv, "tenant|mode", &o);
+	opt_uuid(&o, "tenant", tenant);
+	mode = opt(&o, "mode", true);
+	if (!one_of(mode, modes))
+		die(2, "option '--mode': expected off, test_only or live");
+	connect_db();
+	e = db_delivery_switch(&db, tenant, mode);
+	if (e == FB_ENOTFOUND)
+		die(1, "tenant '%s' not found", tenant);
+	check(e, "set the delivery switch");
+	audit_commit(tenant, "delivery_switch.set", "tenant", tenant);
+	out = json_object_new_object();
+	jadd_str(out, "tenant_id", tenant);
+	jadd_str(out, "mode", mode);
+	print(out);
+}
+
+int
+main(int argc, char *argv[])
+{
+	char		 err[512];
+	const char	*cpath = NULL;
+
+	log_init("formbackctl", LOG_WARN);
+	argc--, argv++;
+	if (argc >= 2 && strcmp(argv[0], "-c") == 0) {
+		cpath = argv[1];
+		argc -= 2, argv += 2;
+	}
+	if (argc < 1 || strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0)
+		usage();
+	if (conf_load(&conf, cpath, err, sizeof(err)) != FB_OK)
+		die(2, "%s", err);
+	if (strcmp(argv[0], "migrate") == 0)
+		cmd_migrate(argc - 1, argv + 1);
+	else if (strcmp(argv[0], "tenant") == 0)
+		cmd_tenant(argc - 1, argv + 1);
+	else if (strcmp(argv[0], "member") == 0)
+		cmd_member(argc - 1, argv + 1);
+	else if (strcmp(argv[0], "site") == 0)
+		cmd_site(argc - 1, argv + 1);
+	else if (strcmp(argv[0], "apikey") == 0)
+		cmd_apikey(argc - 1, argv + 1);
+	else if (strcmp(argv[0], "campaign") == 0)
+		cmd_campaign(argc - 1, argv + 1);
+	else if (strcmp(argv[0], "delivery-switch") == 0)
+		cmd_delivery_switch(argc - 1, argv + 1);
+	else
+		usage();
+	db_close(&db);
+	conf_free(&conf);
+	return 0;
+}

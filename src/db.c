@@ -1,0 +1,388 @@
+/*
+ * Connection, statement cache and the generic runner over the MariaDB
+ * Connector/C prepared-statement API.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include <errmsg.h>
+#include <mysqld_error.h>
+
+#include "db.h"
+
+static enum fb_err
+db_classify(struct db *db, unsigned int e)
+{
+	switch (e) {
+	case ER_DUP_ENTRY:
+		return FB_EDUP;
+	case ER_LOCK_DEADLOCK:
+	case ER_LOCK_WAIT_TIMEOUT:
+		return FB_ERETRY;
+	case CR_SERVER_GONE_ERROR:
+	case CR_SERVER_LOST:
+	case CR_CONNECTION_ERROR:
+	case ER_CONNECTION_KILLED:
+		db->broken = true;
+		return FB_EGONE;
+	default:
+		return FB_EDB;
+	}
+}
+
+enum fb_err
+db_open(struct db *db, const struct conf *c)
+{
+	unsigned int	 tmo = 10;
+	my_bool		 off = 0;
+
+	memset(db, 0, sizeof(*db));
+	db->conf = c;
+	if ((db->my = mysql_init(NULL)) == NULL)
+		return FB_ENOMEM;
+	mysql_options(db->my, MYSQL_OPT_CONNECT_TIMEOUT, &tmo);
+	mysql_options(db->my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
+	mysql_options(db->my, MYSQL_INIT_COMMAND,
+	    "SET time_zone = '+00:00', sql_mode = 'STRICT_ALL_TABLES,"
+	    "NO_ZERO_DATE,NO_ENGINE_SUBSTITUTION,ERROR_FOR_DIVISION_BY_ZERO', "
+	    "innodb_lock_wait_timeout = 10");
+	mysql_options(db->my, MYSQL_REPORT_DATA_TRUNCATION, &off);
+	if (mysql_real_connect(db->my, c->db_socket != NULL ? NULL : c->db_host,
+	    c->db_user, c->db_password, c->db_name,
+	    (unsigned)c->db_port, c->db_socket, 0) == NULL) {
+		logx(LOG_ERR, "cannot connect to database '%s': %s",
+		    c->db_name, mysql_error(db->my));
+		mysql_close(db->my);
+		db->my = NULL;
+		return FB_EDB;
+	}
+	if (mysql_autocommit(db->my, 0) != 0) {
+		logx(LOG_ERR, "cannot turn autocommit off: %s",
+		    mysql_error(db->my));
+		return FB_EDB;
+	}
+	return FB_OK;
+}
+
+void
+db_close(struct db *db)
+{
+	size_t	 s, i;
+
+	for (s = 0; s < DBSET__MAX; s++)
+		for (i = 0; i < DBSET_STMT_MAX; i++)
+			if (db->cache[s][i] != NULL) {
+				mysql_stmt_close(db->cache[s][i]);
+				db->cache[s][i] = NULL;
+			}
+	if (db->my != NULL)
+		mysql_close(db->my);
+	db->my = NULL;
+}
+
+enum fb_err
+db_ensure(struct db *db)
+{
+	const struct conf *c = db->conf;
+
+	if (db->my != NULL && !db->broken)
+		return FB_OK;
+	db_close(db);
+	return db_open(db, c);
+}
+
+enum fb_err
+db_exec_raw(struct db *db, const char *sql)
+{
+	MYSQL_RES	*r;
+
+	if (mysql_real_query(db->my, sql, strlen(sql)) != 0) {
+		logx(LOG_ERR, "cannot run '%.60s': %s", sql,
+		    mysql_error(db->my));
+		return db_classify(db, mysql_errno(db->my));
+	}
+	/* Drain every result so the connection stays usable. */
+	do {
+		if ((r = mysql_store_result(db->my)) != NULL)
+			mysql_free_result(r);
+	} while (mysql_next_result(db->my) == 0);
+	if (mysql_errno(db->my) != 0) {
+		logx(LOG_ERR, "cannot run '%.60s': %s", sql,
+		    mysql_error(db->my));
+		return db_classify(db, mysql_errno(db->my));
+	}
+	return FB_OK;
+}
+
+enum fb_err
+db_commit(struct db *db)
+{
+	if (mysql_commit(db->my) != 0) {
+		logx(LOG_ERR, "cannot commit: %s", mysql_error(db->my));
+		return db_classify(db, mysql_errno(db->my));
+	}
+	return FB_OK;
+}
+
+void
+db_rollback(struct db *db)
+{
+	if (db->my != NULL && !db->broken && mysql_rollback(db->my) != 0) {
+		logx(LOG_ERR, "cannot roll back: %s", mysql_error(db->my));
+		(void)db_classify(db, mysql_errno(db->my));
+	}
+}
+
+void
+dbres_init(struct dbres *r)
+{
+	memset(r, 0, sizeof(*r));
+}
+
+void
+dbres_free(struct dbres *r)
+{
+	size_t	 i;
+
+	if (r->cell != NULL)
+		for (i = 0; i < (size_t)r->nrows * r->ncols; i++)
+			free(r->cell[i]);
+	free(r->cell);
+	free(r->len);
+	memset(r, 0, sizeof(*r));
+}
+
+const char *
+dbres_get(const struct dbres *r, unsigned row, unsigned col)
+{
+	if (row >= r->nrows || col >= r->ncols)
+		return NULL;
+	return r->cell[(size_t)row * r->ncols + col];
+}
+
+long long
+dbres_int(const struct dbres *r, unsigned row, unsigned col)
+{
+	const char	*s = dbres_get(r, row, col);
+
+	return s != NULL ? strtoll(s, NULL, 10) : 0;
+}
+
+static MYSQL_STMT *
+db_prepare(struct db *db, enum db_set set, int idx, const struct dbstmt *st)
+{
+	MYSQL_STMT	*s;
+
+	if (set >= DBSET__MAX || idx < 0 || idx >= DBSET_STMT_MAX)
+		abort();
+	if ((s = db->cache[set][idx]) != NULL)
+		return s;
+	if ((s = mysql_stmt_init(db->my)) == NULL)
+		return NULL;
+	if (mysql_stmt_prepare(s, st->sql, strlen(st->sql)) != 0) {
+		logx(LOG_ERR, "cannot prepare statement '%s': %s", st->name,
+		    mysql_stmt_error(s));
+		(void)db_classify(db, mysql_stmt_errno(s));
+		mysql_stmt_close(s);
+		return NULL;
+	}
+	db->cache[set][idx] = s;
+	return s;
+}
+
+static enum fb_err
+db_fetch(struct db *db, MYSQL_STMT *s, const struct dbstmt *st,
+    struct dbres *res)
+{
+	MYSQL_RES	*meta;
+	MYSQL_BIND	*b = NULL;
+	unsigned long	*lens = NULL;
+	my_bool		*nulls = NULL, *errs = NULL;
+	char		**bufs = NULL;
+	unsigned	 nc, c, cap = 0;
+	int		 rc;
+	enum fb_err	 e = FB_OK;
+	const size_t	 initial = 64;
+
+	if ((meta = mysql_stmt_result_metadata(s)) == NULL)
+		return FB_OK;
+	nc = mysql_num_fields(meta);
+	mysql_free_result(meta);
+	res->ncols = nc;
+	b = calloc(nc, sizeof(*b));
+	lens = calloc(nc, sizeof(*lens));
+	nulls = calloc(nc, sizeof(*nulls));
+	errs = calloc(nc, sizeof(*errs));
+	bufs = calloc(nc, sizeof(*bufs));
+	if (b == NULL || lens == NULL || nulls == NULL || errs == NULL || bufs == NULL) {
+		e = FB_ENOMEM;
+		goto out;
+	}
+	for (c = 0; c < nc; c++) {
+		if ((bufs[c] = malloc(initial)) == NULL) {
+			e = FB_ENOMEM;
+			goto out;
+		}
+		b[c].buffer_type = MYSQL_TYPE_STRING;
+		b[c].buffer = bufs[c];
+		b[c].buffer_length = initial;
+		b[c].length = &lens[c];
+		b[c].is_null = &nulls[c];
+		b[c].error = &errs[c];
+	}
+	if (mysql_stmt_bind_result(s, b) != 0) {
+		logx(LOG_ERR, "cannot bind result of '%s': %s", st->name,
+		    mysql_stmt_error(s));
+		e = FB_EDB;
+		goto out;
+	}
+	for (;;) {
+		rc = mysql_stmt_fetch(s);
+		if (rc == MYSQL_NO_DATA)
+			break;
+		if (rc == 1) {
+			logx(LOG_ERR, "cannot fetch from '%s': %s", st->name,
+			    mysql_stmt_error(s));
+			e = db_classify(db, mysql_stmt_errno(s));
+			goto out;
+		}
+		if (res->nrows == cap) {
+			char		**nc_cell;
+			unsigned long	*nc_len;
+
+			cap = cap ? cap * 2 : 8;
+			nc_cell = realloc(res->cell, (size_t)cap * nc * sizeof(char *));
+			if (nc_cell == NULL) {
+				e = FB_ENOMEM;
+				goto out;
+			}
+			res->cell = nc_cell;
+			nc_len = realloc(res->len, (size_t)cap * nc * sizeof(unsigned long));
+			if (nc_len == NULL) {
+				e = FB_ENOMEM;
+				goto out;
+			}
+			res->len = nc_len;
+		}
+		for (c = 0; c < nc; c++) {
+			size_t	 at = (size_t)res->nrows * nc + c;
+			char	*v;
+
+			res->cell[at] = NULL;
+			res->len[at] = 0;
+			if (nulls[c])
+				continue;
+			if ((v = malloc(lens[c] + 1)) == NULL) {
+				e = FB_ENOMEM;
+				goto partial;
+			}
+			if (lens[c] <= initial)
+				memcpy(v, bufs[c], lens[c]);
+			else {
+				MYSQL_BIND	 one;
+
+				memset(&one, 0, sizeof(one));
+				one.buffer_type = MYSQL_TYPE_STRING;
+				one.buffer = v;
+				one.buffer_length = lens[c] + 1;
+				if (mysql_stmt_fetch_column(s, &one, c, 0) != 0) {
+					free(v);
+					e = FB_EDB;
+					goto partial;
+				}
+			}
+			v[lens[c]] = '\0';
+			res->cell[at] = v;
+			res->len[at] = lens[c];
+		}
+		res->nrows++;
+		continue;
+partial:
+		for (; c > 0; c--)
+			free(res->cell[(size_t)res->nrows * nc + c - 1]);
+		goto out;
+	}
+out:
+	if (bufs != NULL)
+		for (c = 0; c < nc; c++)
+			free(bufs[c]);
+	free(bufs);
+	free(b);
+	free(lens);
+	free(nulls);
+	free(errs);
+	mysql_stmt_free_result(s);
+	return e;
+}
+
+enum fb_err
+db_run(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
+    const struct dbp *p, size_t np, struct dbres *res)
+{
+	MYSQL_STMT	*s;
+	MYSQL_BIND	 b[32];
+	my_bool		 isnull = 1;
+	size_t		 i;
+	enum fb_err	 e;
+
+	if (res != NULL)
+		dbres_init(res);
+	if (db->my == NULL || db->broken)
+		return FB_EGONE;
+	if ((s = db_prepare(db, set, idx, st)) == NULL)
+		return db->broken ? FB_EGONE : FB_EDB;
+	if (np > NELEM(b) || np != mysql_stmt_param_count(s)) {
+		logx(LOG_ERR, "statement '%s': %zu parameters given, %lu "
+		    "expected", st->name, np, mysql_stmt_param_count(s));
+		return FB_EINVAL;
+	}
+	memset(b, 0, sizeof(b[0]) * (np ? np : 1));
+	for (i = 0; i < np; i++) {
+		switch (p[i].kind) {
+		case DBP_NULL:
+			b[i].buffer_type = MYSQL_TYPE_NULL;
+			b[i].is_null = &isnull;
+			break;
+		case DBP_STR:
+			b[i].buffer_type = MYSQL_TYPE_STRING;
+			b[i].buffer = (void *)p[i].p;
+			b[i].buffer_length = p[i].n;
+			break;
+		case DBP_BIN:
+			b[i].buffer_type = MYSQL_TYPE_BLOB;
+			b[i].buffer = (void *)p[i].p;
+			b[i].buffer_length = p[i].n;
+			break;
+		case DBP_INT:
+			b[i].buffer_type = MYSQL_TYPE_LONGLONG;
+			b[i].buffer = (void *)&p[i].i;
+			break;
+		}
+	}
+	if (np > 0 && mysql_stmt_bind_param(s, b) != 0) {
+		logx(LOG_ERR, "cannot bind '%s': %s", st->name,
+		    mysql_stmt_error(s));
+		return FB_EDB;
+	}
+	if (mysql_stmt_execute(s) != 0) {
+		e = db_classify(db, mysql_stmt_errno(s));
+		logx(e == FB_EDUP || e == FB_ERETRY ? LOG_DEBUG : LOG_ERR,
+		    "cannot run '%s': %s", st->name, mysql_stmt_error(s));
+		if (e == FB_EGONE) {
+			mysql_stmt_close(s);
+			db->cache[set][idx] = NULL;
+		}
+		return e;
+	}
+	if (res != NULL) {
+		res->affected = mysql_stmt_affected_rows(s);
+		if ((e = db_fetch(db, s, st, res)) != FB_OK) {
+			dbres_free(res);
+			return e;
+		}
+	} else {
+		/* Discard any rows so the statement can run again. */
+		mysql_stmt_free_result(s);
+	}
+	return FB_OK;
+}

@@ -1,0 +1,113 @@
+/*
+ * The database layer.  All SQL lives in src/db/<resource>.c: each file has
+ * an enum of statements, a table of {name, sql} rows indexed by it, and
+ * typed functions.  Statements are prepared once per connection and
+ * cached by (set, index).  Nothing here calls exit(): errors are returned
+ * so the caller rolls back and answers.
+ */
+#ifndef FORMBACK_DB_H
+#define FORMBACK_DB_H
+
+#include <mysql.h>
+
+#include "formback.h"
+
+/* One set per src/db/<resource>.c. */
+enum db_set {
+	DBSET_CORE = 0,		/* db/core.c: auth, rate limit, idempotency, audit */
+	DBSET_TENANT,		/* db/tenant.c: tenants, members, keys, sites */
+	DBSET_CAMPAIGN,		/* db/campaign.c */
+	DBSET_MIGRATE,		/* db/migrate.c */
+	DBSET__MAX
+};
+#define DBSET_STMT_MAX 32
+
+struct dbstmt {
+	const char	*name;	/* for logs: "campaign_get" */
+	const char	*sql;	/* '?' placeholders only */
+};
+
+struct db {
+	MYSQL		*my;
+	MYSQL_STMT	*cache[DBSET__MAX][DBSET_STMT_MAX];
+	bool		 broken;	/* connection lost: reopen before use */
+	const struct conf *conf;
+};
+
+enum dbp_kind { DBP_NULL = 0, DBP_STR, DBP_INT, DBP_BIN };
+
+/* One bound parameter.  Strings and blobs are borrowed, not copied. */
+struct dbp {
+	enum dbp_kind	 kind;
+	const void	*p;
+	size_t		 n;
+	long long	 i;
+};
+
+#define P_STR(s)	db_p_str(s)
+#define P_INT(v)	((struct dbp){ .kind = DBP_INT, .i = (v) })
+#define P_BIN(b, len)	((struct dbp){ .kind = DBP_BIN, .p = (b), .n = (len) })
+#define P_NULL		((struct dbp){ .kind = DBP_NULL })
+/* Parameter list for db_run: DBPARAMS(P_STR(a), P_INT(b)). */
+#define DBPARAMS(...)	(const struct dbp[]){ __VA_ARGS__ }, \
+	(sizeof((const struct dbp[]){ __VA_ARGS__ }) / sizeof(struct dbp))
+#define DBNOPARAMS	NULL, 0
+
+static inline struct dbp
+db_p_str(const char *s)
+{
+	struct dbp p = { .kind = DBP_NULL };
+
+	if (s != NULL) {
+		p.kind = DBP_STR;
+		p.p = s;
+		p.n = __builtin_strlen(s);
+	}
+	return p;
+}
+
+/*
+ * A result: every cell as a NUL-terminated string (NULL for SQL NULL),
+ * row-major.  Owned by the caller; dbres_free() releases it.
+ */
+struct dbres {
+	unsigned	 nrows;
+	unsigned	 ncols;
+	char		**cell;
+	unsigned long	*len;
+	unsigned long long affected;
+};
+
+/*
+ * Connect with the configuration's db_* keys; autocommit is off, the
+ * session time zone is UTC and the character set utf8mb4.  Returns
+ * FB_EDB (logged) on failure.
+ */
+enum fb_err	db_open(struct db *, const struct conf *) FB_WUR;
+void		db_close(struct db *);
+/* Reopen a connection marked broken; FB_OK when usable. */
+enum fb_err	db_ensure(struct db *) FB_WUR;
+
+/*
+ * Run statement `idx` of `set` (prepared on first use) with the given
+ * parameters.  When `res` is not NULL it receives the rows (a statement
+ * without a result set gives zero rows and `affected`).  Errors:
+ * FB_EDUP (1062), FB_ERETRY (1213 deadlock, 1205 lock wait timeout),
+ * FB_EGONE (connection lost, marks the db broken), FB_EDB otherwise; all
+ * logged with the statement's name.
+ */
+enum fb_err	db_run(struct db *, enum db_set set, int idx,
+		    const struct dbstmt *st, const struct dbp *p, size_t np,
+		    struct dbres *res) FB_WUR;
+/* Run a statement without parameters that is not cached (SET, DDL). */
+enum fb_err	db_exec_raw(struct db *, const char *sql) FB_WUR;
+enum fb_err	db_commit(struct db *) FB_WUR;
+void		db_rollback(struct db *);
+
+void		dbres_init(struct dbres *);
+void		dbres_free(struct dbres *);
+/* Cell (r, c); NULL for SQL NULL or out of range. */
+const char	*dbres_get(const struct dbres *, unsigned r, unsigned c);
+long long	 dbres_int(const struct dbres *, unsigned r, unsigned c);
+
+#endif

@@ -1,0 +1,120 @@
+/* SQL of campaigns. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../store.h"
+
+enum {
+	CAMP_INSERT,
+	CAMP_GET,
+	CAMP_LIST,
+	CAMP_BY_SITE,
+	CAMP_SET_STATUS,
+	CAMP_TENANT,
+	CAMP__MAX
+};
+
+#define CAMP_COLS "c.id, c.site_id, c.campaign_key, c.name, c.product_name, " \
+	"c.status, c.abandon_wait_minutes, " DB_TS("c.created_at") ", " \
+	DB_TS("c.updated_at") ", " \
+	"(SELECT COUNT(*) FROM scenarios s WHERE s.tenant_id = c.tenant_id " \
+	"AND s.campaign_id = c.id AND s.deleted_at IS NULL), " \
+	"(SELECT COUNT(*) FROM scenarios s WHERE s.tenant_id = c.tenant_id " \
+	"AND s.campaign_id = c.id AND s.deleted_at IS NULL " \
+	"AND s.status = 'active')"
+
+static const struct dbstmt camp_sql[CAMP__MAX] = {
+	/* CAMP_INSERT */
+	{ "campaign_insert",
+	  "INSERT INTO campaigns (id, tenant_id, site_id, campaign_key, name, "
+	  "product_name, status, abandon_wait_minutes, first_activated_at) "
+	  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, IF(? = 'active', NOW(6), NULL))" },
+	/* CAMP_GET */
+	{ "campaign_get",
+	  "SELECT " CAMP_COLS " FROM campaigns c "
+	  "WHERE c.tenant_id = ? AND c.id = ?" },
+	/* CAMP_LIST */
+	{ "campaign_list",
+	  "SELECT " CAMP_COLS " FROM campaigns c WHERE c.tenant_id = ? "
+	  "AND (? IS NULL OR c.site_id = ?) AND (? IS NULL OR c.status = ?) "
+	  "AND (? IS NULL OR c.id < ?) ORDER BY c.id DESC LIMIT ?" },
+	/* CAMP_BY_SITE */
+	{ "campaign_by_site",
+	  "SELECT c.id, c.campaign_key, c.name, c.status FROM campaigns c "
+	  "WHERE c.tenant_id = ? AND c.site_id = ? AND c.status <> 'archived' "
+	  "ORDER BY c.id" },
+	/* CAMP_SET_STATUS */
+	{ "campaign_set_status",
+	  "UPDATE campaigns SET status = ?, updated_at = NOW(6), "
+	  "first_activated_at = IF(? = 'active', "
+	  "COALESCE(first_activated_at, NOW(6)), first_activated_at) "
+	  "WHERE id = ?" },
+	/* CAMP_TENANT */
+	{ "campaign_tenant", "SELECT tenant_id FROM campaigns WHERE id = ?" },
+};
+
+static enum fb_err
+run(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
+{
+	return db_run(db, DBSET_CAMPAIGN, id, &camp_sql[id], p, n, r);
+}
+
+enum fb_err
+db_campaign_insert(struct db *db, const char *id, const char *tenant,
+    const char *site, const char *key, const char *name, const char *product,
+    const char *status, long long wait)
+{
+	return run(db, CAMP_INSERT, DBPARAMS(P_STR(id), P_STR(tenant),
+	    P_STR(site), P_STR(key), P_STR(name), P_STR(product),
+	    P_STR(status), P_INT(wait), P_STR(status)), NULL);
+}
+
+enum fb_err
+db_campaign_get(struct db *db, const char *tenant, const char *id,
+    struct dbres *r)
+{
+	enum fb_err	 e;
+
+	if ((e = run(db, CAMP_GET, DBPARAMS(P_STR(tenant), P_STR(id)), r)) != FB_OK)
+		return e;
+	if (r->nrows == 0) {
+		dbres_free(r);
+		return FB_ENOTFOUND;
+	}
+	return FB_OK;
+}
+
+enum fb_err
+db_campaign_list(struct db *db, const char *tenant, const char *site,
+    const char *status, const char *after, int n, struct dbres *r)
+{
+	return run(db, CAMP_LIST, DBPARAMS(P_STR(tenant), P_STR(site),
+	    P_STR(site), P_STR(status), P_STR(status), P_STR(after),
+	    P_STR(after), P_INT(n)), r);
+}
+
+enum fb_err
+db_campaign_by_site(struct db *db, const char *tenant, const char *site,
+    struct dbres *r)
+{
+	return run(db, CAMP_BY_SITE, DBPARAMS(P_STR(tenant), P_STR(site)), r);
+}
+
+enum fb_err
+db_campaign_set_status(struct db *db, const char *id, const char *status,
+    char tenant_out[UUID_STRLEN + 1])
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	if ((e = run(db, CAMP_TENANT, DBPARAMS(P_STR(id)), &r)) != FB_OK)
+		return e;
+	if (r.nrows == 0) {
+		dbres_free(&r);
+		return FB_ENOTFOUND;
+	}
+	snprintf(tenant_out, UUID_STRLEN + 1, "%s", dbres_get(&r, 0, 0));
+	dbres_free(&r);
+	return run(db, CAMP_SET_STATUS, DBPARAMS(P_STR(status), P_STR(status),
+	    P_STR(id)), NULL);
+}

@@ -1,0 +1,257 @@
+/* SQL of tenants, members, API keys, sites, consent and the delivery switch. */
+#include <stdio.h>
+#include <string.h>
+
+#include "../store.h"
+
+enum {
+	TEN_CREATE,
+	TEN_RATE_CREATE,
+	TEN_CONSENT_CREATE,
+	TEN_EXISTS,
+	TEN_MEMBER_CREATE,
+	TEN_MEMBER_STATUS,
+	TEN_MEMBER_TENANT,
+	TEN_KEY_CREATE,
+	TEN_KEY_REVOKE,
+	TEN_KEY_TENANT,
+	TEN_SITE_CREATE,
+	TEN_SITE_LIST,
+	TEN_SITE_GET,
+	TEN_CONSENT_GET,
+	TEN_TEMPLATES,
+	TEN_DSW_GET,
+	TEN_DSW_SET,
+	TEN__MAX
+};
+
+#define SITE_COLS "id, name, domain, public_key, " DB_TS("created_at") ", " \
+	DB_TS("updated_at")
+
+static const struct dbstmt ten_sql[TEN__MAX] = {
+	/* TEN_CREATE */
+	{ "tenant_create",
+	  "INSERT INTO tenants (id, name, plan, rate_limit) VALUES (?, ?, ?, ?)" },
+	/* TEN_RATE_CREATE */
+	{ "tenant_rate_create",
+	  "INSERT INTO rate_state (tenant_id) VALUES (?)" },
+	/* TEN_CONSENT_CREATE */
+	{ "tenant_consent_create",
+	  "INSERT INTO consent_settings (tenant_id, optout_body) VALUES (?, "
+	  "'今後のご案内が不要な場合は、下のボタンから配信を停止できます。')" },
+	/* TEN_EXISTS */
+	{ "tenant_exists", "SELECT 1 FROM tenants WHERE id = ?" },
+	/* TEN_MEMBER_CREATE */
+	{ "member_create",
+	  "INSERT INTO members (id, tenant_id, email, role) VALUES (?, ?, ?, ?)" },
+	/* TEN_MEMBER_STATUS */
+	{ "member_set_status",
+	  "UPDATE members SET status = ?, updated_at = NOW(6) WHERE id = ?" },
+	/* TEN_MEMBER_TENANT */
+	{ "member_tenant", "SELECT tenant_id, role FROM members WHERE id = ?" },
+	/* TEN_KEY_CREATE */
+	{ "apikey_create",
+	  "INSERT INTO api_keys (id, tenant_id, member_id, kind, key_hash, "
+	  "key_prefix, scopes) VALUES (?, ?, ?, ?, ?, ?, ?)" },
+	/* TEN_KEY_REVOKE */
+	{ "apikey_revoke",
+	  "UPDATE api_keys SET revoked_at = COALESCE(revoked_at, NOW(6)) "
+	  "WHERE id = ?" },
+	/* TEN_KEY_TENANT */
+	{ "apikey_tenant", "SELECT tenant_id FROM api_keys WHERE id = ?" },
+	/* TEN_SITE_CREATE */
+	{ "site_create",
+	  "INSERT INTO sites (id, tenant_id, name, domain, public_key) "
+	  "VALUES (?, ?, ?, ?, ?)" },
+	/* TEN_SITE_LIST */
+	{ "site_list",
+	  "SELECT " SITE_COLS " FROM sites WHERE tenant_id = ? "
+	  "AND (? IS NULL OR id < ?) ORDER BY id DESC LIMIT ?" },
+	/* TEN_SITE_GET */
+	{ "site_get",
+	  "SELECT " SITE_COLS " FROM sites WHERE tenant_id = ? AND id = ?" },
+	/* TEN_CONSENT_GET */
+	{ "consent_get",
+	  "SELECT consent_checkbox_enabled, consent_default_checked, "
+	  "consent_template_key, consent_optout_link_enabled, consent_mode, "
+	  "optout_title, optout_body, optout_link_label "
+	  "FROM consent_settings WHERE tenant_id = ?" },
+	/* TEN_TEMPLATES */
+	{ "consent_templates",
+	  "SELECT template_key, main, note FROM consent_templates "
+	  "ORDER BY position" },
+	/* TEN_DSW_GET */
+	{ "delivery_status",
+	  "SELECT delivery_mode, " DB_TS("delivery_enabled_at")
+	  " FROM tenants WHERE id = ?" },
+	/* TEN_DSW_SET */
+	{ "delivery_switch",
+	  "UPDATE tenants SET delivery_enabled_at = CASE "
+	  "WHEN ? = 'off' THEN NULL "
+	  "WHEN delivery_mode = 'off' THEN NOW(6) "
+	  "ELSE delivery_enabled_at END, "
+	  "delivery_mode = ?, updated_at = NOW(6) WHERE id = ?" },
+};
+
+static enum fb_err
+run(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
+{
+	return db_run(db, DBSET_TENANT, id, &ten_sql[id], p, n, r);
+}
+
+/* Run a look-up that must give one row; FB_ENOTFOUND otherwise. */
+static enum fb_err
+run_one(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
+{
+	enum fb_err	 e;
+
+	if ((e = run(db, id, p, n, r)) != FB_OK)
+		return e;
+	if (r->nrows == 0) {
+		dbres_free(r);
+		return FB_ENOTFOUND;
+	}
+	return FB_OK;
+}
+
+/* Run an update of one row by id and give that row's tenant. */
+static enum fb_err
+update_one(struct db *db, int upd, const struct dbp *p, size_t n, int tenant_q,
+    const char *id, char tenant_out[UUID_STRLEN + 1])
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	if ((e = run_one(db, tenant_q, DBPARAMS(P_STR(id)), &r)) != FB_OK)
+		return e;
+	snprintf(tenant_out, UUID_STRLEN + 1, "%s", dbres_get(&r, 0, 0));
+	dbres_free(&r);
+	return run(db, upd, p, n, NULL);
+}
+
+enum fb_err
+db_tenant_create(struct db *db, const char *id, const char *name,
+    const char *plan, int rate_limit)
+{
+	enum fb_err	 e;
+
+	if ((e = run(db, TEN_CREATE, DBPARAMS(P_STR(id), P_STR(name),
+	    P_STR(plan), rate_limit < 0 ? P_NULL : P_INT(rate_limit)),
+	    NULL)) != FB_OK)
+		return e;
+	if ((e = run(db, TEN_RATE_CREATE, DBPARAMS(P_STR(id)), NULL)) != FB_OK)
+		return e;
+	return run(db, TEN_CONSENT_CREATE, DBPARAMS(P_STR(id)), NULL);
+}
+
+enum fb_err
+db_tenant_exists(struct db *db, const char *tenant)
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	if ((e = run_one(db, TEN_EXISTS, DBPARAMS(P_STR(tenant)), &r)) == FB_OK)
+		dbres_free(&r);
+	return e;
+}
+
+enum fb_err
+db_member_create(struct db *db, const char *id, const char *tenant,
+    const char *email, const char *role)
+{
+	return run(db, TEN_MEMBER_CREATE, DBPARAMS(P_STR(id), P_STR(tenant),
+	    P_STR(email), P_STR(role)), NULL);
+}
+
+enum fb_err
+db_member_set_status(struct db *db, const char *id, const char *status,
+    char tenant_out[UUID_STRLEN + 1])
+{
+	return update_one(db, TEN_MEMBER_STATUS, DBPARAMS(P_STR(status),
+	    P_STR(id)), TEN_MEMBER_TENANT, id, tenant_out);
+}
+
+enum fb_err
+db_member_tenant(struct db *db, const char *id, char tenant_out[UUID_STRLEN + 1],
+    char *role_out, size_t rolesz)
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	if ((e = run_one(db, TEN_MEMBER_TENANT, DBPARAMS(P_STR(id)), &r)) != FB_OK)
+		return e;
+	snprintf(tenant_out, UUID_STRLEN + 1, "%s", dbres_get(&r, 0, 0));
+	snprintf(role_out, rolesz, "%s", dbres_get(&r, 0, 1));
+	dbres_free(&r);
+	return FB_OK;
+}
+
+enum fb_err
+db_apikey_create(struct db *db, const char *id, const char *tenant,
+    const char *member, const char *kind, const unsigned char *hash,
+    const char *prefix, const char *scopes)
+{
+	return run(db, TEN_KEY_CREATE, DBPARAMS(P_STR(id), P_STR(tenant),
+	    P_STR(member), P_STR(kind), P_BIN(hash, APIKEY_HASH_LEN),
+	    P_STR(prefix), P_STR(scopes)), NULL);
+}
+
+enum fb_err
+db_apikey_revoke(struct db *db, const char *id, char tenant_out[UUID_STRLEN + 1])
+{
+	return update_one(db, TEN_KEY_REVOKE, DBPARAMS(P_STR(id)),
+	    TEN_KEY_TENANT, id, tenant_out);
+}
+
+enum fb_err
+db_site_create(struct db *db, const char *id, const char *tenant,
+    const char *name, const char *domain, const char *public_key)
+{
+	return run(db, TEN_SITE_CREATE, DBPARAMS(P_STR(id), P_STR(tenant),
+	    P_STR(name), P_STR(domain), P_STR(public_key)), NULL);
+}
+
+enum fb_err
+db_site_list(struct db *db, const char *tenant, const char *after, int n,
+    struct dbres *r)
+{
+	return run(db, TEN_SITE_LIST, DBPARAMS(P_STR(tenant), P_STR(after),
+	    P_STR(after), P_INT(n)), r);
+}
+
+enum fb_err
+db_site_get(struct db *db, const char *tenant, const char *id, struct dbres *r)
+{
+	return run_one(db, TEN_SITE_GET, DBPARAMS(P_STR(tenant), P_STR(id)), r);
+}
+
+enum fb_err
+db_consent_get(struct db *db, const char *tenant, struct dbres *r)
+{
+	return run_one(db, TEN_CONSENT_GET, DBPARAMS(P_STR(tenant)), r);
+}
+
+enum fb_err
+db_consent_templates(struct db *db, struct dbres *r)
+{
+	return run(db, TEN_TEMPLATES, DBNOPARAMS, r);
+}
+
+enum fb_err
+db_delivery_status(struct db *db, const char *tenant, struct dbres *r)
+{
+	return run_one(db, TEN_DSW_GET, DBPARAMS(P_STR(tenant)), r);
+}
+
+enum fb_err
+db_delivery_switch(struct db *db, const char *tenant, const char *mode)
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	if ((e = run(db, TEN_DSW_SET, DBPARAMS(P_STR(mode), P_STR(mode),
+	    P_STR(tenant)), &r)) != FB_OK)
+		return e;
+	dbres_free(&r);
+	return db_tenant_exists(db, tenant);
+}

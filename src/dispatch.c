@@ -1,0 +1,568 @@
+/*
+ * The dispatcher: every route's policy, applied once, in this order --
+ * route and method, content type and body size, authentication (contract:
+ * Authentication), rate limit (contract: Limits), scopes, path and query
+ * parameters, JSON body, idempotency (contract: Idempotency), then the
+ * handler inside one transaction with its audit row, rolled back for a
+ * test key's dry run (design 6).
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include <sodium.h>
+
+#include "api.h"
+#include "store.h"
+
+#define TX_TRIES	3
+#define SEG_MAX		128
+
+/* Match one template against a path; fills the path variables. */
+static bool
+template_match(struct req *r, const char *tpl, const char *path, bool fill)
+{
+	const char	*t = tpl, *p = path, *te, *pe;
+	size_t		 nv = 0;
+
+	while (*t != '\0' && *p != '\0') {
+		if (*t != '/' || *p != '/')
+			return false;
+		t++, p++;
+		te = strchr(t, '/');
+		pe = strchr(p, '/');
+		if (te == NULL)
+			te = t + strlen(t);
+		if (pe == NULL)
+			pe = p + strlen(p);
+		if (*t == '{') {
+			if (pe == p || pe - p > SEG_MAX || nv == REQ_MAX_PATHVARS)
+				return false;
+			if (fill) {
+				r->pathvar[nv] = strndup(p, (size_t)(pe - p));
+				snprintf(r->pathvar_name[nv], sizeof(r->pathvar_name[nv]),
+				    "%.*s", (int)(te - t - 2), t + 1);
+			}
+			nv++;
+		} else if (te - t != pe - p || strncmp(t, p, (size_t)(te - t)) != 0)
+			return false;
+		t = te, p = pe;
+	}
+	if (*t != '\0' || *p != '\0')
+		return false;
+	if (fill)
+		r->npathvars = nv;
+	return true;
+}
+
+const struct route *
+route_match(struct req *r, const char *method, const char *path,
+    bool *path_known, char *allow, size_t allowsz)
+{
+	size_t	 i, o = 0;
+	const struct route *found = NULL;
+
+	*path_known = false;
+	allow[0] = '\0';
+	for (i = 0; i < routes_len; i++) {
+		if (!template_match(r, routes[i].path, path, false))
+			continue;
+		*path_known = true;
+		if (strstr(allow, routes[i].method) == NULL)
+			o += (size_t)snprintf(allow + o, o < allowsz ? allowsz - o : 0,
+			    "%s%s", o ? ", " : "", routes[i].method);
+		if (found == NULL && strcmp(routes[i].method, method) == 0)
+			found = &routes[i];
+	}
+	if (found != NULL)
+		(void)template_match(r, found->path, path, true);
+	return found;
+}
+
+static bool
+enum_has(const char *enums, const char *v)
+{
+	size_t	 n = strlen(v);
+	const char *p = enums, *e;
+
+	if (n == 0)
+		return false;
+	for (;;) {
+		e = strchr(p, '|');
+		if ((size_t)((e != NULL ? e : p + strlen(p)) - p) == n &&
+		    strncmp(p, v, n) == 0)
+			return true;
+		if (e == NULL)
+			return false;
+		p = e + 1;
+	}
+}
+
+static bool
+param_ok(const struct param_def *d, char *v)
+{
+	char		*end;
+	long		 n;
+	int64_t		 t;
+
+	switch (d->type) {
+	case PT_UUID:
+		if (!uuid_valid(v))
+			return false;
+		uuid_lower(v);
+		return true;
+	case PT_STRING:
+		return utf8_len(v) >= 0 && (d->max == 0 || (long)strlen(v) <= d->max);
+	case PT_ENUM:
+		return enum_has(d->enums, v);
+	case PT_BOOL:
+		return strcmp(v, "true") == 0 || strcmp(v, "false") == 0 ||
+		    strcmp(v, "1") == 0 || strcmp(v, "0") == 0;
+	case PT_INT:
+	case PT_LIMIT:
+		if (*v == '\0' || strlen(v) > 9 || strspn(v, "0123456789") != strlen(v))
+			return false;
+		n = strtol(v, &end, 10);
+		return n >= d->min && n <= d->max;
+	case PT_CURSOR:
+		return *v != '\0' && strlen(v) <= 256;
+	case PT_DATETIME:
+		return time_parse_iso8601(v, &t);
+	}
+	return false;
+}
+
+/* Check path and query parameters against the route row. */
+static bool
+check_params(struct req *r)
+{
+	const struct param_def *d;
+	size_t		 i;
+	char		*v;
+
+	for (d = r->route->params; d != NULL && d->name != NULL; d++) {
+		v = NULL;
+		if (d->in == IN_PATH) {
+			for (i = 0; i < r->npathvars; i++)
+				if (strcmp(r->pathvar_name[i], d->name) == 0)
+					v = r->pathvar[i];
+			if (v == NULL || !param_ok(d, v)) {
+				(void)api_error(r, AC_PATH_INVALID, d->name);
+				return false;
+			}
+			continue;
+		}
+		for (i = 0; i < r->nq; i++)
+			if (strcmp(r->q[i].name, d->name) == 0) {
+				v = r->q[i].value;
+				if (!param_ok(d, v)) {
+					(void)api_error(r, AC_QUERY_INVALID, d->name);
+					return false;
+				}
+			}
+		if (v == NULL && d->required) {
+			(void)api_error(r, AC_QUERY_INVALID, d->name);
+			return false;
+		}
+	}
+	return true;
+}
+
+static bool
+has_body(const struct req *r)
+{
+	return strcmp(r->method, "POST") == 0 || strcmp(r->method, "PUT") == 0 ||
+	    strcmp(r->method, "PATCH") == 0;
+}
+
+/* Parse the body as one JSON object, capped in depth (STYLE 9). */
+static bool
+parse_body(struct req *r)
+{
+	struct json_tokener	*tok;
+	json_object		*o;
+	size_t			 i;
+
+	for (i = 0; i < r->body.len && isspace((unsigned char)r->body.data[i]); i++)
+		continue;
+	if (i == r->body.len) {
+		r->json = json_object_new_object();
+		return true;
+	}
+	if ((tok = json_tokener_new_ex(r->conf->max_json_depth)) == NULL)
+		return false;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	o = json_tokener_parse_ex(tok, r->body.data, (int)r->body.len);
+	if (o == NULL || json_tokener_get_error(tok) != json_tokener_success ||
+	    json_tokener_get_parse_end(tok) < r->body.len) {
+		/* trailing white space after the value is fine */
+		for (i = o != NULL ? json_tokener_get_parse_end(tok) : 0;
+		    o != NULL && i < r->body.len &&
+		    isspace((unsigned char)r->body.data[i]); i++)
+			continue;
+		if (o == NULL || i < r->body.len ||
+		    json_tokener_get_error(tok) != json_tokener_success) {
+			json_object_put(o);
+			json_tokener_free(tok);
+			(void)api_error(r, AC_INVALID_JSON, NULL);
+			return false;
+		}
+	}
+	json_tokener_free(tok);
+	if (!json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		(void)api_error(r, AC_INVALID_JSON, NULL);
+		return false;
+	}
+	r->json = o;
+	return true;
+}
+
+static bool
+query_has_key(const struct req *r)
+{
+	static const char *const names[] = { "api_key", "apikey", "key",
+	    "access_token", "token", "authorization" };
+	size_t	 i, j;
+
+	for (i = 0; i < r->nq; i++) {
+		if (strncmp(r->q[i].value, "fb_live_", 8) == 0 ||
+		    strncmp(r->q[i].value, "fb_test_", 8) == 0)
+			return true;
+		for (j = 0; j < NELEM(names); j++)
+			if (strcasecmp(r->q[i].name, names[j]) == 0)
+				return true;
+	}
+	return false;
+}
+
+/* 401 with the Bearer challenge (RFC 6750 section 3). */
+static enum fb_err
+unauthorized(struct req *r, enum api_code code)
+{
+	req_header(r, "WWW-Authenticate", code == AC_API_KEY_MISSING ||
+	    code == AC_API_KEY_IN_QUERY ? "Bearer realm=\"formback\"" :
+	    "Bearer realm=\"formback\", error=\"invalid_token\"");
+	return api_error(r, code, NULL);
+}
+
+/*
+ * Authenticate (contract: Authentication 1, 5, 6).  Returns FB_OK with
+ * r->authed set, FB_OK with an error response written, or an internal
+ * error.
+ */
+static enum fb_err
+authenticate(struct req *r)
+{
+	const char	*a = r->authorization, *tok;
+	unsigned char	 hash[APIKEY_HASH_LEN];
+	struct dbres	 res;
+	enum fb_err	 e;
+	bool		 test;
+	const char	*rl;
+	enum plan	 plan;
+
+	if (a == NULL || *a == '\0') {
+		return unauthorized(r, query_has_key(r) ? AC_API_KEY_IN_QUERY :
+		    AC_API_KEY_MISSING);
+	}
+	if (strncasecmp(a, "Bearer ", 7) != 0) {
+		return unauthorized(r, AC_API_KEY_INVALID);
+	}
+	for (tok = a + 7; *tok == ' '; tok++)
+		continue;
+	if (!apikey_shape_ok(tok, &test)) {
+		return unauthorized(r, AC_API_KEY_INVALID);
+	}
+	apikey_hash(tok, hash);
+	if ((e = db_auth_lookup(r->db, hash, sizeof(hash), &res)) != FB_OK)
+		return e;
+	if (res.nrows != 1) {
+		dbres_free(&res);
+		return unauthorized(r, AC_API_KEY_INVALID);
+	}
+	if (dbres_int(&res, 0, AUTH_C_REVOKED) != 0) {
+		dbres_free(&res);
+		return unauthorized(r, AC_API_KEY_REVOKED);
+	}
+	if (strcmp(dbres_get(&res, 0, AUTH_C_MEMBER_STATUS), "active") != 0) {
+		dbres_free(&res);
+		return unauthorized(r, AC_API_KEY_CREATOR_INACTIVE);
+	}
+	snprintf(r->auth.key_id, sizeof(r->auth.key_id), "%s",
+	    dbres_get(&res, 0, AUTH_C_KEY_ID));
+	snprintf(r->auth.tenant_id, sizeof(r->auth.tenant_id), "%s",
+	    dbres_get(&res, 0, AUTH_C_TENANT_ID));
+	snprintf(r->auth.member_id, sizeof(r->auth.member_id), "%s",
+	    dbres_get(&res, 0, AUTH_C_MEMBER_ID));
+	r->auth.test = strcmp(dbres_get(&res, 0, AUTH_C_KIND), "test") == 0;
+	if (!scope_parse(dbres_get(&res, 0, AUTH_C_SCOPES), &r->auth.scopes))
+		r->auth.scopes = 0;
+	if (!plan_parse(dbres_get(&res, 0, AUTH_C_PLAN), &plan))
+		plan = PLAN_FREE;
+	r->auth.plan = plan;
+	rl = dbres_get(&res, 0, AUTH_C_RATE_LIMIT);
+	r->auth.rate_limit = rl != NULL ? (int)strtol(rl, NULL, 10) : plans[plan].rate_limit;
+	dbres_free(&res);
+	r->authed = true;
+	return FB_OK;
+}
+
+static enum fb_err
+rate_limit(struct req *r, bool *admitted)
+{
+	enum fb_err	 e;
+
+	e = db_rate_admit(r->db, r->auth.tenant_id, r->auth.rate_limit,
+	    admitted, &r->rate.remaining, &r->rate.reset, &r->rate.retry_after);
+	if (e != FB_OK)
+		return e;
+	r->rate.set = true;
+	r->rate.limit = r->auth.rate_limit;
+	if (!*admitted)
+		return api_error(r, AC_RATE_LIMIT, NULL);
+	return FB_OK;
+}
+
+static bool
+idem_key_ok(const char *k)
+{
+	size_t	 n = strlen(k), i;
+
+	if (n == 0 || n > 255)
+		return false;
+	for (i = 0; i < n; i++)
+		if (k[i] < 0x21 || k[i] > 0x7e)
+			return false;
+	return true;
+}
+
+/* Answer an internal error as the contract's api_error. */
+static void
+internal(struct req *r, enum fb_err e)
+{
+	req_reset_response(r);
+	logx(LOG_ERR, "request failed: %s", fb_strerror(e));
+	(void)api_error(r, e == FB_EGONE || e == FB_ERETRY ? AC_UNAVAILABLE :
+	    AC_INTERNAL, NULL);
+}
+
+/*
+ * Replay or refuse when the idempotency row already exists.  Returns
+ * FB_OK with a response written, FB_ERETRY when the expired row was
+ * removed and the claim should be tried again, or an internal error.
+ */
+static enum fb_err
+idem_existing(struct req *r, const char *endpoint, const unsigned char hash[32])
+{
+	struct dbres	 res;
+	enum fb_err	 e;
+
+	db_rollback(r->db);
+	if ((e = db_idem_get(r->db, r->auth.tenant_id, endpoint, r->idem_key,
+	    &res)) != FB_OK)
+		return e;
+	if (res.nrows == 0) {
+		/* the holder rolled back between our insert and look-up */
+		dbres_free(&res);
+		db_rollback(r->db);
+		return FB_ERETRY;
+	}
+	if (dbres_int(&res, 0, IDEM_C_EXPIRED) != 0) {
+		dbres_free(&res);
+		if ((e = db_idem_delete_expired(r->db, r->auth.tenant_id,
+		    endpoint, r->idem_key)) != FB_OK || (e = db_commit(r->db)) != FB_OK)
+			return e;
+		return FB_ERETRY;
+	}
+	db_rollback(r->db);
+	if (res.len[IDEM_C_HASH] != 32 ||
+	    sodium_memcmp(res.cell[IDEM_C_HASH], hash, 32) != 0) {
+		dbres_free(&res);
+		return api_error(r, AC_IDEMPOTENCY_KEY_REUSED, NULL);
+	}
+	if (dbres_get(&res, 0, IDEM_C_STATUS) == NULL) {
+		dbres_free(&res);
+		return api_error(r, AC_IDEMPOTENCY_KEY_IN_PROGRESS, NULL);
+	}
+	r->status = (int)dbres_int(&res, 0, IDEM_C_STATUS);
+	buf_reset(&r->out);
+	if (dbres_get(&res, 0, IDEM_C_BODY) != NULL &&
+	    buf_addstr(&r->out, dbres_get(&res, 0, IDEM_C_BODY)) != FB_OK) {
+		dbres_free(&res);
+		return FB_ENOMEM;
+	}
+	dbres_free(&res);
+	r->replayed = true;
+	logx(LOG_INFO, "replayed %d for idempotency key", r->status);
+	return FB_OK;
+}
+
+static enum fb_err
+audit(struct req *r)
+{
+	char		 detail[512];
+
+	snprintf(detail, sizeof(detail),
+	    "{\"method\":\"%s\",\"status\":%d,\"test_key\":%s}", r->method,
+	    r->status, r->auth.test ? "true" : "false");
+	return db_audit_add(r->db, r->auth.tenant_id, "api_key", r->auth.key_id,
+	    r->request_id, r->route->operation_id, r->audit_type,
+	    r->audit_id[0] != '\0' ? r->audit_id : NULL, detail);
+}
+
+/*
+ * Run the handler in one transaction (design 6): retried as a whole on
+ * deadlock; committed with its audit row on success; rolled back for 4xx,
+ * 5xx and dry runs.  With an Idempotency-Key the claim row is inserted
+ * first in the same transaction, and a 4xx keeps only that row (savepoint).
+ */
+static void
+run_handler(struct req *r)
+{
+	unsigned char	 hash[32];
+	char		 endpoint[300];
+	crypto_generichash_state st;
+	bool		 idem = false;
+	enum fb_err	 e = FB_OK;
+	int		 try;
+
+	if (r->idem_key != NULL && strcmp(r->method, "POST") == 0 && !r->dry_run) {
+		if (!idem_key_ok(r->idem_key)) {
+			(void)api_error(r, AC_IDEMPOTENCY_KEY_INVALID, "Idempotency-Key");
+			return;
+		}
+		idem = true;
+		snprintf(endpoint, sizeof(endpoint), "%s %s", r->method, r->path);
+		crypto_generichash_init(&st, NULL, 0, sizeof(hash));
+		crypto_generichash_update(&st, (const unsigned char *)endpoint,
+		    strlen(endpoint) + 1);
+		crypto_generichash_update(&st, (const unsigned char *)
+		    (r->query != NULL ? r->query : ""), r->query != NULL ?
+		    strlen(r->query) + 1 : 1);
+		crypto_generichash_update(&st, (const unsigned char *)
+		    (r->body.data != NULL ? r->body.data : ""), r->body.len);
+		crypto_generichash_final(&st, hash, sizeof(hash));
+	}
+	for (try = 0; try < TX_TRIES; try++) {
+		req_reset_response(r);
+		if (idem) {
+			e = db_idem_claim(r->db, r->auth.tenant_id, endpoint,
+			    r->idem_key, hash);
+			if (e == FB_ERETRY) {
+				db_rollback(r->db);
+				(void)api_error(r, AC_IDEMPOTENCY_KEY_IN_PROGRESS, NULL);
+				return;
+			}
+			if (e == FB_EDUP) {
+				e = idem_existing(r, endpoint, hash);
+				if (e == FB_ERETRY)
+					continue;
+				if (e != FB_OK)
+					break;
+				return;
+			}
+			if (e != FB_OK ||
+			    (e = db_exec_raw(r->db, "SAVEPOINT handler")) != FB_OK)
+				break;
+		}
+		e = r->route->fn(r);
+		if (e == FB_OK && r->status == 0)
+			e = FB_EINVAL;
+		if (e != FB_OK) {
+			db_rollback(r->db);
+			if (e == FB_ERETRY)
+				continue;
+			break;
+		}
+		if (r->status >= 400) {
+			if (!idem) {
+				db_rollback(r->db);
+				return;
+			}
+			e = db_exec_raw(r->db, "ROLLBACK TO SAVEPOINT handler");
+		} else if ((r->route->flags & R_WRITE) != 0)
+			e = audit(r);
+		if (e == FB_OK && idem)
+			e = db_idem_finish(r->db, r->auth.tenant_id, endpoint,
+			    r->idem_key, r->status, r->out.data != NULL ?
+			    r->out.data : "");
+		if (e == FB_OK && r->dry_run) {
+			db_rollback(r->db);
+			return;
+		}
+		if (e == FB_OK)
+			e = db_commit(r->db);
+		if (e == FB_OK)
+			return;
+		db_rollback(r->db);
+		if (e != FB_ERETRY)
+			break;
+	}
+	internal(r, e);
+}
+
+void
+dispatch(struct req *r)
+{
+	char		 allow[128];
+	bool		 known, admitted;
+	enum fb_err	 e;
+	const char	*ct;
+
+	log_set_request_id(r->request_id);
+	r->route = route_match(r, r->method, r->path, &known, allow, sizeof(allow));
+	if (r->route == NULL) {
+		if (known) {
+			req_header(r, "Allow", allow);
+			(void)api_error(r, AC_METHOD_NOT_ALLOWED, NULL);
+		} else
+			(void)api_error(r, AC_NOT_FOUND, NULL);
+		return;
+	}
+	if (has_body(r)) {
+		ct = r->content_type;
+		if (r->body.len > 0 && ct != NULL && *ct != '\0' &&
+		    strncasecmp(ct, "application/json", 16) != 0) {
+			(void)api_error(r, AC_UNSUPPORTED_CONTENT_TYPE, NULL);
+			return;
+		}
+		if (r->body_too_large) {
+			(void)api_error(r, AC_BODY_TOO_LARGE, NULL);
+			return;
+		}
+	}
+	if ((r->route->flags & R_PUBLIC) == 0) {
+		if ((e = db_ensure(r->db)) != FB_OK) {
+			internal(r, FB_EGONE);
+			return;
+		}
+		e = authenticate(r);
+		if (e == FB_OK && r->authed) {
+			e = rate_limit(r, &admitted);
+			if (e == FB_OK && admitted &&
+			    (r->auth.scopes & r->route->scopes) != r->route->scopes)
+				(void)api_error(r, AC_SCOPE_INSUFFICIENT, NULL);
+		}
+		db_rollback(r->db);
+		if (e != FB_OK) {
+			internal(r, e);
+			return;
+		}
+		if (r->status != 0)
+			return;
+		r->dry_run = r->auth.test && strcmp(r->method, "GET") != 0;
+	}
+	if (!check_params(r))
+		return;
+	if (has_body(r) && !parse_body(r))
+		return;
+	if ((r->route->flags & R_PUBLIC) != 0) {
+		if ((e = r->route->fn(r)) != FB_OK)
+			internal(r, e);
+		return;
+	}
+	run_handler(r);
+}

@@ -1,0 +1,108 @@
+/*
+ * Error texts: internal errors for logs, and the public catalog of the
+ * contract's error envelope (contract: Errors) with Japanese messages.
+ */
+#include "formback.h"
+
+static const char *const fb_errs[FB_ERR__MAX] = {
+	/* FB_OK */		"success",
+	/* FB_ENOMEM */		"out of memory or buffer cap reached",
+	/* FB_EDB */		"database error",
+	/* FB_ERETRY */		"deadlock or lock wait timeout",
+	/* FB_EGONE */		"database connection lost",
+	/* FB_ENOTFOUND */	"not found",
+	/* FB_EDUP */		"duplicate key",
+	/* FB_EINVAL */		"invalid argument",
+	/* FB_ECONF */		"bad configuration",
+	/* FB_ECRYPTO */	"crypto failure",
+	/* FB_EIO */		"i/o error",
+};
+
+const char *
+fb_strerror(enum fb_err e)
+{
+	if ((unsigned)e >= FB_ERR__MAX || fb_errs[e] == NULL)
+		return "unknown error";
+	return fb_errs[e];
+}
+
+const struct api_code_def api_codes[API_CODE__MAX] = {
+	/* AC_INVALID_JSON */
+	{ "invalid_request", 400, "invalid_json",
+	  "リクエスト本文が正しいJSONではありません。" },
+	/* AC_BODY_TOO_LARGE */
+	{ "invalid_request", 400, "body_too_large",
+	  "リクエスト本文が大きすぎます。" },
+	/* AC_UNSUPPORTED_CONTENT_TYPE */
+	{ "invalid_request", 400, "unsupported_content_type",
+	  "Content-Type は application/json を指定してください。" },
+	/* AC_PARAMETER_MISSING */
+	{ "invalid_request", 422, "parameter_missing",
+	  "必須の項目が指定されていません。" },
+	/* AC_PARAMETER_INVALID */
+	{ "invalid_request", 422, "parameter_invalid",
+	  "項目の値が正しくありません。" },
+	/* AC_QUERY_INVALID */
+	{ "invalid_request", 400, "parameter_invalid",
+	  "クエリパラメータの値が正しくありません。" },
+	/* AC_PATH_INVALID */
+	{ "invalid_request", 400, "parameter_invalid",
+	  "パスに含まれるIDの形式が正しくありません。" },
+	/* AC_CURSOR_INVALID */
+	{ "invalid_request", 400, "cursor_invalid",
+	  "cursor が正しくありません。前のレスポンスの next_cursor をそのまま指定してください。" },
+	/* AC_METHOD_NOT_ALLOWED */
+	{ "invalid_request", 405, "method_not_allowed",
+	  "このパスではそのHTTPメソッドは使えません。" },
+	/* AC_API_KEY_MISSING */
+	{ "authentication_error", 401, "api_key_missing",
+	  "APIキーがありません。Authorization: Bearer ヘッダーで指定してください。" },
+	/* AC_API_KEY_INVALID */
+	{ "authentication_error", 401, "api_key_invalid",
+	  "APIキーが正しくありません。" },
+	/* AC_API_KEY_REVOKED */
+	{ "authentication_error", 401, "api_key_revoked",
+	  "このAPIキーは無効化されています。" },
+	/* AC_API_KEY_IN_QUERY */
+	{ "authentication_error", 401, "api_key_in_query",
+	  "APIキーはクエリ文字列では受け付けません。Authorization: Bearer ヘッダーで指定してください。" },
+	/* AC_API_KEY_CREATOR_INACTIVE */
+	{ "authentication_error", 401, "api_key_creator_inactive",
+	  "このAPIキーを発行したメンバーが停止または削除されているため、キーは使えません。" },
+	/* AC_SCOPE_INSUFFICIENT */
+	{ "permission_error", 403, "scope_insufficient",
+	  "このAPIキーには操作に必要なスコープがありません。" },
+	/* AC_PLAN_LIMIT_EXCEEDED */
+	{ "permission_error", 403, "plan_limit_exceeded",
+	  "ご契約のプランの上限を超えています。" },
+	/* AC_SESSION_REQUIRED */
+	{ "permission_error", 403, "session_required",
+	  "ステータスの変更は管理画面からのみ行えます。" },
+	/* AC_NOT_FOUND */
+	{ "not_found", 404, "not_found",
+	  "対象が見つかりません。" },
+	/* AC_RATE_LIMIT */
+	{ "rate_limit_error", 429, "rate_limit_exceeded",
+	  "リクエスト数が上限を超えました。Retry-After 秒待ってから再度お試しください。" },
+	/* AC_API_KEY_DRAFT_ONLY */
+	{ "invalid_request", 422, "api_key_draft_only",
+	  "APIキーでは一時停止(キャンペーン)または下書き(シナリオ)の状態でのみ作成できます。" },
+	/* AC_IDEMPOTENCY_KEY_IN_PROGRESS */
+	{ "invalid_request", 409, "idempotency_key_in_progress",
+	  "同じ Idempotency-Key のリクエストを処理中です。しばらくしてから再送してください。" },
+	/* AC_IDEMPOTENCY_KEY_REUSED */
+	{ "invalid_request", 422, "idempotency_key_reused",
+	  "この Idempotency-Key は異なる内容のリクエストで使用済みです。" },
+	/* AC_IDEMPOTENCY_KEY_INVALID */
+	{ "invalid_request", 400, "idempotency_key_invalid",
+	  "Idempotency-Key は1文字以上255文字以内の表示可能なASCII文字で指定してください。" },
+	/* AC_CAMPAIGN_KEY_TAKEN */
+	{ "invalid_request", 409, "campaign_key_taken",
+	  "このキャンペーンキーは既に使われています。" },
+	/* AC_INTERNAL */
+	{ "api_error", 500, "internal_error",
+	  "サーバーでエラーが発生しました。時間をおいて再度お試しください。" },
+	/* AC_UNAVAILABLE */
+	{ "api_error", 503, "service_unavailable",
+	  "ただいま混み合っています。時間をおいて再度お試しください(POSTは同じ Idempotency-Key で)。" },
+};

@@ -1,0 +1,260 @@
+/*
+ * Formback: shared types and prototypes, grouped by the file that
+ * implements them.  See docs/internals/ for a note per module.
+ */
+#ifndef FORMBACK_H
+#define FORMBACK_H
+
+#include <stdarg.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <json-c/json.h>
+
+#define FB_WUR __attribute__((warn_unused_result))
+#define FB_PRINTF(a, b) __attribute__((format(printf, a, b)))
+#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+
+#define UUID_STRLEN 36
+
+/* err.c */
+
+/*
+ * Internal errors, returned by value.  fb_strerror() gives a short
+ * English text for logs; details go to the log at the point of failure.
+ */
+enum fb_err {
+	FB_OK = 0,
+	FB_ENOMEM,	/* allocation failed or a buffer cap was reached */
+	FB_EDB,		/* database error (logged) */
+	FB_ERETRY,	/* deadlock or lock wait timeout: retry the transaction */
+	FB_EGONE,	/* database connection lost */
+	FB_ENOTFOUND,	/* no such row */
+	FB_EDUP,	/* unique key violation */
+	FB_EINVAL,	/* invalid argument */
+	FB_ECONF,	/* bad configuration */
+	FB_ECRYPTO,	/* crypto failure */
+	FB_EIO,		/* file or network i/o */
+	FB_ERR__MAX
+};
+
+/* Text for an internal error; never NULL. */
+const char *fb_strerror(enum fb_err);
+
+/*
+ * The public error catalog (contract: Errors).  Each code has a type, an
+ * HTTP status and a Japanese message.  api_codes[] is indexed by enum
+ * api_code and has no empty slot (unit test).
+ */
+enum api_code {
+	AC_INVALID_JSON = 0,
+	AC_BODY_TOO_LARGE,
+	AC_UNSUPPORTED_CONTENT_TYPE,
+	AC_PARAMETER_MISSING,
+	AC_PARAMETER_INVALID,
+	AC_QUERY_INVALID,
+	AC_PATH_INVALID,
+	AC_CURSOR_INVALID,
+	AC_METHOD_NOT_ALLOWED,
+	AC_API_KEY_MISSING,
+	AC_API_KEY_INVALID,
+	AC_API_KEY_REVOKED,
+	AC_API_KEY_IN_QUERY,
+	AC_API_KEY_CREATOR_INACTIVE,
+	AC_SCOPE_INSUFFICIENT,
+	AC_PLAN_LIMIT_EXCEEDED,
+	AC_SESSION_REQUIRED,
+	AC_NOT_FOUND,
+	AC_RATE_LIMIT,
+	AC_API_KEY_DRAFT_ONLY,
+	AC_IDEMPOTENCY_KEY_IN_PROGRESS,
+	AC_IDEMPOTENCY_KEY_REUSED,
+	AC_IDEMPOTENCY_KEY_INVALID,
+	AC_CAMPAIGN_KEY_TAKEN,
+	AC_INTERNAL,
+	AC_UNAVAILABLE,
+	API_CODE__MAX
+};
+
+struct api_code_def {
+	const char	*type;		/* contract error.type */
+	int		 status;	/* HTTP status */
+	const char	*code;		/* contract error.code */
+	const char	*message_ja;	/* error.message */
+};
+
+extern const struct api_code_def api_codes[API_CODE__MAX];
+
+/* buf.c */
+
+/*
+ * A capped growable byte buffer, always NUL-terminated.  An append that
+ * would pass `max` bytes fails with FB_ENOMEM and leaves the buffer as it
+ * was.  Lifecycle: buf_init, buf_reset (keep memory), buf_release (free),
+ * buf_detach (hand the string to the caller, who frees it).
+ */
+struct buf {
+	char	*data;
+	size_t	 len;
+	size_t	 cap;
+	size_t	 max;
+};
+
+void		 buf_init(struct buf *, size_t max);
+void		 buf_reset(struct buf *);
+void		 buf_release(struct buf *);
+char		*buf_detach(struct buf *);
+enum fb_err	 buf_add(struct buf *, const void *, size_t) FB_WUR;
+enum fb_err	 buf_addstr(struct buf *, const char *) FB_WUR;
+enum fb_err	 buf_printf(struct buf *, const char *, ...) FB_PRINTF(2, 3) FB_WUR;
+
+/* log.c */
+
+enum log_level { LOG_ERR = 0, LOG_WARN, LOG_INFO, LOG_DEBUG };
+
+/*
+ * Logging to stderr, one line per call:
+ * "2026-11-22T01:02:03Z formback.fcgi[pid] level rid=<request id> text".
+ * Non-printable bytes are written as \xNN.  The request id is the one last
+ * set with log_set_request_id(), or "-".
+ */
+void	log_init(const char *progname, enum log_level);
+void	log_set_level(enum log_level);
+void	log_set_request_id(const char *);
+void	logx(enum log_level, const char *, ...) FB_PRINTF(2, 3);
+int	log_level_parse(const char *, enum log_level *);
+
+/* conf.c */
+
+/*
+ * The configuration (design 5), loaded from $FORMBACK_CONF or
+ * SYSCONFDIR/formback/formback.conf.  Keys, types, bounds and defaults are
+ * the rows of conf_keys[] in conf.c, which formback.conf(5) follows.
+ */
+struct conf {
+	char		*db_host;
+	int		 db_port;
+	char		*db_socket;
+	char		*db_user;
+	char		*db_password;
+	char		*db_name;
+	char		*base_url;
+	char		*publish_dir;
+	char		*pii_key_file;
+	char		*smtp_url;
+	char		*smtp_from;
+	char		*sms_gateway_url;
+	char		*sms_gateway_token;
+	char		*webhook_ca_file;
+	char		*webhook_allow_hosts;
+	int		 log_level;
+	int		 max_body_bytes;
+	int		 max_json_depth;
+	/* derived: the master key read from pii_key_file (sodium_malloc) */
+	unsigned char	*master_key;
+	unsigned	 master_key_id;
+};
+
+/*
+ * Load the file at `path` (NULL: $FORMBACK_CONF, then the default path)
+ * into `c`, which conf_free() releases.  On failure returns FB_ECONF and
+ * writes a message naming the key and line into err.
+ */
+enum fb_err	 conf_load(struct conf *c, const char *path, char *err, size_t errsz) FB_WUR;
+void		 conf_free(struct conf *);
+const char	*conf_default_path(void);
+
+/* uuid.c */
+
+/* Write a new UUIDv7 (RFC 9562: ms Unix time, then random bits), lower case. */
+void	uuid_v7(char out[UUID_STRLEN + 1]);
+/* True when s is a canonical 8-4-4-4-12 hex UUID (either case). */
+bool	uuid_valid(const char *s);
+/* Lower-case a valid UUID in place. */
+void	uuid_lower(char *s);
+
+/* time.c */
+
+/* Format UTC seconds as "YYYY-MM-DDTHH:MM:SSZ" (contract: conventions 3). */
+void	time_iso8601(int64_t secs, char out[32]);
+/*
+ * Parse an ISO 8601 date-time that carries "Z" or a +hh:mm offset into
+ * UTC seconds.  Returns false on anything else.
+ */
+bool	time_parse_iso8601(const char *s, int64_t *secs);
+
+/* b64.c */
+
+/* base64url without padding.  `out` needs b64url_len(n)+1 bytes. */
+size_t	b64url_len(size_t n);
+void	b64url_encode(const unsigned char *in, size_t n, char *out);
+/* Decode; returns the decoded length or -1 on bad input or overflow. */
+long	b64url_decode(const char *in, unsigned char *out, size_t outmax);
+
+/* keys.c */
+
+/*
+ * API keys (design 1): "fb_live_" or "fb_test_" then 32 base62 chars.
+ * Only the keyed hash is stored (design 6).
+ */
+#define APIKEY_RANDOM_LEN	32
+#define APIKEY_MAX_LEN		64
+#define APIKEY_HASH_LEN		32
+
+/* Write a new key of the kind ("live" or "test") into out. */
+void	apikey_generate(bool test, char out[APIKEY_MAX_LEN + 1]);
+/* True when s has the shape of a Formback key (prefix and alphabet). */
+bool	apikey_shape_ok(const char *s, bool *test);
+/* BLAKE2b-256 of the key string, the only form that is stored. */
+void	apikey_hash(const char *key, unsigned char out[APIKEY_HASH_LEN]);
+
+/* scope.c */
+
+/* Scopes (contract: Authentication 7) as bits. */
+enum scope {
+	SC_CAMPAIGNS_READ = 0,
+	SC_CAMPAIGNS_WRITE,
+	SC_DELIVERIES_READ,
+	SC_LEADS_READ,
+	SC_MESSAGES_READ,
+	SC_MESSAGES_WRITE,
+	SC_REPORTS_READ,
+	SC_SCENARIOS_READ,
+	SC_SCENARIOS_WRITE,
+	SC_SITES_READ,
+	SC_SUPPRESSIONS_READ,
+	SC_SUPPRESSIONS_WRITE,
+	SC_WEBHOOKS_WRITE,
+	SCOPE__MAX
+};
+#define SCOPE_BIT(s)	(1u << (s))
+#define SCOPES_ALL	((1u << SCOPE__MAX) - 1)
+
+extern const char *const scope_names[SCOPE__MAX];
+
+/*
+ * Parse "all" or a comma-separated list of scope names into bits.
+ * Returns false on an unknown or empty name.
+ */
+bool	 scope_parse(const char *s, uint32_t *bits);
+/* Write the names of bits, comma-separated, into b. */
+enum fb_err scope_format(uint32_t bits, struct buf *b) FB_WUR;
+
+/* plan.c */
+
+enum plan { PLAN_FREE = 0, PLAN_STARTER, PLAN_GROWTH, PLAN_PRO, PLAN__MAX };
+
+/* Plan table (contract: Limits; README "Plans"). */
+struct plan_def {
+	const char	*name;
+	int		 rate_limit;	/* requests per 60 s, per tenant */
+	int		 steps_per_scenario;
+	int		 webhook_endpoints;
+	int		 monthly_sends;
+};
+extern const struct plan_def plans[PLAN__MAX];
+/* Look a plan up by name; returns false when unknown. */
+bool	plan_parse(const char *, enum plan *);
+
+#endif /* FORMBACK_H */

@@ -1,0 +1,35 @@
+/* Small json-c helpers shared by every resource writer. */
+#include <string.h>
+
+#include "api.h"
+
+void
+jadd_str(json_object *o, const char *k, const char *v)
+{
+	json_object_object_add(o, k, v != NULL ? json_object_new_string(v) : NULL);
+}
+
+void
+jadd_int(json_object *o, const char *k, long long v)
+{
+	json_object_object_add(o, k, json_object_new_int64(v));
+}
+
+void
+jadd_bool(json_object *o, const char *k, bool v)
+{
+	json_object_object_add(o, k, json_object_new_boolean(v));
+}
+
+void
+jadd_time(json_object *o, const char *k, const char *v)
+{
+	jadd_str(o, k, v);
+}
+
+const char *
+json_text(json_object *o)
+{
+	return json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+}

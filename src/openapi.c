@@ -1,0 +1,216 @@
+/*
+ * openapi.json (contract: conventions 7): built from the route table,
+ * so the document lists exactly the implemented operations with their
+ * operationId, x-service-scopes, parameters and schemas.  Component
+ * schemas come from openapi-schemas.json, compiled in.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "api.h"
+
+extern const char openapi_schemas_json[];
+
+static const char *
+ptype_name(enum ptype t)
+{
+	switch (t) {
+	case PT_INT:
+	case PT_LIMIT:
+		return "integer";
+	case PT_BOOL:
+		return "boolean";
+	default:
+		return "string";
+	}
+}
+
+static json_object *
+param_json(const struct param_def *d)
+{
+	json_object	*p = json_object_new_object(), *s = json_object_new_object();
+	json_object	*en;
+	const char	*a, *e;
+
+	jadd_str(p, "name", d->name);
+	jadd_str(p, "in", d->in == IN_PATH ? "path" : "query");
+	jadd_bool(p, "required", d->in == IN_PATH || d->required);
+	if (d->desc != NULL)
+		jadd_str(p, "description", d->desc);
+	jadd_str(s, "type", ptype_name(d->type));
+	switch (d->type) {
+	case PT_UUID:
+		jadd_str(s, "format", "uuid");
+		break;
+	case PT_DATETIME:
+		jadd_str(s, "format", "date-time");
+		break;
+	case PT_LIMIT:
+	case PT_INT:
+		jadd_int(s, "minimum", d->min);
+		jadd_int(s, "maximum", d->max);
+		if (d->type == PT_LIMIT)
+			jadd_int(s, "default", d->def);
+		break;
+	case PT_BOOL:
+		jadd_bool(s, "default", false);
+		break;
+	case PT_ENUM:
+		en = json_object_new_array();
+		for (a = d->enums; ; a = e + 1) {
+			e = strchr(a, '|');
+			json_object_array_add(en, json_object_new_string_len(a,
+			    e != NULL ? (int)(e - a) : (int)strlen(a)));
+			if (e == NULL)
+				break;
+		}
+		json_object_object_add(s, "enum", en);
+		break;
+	default:
+		break;
+	}
+	json_object_object_add(p, "schema", s);
+	return p;
+}
+
+static json_object *
+ref(const char *schema)
+{
+	json_object	*o = json_object_new_object(), *c = json_object_new_object();
+	json_object	*m = json_object_new_object(), *s = json_object_new_object();
+	char		 r[256];
+
+	snprintf(r, sizeof(r), "#/components/schemas/%s", schema);
+	jadd_str(s, "$ref", r);
+	json_object_object_add(m, "schema", s);
+	json_object_object_add(c, "application/json", m);
+	json_object_object_add(o, "content", c);
+	return o;
+}
+
+static json_object *
+operation_json(const struct route *rt)
+{
+	json_object	*op = json_object_new_object(), *sc, *params, *resp, *ok;
+	json_object	*sec, *req, *err;
+	const struct param_def *d;
+	char		 code[8];
+	size_t		 i;
+
+	jadd_str(op, "operationId", rt->operation_id);
+	jadd_str(op, "summary", rt->summary);
+	sc = json_object_new_array();
+	for (i = 0; i < SCOPE__MAX; i++)
+		if (rt->scopes & SCOPE_BIT(i))
+			json_object_array_add(sc, json_object_new_string(scope_names[i]));
+	json_object_object_add(op, "x-service-scopes", sc);
+	sec = json_object_new_array();
+	if ((rt->flags & R_PUBLIC) == 0) {
+		json_object *b = json_object_new_object();
+
+		json_object_object_add(b, "bearerAuth", json_object_new_array());
+		json_object_array_add(sec, b);
+	}
+	json_object_object_add(op, "security", sec);
+	params = json_object_new_array();
+	for (d = rt->params; d != NULL && d->name != NULL; d++)
+		json_object_array_add(params, param_json(d));
+	if (strcmp(rt->method, "POST") == 0) {
+		json_object *h = json_object_new_object(), *s = json_object_new_object();
+
+		jadd_str(h, "name", "Idempotency-Key");
+		jadd_str(h, "in", "header");
+		jadd_bool(h, "required", false);
+		jadd_str(h, "description", "Replay-safe retries for 24 hours "
+		    "(contract: Idempotency).");
+		jadd_str(s, "type", "string");
+		jadd_int(s, "maxLength", 255);
+		json_object_object_add(h, "schema", s);
+		json_object_array_add(params, h);
+	}
+	json_object_object_add(op, "parameters", params);
+	if (rt->body_schema != NULL) {
+		req = ref(rt->body_schema);
+		jadd_bool(req, "required", true);
+		json_object_object_add(op, "requestBody", req);
+	}
+	resp = json_object_new_object();
+	if (rt->resp_schema != NULL)
+		ok = ref(rt->resp_schema);
+	else
+		ok = json_object_new_object();
+	jadd_str(ok, "description", "Success");
+	snprintf(code, sizeof(code), "%d", rt->status);
+	json_object_object_add(resp, code, ok);
+	err = ref("Error");
+	jadd_str(err, "description", "Error envelope (contract: Errors)");
+	json_object_object_add(resp, "default", err);
+	json_object_object_add(op, "responses", resp);
+	return op;
+}
+
+json_object *
+openapi_document(const char *base_url)
+{
+	json_object	*doc = json_object_new_object(), *info, *servers, *srv;
+	json_object	*paths, *item, *comp, *schemas, *ss, *bearer;
+	char		 m[16];
+	size_t		 i, j;
+
+	jadd_str(doc, "openapi", "3.1.0");
+	info = json_object_new_object();
+	jadd_str(info, "title", "Formback API");
+	jadd_str(info, "version", "v1");
+	jadd_str(info, "description", "Abandoned-form recovery: the public API. "
+	    "Errors use one envelope; lists use cursor paging; every POST "
+	    "accepts Idempotency-Key; test keys make dry runs.");
+	json_object_object_add(doc, "info", info);
+	servers = json_object_new_array();
+	srv = json_object_new_object();
+	jadd_str(srv, "url", base_url);
+	json_object_array_add(servers, srv);
+	json_object_object_add(doc, "servers", servers);
+	paths = json_object_new_object();
+	for (i = 0; i < routes_len; i++) {
+		if (!json_object_object_get_ex(paths, routes[i].path, &item)) {
+			item = json_object_new_object();
+			json_object_object_add(paths, routes[i].path, item);
+		}
+		for (j = 0; routes[i].method[j] != '\0' && j < sizeof(m) - 1; j++)
+			m[j] = (char)(routes[i].method[j] | 0x20);
+		m[j] = '\0';
+		json_object_object_add(item, m, operation_json(&routes[i]));
+	}
+	json_object_object_add(doc, "paths", paths);
+	comp = json_object_new_object();
+	schemas = json_tokener_parse(openapi_schemas_json);
+	json_object_object_add(comp, "schemas", schemas);
+	ss = json_object_new_object();
+	bearer = json_object_new_object();
+	jadd_str(bearer, "type", "http");
+	jadd_str(bearer, "scheme", "bearer");
+	jadd_str(bearer, "description", "fb_live_... or fb_test_... API key");
+	json_object_object_add(ss, "bearerAuth", bearer);
+	json_object_object_add(comp, "securitySchemes", ss);
+	json_object_object_add(doc, "components", comp);
+	return doc;
+}
+
+/* GET /api/v1/openapi.json: built once per process (it derives from code). */
+enum fb_err
+api_openapi_get(struct req *r)
+{
+	static char	*cached;
+	json_object	*doc;
+
+	if (cached == NULL) {
+		doc = openapi_document(r->conf->base_url);
+		cached = strdup(json_text(doc));
+		json_object_put(doc);
+		if (cached == NULL)
+			return FB_ENOMEM;
+	}
+	buf_reset(&r->out);
+	r->status = 200;
+	return buf_addstr(&r->out, cached);
+}

@@ -1,0 +1,142 @@
+/*
+ * Cursor paging (contract: conventions 5; design 6).  A cursor is
+ * base64url(version | tag | last id | MAC), the MAC keyed by a subkey of
+ * the master key, so only cursors this service issued for this list are
+ * accepted, on any host.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "api.h"
+
+#define CUR_VERSION	1
+#define CUR_TAGLEN	4
+#define CUR_MACLEN	16
+#define CUR_RAWLEN	(1 + CUR_TAGLEN + 16 + CUR_MACLEN)
+
+static void
+cursor_key(const unsigned char *mk, unsigned char key[32])
+{
+	crypto_kdf_derive_from_key(key, 32, 1, "fbcursor", mk);
+}
+
+static bool
+uuid_to_bin(const char *s, unsigned char out[16])
+{
+	char	 hex[33];
+	size_t	 i, o = 0;
+
+	for (i = 0; s[i] != '\0' && o < 32; i++)
+		if (s[i] != '-')
+			hex[o++] = s[i];
+	hex[o] = '\0';
+	return o == 32 && sodium_hex2bin(out, 16, hex, 32, NULL, NULL, NULL) == 0;
+}
+
+static void
+bin_to_uuid(const unsigned char b[16], char out[UUID_STRLEN + 1])
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t	 i, o = 0;
+
+	for (i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			out[o++] = '-';
+		out[o++] = hex[b[i] >> 4];
+		out[o++] = hex[b[i] & 0xf];
+	}
+	out[o] = '\0';
+}
+
+static void
+cursor_mac(const unsigned char *mk, const unsigned char *raw, unsigned char mac[CUR_MACLEN])
+{
+	unsigned char	 key[32];
+
+	cursor_key(mk, key);
+	crypto_generichash(mac, CUR_MACLEN, raw, CUR_RAWLEN - CUR_MACLEN, key, sizeof(key));
+	sodium_memzero(key, sizeof(key));
+}
+
+void
+cursor_encode(const unsigned char *mk, const char *tag, const char *id,
+    char *out, size_t outsz)
+{
+	unsigned char	 raw[CUR_RAWLEN], th[CUR_TAGLEN];
+
+	crypto_generichash(th, sizeof(th), (const unsigned char *)tag,
+	    strlen(tag), NULL, 0);
+	raw[0] = CUR_VERSION;
+	memcpy(raw + 1, th, CUR_TAGLEN);
+	if (!uuid_to_bin(id, raw + 1 + CUR_TAGLEN))
+		memset(raw + 1 + CUR_TAGLEN, 0, 16);
+	cursor_mac(mk, raw, raw + CUR_RAWLEN - CUR_MACLEN);
+	if (outsz > b64url_len(sizeof(raw)))
+		b64url_encode(raw, sizeof(raw), out);
+	else if (outsz > 0)
+		out[0] = '\0';
+}
+
+bool
+cursor_decode(const unsigned char *mk, const char *tag, const char *cur,
+    char id[UUID_STRLEN + 1])
+{
+	unsigned char	 raw[CUR_RAWLEN + 1], th[CUR_TAGLEN], mac[CUR_MACLEN];
+
+	if (strlen(cur) != b64url_len(CUR_RAWLEN) ||
+	    b64url_decode(cur, raw, sizeof(raw)) != CUR_RAWLEN ||
+	    raw[0] != CUR_VERSION)
+		return false;
+	crypto_generichash(th, sizeof(th), (const unsigned char *)tag,
+	    strlen(tag), NULL, 0);
+	cursor_mac(mk, raw, mac);
+	if (sodium_memcmp(mac, raw + CUR_RAWLEN - CUR_MACLEN, CUR_MACLEN) != 0 ||
+	    memcmp(th, raw + 1, CUR_TAGLEN) != 0)
+		return false;
+	bin_to_uuid(raw + 1 + CUR_TAGLEN, id);
+	return true;
+}
+
+int
+page_from_req(struct req *r, struct page *pg)
+{
+	const struct param_def *p;
+	const char	*v;
+
+	memset(pg, 0, sizeof(*pg));
+	pg->limit = 50;
+	for (p = r->route->params; p != NULL && p->name != NULL; p++)
+		if (p->type == PT_LIMIT)
+			pg->limit = (int)p->def;
+	if ((v = req_query(r, "limit")) != NULL)
+		pg->limit = (int)strtol(v, NULL, 10);
+	if ((v = req_query(r, "cursor")) != NULL) {
+		if (!cursor_decode(r->conf->master_key, r->route->operation_id,
+		    v, pg->after)) {
+			(void)api_error(r, AC_CURSOR_INVALID, "cursor");
+			return -1;
+		}
+		pg->has_after = true;
+	}
+	return 0;
+}
+
+enum fb_err
+page_finish(struct req *r, json_object *env, const struct page *pg,
+    unsigned nrows, const char *last_id)
+{
+	char	 cur[128];
+	bool	 more = nrows > (unsigned)pg->limit;
+
+	if (more && last_id != NULL) {
+		cursor_encode(r->conf->master_key, r->route->operation_id,
+		    last_id, cur, sizeof(cur));
+		jadd_str(env, "next_cursor", cur);
+	} else
+		jadd_str(env, "next_cursor", NULL);
+	jadd_bool(env, "has_more", more);
+	return FB_OK;
+}

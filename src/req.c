@@ -1,0 +1,216 @@
+/* The request: query parsing, headers, and success and error responses. */
+#include <ctype.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "api.h"
+
+#define OUT_MAX		(64u << 20)
+
+void
+req_init(struct req *r, struct db *db, const struct conf *c)
+{
+	memset(r, 0, sizeof(*r));
+	r->db = db;
+	r->conf = c;
+	r->content_length = -1;
+	buf_init(&r->body, (size_t)c->max_body_bytes);
+	buf_init(&r->out, OUT_MAX);
+	uuid_v7(r->request_id);
+}
+
+void
+req_release(struct req *r)
+{
+	size_t	 i;
+
+	for (i = 0; i < r->nq; i++) {
+		free(r->q[i].name);
+		free(r->q[i].value);
+	}
+	for (i = 0; i < r->npathvars; i++)
+		free(r->pathvar[i]);
+	for (i = 0; i < r->nhdr; i++) {
+		free(r->hdr_name[i]);
+		free(r->hdr_value[i]);
+	}
+	free(r->path);
+	free(r->query);
+	if (r->json != NULL)
+		json_object_put(r->json);
+	buf_release(&r->body);
+	buf_release(&r->out);
+	memset(r, 0, sizeof(*r));
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	if (c >= 'a' && c <= 'f')
+		return c - 'a' + 10;
+	if (c >= 'A' && c <= 'F')
+		return c - 'A' + 10;
+	return -1;
+}
+
+/* Percent-decode [s, s+n) into a new string; '+' is a space. */
+static char *
+pct_decode(const char *s, size_t n)
+{
+	char	*o, *p;
+	size_t	 i;
+	int	 hi, lo;
+
+	if ((o = p = malloc(n + 1)) == NULL)
+		return NULL;
+	for (i = 0; i < n; i++) {
+		if (s[i] == '%') {
+			if (i + 2 >= n) {
+				free(o);
+				return NULL;
+			}
+			if ((hi = hexval((unsigned char)s[i + 1])) < 0 ||
+			    (lo = hexval((unsigned char)s[i + 2])) < 0 ||
+			    (hi == 0 && lo == 0)) {
+				free(o);
+				return NULL;
+			}
+			*p++ = (char)(hi << 4 | lo);
+			i += 2;
+		} else if (s[i] == '+')
+			*p++ = ' ';
+		else
+			*p++ = s[i];
+	}
+	*p = '\0';
+	return o;
+}
+
+enum fb_err
+req_parse_query(struct req *r, const char *query)
+{
+	const char	*p, *amp, *eq;
+	size_t		 n;
+
+	if (query == NULL || *query == '\0')
+		return FB_OK;
+	if ((r->query = strdup(query)) == NULL)
+		return FB_ENOMEM;
+	for (p = query; *p != '\0'; p = amp + 1) {
+		amp = strchr(p, '&');
+		n = amp != NULL ? (size_t)(amp - p) : strlen(p);
+		if (n > 0) {
+			if (r->nq == REQ_MAX_QUERY)
+				return FB_EINVAL;
+			eq = memchr(p, '=', n);
+			r->q[r->nq].name = pct_decode(p, eq != NULL ? (size_t)(eq - p) : n);
+			r->q[r->nq].value = eq != NULL ?
+			    pct_decode(eq + 1, n - (size_t)(eq + 1 - p)) : strdup("");
+			r->nq++;
+			if (r->q[r->nq - 1].name == NULL ||
+			    r->q[r->nq - 1].value == NULL)
+				return FB_EINVAL;
+		}
+		if (amp == NULL)
+			break;
+	}
+	return FB_OK;
+}
+
+const char *
+req_query(const struct req *r, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < r->nq; i++)
+		if (strcmp(r->q[i].name, name) == 0)
+			return r->q[i].value;
+	return NULL;
+}
+
+const char *
+req_pathvar(const struct req *r, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < r->npathvars; i++)
+		if (strcmp(r->pathvar_name[i], name) == 0)
+			return r->pathvar[i];
+	return NULL;
+}
+
+enum fb_err
+req_header(struct req *r, const char *name, const char *value)
+{
+	if (r->nhdr == REQ_MAX_HEADERS)
+		return FB_ENOMEM;
+	r->hdr_name[r->nhdr] = strdup(name);
+	r->hdr_value[r->nhdr] = strdup(value);
+	r->nhdr++;
+	if (r->hdr_name[r->nhdr - 1] == NULL || r->hdr_value[r->nhdr - 1] == NULL)
+		return FB_ENOMEM;
+	return FB_OK;
+}
+
+void
+req_reset_response(struct req *r)
+{
+	size_t	 i;
+
+	for (i = 0; i < r->nhdr; i++) {
+		free(r->hdr_name[i]);
+		free(r->hdr_value[i]);
+	}
+	r->nhdr = 0;
+	r->status = 0;
+	buf_reset(&r->out);
+	r->audit_type = NULL;
+	r->audit_id[0] = '\0';
+}
+
+enum fb_err
+req_json(struct req *r, int status, json_object *o)
+{
+	enum fb_err	 e;
+
+	buf_reset(&r->out);
+	e = buf_addstr(&r->out, json_text(o));
+	json_object_put(o);
+	r->status = status;
+	return e;
+}
+
+void
+req_empty(struct req *r, int status)
+{
+	buf_reset(&r->out);
+	r->status = status;
+}
+
+enum fb_err
+api_error(struct req *r, enum api_code code, const char *param)
+{
+	const struct api_code_def *d = &api_codes[code];
+	json_object	*o, *e;
+
+	o = json_object_new_object();
+	e = json_object_new_object();
+	jadd_str(e, "type", d->type);
+	jadd_str(e, "code", d->code);
+	jadd_str(e, "message", d->message_ja);
+	jadd_str(e, "param", param);
+	jadd_str(e, "request_id", r->request_id);
+	json_object_object_add(o, "error", e);
+	if (req_json(r, d->status, o) != FB_OK) {
+		buf_reset(&r->out);
+		r->status = 500;
+	}
+	if (d->status >= 500)
+		logx(LOG_ERR, "answered %d %s", d->status, d->code);
+	else
+		logx(LOG_INFO, "answered %d %s%s%s", d->status, d->code,
+		    param != NULL ? " param=" : "", param != NULL ? param : "");
+	return FB_OK;
+}

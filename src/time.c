@@ -1,0 +1,87 @@
+/* UTC date-times in the contract's shape (conventions 3). */
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+
+#include "formback.h"
+
+void
+time_iso8601(int64_t secs, char out[32])
+{
+	struct tm	 tm;
+	time_t		 t = (time_t)secs;
+
+	gmtime_r(&t, &tm);
+	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+static int
+digits(const char *s, int n)
+{
+	int	 v = 0, i;
+
+	for (i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+static int64_t
+days_from_civil(int y, int m, int d)
+{
+	int64_t	 era, yoe, doy, doe;
+
+	y -= m <= 2;
+	era = (y >= 0 ? y : y - 399) / 400;
+	yoe = y - era * 400;
+	doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
+	doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+	return era * 146097 + doe - 719468;
+}
+
+bool
+time_parse_iso8601(const char *s, int64_t *secs)
+{
+	int	 y, mo, d, h, mi, se = 0, oh, om, sign;
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	const char	*p;
+
+	if (strlen(s) < 17)
+		return false;
+	if ((y = digits(s, 4)) < 0 || s[4] != '-' ||
+	    (mo = digits(s + 5, 2)) < 1 || mo > 12 || s[7] != '-' ||
+	    (d = digits(s + 8, 2)) < 1 || d > mdays[mo - 1] ||
+	    s[10] != 'T' ||
+	    (h = digits(s + 11, 2)) < 0 || h > 23 || s[13] != ':' ||
+	    (mi = digits(s + 14, 2)) < 0 || mi > 59)
+		return false;
+	p = s + 16;
+	if (*p == ':') {
+		if ((se = digits(p + 1, 2)) < 0 || se > 59)
+			return false;
+		p += 3;
+		if (*p == '.') {
+			p++;
+			if (*p < '0' || *p > '9')
+				return false;
+			while (*p >= '0' && *p <= '9')
+				p++;
+		}
+	}
+	if (*p == 'Z' && p[1] == '\0')
+		oh = om = 0, sign = 1;
+	else if ((*p == '+' || *p == '-') && strlen(p) == 6 && p[3] == ':') {
+		sign = *p == '+' ? 1 : -1;
+		if ((oh = digits(p + 1, 2)) < 0 || oh > 23 ||
+		    (om = digits(p + 4, 2)) < 0 || om > 59)
+			return false;
+	} else
+		return false;
+	if (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
+		return false;
+	*secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se -
+	    sign * (oh * 3600 + om * 60);
+	return true;
+}
