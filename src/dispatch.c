@@ -510,8 +510,6 @@ dispatch(struct req *r)
 	char		 allow[128];
 	bool		 known, admitted;
 	enum fb_err	 e;
-	const char	*ct;
-
 	log_set_request_id(r->request_id);
 	r->route = route_match(r, r->method, r->path, &known, allow, sizeof(allow));
 	if (r->route == NULL) {
@@ -522,17 +520,13 @@ dispatch(struct req *r)
 			(void)api_error(r, AC_NOT_FOUND, NULL);
 		return;
 	}
-	if (has_body(r)) {
-		ct = r->content_type;
-		if (r->body.len > 0 && ct != NULL && *ct != '\0' &&
-		    strncasecmp(ct, "application/json", 16) != 0) {
-			(void)api_error(r, AC_UNSUPPORTED_CONTENT_TYPE, NULL);
-			return;
-		}
-		if (r->body_too_large) {
-			(void)api_error(r, AC_BODY_TOO_LARGE, NULL);
-			return;
-		}
+	/*
+	 * Bodies are JSON whatever Content-Type says (contract: conventions
+	 * 2): a client that forgets the header still gets a precise answer.
+	 */
+	if (has_body(r) && r->body_too_large) {
+		(void)api_error(r, AC_BODY_TOO_LARGE, NULL);
+		return;
 	}
 	if ((r->route->flags & R_PUBLIC) == 0) {
 		if ((e = db_ensure(r->db)) != FB_OK) {

@@ -33,9 +33,6 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	/* AC_BODY_TOO_LARGE */
 	{ "invalid_request", 400, "body_too_large",
 	  "リクエスト本文が大きすぎます。" },
-	/* AC_UNSUPPORTED_CONTENT_TYPE */
-	{ "invalid_request", 400, "unsupported_content_type",
-	  "Content-Type は application/json を指定してください。" },
 	/* AC_PARAMETER_MISSING */
 	{ "invalid_request", 422, "parameter_missing",
 	  "必須の項目が指定されていません。" },

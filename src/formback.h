@@ -50,7 +50,6 @@ const char *fb_strerror(enum fb_err);
 enum api_code {
 	AC_INVALID_JSON = 0,
 	AC_BODY_TOO_LARGE,
-	AC_UNSUPPORTED_CONTENT_TYPE,
 	AC_PARAMETER_MISSING,
 	AC_PARAMETER_INVALID,
 	AC_QUERY_INVALID,

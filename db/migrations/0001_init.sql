@@ -18,7 +18,7 @@ CREATE TABLE tenants (
 CREATE TABLE rate_state (
   tenant_id  UUID NOT NULL PRIMARY KEY,
   ring       VARBINARY(480) NOT NULL DEFAULT '',
-  CONSTRAINT rate_state_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id)
+  CONSTRAINT fk_rate_state_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id)
 ) ENGINE=InnoDB;
 
 CREATE TABLE members (
@@ -30,7 +30,7 @@ CREATE TABLE members (
   created_at  DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
   updated_at  DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
   UNIQUE KEY members_email (tenant_id, email),
-  CONSTRAINT members_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id)
+  CONSTRAINT fk_members_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- API keys are stored as BLAKE2b-256 of the key string, never in clear.
@@ -46,8 +46,8 @@ CREATE TABLE api_keys (
   revoked_at  DATETIME(6) NULL,
   UNIQUE KEY api_keys_hash (key_hash),
   KEY api_keys_tenant (tenant_id, id),
-  CONSTRAINT api_keys_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id),
-  CONSTRAINT api_keys_member FOREIGN KEY (member_id) REFERENCES members (id)
+  CONSTRAINT fk_api_keys_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id),
+  CONSTRAINT fk_api_keys_member FOREIGN KEY (member_id) REFERENCES members (id)
 ) ENGINE=InnoDB;
 
 CREATE TABLE sites (
@@ -60,7 +60,7 @@ CREATE TABLE sites (
   updated_at  DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
   UNIQUE KEY sites_public_key (public_key),
   KEY sites_tenant (tenant_id, id),
-  CONSTRAINT sites_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id)
+  CONSTRAINT fk_sites_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- Fixed data: the consent wording templates (contract: Consent settings).
@@ -93,8 +93,8 @@ CREATE TABLE consent_settings (
   optout_body                 TEXT NOT NULL,
   optout_link_label           VARCHAR(100) NOT NULL DEFAULT '配信を停止する',
   updated_at                  DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
-  CONSTRAINT consent_settings_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id),
-  CONSTRAINT consent_settings_template FOREIGN KEY (consent_template_key)
+  CONSTRAINT fk_consent_settings_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id),
+  CONSTRAINT fk_consent_settings_template FOREIGN KEY (consent_template_key)
     REFERENCES consent_templates (template_key)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
@@ -114,8 +114,8 @@ CREATE TABLE campaigns (
   KEY campaigns_tenant (tenant_id, id),
   KEY campaigns_site (tenant_id, site_id, id),
   KEY campaigns_status (tenant_id, status, id),
-  CONSTRAINT campaigns_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id),
-  CONSTRAINT campaigns_site FOREIGN KEY (site_id) REFERENCES sites (id)
+  CONSTRAINT fk_campaigns_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id),
+  CONSTRAINT fk_campaigns_site FOREIGN KEY (site_id) REFERENCES sites (id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 CREATE TABLE scenarios (
@@ -129,8 +129,8 @@ CREATE TABLE scenarios (
   created_at           DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
   updated_at           DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
   KEY scenarios_campaign (tenant_id, campaign_id, id),
-  CONSTRAINT scenarios_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id),
-  CONSTRAINT scenarios_campaign FOREIGN KEY (campaign_id) REFERENCES campaigns (id)
+  CONSTRAINT fk_scenarios_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id),
+  CONSTRAINT fk_scenarios_campaign FOREIGN KEY (campaign_id) REFERENCES campaigns (id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- Idempotency (contract: Idempotency; design 6).  A row is inserted in

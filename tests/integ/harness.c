@@ -1,1 +1,283 @@
+/* Integration-test helpers over libcurl, formbackctl and the mariadb client. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <sys/wait.h>
+
 #include <criterion/criterion.h>
+#include <curl/curl.h>
+
+#include "harness.h"
+
+static size_t
+collect(char *p, size_t sz, size_t n, void *ud)
+{
+	char	**s = ud;
+	size_t	 old = *s != NULL ? strlen(*s) : 0;
+
+	*s = realloc(*s, old + sz * n + 1);
+	memcpy(*s + old, p, sz * n);
+	(*s)[old + sz * n] = '\0';
+	return sz * n;
+}
+
+struct resp *
+http(const char *method, const char *path, const char *key, const char *body,
+    const char *hdr)
+{
+	CURL		*c;
+	struct curl_slist *h = NULL;
+	struct resp	*r = calloc(1, sizeof(*r));
+	char		 url[4096], auth[256];
+	const char	*base = getenv("FB_TEST_URL");
+	CURLcode	 rc;
+
+	cr_assert_not_null(base, "FB_TEST_URL is not set: run through harness.sh");
+	snprintf(url, sizeof(url), "%s%s", base, path);
+	c = curl_easy_init();
+	curl_easy_setopt(c, CURLOPT_URL, url);
+	curl_easy_setopt(c, CURLOPT_CUSTOMREQUEST, method);
+	if (key != NULL) {
+		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", key);
+		h = curl_slist_append(h, auth);
+	}
+	if (hdr != NULL)
+		h = curl_slist_append(h, hdr);
+	if (body != NULL) {
+		h = curl_slist_append(h, "Content-Type: application/json");
+		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
+		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
+	}
+	curl_easy_setopt(c, CURLOPT_HTTPHEADER, h);
+	curl_easy_setopt(c, CURLOPT_WRITEFUNCTION, collect);
+	curl_easy_setopt(c, CURLOPT_WRITEDATA, &r->body);
+	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, collect);
+	curl_easy_setopt(c, CURLOPT_HEADERDATA, &r->headers);
+	curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+	rc = curl_easy_perform(c);
+	cr_assert_eq(rc, CURLE_OK, "%s %s: %s", method, path, curl_easy_strerror(rc));
+	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
+	curl_slist_free_all(h);
+	curl_easy_cleanup(c);
+	if (r->body == NULL)
+		r->body = strdup("");
+	if (r->headers == NULL)
+		r->headers = strdup("");
+	r->json = json_tokener_parse(r->body);
+	return r;
+}
+
+const char *
+resp_header(const struct resp *r, const char *name)
+{
+	static char	 val[1024];
+	const char	*p = r->headers, *e;
+	size_t		 n = strlen(name);
+
+	while (p != NULL && *p != '\0') {
+		e = strstr(p, "\r\n");
+		if (strncasecmp(p, name, n) == 0 && p[n] == ':') {
+			p += n + 1;
+			while (*p == ' ')
+				p++;
+			snprintf(val, sizeof(val), "%.*s",
+			    (int)(e != NULL ? e - p : (long)strlen(p)), p);
+			return val;
+		}
+		p = e != NULL ? e + 2 : NULL;
+	}
+	return NULL;
+}
+
+void
+resp_free(struct resp *r)
+{
+	if (r == NULL)
+		return;
+	free(r->body);
+	free(r->headers);
+	json_object_put(r->json);
+	free(r);
+}
+
+json_object *
+jobj(json_object *o, const char *path)
+{
+	char		 part[128];
+	const char	*p = path, *e;
+	size_t		 n;
+
+	while (o != NULL && *p != '\0') {
+		e = strchr(p, '.');
+		n = e != NULL ? (size_t)(e - p) : strlen(p);
+		snprintf(part, sizeof(part), "%.*s", (int)n, p);
+		if (json_object_is_type(o, json_type_array))
+			o = json_object_array_get_idx(o, strtoul(part, NULL, 10));
+		else if (!json_object_object_get_ex(o, part, &o))
+			return NULL;
+		p += n + (e != NULL);
+	}
+	return o;
+}
+
+const char *
+jget(json_object *o, const char *path)
+{
+	json_object	*v = jobj(o, path);
+
+	return v != NULL ? json_object_get_string(v) : NULL;
+}
+
+void
+expect_error(const struct resp *r, long status, const char *type,
+    const char *code, const char *param)
+{
+	const char	*rid;
+
+	cr_assert_eq(r->status, status, "status %ld, want %ld: %s", r->status,
+	    status, r->body);
+	cr_assert_not_null(r->json, "error body is not JSON: %s", r->body);
+	cr_assert_str_eq(jget(r->json, "error.type"), type, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "error.code"), code, "%s", r->body);
+	if (param == NULL)
+		cr_assert_null(jget(r->json, "error.param"), "%s", r->body);
+	else
+		cr_assert_str_eq(jget(r->json, "error.param"), param, "%s", r->body);
+	cr_assert_not_null(jget(r->json, "error.message"));
+	rid = jget(r->json, "error.request_id");
+	cr_assert_not_null(rid);
+	cr_assert_str_eq(resp_header(r, "X-Request-Id"), rid);
+}
+
+static char *
+run_capture(const char *cmd, int *status)
+{
+	FILE	*f;
+	char	*out = NULL, chunk[4096];
+	size_t	 len = 0, n;
+
+	f = popen(cmd, "r");
+	cr_assert_not_null(f, "cannot run %s", cmd);
+	while ((n = fread(chunk, 1, sizeof(chunk), f)) > 0) {
+		out = realloc(out, len + n + 1);
+		memcpy(out + len, chunk, n);
+		len += n;
+	}
+	if (out == NULL)
+		out = calloc(1, 1);
+	out[len] = '\0';
+	*status = pclose(f);
+	*status = WIFEXITED(*status) ? WEXITSTATUS(*status) : 255;
+	return out;
+}
+
+int
+ctl(json_object **out, const char *fmt, ...)
+{
+	char	 args[2048], cmd[4096], *o;
+	va_list	 ap;
+	int	 st;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	snprintf(cmd, sizeof(cmd), "%s %s 2>/dev/null", getenv("FB_CTL"), args);
+	o = run_capture(cmd, &st);
+	if (out != NULL)
+		*out = st == 0 ? json_tokener_parse(o) : NULL;
+	free(o);
+	return st;
+}
+
+const char *
+sql(const char *fmt, ...)
+{
+	static char	 val[4096];
+	char		 q[4096], cmd[8192], *o;
+	va_list		 ap;
+	int		 st;
+	FILE		*f;
+	char		 tmp[] = "/tmp/fbsqlXXXXXX";
+	int		 fd;
+
+	va_start(ap, fmt);
+	vsnprintf(q, sizeof(q), fmt, ap);
+	va_end(ap);
+	fd = mkstemp(tmp);
+	f = fdopen(fd, "w");
+	fputs(q, f);
+	fclose(f);
+	snprintf(cmd, sizeof(cmd), "mariadb --no-defaults -uroot -N -B "
+	    "--socket=%s formback < %s", getenv("FB_DB_SOCKET"), tmp);
+	o = run_capture(cmd, &st);
+	unlink(tmp);
+	cr_assert_eq(st, 0, "sql failed: %s", q);
+	snprintf(val, sizeof(val), "%.*s", (int)strcspn(o, "\t\n"), o);
+	free(o);
+	return val;
+}
+
+static void
+copy(char *dst, size_t n, json_object *o, const char *path)
+{
+	const char	*v = jget(o, path);
+
+	cr_assert_not_null(v, "missing %s", path);
+	snprintf(dst, n, "%s", v);
+}
+
+void
+fx_new(struct fx *f, const char *plan, int rate_limit)
+{
+	json_object	*o;
+	char		 rl[32] = "";
+
+	memset(f, 0, sizeof(*f));
+	if (rate_limit > 0)
+		snprintf(rl, sizeof(rl), "--rate-limit %d", rate_limit);
+	cr_assert_eq(ctl(&o, "tenant create --name 'テスト店舗' --plan %s %s",
+	    plan, rl), 0);
+	copy(f->tenant, sizeof(f->tenant), o, "id");
+	json_object_put(o);
+	cr_assert_eq(ctl(&o, "member create --tenant %s --email owner@t%s.example "
+	    "--role owner", f->tenant, f->tenant), 0);
+	copy(f->member, sizeof(f->member), o, "id");
+	json_object_put(o);
+	cr_assert_eq(ctl(&o, "site create --tenant %s --name 'ショップ' "
+	    "--domain shop.example.jp", f->tenant), 0);
+	copy(f->site, sizeof(f->site), o, "id");
+	copy(f->site_pk, sizeof(f->site_pk), o, "public_key");
+	json_object_put(o);
+	fx_key(f, "live", "all", f->live, NULL);
+	fx_key(f, "test", "all", f->test, NULL);
+}
+
+void
+fx_key(const struct fx *f, const char *kind, const char *scopes, char out[80],
+    char id_out[40])
+{
+	json_object	*o;
+
+	cr_assert_eq(ctl(&o, "apikey create --tenant %s --member %s --kind %s "
+	    "--scopes %s", f->tenant, f->member, kind, scopes), 0);
+	copy(out, 80, o, "key");
+	if (id_out != NULL)
+		copy(id_out, 40, o, "id");
+	json_object_put(o);
+}
+
+void
+fx_campaign(const struct fx *f, const char *key, char out[40])
+{
+	char		 body[512];
+	struct resp	*r;
+
+	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"%s\","
+	    "\"name\":\"キャンペーン %s\"}", f->site, key, key);
+	r = http("POST", "/api/v1/campaigns", f->live, body, NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	snprintf(out, 40, "%s", jget(r->json, "id"));
+	resp_free(r);
+}

@@ -1,0 +1,62 @@
+/*
+ * Integration-test helpers.  harness.sh starts MariaDB and lighttpd with
+ * formback.fcgi on loopback ports of its own and exports:
+ *   FB_TEST_URL   base URL (http://127.0.0.1:PORT)
+ *   FB_CTL        path of formbackctl; FORMBACK_CONF its configuration
+ *   FB_DB_SOCKET  the MariaDB socket, for checks the API cannot make
+ */
+#ifndef FB_HARNESS_H
+#define FB_HARNESS_H
+
+#include <stdbool.h>
+
+#include <json-c/json.h>
+
+struct resp {
+	long		 status;
+	char		*body;
+	char		*headers;	/* raw header block */
+	json_object	*json;		/* NULL when the body is not JSON */
+};
+
+/* One HTTP request; `key` adds "Authorization: Bearer key"; `hdr` is
+ * one extra "Name: value" header or NULL.  Aborts the test on failure. */
+struct resp	*http(const char *method, const char *path, const char *key,
+		    const char *body, const char *hdr);
+/* Header value (case-insensitive name) or NULL; static storage. */
+const char	*resp_header(const struct resp *, const char *name);
+void		 resp_free(struct resp *);
+/* Value at a dotted path ("error.code", "data.0.id") as a string, or NULL. */
+const char	*jget(json_object *, const char *path);
+json_object	*jobj(json_object *, const char *path);
+/* Assert the contract's error envelope. */
+void		 expect_error(const struct resp *, long status, const char *type,
+		    const char *code, const char *param);
+
+/* Run formbackctl with a printf-formatted argument string; returns its
+ * exit status and, when out is not NULL, the parsed stdout JSON. */
+int		 ctl(json_object **out, const char *fmt, ...)
+		    __attribute__((format(printf, 2, 3)));
+/* Run SQL as root on the test database; returns the first cell of the
+ * first row (static storage) or "" when none. */
+const char	*sql(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+struct fx {
+	char	 tenant[40];
+	char	 member[40];
+	char	 site[40];
+	char	 site_pk[40];
+	char	 live[80];
+	char	 test[80];
+};
+
+/* A fresh tenant (plan; rate_limit <= 0: plan value, else custom) with an
+ * owner, a site and live and test keys with every scope. */
+void	fx_new(struct fx *, const char *plan, int rate_limit);
+/* A key of the fixture's tenant and owner with the given scopes. */
+void	fx_key(const struct fx *, const char *kind, const char *scopes,
+	    char out[80], char id_out[40]);
+/* Create a campaign through the API; returns its id in out. */
+void	fx_campaign(const struct fx *, const char *key, char out[40]);
+
+#endif

@@ -1,2 +1,41 @@
 #!/bin/sh
-exit 0
+# Integration-test harness: starts a private MariaDB and lighttpd running
+# formback.fcgi (two pre-forked workers) on loopback ports the kernel
+# picks, runs the criterion suite against them, and stops both.
+set -eu
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+cd "$top_srcdir"
+src=$(pwd)
+bld=$(cd "$top_builddir" && pwd)
+. "$src/scripts/lib.sh"
+
+W=$(mktemp -d /tmp/fbtest.XXXXXX)
+cleanup() {
+	fb_http_stop "$W" || true
+	fb_db_stop "$W" || true
+	if [ "${FB_KEEP:-0}" = 1 ]; then echo "kept $W" >&2; else rm -rf "$W"; fi
+}
+trap cleanup EXIT INT TERM
+
+set -- $("$bld/tests/freeport" 2)
+dbport=$1 httpport=$2
+fb_db_start "$W" "$dbport"
+FB_LOG_LEVEL=info fb_write_conf "$W" "http://127.0.0.1:$httpport"
+export FORMBACK_CONF="$W/formback.conf"
+"$bld/formbackctl" migrate --dir "$src/db/migrations" >/dev/null
+fb_http_start "$W" "$httpport" 2 "$bld/formback.fcgi"
+
+export FB_TEST_URL="http://127.0.0.1:$httpport"
+export FB_CTL="$bld/formbackctl"
+export FB_DB_SOCKET="$W/mysql.sock"
+export FB_MIGRATIONS="$src/db/migrations"
+export FB_LOG="$W/lighttpd.err"
+set +e
+"$bld/tests/integ/integ" --jobs 2 ${FB_TEST_FILTER:+--filter "$FB_TEST_FILTER"}
+rc=$?
+if [ $rc -ne 0 ]; then
+	echo "--- last lines of the server log ---" >&2
+	tail -n 40 "$W/lighttpd.err" >&2
+fi
+exit $rc

@@ -1,1 +1,221 @@
+/* Campaigns (contract: Campaign, CampaignIn; States, Campaign). */
+#include <stdio.h>
+#include <string.h>
+
 #include <criterion/criterion.h>
+
+#include "harness.h"
+
+static struct resp *
+create(const struct fx *f, const char *extra)
+{
+	char	 b[1024];
+
+	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"spring\","
+	    "\"name\":\"春のキャンペーン\"%s}", f->site, extra);
+	return http("POST", "/api/v1/campaigns", f->live, b, NULL);
+}
+
+Test(campaigns, create_defaults_to_paused)
+{
+	struct fx	 f;
+	struct resp	*r;
+
+	fx_new(&f, "pro", 0);
+	r = create(&f, ",\"product_name\":\"美容液\",\"abandon_wait_minutes\":45");
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "status"), "paused");
+	cr_assert_str_eq(jget(r->json, "key"), "spring");
+	cr_assert_str_eq(jget(r->json, "name"), "春のキャンペーン");
+	cr_assert_str_eq(jget(r->json, "product_name"), "美容液");
+	cr_assert_str_eq(jget(r->json, "abandon_wait_minutes"), "45");
+	cr_assert_str_eq(jget(r->json, "site_id"), f.site);
+	cr_assert_str_eq(jget(r->json, "site.id"), f.site);
+	cr_assert_not_null(jobj(r->json, "url_rules"));
+	cr_assert_not_null(jobj(r->json, "warnings"));
+	cr_assert(json_object_object_get_ex(r->json, "form_profile", NULL));
+	cr_assert_eq(strlen(jget(r->json, "created_at")), 20);
+	cr_assert_eq(jget(r->json, "created_at")[19], 'Z');
+	resp_free(r);
+}
+
+Test(campaigns, explicit_paused_and_null_status_are_fine)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 b[512];
+
+	fx_new(&f, "pro", 0);
+	r = create(&f, ",\"status\":\"paused\"");
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	resp_free(r);
+	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"n2\",\"name\":\"n\","
+	    "\"status\":null,\"product_name\":null,\"abandon_wait_minutes\":null}", f.site);
+	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "status"), "paused");
+	cr_assert_str_eq(jget(r->json, "abandon_wait_minutes"), "30");
+	resp_free(r);
+}
+
+Test(campaigns, api_key_draft_only)
+{
+	struct fx	 f;
+	struct resp	*r;
+
+	fx_new(&f, "pro", 0);
+	r = create(&f, ",\"status\":\"active\"");
+	expect_error(r, 422, "invalid_request", "api_key_draft_only", "status");
+	resp_free(r);
+	r = create(&f, ",\"status\":\"archived\"");
+	expect_error(r, 422, "invalid_request", "api_key_draft_only", "status");
+	resp_free(r);
+	r = create(&f, ",\"status\":\"running\"");
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "status");
+	resp_free(r);
+	/* a test key gets the same answer */
+	{
+		char	 b[512];
+
+		snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"t\",\"name\":\"n\","
+		    "\"status\":\"active\"}", f.site);
+		r = http("POST", "/api/v1/campaigns", f.test, b, NULL);
+		expect_error(r, 422, "invalid_request", "api_key_draft_only", "status");
+		cr_assert_str_eq(resp_header(r, "Formback-Dry-Run"), "true");
+		resp_free(r);
+	}
+}
+
+Test(campaigns, key_taken_is_409)
+{
+	struct fx	 f;
+	struct resp	*r;
+
+	fx_new(&f, "pro", 0);
+	r = create(&f, "");
+	cr_assert_eq(r->status, 201);
+	resp_free(r);
+	r = create(&f, "");
+	expect_error(r, 409, "invalid_request", "campaign_key_taken", "key");
+	resp_free(r);
+}
+
+Test(campaigns, bad_key_and_name)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 b[512];
+
+	fx_new(&f, "pro", 0);
+	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"has space\",\"name\":\"n\"}", f.site);
+	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "key");
+	resp_free(r);
+	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"ok\",\"name\":\"  \"}", f.site);
+	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "name");
+	resp_free(r);
+}
+
+Test(campaigns, unknown_or_foreign_site_is_404)
+{
+	struct fx	 f, g;
+	struct resp	*r;
+	char		 b[512];
+
+	fx_new(&f, "pro", 0);
+	fx_new(&g, "pro", 0);
+	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":\"n\"}", g.site);
+	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
+	expect_error(r, 404, "not_found", "not_found", "site_id");
+	resp_free(r);
+	r = http("POST", "/api/v1/campaigns", f.live,
+	    "{\"site_id\":\"01900000-0000-7000-8000-000000000000\",\"key\":\"k\",\"name\":\"n\"}", NULL);
+	expect_error(r, 404, "not_found", "not_found", "site_id");
+	resp_free(r);
+}
+
+Test(campaigns, get_and_isolation)
+{
+	struct fx	 f, g;
+	struct resp	*r;
+	char		 id[40], p[128];
+
+	fx_new(&f, "pro", 0);
+	fx_new(&g, "pro", 0);
+	fx_campaign(&f, "mine", id);
+	snprintf(p, sizeof(p), "/api/v1/campaigns/%s", id);
+	r = http("GET", p, f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200);
+	cr_assert_str_eq(jget(r->json, "id"), id);
+	resp_free(r);
+	r = http("GET", p, g.live, NULL, NULL);
+	expect_error(r, 404, "not_found", "not_found", "campaign_id");
+	resp_free(r);
+	/* upper-case UUIDs name the same campaign */
+	{
+		char	 up[128];
+		size_t	 i;
+
+		snprintf(up, sizeof(up), "%s", p);
+		for (i = 0; up[i] != '\0'; i++)
+			if (up[i] >= 'a' && up[i] <= 'f' && i > 18)
+				up[i] = (char)(up[i] - 32);
+		r = http("GET", up, f.live, NULL, NULL);
+		cr_assert_eq(r->status, 200, "%s", r->body);
+		resp_free(r);
+	}
+	r = http("GET", "/api/v1/campaigns", g.live, NULL, NULL);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 0);
+	resp_free(r);
+}
+
+Test(campaigns, list_filters_and_counts)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 a[40], b[40], p[256], site2[40];
+	json_object	*o;
+
+	fx_new(&f, "pro", 0);
+	fx_campaign(&f, "first", a);
+	cr_assert_eq(ctl(&o, "site create --tenant %s --name two --domain two.example.jp",
+	    f.tenant), 0);
+	snprintf(site2, sizeof(site2), "%s", jget(o, "id"));
+	json_object_put(o);
+	{
+		char	 body[512];
+
+		snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"second\",\"name\":\"n\"}", site2);
+		r = http("POST", "/api/v1/campaigns", f.live, body, NULL);
+		cr_assert_eq(r->status, 201);
+		snprintf(b, sizeof(b), "%s", jget(r->json, "id"));
+		resp_free(r);
+	}
+	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active", b), 0);
+	sql("INSERT INTO scenarios (id, tenant_id, campaign_id, name, status) VALUES "
+	    "(UUID(), '%s', '%s', 's1', 'active'), (UUID(), '%s', '%s', 's2', 'draft')",
+	    f.tenant, b, f.tenant, b);
+	sql("INSERT INTO scenarios (id, tenant_id, campaign_id, name, status, deleted_at) "
+	    "VALUES (UUID(), '%s', '%s', 'gone', 'paused', NOW())", f.tenant, b);
+
+	snprintf(p, sizeof(p), "/api/v1/campaigns?site_id=%s", site2);
+	r = http("GET", p, f.live, NULL, NULL);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1);
+	cr_assert_str_eq(jget(r->json, "data.0.id"), b);
+	cr_assert_str_eq(jget(r->json, "data.0.status"), "active");
+	cr_assert_str_eq(jget(r->json, "data.0.scenario_count"), "2");
+	cr_assert_str_eq(jget(r->json, "data.0.active_scenario_count"), "1");
+	cr_assert_null(jobj(r->json, "data.0.url_rules"));
+	resp_free(r);
+	r = http("GET", "/api/v1/campaigns?status=paused", f.live, NULL, NULL);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1);
+	cr_assert_str_eq(jget(r->json, "data.0.id"), a);
+	cr_assert_str_eq(jget(r->json, "data.0.scenario_count"), "0");
+	cr_assert_str_eq(jget(r->json, "data.0.active_scenario_count"), "0");
+	resp_free(r);
+	r = http("GET", "/api/v1/campaigns?status=archived", f.live, NULL, NULL);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 0);
+	cr_assert_null(jget(r->json, "next_cursor"));
+	resp_free(r);
+}

@@ -1,1 +1,383 @@
+/*
+ * The request core on real endpoints: routing, body and parameter checks,
+ * paging, idempotency, dry runs, the audit log (contract: conventions,
+ * Errors, Idempotency, Authentication 3).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
 #include <criterion/criterion.h>
+
+#include "harness.h"
+
+Test(core, unknown_path_is_404)
+{
+	struct resp *r = http("GET", "/api/v1/nothing-here", NULL, NULL, NULL);
+
+	expect_error(r, 404, "not_found", "not_found", NULL);
+	resp_free(r);
+	r = http("GET", "/api/v1/sites/", NULL, NULL, NULL);
+	expect_error(r, 404, "not_found", "not_found", NULL);
+	resp_free(r);
+}
+
+Test(core, wrong_method_is_405_with_allow)
+{
+	struct resp *r = http("DELETE", "/api/v1/campaigns", NULL, NULL, NULL);
+
+	expect_error(r, 405, "invalid_request", "method_not_allowed", NULL);
+	cr_assert_str_eq(resp_header(r, "Allow"), "GET, POST");
+	resp_free(r);
+}
+
+Test(core, malformed_json_is_400)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 deep[512];
+	int		 i;
+
+	fx_new(&f, "pro", 0);
+	r = http("POST", "/api/v1/campaigns", f.live, "{\"key\": ", NULL);
+	expect_error(r, 400, "invalid_request", "invalid_json", NULL);
+	resp_free(r);
+	r = http("POST", "/api/v1/campaigns", f.live, "not json at all", NULL);
+	expect_error(r, 400, "invalid_request", "invalid_json", NULL);
+	resp_free(r);
+	r = http("POST", "/api/v1/campaigns", f.live, "[1,2]", NULL);
+	expect_error(r, 400, "invalid_request", "invalid_json", NULL);
+	resp_free(r);
+	r = http("POST", "/api/v1/campaigns", f.live, "{\"a\":1} trailing", NULL);
+	expect_error(r, 400, "invalid_request", "invalid_json", NULL);
+	resp_free(r);
+	/* nesting past max_json_depth */
+	for (i = 0; i < 200; i++)
+		deep[i] = '[';
+	deep[i] = '\0';
+	snprintf(deep + 200, sizeof(deep) - 200, "%s", "");
+	{
+		char	 b[1024];
+
+		snprintf(b, sizeof(b), "{\"x\":%s", deep);
+		r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
+		expect_error(r, 400, "invalid_request", "invalid_json", NULL);
+		resp_free(r);
+	}
+	/* invalid UTF-8 */
+	r = http("POST", "/api/v1/campaigns", f.live, "{\"name\":\"\xff\xfe\"}", NULL);
+	expect_error(r, 400, "invalid_request", "invalid_json", NULL);
+	resp_free(r);
+}
+
+Test(core, body_too_large_is_400)
+{
+	struct fx	 f;
+	struct resp	*r;
+	size_t		 n = 2u << 20;
+	char		*b = malloc(n + 1);
+
+	fx_new(&f, "pro", 0);
+	memset(b, ' ', n);
+	b[0] = '{';
+	b[n - 1] = '}';
+	b[n] = '\0';
+	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
+	expect_error(r, 400, "invalid_request", "body_too_large", NULL);
+	resp_free(r);
+	free(b);
+}
+
+Test(core, missing_and_mistyped_fields_are_422)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 b[512];
+
+	fx_new(&f, "pro", 0);
+	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"name\":\"n\"}", f.site);
+	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
+	expect_error(r, 422, "invalid_request", "parameter_missing", "key");
+	resp_free(r);
+	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":5}", f.site);
+	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "name");
+	resp_free(r);
+	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":\"n\","
+	    "\"abandon_wait_minutes\":\"30\"}", f.site);
+	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "abandon_wait_minutes");
+	resp_free(r);
+	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":\"n\","
+	    "\"abandon_wait_minutes\":0}", f.site);
+	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "abandon_wait_minutes");
+	resp_free(r);
+	r = http("POST", "/api/v1/campaigns", f.live, "{\"site_id\":\"x\",\"key\":\"k\",\"name\":\"n\"}", NULL);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "site_id");
+	resp_free(r);
+	r = http("POST", "/api/v1/campaigns", f.live, "", NULL);
+	expect_error(r, 422, "invalid_request", "parameter_missing", "site_id");
+	resp_free(r);
+}
+
+Test(core, bad_query_and_path_parameters_are_400)
+{
+	struct fx	 f;
+	struct resp	*r;
+	static const char *const bad[] = { "limit=0", "limit=201", "limit=abc",
+	    "limit=-1", "limit=", "limit=99999999999999999999" };
+	char		 p[256];
+	size_t		 i;
+
+	fx_new(&f, "pro", 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		snprintf(p, sizeof(p), "/api/v1/sites?%s", bad[i]);
+		r = http("GET", p, f.live, NULL, NULL);
+		expect_error(r, 400, "invalid_request", "parameter_invalid", "limit");
+		resp_free(r);
+	}
+	r = http("GET", "/api/v1/sites?limit=200", f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200);
+	resp_free(r);
+	r = http("GET", "/api/v1/sites?limit=1", f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200);
+	resp_free(r);
+	r = http("GET", "/api/v1/campaigns?status=running", f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "parameter_invalid", "status");
+	resp_free(r);
+	r = http("GET", "/api/v1/campaigns?site_id=42", f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "parameter_invalid", "site_id");
+	resp_free(r);
+	r = http("GET", "/api/v1/campaigns/not-a-uuid", f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "parameter_invalid", "campaign_id");
+	resp_free(r);
+	r = http("GET", "/api/v1/sites/123", f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "parameter_invalid", "site_id");
+	resp_free(r);
+	r = http("GET", "/api/v1/sites?limit=%zz", f.live, NULL, NULL);
+	cr_assert_eq(r->status, 400, "%s", r->body);
+	resp_free(r);
+}
+
+Test(core, cursor_never_issued_is_400)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 a[40], b[40], p[512], cur[256];
+
+	fx_new(&f, "pro", 0);
+	r = http("GET", "/api/v1/campaigns?cursor=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+	    f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "cursor_invalid", "cursor");
+	resp_free(r);
+	r = http("GET", "/api/v1/campaigns?cursor=hello", f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "cursor_invalid", "cursor");
+	resp_free(r);
+	/* a real cursor of another list is not accepted here */
+	fx_campaign(&f, "c1", a);
+	fx_campaign(&f, "c2", b);
+	r = http("GET", "/api/v1/campaigns?limit=1", f.live, NULL, NULL);
+	snprintf(cur, sizeof(cur), "%s", jget(r->json, "next_cursor"));
+	resp_free(r);
+	snprintf(p, sizeof(p), "/api/v1/sites?cursor=%s", cur);
+	r = http("GET", p, f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "cursor_invalid", "cursor");
+	resp_free(r);
+	/* a tampered cursor is refused */
+	cur[5] = cur[5] == 'A' ? 'B' : 'A';
+	snprintf(p, sizeof(p), "/api/v1/campaigns?cursor=%s", cur);
+	r = http("GET", p, f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "cursor_invalid", "cursor");
+	resp_free(r);
+}
+
+Test(core, paging_walks_every_row_once)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 ids[5][40], key[16], p[512], cur[256] = "", seen[8][40];
+	int		 i, n = 0, pages = 0;
+	json_object	*data;
+
+	fx_new(&f, "pro", 0);
+	for (i = 0; i < 5; i++) {
+		snprintf(key, sizeof(key), "page%d", i);
+		fx_campaign(&f, key, ids[i]);
+	}
+	do {
+		snprintf(p, sizeof(p), "/api/v1/campaigns?limit=2%s%s",
+		    cur[0] ? "&cursor=" : "", cur);
+		r = http("GET", p, f.live, NULL, NULL);
+		cr_assert_eq(r->status, 200, "%s", r->body);
+		data = jobj(r->json, "data");
+		for (i = 0; i < (int)json_object_array_length(data); i++)
+			snprintf(seen[n++], 40, "%s", jget(data, i == 0 ? "0.id" : "1.id"));
+		pages++;
+		if (jget(r->json, "next_cursor") != NULL) {
+			cr_assert(json_object_get_boolean(jobj(r->json, "has_more")));
+			snprintf(cur, sizeof(cur), "%s", jget(r->json, "next_cursor"));
+		} else {
+			cr_assert(!json_object_get_boolean(jobj(r->json, "has_more")));
+			cur[0] = '\0';
+		}
+		resp_free(r);
+	} while (cur[0] != '\0' && pages < 10);
+	cr_assert_eq(pages, 3);
+	cr_assert_eq(n, 5);
+	/* newest first */
+	for (i = 0; i < 5; i++)
+		cr_assert_str_eq(seen[i], ids[4 - i]);
+}
+
+Test(core, request_id_everywhere)
+{
+	struct resp *r = http("GET", "/api/v1/openapi.json", NULL, NULL, NULL);
+
+	cr_assert_eq(r->status, 200);
+	cr_assert_not_null(resp_header(r, "X-Request-Id"));
+	resp_free(r);
+}
+
+Test(core, idempotent_create_exists_once)
+{
+	struct fx	 f;
+	struct resp	*a, *b;
+	char		 body[512];
+
+	fx_new(&f, "pro", 0);
+	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"once\",\"name\":\"一度だけ\"}", f.site);
+	a = http("POST", "/api/v1/campaigns", f.live, body, "Idempotency-Key: 7c1d-once");
+	cr_assert_eq(a->status, 201, "%s", a->body);
+	cr_assert_null(resp_header(a, "Idempotency-Replayed"));
+	b = http("POST", "/api/v1/campaigns", f.live, body, "Idempotency-Key: 7c1d-once");
+	cr_assert_eq(b->status, 201, "%s", b->body);
+	cr_assert_str_eq(resp_header(b, "Idempotency-Replayed"), "true");
+	cr_assert_str_eq(a->body, b->body);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM campaigns WHERE tenant_id = '%s'", f.tenant), "1");
+	resp_free(a);
+	resp_free(b);
+	/* same key, other body: 422 */
+	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"twice\",\"name\":\"x\"}", f.site);
+	a = http("POST", "/api/v1/campaigns", f.live, body, "Idempotency-Key: 7c1d-once");
+	expect_error(a, 422, "invalid_request", "idempotency_key_reused", NULL);
+	resp_free(a);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM campaigns WHERE tenant_id = '%s'", f.tenant), "1");
+}
+
+Test(core, idempotent_4xx_is_replayed)
+{
+	struct fx	 f;
+	struct resp	*a, *b;
+	char		 body[512];
+
+	fx_new(&f, "pro", 0);
+	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"name\":\"no key\"}", f.site);
+	a = http("POST", "/api/v1/campaigns", f.live, body, "Idempotency-Key: bad-1");
+	expect_error(a, 422, "invalid_request", "parameter_missing", "key");
+	b = http("POST", "/api/v1/campaigns", f.live, body, "Idempotency-Key: bad-1");
+	cr_assert_eq(b->status, 422);
+	cr_assert_str_eq(resp_header(b, "Idempotency-Replayed"), "true");
+	cr_assert_str_eq(a->body, b->body);
+	resp_free(a);
+	resp_free(b);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM campaigns WHERE tenant_id = '%s'", f.tenant), "0");
+}
+
+Test(core, idempotency_key_invalid)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 hdr[400], body[256];
+
+	fx_new(&f, "pro", 0);
+	memcpy(hdr, "Idempotency-Key: ", 17);
+	memset(hdr + 17, 'k', 300);
+	hdr[317] = '\0';
+	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":\"n\"}", f.site);
+	r = http("POST", "/api/v1/campaigns", f.live, body, hdr);
+	expect_error(r, 400, "invalid_request", "idempotency_key_invalid", "Idempotency-Key");
+	resp_free(r);
+}
+
+/*
+ * While another transaction holds the key's row, a second request is
+ * answered 409 at once instead of waiting on the lock (design 6).
+ */
+Test(core, idempotency_key_in_progress, .timeout = 30)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 body[256], cmd[1024];
+	FILE		*p;
+
+	fx_new(&f, "pro", 0);
+	snprintf(cmd, sizeof(cmd), "mariadb --no-defaults -uroot --socket=%s formback >/dev/null",
+	    getenv("FB_DB_SOCKET"));
+	p = popen(cmd, "w");
+	fprintf(p, "BEGIN; INSERT INTO idempotency_keys (tenant_id, endpoint, "
+	    "idem_key, request_hash) VALUES ('%s', 'POST /api/v1/campaigns', "
+	    "'busy-1', REPEAT('x', 32)); SELECT SLEEP(4); ROLLBACK;\n", f.tenant);
+	fflush(p);
+	sleep(1);
+	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":\"n\"}", f.site);
+	r = http("POST", "/api/v1/campaigns", f.live, body, "Idempotency-Key: busy-1");
+	expect_error(r, 409, "invalid_request", "idempotency_key_in_progress", NULL);
+	resp_free(r);
+	pclose(p);
+	/* after the holder rolled back, the key works */
+	r = http("POST", "/api/v1/campaigns", f.live, body, "Idempotency-Key: busy-1");
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	resp_free(r);
+}
+
+Test(core, test_key_dry_run_leaves_nothing)
+{
+	struct fx	 f;
+	struct resp	*r, *live;
+	char		 body[256], path[128];
+
+	fx_new(&f, "pro", 0);
+	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"dry\",\"name\":\"試し\"}", f.site);
+	r = http("POST", "/api/v1/campaigns", f.test, body, "Idempotency-Key: dry-1");
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	cr_assert_str_eq(resp_header(r, "Formback-Dry-Run"), "true");
+	cr_assert_str_eq(jget(r->json, "status"), "paused");
+	cr_assert_str_eq(jget(r->json, "key"), "dry");
+	snprintf(path, sizeof(path), "/api/v1/campaigns/%s", jget(r->json, "id"));
+	/* the live answer has the same shape */
+	live = http("POST", "/api/v1/campaigns", f.live, body, NULL);
+	cr_assert_eq(live->status, 201);
+	cr_assert_eq(json_object_object_length(r->json),
+	    json_object_object_length(live->json));
+	cr_assert_null(resp_header(live, "Formback-Dry-Run"));
+	resp_free(live);
+	resp_free(r);
+	r = http("GET", path, f.live, NULL, NULL);
+	expect_error(r, 404, "not_found", "not_found", "campaign_id");
+	resp_free(r);
+	/* resending is a dry run every time, never a replay */
+	r = http("POST", "/api/v1/campaigns", f.test, body, "Idempotency-Key: dry-1");
+	cr_assert_eq(r->status, 409, "%s", r->body);	/* key taken by the live create */
+	cr_assert_str_eq(resp_header(r, "Formback-Dry-Run"), "true");
+	cr_assert_null(resp_header(r, "Idempotency-Replayed"));
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM campaigns WHERE tenant_id = '%s'", f.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM idempotency_keys WHERE tenant_id = '%s'", f.tenant), "0");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s' "
+	    "AND actor_type = 'api_key'", f.tenant), "1");
+}
+
+Test(core, audit_row_with_each_write)
+{
+	struct fx	 f;
+	char		 id[40];
+
+	fx_new(&f, "pro", 0);
+	fx_campaign(&f, "audited", id);
+	cr_assert_str_eq(sql("SELECT action FROM audit_log WHERE tenant_id = '%s' "
+	    "AND target_id = '%s'", f.tenant, id), "createCampaign");
+	cr_assert_neq(strlen(sql("SELECT request_id FROM audit_log WHERE "
+	    "target_id = '%s'", id)), 0);
+}

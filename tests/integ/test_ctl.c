@@ -1,1 +1,63 @@
+/* formbackctl's fixed output and errors (design 4). */
+#include <stdio.h>
+#include <string.h>
+
 #include <criterion/criterion.h>
+
+#include "harness.h"
+
+Test(ctl, migrate_is_idempotent_and_prints_current)
+{
+	json_object	*o;
+	char		 args[1024];
+
+	snprintf(args, sizeof(args), "migrate --dir %s", getenv("FB_MIGRATIONS"));
+	cr_assert_eq(ctl(&o, "%s", args), 0);
+	cr_assert_eq(json_object_array_length(jobj(o, "applied")), 0);
+	cr_assert_eq(strlen(jget(o, "current")), 4);
+	json_object_put(o);
+}
+
+Test(ctl, output_shapes)
+{
+	json_object	*o;
+	struct fx	 f;
+
+	fx_new(&f, "starter", 0);
+	cr_assert_eq(ctl(&o, "site create --tenant %s --name s --domain s.example.jp", f.tenant), 0);
+	cr_assert_eq(json_object_object_length(o), 2);
+	cr_assert_eq(strlen(jget(o, "id")), 36);
+	cr_assert_eq(strncmp(jget(o, "public_key"), "pk_", 3), 0);
+	json_object_put(o);
+	cr_assert_eq(strncmp(f.live, "fb_live_", 8), 0);
+	cr_assert_eq(strlen(f.live), 40);
+	cr_assert_eq(strncmp(f.test, "fb_test_", 8), 0);
+}
+
+Test(ctl, usage_and_failures)
+{
+	struct fx	 f;
+	json_object	*o;
+	char		 m[40];
+
+	cr_assert_eq(ctl(NULL, "nonsense"), 2);
+	cr_assert_eq(ctl(NULL, "tenant create --name x --plan platinum"), 2);
+	cr_assert_eq(ctl(NULL, "tenant create --name x --rate-limit 0"), 2);
+	cr_assert_eq(ctl(NULL, "site create --tenant nope --name x --domain d"), 2);
+	cr_assert_eq(ctl(NULL, "site create --tenant 01900000-0000-7000-8000-000000000000 "
+	    "--name x --domain d.example"), 1);
+	fx_new(&f, "free", 0);
+	cr_assert_eq(ctl(NULL, "apikey create --tenant %s --member %s --kind live "
+	    "--scopes sites:read,bogus:write", f.tenant, f.member), 2);
+	/* keys are issued to owners and admins only (contract: Authentication 4) */
+	cr_assert_eq(ctl(&o, "member create --tenant %s --email m@x.example", f.tenant), 0);
+	snprintf(m, sizeof(m), "%s", jget(o, "id"));
+	json_object_put(o);
+	cr_assert_eq(ctl(NULL, "apikey create --tenant %s --member %s --kind live "
+	    "--scopes all", f.tenant, m), 1);
+	cr_assert_eq(ctl(NULL, "member create --tenant %s --email m@x.example", f.tenant), 1);
+	cr_assert_eq(ctl(NULL, "apikey revoke --id 01900000-0000-7000-8000-000000000000"), 1);
+	/* keys are stored as hashes only */
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM api_keys WHERE tenant_id = '%s' "
+	    "AND LENGTH(key_hash) = 32 AND key_prefix = LEFT('%s', 12)", f.tenant, f.live), "1");
+}
