@@ -537,7 +537,7 @@ dispatch(struct req *r)
 		if (e == FB_OK && r->authed) {
 			e = rate_limit(r, &admitted);
 			if (e == FB_OK && admitted &&
-			    (r->auth.scopes & r->route->scopes) != r->route->scopes)
+			    !scope_covers(r->auth.scopes, r->route->scopes))
 				(void)api_error(r, AC_SCOPE_INSUFFICIENT, NULL);
 		}
 		db_rollback(r->db);

@@ -237,6 +237,11 @@ extern const char *const scope_names[SCOPE__MAX];
  * Returns false on an unknown or empty name.
  */
 bool	 scope_parse(const char *s, uint32_t *bits);
+/*
+ * True when `have` holds every scope of `need`: operations with several
+ * scopes require all of them (contract: Authentication 8).
+ */
+bool	 scope_covers(uint32_t have, uint32_t need);
 /* Write the names of bits, comma-separated, into b. */
 enum fb_err scope_format(uint32_t bits, struct buf *b) FB_WUR;
 

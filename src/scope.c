@@ -46,6 +46,12 @@ scope_parse(const char *s, uint32_t *bits)
 	return true;
 }
 
+bool
+scope_covers(uint32_t have, uint32_t need)
+{
+	return (have & need) == need;
+}
+
 enum fb_err
 scope_format(uint32_t bits, struct buf *b)
 {

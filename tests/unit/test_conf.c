@@ -1,1 +1,87 @@
+/* conf.c: the configuration table (design 5; STYLE 12). */
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
 #include <criterion/criterion.h>
+
+#include "../../src/formback.h"
+
+static char keyfile[] = "/tmp/fbkeyXXXXXX";
+static char conffile[] = "/tmp/fbconfXXXXXX";
+
+static void
+write_files(const char *body)
+{
+	FILE	*f;
+	int	 fd;
+
+	if (keyfile[11] == 'X') {
+		fd = mkstemp(keyfile);
+		f = fdopen(fd, "w");
+		fputs("1:00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n", f);
+		fclose(f);
+		fd = mkstemp(conffile);
+		close(fd);
+	}
+	f = fopen(conffile, "w");
+	fputs(body, f);
+	fclose(f);
+}
+
+static enum fb_err
+load(const char *body, char *err, size_t n)
+{
+	struct conf	 c;
+	enum fb_err	 e;
+	char		 full[2048];
+
+	write_files("");
+	snprintf(full, sizeof(full), body, keyfile);
+	write_files(full);
+	e = conf_load(&c, conffile, err, n);
+	if (e == FB_OK)
+		conf_free(&c);
+	return e;
+}
+
+Test(conf, good_file_with_defaults)
+{
+	struct conf	 c;
+	char		 err[256], full[1024];
+
+	write_files("");
+	snprintf(full, sizeof(full), "# comment\n  db_user = fb \ndb_name=formback\n"
+	    "base_url = https://fb.example.jp/\npii_key_file = %s\n\n", keyfile);
+	write_files(full);
+	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_OK, "%s", err);
+	cr_assert_str_eq(c.db_user, "fb");
+	cr_assert_str_eq(c.db_host, "127.0.0.1");
+	cr_assert_eq(c.db_port, 3306);
+	cr_assert_str_eq(c.base_url, "https://fb.example.jp");
+	cr_assert_eq(c.max_body_bytes, 1048576);
+	cr_assert_eq(c.master_key_id, 1);
+	cr_assert_eq(c.master_key[0], 0x00);
+	cr_assert_eq(c.master_key[1], 0x11);
+	conf_free(&c);
+}
+
+Test(conf, errors_name_key_and_line)
+{
+	char	 err[256];
+
+	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = x\npii_key_file = %s\n"
+	    "colour = blue\n", err, sizeof(err)), FB_ECONF);
+	cr_assert_not_null(strstr(err, "line 5"), "%s", err);
+	cr_assert_not_null(strstr(err, "'colour'"), "%s", err);
+	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = x\npii_key_file = %s\n"
+	    "db_port = 99999\n", err, sizeof(err)), FB_ECONF);
+	cr_assert_not_null(strstr(err, "'db_port'"), "%s", err);
+	cr_assert_eq(load("db_name = b\nbase_url = x\npii_key_file = %s\n", err,
+	    sizeof(err)), FB_ECONF);
+	cr_assert_not_null(strstr(err, "'db_user'"), "%s", err);
+	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = x\npii_key_file = %s\n"
+	    "log_level = loud\n", err, sizeof(err)), FB_ECONF);
+	cr_assert_eq(load("db_user a\n%s", err, sizeof(err)), FB_ECONF);
+	cr_assert_not_null(strstr(err, "line 1"), "%s", err);
+}

@@ -1,1 +1,130 @@
+/* uuid.c, time.c, b64.c, keys.c, scope.c, page.c cursors, body.c utf8. */
+#include <string.h>
+#include <unistd.h>
+
 #include <criterion/criterion.h>
+#include <sodium.h>
+
+#include "../../src/api.h"
+
+Test(uuid, v7_shape_and_order)
+{
+	char	 a[UUID_STRLEN + 1], b[UUID_STRLEN + 1];
+
+	uuid_v7(a);
+	cr_assert(uuid_valid(a));
+	cr_assert_eq(a[14], '7', "version nibble: %s", a);
+	cr_assert(strchr("89ab", a[19]) != NULL, "variant: %s", a);
+	usleep(2000);
+	uuid_v7(b);
+	cr_assert_lt(strcmp(a, b), 0, "time-ordered");
+	cr_assert(!uuid_valid("0190000000007000800000000000000000"));
+	cr_assert(!uuid_valid("01900000-0000-7000-8000-00000000000g"));
+	cr_assert(!uuid_valid(""));
+	cr_assert(uuid_valid("01900000-0000-7000-8000-00000000000A"));
+}
+
+Test(time, iso8601_round_trip_and_offsets)
+{
+	int64_t	 t;
+	char	 s[32];
+
+	cr_assert(time_parse_iso8601("2026-11-22T00:00:00Z", &t));
+	time_iso8601(t, s);
+	cr_assert_str_eq(s, "2026-11-22T00:00:00Z");
+	cr_assert(time_parse_iso8601("2026-11-22T09:00:00+09:00", &t));
+	time_iso8601(t, s);
+	cr_assert_str_eq(s, "2026-11-22T00:00:00Z");
+	cr_assert(time_parse_iso8601("2024-02-29T12:30:15.123Z", &t));
+	cr_assert(!time_parse_iso8601("2023-02-29T00:00:00Z", &t));
+	cr_assert(!time_parse_iso8601("2026-11-22T00:00:00", &t));
+	cr_assert(!time_parse_iso8601("2026-11-22", &t));
+	cr_assert(!time_parse_iso8601("2026-13-01T00:00:00Z", &t));
+	cr_assert(!time_parse_iso8601("2026-11-22T24:00:00Z", &t));
+	cr_assert(!time_parse_iso8601("2026-11-22T00:00:00+0900", &t));
+}
+
+Test(keys, generate_shape_and_hash)
+{
+	char		 k[APIKEY_MAX_LEN + 1];
+	bool		 test;
+	unsigned char	 h1[APIKEY_HASH_LEN], h2[APIKEY_HASH_LEN];
+
+	cr_assert_eq(sodium_init() >= 0, 1);
+	apikey_generate(false, k);
+	cr_assert_eq(strlen(k), 8 + APIKEY_RANDOM_LEN);
+	cr_assert(apikey_shape_ok(k, &test));
+	cr_assert(!test);
+	apikey_hash(k, h1);
+	apikey_hash(k, h2);
+	cr_assert_eq(memcmp(h1, h2, sizeof(h1)), 0);
+	apikey_generate(true, k);
+	cr_assert(apikey_shape_ok(k, &test));
+	cr_assert(test);
+	cr_assert(!apikey_shape_ok("fb_live_short", &test));
+	cr_assert(!apikey_shape_ok("svc_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", &test));
+	cr_assert(!apikey_shape_ok("fb_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA-", &test));
+}
+
+Test(scope, parse_format_and_cover)
+{
+	uint32_t	 b;
+	struct buf	 s;
+
+	cr_assert(scope_parse("all", &b));
+	cr_assert_eq(b, SCOPES_ALL);
+	cr_assert(scope_parse("sites:read,campaigns:write", &b));
+	cr_assert_eq(b, SCOPE_BIT(SC_SITES_READ) | SCOPE_BIT(SC_CAMPAIGNS_WRITE));
+	cr_assert(!scope_parse("sites:read,", &b));
+	cr_assert(!scope_parse("sites:readx", &b));
+	cr_assert(!scope_parse("", &b));
+	buf_init(&s, 256);
+	cr_assert_eq(scope_format(SCOPE_BIT(SC_SITES_READ) | SCOPE_BIT(SC_CAMPAIGNS_WRITE), &s), FB_OK);
+	cr_assert_str_eq(s.data, "campaigns:write,sites:read");
+	buf_release(&s);
+	/* contract: Authentication 8, every scope of a multi-scope operation */
+	b = SCOPE_BIT(SC_CAMPAIGNS_WRITE) | SCOPE_BIT(SC_MESSAGES_WRITE);
+	cr_assert(!scope_covers(b, b | SCOPE_BIT(SC_SCENARIOS_WRITE)));
+	cr_assert(scope_covers(b | SCOPE_BIT(SC_SCENARIOS_WRITE), b));
+	cr_assert(scope_covers(b, 0));
+}
+
+Test(cursor, round_trip_and_refusals)
+{
+	unsigned char	 mk[32], other[32];
+	char		 cur[128], id[UUID_STRLEN + 1];
+	const char	*uid = "01900000-0000-7000-8000-0000000000ab";
+
+	randombytes_buf(mk, sizeof(mk));
+	randombytes_buf(other, sizeof(other));
+	cursor_encode(mk, "listSites", uid, cur, sizeof(cur));
+	cr_assert(cursor_decode(mk, "listSites", cur, id));
+	cr_assert_str_eq(id, uid);
+	cr_assert(!cursor_decode(mk, "listCampaigns", cur, id), "other list");
+	cr_assert(!cursor_decode(other, "listSites", cur, id), "other key");
+	cur[3] = cur[3] == 'A' ? 'B' : 'A';
+	cr_assert(!cursor_decode(mk, "listSites", cur, id), "tampered");
+	cr_assert(!cursor_decode(mk, "listSites", "", id));
+	cr_assert(!cursor_decode(mk, "listSites", "!!!!", id));
+}
+
+Test(b64, url_safe_no_padding)
+{
+	char		 out[16];
+	unsigned char	 back[16];
+
+	b64url_encode((const unsigned char *)"\xfb\xff", 2, out);
+	cr_assert_str_eq(out, "-_8");
+	cr_assert_eq(b64url_decode(out, back, sizeof(back)), 2);
+	cr_assert_eq(b64url_decode("a=", back, sizeof(back)), -1);
+}
+
+Test(utf8, length_and_validation)
+{
+	cr_assert_eq(utf8_len("abc"), 3);
+	cr_assert_eq(utf8_len("春のキャンペーン"), 8);
+	cr_assert_eq(utf8_len("😀"), 1);
+	cr_assert_eq(utf8_len("\xc0\xaf"), -1);	/* overlong */
+	cr_assert_eq(utf8_len("\xed\xa0\x80"), -1);	/* surrogate */
+	cr_assert_eq(utf8_len("\xe3\x81"), -1);	/* truncated */
+}

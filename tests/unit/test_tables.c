@@ -1,1 +1,101 @@
+/* Every enum-sized table has no empty slot (STYLE 3). */
+#include <stdio.h>
+#include <string.h>
+
 #include <criterion/criterion.h>
+
+#include "../../src/api.h"
+
+Test(tables, error_catalog_is_complete)
+{
+	size_t	 i, j;
+
+	for (i = 0; i < API_CODE__MAX; i++) {
+		cr_assert_not_null(api_codes[i].type, "api_codes[%zu]", i);
+		cr_assert_not_null(api_codes[i].code, "api_codes[%zu]", i);
+		cr_assert_not_null(api_codes[i].message_ja, "api_codes[%zu]", i);
+		cr_assert_geq(api_codes[i].status, 400);
+		/* the contract's type for each status (Errors, Types) */
+		switch (api_codes[i].status) {
+		case 401:
+			cr_assert_str_eq(api_codes[i].type, "authentication_error");
+			break;
+		case 403:
+			cr_assert_str_eq(api_codes[i].type, "permission_error");
+			break;
+		case 404:
+			cr_assert_str_eq(api_codes[i].type, "not_found");
+			break;
+		case 429:
+			cr_assert_str_eq(api_codes[i].type, "rate_limit_error");
+			break;
+		default:
+			if (api_codes[i].status >= 500)
+				cr_assert_str_eq(api_codes[i].type, "api_error");
+			else
+				cr_assert_str_eq(api_codes[i].type, "invalid_request");
+		}
+		/* messages are Japanese: at least one multibyte character */
+		for (j = 0; api_codes[i].message_ja[j] != '\0'; j++)
+			if ((unsigned char)api_codes[i].message_ja[j] >= 0x80)
+				break;
+		cr_assert_neq(api_codes[i].message_ja[j], '\0', "%s", api_codes[i].code);
+	}
+}
+
+Test(tables, internal_errors_have_texts)
+{
+	int	 i;
+
+	for (i = 0; i < FB_ERR__MAX; i++)
+		cr_assert_str_neq(fb_strerror((enum fb_err)i), "unknown error");
+	cr_assert_str_eq(fb_strerror(FB_ERR__MAX), "unknown error");
+}
+
+Test(tables, scopes_and_plans)
+{
+	size_t	 i;
+
+	for (i = 0; i < SCOPE__MAX; i++) {
+		cr_assert_not_null(scope_names[i]);
+		cr_assert_not_null(strchr(scope_names[i], ':'));
+	}
+	for (i = 0; i < PLAN__MAX; i++) {
+		cr_assert_not_null(plans[i].name);
+		cr_assert_gt(plans[i].rate_limit, 0);
+		cr_assert_gt(plans[i].steps_per_scenario, 0);
+	}
+	/* contract: Limits */
+	cr_assert_eq(plans[PLAN_FREE].rate_limit, 60);
+	cr_assert_eq(plans[PLAN_STARTER].rate_limit, 60);
+	cr_assert_eq(plans[PLAN_GROWTH].rate_limit, 300);
+	cr_assert_eq(plans[PLAN_PRO].rate_limit, 1000);
+	cr_assert_eq(plans[PLAN_FREE].webhook_endpoints, 0);
+}
+
+Test(tables, routes_are_well_formed)
+{
+	size_t			 i, j;
+	const struct param_def	*p;
+
+	for (i = 0; i < routes_len; i++) {
+		cr_assert_not_null(routes[i].fn);
+		cr_assert_not_null(routes[i].operation_id);
+		cr_assert_not_null(routes[i].params);
+		cr_assert_eq(strncmp(routes[i].path, "/api/v1/", 8), 0);
+		cr_assert(routes[i].scopes != 0 || (routes[i].flags & R_PUBLIC));
+		for (j = 0; j < i; j++) {
+			cr_assert_str_neq(routes[i].operation_id, routes[j].operation_id);
+			cr_assert(strcmp(routes[i].path, routes[j].path) != 0 ||
+			    strcmp(routes[i].method, routes[j].method) != 0);
+		}
+		/* every {var} of the path is a declared path parameter */
+		for (p = routes[i].params; p->name != NULL; p++)
+			if (p->in == IN_PATH) {
+				char	 v[80];
+
+				snprintf(v, sizeof(v), "{%s}", p->name);
+				cr_assert_not_null(strstr(routes[i].path, v));
+			}
+	}
+}
