@@ -78,7 +78,6 @@ struct auth {
 	char		 member_id[UUID_STRLEN + 1];
 	bool		 test;
 	uint32_t	 scopes;
-	enum plan	 plan;
 	int		 rate_limit;	/* effective: custom or plan */
 };
 

@@ -133,6 +133,9 @@ connect_db(void)
 {
 	if (db_open(&db, &conf) != FB_OK)
 		die(1, "cannot connect to the database (see above)");
+	/* every command is one transaction, committed with its audit row */
+	if (db_begin(&db) != FB_OK)
+		die(1, "cannot start a transaction (see above)");
 }
 
 static void
@@ -276,6 +279,7 @@ cmd_member(int argc, char *argv[])
 	if (e == FB_ENOTFOUND)
 		die(1, "member '%s' not found", id);
 	check(e, "update the member");
+	check(db_auth_epoch_bump(&db, tenant), "invalidate cached keys");
 	audit_commit(tenant, strcmp(status, "deleted") == 0 ? "member.delete" :
 	    "member.suspend", "member", id);
 	print_id(id);
@@ -360,6 +364,7 @@ cmd_apikey(int argc, char *argv[])
 		if (e == FB_ENOTFOUND)
 			die(1, "API key '%s' not found", id);
 		check(e, "revoke the API key");
+		check(db_auth_epoch_bump(&db, tenant), "invalidate cached keys");
 		audit_commit(tenant, "apikey.revoke", "api_key", id);
 		print_id(id);
 		return;

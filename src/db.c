@@ -49,17 +49,22 @@ db_open(struct db *db, const struct conf *c)
 	mysql_options(db->my, MYSQL_REPORT_DATA_TRUNCATION, &off);
 	if (mysql_real_connect(db->my, c->db_socket != NULL ? NULL : c->db_host,
 	    c->db_user, c->db_password, c->db_name,
-	    (unsigned)c->db_port, c->db_socket, 0) == NULL) {
+	    (unsigned)c->db_port, c->db_socket, CLIENT_MULTI_RESULTS) == NULL) {
 		logx(LOG_ERR, "cannot connect to database '%s': %s",
 		    c->db_name, mysql_error(db->my));
 		mysql_close(db->my);
 		db->my = NULL;
 		return FB_EDB;
 	}
-	if (mysql_autocommit(db->my, 0) != 0) {
-		logx(LOG_ERR, "cannot turn autocommit off: %s",
-		    mysql_error(db->my));
-		return FB_EDB;
+	return FB_OK;
+}
+
+enum fb_err
+db_begin(struct db *db)
+{
+	if (mysql_real_query(db->my, "START TRANSACTION", 17) != 0) {
+		logx(LOG_ERR, "cannot start a transaction: %s", mysql_error(db->my));
+		return db_classify(db, mysql_errno(db->my));
 	}
 	return FB_OK;
 }
@@ -303,6 +308,9 @@ partial:
 		goto out;
 	}
 out:
+	/* A CALL ends with a status result: drain whatever follows. */
+	while (mysql_stmt_next_result(s) == 0)
+		mysql_stmt_free_result(s);
 	if (bufs != NULL)
 		for (c = 0; c < nc; c++)
 			free(bufs[c]);

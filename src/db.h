@@ -79,8 +79,10 @@ struct dbres {
 };
 
 /*
- * Connect with the configuration's db_* keys; autocommit is off, the
- * session time zone is UTC and the character set utf8mb4.  Returns
+ * Connect with the configuration's db_* keys; the session time zone is
+ * UTC and the character set utf8mb4.  Autocommit stays on: reads cost no
+ * COMMIT round trip, and every write starts its transaction with
+ * db_begin() and ends it with db_commit() or db_rollback().  Returns
  * FB_EDB (logged) on failure.
  */
 enum fb_err	db_open(struct db *, const struct conf *) FB_WUR;
@@ -101,6 +103,8 @@ enum fb_err	db_run(struct db *, enum db_set set, int idx,
 		    struct dbres *res) FB_WUR;
 /* Run a statement without parameters that is not cached (SET, DDL). */
 enum fb_err	db_exec_raw(struct db *, const char *sql) FB_WUR;
+/* START TRANSACTION. */
+enum fb_err	db_begin(struct db *) FB_WUR;
 enum fb_err	db_commit(struct db *) FB_WUR;
 void		db_rollback(struct db *);
 

@@ -15,6 +15,7 @@
 #include <sodium.h>
 
 #include "api.h"
+#include "authcache.h"
 #include "store.h"
 
 #define TX_TRIES	3
@@ -249,9 +250,10 @@ unauthorized(struct req *r, enum api_code code)
 }
 
 /*
- * Authenticate (contract: Authentication 1, 5, 6).  Returns FB_OK with
- * r->authed set, FB_OK with an error response written, or an internal
- * error.
+ * Authenticate (contract: Authentication 1, 5, 6) and admit the request
+ * under the tenant's rate limit (contract: Limits) in one round trip.
+ * Returns FB_OK with r->authed set, FB_OK with an error response written
+ * (401, or 429 with the rate headers), or an internal error.
  */
 static enum fb_err
 authenticate(struct req *r)
@@ -261,8 +263,11 @@ authenticate(struct req *r)
 	struct dbres	 res;
 	enum fb_err	 e;
 	bool		 test;
-	const char	*rl;
+	struct rate_result rr;
+	const struct authcache_entry *c;
+	struct authcache_entry fresh;
 	enum plan	 plan;
+	long long	 epoch;
 
 	if (a == NULL || *a == '\0') {
 		return unauthorized(r, query_has_key(r) ? AC_API_KEY_IN_QUERY :
@@ -277,6 +282,23 @@ authenticate(struct req *r)
 		return unauthorized(r, AC_API_KEY_INVALID);
 	}
 	apikey_hash(tok, hash);
+	if ((c = authcache_get(hash)) != NULL) {
+		/* one round trip: admission checks the cached look-up's epoch */
+		e = db_rate_admit(r->db, c->tenant_id, c->rate_limit, -1, c->epoch,
+		    true, &rr, &epoch);
+		if (e != FB_OK)
+			return e;
+		if (epoch == c->epoch) {
+			memcpy(r->auth.key_id, c->key_id, sizeof(r->auth.key_id));
+			memcpy(r->auth.tenant_id, c->tenant_id, sizeof(r->auth.tenant_id));
+			memcpy(r->auth.member_id, c->member_id, sizeof(r->auth.member_id));
+			r->auth.test = c->test;
+			r->auth.scopes = c->scopes;
+			r->auth.rate_limit = c->rate_limit;
+			goto admitted;
+		}
+		authcache_drop(hash);
+	}
 	if ((e = db_auth_lookup(r->db, hash, sizeof(hash), &res)) != FB_OK)
 		return e;
 	if (res.nrows != 1) {
@@ -291,37 +313,44 @@ authenticate(struct req *r)
 		dbres_free(&res);
 		return unauthorized(r, AC_API_KEY_CREATOR_INACTIVE);
 	}
-	snprintf(r->auth.key_id, sizeof(r->auth.key_id), "%s",
+	memset(&fresh, 0, sizeof(fresh));
+	memcpy(fresh.hash, hash, sizeof(hash));
+	snprintf(fresh.key_id, sizeof(fresh.key_id), "%s",
 	    dbres_get(&res, 0, AUTH_C_KEY_ID));
-	snprintf(r->auth.tenant_id, sizeof(r->auth.tenant_id), "%s",
+	snprintf(fresh.tenant_id, sizeof(fresh.tenant_id), "%s",
 	    dbres_get(&res, 0, AUTH_C_TENANT_ID));
-	snprintf(r->auth.member_id, sizeof(r->auth.member_id), "%s",
+	snprintf(fresh.member_id, sizeof(fresh.member_id), "%s",
 	    dbres_get(&res, 0, AUTH_C_MEMBER_ID));
-	r->auth.test = strcmp(dbres_get(&res, 0, AUTH_C_KIND), "test") == 0;
-	if (!scope_parse(dbres_get(&res, 0, AUTH_C_SCOPES), &r->auth.scopes))
-		r->auth.scopes = 0;
+	fresh.test = strcmp(dbres_get(&res, 0, AUTH_C_KIND), "test") == 0;
+	if (!scope_parse(dbres_get(&res, 0, AUTH_C_SCOPES), &fresh.scopes))
+		fresh.scopes = 0;
 	if (!plan_parse(dbres_get(&res, 0, AUTH_C_PLAN), &plan))
 		plan = PLAN_FREE;
-	r->auth.plan = plan;
-	rl = dbres_get(&res, 0, AUTH_C_RATE_LIMIT);
-	r->auth.rate_limit = rl != NULL ? (int)strtol(rl, NULL, 10) : plans[plan].rate_limit;
+	fresh.rate_limit = dbres_get(&res, 0, AUTH_C_RATE_LIMIT) != NULL ?
+	    (int)dbres_int(&res, 0, AUTH_C_RATE_LIMIT) : plans[plan].rate_limit;
+	fresh.epoch = dbres_int(&res, 0, AUTH_C_EPOCH);
 	dbres_free(&res);
-	r->authed = true;
-	return FB_OK;
-}
-
-static enum fb_err
-rate_limit(struct req *r, bool *admitted)
-{
-	enum fb_err	 e;
-
-	e = db_rate_admit(r->db, r->auth.tenant_id, r->auth.rate_limit,
-	    admitted, &r->rate.remaining, &r->rate.reset, &r->rate.retry_after);
+	e = db_rate_admit(r->db, fresh.tenant_id, fresh.rate_limit, -1,
+	    fresh.epoch, false, &rr, &epoch);
 	if (e != FB_OK)
 		return e;
+	/* a look-up older than the tenant's epoch is used once, not kept */
+	if (epoch == fresh.epoch)
+		authcache_put(&fresh);
+	memcpy(r->auth.key_id, fresh.key_id, sizeof(r->auth.key_id));
+	memcpy(r->auth.tenant_id, fresh.tenant_id, sizeof(r->auth.tenant_id));
+	memcpy(r->auth.member_id, fresh.member_id, sizeof(r->auth.member_id));
+	r->auth.test = fresh.test;
+	r->auth.scopes = fresh.scopes;
+	r->auth.rate_limit = fresh.rate_limit;
+admitted:
+	r->authed = true;
 	r->rate.set = true;
 	r->rate.limit = r->auth.rate_limit;
-	if (!*admitted)
+	r->rate.remaining = rr.remaining;
+	r->rate.reset = rr.reset;
+	r->rate.retry_after = rr.retry_after;
+	if (!rr.admitted)
 		return api_error(r, AC_RATE_LIMIT, NULL);
 	return FB_OK;
 }
@@ -446,8 +475,23 @@ run_handler(struct req *r)
 		    (r->body.data != NULL ? r->body.data : ""), r->body.len);
 		crypto_generichash_final(&st, hash, sizeof(hash));
 	}
+	if (strcmp(r->method, "GET") == 0) {
+		/* reads run in autocommit: no transaction to end */
+		for (try = 0; try < TX_TRIES; try++) {
+			req_reset_response(r);
+			if ((e = r->route->fn(r)) == FB_OK && r->status == 0)
+				e = FB_EINVAL;
+			if (e != FB_ERETRY)
+				break;
+		}
+		if (e != FB_OK)
+			internal(r, e);
+		return;
+	}
 	for (try = 0; try < TX_TRIES; try++) {
 		req_reset_response(r);
+		if ((e = db_begin(r->db)) != FB_OK)
+			break;
 		if (idem) {
 			e = db_idem_claim(r->db, r->auth.tenant_id, endpoint,
 			    r->idem_key, hash);
@@ -508,7 +552,7 @@ void
 dispatch(struct req *r)
 {
 	char		 allow[128];
-	bool		 known, admitted;
+	bool		 known;
 	enum fb_err	 e;
 	log_set_request_id(r->request_id);
 	r->route = route_match(r, r->method, r->path, &known, allow, sizeof(allow));
@@ -534,13 +578,9 @@ dispatch(struct req *r)
 			return;
 		}
 		e = authenticate(r);
-		if (e == FB_OK && r->authed) {
-			e = rate_limit(r, &admitted);
-			if (e == FB_OK && admitted &&
-			    !scope_covers(r->auth.scopes, r->route->scopes))
-				(void)api_error(r, AC_SCOPE_INSUFFICIENT, NULL);
-		}
-		db_rollback(r->db);
+		if (e == FB_OK && r->status == 0 &&
+		    !scope_covers(r->auth.scopes, r->route->scopes))
+			(void)api_error(r, AC_SCOPE_INSUFFICIENT, NULL);
 		if (e != FB_OK) {
 			internal(r, e);
 			return;

@@ -16,31 +16,66 @@
 
 enum { AUTH_C_KEY_ID, AUTH_C_TENANT_ID, AUTH_C_MEMBER_ID, AUTH_C_KIND,
     AUTH_C_SCOPES, AUTH_C_REVOKED, AUTH_C_MEMBER_STATUS, AUTH_C_PLAN,
-    AUTH_C_RATE_LIMIT };
-/* The API key with this hash, with its member's status and tenant's plan. */
+    AUTH_C_RATE_LIMIT, AUTH_C_EPOCH };
+/*
+ * The API key with this hash (no row when unknown), with its member's
+ * status, its tenant's plan, custom limit (NULL: the plan's) and auth
+ * epoch (contract: Authentication 5, 6).
+ */
 enum fb_err db_auth_lookup(struct db *, const unsigned char *hash, size_t n,
 	    struct dbres *) FB_WUR;
 
-/*
- * Admit one request for `tenant` under `limit` requests per 60 seconds
- * (contract: Limits; design 6: sliding log, database clock, per-tenant row
- * lock).  Runs and commits its own short transaction.  Sets *admitted and
- * fills limit, remaining, reset (unix seconds when one more slot frees)
- * and retry_after (seconds, when not admitted).  Refused requests are not
- * counted.
- */
-enum fb_err db_rate_admit(struct db *, const char *tenant, int limit,
-	    bool *admitted, int *remaining, long long *reset,
-	    long long *retry_after) FB_WUR;
+struct rate_result {
+	bool		 admitted;
+	int		 remaining;
+	long long	 reset;		/* unix seconds when one more slot frees */
+	long long	 retry_after;	/* seconds, when not admitted */
+};
 
 /*
- * Pure part of the rate limiter, over the 480-byte ring (60 slots of
- * big-endian (second, count)); unit-tested.  `ring` is updated in place
- * when admitted.
+ * Admit one request for `tenant` under `limit` requests in the 60 seconds
+ * up to `now` (unix seconds; < 0: the database clock) -- contract: Limits;
+ * design 6: a sliding log exact to the second, one atomic statement for
+ * every worker on every host, refused requests not counted -- and fill
+ * the rate headers from the ring as this request left it.
+ * With `cached` false the caller has just read the key from the database
+ * with auth epoch `epoch`.  With `cached` true the caller holds a cached
+ * look-up of epoch `epoch`: nothing is admitted unless the tenant's epoch
+ * is still that one.  *epoch_out is the tenant's epoch after the
+ * statement; when it differs from `epoch` the cached look-up is stale.
  */
-void	rate_ring_admit(unsigned char ring[480], long long now, int limit,
-	    bool *admitted, int *remaining, long long *reset,
-	    long long *retry_after);
+enum fb_err db_rate_admit(struct db *, const char *tenant, int limit,
+	    long long now, long long epoch, bool cached, struct rate_result *,
+	    long long *epoch_out) FB_WUR;
+
+/*
+ * Record, in the caller's transaction, that who may call for `tenant`
+ * changed (a key revoked, a member suspended or deleted, a limit
+ * changed): every worker's cached look-up of the tenant's keys stops
+ * being used from this call on (src/authcache.c).
+ */
+enum fb_err db_auth_epoch_bump(struct db *, const char *tenant) FB_WUR;
+
+/* rate.c */
+
+#define RATE_SLOTS	61
+#define RATE_DIGITS	12
+#define RATE_RING_LEN	(RATE_SLOTS * RATE_DIGITS)
+
+/*
+ * The window of a rate ring at `now`: the requests admitted in the 60
+ * seconds up to `now` (*count) and the oldest second among them (*oldest,
+ * 0 when none).  Pure; the SQL of db/core.c applies the same shift.
+ */
+void	rate_window(const char *ring, long long base, long long total,
+	    long long now, long long *count, long long *oldest);
+/*
+ * The contract's rate headers from a ring as the admission left it:
+ * remaining slots, reset (unix seconds when one more slot frees: the
+ * oldest counted second plus 60) and, when refused, retry_after seconds.
+ */
+void	rate_result_from(const char *ring, long long base, long long total,
+	    long long now, int limit, bool admitted, struct rate_result *);
 
 /*
  * Idempotency (contract: Idempotency; design 6).  claim inserts the
@@ -97,6 +132,16 @@ enum fb_err db_site_list(struct db *, const char *tenant, const char *after,
 enum fb_err db_site_get(struct db *, const char *tenant, const char *id,
 	    struct dbres *) FB_WUR;
 
+enum { SITEC_C_CAMPAIGN_ID = SITE_C_UPDATED + 1, SITEC_C_CAMPAIGN_KEY,
+    SITEC_C_CAMPAIGN_NAME };
+/*
+ * The site (columns SITE_C_*) joined with its campaigns that are not
+ * archived (SITEC_C_*, NULL when it has none; in no set order), in one
+ * round trip; FB_ENOTFOUND when the site is not the tenant's.
+ */
+enum fb_err db_site_with_campaigns(struct db *, const char *tenant,
+	    const char *id, struct dbres *) FB_WUR;
+
 enum { CONSENT_C_CHECKBOX, CONSENT_C_DEFAULT_CHECKED, CONSENT_C_TEMPLATE,
     CONSENT_C_OPTOUT_LINK, CONSENT_C_MODE, CONSENT_C_OPTOUT_TITLE,
     CONSENT_C_OPTOUT_BODY, CONSENT_C_OPTOUT_LABEL };
@@ -122,9 +167,6 @@ enum fb_err db_campaign_get(struct db *, const char *tenant, const char *id,
 /* Filters may be NULL. Newest first, n rows max. */
 enum fb_err db_campaign_list(struct db *, const char *tenant, const char *site,
 	    const char *status, const char *after, int n, struct dbres *) FB_WUR;
-/* Every campaign of a site, oldest first (snippets). */
-enum fb_err db_campaign_by_site(struct db *, const char *tenant, const char *site,
-	    struct dbres *) FB_WUR;
 /* Set status (operator/session path); FB_ENOTFOUND if none. */
 enum fb_err db_campaign_set_status(struct db *, const char *id, const char *status,
 	    char tenant_out[UUID_STRLEN + 1]) FB_WUR;

@@ -9,17 +9,33 @@ CREATE TABLE tenants (
   rate_limit          INT NULL COMMENT 'custom requests per 60 s; NULL: the plan value',
   delivery_mode       ENUM('off','test_only','live') NOT NULL DEFAULT 'off',
   delivery_enabled_at DATETIME(6) NULL,
+  auth_epoch          BIGINT NOT NULL DEFAULT 1 COMMENT 'bumped by every change to who may call: key revoked, member suspended, limit changed',
   created_at          DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
   updated_at          DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
--- Sliding-log rate limit (design 6): one row per tenant, locked per
--- admission; `ring` holds 60 slots of (unix second, count), 8 bytes each.
-CREATE TABLE rate_state (
+-- The sliding-log rate limit (contract: Limits; design 6), one row per
+-- tenant, admitted by one INSERT ... ON DUPLICATE KEY UPDATE ... RETURNING
+-- of db/core.c: `total` counts every admitted request; `ring` holds 61
+-- slots of 12 digits, the running total at the end of each second from
+-- base-60 to base, so the requests of the last 60 seconds are total minus
+-- the leftmost slot after shifting the ring to the current second: exact
+-- to the second, atomic for every worker on every host.  `epoch` mirrors
+-- tenants.auth_epoch so a worker's cached API key look-up is checked in
+-- the same statement (src/authcache.c).  A MEMORY table: counting writes
+-- no redo log and no request waits on an fsync for the limiter; a
+-- database restart forgets the last minute's counts.
+SET STATEMENT max_heap_table_size = 268435456 FOR
+CREATE TABLE rate_ring (
   tenant_id  UUID NOT NULL PRIMARY KEY,
-  ring       VARBINARY(480) NOT NULL DEFAULT '',
-  CONSTRAINT fk_rate_state_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id)
-) ENGINE=InnoDB;
+  base       BIGINT NOT NULL COMMENT 'unix second of the rightmost slot',
+  total      BIGINT NOT NULL,
+  ring       VARCHAR(732) CHARACTER SET ascii NOT NULL,
+  admitted   TINYINT NOT NULL,
+  at_sec     BIGINT NOT NULL COMMENT 'database clock of the last admission',
+  lim        INT NOT NULL,
+  epoch      BIGINT NOT NULL
+) ENGINE=MEMORY;
 
 CREATE TABLE members (
   id          UUID NOT NULL PRIMARY KEY,

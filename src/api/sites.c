@@ -1,5 +1,6 @@
 /* Sites (contract: Endpoints, Sites): list and detail with snippets. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../api.h"
@@ -52,12 +53,12 @@ api_sites_list(struct req *r)
 }
 
 /*
- * The installation snippet of one campaign (design 3).  With nonce, every
- * script tag carries the placeholder the caller replaces per response.
+ * The installation snippet of campaign row i (design 3).  With nonce,
+ * every script tag carries the placeholder the caller replaces per
+ * response (contract: Endpoints, Sites).
  */
 static json_object *
-snippet_json(struct req *r, const char *public_key, const struct dbres *c,
-    unsigned i, bool nonce)
+snippet_json(struct req *r, const struct dbres *c, unsigned i, bool nonce)
 {
 	json_object	*o = json_object_new_object();
 	struct buf	 b;
@@ -65,23 +66,35 @@ snippet_json(struct req *r, const char *public_key, const struct dbres *c,
 	buf_init(&b, 4096);
 	if (buf_printf(&b, "<script%s async src=\"%s/tag.js\" data-site=\"%s\" "
 	    "data-campaign=\"%s\"></script>", nonce ? " nonce=\"__CSP_NONCE__\"" : "",
-	    r->conf->base_url, public_key, dbres_get(c, i, 1)) != FB_OK)
+	    r->conf->base_url, dbres_get(c, i, SITE_C_PUBLIC_KEY),
+	    dbres_get(c, i, SITEC_C_CAMPAIGN_KEY)) != FB_OK)
 		buf_reset(&b);
-	jadd_str(o, "campaign_id", dbres_get(c, i, 0));
-	jadd_str(o, "campaign_key", dbres_get(c, i, 1));
-	jadd_str(o, "campaign_name", dbres_get(c, i, 2));
+	jadd_str(o, "campaign_id", dbres_get(c, i, SITEC_C_CAMPAIGN_ID));
+	jadd_str(o, "campaign_key", dbres_get(c, i, SITEC_C_CAMPAIGN_KEY));
+	jadd_str(o, "campaign_name", dbres_get(c, i, SITEC_C_CAMPAIGN_NAME));
 	jadd_str(o, "html", b.data != NULL ? b.data : "");
 	buf_release(&b);
 	return o;
 }
 
+static const struct dbres *sort_res;
+
+static int
+by_campaign_id(const void *a, const void *b)
+{
+	const char	*x = dbres_get(sort_res, *(const unsigned *)a, SITEC_C_CAMPAIGN_ID);
+	const char	*y = dbres_get(sort_res, *(const unsigned *)b, SITEC_C_CAMPAIGN_ID);
+
+	return strcmp(x != NULL ? x : "", y != NULL ? y : "");
+}
+
 enum fb_err
 api_sites_get(struct req *r)
 {
-	struct dbres	 site, camps;
+	struct dbres	 site;
 	json_object	*o, *snips;
 	const char	*id = req_pathvar(r, "site_id"), *nonce;
-	unsigned	 i;
+	unsigned	 i, *order;
 	bool		 with_nonce;
 	enum fb_err	 e;
 	char		 tag[1024];
@@ -89,24 +102,31 @@ api_sites_get(struct req *r)
 	nonce = req_query(r, "nonce");
 	with_nonce = nonce != NULL && (strcmp(nonce, "true") == 0 ||
 	    strcmp(nonce, "1") == 0);
-	e = db_site_get(r->db, r->auth.tenant_id, id, &site);
+	e = db_site_with_campaigns(r->db, r->auth.tenant_id, id, &site);
 	if (e == FB_ENOTFOUND)
 		return api_error(r, AC_NOT_FOUND, "site_id");
 	if (e != FB_OK)
 		return e;
-	if ((e = db_campaign_by_site(r->db, r->auth.tenant_id, id, &camps)) != FB_OK) {
-		dbres_free(&site);
-		return e;
-	}
 	o = site_json(&site, 0);
 	snprintf(tag, sizeof(tag), "%s/tag.js", r->conf->base_url);
 	jadd_str(o, "tag_url", tag);
+	/* oldest campaign first: ids are UUIDv7, time-ordered as text */
+	if ((order = calloc(site.nrows, sizeof(*order))) == NULL) {
+		dbres_free(&site);
+		json_object_put(o);
+		return FB_ENOMEM;
+	}
+	for (i = 0; i < site.nrows; i++)
+		order[i] = i;
+	sort_res = &site;
+	qsort(order, site.nrows, sizeof(*order), by_campaign_id);
 	snips = json_object_new_array();
-	for (i = 0; i < camps.nrows; i++)
-		json_object_array_add(snips, snippet_json(r,
-		    dbres_get(&site, 0, SITE_C_PUBLIC_KEY), &camps, i, with_nonce));
+	for (i = 0; i < site.nrows; i++)
+		if (dbres_get(&site, order[i], SITEC_C_CAMPAIGN_ID) != NULL)
+			json_object_array_add(snips, snippet_json(r, &site,
+			    order[i], with_nonce));
+	free(order);
 	json_object_object_add(o, "snippets", snips);
 	dbres_free(&site);
-	dbres_free(&camps);
 	return req_json(r, 200, o);
 }

@@ -8,7 +8,6 @@ enum {
 	CAMP_INSERT,
 	CAMP_GET,
 	CAMP_LIST,
-	CAMP_BY_SITE,
 	CAMP_SET_STATUS,
 	CAMP_TENANT,
 	CAMP__MAX
@@ -38,11 +37,6 @@ static const struct dbstmt camp_sql[CAMP__MAX] = {
 	  "SELECT " CAMP_COLS " FROM campaigns c WHERE c.tenant_id = ? "
 	  "AND (? IS NULL OR c.site_id = ?) AND (? IS NULL OR c.status = ?) "
 	  "AND (? IS NULL OR c.id < ?) ORDER BY c.id DESC LIMIT ?" },
-	/* CAMP_BY_SITE */
-	{ "campaign_by_site",
-	  "SELECT c.id, c.campaign_key, c.name, c.status FROM campaigns c "
-	  "WHERE c.tenant_id = ? AND c.site_id = ? AND c.status <> 'archived' "
-	  "ORDER BY c.id" },
 	/* CAMP_SET_STATUS */
 	{ "campaign_set_status",
 	  "UPDATE campaigns SET status = ?, updated_at = NOW(6), "
@@ -91,13 +85,6 @@ db_campaign_list(struct db *db, const char *tenant, const char *site,
 	return run(db, CAMP_LIST, DBPARAMS(P_STR(tenant), P_STR(site),
 	    P_STR(site), P_STR(status), P_STR(status), P_STR(after),
 	    P_STR(after), P_INT(n)), r);
-}
-
-enum fb_err
-db_campaign_by_site(struct db *db, const char *tenant, const char *site,
-    struct dbres *r)
-{
-	return run(db, CAMP_BY_SITE, DBPARAMS(P_STR(tenant), P_STR(site)), r);
 }
 
 enum fb_err

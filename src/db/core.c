@@ -1,15 +1,42 @@
 /*
- * SQL of the request core: API key look-up, the rate limiter's ring,
+ * SQL of the request core: API key look-up, rate-limit admission,
  * idempotency rows, the audit log and the outbox.
  */
 #include <string.h>
 
 #include "../store.h"
 
+/* The ring shifted to the second `at` (see 0001_init.sql). */
+#define RING_SHIFT(at) "RIGHT(CONCAT(ring, REPEAT(LPAD(total, 12, '0'), " \
+	"LEAST(GREATEST(" at " - base, 0), 61))), 732)"
+
+/*
+ * Admission, shared by both forms: ON DUPLICATE KEY UPDATE assigns left
+ * to right, so `admitted` is decided on the old ring shifted to now, then
+ * ring, total and base follow it.  RETURNING gives the row as this
+ * statement left it.  Parameters: tenant, clock (NULL: the database's),
+ * limit, counted-on-insert (0/1), epoch on insert, then the form's own.
+ */
+#define ADMIT_HEAD \
+	"INSERT INTO rate_ring (tenant_id, base, total, ring, admitted, " \
+	"at_sec, lim, epoch) VALUES (?, COALESCE(?, UNIX_TIMESTAMP()), ?, " \
+	"CONCAT(REPEAT('0', 720), LPAD(?, 12, '0')), ?, " \
+	"COALESCE(?, UNIX_TIMESTAMP()), ?, ?) ON DUPLICATE KEY UPDATE " \
+	"at_sec = VALUES(at_sec), lim = VALUES(lim), "
+#define ADMIT_TAIL \
+	" AND total - CAST(LEFT(" RING_SHIFT("at_sec") ", 12) AS UNSIGNED) < lim, " \
+	"ring = IF(admitted, CONCAT(LEFT(" RING_SHIFT("at_sec") ", 720), " \
+	"LPAD(total + 1, 12, '0')), ring), total = total + admitted, " \
+	"base = IF(admitted, GREATEST(base, at_sec), base) " \
+	"RETURNING admitted, epoch, at_sec, base, total, ring"
+
 enum {
 	CORE_AUTH,
-	CORE_RATE_LOCK,
-	CORE_RATE_SAVE,
+	CORE_ADMIT_FRESH,
+	CORE_ADMIT_CACHED,
+	CORE_EPOCH_BUMP,
+	CORE_EPOCH_GET,
+	CORE_EPOCH_MIRROR,
 	CORE_IDEM_CLAIM,
 	CORE_IDEM_GET,
 	CORE_IDEM_DELETE_EXPIRED,
@@ -23,16 +50,32 @@ static const struct dbstmt core_sql[CORE__MAX] = {
 	/* CORE_AUTH */
 	{ "auth_lookup",
 	  "SELECT k.id, k.tenant_id, k.member_id, k.kind, k.scopes, "
-	  "k.revoked_at IS NOT NULL, m.status, t.plan, t.rate_limit "
+	  "k.revoked_at IS NOT NULL, m.status, t.plan, t.rate_limit, t.auth_epoch "
 	  "FROM api_keys k JOIN members m ON m.id = k.member_id "
 	  "JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = ?" },
-	/* CORE_RATE_LOCK */
-	{ "rate_lock",
-	  "SELECT ring, UNIX_TIMESTAMP() FROM rate_state "
-	  "WHERE tenant_id = ? FOR UPDATE" },
-	/* CORE_RATE_SAVE */
-	{ "rate_save",
-	  "UPDATE rate_state SET ring = ? WHERE tenant_id = ?" },
+	/*
+	 * CORE_ADMIT_FRESH: after a look-up in the database.  The epoch
+	 * only moves forward, so a look-up that read an older snapshot can
+	 * never make older cached look-ups valid again.
+	 */
+	{ "rate_admit_fresh",
+	  ADMIT_HEAD "epoch = GREATEST(epoch, VALUES(epoch)), admitted = TRUE"
+	  ADMIT_TAIL },
+	/*
+	 * CORE_ADMIT_CACHED: with a worker's cached look-up of epoch ?; a
+	 * different epoch (or a row made by this statement) admits nothing
+	 * and sends the caller to the database look-up.
+	 */
+	{ "rate_admit_cached",
+	  ADMIT_HEAD "admitted = epoch = ?" ADMIT_TAIL },
+	/* CORE_EPOCH_BUMP */
+	{ "auth_epoch_bump",
+	  "UPDATE tenants SET auth_epoch = auth_epoch + 1 WHERE id = ?" },
+	/* CORE_EPOCH_GET */
+	{ "auth_epoch_get", "SELECT auth_epoch FROM tenants WHERE id = ?" },
+	/* CORE_EPOCH_MIRROR */
+	{ "auth_epoch_mirror",
+	  "UPDATE rate_ring SET epoch = GREATEST(epoch, ?) WHERE tenant_id = ?" },
 	/* CORE_IDEM_CLAIM */
 	{ "idem_claim",
 	  "SET STATEMENT innodb_lock_wait_timeout = 0 FOR "
@@ -75,93 +118,49 @@ db_auth_lookup(struct db *db, const unsigned char *hash, size_t n,
 	return run(db, CORE_AUTH, DBPARAMS(P_BIN(hash, n)), r);
 }
 
-#define RING_SLOTS	60
-#define RING_BYTES	(RING_SLOTS * 8)
-
-static uint32_t
-get32(const unsigned char *p)
+enum fb_err
+db_rate_admit(struct db *db, const char *tenant, int limit, long long now,
+    long long epoch, bool cached, struct rate_result *out, long long *epoch_out)
 {
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	    (uint32_t)p[2] << 8 | p[3];
-}
+	struct dbres	 r;
+	struct dbp	 t = now < 0 ? P_NULL : P_INT(now);
+	enum fb_err	 e;
 
-static void
-put32(unsigned char *p, uint32_t v)
-{
-	p[0] = (unsigned char)(v >> 24);
-	p[1] = (unsigned char)(v >> 16);
-	p[2] = (unsigned char)(v >> 8);
-	p[3] = (unsigned char)v;
-}
-
-void
-rate_ring_admit(unsigned char ring[RING_BYTES], long long now, int limit,
-    bool *admitted, int *remaining, long long *reset, long long *retry_after)
-{
-	long long	 count = 0, oldest = 0, sec;
-	size_t		 i, slot;
-
-	for (i = 0; i < RING_SLOTS; i++) {
-		sec = get32(ring + i * 8);
-		if (sec > now - RING_SLOTS && sec <= now && get32(ring + i * 8 + 4) > 0) {
-			count += get32(ring + i * 8 + 4);
-			if (oldest == 0 || sec < oldest)
-				oldest = sec;
-		}
+	if (cached)
+		e = run(db, CORE_ADMIT_CACHED, DBPARAMS(P_STR(tenant), t, P_INT(0),
+		    P_INT(0), P_INT(0), t, P_INT(limit), P_INT(0), P_INT(epoch)), &r);
+	else
+		e = run(db, CORE_ADMIT_FRESH, DBPARAMS(P_STR(tenant), t, P_INT(1),
+		    P_INT(1), P_INT(1), t, P_INT(limit), P_INT(epoch)), &r);
+	if (e != FB_OK)
+		return e;
+	if (r.nrows != 1) {
+		dbres_free(&r);
+		logx(LOG_ERR, "rate admission returned no row");
+		return FB_EDB;
 	}
-	*retry_after = 0;
-	if (count >= limit) {
-		*admitted = false;
-		*remaining = 0;
-		*reset = oldest != 0 ? oldest + RING_SLOTS : now + 1;
-		*retry_after = *reset - now > 0 ? *reset - now : 1;
-		return;
-	}
-	slot = (size_t)(now % RING_SLOTS);
-	if (get32(ring + slot * 8) != (uint32_t)now) {
-		put32(ring + slot * 8, (uint32_t)now);
-		put32(ring + slot * 8 + 4, 0);
-	}
-	put32(ring + slot * 8 + 4, get32(ring + slot * 8 + 4) + 1);
-	count++;
-	if (oldest == 0)
-		oldest = now;
-	*admitted = true;
-	*remaining = (int)(limit - count);
-	*reset = oldest + RING_SLOTS;
+	*epoch_out = dbres_int(&r, 0, 1);
+	rate_result_from(dbres_get(&r, 0, 5), dbres_int(&r, 0, 3),
+	    dbres_int(&r, 0, 4), dbres_int(&r, 0, 2), limit,
+	    dbres_int(&r, 0, 0) != 0, out);
+	dbres_free(&r);
+	return FB_OK;
 }
 
 enum fb_err
-db_rate_admit(struct db *db, const char *tenant, int limit, bool *admitted,
-    int *remaining, long long *reset, long long *retry_after)
+db_auth_epoch_bump(struct db *db, const char *tenant)
 {
 	struct dbres	 r;
-	unsigned char	 ring[RING_BYTES];
 	enum fb_err	 e;
-	long long	 now;
+	long long	 epoch;
 
-	if ((e = run(db, CORE_RATE_LOCK, DBPARAMS(P_STR(tenant)), &r)) != FB_OK)
-		goto fail;
-	if (r.nrows != 1) {
-		dbres_free(&r);
-		logx(LOG_ERR, "tenant '%s' has no rate_state row", tenant);
-		e = FB_EDB;
-		goto fail;
-	}
-	memset(ring, 0, sizeof(ring));
-	if (r.len[0] == RING_BYTES)
-		memcpy(ring, r.cell[0], RING_BYTES);
-	now = dbres_int(&r, 0, 1);
+	if ((e = run(db, CORE_EPOCH_BUMP, DBPARAMS(P_STR(tenant)), NULL)) != FB_OK ||
+	    (e = run(db, CORE_EPOCH_GET, DBPARAMS(P_STR(tenant)), &r)) != FB_OK)
+		return e;
+	epoch = dbres_int(&r, 0, 0);
 	dbres_free(&r);
-	rate_ring_admit(ring, now, limit, admitted, remaining, reset, retry_after);
-	if (*admitted &&
-	    (e = run(db, CORE_RATE_SAVE, DBPARAMS(P_BIN(ring, RING_BYTES),
-	    P_STR(tenant)), NULL)) != FB_OK)
-		goto fail;
-	return db_commit(db);
-fail:
-	db_rollback(db);
-	return e;
+	/* MEMORY is not transactional: cached look-ups stop at once */
+	return run(db, CORE_EPOCH_MIRROR, DBPARAMS(P_INT(epoch), P_STR(tenant)), NULL);
 }
 
 enum fb_err

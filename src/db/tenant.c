@@ -6,7 +6,6 @@
 
 enum {
 	TEN_CREATE,
-	TEN_RATE_CREATE,
 	TEN_CONSENT_CREATE,
 	TEN_EXISTS,
 	TEN_MEMBER_CREATE,
@@ -18,6 +17,7 @@ enum {
 	TEN_SITE_CREATE,
 	TEN_SITE_LIST,
 	TEN_SITE_GET,
+	TEN_SITE_SNIPPETS,
 	TEN_CONSENT_GET,
 	TEN_TEMPLATES,
 	TEN_DSW_GET,
@@ -32,9 +32,6 @@ static const struct dbstmt ten_sql[TEN__MAX] = {
 	/* TEN_CREATE */
 	{ "tenant_create",
 	  "INSERT INTO tenants (id, name, plan, rate_limit) VALUES (?, ?, ?, ?)" },
-	/* TEN_RATE_CREATE */
-	{ "tenant_rate_create",
-	  "INSERT INTO rate_state (tenant_id) VALUES (?)" },
 	/* TEN_CONSENT_CREATE */
 	{ "tenant_consent_create",
 	  "INSERT INTO consent_settings (tenant_id, optout_body) VALUES (?, "
@@ -70,6 +67,17 @@ static const struct dbstmt ten_sql[TEN__MAX] = {
 	/* TEN_SITE_GET */
 	{ "site_get",
 	  "SELECT " SITE_COLS " FROM sites WHERE tenant_id = ? AND id = ?" },
+	/*
+	 * TEN_SITE_SNIPPETS: the site, and one row per campaign that is not
+	 * archived.  No ORDER BY: with the site constant it would cost a
+	 * temporary table; the caller orders the few rows.
+	 */
+	{ "site_with_campaigns",
+	  "SELECT s.id, s.name, s.domain, s.public_key, " DB_TS("s.created_at") ", "
+	  DB_TS("s.updated_at") ", c.id, c.campaign_key, c.name "
+	  "FROM sites s LEFT JOIN campaigns c FORCE INDEX (campaigns_site) "
+	  "ON c.tenant_id = s.tenant_id AND c.site_id = s.id "
+	  "AND c.status <> 'archived' WHERE s.tenant_id = ? AND s.id = ?" },
 	/* TEN_CONSENT_GET */
 	{ "consent_get",
 	  "SELECT consent_checkbox_enabled, consent_default_checked, "
@@ -138,8 +146,6 @@ db_tenant_create(struct db *db, const char *id, const char *name,
 	if ((e = run(db, TEN_CREATE, DBPARAMS(P_STR(id), P_STR(name),
 	    P_STR(plan), rate_limit < 0 ? P_NULL : P_INT(rate_limit)),
 	    NULL)) != FB_OK)
-		return e;
-	if ((e = run(db, TEN_RATE_CREATE, DBPARAMS(P_STR(id)), NULL)) != FB_OK)
 		return e;
 	return run(db, TEN_CONSENT_CREATE, DBPARAMS(P_STR(id)), NULL);
 }
@@ -223,6 +229,13 @@ enum fb_err
 db_site_get(struct db *db, const char *tenant, const char *id, struct dbres *r)
 {
 	return run_one(db, TEN_SITE_GET, DBPARAMS(P_STR(tenant), P_STR(id)), r);
+}
+
+enum fb_err
+db_site_with_campaigns(struct db *db, const char *tenant, const char *id,
+    struct dbres *r)
+{
+	return run_one(db, TEN_SITE_SNIPPETS, DBPARAMS(P_STR(tenant), P_STR(id)), r);
 }
 
 enum fb_err

@@ -191,20 +191,42 @@ ctl(json_object **out, const char *fmt, ...)
 	return st;
 }
 
+static const char *sql_run(const char *q, bool whole_row);
+
 const char *
 sql(const char *fmt, ...)
 {
-	static char	 val[4096];
-	char		 q[4096], cmd[8192], *o;
+	char		 q[4096];
 	va_list		 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(q, sizeof(q), fmt, ap);
+	va_end(ap);
+	return sql_run(q, false);
+}
+
+const char *
+sql_row(const char *fmt, ...)
+{
+	char		 q[4096];
+	va_list		 ap;
+
+	va_start(ap, fmt);
+	vsnprintf(q, sizeof(q), fmt, ap);
+	va_end(ap);
+	return sql_run(q, true);
+}
+
+static const char *
+sql_run(const char *q, bool whole_row)
+{
+	static char	 val[4096];
+	char		 cmd[8192], *o;
 	int		 st;
 	FILE		*f;
 	char		 tmp[] = "/tmp/fbsqlXXXXXX";
 	int		 fd;
 
-	va_start(ap, fmt);
-	vsnprintf(q, sizeof(q), fmt, ap);
-	va_end(ap);
 	fd = mkstemp(tmp);
 	f = fdopen(fd, "w");
 	fputs(q, f);
@@ -214,7 +236,7 @@ sql(const char *fmt, ...)
 	o = run_capture(cmd, &st);
 	unlink(tmp);
 	cr_assert_eq(st, 0, "sql failed: %s", q);
-	snprintf(val, sizeof(val), "%.*s", (int)strcspn(o, "\t\n"), o);
+	snprintf(val, sizeof(val), "%.*s", (int)strcspn(o, whole_row ? "\n" : "\t\n"), o);
 	free(o);
 	return val;
 }

@@ -40,6 +40,8 @@ int		 ctl(json_object **out, const char *fmt, ...)
 /* Run SQL as root on the test database; returns the first cell of the
  * first row (static storage) or "" when none. */
 const char	*sql(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+/* The whole first row, cells separated by tabs (static storage). */
+const char	*sql_row(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 struct fx {
 	char	 tenant[40];

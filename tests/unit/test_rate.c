@@ -1,84 +1,71 @@
-/*
- * The rate limiter's ring (contract: Limits; design 6): a sliding log
- * exact to the second, with Reset when one more slot frees.
- */
+/* rate.c: the rate ring's window (contract: Limits; design 6). */
+#include <stdio.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
 
 #include "../../src/store.h"
 
-static unsigned char ring[480];
-
-Test(rate, admits_limit_then_refuses)
+/* A ring whose slot i holds v[i] (61 values). */
+static void
+mkring(char out[RATE_RING_LEN + 1], const long long *v)
 {
-	bool		 ok;
-	int		 rem, i;
-	long long	 reset, retry, now = 1795000000;
+	int	 i;
 
-	memset(ring, 0, sizeof(ring));
-	for (i = 0; i < 60; i++) {
-		rate_ring_admit(ring, now, 60, &ok, &rem, &reset, &retry);
-		cr_assert(ok, "request %d", i + 1);
-		cr_assert_eq(rem, 59 - i);
-		cr_assert_eq(reset, now + 60);
-	}
-	rate_ring_admit(ring, now, 60, &ok, &rem, &reset, &retry);
-	cr_assert(!ok);
-	cr_assert_eq(rem, 0);
-	cr_assert_eq(reset, now + 60);
-	cr_assert_eq(retry, 60);
-	/* 59 seconds later still full; at +60 the first second frees */
-	rate_ring_admit(ring, now + 59, 60, &ok, &rem, &reset, &retry);
-	cr_assert(!ok);
-	cr_assert_eq(retry, 1);
-	rate_ring_admit(ring, now + 60, 60, &ok, &rem, &reset, &retry);
-	cr_assert(ok);
-	cr_assert_eq(rem, 59);
+	for (i = 0; i < RATE_SLOTS; i++)
+		snprintf(out + i * RATE_DIGITS, RATE_DIGITS + 1, "%012lld", v[i]);
 }
 
-Test(rate, sliding_not_fixed_window)
+Test(rate, empty_ring)
 {
-	bool		 ok;
-	int		 rem, i;
-	long long	 reset, retry, now = 1795000000;
+	char		 ring[RATE_RING_LEN + 1];
+	long long	 v[RATE_SLOTS] = { 0 }, count, oldest;
 
-	memset(ring, 0, sizeof(ring));
-	/* 30 at t, 30 at t+30: full until t+60, then 30 free until t+90 */
-	for (i = 0; i < 30; i++)
-		rate_ring_admit(ring, now, 60, &ok, &rem, &reset, &retry);
-	for (i = 0; i < 30; i++)
-		rate_ring_admit(ring, now + 30, 60, &ok, &rem, &reset, &retry);
-	cr_assert(ok);
-	rate_ring_admit(ring, now + 45, 60, &ok, &rem, &reset, &retry);
-	cr_assert(!ok);
-	cr_assert_eq(reset, now + 60);
-	cr_assert_eq(retry, 15);
-	for (i = 0; i < 30; i++) {
-		rate_ring_admit(ring, now + 61, 60, &ok, &rem, &reset, &retry);
-		cr_assert(ok, "slot %d", i);
-	}
-	rate_ring_admit(ring, now + 61, 60, &ok, &rem, &reset, &retry);
-	cr_assert(!ok);
-	cr_assert_eq(reset, now + 90);
+	mkring(ring, v);
+	rate_window(ring, 0, 0, 1795000000, &count, &oldest);
+	cr_assert_eq(count, 0);
+	cr_assert_eq(oldest, 0);
 }
 
-Test(rate, stale_slots_are_reused)
+Test(rate, window_and_oldest)
 {
-	bool		 ok;
-	int		 rem;
-	long long	 reset, retry, now = 1795000000;
+	char		 ring[RATE_RING_LEN + 1];
+	long long	 v[RATE_SLOTS], count, oldest, base = 1000;
+	int		 i;
 
-	memset(ring, 0, sizeof(ring));
-	rate_ring_admit(ring, now, 1, &ok, &rem, &reset, &retry);
-	cr_assert(ok);
-	/* same slot index 60 s later: the old count must not leak */
-	rate_ring_admit(ring, now + 60, 1, &ok, &rem, &reset, &retry);
-	cr_assert(ok);
-	rate_ring_admit(ring, now + 120, 1, &ok, &rem, &reset, &retry);
-	cr_assert(ok);
-	cr_assert_eq(rem, 0);
-	/* a clock that goes backwards does not admit from "future" slots */
-	rate_ring_admit(ring, now + 119, 1, &ok, &rem, &reset, &retry);
-	cr_assert(ok);
+	/* 5 requests at second base-30, 2 at base */
+	for (i = 0; i < RATE_SLOTS; i++)
+		v[i] = i >= 30 ? (i == 60 ? 7 : 5) : 0;
+	mkring(ring, v);
+	rate_window(ring, base, 7, base, &count, &oldest);
+	cr_assert_eq(count, 7);
+	cr_assert_eq(oldest, base - 30);
+	/* 29 seconds later the first five are still in */
+	rate_window(ring, base, 7, base + 29, &count, &oldest);
+	cr_assert_eq(count, 7);
+	cr_assert_eq(oldest, base - 30);
+	/* 30 seconds later they have left: only the two of base remain */
+	rate_window(ring, base, 7, base + 30, &count, &oldest);
+	cr_assert_eq(count, 2);
+	cr_assert_eq(oldest, base);
+	rate_window(ring, base, 7, base + 59, &count, &oldest);
+	cr_assert_eq(count, 2);
+	rate_window(ring, base, 7, base + 60, &count, &oldest);
+	cr_assert_eq(count, 0);
+	cr_assert_eq(oldest, 0);
+	rate_window(ring, base, 7, base + 100000, &count, &oldest);
+	cr_assert_eq(count, 0);
+	/* a clock behind base reads the ring as it is */
+	rate_window(ring, base, 7, base - 5, &count, &oldest);
+	cr_assert_eq(count, 7);
+}
+
+Test(rate, malformed_ring_counts_nothing)
+{
+	long long	 count, oldest;
+
+	rate_window("123", 0, 5, 10, &count, &oldest);
+	cr_assert_eq(count, 0);
+	rate_window(NULL, 0, 5, 10, &count, &oldest);
+	cr_assert_eq(count, 0);
 }
