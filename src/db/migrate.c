@@ -16,6 +16,7 @@
 enum {
 	MIG_LIST,
 	MIG_RECORD,
+	MIG_LOCK,
 	MIG__MAX
 };
 
@@ -24,6 +25,8 @@ static const struct dbstmt mig_sql[MIG__MAX] = {
 	{ "migration_list", "SELECT version FROM schema_migrations ORDER BY version" },
 	/* MIG_RECORD */
 	{ "migration_record", "INSERT INTO schema_migrations (version) VALUES (?)" },
+	/* MIG_LOCK */
+	{ "migration_lock", "SELECT GET_LOCK('formback_migrate', 60)" },
 };
 
 static void
@@ -87,8 +90,15 @@ db_migrate(struct db *db, const char *dir, json_object *applied, char current[16
 	    "applied_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)) "
 	    "ENGINE=InnoDB")) != FB_OK)
 		return e;
-	if ((e = db_exec_raw(db, "DO GET_LOCK('formback_migrate', 60)")) != FB_OK)
+	if ((e = db_run(db, DBSET_MIGRATE, MIG_LOCK, &mig_sql[MIG_LOCK],
+	    DBNOPARAMS, &done)) != FB_OK)
 		return e;
+	if (dbres_int(&done, 0, 0) != 1) {
+		dbres_free(&done);
+		logx(LOG_ERR, "another migration has held the lock for 60 seconds");
+		return FB_ERETRY;
+	}
+	dbres_free(&done);
 	if ((d = opendir(dir)) == NULL) {
 		logx(LOG_ERR, "cannot open migrations folder '%s': %s", dir,
 		    strerror(errno));
