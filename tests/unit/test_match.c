@@ -1,0 +1,137 @@
+/*
+ * match.c against tests/data/url-match.json, the vectors tag.js runs too
+ * (tag/test/match.test.js), so the server's match test and the browser
+ * decide alike.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <json-c/json.h>
+
+#include "../../src/match.h"
+
+static json_object *
+vectors(void)
+{
+	const char	*dir = getenv("top_srcdir");
+	char		 path[4096];
+	json_object	*v;
+
+	snprintf(path, sizeof(path), "%s/tests/data/url-match.json", dir ? dir : ".");
+	v = json_object_from_file(path);
+	cr_assert_not_null(v, "cannot read %s", path);
+	return v;
+}
+
+static const char *
+str(json_object *o, const char *k)
+{
+	json_object	*v;
+
+	return json_object_object_get_ex(o, k, &v) && v != NULL ?
+	    json_object_get_string(v) : NULL;
+}
+
+Test(match, shared_vectors)
+{
+	json_object	*v = vectors(), *cases, *c, *rules, *camps, *ro, *ex, *pr;
+	struct url_rule	 r[16];
+	struct url_loc	 loc;
+	size_t		 i, j, k, n, evaluated;
+	long		 hit;
+	char		 why[256];
+	const char	*want;
+
+	cr_assert(json_object_object_get_ex(v, "cases", &cases));
+	for (i = 0; i < json_object_array_length(cases); i++) {
+		c = json_object_array_get_idx(cases, i);
+		json_object_object_get_ex(c, "rules", &rules);
+		json_object_object_get_ex(c, "campaigns", &camps);
+		json_object_object_get_ex(c, "expect", &ex);
+		cr_assert(url_parse(str(c, "url"), &loc), "%s: url", str(c, "name"));
+		n = json_object_array_length(rules);
+		for (j = 0; j < n; j++) {
+			ro = json_object_array_get_idx(rules, j);
+			memset(&r[j], 0, sizeof(r[j]));
+			r[j].campaign = str(ro, "campaign");
+			r[j].type = (enum match_type)match_type_parse(str(ro, "match_type"));
+			r[j].role = (enum rule_role)rule_role_parse(str(ro, "role"));
+			r[j].pattern = str(ro, "pattern");
+			json_object_object_get_ex(ro, "priority", &pr);
+			r[j].priority = pr != NULL ? json_object_get_int(pr) : -1;
+			r[j].position = (int)j;
+			for (k = 0; k < json_object_array_length(camps); k++)
+				if (strcmp(json_object_get_string(json_object_array_get_idx(camps, k)),
+				    r[j].campaign) == 0)
+					r[j].campaign_order = (int)k;
+			cr_assert(rule_pattern_ok(r[j].type, r[j].pattern, why, sizeof(why)),
+			    "%s: rule %zu: %s", str(c, "name"), j, why);
+		}
+		cr_assert(rules_prepare(r, n, why, sizeof(why)), "%s", why);
+		rules_sort(r, n);
+		hit = rules_decide(r, n, &loc, &evaluated);
+		want = str(ex, "campaign");
+		if (want == NULL)
+			cr_assert_eq(hit, -1, "%s: matched %s", str(c, "name"),
+			    hit >= 0 ? r[hit].pattern : "");
+		else {
+			cr_assert_geq(hit, 0, "%s: no match", str(c, "name"));
+			cr_assert_str_eq(r[hit].campaign, want, "%s", str(c, "name"));
+			cr_assert_str_eq(rule_role_names[r[hit].role], str(ex, "role"),
+			    "%s", str(c, "name"));
+		}
+		cr_assert_eq((long)evaluated, json_object_get_int(json_object_object_get(ex,
+		    "evaluated")), "%s: evaluated %zu", str(c, "name"), evaluated);
+		rules_free(r, n);
+	}
+	json_object_put(v);
+}
+
+Test(match, divergent_regexes_are_refused)
+{
+	json_object	*v = vectors(), *bad;
+	size_t		 i;
+	char		 why[256];
+	const char	*p;
+
+	cr_assert(json_object_object_get_ex(v, "invalid_regex", &bad));
+	for (i = 0; i < json_object_array_length(bad); i++) {
+		p = json_object_get_string(json_object_array_get_idx(bad, i));
+		cr_assert(!rule_pattern_ok(MT_REGEX, p, why, sizeof(why)),
+		    "accepted %s", p);
+	}
+	json_object_put(v);
+}
+
+Test(match, url_parse)
+{
+	struct url_loc	 l;
+
+	cr_assert(url_parse("https://Shop.Example.JP:8443/a b/申?q=春 x#frag", &l));
+	cr_assert_str_eq(l.hostname, "shop.example.jp");
+	cr_assert_str_eq(l.pathname, "/a%20b/%E7%94%B3");
+	cr_assert_str_eq(l.search, "?q=%E6%98%A5%20x");
+	cr_assert(url_parse("http://x.jp?", &l));
+	cr_assert_str_eq(l.pathname, "/");
+	cr_assert_str_eq(l.search, "");
+	cr_assert(!url_parse("ftp://x.jp/", &l));
+	cr_assert(!url_parse("https:///x", &l));
+	cr_assert(!url_parse("https://user@x.jp/", &l));
+	cr_assert(!url_parse("/relative", &l));
+}
+
+Test(match, other_patterns)
+{
+	char	 why[128];
+
+	cr_assert(!rule_pattern_ok(MT_PREFIX, "form", why, sizeof(why)));
+	cr_assert(!rule_pattern_ok(MT_PREFIX, "", why, sizeof(why)));
+	cr_assert(!rule_pattern_ok(MT_HOST, "a b", why, sizeof(why)));
+	cr_assert(!rule_pattern_ok(MT_HOST, "x.*.jp", why, sizeof(why)));
+	cr_assert(rule_pattern_ok(MT_HOST, "*.example.jp", why, sizeof(why)));
+	cr_assert(!rule_pattern_ok(MT_QUERY, "=x", why, sizeof(why)));
+	cr_assert(!rule_pattern_ok(MT_QUERY, "a=1&b=2", why, sizeof(why)));
+	cr_assert(rule_pattern_ok(MT_REGEX, "^/(a|b)+[^/]*?$", why, sizeof(why)), "%s", why);
+}
