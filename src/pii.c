@@ -1,0 +1,239 @@
+/* Contacts: normalise, mask, seal, blind index (see pii.h). */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "pii.h"
+
+const char *const tel_kind_names[TEL_KIND__MAX] = {
+	/* TEL_MOBILE */	"mobile",
+	/* TEL_IP */		"ip",
+	/* TEL_LANDLINE */	"landline",
+};
+
+/* Separators people type in phone numbers, ASCII and full-width. */
+static const char *const tel_seps[] = {
+	"-", " ", "(", ")", ".", "\xe3\x83\xbc" /* ー */, "\xef\xbc\x8d" /* － */,
+	"\xe2\x80\x90" /* ‐ */, "\xe2\x80\x91", "\xe2\x80\x92", "\xe2\x80\x93",
+	"\xe2\x80\x94", "\xe2\x88\x92" /* − */, "\xe3\x80\x80" /* 　 */,
+	"\xef\xbc\x88" /* （ */, "\xef\xbc\x89" /* ） */, "\xef\xbd\xb0" /* ｰ */,
+};
+
+bool
+contact_tel_normalize(const char *in, char out[16], enum tel_kind *kind)
+{
+	char		 d[32];
+	size_t		 n = 0, i, len;
+	const char	*p = in;
+	bool		 plus = false, sep;
+
+	while (*p == ' ' || *p == '\t')
+		p++;
+	if (*p == '+') {
+		plus = true;
+		p++;
+	} else if (strncmp(p, "\xef\xbc\x8b", 3) == 0) {	/* ＋ */
+		plus = true;
+		p += 3;
+	}
+	while (*p != '\0') {
+		if (*p >= '0' && *p <= '9') {
+			if (n + 1 >= sizeof(d))
+				return false;
+			d[n++] = *p++;
+			continue;
+		}
+		if ((unsigned char)p[0] == 0xef && (unsigned char)p[1] == 0xbc &&
+		    (unsigned char)p[2] >= 0x90 && (unsigned char)p[2] <= 0x99) {
+			if (n + 1 >= sizeof(d))
+				return false;
+			d[n++] = (char)('0' + (unsigned char)p[2] - 0x90);
+			p += 3;
+			continue;
+		}
+		for (sep = false, i = 0; i < NELEM(tel_seps); i++) {
+			len = strlen(tel_seps[i]);
+			if (strncmp(p, tel_seps[i], len) == 0) {
+				p += len;
+				sep = true;
+				break;
+			}
+		}
+		if (!sep)
+			return false;
+	}
+	d[n] = '\0';
+	/* +81 90..., 81 90..., +81 (0)90...: the domestic form */
+	if (plus || (n >= 11 && strncmp(d, "81", 2) == 0 && d[2] != '0')) {
+		if (strncmp(d, "81", 2) != 0)
+			return false;
+		memmove(d + 1, d + 2, n - 1);
+		d[0] = '0';
+		n--;
+		if (d[1] == '0') {	/* +81 0 90 */
+			memmove(d + 1, d + 2, n - 1);
+			n--;
+		}
+	}
+	if (d[0] != '0' || (n != 10 && n != 11) || d[1] == '0')
+		return false;
+	if (n == 11) {
+		if (strncmp(d, "070", 3) == 0 || strncmp(d, "080", 3) == 0 ||
+		    strncmp(d, "090", 3) == 0)
+			*kind = TEL_MOBILE;
+		else if (strncmp(d, "050", 3) == 0)
+			*kind = TEL_IP;
+		else
+			return false;
+	} else
+		*kind = TEL_LANDLINE;
+	memcpy(out, d, n + 1);
+	return true;
+}
+
+bool
+contact_email_normalize(const char *in, char out[256])
+{
+	const char	*s = in, *at, *e;
+	size_t		 n, local, i;
+
+	while (isspace((unsigned char)*s))
+		s++;
+	e = s + strlen(s);
+	while (e > s && isspace((unsigned char)e[-1]))
+		e--;
+	n = (size_t)(e - s);
+	if (n == 0 || n > 254)
+		return false;
+	if ((at = memchr(s, '@', n)) == NULL || memchr(at + 1, '@', (size_t)(e - at - 1)) != NULL)
+		return false;
+	local = (size_t)(at - s);
+	if (local == 0 || local > 64 || e - at - 1 < 3 ||
+	    memchr(at + 1, '.', (size_t)(e - at - 1)) == NULL ||
+	    at[1] == '.' || e[-1] == '.')
+		return false;
+	for (i = 0; i < n; i++)
+		if ((unsigned char)s[i] <= 0x20 || s[i] == '<' || s[i] == '>' ||
+		    s[i] == '"' || s[i] == ',' || s[i] == ';' || s[i] == '\\')
+			return false;
+	memcpy(out, s, n);
+	out[n] = '\0';
+	for (i = local + 1; i < n; i++)
+		out[i] = (char)tolower((unsigned char)out[i]);
+	return true;
+}
+
+void
+contact_tel_mask(const char *d, char out[32])
+{
+	size_t	 n = strlen(d), first, last = 4, i, o = 0;
+
+	if (n == 11)
+		first = 3;
+	else if (strncmp(d, "0120", 4) == 0 || strncmp(d, "0800", 4) == 0)
+		first = 4, last = 3;
+	else if (strncmp(d, "03", 2) == 0 || strncmp(d, "06", 2) == 0)
+		first = 2;
+	else
+		first = 3;
+	if (n <= first + last) {
+		snprintf(out, 32, "****");
+		return;
+	}
+	for (i = 0; i < first; i++)
+		out[o++] = d[i];
+	out[o++] = '-';
+	for (i = first; i < n - last; i++)
+		out[o++] = '*';
+	out[o++] = '-';
+	for (i = n - last; i < n; i++)
+		out[o++] = d[i];
+	out[o] = '\0';
+}
+
+void
+contact_email_mask(const char *e, char out[300])
+{
+	const char	*at = strchr(e, '@');
+	size_t		 local = at != NULL ? (size_t)(at - e) : 0;
+	size_t		 keep = local > 3 ? 2 : 1;
+
+	if (at == NULL || local == 0) {
+		snprintf(out, 300, "***");
+		return;
+	}
+	snprintf(out, 300, "%.*s***%s", (int)keep, e, at);
+}
+
+static void
+subkey(const unsigned char *mk, uint64_t id, const char ctx[8], unsigned char k[32])
+{
+	crypto_kdf_derive_from_key(k, 32, id, ctx, mk);
+}
+
+static size_t
+ad_build(unsigned char *ad, size_t adsz, const char *tenant, const char *row,
+    const char *field)
+{
+	int	 n = snprintf((char *)ad, adsz, "%s%c%s%c%s", tenant, 0, row, 0, field);
+
+	return n < 0 ? 0 : (size_t)n < adsz ? (size_t)n : adsz - 1;
+}
+
+size_t
+pii_seal(const unsigned char *mk, const char *tenant, const char *row,
+    const char *field, const char *plain, unsigned char *out)
+{
+	unsigned char		 k[32], ad[256];
+	unsigned long long	 clen;
+	size_t			 adlen = ad_build(ad, sizeof(ad), tenant, row, field);
+
+	subkey(mk, 2, "fbpiiEnc", k);
+	out[0] = 1;
+	randombytes_buf(out + 1, 24);
+	crypto_aead_xchacha20poly1305_ietf_encrypt(out + 25, &clen,
+	    (const unsigned char *)plain, strlen(plain), ad, adlen, NULL,
+	    out + 1, k);
+	sodium_memzero(k, sizeof(k));
+	return 25 + (size_t)clen;
+}
+
+bool
+pii_open(const unsigned char *mk, const char *tenant, const char *row,
+    const char *field, const unsigned char *in, size_t n, char *out,
+    size_t outsz)
+{
+	unsigned char		 k[32], ad[256];
+	unsigned long long	 mlen;
+	size_t			 adlen = ad_build(ad, sizeof(ad), tenant, row, field);
+	int			 rc;
+
+	if (n < 25 + 16 || in[0] != 1 || n - 25 - 16 + 1 > outsz)
+		return false;
+	subkey(mk, 2, "fbpiiEnc", k);
+	rc = crypto_aead_xchacha20poly1305_ietf_decrypt((unsigned char *)out,
+	    &mlen, NULL, in + 25, n - 25, ad, adlen, in + 1, k);
+	sodium_memzero(k, sizeof(k));
+	if (rc != 0)
+		return false;
+	out[mlen] = '\0';
+	return true;
+}
+
+void
+pii_blind_index(const unsigned char *mk, const char *tenant, const char *kind,
+    const char *norm, unsigned char out[PII_BIDXBYTES])
+{
+	unsigned char			 k[32];
+	crypto_generichash_state	 st;
+
+	subkey(mk, 3, "fbpiiIdx", k);
+	crypto_generichash_init(&st, k, sizeof(k), PII_BIDXBYTES);
+	crypto_generichash_update(&st, (const unsigned char *)tenant, strlen(tenant) + 1);
+	crypto_generichash_update(&st, (const unsigned char *)kind, strlen(kind) + 1);
+	crypto_generichash_update(&st, (const unsigned char *)norm, strlen(norm));
+	crypto_generichash_final(&st, out, PII_BIDXBYTES);
+	sodium_memzero(k, sizeof(k));
+}

@@ -1,0 +1,62 @@
+/*
+ * Contacts (design 6; contract: conventions 4): normalising, masking,
+ * sealing and blind indexes.  Clear contacts exist only in memory, only
+ * between the collector or a sender and these functions.
+ */
+#ifndef FORMBACK_PII_H
+#define FORMBACK_PII_H
+
+#include "formback.h"
+
+#define PII_KEYBYTES	32
+#define PII_BIDXBYTES	32
+/* version, 24-byte nonce, ciphertext, 16-byte tag */
+#define PII_SEALED_MAX(n) (1 + 24 + (n) + 16)
+
+enum tel_kind { TEL_MOBILE = 0, TEL_IP, TEL_LANDLINE, TEL_KIND__MAX };
+extern const char *const tel_kind_names[TEL_KIND__MAX];
+
+/*
+ * Normalise a Japanese phone number as typed (full-width digits, hyphens
+ * and spaces of any width, parentheses, +81 or 81 prefixes) to its
+ * domestic digits "09012345678" (10 or 11 digits, leading 0).  The kind
+ * is mobile for 070/080/090, ip for 050, landline otherwise (11-digit
+ * numbers other than those are refused).  Returns false for anything
+ * that is not such a number.
+ */
+bool	contact_tel_normalize(const char *in, char out[16], enum tel_kind *);
+/*
+ * Normalise an email address: trimmed, one '@', a non-empty local part
+ * of at most 64 bytes kept as typed, a domain with a dot, lower-cased;
+ * at most 254 bytes.  Returns false otherwise.
+ */
+bool	contact_email_normalize(const char *in, char out[256]);
+/* "090-****-5678": first and last groups kept (contract: conventions 4). */
+void	contact_tel_mask(const char *norm, char out[32]);
+/* "ta***@example.jp": a short prefix of the local part, the domain kept. */
+void	contact_email_mask(const char *norm, char out[300]);
+
+/*
+ * Seal `plain` for the row (tenant, row id, field) with XChaCha20-Poly1305
+ * under a subkey of the master key; the three names are the associated
+ * data, so a sealed value cannot be moved to another row or field.
+ * `out` needs PII_SEALED_MAX(strlen(plain)) bytes.  Returns the length.
+ */
+size_t	pii_seal(const unsigned char *mk, const char *tenant, const char *row,
+	    const char *field, const char *plain, unsigned char *out);
+/*
+ * Open what pii_seal() made into `out` (NUL-terminated, outsz bytes).
+ * Returns false when the value was tampered with, moved, or sealed under
+ * another key.
+ */
+bool	pii_open(const unsigned char *mk, const char *tenant, const char *row,
+	    const char *field, const unsigned char *sealed, size_t n,
+	    char *out, size_t outsz) FB_WUR;
+/*
+ * Keyed BLAKE2b of (tenant, kind, normalised value): equal contacts of
+ * one tenant have equal indexes; nothing links tenants.
+ */
+void	pii_blind_index(const unsigned char *mk, const char *tenant,
+	    const char *kind, const char *norm, unsigned char out[PII_BIDXBYTES]);
+
+#endif

@@ -1,0 +1,106 @@
+/* pii.c: normalising, masking (contract: conventions 4), sealing. */
+#include <string.h>
+
+#include <criterion/criterion.h>
+#include <sodium.h>
+
+#include "../../src/pii.h"
+
+static void
+tel(const char *in, const char *want, enum tel_kind kind)
+{
+	char		 out[16];
+	enum tel_kind	 k;
+
+	cr_assert(contact_tel_normalize(in, out, &k), "refused %s", in);
+	cr_assert_str_eq(out, want, "%s", in);
+	cr_assert_eq(k, kind, "%s", in);
+}
+
+Test(pii, tel_normalize)
+{
+	char		 out[16];
+	enum tel_kind	 k;
+
+	tel("090-1234-5678", "09012345678", TEL_MOBILE);
+	tel("０９０－１２３４－５６７８", "09012345678", TEL_MOBILE);
+	tel("080 1111 2222", "08011112222", TEL_MOBILE);
+	tel("+81 90-1234-5678", "09012345678", TEL_MOBILE);
+	tel("+81 (0)70 1234 5678", "07012345678", TEL_MOBILE);
+	tel("819012345678", "09012345678", TEL_MOBILE);
+	tel("050-1234-5678", "05012345678", TEL_IP);
+	tel("03-1234-5678", "0312345678", TEL_LANDLINE);
+	tel("(045)123-4567", "0451234567", TEL_LANDLINE);
+	tel("0120-123-456", "0120123456", TEL_LANDLINE);
+	cr_assert(!contact_tel_normalize("1234", out, &k));
+	cr_assert(!contact_tel_normalize("090-1234-567x", out, &k));
+	cr_assert(!contact_tel_normalize("06012345678", out, &k));
+	cr_assert(!contact_tel_normalize("0901234567890", out, &k));
+	cr_assert(!contact_tel_normalize("", out, &k));
+	cr_assert(!contact_tel_normalize("+1 415 555 0100", out, &k));
+}
+
+Test(pii, email_normalize)
+{
+	char	 out[256];
+
+	cr_assert(contact_email_normalize("  Taro.Yamada@Example.JP ", out));
+	cr_assert_str_eq(out, "Taro.Yamada@example.jp");
+	cr_assert(!contact_email_normalize("no-at.example.jp", out));
+	cr_assert(!contact_email_normalize("a@b", out));
+	cr_assert(!contact_email_normalize("a@@b.jp", out));
+	cr_assert(!contact_email_normalize("@b.jp", out));
+	cr_assert(!contact_email_normalize("a b@c.jp", out));
+}
+
+Test(pii, masks)
+{
+	char	 m[300];
+
+	contact_tel_mask("09012345678", m);
+	cr_assert_str_eq(m, "090-****-5678");
+	contact_tel_mask("0312345678", m);
+	cr_assert_str_eq(m, "03-****-5678");
+	contact_tel_mask("0451234567", m);
+	cr_assert_str_eq(m, "045-***-4567");
+	contact_tel_mask("0120123456", m);
+	cr_assert_str_eq(m, "0120-***-456");
+	contact_email_mask("taro.yamada@example.jp", m);
+	cr_assert_str_eq(m, "ta***@example.jp");
+	contact_email_mask("ab@example.jp", m);
+	cr_assert_str_eq(m, "a***@example.jp");
+}
+
+Test(pii, seal_open_and_associated_data)
+{
+	unsigned char	 mk[32], other[32], s[PII_SEALED_MAX(64)];
+	char		 out[64];
+	size_t		 n;
+
+	cr_assert(sodium_init() >= 0);
+	randombytes_buf(mk, sizeof(mk));
+	randombytes_buf(other, sizeof(other));
+	n = pii_seal(mk, "t1", "r1", "tel", "09012345678", s);
+	cr_assert_eq(n, PII_SEALED_MAX(11));
+	cr_assert_null(memmem(s, n, "0901234", 7));
+	cr_assert(pii_open(mk, "t1", "r1", "tel", s, n, out, sizeof(out)));
+	cr_assert_str_eq(out, "09012345678");
+	cr_assert(!pii_open(mk, "t2", "r1", "tel", s, n, out, sizeof(out)), "other tenant");
+	cr_assert(!pii_open(mk, "t1", "r2", "tel", s, n, out, sizeof(out)), "other row");
+	cr_assert(!pii_open(mk, "t1", "r1", "email", s, n, out, sizeof(out)), "other field");
+	cr_assert(!pii_open(other, "t1", "r1", "tel", s, n, out, sizeof(out)), "other key");
+	s[30] ^= 1;
+	cr_assert(!pii_open(mk, "t1", "r1", "tel", s, n, out, sizeof(out)), "tampered");
+}
+
+Test(pii, blind_index)
+{
+	unsigned char	 mk[32], a[32], b[32], c[32];
+
+	randombytes_buf(mk, sizeof(mk));
+	pii_blind_index(mk, "t1", "tel", "09012345678", a);
+	pii_blind_index(mk, "t1", "tel", "09012345678", b);
+	pii_blind_index(mk, "t2", "tel", "09012345678", c);
+	cr_assert_eq(memcmp(a, b, 32), 0);
+	cr_assert_neq(memcmp(a, c, 32), 0);
+}
