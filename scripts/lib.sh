@@ -82,7 +82,7 @@ fb_db_stop() {
 # fb_write_conf DIR BASE_URL: DIR/formback.conf and a new master key.
 fb_write_conf() {
 	_d=$1 _base=$2
-	mkdir -p "$_d/publish" "$_d/www"
+	mkdir -p "$_d/www/tag"
 	[ -f "$_d/master.key" ] || {
 		od -An -tx1 -N32 /dev/urandom | tr -d ' \n' >"$_d/master.key"
 		echo >>"$_d/master.key"
@@ -95,7 +95,7 @@ db_user = formback
 db_password = formback
 db_name = formback
 base_url = $_base
-publish_dir = $_d/publish
+publish_dir = $_d/www/tag
 pii_key_file = $_d/master.key
 log_level = ${FB_LOG_LEVEL:-info}
 CONF

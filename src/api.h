@@ -14,6 +14,7 @@
 #define REQ_MAX_QUERY	32
 #define REQ_MAX_PATHVARS 4
 #define REQ_MAX_HEADERS	16
+#define REQ_MAX_PUBLISH	4
 
 /* Kinds of request parameter (path and query), checked by the dispatcher. */
 enum ptype {
@@ -98,6 +99,7 @@ struct req {
 	const char		*authorization;
 	const char		*idem_key;
 	const char		*content_type;
+	const char		*origin;	/* Origin header */
 	long			 content_length;
 	struct buf		 body;
 	bool			 body_too_large;
@@ -117,7 +119,14 @@ struct req {
 	bool			 authed;
 	bool			 dry_run;
 	bool			 replayed;	/* Idempotency-Replayed: true */
+	bool			 committed;	/* the write transaction committed */
 	struct rate		 rate;
+
+	/* tag configurations written for this request (publish.c) */
+	char			 publish_site[REQ_MAX_PUBLISH][UUID_STRLEN + 1];
+	char			*publish_tmp[REQ_MAX_PUBLISH];
+	char			*publish_final[REQ_MAX_PUBLISH];
+	size_t			 npublish;
 
 	/* audit (set by write handlers) */
 	const char		*audit_type;
@@ -231,6 +240,15 @@ void	dispatch(struct req *);
 const struct route *route_match(struct req *, const char *method,
 	    const char *path, bool *path_known, char *allow, size_t allowsz);
 
+/* tag/collect.c */
+
+/*
+ * POST /tag/v1/events (design 3): the page tag's event collector, and
+ * its CORS preflight.  Answers 204, 400 with the error envelope, or 404
+ * for an unknown site key; never echoes anything back.
+ */
+void	tag_collect(struct req *);
+
 /* openapi.c */
 
 /* Build the OpenAPI 3.1 document from the route table. Caller puts it. */
@@ -245,5 +263,13 @@ enum fb_err	api_delivery_status_get(struct req *);
 enum fb_err	api_campaigns_list(struct req *);
 enum fb_err	api_campaigns_create(struct req *);
 enum fb_err	api_campaigns_get(struct req *);
+enum fb_err	api_campaigns_update(struct req *);
+enum fb_err	api_campaigns_url_rules(struct req *);
+enum fb_err	api_campaigns_form_profile(struct req *);
+enum fb_err	api_campaigns_duplicate(struct req *);
+enum fb_err	api_sites_tag_config(struct req *);
+enum fb_err	api_sites_match_test(struct req *);
+enum fb_err	api_leads_list(struct req *);
+enum fb_err	api_leads_get(struct req *);
 
 #endif

@@ -1,22 +1,151 @@
 /*
- * formback-abandon: judges captured leads abandoned and schedules their deliveries (design 1).
- *
- * Its job arrives with a later issue.  Until then the binary has its final
- * name and options so the build, cron/formback.cron and the man page have
- * their final shape: it prints its usage and exits 2 (bad usage), and does
- * no work.
+ * formback-abandon: judges captured leads abandoned (design 1; contract:
+ * Lead, Events lead.abandoned).  A lead is abandoned once the wait of its
+ * campaign's active scenario, else the campaign's abandon_wait_minutes,
+ * has passed since its last activity and it has not converted.  One
+ * bounded pass: candidates are read without locks, then each is claimed
+ * with SELECT ... FOR UPDATE SKIP LOCKED in its own short transaction that
+ * also writes its outbox event, so several copies on several hosts never
+ * judge a lead twice (design 6).
  */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include "api.h"
+#include "store.h"
+
+static void
+usage(int code)
+{
+	fprintf(code == 0 ? stdout : stderr,
+	    "usage: formback-abandon [--now <ISO 8601 Z>] [--limit N] [-v] [--help]\n");
+	exit(code);
+}
+
+static enum fb_err
+judge(struct db *db, const char *id, long long now, bool *done)
+{
+	struct dbres	 r;
+	json_object	*d;
+	char		 at[32];
+	enum fb_err	 e;
+
+	*done = false;
+	if ((e = db_begin(db)) != FB_OK)
+		return e;
+	if ((e = db_lead_abandon_claim(db, id, &r)) != FB_OK)
+		goto fail;
+	if (r.nrows == 0) {
+		/* converted meanwhile, or another pass holds it */
+		dbres_free(&r);
+		db_rollback(db);
+		return FB_OK;
+	}
+	if ((e = db_lead_abandon_set(db, id, now)) != FB_OK) {
+		dbres_free(&r);
+		goto fail;
+	}
+	time_iso8601(now, at);
+	d = json_object_new_object();
+	jadd_str(d, "lead_id", id);
+	jadd_str(d, "campaign_id", dbres_get(&r, 0, 2));
+	jadd_str(d, "abandoned_at", at);
+	e = db_outbox_add(db, dbres_get(&r, 0, 1), "webhook", "lead.abandoned",
+	    json_text(d));
+	json_object_put(d);
+	dbres_free(&r);
+	if (e == FB_OK && (e = db_commit(db)) == FB_OK) {
+		*done = true;
+		return FB_OK;
+	}
+fail:
+	db_rollback(db);
+	return e;
+}
 
 int
 main(int argc, char *argv[])
 {
-	int	 help = argc > 1 && strcmp(argv[1], "--help") == 0;
+	static const struct option opts[] = {
+		{ "now", required_argument, NULL, 'n' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct conf	 conf;
+	struct db	 db;
+	struct dbres	 due;
+	char		 err[512], *end;
+	long long	 now = (long long)time(NULL);
+	int64_t		 t;
+	long		 limit = 1000;
+	int		 ch, verbose = 0, judged = 0, failed = 0;
+	unsigned	 i;
+	bool		 done;
+	enum fb_err	 e;
 
-	fprintf(help ? stdout : stderr,
-	    "usage: formback-abandon [--now <ISO 8601 Z>] [--limit N] [-v] [--help]\n"
-	    "formback-abandon: judges captured leads abandoned and schedules their deliveries.\n"
-	    "This release does not have this job yet; the pass does nothing.\n");
-	return 2;
+	while ((ch = getopt_long(argc, argv, "vh", opts, NULL)) != -1)
+		switch (ch) {
+		case 'n':
+			if (!time_parse_iso8601(optarg, &t)) {
+				fprintf(stderr, "formback-abandon: --now: '%s' is not "
+				    "an ISO 8601 date-time\n", optarg);
+				return 2;
+			}
+			now = t;
+			break;
+		case 'l':
+			limit = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || limit < 1 || limit > 100000) {
+				fprintf(stderr, "formback-abandon: --limit: expected "
+				    "1 to 100000\n");
+				return 2;
+			}
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			usage(0);
+			break;
+		default:
+			usage(2);
+		}
+	if (optind != argc)
+		usage(2);
+	log_init("formback-abandon", verbose ? LOG_DEBUG : LOG_WARN);
+	if (conf_load(&conf, NULL, err, sizeof(err)) != FB_OK) {
+		fprintf(stderr, "formback-abandon: %s\n", err);
+		return 2;
+	}
+	if (db_open(&db, &conf) != FB_OK) {
+		fprintf(stderr, "formback-abandon: cannot connect to the database\n");
+		return 1;
+	}
+	if ((e = db_leads_abandon_due(&db, now, (int)limit, &due)) != FB_OK) {
+		fprintf(stderr, "formback-abandon: cannot read due leads: %s\n",
+		    fb_strerror(e));
+		db_close(&db);
+		return 1;
+	}
+	for (i = 0; i < due.nrows; i++) {
+		if ((e = judge(&db, dbres_get(&due, i, 0), now, &done)) != FB_OK) {
+			fprintf(stderr, "formback-abandon: lead '%s': %s\n",
+			    dbres_get(&due, i, 0), fb_strerror(e));
+			failed++;
+			if (e == FB_EGONE)
+				break;
+		} else if (done)
+			judged++;
+	}
+	dbres_free(&due);
+	if (verbose)
+		fprintf(stderr, "formback-abandon: %d lead(s) judged abandoned, "
+		    "%d failed\n", judged, failed);
+	db_close(&db);
+	conf_free(&conf);
+	return failed > 0 ? 1 : 0;
 }

@@ -12,6 +12,7 @@
 #include <sodium.h>
 
 #include "api.h"
+#include "publish.h"
 #include "store.h"
 
 #ifndef MIGRATIONSDIR
@@ -42,7 +43,8 @@ usage(void)
 	    "  apikey create --tenant T --member M --kind live|test --scopes all|a:b,c:d\n"
 	    "  apikey revoke --id K\n"
 	    "  campaign set-status --id C --status active|paused|archived\n"
-	    "  delivery-switch --tenant T --mode off|test_only|live\n");
+	    "  delivery-switch --tenant T --mode off|test_only|live\n"
+	    "  publish [--site S]\n");
 	exit(2);
 }
 
@@ -408,6 +410,68 @@ cmd_apikey(int argc, char *argv[])
 	sodium_memzero(key, sizeof(key));
 }
 
+/* A status change changes what the site publishes (design 2). */
+static void
+republish_campaign_site(const char *tenant, const char *campaign)
+{
+	struct dbres	 c;
+	char		 err[512];
+
+	if (db_campaign_get(&db, tenant, campaign, &c) != FB_OK)
+		return;
+	if (publish_now(&db, &conf, tenant, dbres_get(&c, 0, CAMP_C_SITE_ID),
+	    err, sizeof(err)) != FB_OK)
+		fprintf(stderr, "formbackctl: warning: publishing failed: %s "
+		    "(run formbackctl publish)\n", err);
+	dbres_free(&c);
+}
+
+/* Rebuild the published tag configurations from the database. */
+static void
+cmd_publish(int argc, char *argv[])
+{
+	struct opts	 o;
+	struct dbres	 sites;
+	json_object	*out, *ok, *failed;
+	char		 site[UUID_STRLEN + 1], err[512];
+	unsigned	 i;
+	bool		 one;
+
+	parse_opts(argc, argv, "site", &o);
+	one = opt(&o, "site", false) != NULL;
+	if (one)
+		opt_uuid(&o, "site", site);
+	connect_db();
+	check(db_sites_all(&db, &sites), "list the sites");
+	db_rollback(&db);
+	ok = json_object_new_array();
+	failed = json_object_new_array();
+	for (i = 0; i < sites.nrows; i++) {
+		if (one && strcmp(dbres_get(&sites, i, 1), site) != 0)
+			continue;
+		if (publish_now(&db, &conf, dbres_get(&sites, i, 0),
+		    dbres_get(&sites, i, 1), err, sizeof(err)) == FB_OK) {
+			json_object_array_add(ok, json_object_new_string(dbres_get(&sites, i, 1)));
+		} else {
+			fprintf(stderr, "formbackctl: site '%s': %s\n",
+			    dbres_get(&sites, i, 1), err);
+			json_object_array_add(failed,
+			    json_object_new_string(dbres_get(&sites, i, 1)));
+		}
+	}
+	dbres_free(&sites);
+	if (one && json_object_array_length(ok) + json_object_array_length(failed) == 0)
+		die(1, "site '%s' not found", site);
+	out = json_object_new_object();
+	json_object_object_add(out, "published", ok);
+	json_object_object_add(out, "failed", failed);
+	if (json_object_array_length(failed) > 0) {
+		print(out);
+		exit(1);
+	}
+	print(out);
+}
+
 static void
 cmd_campaign(int argc, char *argv[])
 {
@@ -431,6 +495,7 @@ cmd_campaign(int argc, char *argv[])
 		die(1, "campaign '%s' not found", id);
 	check(e, "update the campaign");
 	audit_commit(tenant, "campaign.set_status", "campaign", id);
+	republish_campaign_site(tenant, id);
 	out = json_object_new_object();
 	jadd_str(out, "id", id);
 	jadd_str(out, "status", status);
@@ -494,6 +559,8 @@ main(int argc, char *argv[])
 		cmd_campaign(argc - 1, argv + 1);
 	else if (strcmp(argv[0], "delivery-switch") == 0)
 		cmd_delivery_switch(argc - 1, argv + 1);
+	else if (strcmp(argv[0], "publish") == 0)
+		cmd_publish(argc - 1, argv + 1);
 	else
 		usage();
 	db_close(&db);

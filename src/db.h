@@ -18,6 +18,8 @@ enum db_set {
 	DBSET_TENANT,		/* db/tenant.c: tenants, members, keys, sites */
 	DBSET_CAMPAIGN,		/* db/campaign.c */
 	DBSET_MIGRATE,		/* db/migrate.c */
+	DBSET_CAPTURE,		/* db/capture.c */
+	DBSET_LEAD,		/* db/lead.c */
 	DBSET__MAX
 };
 #define DBSET_STMT_MAX 32

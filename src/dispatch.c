@@ -16,6 +16,7 @@
 
 #include "api.h"
 #include "authcache.h"
+#include "publish.h"
 #include "store.h"
 
 #define TX_TRIES	3
@@ -449,7 +450,7 @@ audit(struct req *r)
  * first in the same transaction, and a 4xx keeps only that row (savepoint).
  */
 static void
-run_handler(struct req *r)
+run_handler_tx(struct req *r)
 {
 	unsigned char	 hash[32];
 	char		 endpoint[300];
@@ -539,13 +540,26 @@ run_handler(struct req *r)
 		}
 		if (e == FB_OK)
 			e = db_commit(r->db);
-		if (e == FB_OK)
+		if (e == FB_OK) {
+			r->committed = true;
 			return;
+		}
 		db_rollback(r->db);
 		if (e != FB_ERETRY)
 			break;
 	}
 	internal(r, e);
+}
+
+/* The transaction, then the files it published: renamed in on commit. */
+static void
+run_handler(struct req *r)
+{
+	run_handler_tx(r);
+	if (r->committed)
+		publish_commit(r);
+	else
+		publish_abort(r);
 }
 
 void
@@ -555,6 +569,10 @@ dispatch(struct req *r)
 	bool		 known;
 	enum fb_err	 e;
 	log_set_request_id(r->request_id);
+	if (strcmp(r->path, "/tag/v1/events") == 0) {
+		tag_collect(r);
+		return;
+	}
 	r->route = route_match(r, r->method, r->path, &known, allow, sizeof(allow));
 	if (r->route == NULL) {
 		if (known) {

@@ -96,6 +96,12 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	/* AC_CAMPAIGN_KEY_TAKEN */
 	{ "invalid_request", 409, "campaign_key_taken",
 	  "このキャンペーンキーは既に使われています。" },
+	/* AC_EVENT_INVALID */
+	{ "invalid_request", 400, "parameter_invalid",
+	  "タグのイベントの形式が正しくありません。" },
+	/* AC_ORIGIN_NOT_ALLOWED */
+	{ "invalid_request", 400, "origin_not_allowed",
+	  "このサイトのドメイン以外のページからのイベントは受け付けません。" },
 	/* AC_INTERNAL */
 	{ "api_error", 500, "internal_error",
 	  "サーバーでエラーが発生しました。時間をおいて再度お試しください。" },

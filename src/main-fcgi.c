@@ -102,6 +102,7 @@ handle(FCGX_Request *fr, struct db *db, const struct conf *conf)
 	r.authorization = FCGX_GetParam("HTTP_AUTHORIZATION", fr->envp);
 	r.idem_key = FCGX_GetParam("HTTP_IDEMPOTENCY_KEY", fr->envp);
 	r.content_type = FCGX_GetParam("CONTENT_TYPE", fr->envp);
+	r.origin = FCGX_GetParam("HTTP_ORIGIN", fr->envp);
 	if ((cl = FCGX_GetParam("CONTENT_LENGTH", fr->envp)) != NULL && *cl != '\0')
 		r.content_length = strtol(cl, NULL, 10);
 	if (path == NULL)

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "api.h"
+#include "publish.h"
 
 #define OUT_MAX		(64u << 20)
 
@@ -34,6 +35,7 @@ req_release(struct req *r)
 		free(r->hdr_name[i]);
 		free(r->hdr_value[i]);
 	}
+	publish_abort(r);
 	free(r->path);
 	free(r->query);
 	if (r->json != NULL)
@@ -168,6 +170,7 @@ req_reset_response(struct req *r)
 	buf_reset(&r->out);
 	r->audit_type = NULL;
 	r->audit_id[0] = '\0';
+	publish_abort(r);
 }
 
 enum fb_err

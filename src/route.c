@@ -30,6 +30,23 @@ static const struct param_def p_list_campaigns[] = {
 	LIMIT(50), CURSOR, END
 };
 static const struct param_def p_get_campaign[] = { PATH_ID("campaign_id"), END };
+static const struct param_def p_site[] = { PATH_ID("site_id"), END };
+static const struct param_def p_list_leads[] = {
+	{ "site_id", IN_QUERY, PT_UUID, false, NULL, 0, 0, 0, "Only this site's leads." },
+	{ "campaign_id", IN_QUERY, PT_UUID, false, NULL, 0, 0, 0, "Only this campaign's leads." },
+	{ "status", IN_QUERY, PT_ENUM, false,
+	  "started|captured|abandoned|queued|sent|converted|suppressed", 0, 0, 0,
+	  "Only leads in this state." },
+	{ "date_field", IN_QUERY, PT_ENUM, false,
+	  "created_at|captured_at|abandoned_at|converted_at", 0, 0, 0,
+	  "The datetime that from and to filter on (default created_at)." },
+	{ "from", IN_QUERY, PT_DATETIME, false, NULL, 0, 0, 0,
+	  "Inclusive lower bound, ISO 8601 with Z or an offset." },
+	{ "to", IN_QUERY, PT_DATETIME, false, NULL, 0, 0, 0,
+	  "Exclusive upper bound, ISO 8601 with Z or an offset." },
+	LIMIT(50), CURSOR, END
+};
+static const struct param_def p_get_lead[] = { PATH_ID("lead_id"), END };
 
 #define S(x)	SCOPE_BIT(SC_##x)
 
@@ -59,6 +76,36 @@ const struct route routes[] = {
 	{ "GET", "/api/v1/campaigns/{campaign_id}", api_campaigns_get,
 	  "getCampaign", S(CAMPAIGNS_READ), 0, p_get_campaign, NULL, 200,
 	  "CampaignDetailOut", "Get a campaign." },
+	{ "PATCH", "/api/v1/campaigns/{campaign_id}", api_campaigns_update,
+	  "updateCampaign", S(CAMPAIGNS_WRITE), R_WRITE, p_get_campaign,
+	  "CampaignPatch", 200, "CampaignDetailOut",
+	  "Update a campaign; a status change needs a session (403 session_required)." },
+	{ "PUT", "/api/v1/campaigns/{campaign_id}/url-rules", api_campaigns_url_rules,
+	  "replaceCampaignUrlRules", S(CAMPAIGNS_WRITE), R_WRITE, p_get_campaign,
+	  "UrlRulesIn", 200, "CampaignDetailOut",
+	  "Replace all URL rules; one invalid rule saves nothing (422)." },
+	{ "PUT", "/api/v1/campaigns/{campaign_id}/form-profile",
+	  api_campaigns_form_profile, "replaceCampaignFormProfile",
+	  S(CAMPAIGNS_WRITE), R_WRITE, p_get_campaign, "FormProfileIn", 200,
+	  "CampaignDetailOut",
+	  "Replace the form profile; empty arrays restore automatic detection." },
+	{ "POST", "/api/v1/campaigns/{campaign_id}/duplicate", api_campaigns_duplicate,
+	  "duplicateCampaign", S(CAMPAIGNS_WRITE) | S(MESSAGES_WRITE) |
+	  S(SCENARIOS_WRITE), R_WRITE, p_get_campaign, "CampaignDuplicateIn", 201,
+	  "CampaignDetailOut",
+	  "Copy a campaign (paused, never run) with its rules, profile and scenarios (as drafts)." },
+	{ "POST", "/api/v1/sites/{site_id}/url-rules/test", api_sites_match_test,
+	  "testSiteUrlRules", S(CAMPAIGNS_READ), 0, p_site, "MatchTestIn", 200,
+	  "MatchTestOut",
+	  "Which campaign and role the live tag configuration gives a URL; writes nothing." },
+	{ "GET", "/api/v1/sites/{site_id}/tag-config", api_sites_tag_config,
+	  "getSiteTagConfig", S(SITES_READ), 0, p_site, NULL, 200, "TagConfigOut",
+	  "The site's live tag configuration (free-form, outside the contract)." },
+	{ "GET", "/api/v1/leads", api_leads_list, "listLeads", S(LEADS_READ), 0,
+	  p_list_leads, NULL, 200, "LeadListOut", "List leads, newest first." },
+	{ "GET", "/api/v1/leads/{lead_id}", api_leads_get, "getLead", S(LEADS_READ),
+	  0, p_get_lead, NULL, 200, "LeadDetailOut",
+	  "Get a lead with its landing page, UTM and timeline; contacts masked." },
 };
 
 const size_t routes_len = NELEM(routes);

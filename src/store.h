@@ -171,6 +171,138 @@ enum fb_err db_campaign_list(struct db *, const char *tenant, const char *site,
 enum fb_err db_campaign_set_status(struct db *, const char *id, const char *status,
 	    char tenant_out[UUID_STRLEN + 1]) FB_WUR;
 
+/* db/capture.c */
+
+/*
+ * Update a campaign's editable fields: NULL name, wait <= 0 leave them;
+ * set_product false leaves product_name, true sets it (NULL clears).
+ */
+enum fb_err db_campaign_update(struct db *, const char *tenant, const char *id,
+	    const char *name, bool set_product, const char *product,
+	    long long wait) FB_WUR;
+/* id, site_id, status, published (0/1) of the campaign with this key. */
+enum fb_err db_campaign_by_key(struct db *, const char *tenant, const char *key,
+	    struct dbres *) FB_WUR;
+/* Copy a campaign as `id` with key and name, paused and never run. */
+enum fb_err db_campaign_copy(struct db *, const char *tenant, const char *from,
+	    const char *id, const char *key, const char *name) FB_WUR;
+/* Copy URL rules, the form profile and scenarios (as drafts) to `to`. */
+enum fb_err db_campaign_copy_children(struct db *, const char *tenant,
+	    const char *from, const char *to) FB_WUR;
+enum { RULE_C_ID, RULE_C_ROLE, RULE_C_TYPE, RULE_C_PATTERN, RULE_C_PRIORITY,
+    RULE_C_POSITION };
+enum fb_err db_url_rules(struct db *, const char *tenant, const char *campaign,
+	    struct dbres *) FB_WUR;
+enum fb_err db_url_rules_delete(struct db *, const char *tenant,
+	    const char *campaign) FB_WUR;
+/* priority < 0: NULL */
+enum fb_err db_url_rule_insert(struct db *, const char *tenant,
+	    const char *campaign, int position, const char *role,
+	    const char *type, const char *pattern, long priority) FB_WUR;
+enum { PROF_C_TEL, PROF_C_EMAIL, PROF_C_CONSENT, PROF_C_SPLIT, PROF_C_BY,
+    PROF_C_AT };
+/* The form profile (JSON arrays as text); no row: automatic detection. */
+enum fb_err db_form_profile(struct db *, const char *tenant, const char *campaign,
+	    struct dbres *) FB_WUR;
+enum fb_err db_form_profile_put(struct db *, const char *tenant,
+	    const char *campaign, const char *tel_json, const char *email_json,
+	    const char *consent, const char *split_json, const char *detected_by) FB_WUR;
+enum { PUBC_C_ID, PUBC_C_KEY, PUBC_C_STATUS, PUBC_C_TEL, PUBC_C_EMAIL,
+    PUBC_C_CONSENT, PUBC_C_SPLIT, PUBC_C_BY };
+/* Campaigns the site publishes, oldest first, with their profiles. */
+enum fb_err db_published_campaigns(struct db *, const char *tenant,
+	    const char *site, struct dbres *) FB_WUR;
+enum { PUBR_C_KEY, PUBR_C_ROLE, PUBR_C_TYPE, PUBR_C_PATTERN, PUBR_C_PRIORITY,
+    PUBR_C_CAMPAIGN_ID, PUBR_C_POSITION };
+/* Their rules in evaluation order (contract: MatchRuleOut, priority). */
+enum fb_err db_published_rules(struct db *, const char *tenant, const char *site,
+	    struct dbres *) FB_WUR;
+/* Record a publish: error NULL for success. */
+enum fb_err db_site_published(struct db *, const char *tenant, const char *site,
+	    const char *error) FB_WUR;
+/* id, tenant_id, domain of the site with this public key. */
+enum fb_err db_site_by_public_key(struct db *, const char *pk, struct dbres *) FB_WUR;
+/* tenant_id, id of every site (formbackctl publish). */
+enum fb_err db_sites_all(struct db *, struct dbres *) FB_WUR;
+/* Distinct page URLs the campaign handled in the last 30 days (max 1000). */
+enum fb_err db_takeover_pages(struct db *, const char *campaign,
+	    struct dbres *) FB_WUR;
+/* Active owners' and admins' member ids. */
+enum fb_err db_notify_members(struct db *, const char *tenant, struct dbres *) FB_WUR;
+
+/* db/lead.c */
+
+enum { LEAD_C_ID, LEAD_C_SITE_ID, LEAD_C_SITE_NAME, LEAD_C_SITE_DOMAIN,
+    LEAD_C_CAMPAIGN_ID, LEAD_C_CAMPAIGN_KEY, LEAD_C_CAMPAIGN_NAME,
+    LEAD_C_STATUS, LEAD_C_CONSENT, LEAD_C_EMAIL_MASKED, LEAD_C_TEL_MASKED,
+    LEAD_C_PII_STATE, LEAD_C_TEL_KIND, LEAD_C_SMS, LEAD_C_CREATED,
+    LEAD_C_CAPTURED, LEAD_C_ABANDONED, LEAD_C_CONVERTED, LEAD_C_SOURCE,
+    LEAD_C_SUPPRESS, LEAD_C_LANDING, LEAD_C_REFERRER, LEAD_C_UTM,
+    LEAD_C_LP_KEY, LEAD_C_VISITOR };
+
+struct lead_filter {
+	const char	*site, *campaign, *status;	/* NULL: any */
+	int		 date_field;	/* 0 created_at, 1 captured_at, 2 abandoned_at, 3 converted_at */
+	bool		 has_from, has_to;
+	long long	 from, to;	/* unix seconds, [from, to) */
+};
+/* Leads newest first; only masked contacts are read (STYLE 11). */
+enum fb_err db_lead_list(struct db *, const char *tenant, const struct lead_filter *,
+	    const char *after, int n, struct dbres *) FB_WUR;
+enum fb_err db_lead_get(struct db *, const char *tenant, const char *id,
+	    struct dbres *) FB_WUR;
+enum { TL_C_TYPE, TL_C_ROLE, TL_C_PATH, TL_C_CAMPAIGN, TL_C_AT };
+enum fb_err db_lead_timeline(struct db *, const char *site, const char *visitor,
+	    struct dbres *) FB_WUR;
+
+struct tag_event_row {
+	const char	*tenant, *site, *campaign, *lead, *visitor, *session;
+	const char	*type, *role, *url, *url_path, *referrer;
+	int		 consent;	/* -1: not given */
+	long long	 client_ts;	/* ms; <= 0: not given */
+};
+enum fb_err db_tag_event_insert(struct db *, const struct tag_event_row *) FB_WUR;
+/* The visitor's open lead of the campaign (id, status), locked. */
+enum fb_err db_lead_find_open(struct db *, const char *site, const char *visitor,
+	    const char *campaign, struct dbres *) FB_WUR;
+enum fb_err db_lead_insert(struct db *, const char *id, const char *tenant,
+	    const char *site, const char *campaign, const char *visitor,
+	    const char *session, const char *landing, const char *referrer,
+	    const char *utm, const char *lp_key) FB_WUR;
+
+/* What a capture stores: sealed contacts, blind indexes, masks only. */
+struct lead_contact {
+	const char		*consent_state, *session;
+	const unsigned char	*email_sealed, *email_bidx;
+	size_t			 email_sealed_len;
+	const char		*email_masked;
+	const unsigned char	*tel_sealed, *tel_bidx;
+	size_t			 tel_sealed_len;
+	const char		*tel_masked, *tel_kind;
+	unsigned		 key_id;
+};
+enum fb_err db_lead_capture(struct db *, const char *id, const struct lead_contact *) FB_WUR;
+enum fb_err db_lead_touch(struct db *, const char *site, const char *visitor,
+	    const char *campaign) FB_WUR;
+/* url, referrer, url_path of the session's first page view. */
+enum fb_err db_lead_landing(struct db *, const char *site, const char *session,
+	    struct dbres *) FB_WUR;
+/* id, campaign_id of the visitor's unfinished leads, locked. */
+enum fb_err db_leads_of_visitor(struct db *, const char *site, const char *visitor,
+	    struct dbres *) FB_WUR;
+/* id, campaign_id, site_id of unfinished leads sharing a contact with `lead`. */
+enum fb_err db_leads_of_contact(struct db *, const char *tenant, const char *lead,
+	    struct dbres *) FB_WUR;
+/* Convert an unfinished lead; *changed false when it already was finished. */
+enum fb_err db_lead_convert(struct db *, const char *id, const char *source,
+	    bool *changed) FB_WUR;
+/* Ids of captured leads whose wait has passed at `now` (unix seconds). */
+enum fb_err db_leads_abandon_due(struct db *, long long now, int limit,
+	    struct dbres *) FB_WUR;
+/* Lock one still-captured lead, skipping one another pass holds: id, tenant, campaign. */
+enum fb_err db_lead_abandon_claim(struct db *, const char *id, struct dbres *) FB_WUR;
+enum fb_err db_lead_abandon_set(struct db *, const char *id, long long now) FB_WUR;
+
 /* db/migrate.c */
 
 /*

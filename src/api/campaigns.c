@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../api.h"
+#include "../publish.h"
 #include "../store.h"
 
 #define CAMPAIGN_KEY_MAX	64
@@ -33,22 +34,86 @@ campaign_json(const struct dbres *c, unsigned i)
 	return o;
 }
 
-/* CampaignDetailOut for campaign `id`: 404 when it is not the tenant's. */
-static enum fb_err
-campaign_detail(struct req *r, const char *id, int status)
+static json_object *
+url_rules_json(const struct dbres *rr)
 {
-	struct dbres	 c, s;
+	json_object	*a = json_object_new_array(), *o;
+	unsigned	 i;
+
+	for (i = 0; i < rr->nrows; i++) {
+		o = json_object_new_object();
+		jadd_str(o, "id", dbres_get(rr, i, RULE_C_ID));
+		jadd_str(o, "role", dbres_get(rr, i, RULE_C_ROLE));
+		jadd_str(o, "match_type", dbres_get(rr, i, RULE_C_TYPE));
+		jadd_str(o, "pattern", dbres_get(rr, i, RULE_C_PATTERN));
+		if (dbres_get(rr, i, RULE_C_PRIORITY) != NULL)
+			jadd_int(o, "priority", dbres_int(rr, i, RULE_C_PRIORITY));
+		else
+			jadd_str(o, "priority", NULL);
+		jadd_int(o, "position", dbres_int(rr, i, RULE_C_POSITION));
+		json_object_array_add(a, o);
+	}
+	return a;
+}
+
+/* FormProfileOut; automatic detection when the campaign has no profile. */
+static json_object *
+form_profile_json(const struct dbres *p)
+{
+	json_object	*o = json_object_new_object(), *v;
+
+	if (p->nrows == 0) {
+		json_object_object_add(o, "tel_selectors", json_object_new_array());
+		json_object_object_add(o, "email_selectors", json_object_new_array());
+		jadd_str(o, "consent_selector", NULL);
+		jadd_str(o, "tel_split_selectors", NULL);
+		jadd_str(o, "detected_by", "auto");
+		jadd_str(o, "detected_at", NULL);
+		return o;
+	}
+	v = json_tokener_parse(dbres_get(p, 0, PROF_C_TEL));
+	json_object_object_add(o, "tel_selectors", v != NULL ? v : json_object_new_array());
+	v = json_tokener_parse(dbres_get(p, 0, PROF_C_EMAIL));
+	json_object_object_add(o, "email_selectors", v != NULL ? v : json_object_new_array());
+	jadd_str(o, "consent_selector", dbres_get(p, 0, PROF_C_CONSENT));
+	json_object_object_add(o, "tel_split_selectors",
+	    dbres_get(p, 0, PROF_C_SPLIT) != NULL ?
+	    json_tokener_parse(dbres_get(p, 0, PROF_C_SPLIT)) : NULL);
+	jadd_str(o, "detected_by", dbres_get(p, 0, PROF_C_BY));
+	jadd_time(o, "detected_at", dbres_get(p, 0, PROF_C_AT));
+	return o;
+}
+
+/*
+ * CampaignDetailOut for campaign `id`: 404 when it is not the tenant's.
+ * `extra` (warnings, publish_failed) is merged in and taken over.
+ */
+static enum fb_err
+campaign_detail(struct req *r, const char *id, int status, json_object *extra)
+{
+	struct dbres	 c, s, rules, prof;
 	json_object	*o, *site;
 	enum fb_err	 e;
 
 	e = db_campaign_get(r->db, r->auth.tenant_id, id, &c);
-	if (e == FB_ENOTFOUND)
+	if (e == FB_ENOTFOUND) {
+		json_object_put(extra);
 		return api_error(r, AC_NOT_FOUND, "campaign_id");
-	if (e != FB_OK)
+	}
+	if (e != FB_OK) {
+		json_object_put(extra);
 		return e;
+	}
 	e = db_site_get(r->db, r->auth.tenant_id, dbres_get(&c, 0, CAMP_C_SITE_ID), &s);
+	if (e == FB_OK && (e = db_url_rules(r->db, r->auth.tenant_id, id, &rules)) != FB_OK)
+		dbres_free(&s);
+	if (e == FB_OK && (e = db_form_profile(r->db, r->auth.tenant_id, id, &prof)) != FB_OK) {
+		dbres_free(&s);
+		dbres_free(&rules);
+	}
 	if (e != FB_OK) {
 		dbres_free(&c);
+		json_object_put(extra);
 		return e == FB_ENOTFOUND ? FB_EDB : e;
 	}
 	o = campaign_json(&c, 0);
@@ -57,18 +122,25 @@ campaign_detail(struct req *r, const char *id, int status)
 	jadd_str(site, "name", dbres_get(&s, 0, SITE_C_NAME));
 	jadd_str(site, "domain", dbres_get(&s, 0, SITE_C_DOMAIN));
 	json_object_object_add(o, "site", site);
-	json_object_object_add(o, "url_rules", json_object_new_array());
-	json_object_object_add(o, "form_profile", NULL);
+	json_object_object_add(o, "url_rules", url_rules_json(&rules));
+	json_object_object_add(o, "form_profile", form_profile_json(&prof));
 	json_object_object_add(o, "warnings", json_object_new_array());
+	if (extra != NULL) {
+		json_object_object_foreach(extra, k, v)
+			json_object_object_add(o, k, json_object_get(v));
+		json_object_put(extra);
+	}
 	dbres_free(&c);
 	dbres_free(&s);
+	dbres_free(&rules);
+	dbres_free(&prof);
 	return req_json(r, status, o);
 }
 
 enum fb_err
 api_campaigns_get(struct req *r)
 {
-	return campaign_detail(r, req_pathvar(r, "campaign_id"), 200);
+	return campaign_detail(r, req_pathvar(r, "campaign_id"), 200, NULL);
 }
 
 enum fb_err
@@ -169,5 +241,427 @@ api_campaigns_create(struct req *r)
 		return e;
 	r->audit_type = "campaign";
 	memcpy(r->audit_id, id, sizeof(id));
-	return campaign_detail(r, id, 201);
+	/* a never-run paused campaign is not published (design 2) */
+	return campaign_detail(r, id, 201, NULL);
+}
+
+/*
+ * URL takeover (contract: Errors, last paragraph): pages an active
+ * campaign of the site handled in the last 30 days that the live rules
+ * now give to `campaign`.  One warning per campaign that lost pages; for
+ * each, an email to the tenant's owners and admins goes into the outbox
+ * and an audit row is written, both in this transaction, so a dry run
+ * leaves neither.
+ */
+static enum fb_err
+takeover_warnings(struct req *r, const char *site, const char *campaign,
+    const char *key, const char *name, json_object **out)
+{
+	struct live_rules lr;
+	struct dbres	 camps, pages, members;
+	struct url_loc	 loc;
+	json_object	*warnings = json_object_new_array(), *w, *lost, *took, *ex;
+	json_object	*mail, *ids;
+	unsigned	 i, j, count;
+	size_t		 evaluated;
+	long		 hit, rule = -1;
+	enum fb_err	 e;
+
+	*out = warnings;
+	if ((e = live_rules_load(r->db, r->auth.tenant_id, site, &lr)) != FB_OK)
+		return e;
+	if ((e = db_campaign_list(r->db, r->auth.tenant_id, site, "active", NULL,
+	    1000, &camps)) != FB_OK) {
+		live_rules_free(&lr);
+		return e;
+	}
+	for (i = 0; i < camps.nrows && e == FB_OK; i++) {
+		if (strcmp(dbres_get(&camps, i, CAMP_C_ID), campaign) == 0)
+			continue;
+		if ((e = db_takeover_pages(r->db, dbres_get(&camps, i, CAMP_C_ID),
+		    &pages)) != FB_OK)
+			break;
+		ex = json_object_new_array();
+		for (count = 0, j = 0; j < pages.nrows; j++) {
+			if (!url_parse(dbres_get(&pages, j, 0), &loc))
+				continue;
+			hit = rules_decide(lr.rules, lr.n, &loc, &evaluated);
+			if (hit < 0 || strcmp(lr.rules[hit].campaign, key) != 0)
+				continue;
+			if (count++ < 3)
+				json_object_array_add(ex, json_object_new_string(
+				    dbres_get(&pages, j, 0)));
+			rule = hit;
+		}
+		dbres_free(&pages);
+		if (count == 0) {
+			json_object_put(ex);
+			continue;
+		}
+		w = json_object_new_object();
+		jadd_str(w, "code", "url_takeover");
+		lost = json_object_new_object();
+		jadd_str(lost, "id", dbres_get(&camps, i, CAMP_C_ID));
+		jadd_str(lost, "key", dbres_get(&camps, i, CAMP_C_KEY));
+		jadd_str(lost, "name", dbres_get(&camps, i, CAMP_C_NAME));
+		json_object_object_add(w, "lost_campaign", lost);
+		took = json_object_new_object();
+		jadd_str(took, "id", campaign);
+		jadd_str(took, "key", key);
+		jadd_str(took, "name", name);
+		json_object_object_add(w, "taking_campaign", took);
+		jadd_int(w, "page_count", count);
+		json_object_object_add(w, "example_pages", ex);
+		json_object_object_add(w, "rule", match_rule_json(&lr.rules[rule]));
+		json_object_array_add(warnings, w);
+		/* the notice to owners and admins, and its audit row */
+		if ((e = db_notify_members(r->db, r->auth.tenant_id, &members)) != FB_OK)
+			break;
+		mail = json_object_new_object();
+		jadd_str(mail, "template", "url_takeover");
+		ids = json_object_new_array();
+		for (j = 0; j < members.nrows; j++)
+			json_object_array_add(ids, json_object_new_string(
+			    dbres_get(&members, j, 0)));
+		dbres_free(&members);
+		json_object_object_add(mail, "member_ids", ids);
+		json_object_object_add(mail, "warning", json_object_get(w));
+		e = db_outbox_add(r->db, r->auth.tenant_id, "email", "url_takeover",
+		    json_text(mail));
+		if (e == FB_OK)
+			e = db_audit_add(r->db, r->auth.tenant_id, "api_key",
+			    r->auth.key_id, r->request_id, "url_takeover", "campaign",
+			    campaign, json_text(w));
+		json_object_put(mail);
+	}
+	dbres_free(&camps);
+	live_rules_free(&lr);
+	return e;
+}
+
+/*
+ * After a save: publish the site's configuration and compute takeover
+ * warnings; `extra` receives "warnings" and "publish_failed".
+ */
+static enum fb_err
+after_save(struct req *r, const char *campaign, json_object **extra)
+{
+	struct dbres	 c;
+	json_object	*warnings, *failed;
+	char		 site[UUID_STRLEN + 1];
+	enum fb_err	 e;
+
+	*extra = json_object_new_object();
+	if ((e = db_campaign_get(r->db, r->auth.tenant_id, campaign, &c)) != FB_OK)
+		return e;
+	snprintf(site, sizeof(site), "%s", dbres_get(&c, 0, CAMP_C_SITE_ID));
+	e = takeover_warnings(r, site, campaign, dbres_get(&c, 0, CAMP_C_KEY),
+	    dbres_get(&c, 0, CAMP_C_NAME), &warnings);
+	dbres_free(&c);
+	json_object_object_add(*extra, "warnings", warnings);
+	if (e != FB_OK)
+		return e;
+	failed = json_object_new_array();
+	if (!publish_site(r, r->auth.tenant_id, site))
+		json_object_array_add(failed, json_object_new_string(site));
+	json_object_object_add(*extra, "publish_failed", failed);
+	return FB_OK;
+}
+
+/* PATCH /campaigns/{id} (contract: CampaignPatch; States, Campaign). */
+enum fb_err
+api_campaigns_update(struct req *r)
+{
+	const char	*id = req_pathvar(r, "campaign_id"), *name, *product, *status;
+	long long	 wait = 0;
+	struct dbres	 c;
+	json_object	*extra;
+	bool		 set_product;
+	enum fb_err	 e;
+
+	if (body_str(r, "name", false, CAMPAIGN_NAME_MAX, &name) < 0 ||
+	    body_str(r, "product_name", false, CAMPAIGN_NAME_MAX, &product) < 0 ||
+	    body_str(r, "status", false, 16, &status) < 0 ||
+	    body_int(r, "abandon_wait_minutes", false, WAIT_MIN, WAIT_MAX, &wait) < 0)
+		return FB_OK;
+	if (name != NULL && blank(name))
+		return api_error(r, AC_PARAMETER_INVALID, "name");
+	if (status != NULL && strcmp(status, "active") != 0 &&
+	    strcmp(status, "paused") != 0 && strcmp(status, "archived") != 0)
+		return api_error(r, AC_PARAMETER_INVALID, "status");
+	e = db_campaign_get(r->db, r->auth.tenant_id, id, &c);
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_NOT_FOUND, "campaign_id");
+	if (e != FB_OK)
+		return e;
+	/* a status change needs a session (contract: Authentication 9) */
+	if (status != NULL && strcmp(status, dbres_get(&c, 0, CAMP_C_STATUS)) != 0) {
+		dbres_free(&c);
+		return api_error(r, AC_SESSION_REQUIRED, "status");
+	}
+	dbres_free(&c);
+	set_product = body_has(r, "product_name");
+	if ((e = db_campaign_update(r->db, r->auth.tenant_id, id, name, set_product,
+	    product, wait)) != FB_OK)
+		return e;
+	r->audit_type = "campaign";
+	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
+	if ((e = after_save(r, id, &extra)) != FB_OK) {
+		json_object_put(extra);
+		return e;
+	}
+	return campaign_detail(r, id, 200, extra);
+}
+
+#define RULES_MAX	100
+
+/* PUT /campaigns/{id}/url-rules: all or nothing (contract: Errors). */
+enum fb_err
+api_campaigns_url_rules(struct req *r)
+{
+	const char	*id = req_pathvar(r, "campaign_id");
+	json_object	*rules, *it, *v, *extra;
+	struct dbres	 c;
+	char		 param[64], why[256];
+	size_t		 i, n;
+	int		 role, type;
+	long		 prio;
+	const char	*pattern;
+	enum fb_err	 e;
+
+	if (!json_object_object_get_ex(r->json, "rules", &rules) || rules == NULL)
+		return api_error(r, AC_PARAMETER_MISSING, "rules");
+	if (!json_object_is_type(rules, json_type_array) ||
+	    (n = json_object_array_length(rules)) > RULES_MAX)
+		return api_error(r, AC_PARAMETER_INVALID, "rules");
+	/* validate every rule before touching anything */
+	for (i = 0; i < n; i++) {
+		it = json_object_array_get_idx(rules, i);
+		snprintf(param, sizeof(param), "rules[%zu]", i);
+		if (!json_object_is_type(it, json_type_object))
+			return api_error(r, AC_PARAMETER_INVALID, param);
+		snprintf(param, sizeof(param), "rules[%zu].role", i);
+		if (!json_object_object_get_ex(it, "role", &v) || v == NULL)
+			return api_error(r, AC_PARAMETER_MISSING, param);
+		if (!json_object_is_type(v, json_type_string) ||
+		    rule_role_parse(json_object_get_string(v)) < 0)
+			return api_error(r, AC_PARAMETER_INVALID, param);
+		snprintf(param, sizeof(param), "rules[%zu].match_type", i);
+		if (!json_object_object_get_ex(it, "match_type", &v) || v == NULL)
+			return api_error(r, AC_PARAMETER_MISSING, param);
+		if (!json_object_is_type(v, json_type_string) ||
+		    (type = match_type_parse(json_object_get_string(v))) < 0)
+			return api_error(r, AC_PARAMETER_INVALID, param);
+		snprintf(param, sizeof(param), "rules[%zu].pattern", i);
+		if (!json_object_object_get_ex(it, "pattern", &v) || v == NULL)
+			return api_error(r, AC_PARAMETER_MISSING, param);
+		if (!json_object_is_type(v, json_type_string) ||
+		    utf8_len(json_object_get_string(v)) < 0 ||
+		    strlen(json_object_get_string(v)) !=
+		    (size_t)json_object_get_string_len(v) ||
+		    !rule_pattern_ok((enum match_type)type, json_object_get_string(v),
+		    why, sizeof(why))) {
+			logx(LOG_INFO, "%s refused: %s", param, why);
+			return api_error(r, AC_PARAMETER_INVALID, param);
+		}
+		snprintf(param, sizeof(param), "rules[%zu].priority", i);
+		if (json_object_object_get_ex(it, "priority", &v) && v != NULL &&
+		    (!json_object_is_type(v, json_type_int) ||
+		    json_object_get_int64(v) < 0 || json_object_get_int64(v) > 1000000))
+			return api_error(r, AC_PARAMETER_INVALID, param);
+	}
+	e = db_campaign_get(r->db, r->auth.tenant_id, id, &c);
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_NOT_FOUND, "campaign_id");
+	if (e != FB_OK)
+		return e;
+	dbres_free(&c);
+	if ((e = db_url_rules_delete(r->db, r->auth.tenant_id, id)) != FB_OK)
+		return e;
+	for (i = 0; i < n; i++) {
+		it = json_object_array_get_idx(rules, i);
+		json_object_object_get_ex(it, "role", &v);
+		role = rule_role_parse(json_object_get_string(v));
+		json_object_object_get_ex(it, "match_type", &v);
+		type = match_type_parse(json_object_get_string(v));
+		json_object_object_get_ex(it, "pattern", &v);
+		pattern = json_object_get_string(v);
+		prio = json_object_object_get_ex(it, "priority", &v) && v != NULL ?
+		    (long)json_object_get_int64(v) : -1;
+		if ((e = db_url_rule_insert(r->db, r->auth.tenant_id, id, (int)i,
+		    rule_role_names[role], match_type_names[type], pattern, prio)) != FB_OK)
+			return e;
+	}
+	r->audit_type = "campaign";
+	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
+	if ((e = after_save(r, id, &extra)) != FB_OK) {
+		json_object_put(extra);
+		return e;
+	}
+	return campaign_detail(r, id, 200, extra);
+}
+
+#define SELECTORS_MAX	20
+#define SELECTOR_LEN	256
+
+/*
+ * A selector list field: absent or null gives "[]" or NULL (nullable);
+ * else an array of at most 20 non-empty strings of 256 bytes.  Returns
+ * the JSON text in *out (owned by the caller), or -1 after a 422.
+ */
+static int
+selectors(struct req *r, const char *name, bool nullable, char **out, size_t *count)
+{
+	json_object	*v, *s;
+	size_t		 i, n;
+	const char	*t;
+
+	*out = NULL;
+	*count = 0;
+	if (!json_object_object_get_ex(r->json, name, &v) || v == NULL) {
+		*out = nullable ? NULL : strdup("[]");
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_array) ||
+	    (n = json_object_array_length(v)) > SELECTORS_MAX) {
+		(void)api_error(r, AC_PARAMETER_INVALID, name);
+		return -1;
+	}
+	for (i = 0; i < n; i++) {
+		s = json_object_array_get_idx(v, i);
+		if (!json_object_is_type(s, json_type_string) ||
+		    (t = json_object_get_string(s))[0] == '\0' ||
+		    strlen(t) > SELECTOR_LEN || strlen(t) !=
+		    (size_t)json_object_get_string_len(s) || utf8_len(t) < 0 ||
+		    strpbrk(t, "\n\r{}") != NULL) {
+			(void)api_error(r, AC_PARAMETER_INVALID, name);
+			return -1;
+		}
+	}
+	*out = strdup(json_text(v));
+	*count = n;
+	return 1;
+}
+
+/* PUT /campaigns/{id}/form-profile (contract: FormProfileIn). */
+enum fb_err
+api_campaigns_form_profile(struct req *r)
+{
+	const char	*id = req_pathvar(r, "campaign_id"), *consent;
+	char		*tel = NULL, *email = NULL, *split = NULL;
+	size_t		 ntel, nemail, nsplit;
+	struct dbres	 c;
+	json_object	*extra;
+	bool		 autodetect;
+	enum fb_err	 e;
+
+	if (selectors(r, "tel_selectors", false, &tel, &ntel) < 0 ||
+	    selectors(r, "email_selectors", false, &email, &nemail) < 0 ||
+	    selectors(r, "tel_split_selectors", true, &split, &nsplit) < 0 ||
+	    body_str(r, "consent_selector", false, SELECTOR_LEN, &consent) < 0) {
+		e = FB_OK;
+		goto out;
+	}
+	if (split != NULL && nsplit == 1) {
+		e = api_error(r, AC_PARAMETER_INVALID, "tel_split_selectors");
+		goto out;
+	}
+	e = db_campaign_get(r->db, r->auth.tenant_id, id, &c);
+	if (e == FB_ENOTFOUND) {
+		e = api_error(r, AC_NOT_FOUND, "campaign_id");
+		goto out;
+	}
+	if (e != FB_OK)
+		goto out;
+	dbres_free(&c);
+	/* empty arrays restore automatic detection (contract: FormProfileIn) */
+	autodetect = ntel == 0 && nemail == 0 && nsplit == 0;
+	if ((e = db_form_profile_put(r->db, r->auth.tenant_id, id, tel, email,
+	    autodetect ? NULL : consent, autodetect ? NULL : split,
+	    autodetect ? "auto" : "manual")) != FB_OK)
+		goto out;
+	r->audit_type = "campaign";
+	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
+	if ((e = after_save(r, id, &extra)) != FB_OK) {
+		json_object_put(extra);
+		goto out;
+	}
+	e = campaign_detail(r, id, 200, extra);
+out:
+	free(tel);
+	free(email);
+	free(split);
+	return e;
+}
+
+/* POST /campaigns/{id}/duplicate (contract: CampaignDuplicateIn). */
+enum fb_err
+api_campaigns_duplicate(struct req *r)
+{
+	const char	*from = req_pathvar(r, "campaign_id"), *key, *name;
+	char		 id[UUID_STRLEN + 1], newkey[CAMPAIGN_KEY_MAX + 1];
+	char		 newname[CAMPAIGN_NAME_MAX * 4 + 64];
+	struct dbres	 c, k;
+	int		 i;
+	enum fb_err	 e;
+
+	if (body_str(r, "key", false, CAMPAIGN_KEY_MAX, &key) < 0 ||
+	    body_str(r, "name", false, CAMPAIGN_NAME_MAX, &name) < 0)
+		return FB_OK;
+	if (key != NULL && !campaign_key_ok(key))
+		return api_error(r, AC_PARAMETER_INVALID, "key");
+	if (name != NULL && blank(name))
+		return api_error(r, AC_PARAMETER_INVALID, "name");
+	e = db_campaign_get(r->db, r->auth.tenant_id, from, &c);
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_NOT_FOUND, "campaign_id");
+	if (e != FB_OK)
+		return e;
+	if (key != NULL)
+		snprintf(newkey, sizeof(newkey), "%s", key);
+	else {
+		/* "<key>-copy", then "<key>-copy-2", ...: the first free one */
+		for (i = 1; i < 1000; i++) {
+			const char *src = dbres_get(&c, 0, CAMP_C_KEY);
+			char	 suffix[16];
+
+			snprintf(suffix, sizeof(suffix), i == 1 ? "-copy" : "-copy-%d", i);
+			snprintf(newkey, sizeof(newkey), "%.*s%s",
+			    (int)(CAMPAIGN_KEY_MAX - strlen(suffix)), src, suffix);
+			if ((e = db_campaign_by_key(r->db, r->auth.tenant_id, newkey,
+			    &k)) != FB_OK) {
+				dbres_free(&c);
+				return e;
+			}
+			if (k.nrows == 0) {
+				dbres_free(&k);
+				break;
+			}
+			dbres_free(&k);
+		}
+	}
+	if (name != NULL)
+		snprintf(newname, sizeof(newname), "%s", name);
+	else
+		snprintf(newname, sizeof(newname), "%s のコピー", dbres_get(&c, 0, CAMP_C_NAME));
+	if (utf8_len(newname) > CAMPAIGN_NAME_MAX) {
+		/* keep it within the column: cut whole characters */
+		size_t	 cut = strlen(newname);
+
+		while (utf8_len(newname) > CAMPAIGN_NAME_MAX || utf8_len(newname) < 0)
+			newname[--cut] = '\0';
+	}
+	dbres_free(&c);
+	uuid_v7(id);
+	e = db_campaign_copy(r->db, r->auth.tenant_id, from, id, newkey, newname);
+	if (e == FB_EDUP)
+		return api_error(r, AC_CAMPAIGN_KEY_TAKEN, "key");
+	if (e != FB_OK)
+		return e;
+	if ((e = db_campaign_copy_children(r->db, r->auth.tenant_id, from, id)) != FB_OK)
+		return e;
+	r->audit_type = "campaign";
+	memcpy(r->audit_id, id, sizeof(id));
+	/* never run and paused: not published */
+	return campaign_detail(r, id, 201, NULL);
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../api.h"
+#include "../publish.h"
 #include "../store.h"
 
 /* The one writer of a site row (list and detail). */
@@ -128,5 +129,70 @@ api_sites_get(struct req *r)
 	free(order);
 	json_object_object_add(o, "snippets", snips);
 	dbres_free(&site);
+	return req_json(r, 200, o);
+}
+
+/* GET /sites/{id}/tag-config: the live configuration, free-form. */
+enum fb_err
+api_sites_tag_config(struct req *r)
+{
+	json_object	*o;
+	enum fb_err	 e;
+
+	e = tagconf_build(r->db, r->conf, r->auth.tenant_id,
+	    req_pathvar(r, "site_id"), &o);
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_NOT_FOUND, "site_id");
+	if (e != FB_OK)
+		return e;
+	return req_json(r, 200, o);
+}
+
+/*
+ * POST /sites/{id}/url-rules/test (contract: Match test): the live
+ * configuration evaluated in the tag's order; writes nothing.
+ */
+enum fb_err
+api_sites_match_test(struct req *r)
+{
+	const char		*url;
+	struct url_loc		 loc;
+	struct live_rules	 lr;
+	struct dbres		 s;
+	json_object		*o, *l, *ev;
+	size_t			 evaluated, i;
+	long			 hit;
+	enum fb_err		 e;
+
+	if (body_str(r, "url", true, URL_MAX, &url) < 0)
+		return FB_OK;
+	if (!url_parse(url, &loc))
+		return api_error(r, AC_PARAMETER_INVALID, "url");
+	e = db_site_get(r->db, r->auth.tenant_id, req_pathvar(r, "site_id"), &s);
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_NOT_FOUND, "site_id");
+	if (e != FB_OK)
+		return e;
+	dbres_free(&s);
+	if ((e = live_rules_load(r->db, r->auth.tenant_id, req_pathvar(r, "site_id"),
+	    &lr)) != FB_OK)
+		return e;
+	hit = rules_decide(lr.rules, lr.n, &loc, &evaluated);
+	o = json_object_new_object();
+	jadd_str(o, "url", url);
+	l = json_object_new_object();
+	jadd_str(l, "hostname", loc.hostname);
+	jadd_str(l, "pathname", loc.pathname);
+	jadd_str(l, "search", loc.search);
+	json_object_object_add(o, "location", l);
+	jadd_bool(o, "assigned", hit >= 0);
+	jadd_str(o, "campaign", hit >= 0 ? lr.rules[hit].campaign : NULL);
+	jadd_str(o, "role", hit >= 0 ? rule_role_names[lr.rules[hit].role] : NULL);
+	json_object_object_add(o, "matched", hit >= 0 ? match_rule_json(&lr.rules[hit]) : NULL);
+	ev = json_object_new_array();
+	for (i = 0; i < evaluated; i++)
+		json_object_array_add(ev, match_rule_json(&lr.rules[i]));
+	json_object_object_add(o, "evaluated", ev);
+	live_rules_free(&lr);
 	return req_json(r, 200, o);
 }

@@ -1,0 +1,283 @@
+/*
+ * SQL of capture configuration: campaign updates and copies, URL rules,
+ * form profiles, what a site publishes, and takeover look-backs.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "../store.h"
+
+enum {
+	CAP_CAMP_UPDATE,
+	CAP_CAMP_BY_KEY,
+	CAP_CAMP_COPY,
+	CAP_RULES_LIST,
+	CAP_RULES_DELETE,
+	CAP_RULE_INSERT,
+	CAP_PROFILE_GET,
+	CAP_PROFILE_PUT,
+	CAP_PROFILE_DELETE,
+	CAP_PUB_CAMPAIGNS,
+	CAP_PUB_RULES,
+	CAP_SITE_PUBLISHED,
+	CAP_SITE_BY_PK,
+	CAP_SITES_ALL,
+	CAP_TAKEOVER_PAGES,
+	CAP_NOTIFY_MEMBERS,
+	CAP_SCEN_LIST,
+	CAP_SCEN_COPY,
+	CAP__MAX
+};
+
+/* Campaigns a site publishes (design 2; contract: States, Campaign). */
+#define PUBLISHED "(c.status = 'active' OR (c.status = 'paused' AND " \
+	"c.first_activated_at IS NOT NULL))"
+
+static const struct dbstmt cap_sql[CAP__MAX] = {
+	/* CAP_CAMP_UPDATE: NULL leaves a column as it is; ? = 1 clears product_name */
+	{ "campaign_update",
+	  "UPDATE campaigns SET name = COALESCE(?, name), "
+	  "product_name = IF(?, ?, product_name), "
+	  "abandon_wait_minutes = COALESCE(?, abandon_wait_minutes), "
+	  "updated_at = NOW(6) WHERE tenant_id = ? AND id = ?" },
+	/* CAP_CAMP_BY_KEY */
+	{ "campaign_by_key",
+	  "SELECT c.id, c.site_id, c.status, " PUBLISHED " FROM campaigns c "
+	  "WHERE c.tenant_id = ? AND c.campaign_key = ?" },
+	/* CAP_CAMP_COPY: paused and never run (contract: States, Campaign) */
+	{ "campaign_copy",
+	  "INSERT INTO campaigns (id, tenant_id, site_id, campaign_key, name, "
+	  "product_name, status, abandon_wait_minutes) SELECT ?, tenant_id, "
+	  "site_id, ?, ?, product_name, 'paused', abandon_wait_minutes "
+	  "FROM campaigns WHERE tenant_id = ? AND id = ?" },
+	/* CAP_RULES_LIST */
+	{ "url_rules_list",
+	  "SELECT id, role, match_type, pattern, priority, position FROM url_rules "
+	  "WHERE tenant_id = ? AND campaign_id = ? ORDER BY position" },
+	/* CAP_RULES_DELETE */
+	{ "url_rules_delete",
+	  "DELETE FROM url_rules WHERE tenant_id = ? AND campaign_id = ?" },
+	/* CAP_RULE_INSERT */
+	{ "url_rule_insert",
+	  "INSERT INTO url_rules (id, tenant_id, campaign_id, position, role, "
+	  "match_type, pattern, priority) VALUES (?, ?, ?, ?, ?, ?, ?, ?)" },
+	/* CAP_PROFILE_GET */
+	{ "form_profile_get",
+	  "SELECT tel_selectors, email_selectors, consent_selector, "
+	  "tel_split_selectors, detected_by, " DB_TS("detected_at")
+	  " FROM form_profiles WHERE tenant_id = ? AND campaign_id = ?" },
+	/* CAP_PROFILE_PUT */
+	{ "form_profile_put",
+	  "INSERT INTO form_profiles (campaign_id, tenant_id, tel_selectors, "
+	  "email_selectors, consent_selector, tel_split_selectors, detected_by, "
+	  "detected_at) VALUES (?, ?, ?, ?, ?, ?, ?, IF(? = 'auto', NULL, NOW(6))) "
+	  "ON DUPLICATE KEY UPDATE tel_selectors = VALUES(tel_selectors), "
+	  "email_selectors = VALUES(email_selectors), "
+	  "consent_selector = VALUES(consent_selector), "
+	  "tel_split_selectors = VALUES(tel_split_selectors), "
+	  "detected_by = VALUES(detected_by), detected_at = VALUES(detected_at), "
+	  "updated_at = NOW(6)" },
+	/* CAP_PROFILE_DELETE */
+	{ "form_profile_delete",
+	  "DELETE FROM form_profiles WHERE tenant_id = ? AND campaign_id = ?" },
+	/* CAP_PUB_CAMPAIGNS: oldest first, with their profiles */
+	{ "published_campaigns",
+	  "SELECT c.id, c.campaign_key, c.status, p.tel_selectors, "
+	  "p.email_selectors, p.consent_selector, p.tel_split_selectors, "
+	  "p.detected_by FROM campaigns c LEFT JOIN form_profiles p "
+	  "ON p.campaign_id = c.id WHERE c.tenant_id = ? AND c.site_id = ? "
+	  "AND " PUBLISHED " ORDER BY c.id" },
+	/* CAP_PUB_RULES: in evaluation order (priority, null last; campaign; position) */
+	{ "published_rules",
+	  "SELECT c.campaign_key, r.role, r.match_type, r.pattern, r.priority, "
+	  "c.id, r.position FROM url_rules r JOIN campaigns c ON c.id = r.campaign_id "
+	  "WHERE c.tenant_id = ? AND c.site_id = ? AND " PUBLISHED
+	  " ORDER BY r.priority IS NULL, r.priority, c.id, r.position" },
+	/* CAP_SITE_PUBLISHED */
+	{ "site_published",
+	  "UPDATE sites SET published_at = IF(? IS NULL, NOW(6), published_at), "
+	  "publish_error = ? WHERE tenant_id = ? AND id = ?" },
+	/* CAP_SITE_BY_PK */
+	{ "site_by_public_key",
+	  "SELECT id, tenant_id, domain FROM sites WHERE public_key = ?" },
+	/* CAP_SITES_ALL */
+	{ "sites_all", "SELECT tenant_id, id FROM sites ORDER BY id" },
+	/* CAP_TAKEOVER_PAGES: what an active campaign handled in 30 days */
+	{ "takeover_pages",
+	  "SELECT DISTINCT url FROM tag_events WHERE campaign_id = ? "
+	  "AND event_type = 'page_view' "
+	  "AND received_at > NOW(6) - INTERVAL 30 DAY LIMIT 1000" },
+	/* CAP_NOTIFY_MEMBERS: owners and admins (contract: Errors, takeover) */
+	{ "notify_members",
+	  "SELECT id FROM members WHERE tenant_id = ? AND status = 'active' "
+	  "AND role IN ('owner', 'admin') ORDER BY id" },
+	/* CAP_SCEN_LIST */
+	{ "scenarios_of_campaign",
+	  "SELECT id FROM scenarios WHERE tenant_id = ? AND campaign_id = ? "
+	  "AND deleted_at IS NULL ORDER BY id" },
+	/* CAP_SCEN_COPY: always draft (contract: States, Scenario) */
+	{ "scenario_copy",
+	  "INSERT INTO scenarios (id, tenant_id, campaign_id, name, status, "
+	  "abandon_wait_minutes) SELECT ?, tenant_id, ?, name, 'draft', "
+	  "abandon_wait_minutes FROM scenarios WHERE tenant_id = ? AND id = ?" },
+};
+
+static enum fb_err
+run(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
+{
+	return db_run(db, DBSET_CAPTURE, id, &cap_sql[id], p, n, r);
+}
+
+enum fb_err
+db_campaign_update(struct db *db, const char *tenant, const char *id,
+    const char *name, bool set_product, const char *product, long long wait)
+{
+	return run(db, CAP_CAMP_UPDATE, DBPARAMS(P_STR(name), P_INT(set_product),
+	    P_STR(product), wait > 0 ? P_INT(wait) : P_NULL, P_STR(tenant),
+	    P_STR(id)), NULL);
+}
+
+enum fb_err
+db_campaign_by_key(struct db *db, const char *tenant, const char *key,
+    struct dbres *r)
+{
+	return run(db, CAP_CAMP_BY_KEY, DBPARAMS(P_STR(tenant), P_STR(key)), r);
+}
+
+enum fb_err
+db_campaign_copy(struct db *db, const char *tenant, const char *from,
+    const char *id, const char *key, const char *name)
+{
+	return run(db, CAP_CAMP_COPY, DBPARAMS(P_STR(id), P_STR(key), P_STR(name),
+	    P_STR(tenant), P_STR(from)), NULL);
+}
+
+enum fb_err
+db_url_rules(struct db *db, const char *tenant, const char *campaign,
+    struct dbres *r)
+{
+	return run(db, CAP_RULES_LIST, DBPARAMS(P_STR(tenant), P_STR(campaign)), r);
+}
+
+enum fb_err
+db_url_rules_delete(struct db *db, const char *tenant, const char *campaign)
+{
+	return run(db, CAP_RULES_DELETE, DBPARAMS(P_STR(tenant), P_STR(campaign)), NULL);
+}
+
+enum fb_err
+db_url_rule_insert(struct db *db, const char *tenant, const char *campaign,
+    int position, const char *role, const char *type, const char *pattern,
+    long priority)
+{
+	char	 id[UUID_STRLEN + 1];
+
+	uuid_v7(id);
+	return run(db, CAP_RULE_INSERT, DBPARAMS(P_STR(id), P_STR(tenant),
+	    P_STR(campaign), P_INT(position), P_STR(role), P_STR(type),
+	    P_STR(pattern), priority < 0 ? P_NULL : P_INT(priority)), NULL);
+}
+
+enum fb_err
+db_form_profile(struct db *db, const char *tenant, const char *campaign,
+    struct dbres *r)
+{
+	return run(db, CAP_PROFILE_GET, DBPARAMS(P_STR(tenant), P_STR(campaign)), r);
+}
+
+enum fb_err
+db_form_profile_put(struct db *db, const char *tenant, const char *campaign,
+    const char *tel, const char *email, const char *consent, const char *split,
+    const char *detected_by)
+{
+	return run(db, CAP_PROFILE_PUT, DBPARAMS(P_STR(campaign), P_STR(tenant),
+	    P_STR(tel), P_STR(email), P_STR(consent), P_STR(split),
+	    P_STR(detected_by), P_STR(detected_by)), NULL);
+}
+
+enum fb_err
+db_published_campaigns(struct db *db, const char *tenant, const char *site,
+    struct dbres *r)
+{
+	return run(db, CAP_PUB_CAMPAIGNS, DBPARAMS(P_STR(tenant), P_STR(site)), r);
+}
+
+enum fb_err
+db_published_rules(struct db *db, const char *tenant, const char *site,
+    struct dbres *r)
+{
+	return run(db, CAP_PUB_RULES, DBPARAMS(P_STR(tenant), P_STR(site)), r);
+}
+
+enum fb_err
+db_site_published(struct db *db, const char *tenant, const char *site,
+    const char *error)
+{
+	return run(db, CAP_SITE_PUBLISHED, DBPARAMS(P_STR(error), P_STR(error),
+	    P_STR(tenant), P_STR(site)), NULL);
+}
+
+enum fb_err
+db_site_by_public_key(struct db *db, const char *pk, struct dbres *r)
+{
+	return run(db, CAP_SITE_BY_PK, DBPARAMS(P_STR(pk)), r);
+}
+
+enum fb_err
+db_sites_all(struct db *db, struct dbres *r)
+{
+	return run(db, CAP_SITES_ALL, DBNOPARAMS, r);
+}
+
+enum fb_err
+db_takeover_pages(struct db *db, const char *campaign, struct dbres *r)
+{
+	return run(db, CAP_TAKEOVER_PAGES, DBPARAMS(P_STR(campaign)), r);
+}
+
+enum fb_err
+db_notify_members(struct db *db, const char *tenant, struct dbres *r)
+{
+	return run(db, CAP_NOTIFY_MEMBERS, DBPARAMS(P_STR(tenant)), r);
+}
+
+enum fb_err
+db_campaign_copy_children(struct db *db, const char *tenant, const char *from,
+    const char *to)
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+	unsigned	 i;
+	char		 id[UUID_STRLEN + 1];
+
+	/* URL rules, in their order */
+	if ((e = db_url_rules(db, tenant, from, &r)) != FB_OK)
+		return e;
+	for (i = 0; i < r.nrows && e == FB_OK; i++)
+		e = db_url_rule_insert(db, tenant, to, (int)dbres_int(&r, i, 5),
+		    dbres_get(&r, i, 1), dbres_get(&r, i, 2), dbres_get(&r, i, 3),
+		    dbres_get(&r, i, 4) != NULL ? (long)dbres_int(&r, i, 4) : -1);
+	dbres_free(&r);
+	if (e != FB_OK)
+		return e;
+	/* the form profile */
+	if ((e = db_form_profile(db, tenant, from, &r)) != FB_OK)
+		return e;
+	if (r.nrows == 1)
+		e = db_form_profile_put(db, tenant, to, dbres_get(&r, 0, 0),
+		    dbres_get(&r, 0, 1), dbres_get(&r, 0, 2), dbres_get(&r, 0, 3),
+		    dbres_get(&r, 0, 4));
+	dbres_free(&r);
+	if (e != FB_OK)
+		return e;
+	/* scenarios, always as drafts */
+	if ((e = run(db, CAP_SCEN_LIST, DBPARAMS(P_STR(tenant), P_STR(from)), &r)) != FB_OK)
+		return e;
+	for (i = 0; i < r.nrows && e == FB_OK; i++) {
+		uuid_v7(id);
+		e = run(db, CAP_SCEN_COPY, DBPARAMS(P_STR(id), P_STR(to),
+		    P_STR(tenant), P_STR(dbres_get(&r, i, 0))), NULL);
+	}
+	dbres_free(&r);
+	return e;
+}

@@ -1,0 +1,294 @@
+/* SQL of leads and tag events (design 3, 6). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../store.h"
+
+#define LEAD_COLS "l.id, l.site_id, s.name, s.domain, l.campaign_id, c.campaign_key, " \
+	"c.name, l.status, l.consent_state, l.email_masked, l.tel_masked, " \
+	"l.pii_state, l.tel_kind, l.sms_capable, " DB_TS("l.created_at") ", " \
+	DB_TS("l.captured_at") ", " DB_TS("l.abandoned_at") ", " \
+	DB_TS("l.converted_at") ", l.conversion_source, l.suppress_reason, " \
+	"l.landing_url, l.referrer, l.utm, l.lp_key, l.visitor_id"
+#define LEAD_FROM " FROM leads l JOIN sites s ON s.id = l.site_id " \
+	"JOIN campaigns c ON c.id = l.campaign_id "
+#define LEAD_FILTERS "WHERE l.tenant_id = ? AND (? IS NULL OR l.site_id = ?) " \
+	"AND (? IS NULL OR l.campaign_id = ?) AND (? IS NULL OR l.status = ?) " \
+	"AND (? IS NULL OR l.id < ?) "
+#define LEAD_RANGE(col) "AND (? IS NULL OR " col " >= FROM_UNIXTIME(?)) " \
+	"AND (? IS NULL OR " col " < FROM_UNIXTIME(?)) "
+#define LEAD_LIST(col) "SELECT " LEAD_COLS LEAD_FROM LEAD_FILTERS \
+	LEAD_RANGE(col) "ORDER BY l.id DESC LIMIT ?"
+
+enum {
+	LEAD_LIST_CREATED,
+	LEAD_LIST_CAPTURED,
+	LEAD_LIST_ABANDONED,
+	LEAD_LIST_CONVERTED,
+	LEAD_GET,
+	LEAD_TIMELINE,
+	LEAD_EVENT_INSERT,
+	LEAD_FIND_OPEN,
+	LEAD_INSERT,
+	LEAD_CAPTURE,
+	LEAD_TOUCH,
+	LEAD_LANDING,
+	LEAD_OF_VISITOR,
+	LEAD_OF_CONTACT,
+	LEAD_CONTACT_OF,
+	LEAD_CONVERT,
+	LEAD_ABANDON_DUE,
+	LEAD_ABANDON_CLAIM,
+	LEAD_ABANDON_SET,
+	LEAD__MAX
+};
+
+static const struct dbstmt lead_sql[LEAD__MAX] = {
+	/* LEAD_LIST_* by date_field (contract: LeadListOut) */
+	{ "lead_list_created", LEAD_LIST("l.created_at") },
+	{ "lead_list_captured", LEAD_LIST("l.captured_at") },
+	{ "lead_list_abandoned", LEAD_LIST("l.abandoned_at") },
+	{ "lead_list_converted", LEAD_LIST("l.converted_at") },
+	/* LEAD_GET */
+	{ "lead_get", "SELECT " LEAD_COLS LEAD_FROM
+	  "WHERE l.tenant_id = ? AND l.id = ?" },
+	/* LEAD_TIMELINE: the visitor's events on the site, oldest first */
+	{ "lead_timeline",
+	  "SELECT e.event_type, e.role, e.url_path, c.campaign_key, "
+	  DB_TS("e.received_at") " FROM tag_events e LEFT JOIN campaigns c "
+	  "ON c.id = e.campaign_id WHERE e.site_id = ? AND e.visitor_id = ? "
+	  "ORDER BY e.received_at, e.id LIMIT 200" },
+	/* LEAD_EVENT_INSERT */
+	{ "tag_event_insert",
+	  "INSERT INTO tag_events (id, tenant_id, site_id, campaign_id, lead_id, "
+	  "visitor_id, session_id, event_type, role, url, url_path, referrer, "
+	  "consent, client_ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+	/* LEAD_FIND_OPEN: one open lead per site, campaign and visitor */
+	{ "lead_find_open",
+	  "SELECT id, status FROM leads WHERE site_id = ? AND visitor_id = ? "
+	  "AND campaign_id = ? AND status IN ('started', 'captured') "
+	  "ORDER BY id DESC LIMIT 1 FOR UPDATE" },
+	/* LEAD_INSERT */
+	{ "lead_insert",
+	  "INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
+	  "session_id, status, landing_url, referrer, utm, lp_key) "
+	  "VALUES (?, ?, ?, ?, ?, ?, 'started', ?, ?, ?, ?)" },
+	/* LEAD_CAPTURE: NULL leaves a contact as it was */
+	{ "lead_capture",
+	  "UPDATE leads SET status = 'captured', "
+	  "captured_at = COALESCE(captured_at, NOW(6)), last_activity_at = NOW(6), "
+	  "consent_state = ?, session_id = ?, "
+	  "email_sealed = COALESCE(?, email_sealed), "
+	  "email_bidx = COALESCE(?, email_bidx), "
+	  "email_masked = COALESCE(?, email_masked), "
+	  "tel_sealed = COALESCE(?, tel_sealed), tel_bidx = COALESCE(?, tel_bidx), "
+	  "tel_masked = COALESCE(?, tel_masked), tel_kind = COALESCE(?, tel_kind), "
+	  "sms_capable = tel_kind = 'mobile', pii_key_id = ?, "
+	  "pii_state = 'present', updated_at = NOW(6) WHERE id = ?" },
+	/* LEAD_TOUCH: activity delays the abandonment judgement */
+	{ "lead_touch",
+	  "UPDATE leads SET last_activity_at = NOW(6) WHERE site_id = ? "
+	  "AND visitor_id = ? AND campaign_id = ? AND status IN ('started', 'captured')" },
+	/* LEAD_LANDING: the session's first page view */
+	{ "lead_landing",
+	  "SELECT url, referrer, url_path FROM tag_events WHERE site_id = ? "
+	  "AND session_id = ? AND event_type = 'page_view' "
+	  "ORDER BY received_at, id LIMIT 1" },
+	/* LEAD_OF_VISITOR: the visitor's unfinished leads on the site */
+	{ "leads_of_visitor",
+	  "SELECT id, campaign_id FROM leads WHERE site_id = ? AND visitor_id = ? "
+	  "AND status NOT IN ('converted', 'suppressed') ORDER BY id FOR UPDATE" },
+	/* LEAD_OF_CONTACT: unfinished leads with the same contact */
+	{ "leads_of_contact",
+	  "SELECT id, campaign_id, site_id FROM leads WHERE tenant_id = ? "
+	  "AND ((? IS NOT NULL AND email_bidx = ?) OR (? IS NOT NULL AND tel_bidx = ?)) "
+	  "AND status NOT IN ('converted', 'suppressed') ORDER BY id FOR UPDATE" },
+	/* LEAD_CONTACT_OF */
+	{ "lead_contact_of",
+	  "SELECT email_bidx, tel_bidx FROM leads WHERE id = ?" },
+	/* LEAD_CONVERT */
+	{ "lead_convert",
+	  "UPDATE leads SET status = 'converted', converted_at = NOW(6), "
+	  "conversion_source = ?, updated_at = NOW(6) WHERE id = ? "
+	  "AND status NOT IN ('converted', 'suppressed')" },
+	/* LEAD_ABANDON_DUE: captured leads past their wait (active scenario's, else campaign's) */
+	{ "leads_abandon_due",
+	  "SELECT l.id FROM leads l JOIN campaigns c ON c.id = l.campaign_id "
+	  "LEFT JOIN scenarios s ON s.tenant_id = l.tenant_id "
+	  "AND s.campaign_id = l.campaign_id AND s.status = 'active' "
+	  "AND s.deleted_at IS NULL WHERE l.status = 'captured' "
+	  "AND l.last_activity_at <= FROM_UNIXTIME(?) - INTERVAL "
+	  "COALESCE(s.abandon_wait_minutes, c.abandon_wait_minutes) MINUTE "
+	  "ORDER BY l.last_activity_at, l.id LIMIT ?" },
+	/* LEAD_ABANDON_CLAIM: one row, skipped when another pass holds it */
+	{ "lead_abandon_claim",
+	  "SELECT id, tenant_id, campaign_id FROM leads WHERE id = ? "
+	  "AND status = 'captured' FOR UPDATE SKIP LOCKED" },
+	/* LEAD_ABANDON_SET */
+	{ "lead_abandon_set",
+	  "UPDATE leads SET status = 'abandoned', abandoned_at = FROM_UNIXTIME(?), "
+	  "updated_at = NOW(6) WHERE id = ?" },
+};
+
+static enum fb_err
+run(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
+{
+	return db_run(db, DBSET_LEAD, id, &lead_sql[id], p, n, r);
+}
+
+enum fb_err
+db_lead_list(struct db *db, const char *tenant, const struct lead_filter *f,
+    const char *after, int n, struct dbres *r)
+{
+	int		 st = LEAD_LIST_CREATED + f->date_field;
+	struct dbp	 from = f->has_from ? P_INT(f->from) : P_NULL;
+	struct dbp	 to = f->has_to ? P_INT(f->to) : P_NULL;
+
+	if (f->date_field < 0 || f->date_field > 3)
+		return FB_EINVAL;
+	return run(db, st, DBPARAMS(P_STR(tenant), P_STR(f->site), P_STR(f->site),
+	    P_STR(f->campaign), P_STR(f->campaign), P_STR(f->status),
+	    P_STR(f->status), P_STR(after), P_STR(after), from, from, to, to,
+	    P_INT(n)), r);
+}
+
+enum fb_err
+db_lead_get(struct db *db, const char *tenant, const char *id, struct dbres *r)
+{
+	enum fb_err	 e;
+
+	if ((e = run(db, LEAD_GET, DBPARAMS(P_STR(tenant), P_STR(id)), r)) != FB_OK)
+		return e;
+	if (r->nrows == 0) {
+		dbres_free(r);
+		return FB_ENOTFOUND;
+	}
+	return FB_OK;
+}
+
+enum fb_err
+db_lead_timeline(struct db *db, const char *site, const char *visitor,
+    struct dbres *r)
+{
+	return run(db, LEAD_TIMELINE, DBPARAMS(P_STR(site), P_STR(visitor)), r);
+}
+
+enum fb_err
+db_tag_event_insert(struct db *db, const struct tag_event_row *ev)
+{
+	char	 id[UUID_STRLEN + 1];
+
+	uuid_v7(id);
+	return run(db, LEAD_EVENT_INSERT, DBPARAMS(P_STR(id), P_STR(ev->tenant),
+	    P_STR(ev->site), P_STR(ev->campaign), P_STR(ev->lead),
+	    P_STR(ev->visitor), P_STR(ev->session), P_STR(ev->type),
+	    P_STR(ev->role), P_STR(ev->url), P_STR(ev->url_path),
+	    P_STR(ev->referrer), ev->consent < 0 ? P_NULL : P_INT(ev->consent),
+	    ev->client_ts > 0 ? P_INT(ev->client_ts) : P_NULL), NULL);
+}
+
+enum fb_err
+db_lead_find_open(struct db *db, const char *site, const char *visitor,
+    const char *campaign, struct dbres *r)
+{
+	return run(db, LEAD_FIND_OPEN, DBPARAMS(P_STR(site), P_STR(visitor),
+	    P_STR(campaign)), r);
+}
+
+enum fb_err
+db_lead_insert(struct db *db, const char *id, const char *tenant,
+    const char *site, const char *campaign, const char *visitor,
+    const char *session, const char *landing, const char *referrer,
+    const char *utm, const char *lp_key)
+{
+	return run(db, LEAD_INSERT, DBPARAMS(P_STR(id), P_STR(tenant), P_STR(site),
+	    P_STR(campaign), P_STR(visitor), P_STR(session), P_STR(landing),
+	    P_STR(referrer), P_STR(utm), P_STR(lp_key)), NULL);
+}
+
+static struct dbp
+bin_or_null(const unsigned char *p, size_t n)
+{
+	return p != NULL ? P_BIN(p, n) : P_NULL;
+}
+
+enum fb_err
+db_lead_capture(struct db *db, const char *id, const struct lead_contact *c)
+{
+	return run(db, LEAD_CAPTURE, DBPARAMS(P_STR(c->consent_state),
+	    P_STR(c->session), bin_or_null(c->email_sealed, c->email_sealed_len),
+	    bin_or_null(c->email_bidx, 32), P_STR(c->email_masked),
+	    bin_or_null(c->tel_sealed, c->tel_sealed_len),
+	    bin_or_null(c->tel_bidx, 32), P_STR(c->tel_masked),
+	    P_STR(c->tel_kind), P_INT(c->key_id), P_STR(id)), NULL);
+}
+
+enum fb_err
+db_lead_touch(struct db *db, const char *site, const char *visitor,
+    const char *campaign)
+{
+	return run(db, LEAD_TOUCH, DBPARAMS(P_STR(site), P_STR(visitor),
+	    P_STR(campaign)), NULL);
+}
+
+enum fb_err
+db_lead_landing(struct db *db, const char *site, const char *session,
+    struct dbres *r)
+{
+	return run(db, LEAD_LANDING, DBPARAMS(P_STR(site), P_STR(session)), r);
+}
+
+enum fb_err
+db_leads_of_visitor(struct db *db, const char *site, const char *visitor,
+    struct dbres *r)
+{
+	return run(db, LEAD_OF_VISITOR, DBPARAMS(P_STR(site), P_STR(visitor)), r);
+}
+
+enum fb_err
+db_leads_of_contact(struct db *db, const char *tenant, const char *lead,
+    struct dbres *r)
+{
+	struct dbres	 c;
+	struct dbp	 em, tel;
+	enum fb_err	 e;
+
+	if ((e = run(db, LEAD_CONTACT_OF, DBPARAMS(P_STR(lead)), &c)) != FB_OK)
+		return e;
+	em = c.nrows == 1 && c.cell[0] != NULL ? P_BIN(c.cell[0], c.len[0]) : P_NULL;
+	tel = c.nrows == 1 && c.cell[1] != NULL ? P_BIN(c.cell[1], c.len[1]) : P_NULL;
+	e = run(db, LEAD_OF_CONTACT, DBPARAMS(P_STR(tenant), em, em, tel, tel), r);
+	dbres_free(&c);
+	return e;
+}
+
+enum fb_err
+db_lead_convert(struct db *db, const char *id, const char *source, bool *changed)
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	if ((e = run(db, LEAD_CONVERT, DBPARAMS(P_STR(source), P_STR(id)), &r)) != FB_OK)
+		return e;
+	*changed = r.affected > 0;
+	dbres_free(&r);
+	return FB_OK;
+}
+
+enum fb_err
+db_leads_abandon_due(struct db *db, long long now, int limit, struct dbres *r)
+{
+	return run(db, LEAD_ABANDON_DUE, DBPARAMS(P_INT(now), P_INT(limit)), r);
+}
+
+enum fb_err
+db_lead_abandon_claim(struct db *db, const char *id, struct dbres *r)
+{
+	return run(db, LEAD_ABANDON_CLAIM, DBPARAMS(P_STR(id)), r);
+}
+
+enum fb_err
+db_lead_abandon_set(struct db *db, const char *id, long long now)
+{
+	return run(db, LEAD_ABANDON_SET, DBPARAMS(P_INT(now), P_STR(id)), NULL);
+}
