@@ -179,6 +179,8 @@ void	uuid_lower(char *s);
 
 /* Format UTC seconds as "YYYY-MM-DDTHH:MM:SSZ" (contract: conventions 3). */
 void	time_iso8601(int64_t secs, char out[32]);
+/* Format UTC seconds as a MariaDB DATETIME literal "YYYY-MM-DD HH:MM:SS". */
+void	time_sql(int64_t secs, char out[32]);
 /*
  * Parse an ISO 8601 date-time that carries "Z" or a +hh:mm offset into
  * UTC seconds.  Returns false on anything else.

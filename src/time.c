@@ -15,6 +15,16 @@ time_iso8601(int64_t secs, char out[32])
 	strftime(out, 32, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
+void
+time_sql(int64_t secs, char out[32])
+{
+	struct tm	 tm;
+	time_t		 t = (time_t)secs;
+
+	gmtime_r(&t, &tm);
+	strftime(out, 32, "%Y-%m-%d %H:%M:%S", &tm);
+}
+
 static int
 digits(const char *s, int n)
 {

@@ -256,12 +256,13 @@ function run(cfg, base, site) {
 
 	if (!camp) d = { campaign: null, role: null };
 
-	/* none: false; notice_optout: true; explicit (or unknown): the checkbox */
+	/* explicit (or an unknown mode): the consent checkbox */
+	var explicit = mode !== 'none' && mode !== 'notice_optout';
+	function consentBox() { return explicit ? one(profile.consent_selector) : null; }
+	/* none: false; notice_optout: true; explicit: the box is checked */
 	function consent() {
-		var b;
-		if (mode === 'none' || mode === 'notice_optout') return mode !== 'none';
-		b = one(profile.consent_selector);
-		return !!(b && b.checked);
+		var b = consentBox();
+		return explicit ? !!(b && b.checked) : mode === 'notice_optout';
 	}
 
 	function send(type, contact) {
@@ -281,7 +282,7 @@ function run(cfg, base, site) {
 
 	function capture() {
 		var c = readContact(fields = scanFields(profile)), k = JSON.stringify(c);
-		if (k === '{}' || sent[k] || !consent()) return;
+		if (k === '{}' || sent[k] || explicit && !consent()) return;
 		sent[k] = 1;
 		send('capture', c);
 	}
@@ -298,7 +299,7 @@ function run(cfg, base, site) {
 		}
 	}), true);
 	var onLeaveField = guard(function (e) {
-		var b = mode !== 'none' && mode !== 'notice_optout' && one(profile.consent_selector);
+		var b = consentBox();
 		if (b && e.target === b) {
 			if (e.type === 'change') {
 				send('consent');

@@ -15,8 +15,8 @@
 #define LEAD_FILTERS "WHERE l.tenant_id = ? AND (? IS NULL OR l.site_id = ?) " \
 	"AND (? IS NULL OR l.campaign_id = ?) AND (? IS NULL OR l.status = ?) " \
 	"AND (? IS NULL OR l.id < ?) "
-#define LEAD_RANGE(col) "AND (? IS NULL OR " col " >= FROM_UNIXTIME(?)) " \
-	"AND (? IS NULL OR " col " < FROM_UNIXTIME(?)) "
+#define LEAD_RANGE(col) "AND (? IS NULL OR " col " >= ?) " \
+	"AND (? IS NULL OR " col " < ?) "
 #define LEAD_LIST(col) "SELECT " LEAD_COLS LEAD_FROM LEAD_FILTERS \
 	LEAD_RANGE(col) "ORDER BY l.id DESC LIMIT ?"
 
@@ -83,7 +83,7 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "email_masked = COALESCE(?, email_masked), "
 	  "tel_sealed = COALESCE(?, tel_sealed), tel_bidx = COALESCE(?, tel_bidx), "
 	  "tel_masked = COALESCE(?, tel_masked), tel_kind = COALESCE(?, tel_kind), "
-	  "sms_capable = tel_kind = 'mobile', pii_key_id = ?, "
+	  "sms_capable = COALESCE(tel_kind = 'mobile', FALSE), pii_key_id = ?, "
 	  "pii_state = 'present', updated_at = NOW(6) WHERE id = ?" },
 	/* LEAD_TOUCH: activity delays the abandonment judgement */
 	{ "lead_touch",
@@ -117,7 +117,7 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "LEFT JOIN scenarios s ON s.tenant_id = l.tenant_id "
 	  "AND s.campaign_id = l.campaign_id AND s.status = 'active' "
 	  "AND s.deleted_at IS NULL WHERE l.status = 'captured' "
-	  "AND l.last_activity_at <= FROM_UNIXTIME(?) - INTERVAL "
+	  "AND l.last_activity_at <= CAST(? AS DATETIME(6)) - INTERVAL "
 	  "COALESCE(s.abandon_wait_minutes, c.abandon_wait_minutes) MINUTE "
 	  "ORDER BY l.last_activity_at, l.id LIMIT ?" },
 	/* LEAD_ABANDON_CLAIM: one row, skipped when another pass holds it */
@@ -126,7 +126,7 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "AND status = 'captured' FOR UPDATE SKIP LOCKED" },
 	/* LEAD_ABANDON_SET */
 	{ "lead_abandon_set",
-	  "UPDATE leads SET status = 'abandoned', abandoned_at = FROM_UNIXTIME(?), "
+	  "UPDATE leads SET status = 'abandoned', abandoned_at = ?, "
 	  "updated_at = NOW(6) WHERE id = ?" },
 };
 
@@ -141,8 +141,17 @@ db_lead_list(struct db *db, const char *tenant, const struct lead_filter *f,
     const char *after, int n, struct dbres *r)
 {
 	int		 st = LEAD_LIST_CREATED + f->date_field;
-	struct dbp	 from = f->has_from ? P_INT(f->from) : P_NULL;
-	struct dbp	 to = f->has_to ? P_INT(f->to) : P_NULL;
+	char		 fs[32], ts[32];
+	struct dbp	 from = P_NULL, to = P_NULL;
+
+	if (f->has_from) {
+		time_sql(f->from, fs);
+		from = P_STR(fs);
+	}
+	if (f->has_to) {
+		time_sql(f->to, ts);
+		to = P_STR(ts);
+	}
 
 	if (f->date_field < 0 || f->date_field > 3)
 		return FB_EINVAL;
@@ -278,7 +287,10 @@ db_lead_convert(struct db *db, const char *id, const char *source, bool *changed
 enum fb_err
 db_leads_abandon_due(struct db *db, long long now, int limit, struct dbres *r)
 {
-	return run(db, LEAD_ABANDON_DUE, DBPARAMS(P_INT(now), P_INT(limit)), r);
+	char	 at[32];
+
+	time_sql(now, at);
+	return run(db, LEAD_ABANDON_DUE, DBPARAMS(P_STR(at), P_INT(limit)), r);
 }
 
 enum fb_err
@@ -290,5 +302,8 @@ db_lead_abandon_claim(struct db *db, const char *id, struct dbres *r)
 enum fb_err
 db_lead_abandon_set(struct db *db, const char *id, long long now)
 {
-	return run(db, LEAD_ABANDON_SET, DBPARAMS(P_INT(now), P_STR(id)), NULL);
+	char	 at[32];
+
+	time_sql(now, at);
+	return run(db, LEAD_ABANDON_SET, DBPARAMS(P_STR(at), P_STR(id)), NULL);
 }

@@ -28,6 +28,7 @@ fb_http_start "$W" "$httpport" 2 "$bld/formback.fcgi"
 
 export FB_TEST_URL="http://127.0.0.1:$httpport"
 export FB_CTL="$bld/formbackctl"
+export FB_CTL_DIR="$bld"
 export FB_DB_SOCKET="$W/mysql.sock"
 export FB_MIGRATIONS="$src/db/migrations"
 export FB_LOG="$W/lighttpd.err"
