@@ -5,7 +5,7 @@
 FB_PACKAGES="build-essential autoconf automake libtool pkg-config \
 libfcgi-dev libmariadb-dev mariadb-server mariadb-client libjson-c-dev \
 libsodium-dev libssl-dev libcurl4-openssl-dev libcriterion-dev lighttpd \
-curl wrk mandoc libpcre2-dev ca-certificates procps"
+curl wrk mandoc libpcre2-dev ca-certificates procps chromium"
 
 fb_log() { printf '%s\n' "==> $*" >&2; }
 
@@ -143,4 +143,29 @@ fb_http_stop() {
 		sleep 0.1; _i=$((i + 1))
 	done
 	rm -f "$_d/lighttpd.pid"
+}
+
+# fb_stack_start DIR DBPORT HTTPPORT PROCS BUILDDIR: MariaDB, formback.conf,
+# migrations, tag.js in the document root, lighttpd with formback.fcgi.
+fb_stack_start() {
+	_sd=$1 _sdb=$2 _shttp=$3 _sprocs=$4 _sbld=$5
+	fb_db_start "$_sd" "$_sdb" 2>>"$_sd/mysql.start.log" || return 1
+	fb_write_conf "$_sd" "http://127.0.0.1:$_shttp"
+	FORMBACK_CONF="$_sd/formback.conf" "$_sbld/formbackctl" migrate \
+	    --dir "$(pwd)/db/migrations" >/dev/null || return 1
+	cp tag/tag.js "$_sd/www/tag.js"
+	fb_http_start "$_sd" "$_shttp" "$_sprocs" "$_sbld/formback.fcgi"
+}
+
+fb_stack_stop() {
+	fb_http_stop "$1" || true
+	fb_db_stop "$1" || true
+}
+
+# Node.js for the tag's tests and the browser test (Debian's, when the
+# machine has none).
+fb_need_node() {
+	command -v node >/dev/null && command -v npm >/dev/null && return 0
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get install -y -qq --no-install-recommends nodejs npm </dev/null >/dev/null
 }

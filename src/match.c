@@ -6,7 +6,8 @@
  *   glob    the whole pathname; * any run of characters, ? one
  *   regex   ECMAScript RegExp, no flags, tested anywhere in pathname+search
  *   query   search has the parameter: "name", or "name=value" exactly
- *           (both sides decoded as URLSearchParams does)
+ *           (the URL's side decoded as URLSearchParams does; the
+ *           pattern compared as written)
  *   host    hostname equals the pattern, or for "*.rest" ends with ".rest"
  */
 #define PCRE2_CODE_UNIT_WIDTH 8

@@ -1,18 +1,18 @@
-/* Formback page tag.  Protocol and configuration: docs/internals/tag.md.
- * Plain ES2017, no dependencies.  Talks only to its own base URL. */
+/* Formback page tag: docs/internals/tag.md.  Plain ES2017, no dependencies;
+ * requests only its own base URL; never throws into the page. */
 (function () {
 'use strict';
 
-/* ---- pure parts (also exported to node for the tests) ---- */
+/* ---- pure parts, exported to node for tag/test/ ---- */
 
 function parseLocation(u) {
-	var x = typeof u === 'string' ? new URL(u) : u;
+	const x = typeof u === 'string' ? new URL(u) : u;
 	return { hostname: x.hostname, pathname: x.pathname || '/', search: x.search || '' };
 }
 
-/* The whole string; * any run (also '/'), ? one character. */
+/* the whole string; * any run (also '/'), ? one character */
 function globMatch(p, s) {
-	var i = 0, j = 0, star = -1, back = 0;
+	let i = 0, j = 0, star = -1, back = 0;
 	while (j < s.length) {
 		if (p[i] === '*') { star = ++i; back = j; }
 		else if (i < p.length && (p[i] === '?' || p[i] === s[j])) { i++; j++; }
@@ -23,205 +23,171 @@ function globMatch(p, s) {
 	return i === p.length;
 }
 
-var reCache = new Map();
+const reCache = new Map();
 function regexOf(p) {
 	if (!reCache.has(p)) {
-		try { reCache.set(p, new RegExp(p)); } catch (e) { reCache.set(p, null); }
+		let r = null;
+		try { r = new RegExp(p); } catch (e) { /* the server refuses these */ }
+		reCache.set(p, r);
 	}
 	return reCache.get(p);
 }
 
 function ruleMatches(r, loc) {
-	var p = String(r && r.pattern), i, q, h, rest;
+	let p = String(r && r.pattern), i, q;
 	switch (r && r.match_type) {
-	case 'prefix':
-		return loc.pathname.slice(0, p.length) === p;
-	case 'glob':
-		return globMatch(p, loc.pathname);
-	case 'regex':
-		q = regexOf(p);
-		return !!q && q.test(loc.pathname + loc.search);
-	case 'query':
-		/* the pattern is compared as written, the query as URLSearchParams decodes it */
+	case 'prefix': return loc.pathname.slice(0, p.length) === p;
+	case 'glob': return globMatch(p, loc.pathname);
+	case 'regex': return !!(q = regexOf(p)) && q.test(loc.pathname + loc.search);
+	case 'query':	/* the pattern as written, the query decoded */
 		i = p.indexOf('=');
 		q = new URLSearchParams(loc.search);
-		return i < 0 ? q.has(p) : q.getAll(p.slice(0, i)).indexOf(p.slice(i + 1)) >= 0;
+		return i < 0 ? q.has(p) : q.getAll(p.slice(0, i)).includes(p.slice(i + 1));
 	case 'host':
-		h = loc.hostname.toLowerCase();
+		q = loc.hostname.toLowerCase();
 		p = p.toLowerCase();
-		if (p[0] === '*') {
-			rest = p.slice(1);
-			return h.length > rest.length && h.slice(-rest.length) === rest;
-		}
-		return h === p;
+		if (p[0] !== '*') return q === p;
+		p = p.slice(1);
+		return q.length > p.length && q.endsWith(p);
 	}
 	return false;
 }
 
-/* rules are in evaluation order (as published); the first match decides */
+/* rules come in evaluation order (as published): the first match decides */
 function decide(rules, loc) {
-	for (var i = 0; i < rules.length; i++)
+	for (let i = 0; i < rules.length; i++)
 		if (ruleMatches(rules[i], loc))
 			return { campaign: rules[i].campaign, role: rules[i].role, matched: i, evaluated: i + 1 };
 	return { campaign: null, role: null, matched: null, evaluated: rules.length };
 }
 
-/* full-width ASCII to ASCII, dash look-alikes to '-', spaces collapsed */
-function toHalf(s) {
-	return String(s == null ? '' : s)
-	    .replace(/[\uFF01-\uFF5E]/g, function (c) { return String.fromCharCode(c.charCodeAt(0) - 0xFEE0); })
-	    .replace(/[\u2010-\u2015\u2212\u30FC\uFF70]/g, '-')
-	    .replace(/\s+/g, ' ').trim();
-}
+/* full-width ASCII made half-width, dash look-alikes '-', spaces collapsed */
+const toHalf = (s) => String(s == null ? '' : s)
+    .replace(/[\uFF01-\uFF5E]/g, (c) => String.fromCharCode(c.charCodeAt(0) - 0xFEE0))
+    .replace(/[\u2010-\u2015\u2212\u30FC\uFF70]/g, '-').replace(/\s+/g, ' ').trim();
 
-/* A plausible phone number as typed (full-width made half-width), or null:
- * 10-11 digits after removing separators, or +81 and 11-12 digits. */
+/* as typed (half-width) when plausible: 10-11 digits once separators are
+ * removed, or +81 and 11-12 digits; else null */
 function normalizeTel(s) {
-	var t = toHalf(s), d = t.replace(/[\s\-().]/g, '');
-	return t.length <= 40 && (/^\d{10,11}$/.test(d) || /^\+81\d{9,10}$/.test(d)) ? t : null;
+	const t = toHalf(s), d = t.replace(/[\s\-().]/g, '');
+	return t.length <= 40 && /^(\d{10,11}|\+81\d{9,10})$/.test(d) ? t : null;
 }
 
 function normalizeEmail(s) {
-	var t = toHalf(s);
+	const t = toHalf(s);
 	return t.length <= 254 && /^[^\s@]+@[^\s@.]+(\.[^\s@.]+)+$/.test(t) ? t : null;
 }
 
-function looksLikeEmail(s) { return normalizeEmail(s) !== null; }
+const looksLikeEmail = (s) => normalizeEmail(s) !== null;
 
-/* ---- page parts ---- */
+/* ---- the page ---- */
 
-var TEXTISH = /^(text|tel|email|number|search)$/;
-
-/* never password, hidden, checkbox..., nor payment (autocomplete cc-*) */
-function readable(el) {
-	return !!el && el.tagName === 'INPUT' && TEXTISH.test(el.type) &&
-	    !/(^|\s)cc-/i.test(el.getAttribute('autocomplete') || '');
-}
-
-function text(el) { return el ? (el.textContent || '').slice(0, 100) : ''; }
+/* text-like inputs; never password, hidden..., nor payment (cc-*) fields */
+const readable = (el) => !!el && el.tagName === 'INPUT' &&
+    /^(text|tel|email|number|search)$/.test(el.type) &&
+    !/(^|\s)cc-/i.test(el.getAttribute('autocomplete') || '');
+const text = (el) => el ? (el.textContent || '').slice(0, 100) : '';
+const attr = (el, a) => el.getAttribute(a) || '';
 
 function labelText(el) {
-	var s = [], i, c, ids;
-	for (i = 0; el.labels && i < el.labels.length; i++) s.push(text(el.labels[i]));
+	const s = Array.from(el.labels || [], text), c = el.closest('td,dd');
 	if (!s.length) s.push(text(el.closest('label')));
-	ids = (el.getAttribute('aria-labelledby') || '').split(/\s+/);
-	for (i = 0; i < ids.length; i++) if (ids[i]) s.push(text(document.getElementById(ids[i])));
-	s.push(el.getAttribute('aria-label') || '', el.getAttribute('placeholder') || '', el.title || '');
-	/* <th>電話番号</th><td><input></td>, <dt>…</dt><dd><input></dd> */
-	c = el.closest('td,dd');
-	if (c) s.push(text(c.previousElementSibling));
+	s.push(attr(el, 'aria-label'), attr(el, 'placeholder'));
+	if (c) s.push(text(c.previousElementSibling));	/* <th>電話番号</th><td><input> */
 	return s.join(' ');
 }
 
 function kindOf(el) {
 	if (!readable(el)) return null;
-	var ac = (el.getAttribute('autocomplete') || '').toLowerCase().split(/\s+/),
-	    nm = (el.name + ' ' + el.id).toLowerCase(), lb, i;
-	if (el.type === 'email') return 'email';
-	if (el.type === 'tel') return 'tel';
-	for (i = 0; i < ac.length; i++) {
-		if (ac[i] === 'email') return 'email';
-		if (/^tel(-|$)/.test(ac[i]) && !/^tel-(extension|country-code)$/.test(ac[i])) return 'tel';
+	if (el.type === 'email' || el.type === 'tel') return el.type;
+	for (const a of attr(el, 'autocomplete').toLowerCase().split(/\s+/)) {
+		if (a === 'email') return a;
+		if (/^tel(-|$)/.test(a) && !/^tel-(extension|country-code)$/.test(a)) return 'tel';
 	}
+	const nm = (el.name + ' ' + el.id).toLowerCase();
 	if (/mail/.test(nm)) return 'email';
 	if (/tel|phone|denwa|keitai/.test(nm)) return 'tel';
-	lb = labelText(el);
+	const lb = labelText(el);	/* 携帯メール is an email */
 	if (/メール|mail/i.test(lb)) return 'email';
 	if (/電話|携帯|\btel\b|phone/i.test(lb)) return 'tel';
 	return null;
 }
 
-function short(el) { return el.maxLength > 0 && el.maxLength <= 5; }
-function stem(el) { return /\d\]?$/.test(el.name) ? el.name.replace(/[-_]?\[?\d+\]?$/, '') : null; }
+const short = (el) => el.maxLength > 0 && el.maxLength <= 5;
+const stem = (el) => /\d\]?$/.test(el.name) ? el.name.replace(/[-_]?\[?\d+\]?$/, '') : null;
 
-/* A phone number split over several inputs: tel1/tel2/tel3 (same stem, same
- * form), or short inputs following el in its cell. */
+/* a number split over inputs: tel1/tel2/tel3 (one stem, one form), or the
+ * short inputs following el in its cell */
 function splitGroup(el, all) {
-	var g = [el], st = stem(el), box, i, x, seen = false;
-	if (st) {
-		for (i = 0; i < all.length; i++) {
-			x = all[i];
-			if (x !== el && readable(x) && x.form === el.form && stem(x) === st) g.push(x);
-		}
-		if (g.length > 1) return g.sort(function (a, b) {
-			return a.compareDocumentPosition(b) & 4 ? -1 : 1;
-		});
-	}
-	if (short(el)) {
-		box = el.closest('td,dd,fieldset') || el.parentElement;
-		x = box ? box.querySelectorAll('input') : [];
-		for (i = 0; i < x.length && g.length < 4; i++) {
-			if (x[i] === el) seen = true;
-			else if (seen) {
-				if (readable(x[i]) && short(x[i])) g.push(x[i]);
-				else break;
-			}
+	const st = stem(el);
+	let g = st ? all.filter((x) => x === el || readable(x) && x.form === el.form && stem(x) === st) : [el];
+	if (g.length < 2 && short(el)) {
+		const box = el.closest('td,dd,fieldset') || el.parentElement, x = Array.from(box.querySelectorAll('input'));
+		g = [el];
+		for (const y of x.slice(x.indexOf(el) + 1)) {
+			if (g.length > 3 || !readable(y) || !short(y)) break;
+			g.push(y);
 		}
 	}
 	return g;
 }
 
-function list(sel) { return Array.isArray(sel) ? sel.filter(function (s) { return typeof s === 'string' && s; }) : []; }
+const list = (sel) => Array.isArray(sel) ? sel.filter((s) => typeof s === 'string' && s) : [];
 function one(sel) { try { return sel ? document.querySelector(sel) : null; } catch (e) { return null; } }
-function every(sel) {
-	var r = [];
-	list(sel).forEach(function (s) {
-		try { r.push.apply(r, document.querySelectorAll(s)); } catch (e) { /* bad selector */ }
-	});
-	return r.filter(readable);
-}
+const every = (sel) => [].concat(...list(sel).map((s) => {
+	try { return Array.from(document.querySelectorAll(s)); } catch (e) { return []; }
+})).filter(readable);
 
-/* {tel: [[input, ...], ...], email: [input, ...]} */
-function scanFields(profile) {
-	var p = profile || {}, tel = [], email = [], all, used = [], i, k, g;
+/* the profile's fields when it names any, else found: {tel: [[input...]...], email: [input...]} */
+function scanFields(p) {
+	const tel = [], email = [], used = new Set();
 	if (list(p.tel_selectors).length || list(p.email_selectors).length || list(p.tel_split_selectors).length) {
-		g = list(p.tel_split_selectors).map(one).filter(readable);
+		const g = list(p.tel_split_selectors).map(one).filter(readable);
 		if (g.length) tel.push(g);
-		every(p.tel_selectors).forEach(function (e) { tel.push([e]); });
+		every(p.tel_selectors).forEach((e) => tel.push([e]));
 		return { tel: tel, email: every(p.email_selectors) };
 	}
-	all = document.querySelectorAll('input');
-	for (i = 0; i < all.length; i++) {
-		k = kindOf(all[i]);
-		if (k === 'email') email.push(all[i]);
-		else if (k === 'tel' && used.indexOf(all[i]) < 0) {
-			g = splitGroup(all[i], all);
-			used.push.apply(used, g);
+	const all = Array.from(document.querySelectorAll('input'));
+	for (const el of all) {
+		const k = kindOf(el);
+		if (k === 'email') email.push(el);
+		else if (k === 'tel' && !used.has(el)) {
+			const g = splitGroup(el, all);
+			g.forEach((x) => used.add(x));
 			tel.push(g);
 		}
 	}
 	return { tel: tel, email: email };
 }
 
-/* joined parts first (a split number), else the first plausible part */
+/* the parts joined (a split number), else the first plausible part */
 function telOf(g) {
-	var parts = g.map(function (e) { return e.value.trim(); }).filter(Boolean), v, i;
-	if (parts.length > 1 && (v = normalizeTel(parts.join('-')))) return v;
-	for (i = 0; i < parts.length; i++) if ((v = normalizeTel(parts[i]))) return v;
-	return null;
+	const parts = g.map((e) => e.value.trim()).filter(Boolean);
+	return parts.length > 1 && normalizeTel(parts.join('-')) ||
+	    parts.map(normalizeTel).filter(Boolean)[0] || null;
 }
 
 function readContact(f) {
-	var c = {}, v, i;
-	for (i = 0; i < f.tel.length && !c.tel; i++) if ((v = telOf(f.tel[i]))) c.tel = v;
-	for (i = 0; i < f.email.length && !c.email; i++) if ((v = normalizeEmail(f.email[i].value))) c.email = v;
+	const c = {}, tel = f.tel.map(telOf).filter(Boolean)[0],
+	    email = f.email.map((e) => normalizeEmail(e.value)).filter(Boolean)[0];
+	if (tel) c.tel = tel;
+	if (email) c.email = email;
 	return c;
 }
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 function uuid() {
-	var c = window.crypto, b, h;
-	if (c && c.randomUUID) return c.randomUUID();
-	b = c.getRandomValues(new Uint8Array(16));
+	const c = window.crypto;
+	if (c.randomUUID) return c.randomUUID();	/* secure contexts only */
+	const b = c.getRandomValues(new Uint8Array(16));
 	b[6] = b[6] & 15 | 64;
 	b[8] = b[8] & 63 | 128;
-	h = Array.prototype.map.call(b, function (x) { return (x + 256).toString(16).slice(1); }).join('');
-	return h.slice(0, 8) + '-' + h.slice(8, 12) + '-' + h.slice(12, 16) + '-' + h.slice(16, 20) + '-' + h.slice(20);
+	const h = Array.from(b, (x) => (x + 256).toString(16).slice(1)).join('');
+	return [h.slice(0, 8), h.slice(8, 12), h.slice(12, 16), h.slice(16, 20), h.slice(20)].join('-');
 }
 
-var UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
-
 function visitorId() {
-	var m = /(?:^|;\s*)fb_vid=([^;]*)/.exec(document.cookie), v = m && m[1];
+	let v = (/(?:^|;\s*)fb_vid=([^;]*)/.exec(document.cookie) || [])[1];
 	if (!UUID.test(v)) v = uuid();
 	document.cookie = 'fb_vid=' + v + '; max-age=31536000; path=/; SameSite=Lax' +
 	    (location.protocol === 'https:' ? '; Secure' : '');
@@ -229,7 +195,7 @@ function visitorId() {
 }
 
 function sessionId() {
-	var v;
+	let v;
 	try { v = sessionStorage.getItem('fb_sid'); } catch (e) { /* storage blocked */ }
 	if (!UUID.test(v)) {
 		v = uuid();
@@ -238,52 +204,42 @@ function sessionId() {
 	return v;
 }
 
-function guard(fn) {
-	return function (a) { try { fn(a); } catch (e) { /* never into the page */ } };
-}
+const guard = (fn) => (a) => { try { fn(a); } catch (e) { /* never into the page */ } };
+const on = (t, ev, fn) => t.addEventListener(ev, guard(fn), true);
 
 function run(cfg, base, site) {
 	if (!cfg || cfg.v !== 1 || !Array.isArray(cfg.rules)) return;
-	var collect = typeof cfg.collect === 'string' && cfg.collect.indexOf(base + '/') === 0 ?
-	    cfg.collect : base + '/tag/v1/events',
-	    camps = Array.isArray(cfg.campaigns) ? cfg.campaigns : [],
-	    d = decide(cfg.rules, parseLocation(location)),
-	    camp = camps.filter(function (c) { return c && c.key === d.campaign; })[0],
-	    profile = camp && camp.form_profile || {},
+	/* the collector must be under base; anything else is replaced */
+	const collect = String(cfg.collect).indexOf(base + '/') === 0 ? cfg.collect : base + '/tag/v1/events',
 	    mode = cfg.consent && cfg.consent.mode || 'none',
-	    visitor = visitorId(), session = sessionId(),
-	    sent = {}, started = false, fields = null;
-
+	    explicit = mode !== 'none' && mode !== 'notice_optout',	/* unknown modes too */
+	    visitor = visitorId(), session = sessionId(), sent = new Set();
+	let d = decide(cfg.rules, parseLocation(location)), fields = null, started = false;
+	const camp = (cfg.campaigns || []).filter((c) => c && c.key === d.campaign)[0],
+	    profile = camp && camp.form_profile || {};
 	if (!camp) d = { campaign: null, role: null };
 
-	/* explicit (or an unknown mode): the consent checkbox */
-	var explicit = mode !== 'none' && mode !== 'notice_optout';
-	function consentBox() { return explicit ? one(profile.consent_selector) : null; }
+	const box = () => explicit ? one(profile.consent_selector) : null;
 	/* none: false; notice_optout: true; explicit: the box is checked */
-	function consent() {
-		var b = consentBox();
-		return explicit ? !!(b && b.checked) : mode === 'notice_optout';
-	}
+	const consent = () => explicit ? !!(box() || {}).checked : mode === 'notice_optout';
 
-	function send(type, contact) {
-		navigator.sendBeacon(collect, new Blob([JSON.stringify({
-			v: 1, site: site, visitor: visitor, session: session, type: type,
-			url: location.href.split('#')[0], referrer: document.referrer,
-			campaign: d.campaign, role: d.role, contact: contact || {},
-			consent: consent(), ts: Date.now()
-		})], { type: 'text/plain' }));
-	}
+	const send = (type, contact) => navigator.sendBeacon(collect, new Blob([JSON.stringify({
+		v: 1, site: site, visitor: visitor, session: session, type: type,
+		url: location.href.split('#')[0], referrer: document.referrer,
+		campaign: d.campaign, role: d.role, contact: contact || {},
+		consent: consent(), ts: Date.now()
+	})], { type: 'text/plain' }));
 
 	function watched(el, rescan) {
 		if (rescan || !fields) fields = scanFields(profile);
-		return fields.email.indexOf(el) >= 0 ||
-		    fields.tel.some(function (g) { return g.indexOf(el) >= 0; });
+		return fields.email.includes(el) || fields.tel.some((g) => g.includes(el));
 	}
 
+	/* once per distinct contact; explicit mode only with the box checked */
 	function capture() {
-		var c = readContact(fields = scanFields(profile)), k = JSON.stringify(c);
-		if (k === '{}' || sent[k] || explicit && !consent()) return;
-		sent[k] = 1;
+		const c = readContact(fields = scanFields(profile)), k = JSON.stringify(c);
+		if (k === '{}' || sent.has(k) || explicit && !consent()) return;
+		sent.add(k);
 		send('capture', c);
 	}
 
@@ -291,53 +247,45 @@ function run(cfg, base, site) {
 	if (d.role === 'thanks') send('conversion');
 	if (d.role !== 'form' && d.role !== 'landing') return;
 
-	document.addEventListener('focusin', guard(function (e) { watched(e.target, true); }), true);
-	document.addEventListener('input', guard(function (e) {
+	on(document, 'focusin', (e) => watched(e.target, true));
+	on(document, 'input', (e) => {
 		if (!started && watched(e.target)) {
 			started = true;
 			send('form_start');
 		}
-	}), true);
-	var onLeaveField = guard(function (e) {
-		var b = consentBox();
-		if (b && e.target === b) {
-			if (e.type === 'change') {
-				send('consent');
-				capture();
-			}
-		} else if (watched(e.target, true)) capture();
 	});
-	document.addEventListener('change', onLeaveField, true);
-	document.addEventListener('focusout', onLeaveField, true);
-	window.addEventListener('pagehide', guard(capture));
-	document.addEventListener('visibilitychange', guard(function () {
-		if (document.visibilityState === 'hidden') capture();
-	}));
+	const left = (e) => {
+		const b = box();
+		if (!b || e.target !== b) {
+			if (watched(e.target, true)) capture();
+		} else if (e.type === 'change') {
+			send('consent');
+			capture();
+		}
+	};
+	on(document, 'change', left);
+	on(document, 'focusout', left);
+	on(window, 'pagehide', capture);
+	on(document, 'visibilitychange', () => document.visibilityState === 'hidden' && capture());
 }
 
 function boot() {
-	var me = document.currentScript, s, i, src, site, base;
-	if (!me || !me.getAttribute('data-site')) {
-		s = document.getElementsByTagName('script');
-		for (me = null, i = s.length - 1; i >= 0 && !me; i--)
-			if (/\/tag\.js([?#]|$)/.test(s[i].src) && s[i].getAttribute('data-site')) me = s[i];
-	}
+	let me = document.currentScript;
+	if (!me || !me.getAttribute('data-site'))
+		me = Array.from(document.getElementsByTagName('script')).filter((s) =>
+		    /\/tag\.js([?#]|$)/.test(s.src) && s.getAttribute('data-site')).pop();
 	if (!me || window.__formback || !navigator.sendBeacon || !window.fetch) return;
-	window.__formback = 1;
-	site = me.getAttribute('data-site');
-	src = new URL(me.src, location.href);
-	base = src.origin + src.pathname.replace(/\/tag\.js$/, '');
+	window.__formback = 1;	/* one tag per page, however many snippets */
+	/* data-campaign names the snippet; the page's campaign is the rules' */
+	const site = me.getAttribute('data-site'), src = new URL(me.src, location.href),
+	    base = src.origin + src.pathname.replace(/\/tag\.js$/, '');
 	fetch(base + '/tag/' + encodeURIComponent(site) + '.json', { credentials: 'omit' })
-	    .then(function (r) { return r.ok ? r.json() : null; })
-	    .then(guard(function (cfg) { run(cfg, base, site); }), function () { /* no config: nothing */ });
+	    .then((r) => r.ok ? r.json() : null)
+	    .then(guard((cfg) => run(cfg, base, site)), () => { /* no configuration: nothing */ });
 }
 
 if (typeof module !== 'undefined' && module.exports)
-	module.exports = {
-		parseLocation: parseLocation, decide: decide, ruleMatches: ruleMatches,
-		globMatch: globMatch, normalizeTel: normalizeTel, normalizeEmail: normalizeEmail,
-		looksLikeEmail: looksLikeEmail
-	};
+	module.exports = { parseLocation, decide, ruleMatches, globMatch, normalizeTel, normalizeEmail, looksLikeEmail };
 if (typeof window !== 'undefined' && typeof document !== 'undefined')
 	try { boot(); } catch (e) { /* never into the page */ }
 })();

@@ -12,19 +12,15 @@ bld=$(cd "$top_builddir" && pwd)
 
 W=$(mktemp -d /tmp/fbtest.XXXXXX)
 cleanup() {
-	fb_http_stop "$W" || true
-	fb_db_stop "$W" || true
+	fb_stack_stop "$W"
 	if [ "${FB_KEEP:-0}" = 1 ]; then echo "kept $W" >&2; else rm -rf "$W"; fi
 }
 trap cleanup EXIT INT TERM
 
 set -- $("$bld/tests/freeport" 2)
 dbport=$1 httpport=$2
-fb_db_start "$W" "$dbport"
-FB_LOG_LEVEL=info fb_write_conf "$W" "http://127.0.0.1:$httpport"
+fb_stack_start "$W" "$dbport" "$httpport" 2 "$bld"
 export FORMBACK_CONF="$W/formback.conf"
-"$bld/formbackctl" migrate --dir "$src/db/migrations" >/dev/null
-fb_http_start "$W" "$httpport" 2 "$bld/formback.fcgi"
 
 export FB_TEST_URL="http://127.0.0.1:$httpport"
 export FB_CTL="$bld/formbackctl"

@@ -1,0 +1,36 @@
+#!/bin/sh
+# Browser test harness: a private MariaDB and lighttpd with formback.fcgi
+# on loopback ports of its own, the demo shop in the document root, and
+# headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core)
+# as the visitors.  tests/e2e/run.mjs holds the steps and the checks.
+set -eu
+top_srcdir=${top_srcdir:-.}
+top_builddir=${top_builddir:-.}
+cd "$top_srcdir"
+bld=$(cd "$top_builddir" && pwd)
+. scripts/lib.sh
+
+if [ ! -x /usr/bin/chromium ]; then
+	echo "e2e: /usr/bin/chromium is missing (apt-get install chromium)" >&2
+	echo "e2e: 0 passed, 1 failed"
+	exit 1
+fi
+if [ ! -d tests/e2e/node_modules/playwright-core ]; then
+	(cd tests/e2e && npm install --no-audit --no-fund --silent) || {
+		echo "e2e: cannot install playwright-core from npm" >&2
+		echo "e2e: 0 passed, 1 failed"
+		exit 1
+	}
+fi
+
+W=$(mktemp -d /tmp/fbe2e.XXXXXX)
+cleanup() {
+	fb_stack_stop "$W"
+	if [ "${FB_KEEP:-0}" = 1 ]; then echo "kept $W" >&2; else rm -rf "$W"; fi
+}
+trap cleanup EXIT INT TERM
+set -- $("$bld/tests/freeport" 2)
+fb_stack_start "$W" "$1" "$2" 2 "$bld"
+export FORMBACK_CONF="$W/formback.conf" FB_URL="http://127.0.0.1:$2" \
+    FB_CTL_DIR="$bld" FB_WWW="$W/www"
+node tests/e2e/run.mjs

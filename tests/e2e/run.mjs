@@ -1,0 +1,110 @@
+// The browser test (issue: capture, 11): a real headless Chromium visits
+// the demo shop served by lighttpd with the Formback snippet, types into
+// the form and leaves; the lead must show as captured with masked
+// contacts through the API, abandoned after formback-abandon --now, and a
+// second visitor who reaches the thanks page must end converted.
+//
+// Env: FB_URL (the service and the shop, same lighttpd), FB_CTL_DIR (the
+// built binaries), FORMBACK_CONF, FB_WWW (the document root).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const here = dirname(fileURLToPath(import.meta.url));
+const base = process.env.FB_URL;
+const bin = process.env.FB_CTL_DIR;
+let passed = 0, failed = 0;
+
+function check(what, ok, detail) {
+  if (ok) { passed++; console.log(`ok   ${what}`); }
+  else { failed++; console.log(`FAIL ${what}${detail ? ': ' + detail : ''}`); }
+}
+
+function ctl(...args) {
+  return JSON.parse(execFileSync(join(bin, 'formbackctl'), args, { encoding: 'utf8' }));
+}
+
+async function api(key, method, path, body) {
+  const r = await fetch(base + '/api/v1' + path, {
+    method,
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    body: body ? JSON.stringify(body) : undefined,
+  });
+  const text = await r.text();
+  return { status: r.status, json: text ? JSON.parse(text) : null };
+}
+
+async function leadsOf(key, campaign) {
+  const r = await api(key, 'GET', `/leads?campaign_id=${campaign}`);
+  return r.json.data;
+}
+
+async function main() {
+  const tenant = ctl('tenant', 'create', '--name', 'E2E商店', '--plan', 'pro').id;
+  const member = ctl('member', 'create', '--tenant', tenant, '--email', 'e2e@shop.example', '--role', 'owner').id;
+  const site = ctl('site', 'create', '--tenant', tenant, '--name', 'ローカル', '--domain', '127.0.0.1').id;
+  const key = ctl('apikey', 'create', '--tenant', tenant, '--member', member, '--kind', 'live', '--scopes', 'all').key;
+
+  let r = await api(key, 'POST', '/campaigns', { site_id: site, key: 'spring', name: '春の定期便' });
+  check('campaign created', r.status === 201, JSON.stringify(r.json));
+  const campaign = r.json.id;
+  r = await api(key, 'PUT', `/campaigns/${campaign}/url-rules`, { rules: [
+    { role: 'landing', match_type: 'glob', pattern: '/shop/index.html' },
+    { role: 'form', match_type: 'regex', pattern: '^/shop/form2?\\.html' },
+    { role: 'thanks', match_type: 'prefix', pattern: '/shop/thanks' },
+  ] });
+  check('URL rules saved', r.status === 200, JSON.stringify(r.json));
+  ctl('campaign', 'set-status', '--id', campaign, '--status', 'active');
+  r = await api(key, 'POST', `/sites/${site}/url-rules/test`, { url: `${base}/shop/form.html` });
+  check('match test gives the form', r.json.campaign === 'spring' && r.json.role === 'form', JSON.stringify(r.json));
+
+  // the shop, with the installation snippet from the API
+  r = await api(key, 'GET', `/sites/${site}`);
+  const snippet = r.json.snippets.find((s) => s.campaign_key === 'spring').html;
+  const shop = join(process.env.FB_WWW, 'shop');
+  mkdirSync(shop, { recursive: true });
+  for (const f of readdirSync(join(here, 'shop'))) {
+    const page = readFileSync(join(here, 'shop', f), 'utf8').replace('<!--FORMBACK_SNIPPET-->', snippet);
+    writeFileSync(join(shop, f), page);
+  }
+
+  // the visitors, in Chromium
+  let out;
+  try {
+    out = execFileSync('node', [join(here, 'capture.mjs')], {
+      encoding: 'utf8', env: { ...process.env, FB_SHOP: `${base}/shop` }, timeout: 120000,
+    });
+    check('browser run', true);
+  } catch (e) {
+    check('browser run', false, (e.stdout || '') + (e.stderr || '') + e.message);
+    return;
+  }
+  console.log('browser: ' + out.trim().split('\n').pop());
+
+  let leads = await leadsOf(key, campaign);
+  const a = leads.find((l) => l.tel_masked === '090-****-5678');
+  const b = leads.find((l) => l.tel_masked === '080-****-2222');
+  check('visitor A captured', a && a.status === 'captured', JSON.stringify(leads));
+  check('contacts masked', a && a.email_masked === 'ta***@example.jp', a && a.email_masked);
+  check('no clear contact in the list', !JSON.stringify(leads).includes('1234') &&
+    !JSON.stringify(leads).includes('yamada'));
+  check('visitor B converted by the tag', b && b.status === 'converted' && b.conversion_source === 'tag',
+    JSON.stringify(b));
+  const detail = await api(key, 'GET', `/leads/${a.id}`);
+  check('lead detail has the landing page', detail.json.lp_key === '/shop/index.html', detail.json.lp_key);
+
+  execFileSync(join(bin, 'formback-abandon'), ['--now', '2037-01-01T00:00:00Z'], { encoding: 'utf8' });
+  leads = await leadsOf(key, campaign);
+  check('visitor A abandoned after formback-abandon --now',
+    leads.find((l) => l.id === a.id).status === 'abandoned');
+  check('visitor B stays converted', leads.find((l) => l.id === b.id).status === 'converted');
+}
+
+try {
+  await main();
+} catch (e) {
+  check('e2e run', false, e.stack);
+}
+console.log(`e2e: ${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
