@@ -114,6 +114,10 @@ server.pid-file = "$_d/lighttpd.pid"
 server.errorlog = "$_d/lighttpd.err"
 server.max-connections = 1024
 server.max-fds = 4096
+mimetype.assign = ( ".html" => "text/html; charset=utf-8",
+                    ".js" => "text/javascript; charset=utf-8",
+                    ".json" => "application/json; charset=utf-8",
+                    ".css" => "text/css; charset=utf-8" )
 var.formback_fcgi = "$_bin"
 var.formback_conf = "$_d/formback.conf"
 var.formback_procs = $_procs

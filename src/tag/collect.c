@@ -28,12 +28,15 @@
 #define TX_TRIES	3
 
 struct event {
+	char		 url_buf[URL_MAX + 1], ref_buf[URL_MAX + 1];
 	const char	*site, *visitor, *session, *type, *url, *referrer;
 	const char	*campaign, *role, *tel, *email;
 	int		 consent;	/* -1 not given */
 	long long	 ts;
 	struct url_loc	 loc;
 };
+
+static void	url_scrub(const char *, char *, size_t);
 
 static bool
 id_ok(const char *s)
@@ -84,10 +87,18 @@ event_parse(struct req *r, json_object *o, struct event *ev)
 		return api_error(r, AC_EVENT_INVALID, "type"), false;
 	if (!field(o, "url", URL_MAX, true, &ev->url) || !url_parse(ev->url, &ev->loc))
 		return api_error(r, AC_EVENT_INVALID, "url"), false;
+	url_scrub(ev->url, ev->url_buf, sizeof(ev->url_buf));
+	ev->url = ev->url_buf;
+	if (!url_parse(ev->url, &ev->loc))
+		return api_error(r, AC_EVENT_INVALID, "url"), false;
 	if (!field(o, "referrer", URL_MAX, false, &ev->referrer))
 		return api_error(r, AC_EVENT_INVALID, "referrer"), false;
 	if (ev->referrer != NULL && *ev->referrer == '\0')
 		ev->referrer = NULL;
+	if (ev->referrer != NULL) {
+		url_scrub(ev->referrer, ev->ref_buf, sizeof(ev->ref_buf));
+		ev->referrer = ev->ref_buf;
+	}
 	if (!field(o, "campaign", 64, false, &ev->campaign))
 		return api_error(r, AC_EVENT_INVALID, "campaign"), false;
 	if (!field(o, "role", 16, false, &ev->role) ||
@@ -113,6 +124,80 @@ event_parse(struct req *r, json_object *o, struct event *ev)
 		ev->ts = json_object_get_int64(v);
 	}
 	return true;
+}
+
+static int
+hexval(int c)
+{
+	if (c >= '0' && c <= '9')
+		return c - '0';
+	c = tolower(c);
+	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+/* Does a query parameter carry a contact?  Its name, or its decoded value. */
+static bool
+contact_like(const char *name, size_t nn, const char *val, size_t vn)
+{
+	static const char *const names[] = { "tel", "phone", "mail", "denwa",
+	    "keitai", "mobile", "contact" };
+	char		 n[64], v[512], norm[256];
+	size_t		 i, o;
+	enum tel_kind	 k;
+
+	for (i = 0; i < nn && i + 1 < sizeof(n); i++)
+		n[i] = (char)tolower((unsigned char)name[i]);
+	n[i] = '\0';
+	for (i = 0; i < NELEM(names); i++)
+		if (strstr(n, names[i]) != NULL)
+			return true;
+	for (i = o = 0; i < vn && o + 1 < sizeof(v); i++) {
+		if (val[i] == '%' && i + 2 < vn && hexval((unsigned char)val[i + 1]) >= 0 &&
+		    hexval((unsigned char)val[i + 2]) >= 0) {
+			v[o++] = (char)(hexval((unsigned char)val[i + 1]) << 4 |
+			    hexval((unsigned char)val[i + 2]));
+			i += 2;
+		} else
+			v[o++] = val[i] == '+' ? ' ' : val[i];
+	}
+	v[o] = '\0';
+	return strchr(v, '@') != NULL || contact_tel_normalize(v, norm, &k) ||
+	    contact_email_normalize(v, norm);
+}
+
+/*
+ * A page URL without the query parameters that carry contacts (a form
+ * sent by GET puts them there): no clear contact reaches the database or
+ * the logs through a URL.
+ */
+static void
+url_scrub(const char *in, char *out, size_t outsz)
+{
+	const char	*q = strchr(in, '?'), *p, *amp, *eq;
+	size_t		 o, n;
+	bool		 first = true;
+
+	if (q == NULL) {
+		snprintf(out, outsz, "%s", in);
+		return;
+	}
+	o = (size_t)snprintf(out, outsz, "%.*s", (int)(q - in), in);
+	for (p = q + 1; *p != '\0' && *p != '#'; p = *amp == '&' ? amp + 1 : amp) {
+		amp = p + strcspn(p, "&#");
+		n = (size_t)(amp - p);
+		eq = memchr(p, '=', n);
+		if (n > 0 && !contact_like(p, eq != NULL ? (size_t)(eq - p) : n,
+		    eq != NULL ? eq + 1 : p + n, eq != NULL ? (size_t)(amp - eq - 1) : 0) &&
+		    o + n + 2 < outsz) {
+			out[o++] = first ? '?' : '&';
+			memcpy(out + o, p, n);
+			o += n;
+			out[o] = '\0';
+			first = false;
+		}
+		if (*amp == '\0' || *amp == '#')
+			break;
+	}
 }
 
 /* The host is the site's domain or one of its subdomains. */

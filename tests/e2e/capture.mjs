@@ -94,7 +94,7 @@ function startProxy() {
       const done = () => { st.last = Date.now(); if (beacon) st.pending--; };
       const up = http.request(u, { method: req.method, headers }, (ur) => {
         const s = ur.statusCode;
-        if ((beacon || isTagFile(u)) && (s < 200 || s > 299))
+        if ((beacon || isTagFile(u)) && (s < 200 || s > 299) && !(s === 304 && !beacon))
           st.errors.push(`${st.name}: ${req.method} ${u.pathname} answered ${s}`);
         res.writeHead(s, ur.headers);
         ur.pipe(res);

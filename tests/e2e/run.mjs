@@ -26,9 +26,11 @@ function ctl(...args) {
 }
 
 async function api(key, method, path, body) {
+  // a fresh connection each time: the server may have closed an idle one
   const r = await fetch(base + '/api/v1' + path, {
     method,
-    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json' },
+    headers: { Authorization: `Bearer ${key}`, 'Content-Type': 'application/json',
+      Connection: 'close' },
     body: body ? JSON.stringify(body) : undefined,
   });
   const text = await r.text();
@@ -104,7 +106,7 @@ async function main() {
 try {
   await main();
 } catch (e) {
-  check('e2e run', false, e.stack);
+  check('e2e run', false, e.stack + (e.cause ? ' cause: ' + e.cause : ''));
 }
 console.log(`e2e: ${passed} passed, ${failed} failed`);
 process.exit(failed === 0 ? 0 : 1);

@@ -508,6 +508,13 @@ Test(capture, no_clear_contact_is_stored_or_logged, .timeout = 60)
 	    "https://shop.example.jp/form", "pii", "form",
 	    "{\"tel\":\"080-7777-3131\",\"email\":\"secret.person@pii-probe.example\"}"), 204);
 	cr_assert_str_eq(lead_field(&f, a, "data.0.tel_masked"), "080-****-3131");
+	/* a form sent by GET puts the contact in the thanks page's URL */
+	cr_assert_eq(event(&f, "99999999-1111-4111-8111-111111111111", "conversion",
+	    "https://shop.example.jp/thanks.html?item=7&tel=080-7777-3131&"
+	    "e=secret.person%40pii-probe.example&x=08077773131", "pii", "thanks", NULL), 204);
+	cr_assert_str_eq(sql("SELECT url FROM tag_events WHERE tenant_id = '%s' "
+	    "AND event_type = 'conversion'", f.tenant),
+	    "https://shop.example.jp/thanks.html?item=7");
 	snprintf(cmd, sizeof(cmd), "mariadb-dump --no-defaults -uroot --socket=%s "
 	    "--hex-blob formback > /tmp/fbdump.$$ && "
 	    "! grep -a -e 80777731 -e 8077773131 -e 7777-3131 -e secret.person "
