@@ -271,5 +271,33 @@ enum fb_err	api_sites_tag_config(struct req *);
 enum fb_err	api_sites_match_test(struct req *);
 enum fb_err	api_leads_list(struct req *);
 enum fb_err	api_leads_get(struct req *);
+enum fb_err	api_messages_list(struct req *);
+enum fb_err	api_messages_create(struct req *);
+enum fb_err	api_messages_get(struct req *);
+enum fb_err	api_messages_update(struct req *);
+enum fb_err	api_messages_delete(struct req *);
+enum fb_err	api_messages_duplicate(struct req *);
+enum fb_err	api_message_examples(struct req *);
+enum fb_err	api_message_variables(struct req *);
+enum fb_err	api_message_previews(struct req *);
+enum fb_err	api_messages_estimate(struct req *);
+enum fb_err	api_scenarios_list(struct req *);
+enum fb_err	api_scenarios_create(struct req *);
+enum fb_err	api_scenarios_get(struct req *);
+enum fb_err	api_scenarios_update(struct req *);
+enum fb_err	api_scenarios_delete(struct req *);
+enum fb_err	api_scenarios_steps(struct req *);
+enum fb_err	api_scenarios_duplicate(struct req *);
+enum fb_err	api_scenario_presets(struct req *);
+enum fb_err	api_scenarios_from_preset(struct req *);
+/*
+ * The activation checks of a scenario (api/scenarios.c; contract: States,
+ * Scenario), shared by the admin path and formbackctl scenario set-status.
+ */
+enum fb_err	scenario_ready(struct db *, const struct conf *, const char *tenant,
+		    const char *scenario, const char *campaign, bool *ok, char *why,
+		    size_t whysz, char *param, size_t paramsz) FB_WUR;
+/* Copy a message of the request's tenant as a new id (messages.c). */
+enum fb_err	message_copy(struct req *, const char *from, char id[UUID_STRLEN + 1]) FB_WUR;
 
 #endif

@@ -43,6 +43,7 @@ usage(void)
 	    "  apikey create --tenant T --member M --kind live|test --scopes all|a:b,c:d\n"
 	    "  apikey revoke --id K\n"
 	    "  campaign set-status --id C --status active|paused|archived\n"
+	    "  scenario set-status --id S --status draft|active|paused\n"
 	    "  delivery-switch --tenant T --mode off|test_only|live\n"
 	    "  publish [--site S]\n");
 	exit(2);
@@ -502,6 +503,56 @@ cmd_campaign(int argc, char *argv[])
 	print(out);
 }
 
+/*
+ * The session-only transition of a scenario (design 4): activation runs
+ * the same checks a session would (scenario_ready) and is refused with the
+ * reason and the first offending field.
+ */
+static void
+cmd_scenario(int argc, char *argv[])
+{
+	static const char *const st[] = { "draft", "active", "paused", NULL };
+	struct opts	 o;
+	struct dbres	 r;
+	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
+	char		 campaign[UUID_STRLEN + 1], why[256], param[64];
+	const char	*status;
+	json_object	*out;
+	bool		 ok;
+
+	if (argc < 1 || strcmp(argv[0], "set-status") != 0)
+		usage();
+	parse_opts(argc - 1, argv + 1, "id|status", &o);
+	opt_uuid(&o, "id", id);
+	status = opt(&o, "status", true);
+	if (!one_of(status, st))
+		die(2, "option '--status': expected draft, active or paused");
+	connect_db();
+	check(db_sq(&db, SQ_SCN_OWNER, DBPARAMS(P_STR(id)), &r), "look the scenario up");
+	if (r.nrows == 0)
+		die(1, "scenario '%s' not found", id);
+	snprintf(tenant, sizeof(tenant), "%s", dbres_get(&r, 0, 0));
+	dbres_free(&r);
+	check(db_sq(&db, SQ_SCN_GET, DBPARAMS(P_STR(tenant), P_STR(id)), &r),
+	    "read the scenario");
+	snprintf(campaign, sizeof(campaign), "%s", dbres_get(&r, 0, SCN_C_CAMPAIGN));
+	dbres_free(&r);
+	if (strcmp(status, "active") == 0) {
+		check(scenario_ready(&db, &conf, tenant, id, campaign, &ok, why,
+		    sizeof(why), param, sizeof(param)), "check the scenario");
+		if (!ok)
+			die(1, "cannot activate scenario '%s': %s (field '%s')", id,
+			    why, param);
+	}
+	check(db_sq(&db, SQ_SCN_STATUS, DBPARAMS(P_STR(status), P_STR(tenant),
+	    P_STR(id)), NULL), "update the scenario");
+	audit_commit(tenant, "scenario.set_status", "scenario", id);
+	out = json_object_new_object();
+	jadd_str(out, "id", id);
+	jadd_str(out, "status", status);
+	print(out);
+}
+
 static void
 cmd_delivery_switch(int argc, char *argv[])
 {
@@ -559,6 +610,8 @@ main(int argc, char *argv[])
 		cmd_campaign(argc - 1, argv + 1);
 	else if (strcmp(argv[0], "delivery-switch") == 0)
 		cmd_delivery_switch(argc - 1, argv + 1);
+	else if (strcmp(argv[0], "scenario") == 0)
+		cmd_scenario(argc - 1, argv + 1);
 	else if (strcmp(argv[0], "publish") == 0)
 		cmd_publish(argc - 1, argv + 1);
 	else

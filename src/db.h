@@ -20,6 +20,7 @@ enum db_set {
 	DBSET_MIGRATE,		/* db/migrate.c */
 	DBSET_CAPTURE,		/* db/capture.c */
 	DBSET_LEAD,		/* db/lead.c */
+	DBSET_SCENARIO,		/* db/scenario.c */
 	DBSET__MAX
 };
 #define DBSET_STMT_MAX 32

@@ -74,7 +74,7 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	  "ご契約のプランの上限を超えています。" },
 	/* AC_SESSION_REQUIRED */
 	{ "permission_error", 403, "session_required",
-	  "ステータスの変更は管理画面からのみ行えます。" },
+	  "この操作(ステータスの変更、HTMLの直接入力など)は管理画面からのみ行えます。" },
 	/* AC_NOT_FOUND */
 	{ "not_found", 404, "not_found",
 	  "対象が見つかりません。" },
@@ -99,6 +99,18 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	/* AC_EVENT_INVALID */
 	{ "invalid_request", 400, "parameter_invalid",
 	  "タグのイベントの形式が正しくありません。" },
+	/* AC_SMS_BODY_TOO_LONG */
+	{ "invalid_request", 422, "sms_body_too_long",
+	  "SMS本文がURLを展開した後で660文字を超えています。" },
+	/* AC_MESSAGE_IN_USE */
+	{ "invalid_request", 409, "message_in_use",
+	  "このメッセージはシナリオのステップで使われているため削除できません。" },
+	/* AC_SCENARIO_ACTIVE */
+	{ "invalid_request", 409, "scenario_active",
+	  "有効なシナリオは削除できません。先に停止してください。" },
+	/* AC_ACTIVATION_INVALID */
+	{ "invalid_request", 422, "scenario_not_ready",
+	  "シナリオを有効にできません。ステップとメッセージの内容を確認してください。" },
 	/* AC_ORIGIN_NOT_ALLOWED */
 	{ "invalid_request", 400, "origin_not_allowed",
 	  "このサイトのドメイン以外のページからのイベントは受け付けません。" },

@@ -47,6 +47,21 @@ static const struct param_def p_list_leads[] = {
 	LIMIT(50), CURSOR, END
 };
 static const struct param_def p_get_lead[] = { PATH_ID("lead_id"), END };
+static const struct param_def p_scenario[] = { PATH_ID("scenario_id"), END };
+static const struct param_def p_message[] = { PATH_ID("message_id"), END };
+static const struct param_def p_list_messages[] = {
+	{ "channel", IN_QUERY, PT_ENUM, false, "sms|email", 0, 0, 0, "Only this channel." },
+	LIMIT(50), CURSOR, END
+};
+static const struct param_def p_examples[] = {
+	{ "channel", IN_QUERY, PT_ENUM, false, "sms|email", 0, 0, 0, "Only this channel." },
+	END
+};
+static const struct param_def p_variables[] = {
+	{ "campaign_id", IN_QUERY, PT_UUID, true, NULL, 0, 0, 0,
+	  "The campaign whose values the variables take." },
+	END
+};
 
 #define S(x)	SCOPE_BIT(SC_##x)
 
@@ -101,6 +116,67 @@ const struct route routes[] = {
 	{ "GET", "/api/v1/sites/{site_id}/tag-config", api_sites_tag_config,
 	  "getSiteTagConfig", S(SITES_READ), 0, p_site, NULL, 200, "TagConfigOut",
 	  "The site's live tag configuration (free-form, outside the contract)." },
+	{ "GET", "/api/v1/campaigns/{campaign_id}/scenarios", api_scenarios_list,
+	  "listCampaignScenarios", S(SCENARIOS_READ), 0, p_get_campaign, NULL, 200,
+	  "ScenarioListOut", "List a campaign's scenarios with their steps." },
+	{ "POST", "/api/v1/campaigns/{campaign_id}/scenarios", api_scenarios_create,
+	  "createCampaignScenario", S(SCENARIOS_WRITE), R_WRITE, p_get_campaign,
+	  "ScenarioIn", 201, "ScenarioOut",
+	  "Create a scenario, always as a draft (an API key sending another status: 422 api_key_draft_only)." },
+	{ "POST", "/api/v1/campaigns/{campaign_id}/scenarios/from_preset",
+	  api_scenarios_from_preset, "createCampaignScenarioFromPreset",
+	  S(MESSAGES_WRITE) | S(SCENARIOS_WRITE), R_WRITE, p_get_campaign,
+	  "FromPresetIn", 201, "ScenarioOut",
+	  "Create a draft scenario and its messages from a preset; over the plan's step limit: 403." },
+	{ "GET", "/api/v1/scenarios/{scenario_id}", api_scenarios_get, "getScenario",
+	  S(SCENARIOS_READ), 0, p_scenario, NULL, 200, "ScenarioOut", "Get a scenario." },
+	{ "PATCH", "/api/v1/scenarios/{scenario_id}", api_scenarios_update,
+	  "updateScenario", S(SCENARIOS_WRITE), R_WRITE, p_scenario, "ScenarioPatch",
+	  200, "ScenarioOut",
+	  "Update a scenario; a status change needs a session (403 session_required)." },
+	{ "DELETE", "/api/v1/scenarios/{scenario_id}", api_scenarios_delete,
+	  "deleteScenario", S(SCENARIOS_WRITE), R_WRITE, p_scenario, NULL, 204, NULL,
+	  "Delete a draft or paused scenario (409 scenario_active for the active one)." },
+	{ "PUT", "/api/v1/scenarios/{scenario_id}/steps", api_scenarios_steps,
+	  "replaceScenarioSteps", S(SCENARIOS_WRITE), R_WRITE, p_scenario, "StepsIn",
+	  200, "ScenarioOut",
+	  "Replace all steps; one invalid step saves nothing (422); the plan limits their number (403)." },
+	{ "POST", "/api/v1/scenarios/{scenario_id}/duplicate", api_scenarios_duplicate,
+	  "duplicateScenario", S(MESSAGES_WRITE) | S(SCENARIOS_WRITE), R_WRITE,
+	  p_scenario, "ScenarioDuplicateIn", 201, "ScenarioOut",
+	  "Copy a scenario as a draft with copies of its messages, into this or another campaign of the tenant." },
+	{ "GET", "/api/v1/scenario_presets", api_scenario_presets,
+	  "listScenarioPresets", S(SCENARIOS_READ), 0, p_none, NULL, 200,
+	  "ScenarioPresetListOut", "Presets, each available or not by the plan's step limit." },
+	{ "GET", "/api/v1/messages", api_messages_list, "listMessages",
+	  S(MESSAGES_READ), 0, p_list_messages, NULL, 200, "MessageListOut",
+	  "List messages, newest first." },
+	{ "POST", "/api/v1/messages", api_messages_create, "createMessage",
+	  S(MESSAGES_WRITE), R_WRITE, p_none, "MessageIn", 201, "MessageOut",
+	  "Create a message; body_html is for the admin UI only (403 session_required)." },
+	{ "POST", "/api/v1/messages/estimate", api_messages_estimate,
+	  "estimateSmsSegments", S(MESSAGES_READ), 0, p_none, "SmsEstimateIn", 200,
+	  "SmsEstimateOut", "Characters and billed segments of an SMS body (worst-case carrier)." },
+	{ "GET", "/api/v1/messages/{message_id}", api_messages_get, "getMessage",
+	  S(MESSAGES_READ), 0, p_message, NULL, 200, "MessageOut", "Get a message." },
+	{ "PATCH", "/api/v1/messages/{message_id}", api_messages_update,
+	  "updateMessage", S(MESSAGES_WRITE), R_WRITE, p_message, "MessagePatch", 200,
+	  "MessageOut", "Update a message." },
+	{ "DELETE", "/api/v1/messages/{message_id}", api_messages_delete,
+	  "deleteMessage", S(MESSAGES_WRITE), R_WRITE, p_message, NULL, 204, NULL,
+	  "Delete a message (409 message_in_use when a step uses it)." },
+	{ "POST", "/api/v1/messages/{message_id}/duplicate", api_messages_duplicate,
+	  "duplicateMessage", S(MESSAGES_WRITE), R_WRITE, p_message, NULL, 201,
+	  "MessageOut", "Copy a message." },
+	{ "GET", "/api/v1/message_variables", api_message_variables,
+	  "listMessageVariables", S(MESSAGES_READ), 0, p_variables, NULL, 200,
+	  "MessageVariablesOut", "The variables a message may use, with the campaign's values." },
+	{ "GET", "/api/v1/message_examples", api_message_examples,
+	  "listMessageExamples", S(MESSAGES_READ), 0, p_examples, NULL, 200,
+	  "MessageExampleListOut", "Example texts of the recommended scenario, in full." },
+	{ "POST", "/api/v1/message_previews", api_message_previews, "previewMessage",
+	  S(MESSAGES_READ), 0, p_none, "MessagePreviewIn", 200, "MessagePreviewOut",
+	  "Render email blocks to HTML, every value escaped." },
 	{ "GET", "/api/v1/leads", api_leads_list, "listLeads", S(LEADS_READ), 0,
 	  p_list_leads, NULL, 200, "LeadListOut", "List leads, newest first." },
 	{ "GET", "/api/v1/leads/{lead_id}", api_leads_get, "getLead", S(LEADS_READ),

@@ -303,6 +303,27 @@ enum fb_err db_leads_abandon_due(struct db *, long long now, int limit,
 enum fb_err db_lead_abandon_claim(struct db *, const char *id, struct dbres *) FB_WUR;
 enum fb_err db_lead_abandon_set(struct db *, const char *id, long long now) FB_WUR;
 
+/*
+ * db/scenario.c: scenarios, steps, messages, presets, examples.  One
+ * runner over the file's statement table: db_sq(db, SQ_..., params, res);
+ * the statements and their columns are documented in the table.
+ */
+enum {
+	SQ_MSG_INSERT, SQ_MSG_GET, SQ_MSG_LIST, SQ_MSG_UPDATE, SQ_MSG_DELETE,
+	SQ_MSG_IN_USE, SQ_MSG_COPY, SQ_SCN_INSERT, SQ_SCN_GET, SQ_SCN_LIST,
+	SQ_SCN_UPDATE, SQ_SCN_DELETE, SQ_SCN_STATUS, SQ_SCN_OTHER_ACTIVE,
+	SQ_SCN_OWNER, SQ_STEPS_LIST, SQ_STEPS_DELETE, SQ_STEP_INSERT,
+	SQ_STEP_MESSAGES, SQ_PRESETS, SQ_EXAMPLES, SQ_PLAN
+};
+enum { MSG_C_ID, MSG_C_CHANNEL, MSG_C_SUBJECT, MSG_C_BODY, MSG_C_HAS_HTML,
+    MSG_C_HEADER_IMAGE, MSG_C_LINK_URL, MSG_C_LINK_PARAMS, MSG_C_BLOCKS,
+    MSG_C_SEGMENTS, MSG_C_CREATED, MSG_C_UPDATED };
+enum { SCN_C_ID, SCN_C_CAMPAIGN, SCN_C_NAME, SCN_C_STATUS, SCN_C_WAIT,
+    SCN_C_CREATED, SCN_C_UPDATED };
+enum { STEP_C_ID, STEP_C_POSITION, STEP_C_MESSAGE, STEP_C_DELAY, STEP_C_CHANNEL };
+enum fb_err db_sq(struct db *, int stmt, const struct dbp *, size_t,
+	    struct dbres *) FB_WUR;
+
 /* db/migrate.c */
 
 /*
