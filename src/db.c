@@ -45,7 +45,7 @@ db_open(struct db *db, const struct conf *c)
 	mysql_options(db->my, MYSQL_INIT_COMMAND,
 	    "SET time_zone = '+00:00', sql_mode = 'STRICT_ALL_TABLES,"
 	    "NO_ZERO_DATE,NO_ENGINE_SUBSTITUTION,ERROR_FOR_DIVISION_BY_ZERO', "
-	    "innodb_lock_wait_timeout = 10");
+	    "innodb_lock_wait_timeout = 10, tx_isolation = 'READ-COMMITTED'");
 	mysql_options(db->my, MYSQL_REPORT_DATA_TRUNCATION, &off);
 	if (mysql_real_connect(db->my, c->db_socket != NULL ? NULL : c->db_host,
 	    c->db_user, c->db_password, c->db_name,

@@ -83,7 +83,8 @@ struct dbres {
 
 /*
  * Connect with the configuration's db_* keys; the session time zone is
- * UTC and the character set utf8mb4.  Autocommit stays on: reads cost no
+ * UTC, the character set utf8mb4 and the isolation READ COMMITTED (no gap
+ * locks between concurrent captures).  Autocommit stays on: reads cost no
  * COMMIT round trip, and every write starts its transaction with
  * db_begin() and ends it with db_commit() or db_rollback().  Returns
  * FB_EDB (logged) on failure.

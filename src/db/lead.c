@@ -4,14 +4,21 @@
 
 #include "../store.h"
 
-#define LEAD_COLS "l.id, l.site_id, s.name, s.domain, l.campaign_id, c.campaign_key, " \
-	"c.name, l.status, l.consent_state, l.email_masked, l.tel_masked, " \
+/*
+ * Site and campaign names come from scalar subqueries, not joins: with a
+ * join the optimizer of a prepared statement sorts all the tenant's leads
+ * before the LIMIT; this way it walks leads_tenant and looks up 200 names.
+ */
+#define LEAD_COLS "l.id, l.site_id, " \
+	"(SELECT s.name FROM sites s WHERE s.id = l.site_id), " \
+	"(SELECT s.domain FROM sites s WHERE s.id = l.site_id), l.campaign_id, " \
+	"(SELECT c.campaign_key FROM campaigns c WHERE c.id = l.campaign_id), " \
+	"(SELECT c.name FROM campaigns c WHERE c.id = l.campaign_id), l.status, l.consent_state, l.email_masked, l.tel_masked, " \
 	"l.pii_state, l.tel_kind, l.sms_capable, " DB_TS("l.created_at") ", " \
 	DB_TS("l.captured_at") ", " DB_TS("l.abandoned_at") ", " \
 	DB_TS("l.converted_at") ", l.conversion_source, l.suppress_reason, " \
 	"l.landing_url, l.referrer, l.utm, l.lp_key, l.visitor_id"
-#define LEAD_FROM " FROM leads l JOIN sites s ON s.id = l.site_id " \
-	"JOIN campaigns c ON c.id = l.campaign_id "
+#define LEAD_FROM " FROM leads l "
 /*
  * The cursor bound and the date range are always bound (with sentinels
  * when not asked for), so the optimizer sees plain ranges and walks
@@ -21,8 +28,9 @@
 	"AND (? IS NULL OR l.site_id = ?) " \
 	"AND (? IS NULL OR l.campaign_id = ?) AND (? IS NULL OR l.status = ?) "
 #define LEAD_RANGE(col) "AND (? OR " col " >= ?) AND (? OR " col " < ?) "
-/* STRAIGHT_JOIN: leads first, in id order, never a sort of the tenant's leads */
-#define LEAD_LIST(col) "SELECT STRAIGHT_JOIN " LEAD_COLS LEAD_FROM LEAD_FILTERS \
+/* newest first by walking leads_tenant backwards; never a sort */
+#define LEAD_LIST(col) "SELECT " LEAD_COLS \
+	" FROM leads l FORCE INDEX (leads_tenant) " LEAD_FILTERS \
 	LEAD_RANGE(col) "ORDER BY l.id DESC LIMIT ?"
 
 enum {
