@@ -222,6 +222,16 @@ enum fb_err db_site_published(struct db *, const char *tenant, const char *site,
 	    const char *error) FB_WUR;
 /* id, tenant_id, domain of the site with this public key. */
 enum fb_err db_site_by_public_key(struct db *, const char *pk, struct dbres *) FB_WUR;
+enum { EVC_C_SITE, EVC_C_TENANT, EVC_C_DOMAIN, EVC_C_CONSENT_MODE,
+    EVC_C_CAMPAIGN, EVC_C_CAMPAIGN_SITE, EVC_C_CAMPAIGN_STATUS,
+    EVC_C_PUBLISHED };
+/*
+ * The site with this public key, its tenant's consent mode, and the
+ * tenant's campaign with this key (NULL columns when none): everything the
+ * collector needs to file an event.  No row for an unknown site.
+ */
+enum fb_err db_event_context(struct db *, const char *pk, const char *campaign_key,
+	    struct dbres *) FB_WUR;
 /* tenant_id, id of every site (formbackctl publish). */
 enum fb_err db_sites_all(struct db *, struct dbres *) FB_WUR;
 /* Distinct page URLs the campaign handled in the last 30 days (max 1000). */

@@ -53,6 +53,7 @@ CREATE TABLE tag_events (
   KEY tag_events_site (tenant_id, site_id, received_at),
   KEY tag_events_campaign (campaign_id, event_type, received_at),
   KEY tag_events_visitor (site_id, visitor_id, received_at),
+  KEY tag_events_session (site_id, session_id, received_at),
   KEY tag_events_lead (lead_id, received_at)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 

@@ -21,6 +21,7 @@ enum {
 	CAP_PUB_RULES,
 	CAP_SITE_PUBLISHED,
 	CAP_SITE_BY_PK,
+	CAP_EVENT_CONTEXT,
 	CAP_SITES_ALL,
 	CAP_TAKEOVER_PAGES,
 	CAP_NOTIFY_MEMBERS,
@@ -100,6 +101,13 @@ static const struct dbstmt cap_sql[CAP__MAX] = {
 	/* CAP_SITE_BY_PK */
 	{ "site_by_public_key",
 	  "SELECT id, tenant_id, domain FROM sites WHERE public_key = ?" },
+	/* CAP_EVENT_CONTEXT: what the collector needs, in one round trip */
+	{ "event_context",
+	  "SELECT s.id, s.tenant_id, s.domain, cs.consent_mode, c.id, c.site_id, "
+	  "c.status, " PUBLISHED " FROM sites s "
+	  "JOIN consent_settings cs ON cs.tenant_id = s.tenant_id "
+	  "LEFT JOIN campaigns c ON c.tenant_id = s.tenant_id AND c.campaign_key = ? "
+	  "WHERE s.public_key = ?" },
 	/* CAP_SITES_ALL */
 	{ "sites_all", "SELECT tenant_id, id FROM sites ORDER BY id" },
 	/* CAP_TAKEOVER_PAGES: what an active campaign handled in 30 days */
@@ -221,6 +229,13 @@ enum fb_err
 db_site_by_public_key(struct db *db, const char *pk, struct dbres *r)
 {
 	return run(db, CAP_SITE_BY_PK, DBPARAMS(P_STR(pk)), r);
+}
+
+enum fb_err
+db_event_context(struct db *db, const char *pk, const char *campaign_key,
+    struct dbres *r)
+{
+	return run(db, CAP_EVENT_CONTEXT, DBPARAMS(P_STR(campaign_key), P_STR(pk)), r);
 }
 
 enum fb_err

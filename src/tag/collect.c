@@ -424,38 +424,34 @@ conversion(struct req *r, const char *tenant, const char *site,
 }
 
 static enum fb_err
-handle(struct req *r, const struct event *ev, const char *tenant, const char *site)
+handle(struct req *r, const struct event *ev, const struct dbres *cx)
 {
-	struct dbres		 c, cs;
 	struct tag_event_row	 row;
+	const char		*tenant = dbres_get(cx, 0, EVC_C_TENANT);
+	const char		*site = dbres_get(cx, 0, EVC_C_SITE);
+	const char		*cid = dbres_get(cx, 0, EVC_C_CAMPAIGN);
 	char			 lead[UUID_STRLEN + 1] = "", campaign[UUID_STRLEN + 1] = "";
-	char			 mode[16] = "none";
 	bool			 published = false, active = false, was;
 	enum fb_err		 e;
 
-	if (ev->campaign != NULL) {
-		if ((e = db_campaign_by_key(r->db, tenant, ev->campaign, &c)) != FB_OK)
-			return e;
-		if (c.nrows == 1 && strcmp(dbres_get(&c, 0, 1), site) == 0 &&
-		    dbres_int(&c, 0, 3) != 0) {
-			published = true;
-			active = strcmp(dbres_get(&c, 0, 2), "active") == 0;
-			snprintf(campaign, sizeof(campaign), "%s", dbres_get(&c, 0, 0));
-		}
-		dbres_free(&c);
+	/* the campaign counts only when it is this site's and published */
+	if (cid != NULL && strcmp(dbres_get(cx, 0, EVC_C_CAMPAIGN_SITE), site) == 0 &&
+	    dbres_int(cx, 0, EVC_C_PUBLISHED) != 0) {
+		published = true;
+		active = strcmp(dbres_get(cx, 0, EVC_C_CAMPAIGN_STATUS), "active") == 0;
+		snprintf(campaign, sizeof(campaign), "%s", cid);
 	}
 	if (active && strcmp(ev->type, "capture") == 0) {
-		if ((e = db_consent_get(r->db, tenant, &cs)) != FB_OK)
-			return e;
-		snprintf(mode, sizeof(mode), "%s", dbres_get(&cs, 0, CONSENT_C_MODE));
-		dbres_free(&cs);
-		if ((e = capture(r, tenant, site, campaign, mode, ev, lead)) != FB_OK)
+		if ((e = capture(r, tenant, site, campaign,
+		    dbres_get(cx, 0, EVC_C_CONSENT_MODE), ev, lead)) != FB_OK)
 			return e;
 	} else if (active && strcmp(ev->type, "form_start") == 0) {
 		if ((e = open_lead(r, tenant, site, campaign, ev, lead, &was)) != FB_OK)
 			return e;
 	}
-	if (active && strcmp(ev->type, "conversion") != 0 &&
+	/* activity delays the judgement (a capture already stamped it) */
+	if (active && (strcmp(ev->type, "page_view") == 0 ||
+	    strcmp(ev->type, "form_start") == 0 || strcmp(ev->type, "consent") == 0) &&
 	    (e = db_lead_touch(r->db, site, ev->visitor, campaign)) != FB_OK)
 		return e;
 	memset(&row, 0, sizeof(row));
@@ -497,7 +493,6 @@ tag_collect(struct req *r)
 	json_object		*o;
 	struct event		 ev;
 	struct dbres		 s;
-	char			 tenant[UUID_STRLEN + 1], site[UUID_STRLEN + 1];
 	enum fb_err		 e = FB_OK;
 	int			 try;
 
@@ -533,33 +528,32 @@ tag_collect(struct req *r)
 		goto out;
 	if ((e = db_ensure(r->db)) != FB_OK)
 		goto out;
-	if ((e = db_site_by_public_key(r->db, ev.site, &s)) != FB_OK)
+	if ((e = db_event_context(r->db, ev.site, ev.campaign, &s)) != FB_OK)
 		goto out;
 	if (s.nrows != 1) {
 		dbres_free(&s);
 		(void)api_error(r, AC_NOT_FOUND, "site");
 		goto out;
 	}
-	snprintf(site, sizeof(site), "%s", dbres_get(&s, 0, 0));
-	snprintf(tenant, sizeof(tenant), "%s", dbres_get(&s, 0, 1));
-	cors(r, dbres_get(&s, 0, 2));
-	if (!origin_ok(r->origin, dbres_get(&s, 0, 2)) ||
-	    !host_of_site(ev.loc.hostname, strlen(ev.loc.hostname), dbres_get(&s, 0, 2))) {
+	cors(r, dbres_get(&s, 0, EVC_C_DOMAIN));
+	if (!origin_ok(r->origin, dbres_get(&s, 0, EVC_C_DOMAIN)) ||
+	    !host_of_site(ev.loc.hostname, strlen(ev.loc.hostname),
+	    dbres_get(&s, 0, EVC_C_DOMAIN))) {
 		dbres_free(&s);
 		(void)api_error(r, AC_ORIGIN_NOT_ALLOWED, "url");
 		goto out;
 	}
-	dbres_free(&s);
 	for (try = 0; try < TX_TRIES; try++) {
 		if ((e = db_begin(r->db)) != FB_OK)
 			break;
-		if ((e = handle(r, &ev, tenant, site)) == FB_OK &&
+		if ((e = handle(r, &ev, &s)) == FB_OK &&
 		    (e = db_commit(r->db)) == FB_OK)
 			break;
 		db_rollback(r->db);
 		if (e != FB_ERETRY)
 			break;
 	}
+	dbres_free(&s);
 	if (e == FB_OK)
 		req_empty(r, 204);
 out:
