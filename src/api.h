@@ -222,6 +222,16 @@ int	page_from_req(struct req *, struct page *);
  */
 enum fb_err page_finish(struct req *, json_object *envelope, const struct page *,
 	    unsigned nrows, const char *last_id) FB_WUR;
+/*
+ * Answer a list page (contract: conventions 5): "object", "data" with
+ * row(res, i) for the first pg->limit rows, then "next_cursor" (signed
+ * with the id in column id_col of the last row shown) and "has_more".
+ * `res` holds up to limit+1 rows and is freed here; `extra` (may be NULL)
+ * is merged into the envelope and taken over.
+ */
+typedef json_object *(*row_writer)(const struct dbres *, unsigned);
+enum fb_err page_answer(struct req *, const struct page *, struct dbres *res,
+	    unsigned id_col, row_writer row, json_object *extra) FB_WUR;
 /* Encode and decode cursors for list `tag` (unit-tested). */
 void	cursor_encode(const unsigned char *mk, const char *tag, const char *id,
 	    char *out, size_t outsz);

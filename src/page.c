@@ -140,3 +140,31 @@ page_finish(struct req *r, json_object *env, const struct page *pg,
 	jadd_bool(env, "has_more", more);
 	return FB_OK;
 }
+
+enum fb_err
+page_answer(struct req *r, const struct page *pg, struct dbres *res,
+    unsigned id_col, row_writer row, json_object *extra)
+{
+	json_object	*o = json_object_new_object(), *data;
+	unsigned	 i, n = res->nrows > (unsigned)pg->limit ? (unsigned)pg->limit : res->nrows;
+	enum fb_err	 e;
+
+	jadd_str(o, "object", "list");
+	data = json_object_new_array();
+	for (i = 0; i < n; i++)
+		json_object_array_add(data, row(res, i));
+	json_object_object_add(o, "data", data);
+	if (extra != NULL) {
+		json_object_object_foreach(extra, k, v)
+			json_object_object_add(o, k, json_object_get(v));
+		json_object_put(extra);
+	}
+	e = page_finish(r, o, pg, res->nrows, res->nrows > (unsigned)pg->limit ?
+	    dbres_get(res, (unsigned)pg->limit - 1, id_col) : NULL);
+	dbres_free(res);
+	if (e != FB_OK) {
+		json_object_put(o);
+		return e;
+	}
+	return req_json(r, 200, o);
+}

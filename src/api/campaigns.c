@@ -143,13 +143,23 @@ api_campaigns_get(struct req *r)
 	return campaign_detail(r, req_pathvar(r, "campaign_id"), 200, NULL);
 }
 
+/* CampaignListItemOut: the common fields and the scenario counts. */
+static json_object *
+campaign_row_json(const struct dbres *res, unsigned i)
+{
+	json_object	*row = campaign_json(res, i);
+
+	jadd_int(row, "scenario_count", dbres_int(res, i, CAMP_C_SCENARIOS));
+	jadd_int(row, "active_scenario_count",
+	    dbres_int(res, i, CAMP_C_ACTIVE_SCENARIOS));
+	return row;
+}
+
 enum fb_err
 api_campaigns_list(struct req *r)
 {
 	struct page	 pg;
 	struct dbres	 res;
-	json_object	*o, *data, *row;
-	unsigned	 i;
 	enum fb_err	 e;
 
 	if (page_from_req(r, &pg) != 0)
@@ -158,25 +168,7 @@ api_campaigns_list(struct req *r)
 	    req_query(r, "site_id"), req_query(r, "status"),
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &res)) != FB_OK)
 		return e;
-	o = json_object_new_object();
-	jadd_str(o, "object", "list");
-	data = json_object_new_array();
-	for (i = 0; i < res.nrows && i < (unsigned)pg.limit; i++) {
-		row = campaign_json(&res, i);
-		jadd_int(row, "scenario_count", dbres_int(&res, i, CAMP_C_SCENARIOS));
-		jadd_int(row, "active_scenario_count",
-		    dbres_int(&res, i, CAMP_C_ACTIVE_SCENARIOS));
-		json_object_array_add(data, row);
-	}
-	json_object_object_add(o, "data", data);
-	e = page_finish(r, o, &pg, res.nrows, res.nrows > (unsigned)pg.limit ?
-	    dbres_get(&res, pg.limit - 1, CAMP_C_ID) : NULL);
-	dbres_free(&res);
-	if (e != FB_OK) {
-		json_object_put(o);
-		return e;
-	}
-	return req_json(r, 200, o);
+	return page_answer(r, &pg, &res, CAMP_C_ID, campaign_row_json, NULL);
 }
 
 /* A campaign key: 1 to 64 of [A-Za-z0-9_-], used in snippets and URLs. */

@@ -52,7 +52,7 @@ api_leads_list(struct req *r)
 	struct page		 pg;
 	struct lead_filter	 f;
 	struct dbres		 res;
-	json_object		*o, *data;
+	json_object		*extra;
 	const char		*df, *v;
 	int64_t			 t;
 	unsigned		 i;
@@ -81,21 +81,9 @@ api_leads_list(struct req *r)
 	if ((e = db_lead_list(r->db, r->auth.tenant_id, &f,
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &res)) != FB_OK)
 		return e;
-	o = json_object_new_object();
-	jadd_str(o, "object", "list");
-	data = json_object_new_array();
-	for (i = 0; i < res.nrows && i < (unsigned)pg.limit; i++)
-		json_object_array_add(data, lead_json(&res, i));
-	json_object_object_add(o, "data", data);
-	jadd_str(o, "date_field", date_fields[f.date_field]);
-	e = page_finish(r, o, &pg, res.nrows, res.nrows > (unsigned)pg.limit ?
-	    dbres_get(&res, pg.limit - 1, LEAD_C_ID) : NULL);
-	dbres_free(&res);
-	if (e != FB_OK) {
-		json_object_put(o);
-		return e;
-	}
-	return req_json(r, 200, o);
+	extra = json_object_new_object();
+	jadd_str(extra, "date_field", date_fields[f.date_field]);
+	return page_answer(r, &pg, &res, LEAD_C_ID, lead_json, extra);
 }
 
 /* utm_* parameters of the landing URL, decoded (display only). */

@@ -324,8 +324,6 @@ api_messages_list(struct req *r)
 {
 	struct page	 pg;
 	struct dbres	 res;
-	json_object	*o, *data;
-	unsigned	 i;
 	enum fb_err	 e;
 
 	if (page_from_req(r, &pg) != 0)
@@ -335,20 +333,7 @@ api_messages_list(struct req *r)
 	    P_STR(req_query(r, "channel")), P_STR(req_query(r, "channel")),
 	    P_INT(pg.limit + 1)), &res)) != FB_OK)
 		return e;
-	o = json_object_new_object();
-	jadd_str(o, "object", "list");
-	data = json_object_new_array();
-	for (i = 0; i < res.nrows && i < (unsigned)pg.limit; i++)
-		json_object_array_add(data, message_json(&res, i));
-	json_object_object_add(o, "data", data);
-	e = page_finish(r, o, &pg, res.nrows, res.nrows > (unsigned)pg.limit ?
-	    dbres_get(&res, pg.limit - 1, MSG_C_ID) : NULL);
-	dbres_free(&res);
-	if (e != FB_OK) {
-		json_object_put(o);
-		return e;
-	}
-	return req_json(r, 200, o);
+	return page_answer(r, &pg, &res, MSG_C_ID, message_json, NULL);
 }
 
 /* GET /message_examples: fixed data, in full, no paging. */
