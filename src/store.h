@@ -220,8 +220,6 @@ enum fb_err db_published_rules(struct db *, const char *tenant, const char *site
 /* Record a publish: error NULL for success. */
 enum fb_err db_site_published(struct db *, const char *tenant, const char *site,
 	    const char *error) FB_WUR;
-/* id, tenant_id, domain of the site with this public key. */
-enum fb_err db_site_by_public_key(struct db *, const char *pk, struct dbres *) FB_WUR;
 enum { EVC_C_SITE, EVC_C_TENANT, EVC_C_DOMAIN, EVC_C_CONSENT_MODE,
     EVC_C_CAMPAIGN, EVC_C_CAMPAIGN_SITE, EVC_C_CAMPAIGN_STATUS,
     EVC_C_PUBLISHED };

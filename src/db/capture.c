@@ -20,7 +20,6 @@ enum {
 	CAP_PUB_CAMPAIGNS,
 	CAP_PUB_RULES,
 	CAP_SITE_PUBLISHED,
-	CAP_SITE_BY_PK,
 	CAP_EVENT_CONTEXT,
 	CAP_SITES_ALL,
 	CAP_TAKEOVER_PAGES,
@@ -98,9 +97,6 @@ static const struct dbstmt cap_sql[CAP__MAX] = {
 	{ "site_published",
 	  "UPDATE sites SET published_at = IF(? IS NULL, NOW(6), published_at), "
 	  "publish_error = ? WHERE tenant_id = ? AND id = ?" },
-	/* CAP_SITE_BY_PK */
-	{ "site_by_public_key",
-	  "SELECT id, tenant_id, domain FROM sites WHERE public_key = ?" },
 	/* CAP_EVENT_CONTEXT: what the collector needs, in one round trip */
 	{ "event_context",
 	  "SELECT s.id, s.tenant_id, s.domain, cs.consent_mode, c.id, c.site_id, "
@@ -223,12 +219,6 @@ db_site_published(struct db *db, const char *tenant, const char *site,
 {
 	return run(db, CAP_SITE_PUBLISHED, DBPARAMS(P_STR(error), P_STR(error),
 	    P_STR(tenant), P_STR(site)), NULL);
-}
-
-enum fb_err
-db_site_by_public_key(struct db *db, const char *pk, struct dbres *r)
-{
-	return run(db, CAP_SITE_BY_PK, DBPARAMS(P_STR(pk)), r);
 }
 
 enum fb_err
