@@ -300,6 +300,11 @@ enum fb_err	api_scenarios_steps(struct req *);
 enum fb_err	api_scenarios_duplicate(struct req *);
 enum fb_err	api_scenario_presets(struct req *);
 enum fb_err	api_scenarios_from_preset(struct req *);
+enum fb_err	api_deliveries_list(struct req *);
+enum fb_err	api_deliveries_get(struct req *);
+enum fb_err	api_suppressions_list(struct req *);
+enum fb_err	api_suppressions_create(struct req *);
+enum fb_err	api_suppressions_delete(struct req *);
 /*
  * The activation checks of a scenario (api/scenarios.c; contract: States,
  * Scenario), shared by the admin path and formbackctl scenario set-status.

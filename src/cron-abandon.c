@@ -31,6 +31,7 @@ judge(struct db *db, const char *id, long long now, bool *done)
 	struct dbres	 r;
 	json_object	*d;
 	char		 at[32];
+	int		 scheduled = 0;
 	enum fb_err	 e;
 
 	*done = false;
@@ -56,6 +57,10 @@ judge(struct db *db, const char *id, long long now, bool *done)
 	e = db_outbox_add(db, dbres_get(&r, 0, 1), "webhook", "lead.abandoned",
 	    json_text(d));
 	json_object_put(d);
+	/* the active scenario's deliveries, in the same transaction */
+	if (e == FB_OK)
+		e = db_deliveries_schedule(db, dbres_get(&r, 0, 1), id,
+		    dbres_get(&r, 0, 2), now, &scheduled);
 	dbres_free(&r);
 	if (e == FB_OK && (e = db_commit(db)) == FB_OK) {
 		*done = true;

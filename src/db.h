@@ -21,6 +21,7 @@ enum db_set {
 	DBSET_CAPTURE,		/* db/capture.c */
 	DBSET_LEAD,		/* db/lead.c */
 	DBSET_SCENARIO,		/* db/scenario.c */
+	DBSET_SENDING,		/* db/sending.c */
 	DBSET__MAX
 };
 #define DBSET_STMT_MAX 32

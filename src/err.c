@@ -111,6 +111,12 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	/* AC_ACTIVATION_INVALID */
 	{ "invalid_request", 422, "scenario_not_ready",
 	  "シナリオを有効にできません。ステップとメッセージの内容を確認してください。" },
+	/* AC_SUPPRESSION_EXISTS */
+	{ "invalid_request", 409, "suppression_exists",
+	  "同じ範囲の有効な配信停止が既に登録されています。" },
+	/* AC_SUPPRESSION_NOT_DELETABLE */
+	{ "invalid_request", 409, "suppression_not_deletable",
+	  "受信者の配信停止や苦情による登録は削除できません。" },
 	/* AC_ORIGIN_NOT_ALLOWED */
 	{ "invalid_request", 400, "origin_not_allowed",
 	  "このサイトのドメイン以外のページからのイベントは受け付けません。" },

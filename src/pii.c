@@ -228,12 +228,20 @@ pii_blind_index(const unsigned char *mk, const char *tenant, const char *kind,
 {
 	unsigned char			 k[32];
 	crypto_generichash_state	 st;
+	char				 v[256];
+	size_t				 i;
 
+	/* emails match whatever the case of the local part */
+	snprintf(v, sizeof(v), "%s", norm);
+	if (strcmp(kind, "email") == 0)
+		for (i = 0; v[i] != '\0'; i++)
+			v[i] = (char)tolower((unsigned char)v[i]);
 	subkey(mk, 3, "fbpiiIdx", k);
 	crypto_generichash_init(&st, k, sizeof(k), PII_BIDXBYTES);
 	crypto_generichash_update(&st, (const unsigned char *)tenant, strlen(tenant) + 1);
 	crypto_generichash_update(&st, (const unsigned char *)kind, strlen(kind) + 1);
-	crypto_generichash_update(&st, (const unsigned char *)norm, strlen(norm));
+	crypto_generichash_update(&st, (const unsigned char *)v, strlen(v));
+	sodium_memzero(v, sizeof(v));
 	crypto_generichash_final(&st, out, PII_BIDXBYTES);
 	sodium_memzero(k, sizeof(k));
 }

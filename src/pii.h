@@ -53,8 +53,9 @@ bool	pii_open(const unsigned char *mk, const char *tenant, const char *row,
 	    const char *field, const unsigned char *sealed, size_t n,
 	    char *out, size_t outsz) FB_WUR;
 /*
- * Keyed BLAKE2b of (tenant, kind, normalised value): equal contacts of
- * one tenant have equal indexes; nothing links tenants.
+ * Keyed BLAKE2b of (tenant, kind, normalised value; emails lower-cased
+ * whole): equal contacts of one tenant have equal indexes; nothing links
+ * tenants.
  */
 void	pii_blind_index(const unsigned char *mk, const char *tenant,
 	    const char *kind, const char *norm, unsigned char out[PII_BIDXBYTES]);

@@ -48,6 +48,30 @@ static const struct param_def p_list_leads[] = {
 };
 static const struct param_def p_get_lead[] = { PATH_ID("lead_id"), END };
 static const struct param_def p_scenario[] = { PATH_ID("scenario_id"), END };
+static const struct param_def p_list_deliveries[] = {
+	{ "status", IN_QUERY, PT_ENUM, false,
+	  "scheduled|sending|sent|delivered|failed|cancelled|suppressed", 0, 0, 0,
+	  "Only deliveries in this state." },
+	{ "campaign_id", IN_QUERY, PT_UUID, false, NULL, 0, 0, 0, "Only this campaign's." },
+	{ "scenario_id", IN_QUERY, PT_UUID, false, NULL, 0, 0, 0, "Only this scenario's." },
+	{ "date_field", IN_QUERY, PT_ENUM, false, "created_at|scheduled_at|sent_at",
+	  0, 0, 0, "The datetime that from and to filter on (default created_at)." },
+	{ "from", IN_QUERY, PT_DATETIME, false, NULL, 0, 0, 0, "Inclusive lower bound." },
+	{ "to", IN_QUERY, PT_DATETIME, false, NULL, 0, 0, 0, "Exclusive upper bound." },
+	LIMIT(50), CURSOR, END
+};
+static const struct param_def p_delivery[] = { PATH_ID("delivery_id"), END };
+static const struct param_def p_list_suppressions[] = {
+	{ "q", IN_QUERY, PT_STRING, false, NULL, 0, 254, 0,
+	  "An exact phone number or email address (matched through its blind index)." },
+	{ "kind", IN_QUERY, PT_ENUM, false, "email|tel", 0, 0, 0, "Only this kind." },
+	{ "reason", IN_QUERY, PT_ENUM, false,
+	  "opt_out|manual|bounce|complaint|undeliverable", 0, 0, 0, "Only this reason." },
+	{ "scope", IN_QUERY, PT_ENUM, false, "tenant|campaign", 0, 0, 0, "Only this scope." },
+	{ "campaign_id", IN_QUERY, PT_UUID, false, NULL, 0, 0, 0, "Only this campaign's." },
+	LIMIT(50), CURSOR, END
+};
+static const struct param_def p_suppression[] = { PATH_ID("suppression_id"), END };
 static const struct param_def p_message[] = { PATH_ID("message_id"), END };
 static const struct param_def p_list_messages[] = {
 	{ "channel", IN_QUERY, PT_ENUM, false, "sms|email", 0, 0, 0, "Only this channel." },
@@ -177,6 +201,22 @@ const struct route routes[] = {
 	{ "POST", "/api/v1/message_previews", api_message_previews, "previewMessage",
 	  S(MESSAGES_READ), 0, p_none, "MessagePreviewIn", 200, "MessagePreviewOut",
 	  "Render email blocks to HTML, every value escaped." },
+	{ "GET", "/api/v1/deliveries", api_deliveries_list, "listDeliveries",
+	  S(DELIVERIES_READ), 0, p_list_deliveries, NULL, 200, "DeliveryListOut",
+	  "List deliveries, newest first." },
+	{ "GET", "/api/v1/deliveries/{delivery_id}", api_deliveries_get,
+	  "getDelivery", S(DELIVERIES_READ), 0, p_delivery, NULL, 200, "DeliveryOut",
+	  "Get a delivery (destination masked)." },
+	{ "GET", "/api/v1/suppressions", api_suppressions_list, "listSuppressions",
+	  S(SUPPRESSIONS_READ), 0, p_list_suppressions, NULL, 200,
+	  "SuppressionListOut", "List suppressions, newest first, masked." },
+	{ "POST", "/api/v1/suppressions", api_suppressions_create,
+	  "createSuppression", S(SUPPRESSIONS_WRITE), R_WRITE, p_none,
+	  "SuppressionIn", 201, "SuppressionCreatedOut",
+	  "Add one entry; 409 suppression_exists when an active one of the same scope exists." },
+	{ "DELETE", "/api/v1/suppressions/{suppression_id}", api_suppressions_delete,
+	  "deleteSuppression", S(SUPPRESSIONS_WRITE), R_WRITE, p_suppression, NULL,
+	  204, NULL, "Delete an entry; opt-outs and complaints cannot be (409)." },
 	{ "GET", "/api/v1/leads", api_leads_list, "listLeads", S(LEADS_READ), 0,
 	  p_list_leads, NULL, 200, "LeadListOut", "List leads, newest first." },
 	{ "GET", "/api/v1/leads/{lead_id}", api_leads_get, "getLead", S(LEADS_READ),

@@ -332,6 +332,32 @@ enum { STEP_C_ID, STEP_C_POSITION, STEP_C_MESSAGE, STEP_C_DELAY, STEP_C_CHANNEL 
 enum fb_err db_sq(struct db *, int stmt, const struct dbp *, size_t,
 	    struct dbres *) FB_WUR;
 
+/*
+ * db/sending.c: deliveries and suppressions, one runner over the file's
+ * statement table like db/scenario.c.
+ */
+enum {
+	SD_ACTIVE_STEPS, SD_LEAD_CONTACTS, SD_SCHEDULE, SD_LEAD_QUEUED,
+	SD_LIST_CREATED, SD_LIST_SCHEDULED, SD_LIST_SENT, SD_GET,
+	SD_SUP_INSERT, SD_SUP_ACTIVE, SD_SUP_LIST, SD_SUP_GET, SD_SUP_DELETE
+};
+enum { DLV_C_ID, DLV_C_LEAD, DLV_C_STATUS, DLV_C_CHANNEL, DLV_C_TO,
+    DLV_C_PII, DLV_C_CAMPAIGN, DLV_C_CAMPAIGN_KEY, DLV_C_CAMPAIGN_NAME,
+    DLV_C_SCENARIO, DLV_C_SCENARIO_NAME, DLV_C_STEP, DLV_C_STEP_NO,
+    DLV_C_SCHEDULED, DLV_C_SENT, DLV_C_CREATED, DLV_C_CANCEL, DLV_C_ERROR };
+enum { SUP_C_ID, SUP_C_KIND, SUP_C_MASKED, SUP_C_SCOPE, SUP_C_CAMPAIGN,
+    SUP_C_REASON, SUP_C_MEMO, SUP_C_EXPIRES, SUP_C_CREATED };
+enum fb_err db_sd(struct db *, int stmt, const struct dbp *, size_t,
+	    struct dbres *) FB_WUR;
+/*
+ * Schedule the deliveries of a lead just judged abandoned at `at` (unix
+ * seconds): one per step of its campaign's active scenario, due at `at`
+ * plus the step's delay, in the caller's transaction; the lead becomes
+ * queued when any was scheduled.  *n receives how many.
+ */
+enum fb_err db_deliveries_schedule(struct db *, const char *tenant,
+	    const char *lead, const char *campaign, long long at, int *n) FB_WUR;
+
 /* db/migrate.c */
 
 /*

@@ -8,9 +8,16 @@
 
 #include "formback.h"
 
+/*
+ * Within one process ids are strictly increasing: in the same millisecond
+ * the 12-bit rand_a field is a counter (RFC 9562 section 6.2, method 1),
+ * started at a random value below 2048 each new millisecond.
+ */
 void
 uuid_v7(char out[UUID_STRLEN + 1])
 {
+	static uint64_t	 last_ms;
+	static unsigned	 counter;
 	unsigned char	 b[16];
 	struct timespec	 ts;
 	uint64_t	 ms;
@@ -20,6 +27,17 @@ uuid_v7(char out[UUID_STRLEN + 1])
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
 	randombytes_buf(b + 6, 10);
+	if (ms <= last_ms) {
+		ms = last_ms;
+		if (++counter > 0xfff) {
+			ms++;
+			counter = 0;
+		}
+	} else
+		counter = ((unsigned)b[6] << 8 | b[7]) & 0x7ff;
+	last_ms = ms;
+	b[6] = (unsigned char)(counter >> 8);
+	b[7] = (unsigned char)counter;
 	for (i = 0; i < 6; i++)
 		b[i] = (unsigned char)(ms >> (40 - 8 * i));
 	b[6] = (unsigned char)(0x70 | (b[6] & 0x0f));

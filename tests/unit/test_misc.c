@@ -18,6 +18,18 @@ Test(uuid, v7_shape_and_order)
 	usleep(2000);
 	uuid_v7(b);
 	cr_assert_lt(strcmp(a, b), 0, "time-ordered");
+	/* strictly increasing within a process, even in one millisecond */
+	{
+		char	 p[UUID_STRLEN + 1], n[UUID_STRLEN + 1];
+		int	 i;
+
+		uuid_v7(p);
+		for (i = 0; i < 10000; i++) {
+			uuid_v7(n);
+			cr_assert_lt(strcmp(p, n), 0, "%s then %s", p, n);
+			memcpy(p, n, sizeof(p));
+		}
+	}
 	cr_assert(!uuid_valid("0190000000007000800000000000000000"));
 	cr_assert(!uuid_valid("01900000-0000-7000-8000-00000000000g"));
 	cr_assert(!uuid_valid(""));

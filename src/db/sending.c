@@ -1,0 +1,126 @@
+/* SQL of deliveries and suppressions (contract: Delivery, Suppression). */
+#include <stdio.h>
+#include <string.h>
+
+#include "../store.h"
+
+#define DLV_COLS "d.id, d.lead_id, d.status, d.channel, d.to_masked, d.pii_state, " \
+	"d.campaign_id, (SELECT c.campaign_key FROM campaigns c WHERE c.id = d.campaign_id), " \
+	"(SELECT c.name FROM campaigns c WHERE c.id = d.campaign_id), d.scenario_id, " \
+	"(SELECT s.name FROM scenarios s WHERE s.id = d.scenario_id), d.step_id, " \
+	"d.step_no, " DB_TS("d.scheduled_at") ", " DB_TS("d.sent_at") ", " \
+	DB_TS("d.created_at") ", d.cancel_reason, d.error_code"
+#define DLV_LIST(col) "SELECT " DLV_COLS " FROM deliveries d FORCE INDEX " \
+	"(deliveries_tenant) WHERE d.tenant_id = ? AND d.id < ? " \
+	"AND (? IS NULL OR d.status = ?) AND (? IS NULL OR d.campaign_id = ?) " \
+	"AND (? IS NULL OR d.scenario_id = ?) AND (? OR " col " >= ?) " \
+	"AND (? OR " col " < ?) ORDER BY d.id DESC LIMIT ?"
+#define SUP_COLS "id, kind, masked, scope, campaign_id, reason, memo, " \
+	DB_TS("expires_at") ", " DB_TS("created_at")
+
+/* statement indexes: enum SD_* in store.h */
+#define SD__MAX (SD_SUP_DELETE + 1)
+
+static const struct dbstmt sd_sql[SD__MAX] = {
+	/* SD_ACTIVE_STEPS: the steps of the campaign's active scenario */
+	{ "active_steps",
+	  "SELECT st.id, st.position, st.message_id, st.delay_minutes, m.channel, "
+	  "st.scenario_id FROM scenarios s JOIN scenario_steps st ON "
+	  "st.scenario_id = s.id JOIN messages m ON m.id = st.message_id "
+	  "WHERE s.tenant_id = ? AND s.campaign_id = ? AND s.status = 'active' "
+	  "AND s.deleted_at IS NULL ORDER BY st.position" },
+	/* SD_LEAD_CONTACTS */
+	{ "lead_contacts",
+	  "SELECT tel_masked, email_masked, sms_capable FROM leads WHERE id = ?" },
+	/* SD_SCHEDULE */
+	{ "delivery_schedule",
+	  "INSERT INTO deliveries (id, tenant_id, lead_id, campaign_id, scenario_id, "
+	  "step_id, step_no, message_id, channel, status, to_masked, pii_state, "
+	  "scheduled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'scheduled', ?, ?, "
+	  "CAST(? AS DATETIME(6)) + INTERVAL ? MINUTE)" },
+	/* SD_LEAD_QUEUED */
+	{ "lead_queued",
+	  "UPDATE leads SET status = 'queued', updated_at = NOW(6) WHERE id = ? "
+	  "AND status = 'abandoned'" },
+	/* SD_LIST_* by date_field (contract: DeliveryListOut) */
+	{ "delivery_list_created", DLV_LIST("d.created_at") },
+	{ "delivery_list_scheduled", DLV_LIST("d.scheduled_at") },
+	{ "delivery_list_sent", DLV_LIST("d.sent_at") },
+	/* SD_GET */
+	{ "delivery_get", "SELECT " DLV_COLS " FROM deliveries d "
+	  "WHERE d.tenant_id = ? AND d.id = ?" },
+	/* SD_SUP_INSERT */
+	{ "suppression_insert",
+	  "INSERT INTO suppressions (id, tenant_id, kind, bidx, masked, scope, "
+	  "campaign_id, reason, memo, expires_at) "
+	  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+	/* SD_SUP_ACTIVE: an unexpired entry of the same contact and scope */
+	{ "suppression_active",
+	  "SELECT id FROM suppressions WHERE tenant_id = ? AND kind = ? AND bidx = ? "
+	  "AND scope = ? AND campaign_id <=> ? "
+	  "AND (expires_at IS NULL OR expires_at > NOW(6)) LIMIT 1 FOR UPDATE" },
+	/* SD_SUP_LIST */
+	{ "suppression_list",
+	  "SELECT " SUP_COLS " FROM suppressions FORCE INDEX (suppressions_tenant) "
+	  "WHERE tenant_id = ? AND id < ? AND (? IS NULL OR kind = ?) "
+	  "AND (? IS NULL OR reason = ?) AND (? IS NULL OR scope = ?) "
+	  "AND (? IS NULL OR campaign_id = ?) AND (? IS NULL OR bidx IN (?, ?)) "
+	  "ORDER BY id DESC LIMIT ?" },
+	/* SD_SUP_GET */
+	{ "suppression_get", "SELECT " SUP_COLS " FROM suppressions "
+	  "WHERE tenant_id = ? AND id = ?" },
+	/* SD_SUP_DELETE */
+	{ "suppression_delete",
+	  "DELETE FROM suppressions WHERE tenant_id = ? AND id = ?" },
+};
+
+enum fb_err
+db_sd(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
+{
+	return db_run(db, DBSET_SENDING, id, &sd_sql[id], p, n, r);
+}
+
+enum fb_err
+db_deliveries_schedule(struct db *db, const char *tenant, const char *lead,
+    const char *campaign, long long at, int *n)
+{
+	struct dbres	 steps, c;
+	char		 id[UUID_STRLEN + 1], when[32];
+	const char	*to, *ch;
+	unsigned	 i;
+	enum fb_err	 e;
+
+	*n = 0;
+	if ((e = db_sd(db, SD_ACTIVE_STEPS, DBPARAMS(P_STR(tenant), P_STR(campaign)),
+	    &steps)) != FB_OK)
+		return e;
+	if (steps.nrows == 0) {
+		dbres_free(&steps);
+		return FB_OK;
+	}
+	if ((e = db_sd(db, SD_LEAD_CONTACTS, DBPARAMS(P_STR(lead)), &c)) != FB_OK) {
+		dbres_free(&steps);
+		return e;
+	}
+	time_sql(at, when);
+	for (i = 0; i < steps.nrows && e == FB_OK; i++) {
+		ch = dbres_get(&steps, i, 4);
+		/* SMS only to numbers that can receive it */
+		to = strcmp(ch, "sms") == 0 ? (dbres_int(&c, 0, 2) ?
+		    dbres_get(&c, 0, 0) : NULL) : dbres_get(&c, 0, 1);
+		uuid_v7(id);
+		e = db_sd(db, SD_SCHEDULE, DBPARAMS(P_STR(id), P_STR(tenant), P_STR(lead),
+		    P_STR(campaign), P_STR(dbres_get(&steps, i, 5)),
+		    P_STR(dbres_get(&steps, i, 0)), P_INT(dbres_int(&steps, i, 1) + 1),
+		    P_STR(dbres_get(&steps, i, 2)), P_STR(ch), P_STR(to),
+		    P_STR(to != NULL ? "present" : "absent"), P_STR(when),
+		    P_INT(dbres_int(&steps, i, 3))), NULL);
+		if (e == FB_OK)
+			(*n)++;
+	}
+	dbres_free(&c);
+	dbres_free(&steps);
+	if (e == FB_OK && *n > 0)
+		e = db_sd(db, SD_LEAD_QUEUED, DBPARAMS(P_STR(lead)), NULL);
+	return e;
+}
