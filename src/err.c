@@ -108,9 +108,6 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	/* AC_SCENARIO_ACTIVE */
 	{ "invalid_request", 409, "scenario_active",
 	  "有効なシナリオは削除できません。先に停止してください。" },
-	/* AC_ACTIVATION_INVALID */
-	{ "invalid_request", 422, "scenario_not_ready",
-	  "シナリオを有効にできません。ステップとメッセージの内容を確認してください。" },
 	/* AC_SUPPRESSION_EXISTS */
 	{ "invalid_request", 409, "suppression_exists",
 	  "同じ範囲の有効な配信停止が既に登録されています。" },

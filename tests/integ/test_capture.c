@@ -312,6 +312,13 @@ Test(capture, collector_validation)
 	/* pages of another domain are refused */
 	cr_assert_eq(event(&f, "11111111-1111-4111-8111-111111111111", "page_view",
 	    "https://evil.example/", NULL, NULL, NULL), 400);
+	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":"
+	    "\"11111111-1111-4111-8111-111111111111\",\"session\":"
+	    "\"11111111-1111-4111-8111-111111111111\",\"type\":\"page_view\","
+	    "\"url\":\"https://shop.example.jp/\"}", f.site_pk);
+	r = http("POST", "/tag/v1/events", NULL, b, "Origin: https://evil.example");
+	expect_error(r, 400, "invalid_request", "origin_not_allowed", "url");
+	resp_free(r);
 	cr_assert_eq(event(&f, "11111111-1111-4111-8111-111111111111", "page_view",
 	    "https://www.shop.example.jp/", NULL, NULL, NULL), 204);
 	r = http("OPTIONS", "/tag/v1/events", NULL, NULL, "Origin: https://shop.example.jp");
