@@ -47,7 +47,7 @@ fb_db_start() {
 	    --socket="$_d/mysql.sock" --pid-file="$_d/mysql.pid" --port="$_port" \
 	    --bind-address=127.0.0.1 --skip-name-resolve \
 	    --innodb-buffer-pool-size=256M --innodb-flush-log-at-trx-commit=1 \
-	    --max-connections=500 --log-error="$_d/mysql.err" &
+	    --max-connections=500 ${FB_DB_FLAGS:-} --log-error="$_d/mysql.err" &
 	_i=0
 	until mariadb-admin --no-defaults --socket="$_d/mysql.sock" -uroot \
 	    ping >/dev/null 2>&1; do
