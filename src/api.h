@@ -312,6 +312,13 @@ enum fb_err	api_suppressions_delete(struct req *);
 enum fb_err	scenario_ready(struct db *, const struct conf *, const char *tenant,
 		    const char *scenario, const char *campaign, bool *ok, char *why,
 		    size_t whysz, char *param, size_t paramsz) FB_WUR;
+/*
+ * Copy scenario `from` of the request's tenant into campaign `to` as a
+ * draft named `name` (NULL: the same name), with copies of its messages
+ * and its steps; the new id in `id` (api/scenarios.c).
+ */
+enum fb_err	scenario_copy(struct req *, const char *from, const char *to,
+		    const char *name, char id[UUID_STRLEN + 1]) FB_WUR;
 /* Copy a message of the request's tenant as a new id (messages.c). */
 enum fb_err	message_copy(struct req *, const char *from, char id[UUID_STRLEN + 1]) FB_WUR;
 

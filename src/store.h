@@ -186,7 +186,7 @@ enum fb_err db_campaign_by_key(struct db *, const char *tenant, const char *key,
 /* Copy a campaign as `id` with key and name, paused and never run. */
 enum fb_err db_campaign_copy(struct db *, const char *tenant, const char *from,
 	    const char *id, const char *key, const char *name) FB_WUR;
-/* Copy URL rules, the form profile and scenarios (as drafts) to `to`. */
+/* Copy URL rules and the form profile of campaign `from` to `to`. */
 enum fb_err db_campaign_copy_children(struct db *, const char *tenant,
 	    const char *from, const char *to) FB_WUR;
 enum { RULE_C_ID, RULE_C_ROLE, RULE_C_TYPE, RULE_C_PATTERN, RULE_C_PRIORITY,

@@ -652,6 +652,18 @@ api_campaigns_duplicate(struct req *r)
 		return e;
 	if ((e = db_campaign_copy_children(r->db, r->auth.tenant_id, from, id)) != FB_OK)
 		return e;
+	/* child scenarios as drafts, with their steps and copies of their messages */
+	if ((e = db_sq(r->db, SQ_SCN_LIST, DBPARAMS(P_STR(r->auth.tenant_id),
+	    P_STR(from)), &k)) != FB_OK)
+		return e;
+	for (i = 0; i < (int)k.nrows && e == FB_OK; i++) {
+		char	 sid[UUID_STRLEN + 1];
+
+		e = scenario_copy(r, dbres_get(&k, (unsigned)i, SCN_C_ID), id, NULL, sid);
+	}
+	dbres_free(&k);
+	if (e != FB_OK)
+		return e;
 	r->audit_type = "campaign";
 	memcpy(r->audit_id, id, sizeof(id));
 	/* never run and paused: not published */

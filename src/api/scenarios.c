@@ -336,7 +336,7 @@ api_scenarios_steps(struct req *r)
 }
 
 /* Copy scenario `from` into campaign `to` as draft `id`, messages copied. */
-static enum fb_err
+enum fb_err
 scenario_copy(struct req *r, const char *from, const char *to, const char *name,
     char id[UUID_STRLEN + 1])
 {

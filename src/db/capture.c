@@ -24,8 +24,6 @@ enum {
 	CAP_SITES_ALL,
 	CAP_TAKEOVER_PAGES,
 	CAP_NOTIFY_MEMBERS,
-	CAP_SCEN_LIST,
-	CAP_SCEN_COPY,
 	CAP__MAX
 };
 
@@ -115,15 +113,6 @@ static const struct dbstmt cap_sql[CAP__MAX] = {
 	{ "notify_members",
 	  "SELECT id FROM members WHERE tenant_id = ? AND status = 'active' "
 	  "AND role IN ('owner', 'admin') ORDER BY id" },
-	/* CAP_SCEN_LIST */
-	{ "scenarios_of_campaign",
-	  "SELECT id FROM scenarios WHERE tenant_id = ? AND campaign_id = ? "
-	  "AND deleted_at IS NULL ORDER BY id" },
-	/* CAP_SCEN_COPY: always draft (contract: States, Scenario) */
-	{ "scenario_copy",
-	  "INSERT INTO scenarios (id, tenant_id, campaign_id, name, status, "
-	  "abandon_wait_minutes) SELECT ?, tenant_id, ?, name, 'draft', "
-	  "abandon_wait_minutes FROM scenarios WHERE tenant_id = ? AND id = ?" },
 };
 
 static enum fb_err
@@ -253,7 +242,6 @@ db_campaign_copy_children(struct db *db, const char *tenant, const char *from,
 	struct dbres	 r;
 	enum fb_err	 e;
 	unsigned	 i;
-	char		 id[UUID_STRLEN + 1];
 
 	/* URL rules, in their order */
 	if ((e = db_url_rules(db, tenant, from, &r)) != FB_OK)
@@ -275,14 +263,5 @@ db_campaign_copy_children(struct db *db, const char *tenant, const char *from,
 	dbres_free(&r);
 	if (e != FB_OK)
 		return e;
-	/* scenarios, always as drafts */
-	if ((e = run(db, CAP_SCEN_LIST, DBPARAMS(P_STR(tenant), P_STR(from)), &r)) != FB_OK)
-		return e;
-	for (i = 0; i < r.nrows && e == FB_OK; i++) {
-		uuid_v7(id);
-		e = run(db, CAP_SCEN_COPY, DBPARAMS(P_STR(id), P_STR(to),
-		    P_STR(tenant), P_STR(dbres_get(&r, i, 0))), NULL);
-	}
-	dbres_free(&r);
-	return e;
+	return FB_OK;
 }

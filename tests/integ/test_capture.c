@@ -167,8 +167,21 @@ Test(capture, duplicate)
 
 	fx_new(&f, "pro", 0);
 	active_campaign(&f, "dup", RULES_AB, id);
-	sql("INSERT INTO scenarios (id, tenant_id, campaign_id, name, status) VALUES "
-	    "(UUID(), '%s', '%s', 's1', 'active')", f.tenant, id);
+	{
+		char	 b[512], m[40], sc[40];
+
+		r = http("POST", "/api/v1/messages", f.live, J({"channel":"sms","body":"こんにちは"}), NULL);
+		snprintf(m, sizeof(m), "%s", jget(r->json, "id"));
+		resp_free(r);
+		snprintf(p, sizeof(p), "/api/v1/campaigns/%s/scenarios", id);
+		r = http("POST", p, f.live, J({"name":"s1"}), NULL);
+		snprintf(sc, sizeof(sc), "%s", jget(r->json, "id"));
+		resp_free(r);
+		snprintf(p, sizeof(p), "/api/v1/scenarios/%s/steps", sc);
+		snprintf(b, sizeof(b), "{\"steps\":[{\"message_id\":\"%s\",\"delay_minutes\":30}]}", m);
+		resp_free(http("PUT", p, f.live, b, NULL));
+		sql("UPDATE scenarios SET status = 'active' WHERE id = '%s'", sc);
+	}
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/duplicate", id);
 	r = http("POST", p, f.live, "{}", NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
@@ -178,6 +191,10 @@ Test(capture, duplicate)
 	cr_assert_eq(json_object_array_length(jobj(r->json, "url_rules")), 3);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM scenarios WHERE campaign_id = '%s' "
 	    "AND status = 'draft'", jget(r->json, "id")), "1");
+	/* with its steps, on copies of the messages */
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM scenario_steps st JOIN scenarios s "
+	    "ON s.id = st.scenario_id WHERE s.campaign_id = '%s'", jget(r->json, "id")), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM messages WHERE tenant_id = '%s'", f.tenant), "2");
 	resp_free(r);
 	r = http("POST", p, f.live, "", NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
