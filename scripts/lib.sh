@@ -5,7 +5,8 @@
 FB_PACKAGES="build-essential autoconf automake libtool pkg-config \
 libfcgi-dev libmariadb-dev mariadb-server mariadb-client libjson-c-dev \
 libsodium-dev libssl-dev libcurl4-openssl-dev libcriterion-dev lighttpd \
-curl wrk mandoc libpcre2-dev ca-certificates procps chromium"
+curl wrk mandoc libpcre2-dev ca-certificates procps chromium \
+python3 python3-aiosmtpd"
 
 fb_log() { printf '%s\n' "==> $*" >&2; }
 
@@ -98,6 +99,11 @@ base_url = $_base
 publish_dir = $_d/www/tag
 pii_key_file = $_d/master.key
 log_level = ${FB_LOG_LEVEL:-info}
+smtp_url = ${FB_SMTP_URL:-smtp://127.0.0.1:25}
+smtp_from = Formback Demo <noreply@formback.example>
+sms_gateway_url = ${FB_SMS_URL:-http://127.0.0.1:9/sms}
+sms_gateway_token = ${FB_SMS_TOKEN:-stand-in-token}
+sms_from = FormbackDemo
 CONF
 }
 
@@ -172,4 +178,26 @@ fb_need_node() {
 	command -v node >/dev/null && command -v npm >/dev/null && return 0
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get install -y -qq --no-install-recommends nodejs npm </dev/null >/dev/null
+}
+
+# fb_standins_start DIR SMTPPORT SMSPORT: the SMTP sink (DIR/mail/) and
+# the SMS gateway stand-in (DIR/sms.jsonl); their PIDs in DIR/standins.pid.
+fb_standins_start() {
+	_td=$1
+	/usr/bin/python3 tests/standins/smtp_sink.py "$2" "$_td/mail" \
+	    2>>"$_td/standins.err" &
+	echo $! >"$_td/standins.pid"
+	/usr/bin/python3 tests/standins/sms_gateway.py "$3" "$_td/sms.jsonl" \
+	    "${FB_SMS_TOKEN:-stand-in-token}" 2>>"$_td/standins.err" &
+	echo $! >>"$_td/standins.pid"
+	_i=0
+	until curl -s -o /dev/null -X POST "http://127.0.0.1:$3/" 2>/dev/null; do
+		_i=$((_i + 1)); [ $_i -gt 50 ] && return 1; sleep 0.1
+	done
+}
+
+fb_standins_stop() {
+	[ -f "$1/standins.pid" ] || return 0
+	for _p in $(cat "$1/standins.pid"); do kill -TERM "$_p" 2>/dev/null; done
+	rm -f "$1/standins.pid"
 }

@@ -135,6 +135,7 @@ struct req {
 	/* output */
 	int			 status;
 	struct buf		 out;
+	const char		*out_type;	/* NULL: JSON */
 	char			*hdr_name[REQ_MAX_HEADERS];
 	char			*hdr_value[REQ_MAX_HEADERS];
 	size_t			 nhdr;
@@ -249,6 +250,19 @@ void	dispatch(struct req *);
  */
 const struct route *route_match(struct req *, const char *method,
 	    const char *path, bool *path_known, char *allow, size_t allowsz);
+
+/* links.c */
+
+#define LINK_TOKEN_LEN	10
+/*
+ * A new short link of `kind` (click, open, optout) for a delivery; the
+ * token (10 base62 characters) in `token`, in the caller's transaction.
+ */
+enum fb_err	link_create(struct db *, const char *tenant, const char *delivery,
+		    const char *lead, const char *kind, const char *url,
+		    char token[LINK_TOKEN_LEN + 1]) FB_WUR;
+/* GET /r/{token}, GET /o/{token}, GET and POST /u/{token} (design 2). */
+void	links_handle(struct req *);
 
 /* tag/collect.c */
 

@@ -1,22 +1,417 @@
 /*
- * formback-deliver: sends due deliveries (SMTP email, SMS gateway) and the outbox's operator emails (design 1).
+ * formback-deliver: sends due deliveries (design 1, 6; contract:
+ * Delivery, Lead suppress_reason, Events delivery.sent/failed).
  *
- * Its job arrives with a later issue.  Until then the binary has its final
- * name and options so the build, cron/formback.cron and the man page have
- * their final shape: it prints its usage and exits 2 (bad usage), and does
- * no work.
+ * One bounded pass: (1) claims whose lease ran out mid-send end failed
+ * with error_code outcome_unknown -- never sent again blindly; (2) due
+ * deliveries are claimed with one atomic UPDATE that stamps this pass's
+ * token and a lease; (3) each is re-checked right before its send (step
+ * removed, conversion, delivery switch, campaign and scenario state,
+ * contact, suppression list, SMS quiet hours), rendered with its short
+ * links, sent, and finished with a conditional update on the token, with
+ * its outbox event, in one short transaction.  Safe to run as several
+ * copies on several hosts.
  */
+#include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <curl/curl.h>
+#include <sodium.h>
+
+#include "api.h"
+#include "pii.h"
+#include "send.h"
+#include "sms.h"
+#include "store.h"
+
+#define RETRY_MAX	3
+#define JST		(9 * 3600)
+
+static struct conf	 conf;
+static struct db	 db;
+static long long	 now;
+static int		 verbose;
+static int		 n_sent, n_failed, n_cancelled, n_suppressed, n_later, n_errors;
+
+struct outcome {
+	const char	*status;	/* sent, failed, cancelled, suppressed, scheduled */
+	const char	*cancel_reason;
+	const char	*error_code;
+	const char	*lead_reason;	/* lead.suppress_reason */
+	char		 provider_id[128];
+	long long	 reschedule;	/* unix seconds, for scheduled */
+	char		 error_buf[64];
+};
+
+static void
+usage(int code)
+{
+	fprintf(code == 0 ? stdout : stderr,
+	    "usage: formback-deliver [--now <ISO 8601 Z>] [--limit N] [-v] [--help]\n");
+	exit(code);
+}
+
+/* Write the outcome with its event, while this pass still holds the claim. */
+static enum fb_err
+finish(const struct dbres *d, unsigned i, const char *token, struct outcome *o)
+{
+	char		 at[32], re[32];
+	json_object	*ev;
+	struct dbres	 r;
+	bool		 held;
+	enum fb_err	 e;
+
+	time_sql(now, at);
+	if (o->reschedule > 0)
+		time_sql(o->reschedule, re);
+	if ((e = db_begin(&db)) != FB_OK)
+		return e;
+	e = db_sd(&db, SD_FINISH, DBPARAMS(P_STR(o->status), P_STR(o->error_code),
+	    P_STR(o->cancel_reason), P_STR(o->status), P_STR(at),
+	    P_STR(o->provider_id[0] != '\0' ? o->provider_id : NULL),
+	    P_STR(o->reschedule > 0 ? re : NULL), P_STR(dbres_get(d, i, CL_C_ID)),
+	    P_STR(token)), &r);
+	if (e != FB_OK)
+		goto fail;
+	held = r.affected > 0;
+	dbres_free(&r);
+	if (!held) {
+		/* another pass took it over: leave its outcome alone */
+		db_rollback(&db);
+		return FB_OK;
+	}
+	if (o->lead_reason != NULL && (e = db_sd(&db, SD_LEAD_SUPPRESS,
+	    DBPARAMS(P_STR(o->lead_reason), P_STR(dbres_get(d, i, CL_C_LEAD))), NULL)) != FB_OK)
+		goto fail;
+	if (strcmp(o->status, "sent") == 0 && (e = db_sd(&db, SD_LEAD_SENT,
+	    DBPARAMS(P_STR(dbres_get(d, i, CL_C_LEAD))), NULL)) != FB_OK)
+		goto fail;
+	if (strcmp(o->status, "sent") == 0 || strcmp(o->status, "failed") == 0) {
+		/* DeliveryEventData (contract: Events) */
+		ev = json_object_new_object();
+		jadd_str(ev, "delivery_id", dbres_get(d, i, CL_C_ID));
+		jadd_str(ev, "lead_id", dbres_get(d, i, CL_C_LEAD));
+		jadd_str(ev, "campaign_id", dbres_get(d, i, CL_C_CAMPAIGN));
+		jadd_str(ev, "channel", dbres_get(d, i, CL_C_CHANNEL));
+		if (dbres_get(d, i, CL_C_STEP_NO) != NULL)
+			jadd_int(ev, "step", dbres_int(d, i, CL_C_STEP_NO));
+		else
+			jadd_str(ev, "step", NULL);
+		jadd_str(ev, "status", o->status);
+		if (strcmp(o->status, "failed") == 0)
+			jadd_str(ev, "error_code", o->error_code);
+		e = db_outbox_add(&db, dbres_get(d, i, CL_C_TENANT), "webhook",
+		    strcmp(o->status, "sent") == 0 ? "delivery.sent" : "delivery.failed",
+		    json_text(ev));
+		json_object_put(ev);
+		if (e != FB_OK)
+			goto fail;
+	}
+	return db_commit(&db);
+fail:
+	db_rollback(&db);
+	return e;
+}
+
+/* The next minute SMS may go out, or 0 when now is allowed (quiet hours, JST). */
+static long long
+quiet_until(long start, long end)
+{
+	long long	 local = now + JST, day = local - local % 86400;
+	long		 m = (long)((local % 86400) / 60);
+	bool		 quiet;
+
+	if (start == end)
+		return 0;
+	quiet = start < end ? (m >= start && m < end) : (m >= start || m < end);
+	if (!quiet)
+		return 0;
+	/* the end of the window, today or tomorrow (local), back in UTC */
+	return (m < end ? day : day + 86400) + end * 60 - JST;
+}
+
+static bool
+suppressed(const struct dbres *d, unsigned i, unsigned bidx_col, const char **reason)
+{
+	struct dbres	 s;
+	bool		 hit;
+
+	if (db_sd(&db, SD_SUPPRESSED, DBPARAMS(P_STR(dbres_get(d, i, CL_C_TENANT)),
+	    P_BIN(d->cell[(size_t)i * d->ncols + bidx_col], d->len[(size_t)i * d->ncols + bidx_col]),
+	    P_STR(dbres_get(d, i, CL_C_CAMPAIGN))), &s) != FB_OK)
+		return false;
+	hit = s.nrows > 0;
+	*reason = hit && strcmp(dbres_get(&s, 0, 0), "opt_out") == 0 ? "opted_out" : "suppressed";
+	dbres_free(&s);
+	return hit;
+}
+
+/* Short links for this delivery, committed before the message leaves. */
+static enum fb_err
+make_links(const struct dbres *d, unsigned i, char *click, size_t clicksz,
+    char *optout, size_t optoutsz)
+{
+	char		 t[LINK_TOKEN_LEN + 1];
+	const char	*url = dbres_get(d, i, CL_C_LINK_URL);
+	enum fb_err	 e;
+
+	click[0] = '\0';
+	if ((e = db_begin(&db)) != FB_OK)
+		return e;
+	if (url != NULL) {
+		if ((e = link_create(&db, dbres_get(d, i, CL_C_TENANT), dbres_get(d, i, CL_C_ID),
+		    dbres_get(d, i, CL_C_LEAD), "click", url, t)) != FB_OK)
+			goto fail;
+		snprintf(click, clicksz, "%s/r/%s", conf.base_url, t);
+	}
+	if ((e = link_create(&db, dbres_get(d, i, CL_C_TENANT), dbres_get(d, i, CL_C_ID),
+	    dbres_get(d, i, CL_C_LEAD), "optout", NULL, t)) != FB_OK)
+		goto fail;
+	snprintf(optout, optoutsz, "%s/u/%s", conf.base_url, t);
+	return db_commit(&db);
+fail:
+	db_rollback(&db);
+	return e;
+}
+
+static void
+deliver(const struct dbres *d, unsigned i, struct outcome *o)
+{
+	const char	*ch = dbres_get(d, i, CL_C_CHANNEL), *reason, *mode;
+	bool		 sms = strcmp(ch, "sms") == 0;
+	unsigned	 sealed = sms ? CL_C_TEL_SEALED : CL_C_EMAIL_SEALED;
+	unsigned	 bidx = sms ? CL_C_TEL_BIDX : CL_C_EMAIL_BIDX;
+	char		 to[256], click[1024], optout[1024];
+	struct buf	 body, html, subj;
+	json_object	*blocks;
+	enum send_result sr;
+	long long	 q;
+
+	memset(o, 0, sizeof(*o));
+	o->status = "sent";
+	mode = dbres_get(d, i, CL_C_MODE);
+#define STOP(st, cr, lr) do { o->status = st; o->cancel_reason = cr; \
+	o->lead_reason = lr; return; } while (0)
+	if (dbres_int(d, i, CL_C_STEP_GONE))
+		STOP("cancelled", "step_removed", NULL);
+	if (strcmp(dbres_get(d, i, CL_C_LEAD_STATUS), "converted") == 0)
+		STOP("cancelled", "converted", NULL);
+	if (strcmp(mode, "off") == 0)
+		STOP("suppressed", NULL, "delivery_disabled");
+	if (strcmp(mode, "test_only") == 0)
+		STOP("suppressed", NULL, "not_test_recipient");
+	if (strcmp(dbres_get(d, i, CL_C_CAMPAIGN_STATUS), "active") != 0)
+		STOP("suppressed", NULL, strcmp(dbres_get(d, i, CL_C_CAMPAIGN_STATUS),
+		    "paused") == 0 ? "campaign_paused" : "campaign_inactive");
+	if (dbres_int(d, i, CL_C_SCENARIO_DELETED) ||
+	    strcmp(dbres_get(d, i, CL_C_SCENARIO_STATUS), "active") != 0)
+		STOP("suppressed", NULL, strcmp(dbres_get(d, i, CL_C_SCENARIO_STATUS),
+		    "paused") == 0 ? "scenario_paused" : "scenario_inactive");
+	if (dbres_get(d, i, sealed) == NULL || (sms && !dbres_int(d, i, CL_C_SMS_CAPABLE)))
+		STOP("suppressed", NULL, "no_contact");
+	if (suppressed(d, i, bidx, &reason))
+		STOP("cancelled", reason, strcmp(reason, "opted_out") == 0 ? "opted_out" :
+		    "suppressed");
+	if (sms && (q = quiet_until(dbres_int(d, i, CL_C_QUIET_START),
+	    dbres_int(d, i, CL_C_QUIET_END))) > 0) {
+		o->status = "scheduled";
+		o->reschedule = q;
+		return;
+	}
+#undef STOP
+	if (!pii_open(conf.master_key, dbres_get(d, i, CL_C_TENANT),
+	    dbres_get(d, i, CL_C_LEAD), sms ? "tel" : "email",
+	    (const unsigned char *)dbres_get(d, i, sealed),
+	    d->len[(size_t)i * d->ncols + sealed], to, sizeof(to))) {
+		o->status = "failed";
+		o->error_code = "pii_error";
+		return;
+	}
+	if (make_links(d, i, click, sizeof(click), optout, sizeof(optout)) != FB_OK) {
+		o->status = "scheduled";
+		o->reschedule = now + 60;
+		sodium_memzero(to, sizeof(to));
+		return;
+	}
+	buf_init(&body, 1u << 20);
+	buf_init(&html, 4u << 20);
+	buf_init(&subj, 4096);
+	if (sms) {
+		if (vars_expand(&body, dbres_get(d, i, CL_C_BODY) ? dbres_get(d, i, CL_C_BODY) : "",
+		    dbres_get(d, i, CL_C_PRODUCT), click[0] ? click : optout, optout) != FB_OK)
+			sr = SEND_FAIL;
+		else
+			sr = send_sms(&conf, to, body.data, dbres_get(d, i, CL_C_ID),
+			    o->provider_id, sizeof(o->provider_id), o->error_buf,
+			    sizeof(o->error_buf));
+	} else {
+		blocks = dbres_get(d, i, CL_C_BLOCKS) != NULL ?
+		    json_tokener_parse(dbres_get(d, i, CL_C_BLOCKS)) : NULL;
+		if (blocks == NULL)
+			blocks = json_object_new_array();
+		if (vars_expand(&subj, dbres_get(d, i, CL_C_SUBJECT) ? dbres_get(d, i, CL_C_SUBJECT) :
+		    "", dbres_get(d, i, CL_C_PRODUCT), click, optout) != FB_OK ||
+		    blocks_html(blocks, dbres_get(d, i, CL_C_PRODUCT), click, optout, &html) != FB_OK ||
+		    buf_printf(&body, "%s\n\n%s\n\n配信停止: %s\n", subj.data ? subj.data : "",
+		    click, optout) != FB_OK)
+			sr = SEND_FAIL;
+		else {
+			/* the opt-out link at the foot of the HTML */
+			if (html.len > 14)
+				html.len -= 14;	/* drop "</body></html>" */
+			if (buf_printf(&html, "<p style=\"font-size:small\"><a href=\"%s\">"
+			    "配信停止</a></p></body></html>", optout) != FB_OK)
+				sr = SEND_FAIL;
+			else
+				sr = send_email(&conf, to, subj.data ? subj.data : "",
+				    body.data, html.data, optout, o->error_buf,
+				    sizeof(o->error_buf));
+		}
+		json_object_put(blocks);
+	}
+	sodium_memzero(to, sizeof(to));
+	buf_release(&body);
+	buf_release(&html);
+	buf_release(&subj);
+	if (sr == SEND_OK)
+		return;
+	o->error_code = o->error_buf[0] ? o->error_buf : "render_failed";
+	if (sr == SEND_RETRY && dbres_int(d, i, CL_C_ATTEMPTS) < RETRY_MAX) {
+		o->status = "scheduled";
+		o->reschedule = now + 300 * dbres_int(d, i, CL_C_ATTEMPTS);
+		return;
+	}
+	o->status = "failed";
+}
+
+/* Claims that outlived their lease: the send may or may not have happened. */
+static enum fb_err
+recover(void)
+{
+	struct dbres	 st;
+	struct outcome	 o;
+	char		 at[32];
+	unsigned	 i;
+	enum fb_err	 e;
+
+	time_sql(now, at);
+	if ((e = db_begin(&db)) != FB_OK)
+		return e;
+	if ((e = db_sd(&db, SD_STALE, DBPARAMS(P_STR(at)), &st)) != FB_OK) {
+		db_rollback(&db);
+		return e;
+	}
+	db_rollback(&db);
+	for (i = 0; i < st.nrows; i++) {
+		memset(&o, 0, sizeof(o));
+		o.status = "failed";
+		o.error_code = "outcome_unknown";
+		if (finish(&st, i, dbres_get(&st, i, 6), &o) == FB_OK)
+			n_failed++;
+	}
+	dbres_free(&st);
+	return FB_OK;
+}
 
 int
 main(int argc, char *argv[])
 {
-	int	 help = argc > 1 && strcmp(argv[1], "--help") == 0;
+	static const struct option opts[] = {
+		{ "now", required_argument, NULL, 'n' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	struct dbres	 claimed, r;
+	struct outcome	 o;
+	char		 err[512], token[UUID_STRLEN + 1], at[32], *end;
+	int64_t		 t;
+	long		 limit = 500;
+	int		 ch;
+	unsigned	 i;
+	enum fb_err	 e;
 
-	fprintf(help ? stdout : stderr,
-	    "usage: formback-deliver [--now <ISO 8601 Z>] [--limit N] [-v] [--help]\n"
-	    "formback-deliver: sends due deliveries (SMTP email, SMS gateway) and the outbox's operator emails.\n"
-	    "This release does not have this job yet; the pass does nothing.\n");
-	return 2;
+	now = (long long)time(NULL);
+	while ((ch = getopt_long(argc, argv, "vh", opts, NULL)) != -1)
+		switch (ch) {
+		case 'n':
+			if (!time_parse_iso8601(optarg, &t)) {
+				fprintf(stderr, "formback-deliver: --now: '%s' is not "
+				    "an ISO 8601 date-time\n", optarg);
+				return 2;
+			}
+			now = t;
+			break;
+		case 'l':
+			limit = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || limit < 1 || limit > 100000) {
+				fprintf(stderr, "formback-deliver: --limit: expected 1 to 100000\n");
+				return 2;
+			}
+			break;
+		case 'v':
+			verbose++;
+			break;
+		case 'h':
+			usage(0);
+			break;
+		default:
+			usage(2);
+		}
+	if (optind != argc)
+		usage(2);
+	log_init("formback-deliver", verbose ? LOG_INFO : LOG_WARN);
+	if (conf_load(&conf, NULL, err, sizeof(err)) != FB_OK) {
+		fprintf(stderr, "formback-deliver: %s\n", err);
+		return 2;
+	}
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (db_open(&db, &conf) != FB_OK) {
+		fprintf(stderr, "formback-deliver: cannot connect to the database\n");
+		return 1;
+	}
+	if ((e = recover()) != FB_OK)
+		fprintf(stderr, "formback-deliver: cannot recover stale claims: %s\n",
+		    fb_strerror(e));
+	uuid_v7(token);
+	time_sql(now, at);
+	if ((e = db_sd(&db, SD_CLAIM, DBPARAMS(P_STR(token), P_STR(at), P_STR(at),
+	    P_INT(limit)), &r)) != FB_OK ||
+	    (dbres_free(&r), e = db_sd(&db, SD_CLAIMED, DBPARAMS(P_STR(token)), &claimed)) != FB_OK) {
+		fprintf(stderr, "formback-deliver: cannot claim deliveries: %s\n",
+		    fb_strerror(e));
+		db_close(&db);
+		return 1;
+	}
+	for (i = 0; i < claimed.nrows; i++) {
+		deliver(&claimed, i, &o);
+		if ((e = finish(&claimed, i, token, &o)) != FB_OK) {
+			fprintf(stderr, "formback-deliver: delivery '%s': %s\n",
+			    dbres_get(&claimed, i, CL_C_ID), fb_strerror(e));
+			n_errors++;
+			continue;
+		}
+		if (strcmp(o.status, "sent") == 0)
+			n_sent++;
+		else if (strcmp(o.status, "failed") == 0)
+			n_failed++;
+		else if (strcmp(o.status, "cancelled") == 0)
+			n_cancelled++;
+		else if (strcmp(o.status, "suppressed") == 0)
+			n_suppressed++;
+		else
+			n_later++;
+	}
+	dbres_free(&claimed);
+	if (verbose)
+		fprintf(stderr, "formback-deliver: %d sent, %d failed, %d cancelled, "
+		    "%d suppressed, %d later, %d errors\n", n_sent, n_failed,
+		    n_cancelled, n_suppressed, n_later, n_errors);
+	db_close(&db);
+	conf_free(&conf);
+	curl_global_cleanup();
+	return n_errors > 0 ? 1 : 0;
 }

@@ -573,6 +573,11 @@ dispatch(struct req *r)
 		tag_collect(r);
 		return;
 	}
+	if (strncmp(r->path, "/r/", 3) == 0 || strncmp(r->path, "/o/", 3) == 0 ||
+	    strncmp(r->path, "/u/", 3) == 0) {
+		links_handle(r);
+		return;
+	}
 	r->route = route_match(r, r->method, r->path, &known, allow, sizeof(allow));
 	if (r->route == NULL) {
 		if (known) {

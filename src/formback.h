@@ -152,6 +152,7 @@ struct conf {
 	char		*smtp_from;
 	char		*sms_gateway_url;
 	char		*sms_gateway_token;
+	char		*sms_from;
 	char		*webhook_ca_file;
 	char		*webhook_allow_hosts;
 	int		 log_level;

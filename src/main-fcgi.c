@@ -60,7 +60,8 @@ respond(struct req *r, FCGX_Stream *out)
 
 	FCGX_FPrintF(out, "Status: %d %s\r\n", r->status, status_text(r->status));
 	if (r->out.len > 0)
-		FCGX_PutS("Content-Type: application/json; charset=utf-8\r\n", out);
+		FCGX_FPrintF(out, "Content-Type: %s\r\n", r->out_type != NULL ?
+		    r->out_type : "application/json; charset=utf-8");
 	FCGX_FPrintF(out, "X-Request-Id: %s\r\nCache-Control: no-store\r\n",
 	    r->request_id);
 	if (r->rate.set) {

@@ -19,7 +19,7 @@
 	DB_TS("expires_at") ", " DB_TS("created_at")
 
 /* statement indexes: enum SD_* in store.h */
-#define SD__MAX (SD_SUP_DELETE + 1)
+#define SD__MAX (SD_OPTOUT_CANCEL + 1)
 
 static const struct dbstmt sd_sql[SD__MAX] = {
 	/* SD_ACTIVE_STEPS: the steps of the campaign's active scenario */
@@ -72,6 +72,67 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	/* SD_SUP_DELETE */
 	{ "suppression_delete",
 	  "DELETE FROM suppressions WHERE tenant_id = ? AND id = ?" },
+	/* SD_STALE: claims whose lease ran out mid-send (design 6) */
+	{ "deliveries_stale",
+	  "SELECT id, tenant_id, lead_id, campaign_id, channel, step_no, claim_token "
+	  "FROM deliveries WHERE status = 'sending' AND claim_until < ? ORDER BY id LIMIT 1000 "
+	  "FOR UPDATE SKIP LOCKED" },
+	/* SD_CLAIM: one atomic statement; the token marks this pass's rows */
+	{ "deliveries_claim",
+	  "UPDATE deliveries SET status = 'sending', claim_token = ?, "
+	  "claim_until = CAST(? AS DATETIME(6)) + INTERVAL 10 MINUTE, "
+	  "attempts = attempts + 1, updated_at = NOW(6) WHERE status = 'scheduled' "
+	  "AND scheduled_at <= ? ORDER BY scheduled_at, id LIMIT ?" },
+	/* SD_CLAIMED: everything a send re-checks and needs */
+	{ "deliveries_claimed",
+	  "SELECT d.id, d.tenant_id, d.lead_id, d.campaign_id, d.channel, d.step_no, "
+	  "l.status, l.email_sealed, l.tel_sealed, l.email_bidx, l.tel_bidx, "
+	  "l.sms_capable, c.status, c.product_name, s.status, s.deleted_at IS NOT NULL, "
+	  "t.delivery_mode, m.subject, m.body, m.blocks, m.link_url, m.header_image_url, "
+	  "d.step_id IS NULL OR m.id IS NULL, d.attempts, si.name, t.sms_quiet_start, "
+	  "t.sms_quiet_end FROM deliveries d JOIN leads l ON l.id = d.lead_id "
+	  "JOIN campaigns c ON c.id = d.campaign_id JOIN scenarios s ON s.id = d.scenario_id "
+	  "JOIN tenants t ON t.id = d.tenant_id JOIN sites si ON si.id = l.site_id "
+	  "LEFT JOIN messages m ON m.id = d.message_id WHERE d.claim_token = ? ORDER BY d.id" },
+	/* SD_FINISH: only while this pass still holds the claim */
+	{ "delivery_finish",
+	  "UPDATE deliveries SET status = ?, error_code = ?, cancel_reason = ?, "
+	  "sent_at = IF(? = 'sent', CAST(? AS DATETIME(6)), sent_at), "
+	  "provider_id = COALESCE(?, provider_id), "
+	  "scheduled_at = COALESCE(CAST(? AS DATETIME(6)), scheduled_at), "
+	  "claim_token = NULL, claim_until = NULL, updated_at = NOW(6) "
+	  "WHERE id = ? AND claim_token <=> ?" },
+	/* SD_SUPPRESSED: an unexpired entry for this contact and campaign */
+	{ "suppressed_contact",
+	  "SELECT reason FROM suppressions WHERE tenant_id = ? AND bidx = ? "
+	  "AND (scope = 'tenant' OR campaign_id = ?) "
+	  "AND (expires_at IS NULL OR expires_at > NOW(6)) LIMIT 1" },
+	/* SD_LINK_INSERT */
+	{ "link_insert",
+	  "INSERT INTO links (token, tenant_id, delivery_id, lead_id, kind, url) "
+	  "VALUES (?, ?, ?, ?, ?, ?)" },
+	/* SD_LINK_GET */
+	{ "link_get",
+	  "SELECT tenant_id, delivery_id, lead_id, kind, url FROM links WHERE token = ?" },
+	/* SD_LINK_HIT */
+	{ "link_hit",
+	  "UPDATE links SET hits = hits + 1, first_hit_at = COALESCE(first_hit_at, NOW(6)) "
+	  "WHERE token = ?" },
+	/* SD_LEAD_SENT */
+	{ "lead_sent",
+	  "UPDATE leads SET status = 'sent', updated_at = NOW(6) WHERE id = ? "
+	  "AND status IN ('abandoned', 'queued')" },
+	/* SD_LEAD_SUPPRESS */
+	{ "lead_suppress",
+	  "UPDATE leads SET suppress_reason = ?, updated_at = NOW(6) WHERE id = ?" },
+	/* SD_LEAD_CONTACT_KEYS: the lead's indexes and masks, for an opt-out */
+	{ "lead_contact_keys",
+	  "SELECT email_bidx, email_masked, tel_bidx, tel_masked FROM leads "
+	  "WHERE tenant_id = ? AND id = ?" },
+	/* SD_OPTOUT_CANCEL: the lead's pending deliveries */
+	{ "optout_cancel",
+	  "UPDATE deliveries SET status = 'cancelled', cancel_reason = 'opted_out', "
+	  "updated_at = NOW(6) WHERE tenant_id = ? AND lead_id = ? AND status = 'scheduled'" },
 };
 
 enum fb_err

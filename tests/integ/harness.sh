@@ -13,12 +13,15 @@ bld=$(cd "$top_builddir" && pwd)
 W=$(mktemp -d /tmp/fbtest.XXXXXX)
 cleanup() {
 	fb_stack_stop "$W"
+	fb_standins_stop "$W"
 	if [ "${FB_KEEP:-0}" = 1 ]; then echo "kept $W" >&2; else rm -rf "$W"; fi
 }
 trap cleanup EXIT INT TERM
 
-set -- $("$bld/tests/freeport" 2)
-dbport=$1 httpport=$2
+set -- $("$bld/tests/freeport" 4)
+dbport=$1 httpport=$2 smtpport=$3 smsport=$4
+export FB_SMTP_URL="smtp://127.0.0.1:$smtpport" FB_SMS_URL="http://127.0.0.1:$smsport/send"
+fb_standins_start "$W" "$smtpport" "$smsport"
 fb_stack_start "$W" "$dbport" "$httpport" 2 "$bld"
 export FORMBACK_CONF="$W/formback.conf"
 
@@ -28,8 +31,9 @@ export FB_CTL_DIR="$bld"
 export FB_DB_SOCKET="$W/mysql.sock"
 export FB_MIGRATIONS="$src/db/migrations"
 export FB_LOG="$W/lighttpd.err"
+export FB_MAIL_DIR="$W/mail" FB_SMS_FILE="$W/sms.jsonl"
 set +e
-"$bld/tests/integ/integ" --jobs 2 ${FB_TEST_FILTER:+--filter "$FB_TEST_FILTER"}
+"$bld/tests/integ/integ" --jobs 1 ${FB_TEST_FILTER:+--filter "$FB_TEST_FILTER"}
 rc=$?
 if [ $rc -ne 0 ]; then
 	echo "--- last lines of the server log ---" >&2

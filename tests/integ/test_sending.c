@@ -155,3 +155,154 @@ Test(deliveries, scheduled_when_a_lead_is_abandoned, .timeout = 60)
 	expect_error(r, 400, "invalid_request", "parameter_invalid", "status");
 	resp_free(r);
 }
+
+/* The content of a file, or "" (static storage). */
+static const char *
+slurp(const char *path)
+{
+	static char	 buf[1 << 16];
+	FILE		*f = fopen(path, "r");
+	size_t		 n = 0;
+
+	buf[0] = '\0';
+	if (f != NULL) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+/* The mail in the sink addressed to `to`, or NULL (static storage). */
+static const char *
+mail_to(const char *to)
+{
+	static char	 hit[1 << 16];
+	char		 cmd[1024], needle[300];
+	FILE		*p;
+	size_t		 n;
+
+	snprintf(needle, sizeof(needle), "X-Envelope-To: %s", to);
+	snprintf(cmd, sizeof(cmd), "grep -l -r -F '%s' \"$FB_MAIL_DIR\" 2>/dev/null | head -n 1", needle);
+	p = popen(cmd, "r");
+	n = fread(hit, 1, sizeof(hit) - 1, p);
+	pclose(p);
+	if (n == 0)
+		return NULL;
+	hit[strcspn(hit, "\n")] = '\0';
+	snprintf(hit, sizeof(hit), "%s", slurp(hit));
+	return hit;
+}
+
+/*
+ * The whole job on real input (issue: sending): an abandoned lead gets
+ * the SMS and then the email of the active scenario at the stand-ins;
+ * the opt-out link stops what is left; a lead that converted first gets
+ * nothing.
+ */
+Test(deliveries, sent_to_the_stand_ins, .timeout = 90)
+{
+	struct fx	 f;
+	char		 c[40], m1[40], m2[40], s[40], p[256], b[1024], tok[16];
+	struct resp	*r;
+	const char	*sms, *u, *mail;
+
+	fx_new(&f, "pro", 0);
+	fx_campaign(&f, "send", c);
+	r = http("PATCH", "/api/v1/campaigns/x", f.live, "{}", NULL);
+	resp_free(r);
+	snprintf(p, sizeof(p), "/api/v1/campaigns/%s", c);
+	resp_free(http("PATCH", p, f.live, J({"product_name":"美容液"}), NULL));
+	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active", c), 0);
+	r = http("POST", "/api/v1/messages", f.live,
+	    J({"channel":"sms","body":"デモ商店です。{{product_name}}の続きはこちら {{link_url}}",
+	    "link_url":"https://shop.example.jp/form?from=sms"}), NULL);
+	snprintf(m1, sizeof(m1), "%s", jget(r->json, "id"));
+	resp_free(r);
+	r = http("POST", "/api/v1/messages", f.live, J({"channel":"email","subject":"{{product_name}}のご案内",
+	    "link_url":"https://shop.example.jp/form","blocks":[{"type":"heading","text":"お手続きが完了していません"},
+	    {"type":"button","text":"続ける","url":"{{link_url}}"}]}), NULL);
+	snprintf(m2, sizeof(m2), "%s", jget(r->json, "id"));
+	resp_free(r);
+	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/scenarios", c);
+	r = http("POST", p, f.live, J({"name":"send"}), NULL);
+	snprintf(s, sizeof(s), "%s", jget(r->json, "id"));
+	resp_free(r);
+	snprintf(p, sizeof(p), "/api/v1/scenarios/%s/steps", s);
+	snprintf(b, sizeof(b), "{\"steps\":[{\"message_id\":\"%s\",\"delay_minutes\":30},"
+	    "{\"message_id\":\"%s\",\"delay_minutes\":1440}]}", m1, m2);
+	resp_free(http("PUT", p, f.live, b, NULL));
+	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status active", s), 0);
+	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode live", f.tenant), 0);
+	/* two visitors; the second converts before anything is sent */
+	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"34343434-1111-4111-8111-111111111111\","
+	    "\"session\":\"34343434-1111-4111-8111-111111111111\",\"type\":\"capture\","
+	    "\"url\":\"https://shop.example.jp/form\",\"campaign\":\"send\",\"role\":\"form\","
+	    "\"contact\":{\"tel\":\"080-5151-6262\",\"email\":\"kaori.s@example.jp\"},\"consent\":true}", f.site_pk);
+	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
+	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"56565656-1111-4111-8111-111111111111\","
+	    "\"session\":\"56565656-1111-4111-8111-111111111111\",\"type\":\"capture\","
+	    "\"url\":\"https://shop.example.jp/form\",\"campaign\":\"send\",\"role\":\"form\","
+	    "\"contact\":{\"tel\":\"080-7171-8282\",\"email\":\"conv@example.jp\"},\"consent\":true}", f.site_pk);
+	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2035-06-01T00:00:00Z"), 0);
+	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"56565656-1111-4111-8111-111111111111\","
+	    "\"session\":\"56565656-1111-4111-8111-111111111111\",\"type\":\"conversion\","
+	    "\"url\":\"https://shop.example.jp/thanks\",\"campaign\":\"send\",\"role\":\"thanks\"}", f.site_pk);
+	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
+	/* 09:31 JST: the SMS step is due and outside the quiet hours */
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2035-06-01T00:31:00Z"), 0);
+	sms = slurp(getenv("FB_SMS_FILE"));
+	cr_assert_not_null(strstr(sms, "+818051516262"), "no SMS at the gateway: %s", sms);
+	cr_assert_null(strstr(sms, "+818071718282"), "the converted visitor got an SMS");
+	cr_assert_not_null(strstr(sms, "美容液の続きはこちら"));
+	cr_assert_not_null(strstr(sms, "\"reference\""));
+	r = http("GET", "/api/v1/deliveries?status=sent", f.live, NULL, NULL);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1, "%s", r->body);
+	cr_assert_not_null(jget(r->json, "data.0.sent_at"));
+	resp_free(r);
+	r = http("GET", "/api/v1/deliveries?status=cancelled", f.live, NULL, NULL);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "data.0.cancel_reason"), "converted");
+	resp_free(r);
+	r = http("GET", "/api/v1/leads?status=sent", f.live, NULL, NULL);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1);
+	resp_free(r);
+	/* the click link redirects to the message's link */
+	u = strstr(strstr(sms, "+818051516262"), "/r/");
+	cr_assert_not_null(u);
+	snprintf(tok, sizeof(tok), "%.10s", u + 3);
+	snprintf(p, sizeof(p), "/r/%s", tok);
+	r = http("GET", p, NULL, NULL, NULL);
+	cr_assert_eq(r->status, 302);
+	cr_assert_str_eq(resp_header(r, "Location"), "https://shop.example.jp/form?from=sms");
+	resp_free(r);
+	/* the next day the email, with a one-click opt-out */
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2035-06-02T00:01:00Z"), 0);
+	mail = mail_to("kaori.s@example.jp");
+	cr_assert_not_null(mail, "no email in the sink: %s", sql_row("SELECT status, "
+	    "COALESCE(error_code, '-'), COALESCE(cancel_reason, '-'), scheduled_at FROM "
+	    "deliveries WHERE tenant_id = '%s' AND channel = 'email' ORDER BY id LIMIT 1", f.tenant));
+	cr_assert_not_null(strstr(mail, "Subject: =?UTF-8?B?"));
+	cr_assert_not_null(strstr(mail, "List-Unsubscribe-Post: List-Unsubscribe=One-Click"));
+	u = strstr(mail, "List-Unsubscribe: <");
+	cr_assert_not_null(u);
+	u = strstr(u, "/u/");
+	snprintf(tok, sizeof(tok), "%.10s", u + 3);
+	snprintf(p, sizeof(p), "/u/%s", tok);
+	r = http("GET", p, NULL, NULL, NULL);
+	cr_assert_eq(r->status, 200);
+	cr_assert_not_null(strstr(r->body, "配信停止"));
+	resp_free(r);
+	r = http("POST", p, NULL, "List-Unsubscribe=One-Click", NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	r = http("GET", "/api/v1/suppressions?reason=opt_out", f.live, NULL, NULL);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 2, "%s", r->body);
+	resp_free(r);
+	r = http("GET", "/api/v1/suppressions?q=kaori.s%40example.jp", f.live, NULL, NULL);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1);
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
+	    "AND event_type = 'delivery.sent'", f.tenant), "2");
+}

@@ -1,0 +1,37 @@
+/*
+ * The outside services (design 5): email by SMTP and SMS through the
+ * generic HTTP gateway driver, both through libcurl.
+ */
+#ifndef FORMBACK_SEND_H
+#define FORMBACK_SEND_H
+
+#include "formback.h"
+
+enum send_result {
+	SEND_OK = 0,		/* accepted by the provider */
+	SEND_RETRY,		/* 5xx or a broken connection: try again later */
+	SEND_FAIL,		/* refused for good (4xx, a refused recipient) */
+};
+
+/*
+ * Send one email to `to` through smtp_url as smtp_from: UTF-8, the
+ * subject MIME-encoded (RFC 2047), a text and an HTML part, and, when
+ * `unsubscribe` is set, List-Unsubscribe and List-Unsubscribe-Post (RFC
+ * 8058).  `error` receives a short code on failure.
+ */
+enum send_result send_email(const struct conf *, const char *to,
+	    const char *subject, const char *text, const char *html,
+	    const char *unsubscribe, char *error, size_t errsz);
+
+/*
+ * Send one SMS: POST {sms_gateway_url} with Authorization: Bearer
+ * {sms_gateway_token} and {"to":"+81...","from":sms_from,"body":...,
+ * "reference":<delivery id>}.  Any 2xx is accepted (a JSON reply's "id"
+ * goes to provider_id), a 4xx is final, a 5xx or a broken connection is
+ * retried.  `to` is the domestic form "09012345678".
+ */
+enum send_result send_sms(const struct conf *, const char *to, const char *body,
+	    const char *reference, char *provider_id, size_t idsz,
+	    char *error, size_t errsz);
+
+#endif

@@ -1,0 +1,38 @@
+#!/usr/bin/python3
+# The SMS gateway stand-in of the tests and the demo: the request of
+# Formback's generic driver (design 5) is POST with a Bearer token and a
+# JSON body; each accepted one is appended to FILE as one JSON line and
+# answered 200 {"id": "sms-N"}.  A wrong token is 401.
+#   sms_gateway.py PORT FILE TOKEN
+import json
+import sys
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+
+port, path, token = int(sys.argv[1]), sys.argv[2], sys.argv[3]
+count = [0]
+
+
+class H(BaseHTTPRequestHandler):
+    def do_POST(self):
+        n = int(self.headers.get("Content-Length", "0"))
+        body = self.rfile.read(n)
+        if self.headers.get("Authorization") != "Bearer " + token:
+            self.send_response(401)
+            self.end_headers()
+            return
+        msg = json.loads(body)
+        count[0] += 1
+        with open(path, "a") as f:
+            f.write(json.dumps(msg, ensure_ascii=False) + "\n")
+        reply = json.dumps({"id": "sms-%d" % count[0]}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(reply)))
+        self.end_headers()
+        self.wfile.write(reply)
+
+    def log_message(self, *a):
+        pass
+
+
+ThreadingHTTPServer(("127.0.0.1", port), H).serve_forever()

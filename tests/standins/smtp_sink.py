@@ -1,0 +1,29 @@
+#!/usr/bin/python3
+# The SMTP sink of the tests and the demo: accepts every message on
+# 127.0.0.1:PORT and writes it to DIR/NNNNNN.eml, the envelope recipients
+# first as "X-Envelope-To:" lines.  Debian's python3-aiosmtpd.
+#   smtp_sink.py PORT DIR
+import os
+import signal
+import sys
+
+from aiosmtpd.controller import Controller
+
+out = sys.argv[2]
+os.makedirs(out, exist_ok=True)
+
+
+class Sink:
+    async def handle_DATA(self, server, session, envelope):
+        n = len(os.listdir(out))
+        with open(os.path.join(out, "%06d.eml" % n), "wb") as f:
+            for r in envelope.rcpt_tos:
+                f.write(b"X-Envelope-To: " + r.encode() + b"\r\n")
+            f.write(envelope.original_content or envelope.content)
+        return "250 OK"
+
+
+c = Controller(Sink(), hostname="127.0.0.1", port=int(sys.argv[1]))
+c.start()
+signal.signal(signal.SIGTERM, lambda *a: (c.stop(), sys.exit(0)))
+signal.pause()
