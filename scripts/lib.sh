@@ -104,6 +104,7 @@ smtp_from = Formback Demo <noreply@formback.example>
 sms_gateway_url = ${FB_SMS_URL:-http://127.0.0.1:9/sms}
 sms_gateway_token = ${FB_SMS_TOKEN:-stand-in-token}
 sms_from = FormbackDemo
+hook_token = ${FB_HOOK_TOKEN:-stand-in-hook-token}
 CONF
 }
 

@@ -264,6 +264,9 @@ enum fb_err	link_create(struct db *, const char *tenant, const char *delivery,
 /* GET /r/{token}, GET /o/{token}, GET and POST /u/{token} (design 2). */
 void	links_handle(struct req *);
 
+/* hooks.c: POST /hooks/sms/{provider}, /hooks/email/{provider}. */
+void	hooks_handle(struct req *);
+
 /* tag/collect.c */
 
 /*

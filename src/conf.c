@@ -47,6 +47,7 @@ static const struct conf_key conf_keys[] = {
 	{ "sms_gateway_url",	CT_STR,	O(sms_gateway_url), false, NULL, 0, 0 },
 	{ "sms_gateway_token",	CT_STR,	O(sms_gateway_token), false, NULL, 0, 0 },
 	{ "sms_from",		CT_STR,	O(sms_from),	false, "Formback", 0, 0 },
+	{ "hook_token",		CT_STR,	O(hook_token),	false, NULL, 0, 0 },
 	{ "webhook_ca_file",	CT_STR,	O(webhook_ca_file), false, NULL, 0, 0 },
 	{ "webhook_allow_hosts", CT_STR, O(webhook_allow_hosts), false, NULL, 0, 0 },
 	{ "log_level",		CT_LOGLEVEL, O(log_level), false, "info", 0, 0 },

@@ -573,6 +573,11 @@ dispatch(struct req *r)
 		tag_collect(r);
 		return;
 	}
+	if ((strncmp(r->path, "/hooks/sms/", 11) == 0 && r->path[11] != '\0') ||
+	    (strncmp(r->path, "/hooks/email/", 13) == 0 && r->path[13] != '\0')) {
+		hooks_handle(r);
+		return;
+	}
 	if (strncmp(r->path, "/r/", 3) == 0 || strncmp(r->path, "/o/", 3) == 0 ||
 	    strncmp(r->path, "/u/", 3) == 0) {
 		links_handle(r);

@@ -153,6 +153,7 @@ struct conf {
 	char		*sms_gateway_url;
 	char		*sms_gateway_token;
 	char		*sms_from;
+	char		*hook_token;
 	char		*webhook_ca_file;
 	char		*webhook_allow_hosts;
 	int		 log_level;

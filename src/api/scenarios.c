@@ -328,6 +328,10 @@ api_scenarios_steps(struct req *r)
 			    P_STR(mid), P_INT(json_object_get_int64(v))), NULL);
 		}
 	}
+	/* a step removed cancels its pending deliveries (step_removed) */
+	if (e == FB_OK)
+		e = db_sd(r->db, SD_STEPS_GONE_CANCEL, DBPARAMS(P_STR(r->auth.tenant_id),
+		    P_STR(id)), NULL);
 	if (e != FB_OK)
 		return e;
 	r->audit_type = "scenario";

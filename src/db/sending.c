@@ -19,7 +19,7 @@
 	DB_TS("expires_at") ", " DB_TS("created_at")
 
 /* statement indexes: enum SD_* in store.h */
-#define SD__MAX (SD_OPTOUT_CANCEL + 1)
+#define SD__MAX (SD_HOOK_RESULT + 1)
 
 static const struct dbstmt sd_sql[SD__MAX] = {
 	/* SD_ACTIVE_STEPS: the steps of the campaign's active scenario */
@@ -89,10 +89,11 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "l.status, l.email_sealed, l.tel_sealed, l.email_bidx, l.tel_bidx, "
 	  "l.sms_capable, c.status, c.product_name, s.status, s.deleted_at IS NOT NULL, "
 	  "t.delivery_mode, m.subject, m.body, m.blocks, m.link_url, m.header_image_url, "
-	  "d.step_id IS NULL OR m.id IS NULL, d.attempts, si.name, t.sms_quiet_start, "
+	  "st.id IS NULL OR m.id IS NULL, d.attempts, si.name, t.sms_quiet_start, "
 	  "t.sms_quiet_end FROM deliveries d JOIN leads l ON l.id = d.lead_id "
 	  "JOIN campaigns c ON c.id = d.campaign_id JOIN scenarios s ON s.id = d.scenario_id "
 	  "JOIN tenants t ON t.id = d.tenant_id JOIN sites si ON si.id = l.site_id "
+	  "LEFT JOIN scenario_steps st ON st.id = d.step_id "
 	  "LEFT JOIN messages m ON m.id = d.message_id WHERE d.claim_token = ? ORDER BY d.id" },
 	/* SD_FINISH: only while this pass still holds the claim */
 	{ "delivery_finish",
@@ -133,6 +134,25 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	{ "optout_cancel",
 	  "UPDATE deliveries SET status = 'cancelled', cancel_reason = 'opted_out', "
 	  "updated_at = NOW(6) WHERE tenant_id = ? AND lead_id = ? AND status = 'scheduled'" },
+	/* SD_STEPS_GONE_CANCEL: pending deliveries of steps no longer in the scenario */
+	{ "steps_gone_cancel",
+	  "UPDATE deliveries d LEFT JOIN scenario_steps st ON st.id = d.step_id "
+	  "SET d.status = 'cancelled', d.cancel_reason = 'step_removed', "
+	  "d.updated_at = NOW(6) WHERE d.tenant_id = ? AND d.scenario_id = ? "
+	  "AND d.status = 'scheduled' AND st.id IS NULL" },
+	/* SD_CONVERTED_CANCEL: a conversion stops what is pending */
+	{ "converted_cancel",
+	  "UPDATE deliveries SET status = 'cancelled', cancel_reason = 'converted', "
+	  "updated_at = NOW(6) WHERE lead_id = ? AND status = 'scheduled'" },
+	/* SD_HOOK_FIND: a sent delivery by the provider's id or our reference */
+	{ "hook_find",
+	  "SELECT d.id, d.tenant_id, d.lead_id, d.channel, d.status, l.email_bidx, "
+	  "l.email_masked, l.tel_bidx, l.tel_masked FROM deliveries d JOIN leads l "
+	  "ON l.id = d.lead_id WHERE d.id = ? OR d.provider_id = ? LIMIT 1 FOR UPDATE" },
+	/* SD_HOOK_RESULT */
+	{ "hook_result",
+	  "UPDATE deliveries SET status = ?, error_code = COALESCE(?, error_code), "
+	  "updated_at = NOW(6) WHERE id = ? AND status IN ('sent', 'delivered')" },
 };
 
 enum fb_err

@@ -380,6 +380,9 @@ convert_one(struct req *r, const char *tenant, const char *lead,
 
 	if ((e = db_lead_convert(r->db, lead, source, changed)) != FB_OK || !*changed)
 		return e;
+	/* nothing pending is sent after a conversion */
+	if ((e = db_sd(r->db, SD_CONVERTED_CANCEL, DBPARAMS(P_STR(lead)), NULL)) != FB_OK)
+		return e;
 	time_iso8601((int64_t)time(NULL), now);
 	d = json_object_new_object();
 	jadd_str(d, "lead_id", lead);

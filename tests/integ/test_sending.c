@@ -261,9 +261,11 @@ Test(deliveries, sent_to_the_stand_ins, .timeout = 90)
 	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1, "%s", r->body);
 	cr_assert_not_null(jget(r->json, "data.0.sent_at"));
 	resp_free(r);
+	/* the conversion cancelled both of the converted visitor's steps */
 	r = http("GET", "/api/v1/deliveries?status=cancelled", f.live, NULL, NULL);
-	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1, "%s", r->body);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 2, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "data.0.cancel_reason"), "converted");
+	cr_assert_str_eq(jget(r->json, "data.1.cancel_reason"), "converted");
 	resp_free(r);
 	r = http("GET", "/api/v1/leads?status=sent", f.live, NULL, NULL);
 	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1);
@@ -305,4 +307,27 @@ Test(deliveries, sent_to_the_stand_ins, .timeout = 90)
 	resp_free(r);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
 	    "AND event_type = 'delivery.sent'", f.tenant), "2");
+	/* the gateway's receipt: delivered by its own id */
+	r = http("POST", "/hooks/sms/standin", NULL, J({"id":"nope","status":"delivered"}),
+	    "Authorization: Bearer wrong");
+	expect_error(r, 401, "authentication_error", "api_key_invalid", NULL);
+	resp_free(r);
+	r = http("GET", "/api/v1/deliveries?status=sent", f.live, NULL, NULL);
+	snprintf(b, sizeof(b), "{\"reference\":\"%s\",\"status\":\"delivered\"}",
+	    jget(r->json, "data.1.id"));
+	resp_free(r);
+	r = http("POST", "/hooks/sms/standin", NULL, b, "Authorization: Bearer stand-in-hook-token");
+	cr_assert_eq(r->status, 204, "%s", r->body);
+	resp_free(r);
+	r = http("POST", "/hooks/sms/standin", NULL, J({"reference":"01900000-0000-7000-8000-000000000000",
+	    "status":"delivered"}), "Authorization: Bearer stand-in-hook-token");
+	expect_error(r, 404, "not_found", "not_found", "reference");
+	resp_free(r);
+	r = http("POST", "/hooks/email/standin", NULL, J({"status":"exploded"}),
+	    "Authorization: Bearer stand-in-hook-token");
+	expect_error(r, 400, "invalid_request", "parameter_invalid", "status");
+	resp_free(r);
+	r = http("GET", "/api/v1/deliveries?status=delivered", f.live, NULL, NULL);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1, "%s", r->body);
+	resp_free(r);
 }

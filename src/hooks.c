@@ -1,0 +1,134 @@
+/*
+ * Provider callbacks (design 2): POST /hooks/sms/{provider} and
+ * POST /hooks/email/{provider} record what the provider says became of a
+ * sent message.  Formback's own format, for every provider (document it
+ * to yours, or translate in front):
+ *
+ *   Authorization: Bearer {hook_token}
+ *   {"reference": "<delivery id>" | "id": "<provider message id>",
+ *    "status": "delivered" | "failed" | "bounced",
+ *    "bounce": "hard" | "soft", "error": "<provider's code>"}
+ *
+ * delivered sets the delivery delivered; failed and bounced set it failed
+ * with the error; a hard bounce also adds a tenant-wide `bounce`
+ * suppression of that contact, so no later send goes to it.  Answers 204,
+ * 400 for a malformed body, 401 for a wrong token (or none configured),
+ * 404 for an unknown delivery.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "api.h"
+#include "store.h"
+
+static bool
+token_ok(const struct req *r)
+{
+	const char	*a = r->authorization;
+	size_t		 n;
+
+	if (r->conf->hook_token == NULL || a == NULL || strncmp(a, "Bearer ", 7) != 0)
+		return false;
+	n = strlen(r->conf->hook_token);
+	return strlen(a + 7) == n && sodium_memcmp(a + 7, r->conf->hook_token, n) == 0;
+}
+
+static const char *
+str(json_object *o, const char *k)
+{
+	json_object	*v;
+
+	return json_object_object_get_ex(o, k, &v) && v != NULL &&
+	    json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+static enum fb_err
+apply(struct req *r, json_object *o, bool *found)
+{
+	const char	*ref = str(o, "reference"), *pid = str(o, "id"), *st = str(o, "status");
+	const char	*bounce = str(o, "bounce"), *err = str(o, "error");
+	struct dbres	 d, a;
+	char		 id[UUID_STRLEN + 1];
+	unsigned	 bcol;
+	enum fb_err	 e;
+
+	*found = false;
+	if ((e = db_sd(r->db, SD_HOOK_FIND, DBPARAMS(P_STR(ref != NULL && uuid_valid(ref) ?
+	    ref : "00000000-0000-0000-0000-000000000000"), P_STR(pid != NULL ? pid : "")),
+	    &d)) != FB_OK)
+		return e;
+	if (d.nrows == 0) {
+		dbres_free(&d);
+		return FB_OK;
+	}
+	*found = true;
+	e = db_sd(r->db, SD_HOOK_RESULT, DBPARAMS(P_STR(strcmp(st, "delivered") == 0 ?
+	    "delivered" : "failed"), P_STR(strcmp(st, "delivered") == 0 ? NULL :
+	    (err != NULL ? err : st)), P_STR(dbres_get(&d, 0, 0))), NULL);
+	bcol = strcmp(dbres_get(&d, 0, 3), "sms") == 0 ? 7 : 5;
+	if (e == FB_OK && strcmp(st, "bounced") == 0 && bounce != NULL &&
+	    strcmp(bounce, "hard") == 0 && d.cell[bcol] != NULL) {
+		if ((e = db_sd(r->db, SD_SUP_ACTIVE, DBPARAMS(P_STR(dbres_get(&d, 0, 1)),
+		    P_STR(bcol == 7 ? "tel" : "email"), P_BIN(d.cell[bcol], d.len[bcol]),
+		    P_STR("tenant"), P_NULL), &a)) == FB_OK) {
+			if (a.nrows == 0) {
+				uuid_v7(id);
+				e = db_sd(r->db, SD_SUP_INSERT, DBPARAMS(P_STR(id),
+				    P_STR(dbres_get(&d, 0, 1)), P_STR(bcol == 7 ? "tel" : "email"),
+				    P_BIN(d.cell[bcol], d.len[bcol]), P_STR(d.cell[bcol + 1]),
+				    P_STR("tenant"), P_NULL, P_STR("bounce"),
+				    P_STR("ハードバウンス"), P_NULL), NULL);
+			}
+			dbres_free(&a);
+		}
+	}
+	dbres_free(&d);
+	return e;
+}
+
+void
+hooks_handle(struct req *r)
+{
+	json_object	*o;
+	const char	*st;
+	bool		 found;
+	enum fb_err	 e;
+
+	if (strcmp(r->method, "POST") != 0) {
+		req_header(r, "Allow", "POST");
+		(void)api_error(r, AC_METHOD_NOT_ALLOWED, NULL);
+		return;
+	}
+	if (!token_ok(r)) {
+		(void)api_error(r, AC_API_KEY_INVALID, NULL);
+		return;
+	}
+	o = r->body.len > 0 && !r->body_too_large ? json_tokener_parse(r->body.data) : NULL;
+	if (o == NULL || !json_object_is_type(o, json_type_object)) {
+		json_object_put(o);
+		(void)api_error(r, AC_INVALID_JSON, NULL);
+		return;
+	}
+	st = str(o, "status");
+	if (st == NULL || (strcmp(st, "delivered") != 0 && strcmp(st, "failed") != 0 &&
+	    strcmp(st, "bounced") != 0)) {
+		json_object_put(o);
+		(void)api_error(r, AC_EVENT_INVALID, "status");
+		return;
+	}
+	if ((e = db_ensure(r->db)) == FB_OK && (e = db_begin(r->db)) == FB_OK) {
+		if ((e = apply(r, o, &found)) == FB_OK && found)
+			e = db_commit(r->db);
+		else
+			db_rollback(r->db);
+	}
+	json_object_put(o);
+	if (e != FB_OK)
+		(void)api_error(r, AC_UNAVAILABLE, NULL);
+	else if (!found)
+		(void)api_error(r, AC_NOT_FOUND, "reference");
+	else
+		req_empty(r, 204);
+}
