@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <sodium.h>
 
@@ -45,7 +46,9 @@ usage(void)
 	    "  campaign set-status --id C --status active|paused|archived\n"
 	    "  scenario set-status --id S --status draft|active|paused\n"
 	    "  delivery-switch --tenant T --mode off|test_only|live\n"
-	    "  publish [--site S]\n");
+	    "  publish [--site S]\n"
+	    "  lead convert --id L [--source manual|cart_api]\n"
+	    "  tenant set-quiet-hours --tenant T --start HH:MM --end HH:MM\n");
 	exit(2);
 }
 
@@ -206,6 +209,44 @@ cmd_migrate(int argc, char *argv[])
 	print(out);
 }
 
+/* "HH:MM" as minutes after midnight, or -1. */
+static int
+hhmm(const char *s)
+{
+	int	 h, m;
+	char	 tail;
+
+	if (sscanf(s, "%2d:%2d%c", &h, &m, &tail) != 2 || h < 0 || h > 23 ||
+	    m < 0 || m > 59 || strlen(s) != 5)
+		return -1;
+	return h * 60 + m;
+}
+
+/* SMS quiet hours (JST) of a tenant; equal start and end: none. */
+static void
+cmd_quiet_hours(int argc, char *argv[])
+{
+	struct opts	 o;
+	char		 tenant[UUID_STRLEN + 1];
+	int		 start, end;
+	json_object	*out;
+
+	parse_opts(argc, argv, "tenant|start|end", &o);
+	opt_uuid(&o, "tenant", tenant);
+	if ((start = hhmm(opt(&o, "start", true))) < 0 ||
+	    (end = hhmm(opt(&o, "end", true))) < 0)
+		die(2, "options '--start' and '--end': expected HH:MM (JST)");
+	connect_db();
+	need_tenant(tenant);
+	check(db_tenant_quiet_hours(&db, tenant, start, end), "set the quiet hours");
+	audit_commit(tenant, "tenant.quiet_hours", "tenant", tenant);
+	out = json_object_new_object();
+	jadd_str(out, "tenant_id", tenant);
+	jadd_str(out, "start", opt(&o, "start", true));
+	jadd_str(out, "end", opt(&o, "end", true));
+	print(out);
+}
+
 static void
 cmd_tenant(int argc, char *argv[])
 {
@@ -215,6 +256,10 @@ cmd_tenant(int argc, char *argv[])
 	long		 rate = -1;
 	enum plan	 p;
 
+	if (argc >= 1 && strcmp(argv[0], "set-quiet-hours") == 0) {
+		cmd_quiet_hours(argc - 1, argv + 1);
+		return;
+	}
 	if (argc < 1 || strcmp(argv[0], "create") != 0)
 		usage();
 	parse_opts(argc - 1, argv + 1, "name|plan|rate-limit", &o);
@@ -553,6 +598,58 @@ cmd_scenario(int argc, char *argv[])
 	print(out);
 }
 
+/*
+ * A conversion reported from outside the tag (contract: Lead
+ * conversion_source cart_api, manual): converts the lead, cancels its
+ * pending deliveries, writes conversion.detected to the outbox.
+ */
+static void
+cmd_lead(int argc, char *argv[])
+{
+	struct opts	 o;
+	struct dbres	 r;
+	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1], at[32];
+	const char	*source;
+	json_object	*d, *out;
+	bool		 changed;
+
+	if (argc < 1 || strcmp(argv[0], "convert") != 0)
+		usage();
+	parse_opts(argc - 1, argv + 1, "id|source", &o);
+	opt_uuid(&o, "id", id);
+	if ((source = opt(&o, "source", false)) == NULL)
+		source = "manual";
+	if (strcmp(source, "manual") != 0 && strcmp(source, "cart_api") != 0)
+		die(2, "option '--source': expected manual or cart_api");
+	connect_db();
+	check(db_lead_owner(&db, id, &r), "look the lead up");
+	if (r.nrows == 0)
+		die(1, "lead '%s' not found", id);
+	snprintf(tenant, sizeof(tenant), "%s", dbres_get(&r, 0, 0));
+	check(db_lead_convert(&db, id, source, &changed), "convert the lead");
+	if (!changed)
+		die(1, "lead '%s' is already converted or suppressed", id);
+	check(db_sd(&db, SD_CONVERTED_CANCEL, DBPARAMS(P_STR(id)), NULL),
+	    "cancel its deliveries");
+	time_iso8601((int64_t)time(NULL), at);
+	d = json_object_new_object();
+	jadd_str(d, "lead_id", id);
+	jadd_str(d, "campaign_id", dbres_get(&r, 0, 1));
+	jadd_str(d, "site_id", dbres_get(&r, 0, 2));
+	jadd_str(d, "conversion_source", source);
+	jadd_str(d, "converted_at", at);
+	check(db_outbox_add(&db, tenant, "webhook", "conversion.detected", json_text(d)),
+	    "write the event");
+	json_object_put(d);
+	dbres_free(&r);
+	audit_commit(tenant, "lead.convert", "lead", id);
+	out = json_object_new_object();
+	jadd_str(out, "id", id);
+	jadd_str(out, "status", "converted");
+	jadd_str(out, "conversion_source", source);
+	print(out);
+}
+
 static void
 cmd_delivery_switch(int argc, char *argv[])
 {
@@ -610,6 +707,8 @@ main(int argc, char *argv[])
 		cmd_campaign(argc - 1, argv + 1);
 	else if (strcmp(argv[0], "delivery-switch") == 0)
 		cmd_delivery_switch(argc - 1, argv + 1);
+	else if (strcmp(argv[0], "lead") == 0)
+		cmd_lead(argc - 1, argv + 1);
 	else if (strcmp(argv[0], "scenario") == 0)
 		cmd_scenario(argc - 1, argv + 1);
 	else if (strcmp(argv[0], "publish") == 0)

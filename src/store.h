@@ -152,6 +152,9 @@ enum fb_err db_consent_templates(struct db *, struct dbres *) FB_WUR;
 enum { DSW_C_MODE, DSW_C_ENABLED_AT };
 enum fb_err db_delivery_status(struct db *, const char *tenant, struct dbres *) FB_WUR;
 enum fb_err db_delivery_switch(struct db *, const char *tenant, const char *mode) FB_WUR;
+/* SMS quiet hours in minutes after midnight JST; start == end: none. */
+enum fb_err db_tenant_quiet_hours(struct db *, const char *tenant, int start,
+	    int end) FB_WUR;
 
 /* db/campaign.c */
 
@@ -310,6 +313,8 @@ enum fb_err db_leads_abandon_due(struct db *, long long now, int limit,
 /* Lock one still-captured lead, skipping one another pass holds: id, tenant, campaign. */
 enum fb_err db_lead_abandon_claim(struct db *, const char *id, struct dbres *) FB_WUR;
 enum fb_err db_lead_abandon_set(struct db *, const char *id, long long now) FB_WUR;
+/* tenant_id, campaign_id, site_id of a lead (operator path, no tenant). */
+enum fb_err db_lead_owner(struct db *, const char *id, struct dbres *) FB_WUR;
 
 /*
  * db/scenario.c: scenarios, steps, messages, presets, examples.  One

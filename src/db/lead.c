@@ -53,6 +53,7 @@ enum {
 	LEAD_ABANDON_DUE,
 	LEAD_ABANDON_CLAIM,
 	LEAD_ABANDON_SET,
+	LEAD_OWNER,
 	LEAD__MAX
 };
 
@@ -141,6 +142,8 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	{ "lead_abandon_set",
 	  "UPDATE leads SET status = 'abandoned', abandoned_at = ?, "
 	  "updated_at = NOW(6) WHERE id = ?" },
+	/* LEAD_OWNER: tenant, campaign and site of a lead (operator path) */
+	{ "lead_owner", "SELECT tenant_id, campaign_id, site_id FROM leads WHERE id = ?" },
 };
 
 static enum fb_err
@@ -315,4 +318,10 @@ db_lead_abandon_set(struct db *db, const char *id, long long now)
 
 	time_sql(now, at);
 	return run(db, LEAD_ABANDON_SET, DBPARAMS(P_STR(at), P_STR(id)), NULL);
+}
+
+enum fb_err
+db_lead_owner(struct db *db, const char *id, struct dbres *r)
+{
+	return run(db, LEAD_OWNER, DBPARAMS(P_STR(id)), r);
 }

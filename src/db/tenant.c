@@ -22,6 +22,7 @@ enum {
 	TEN_TEMPLATES,
 	TEN_DSW_GET,
 	TEN_DSW_SET,
+	TEN_QUIET,
 	TEN__MAX
 };
 
@@ -99,6 +100,10 @@ static const struct dbstmt ten_sql[TEN__MAX] = {
 	  "WHEN delivery_mode = 'off' THEN NOW(6) "
 	  "ELSE delivery_enabled_at END, "
 	  "delivery_mode = ?, updated_at = NOW(6) WHERE id = ?" },
+	/* TEN_QUIET */
+	{ "tenant_quiet_hours",
+	  "UPDATE tenants SET sms_quiet_start = ?, sms_quiet_end = ?, "
+	  "updated_at = NOW(6) WHERE id = ?" },
 };
 
 static enum fb_err
@@ -267,4 +272,10 @@ db_delivery_switch(struct db *db, const char *tenant, const char *mode)
 		return e;
 	dbres_free(&r);
 	return db_tenant_exists(db, tenant);
+}
+
+enum fb_err
+db_tenant_quiet_hours(struct db *db, const char *tenant, int start, int end)
+{
+	return run(db, TEN_QUIET, DBPARAMS(P_INT(start), P_INT(end), P_STR(tenant)), NULL);
 }

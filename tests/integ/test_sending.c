@@ -331,3 +331,54 @@ Test(deliveries, sent_to_the_stand_ins, .timeout = 90)
 	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1, "%s", r->body);
 	resp_free(r);
 }
+
+/* SMS quiet hours (21:00-09:00 JST by default), and a manual conversion. */
+Test(deliveries, quiet_hours_and_manual_conversion, .timeout = 60)
+{
+	struct fx	 f;
+	char		 c[40], m[40], s[40], p[256], b[1024], lead[40];
+	struct resp	*r;
+
+	fx_new(&f, "pro", 0);
+	fx_campaign(&f, "quiet", c);
+	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active", c), 0);
+	r = http("POST", "/api/v1/messages", f.live, J({"channel":"sms","body":"夜には送りません"}), NULL);
+	snprintf(m, sizeof(m), "%s", jget(r->json, "id"));
+	resp_free(r);
+	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/scenarios", c);
+	r = http("POST", p, f.live, J({"name":"q"}), NULL);
+	snprintf(s, sizeof(s), "%s", jget(r->json, "id"));
+	resp_free(r);
+	snprintf(p, sizeof(p), "/api/v1/scenarios/%s/steps", s);
+	snprintf(b, sizeof(b), "{\"steps\":[{\"message_id\":\"%s\",\"delay_minutes\":10},"
+	    "{\"message_id\":\"%s\",\"delay_minutes\":2000}]}", m, m);
+	resp_free(http("PUT", p, f.live, b, NULL));
+	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status active", s), 0);
+	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode live", f.tenant), 0);
+	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"78787878-1111-4111-8111-111111111111\","
+	    "\"session\":\"78787878-1111-4111-8111-111111111111\",\"type\":\"capture\","
+	    "\"url\":\"https://shop.example.jp/form\",\"campaign\":\"quiet\",\"role\":\"form\","
+	    "\"contact\":{\"tel\":\"070-9090-1212\"},\"consent\":true}", f.site_pk);
+	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
+	/* abandoned at 21:00 JST; the SMS due at 21:10 waits for 09:00 */
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2034-03-01T12:00:00Z"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2034-03-01T12:11:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT CONCAT(status, ' ', scheduled_at) FROM deliveries "
+	    "WHERE tenant_id = '%s' ORDER BY id LIMIT 1", f.tenant),
+	    "scheduled 2034-03-02 00:00:00.000000");
+	/* the tenant's window can be changed */
+	cr_assert_eq(ctl(NULL, "tenant set-quiet-hours --tenant %s --start 22:00 --end 08:00", f.tenant), 0);
+	cr_assert_eq(ctl(NULL, "tenant set-quiet-hours --tenant %s --start 25:00 --end 08:00", f.tenant), 2);
+	cr_assert_str_eq(sql("SELECT CONCAT(sms_quiet_start, '-', sms_quiet_end) FROM tenants "
+	    "WHERE id = '%s'", f.tenant), "1320-480");
+	/* a conversion from the cart: the rest is cancelled */
+	snprintf(lead, sizeof(lead), "%s", sql("SELECT id FROM leads WHERE tenant_id = '%s'", f.tenant));
+	cr_assert_eq(ctl(NULL, "lead convert --id %s --source cart_api", lead), 0);
+	cr_assert_eq(ctl(NULL, "lead convert --id %s", lead), 1);
+	r = http("GET", "/api/v1/leads", f.live, NULL, NULL);
+	cr_assert_str_eq(jget(r->json, "data.0.status"), "converted");
+	cr_assert_str_eq(jget(r->json, "data.0.conversion_source"), "cart_api");
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
+	    "AND status = 'cancelled' AND cancel_reason = 'converted'", f.tenant), "2");
+}
