@@ -26,11 +26,14 @@ fi
 W=$(mktemp -d /tmp/fbe2e.XXXXXX)
 cleanup() {
 	fb_stack_stop "$W"
+	fb_standins_stop "$W"
 	if [ "${FB_KEEP:-0}" = 1 ]; then echo "kept $W" >&2; else rm -rf "$W"; fi
 }
 trap cleanup EXIT INT TERM
-set -- $("$bld/tests/freeport" 2)
+set -- $("$bld/tests/freeport" 4)
+export FB_SMTP_URL="smtp://127.0.0.1:$3" FB_SMS_URL="http://127.0.0.1:$4/send"
+fb_standins_start "$W" "$3" "$4"
 fb_stack_start "$W" "$1" "$2" 2 "$bld"
 export FORMBACK_CONF="$W/formback.conf" FB_URL="http://127.0.0.1:$2" \
-    FB_CTL_DIR="$bld" FB_WWW="$W/www"
+    FB_CTL_DIR="$bld" FB_WWW="$W/www" FB_MAIL_DIR="$W/mail" FB_SMS_FILE="$W/sms.jsonl"
 node tests/e2e/run.mjs

@@ -62,6 +62,26 @@ async function main() {
   ] });
   check('URL rules saved', r.status === 200, JSON.stringify(r.json));
   ctl('campaign', 'set-status', '--id', campaign, '--status', 'active');
+
+  // a scenario from the recommended preset, the placeholder replaced,
+  // activated by the operator, the delivery switch live
+  const sending = !!(process.env.FB_MAIL_DIR && process.env.FB_SMS_FILE);
+  if (sending) {
+    r = await api(key, 'PATCH', `/campaigns/${campaign}`, { product_name: '美容液セット' });
+    r = await api(key, 'POST', `/campaigns/${campaign}/scenarios/from_preset`, { preset_key: 'recommended' });
+    check('scenario from the preset', r.status === 201, JSON.stringify(r.json));
+    const scenario = r.json.id;
+    for (const st of r.json.steps) {
+      const m = await api(key, 'GET', `/messages/${st.message_id}`);
+      const fix = {};
+      if (m.json.body) fix.body = m.json.body.replaceAll('【店舗名】', 'デモショップ');
+      if (m.json.subject) fix.subject = m.json.subject.replaceAll('【店舗名】', 'デモショップ');
+      fix.link_url = `${base}/shop/form.html`;
+      await api(key, 'PATCH', `/messages/${st.message_id}`, fix);
+    }
+    ctl('scenario', 'set-status', '--id', scenario, '--status', 'active');
+    ctl('delivery-switch', '--tenant', tenant, '--mode', 'live');
+  }
   r = await api(key, 'POST', `/sites/${site}/url-rules/test`, { url: `${base}/shop/form.html` });
   check('match test gives the form', r.json.campaign === ckey && r.json.role === 'form', JSON.stringify(r.json));
 
@@ -102,9 +122,53 @@ async function main() {
 
   execFileSync(join(bin, 'formback-abandon'), ['--now', '2037-01-01T00:00:00Z'], { encoding: 'utf8' });
   leads = await leadsOf(key, campaign);
+  const la = leads.find((l) => l.id === a.id);
+  // with an active scenario an abandoned lead is queued for its deliveries
   check('visitor A abandoned after formback-abandon --now',
-    leads.find((l) => l.id === a.id).status === 'abandoned');
+    (la.status === 'abandoned' || la.status === 'queued') && la.abandoned_at !== null, la.status);
   check('visitor B stays converted', leads.find((l) => l.id === b.id).status === 'converted');
+
+  if (process.env.FB_MAIL_DIR && process.env.FB_SMS_FILE) {
+    // 09:31 JST: the SMS step; 10:01: the first email
+    for (const at of ['2037-01-01T00:31:00Z', '2037-01-01T01:01:00Z']) {
+      execFileSync(join(bin, 'formback-deliver'), ['--now', at], { encoding: 'utf8' });
+    }
+    let sms = '';
+    try { sms = readFileSync(process.env.FB_SMS_FILE, 'utf8'); } catch (e) { /* none */ }
+    check('the SMS reached the gateway with the real number', sms.includes('+819012345678'), sms);
+    check('the converted visitor got no SMS', !sms.includes('+818011112222'));
+    const mails = readdirSync(process.env.FB_MAIL_DIR).map((f) =>
+      readFileSync(join(process.env.FB_MAIL_DIR, f), 'utf8'));
+    const mail = mails.find((m) => m.includes('X-Envelope-To: taro.yamada@example.jp'));
+    check('the email reached the SMTP sink with the real address', !!mail, mails.length + ' mails');
+    check('the converted visitor got no email', !mails.some((m) => m.includes('hanako@example.jp')));
+    const unsub = mail && /List-Unsubscribe: <([^>]+)>/.exec(mail);
+    check('the email has a one-click opt-out link', !!unsub);
+    if (unsub) {
+      const page = await fetch(unsub[1]);
+      check('the opt-out page opens', page.status === 200);
+      const done = await fetch(unsub[1], { method: 'POST', body: 'List-Unsubscribe=One-Click' });
+      check('the opt-out is recorded', done.status === 200);
+      const sup = await api(key, 'GET', '/suppressions?reason=opt_out');
+      check('opt-out suppressions exist', sup.json.data.length >= 1, JSON.stringify(sup.json));
+    }
+    const dl = await api(key, 'GET', `/deliveries?campaign_id=${campaign}&limit=20`);
+    check('deliveries show sent and cancelled ones',
+      dl.json.data.some((d) => d.status === 'sent') && dl.json.data.some((d) => d.status === 'cancelled'),
+      JSON.stringify(dl.json.data.map((d) => d.status + '/' + (d.cancel_reason || ''))));
+    if (process.env.FB_DEMO) {
+      console.log('\n--- the SMS the gateway stand-in received ---');
+      console.log(sms.trim());
+      console.log('\n--- the email the SMTP sink received (decoded) ---');
+      const text = /text\/plain[^\n]*\r?\n[^\n]*\r?\n\r?\n([A-Za-z0-9+/=\r\n]+?)\r?\n--/.exec(mail || '');
+      console.log((mail || '').split('\r\n\r\n')[0]);
+      if (text) console.log('\n' + Buffer.from(text[1].replace(/\s/g, ''), 'base64').toString('utf8'));
+      console.log(`\n$ curl -s '${base}/api/v1/deliveries?campaign_id=${campaign}' -H 'Authorization: Bearer ${key}'`);
+      console.log(JSON.stringify(dl.json.data.map((d) => ({ channel: d.channel, status: d.status,
+        to_masked: d.to_masked, scheduled_at: d.scheduled_at, sent_at: d.sent_at,
+        cancel_reason: d.cancel_reason })), null, 1));
+    }
+  }
   if (process.env.FB_DEMO) {
     console.log(`\n$ curl -s '${base}/api/v1/leads?campaign_id=${campaign}' -H 'Authorization: Bearer ${key}'`);
     console.log(JSON.stringify((await api(key, 'GET', `/leads?campaign_id=${campaign}`)).json, null, 1));
