@@ -48,7 +48,8 @@ fb_db_start() {
 	    --socket="$_d/mysql.sock" --pid-file="$_d/mysql.pid" --port="$_port" \
 	    --bind-address=127.0.0.1 --skip-name-resolve \
 	    --innodb-buffer-pool-size=256M --innodb-flush-log-at-trx-commit=1 \
-	    --max-connections=500 ${FB_DB_FLAGS:-} --log-error="$_d/mysql.err" &
+	    --max-connections=500 ${FB_DB_FLAGS:-} --log-error="$_d/mysql.err" \
+	    </dev/null >>"$_d/mysql.out" 2>&1 &
 	_i=0
 	until mariadb-admin --no-defaults --socket="$_d/mysql.sock" -uroot \
 	    ping >/dev/null 2>&1; do
@@ -132,7 +133,8 @@ var.formback_socket = "$_d/fcgi.sock"
 include "$_top/fcgi-conf/formback-lighttpd.conf"
 CONF
 	lighttpd -tt -f "$_d/lighttpd.conf" >/dev/null || return 1
-	lighttpd -D -f "$_d/lighttpd.conf" 2>>"$_d/lighttpd.err" &
+	# daemons never keep the caller's output open (scripts/demo | tee works)
+	lighttpd -D -f "$_d/lighttpd.conf" </dev/null >>"$_d/lighttpd.err" 2>&1 &
 	_i=0
 	until curl -s -o /dev/null "http://127.0.0.1:$_port/api/v1/openapi.json"; do
 		_i=$((i + 1))
@@ -186,10 +188,10 @@ fb_need_node() {
 fb_standins_start() {
 	_td=$1
 	/usr/bin/python3 tests/standins/smtp_sink.py "$2" "$_td/mail" \
-	    2>>"$_td/standins.err" &
+	    </dev/null >>"$_td/standins.err" 2>&1 &
 	echo $! >"$_td/standins.pid"
 	/usr/bin/python3 tests/standins/sms_gateway.py "$3" "$_td/sms.jsonl" \
-	    "${FB_SMS_TOKEN:-stand-in-token}" 2>>"$_td/standins.err" &
+	    "${FB_SMS_TOKEN:-stand-in-token}" </dev/null >>"$_td/standins.err" 2>&1 &
 	echo $! >>"$_td/standins.pid"
 	_i=0
 	until curl -s -o /dev/null -X POST "http://127.0.0.1:$3/" 2>/dev/null; do
