@@ -28,6 +28,7 @@
 #include "store.h"
 
 #define RETRY_MAX	3
+#define BATCH		16	/* claimed at a time: 16 sends fit the 10-minute lease */
 #define JST		(9 * 3600)
 
 static struct conf	 conf;
@@ -43,6 +44,7 @@ struct outcome {
 	const char	*lead_reason;	/* lead.suppress_reason */
 	char		 provider_id[128];
 	long long	 reschedule;	/* unix seconds, for scheduled */
+	int		 give_back;	/* attempts to return (quiet hours) */
 	char		 error_buf[64];
 };
 
@@ -72,8 +74,8 @@ finish(const struct dbres *d, unsigned i, const char *token, struct outcome *o)
 	e = db_sd(&db, SD_FINISH, DBPARAMS(P_STR(o->status), P_STR(o->error_code),
 	    P_STR(o->cancel_reason), P_STR(o->status), P_STR(at),
 	    P_STR(o->provider_id[0] != '\0' ? o->provider_id : NULL),
-	    P_STR(o->reschedule > 0 ? re : NULL), P_STR(dbres_get(d, i, CL_C_ID)),
-	    P_STR(token)), &r);
+	    P_STR(o->reschedule > 0 ? re : NULL), P_INT(o->give_back),
+	    P_STR(dbres_get(d, i, CL_C_ID)), P_STR(token)), &r);
 	if (e != FB_OK)
 		goto fail;
 	held = r.affected > 0;
@@ -219,6 +221,7 @@ deliver(const struct dbres *d, unsigned i, struct outcome *o)
 	    dbres_int(d, i, CL_C_QUIET_END))) > 0) {
 		o->status = "scheduled";
 		o->reschedule = q;
+		o->give_back = 1;	/* waiting is not an attempt */
 		return;
 	}
 #undef STOP
@@ -329,7 +332,7 @@ main(int argc, char *argv[])
 	struct outcome	 o;
 	char		 err[512], token[UUID_STRLEN + 1], at[32], *end;
 	int64_t		 t;
-	long		 limit = 500;
+	long		 limit = 500, done;
 	int		 ch;
 	unsigned	 i;
 	enum fb_err	 e;
@@ -376,36 +379,44 @@ main(int argc, char *argv[])
 	if ((e = recover()) != FB_OK)
 		fprintf(stderr, "formback-deliver: cannot recover stale claims: %s\n",
 		    fb_strerror(e));
-	uuid_v7(token);
 	time_sql(now, at);
-	if ((e = db_sd(&db, SD_CLAIM, DBPARAMS(P_STR(token), P_STR(at), P_STR(at),
-	    P_INT(limit)), &r)) != FB_OK ||
-	    (dbres_free(&r), e = db_sd(&db, SD_CLAIMED, DBPARAMS(P_STR(token)), &claimed)) != FB_OK) {
-		fprintf(stderr, "formback-deliver: cannot claim deliveries: %s\n",
-		    fb_strerror(e));
-		db_close(&db);
-		return 1;
-	}
-	for (i = 0; i < claimed.nrows; i++) {
-		deliver(&claimed, i, &o);
-		if ((e = finish(&claimed, i, token, &o)) != FB_OK) {
-			fprintf(stderr, "formback-deliver: delivery '%s': %s\n",
-			    dbres_get(&claimed, i, CL_C_ID), fb_strerror(e));
+	/* claim a small batch at a time, so no claim outlives its lease */
+	for (done = 0; done < limit; done += (long)claimed.nrows) {
+		uuid_v7(token);
+		if ((e = db_sd(&db, SD_CLAIM, DBPARAMS(P_STR(token), P_STR(at), P_STR(at),
+		    P_INT(limit - done < BATCH ? limit - done : BATCH)), &r)) != FB_OK ||
+		    (dbres_free(&r), e = db_sd(&db, SD_CLAIMED, DBPARAMS(P_STR(token)),
+		    &claimed)) != FB_OK) {
+			fprintf(stderr, "formback-deliver: cannot claim deliveries: %s\n",
+			    fb_strerror(e));
 			n_errors++;
-			continue;
+			break;
 		}
-		if (strcmp(o.status, "sent") == 0)
-			n_sent++;
-		else if (strcmp(o.status, "failed") == 0)
-			n_failed++;
-		else if (strcmp(o.status, "cancelled") == 0)
-			n_cancelled++;
-		else if (strcmp(o.status, "suppressed") == 0)
-			n_suppressed++;
-		else
-			n_later++;
+		if (claimed.nrows == 0) {
+			dbres_free(&claimed);
+			break;
+		}
+		for (i = 0; i < claimed.nrows; i++) {
+			deliver(&claimed, i, &o);
+			if ((e = finish(&claimed, i, token, &o)) != FB_OK) {
+				fprintf(stderr, "formback-deliver: delivery '%s': %s\n",
+				    dbres_get(&claimed, i, CL_C_ID), fb_strerror(e));
+				n_errors++;
+				continue;
+			}
+			if (strcmp(o.status, "sent") == 0)
+				n_sent++;
+			else if (strcmp(o.status, "failed") == 0)
+				n_failed++;
+			else if (strcmp(o.status, "cancelled") == 0)
+				n_cancelled++;
+			else if (strcmp(o.status, "suppressed") == 0)
+				n_suppressed++;
+			else
+				n_later++;
+		}
+		dbres_free(&claimed);
 	}
-	dbres_free(&claimed);
 	if (verbose)
 		fprintf(stderr, "formback-deliver: %d sent, %d failed, %d cancelled, "
 		    "%d suppressed, %d later, %d errors\n", n_sent, n_failed,

@@ -29,7 +29,8 @@ token_ok(const struct req *r)
 	const char	*a = r->authorization;
 	size_t		 n;
 
-	if (r->conf->hook_token == NULL || a == NULL || strncmp(a, "Bearer ", 7) != 0)
+	if (r->conf->hook_token == NULL || r->conf->hook_token[0] == '\0' ||
+	    a == NULL || strncmp(a, "Bearer ", 7) != 0)
 		return false;
 	n = strlen(r->conf->hook_token);
 	return strlen(a + 7) == n && sodium_memcmp(a + 7, r->conf->hook_token, n) == 0;

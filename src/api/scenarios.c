@@ -262,7 +262,7 @@ api_scenarios_steps(struct req *r)
 	json_object	*steps, *it, *v;
 	struct dbres	 s, m;
 	char		 param[64], sid[UUID_STRLEN + 1];
-	size_t		 i, n;
+	size_t		 i, n, had;
 	int		 limit;
 	enum fb_err	 e;
 
@@ -309,8 +309,18 @@ api_scenarios_steps(struct req *r)
 		return e;
 	if ((int)n > limit)
 		return api_error(r, AC_PLAN_LIMIT_EXCEEDED, "steps");
-	if ((e = db_sq(r->db, SQ_STEPS_DELETE, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(id)), NULL)) != FB_OK)
+	/*
+	 * Position by position: an existing step keeps its id (its pending
+	 * deliveries go on, with the new message and delay); positions past
+	 * the new list go, and their pending deliveries are cancelled.
+	 */
+	if ((e = db_sq(r->db, SQ_STEPS_LIST, DBPARAMS(P_STR(r->auth.tenant_id),
+	    P_STR(id)), &s)) != FB_OK)
+		return e;
+	had = s.nrows;
+	dbres_free(&s);
+	if ((e = db_sq(r->db, SQ_STEPS_TRIM, DBPARAMS(P_STR(r->auth.tenant_id),
+	    P_STR(id), P_INT((long long)n)), NULL)) != FB_OK)
 		return e;
 	for (i = 0; i < n && e == FB_OK; i++) {
 		it = json_object_array_get_idx(steps, i);
@@ -319,7 +329,11 @@ api_scenarios_steps(struct req *r)
 		uuid_lower(sid);
 		mid = sid;
 		json_object_object_get_ex(it, "delay_minutes", &v);
-		{
+		if (i < had)
+			e = db_sq(r->db, SQ_STEP_UPDATE, DBPARAMS(P_STR(mid),
+			    P_INT(json_object_get_int64(v)), P_STR(r->auth.tenant_id),
+			    P_STR(id), P_INT((long long)i)), NULL);
+		else {
 			char	 stid[UUID_STRLEN + 1];
 
 			uuid_v7(stid);

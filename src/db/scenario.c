@@ -11,7 +11,7 @@
 	DB_TS("created_at") ", " DB_TS("updated_at")
 
 /* statement indexes: enum SQ_* in store.h */
-#define SQ__MAX (SQ_PLAN + 1)
+#define SQ__MAX (SQ_STEPS_TRIM + 1)
 
 static const struct dbstmt sq_sql[SQ__MAX] = {
 	/* SQ_MSG_INSERT */
@@ -97,6 +97,14 @@ static const struct dbstmt sq_sql[SQ__MAX] = {
 	  "AND (? IS NULL OR example_key = ?) ORDER BY channel DESC, position" },
 	/* SQ_PLAN */
 	{ "tenant_plan", "SELECT plan FROM tenants WHERE id = ?" },
+	/* SQ_STEP_UPDATE: the step at a position keeps its id (and deliveries) */
+	{ "step_update",
+	  "UPDATE scenario_steps SET message_id = ?, delay_minutes = ? "
+	  "WHERE tenant_id = ? AND scenario_id = ? AND position = ?" },
+	/* SQ_STEPS_TRIM: positions past the new list */
+	{ "steps_trim",
+	  "DELETE FROM scenario_steps WHERE tenant_id = ? AND scenario_id = ? "
+	  "AND position >= ?" },
 };
 
 enum fb_err

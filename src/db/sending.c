@@ -101,6 +101,7 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "sent_at = IF(? = 'sent', CAST(? AS DATETIME(6)), sent_at), "
 	  "provider_id = COALESCE(?, provider_id), "
 	  "scheduled_at = COALESCE(CAST(? AS DATETIME(6)), scheduled_at), "
+	  "attempts = GREATEST(attempts - ?, 0), "
 	  "claim_token = NULL, claim_until = NULL, updated_at = NOW(6) "
 	  "WHERE id = ? AND claim_token <=> ?" },
 	/* SD_SUPPRESSED: an unexpired entry for this contact and campaign */
