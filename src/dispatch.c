@@ -208,14 +208,14 @@ parse_body(struct req *r)
 		    json_tokener_get_error(tok) != json_tokener_success) {
 			json_object_put(o);
 			json_tokener_free(tok);
-			(void)api_error(r, AC_INVALID_JSON, NULL);
+			(void)api_error(r, AC_INVALID_JSON, "body");
 			return false;
 		}
 	}
 	json_tokener_free(tok);
 	if (!json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
-		(void)api_error(r, AC_INVALID_JSON, NULL);
+		(void)api_error(r, AC_INVALID_JSON, "body");
 		return false;
 	}
 	r->json = o;

@@ -109,7 +109,7 @@ hooks_handle(struct req *r)
 	o = r->body.len > 0 && !r->body_too_large ? json_tokener_parse(r->body.data) : NULL;
 	if (o == NULL || !json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
-		(void)api_error(r, AC_INVALID_JSON, NULL);
+		(void)api_error(r, AC_INVALID_JSON, "body");
 		return;
 	}
 	st = str(o, "status");

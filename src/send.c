@@ -32,7 +32,7 @@ static enum fb_err
 b64_fold(struct buf *b, const char *s)
 {
 	size_t	 n = strlen(s), elen = sodium_base64_encoded_len(n,
-	    sodium_base64_VARIANT_ORIGINAL), i;
+	    sodium_base64_VARIANT_ORIGINAL), i, len;
 	char	*e = malloc(elen);
 	enum fb_err rc = FB_OK;
 
@@ -40,7 +40,8 @@ b64_fold(struct buf *b, const char *s)
 		return FB_ENOMEM;
 	sodium_bin2base64(e, elen, (const unsigned char *)s, n,
 	    sodium_base64_VARIANT_ORIGINAL);
-	for (i = 0; e[i] != '\0' && rc == FB_OK; i += 76)
+	len = strlen(e);
+	for (i = 0; i < len && rc == FB_OK; i += 76)
 		rc = buf_printf(b, "%.76s\r\n", e + i);
 	free(e);
 	return rc;

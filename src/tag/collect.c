@@ -523,7 +523,7 @@ tag_collect(struct req *r)
 	    !json_object_is_type(o, json_type_object)) {
 		json_object_put(o);
 		json_tokener_free(tok);
-		(void)api_error(r, AC_INVALID_JSON, NULL);
+		(void)api_error(r, AC_INVALID_JSON, "body");
 		return;
 	}
 	json_tokener_free(tok);

@@ -308,7 +308,7 @@ Test(capture, collector_validation)
 
 	fx_new(&f, "pro", 0);
 	r = http("POST", "/tag/v1/events", NULL, "nope", NULL);
-	expect_error(r, 400, "invalid_request", "invalid_json", NULL);
+	expect_error(r, 400, "invalid_request", "invalid_json", "body");
 	resp_free(r);
 	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"x\",\"session\":"
 	    "\"11111111-1111-4111-8111-111111111111\",\"type\":\"page_view\","

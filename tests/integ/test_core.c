@@ -41,16 +41,16 @@ Test(core, malformed_json_is_400)
 
 	fx_new(&f, "pro", 0);
 	r = http("POST", "/api/v1/campaigns", f.live, "{\"key\": ", NULL);
-	expect_error(r, 400, "invalid_request", "invalid_json", NULL);
+	expect_error(r, 400, "invalid_request", "invalid_json", "body");
 	resp_free(r);
 	r = http("POST", "/api/v1/campaigns", f.live, "not json at all", NULL);
-	expect_error(r, 400, "invalid_request", "invalid_json", NULL);
+	expect_error(r, 400, "invalid_request", "invalid_json", "body");
 	resp_free(r);
 	r = http("POST", "/api/v1/campaigns", f.live, "[1,2]", NULL);
-	expect_error(r, 400, "invalid_request", "invalid_json", NULL);
+	expect_error(r, 400, "invalid_request", "invalid_json", "body");
 	resp_free(r);
 	r = http("POST", "/api/v1/campaigns", f.live, "{\"a\":1} trailing", NULL);
-	expect_error(r, 400, "invalid_request", "invalid_json", NULL);
+	expect_error(r, 400, "invalid_request", "invalid_json", "body");
 	resp_free(r);
 	/* nesting past max_json_depth */
 	for (i = 0; i < 200; i++)
@@ -62,12 +62,12 @@ Test(core, malformed_json_is_400)
 
 		snprintf(b, sizeof(b), "{\"x\":%s", deep);
 		r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
-		expect_error(r, 400, "invalid_request", "invalid_json", NULL);
+		expect_error(r, 400, "invalid_request", "invalid_json", "body");
 		resp_free(r);
 	}
 	/* invalid UTF-8 */
 	r = http("POST", "/api/v1/campaigns", f.live, "{\"name\":\"\xff\xfe\"}", NULL);
-	expect_error(r, 400, "invalid_request", "invalid_json", NULL);
+	expect_error(r, 400, "invalid_request", "invalid_json", "body");
 	resp_free(r);
 }
 
