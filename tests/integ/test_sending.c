@@ -394,3 +394,82 @@ Test(deliveries, quiet_hours_and_manual_conversion, .timeout = 60)
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
 	    "AND status = 'cancelled' AND cancel_reason = 'converted'", f.tenant), "1");
 }
+
+/*
+ * Two passes at once, one killed with SIGKILL midway, then a pass again
+ * after the lease: every delivery ends in exactly one terminal state and
+ * no recipient gets the same step twice, counted at the SMS stand-in
+ * (design 6; issue: sending).  300 deliveries here; scripts/bench runs
+ * the large backlog.
+ */
+Test(deliveries, killed_pass_never_sends_twice, .timeout = 120)
+{
+	struct fx	 f;
+	char		 c[40], m[40], s[40], p[256], b[1024], cmd[2048];
+	struct resp	*r;
+	int		 i, n = 300;
+
+	fx_new(&f, "pro", 100000);
+	fx_campaign(&f, "kill", c);
+	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active", c), 0);
+	r = http("POST", "/api/v1/messages", f.live, J({"channel":"sms","body":"一度だけ届きます"}), NULL);
+	snprintf(m, sizeof(m), "%s", jget(r->json, "id"));
+	resp_free(r);
+	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/scenarios", c);
+	r = http("POST", p, f.live, J({"name":"k"}), NULL);
+	snprintf(s, sizeof(s), "%s", jget(r->json, "id"));
+	resp_free(r);
+	snprintf(p, sizeof(p), "/api/v1/scenarios/%s/steps", s);
+	snprintf(b, sizeof(b), "{\"steps\":[{\"message_id\":\"%s\",\"delay_minutes\":5}]}", m);
+	resp_free(http("PUT", p, f.live, b, NULL));
+	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status active", s), 0);
+	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode live", f.tenant), 0);
+	for (i = 0; i < n; i++) {
+		snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"%08d-1111-4111-8111-111111111111\","
+		    "\"session\":\"%08d-1111-4111-8111-111111111111\",\"type\":\"capture\","
+		    "\"url\":\"https://shop.example.jp/form\",\"campaign\":\"kill\",\"role\":\"form\","
+		    "\"contact\":{\"tel\":\"070%08d\"},\"consent\":true}", f.site_pk, i, i, 55000000 + i);
+		r = http("POST", "/tag/v1/events", NULL, b, NULL);
+		cr_assert_eq(r->status, 204);
+		resp_free(r);
+	}
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2033-01-01T01:00:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
+	    "AND status = 'scheduled'", f.tenant), "300");
+	/* two passes at once; the first killed after a moment */
+	snprintf(cmd, sizeof(cmd), "D=\"$FB_CTL_DIR/formback-deliver\"; "
+	    "$D --now 2033-01-01T01:10:00Z & a=$!; $D --now 2033-01-01T01:10:00Z & b=$!; "
+	    "sleep 0.4; kill -9 $a; wait $b; wait $a; exit 0");
+	cr_assert_eq(system(cmd), 0);
+	/* after the lease, a pass again: the killed claims end outcome_unknown */
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2033-01-01T01:25:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
+	    "AND status NOT IN ('sent', 'failed')", f.tenant), "0",
+	    "%s", sql_row("SELECT GROUP_CONCAT(DISTINCT status) FROM deliveries WHERE tenant_id = '%s'", f.tenant));
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
+	    "AND status = 'failed' AND error_code <> 'outcome_unknown'", f.tenant), "0");
+	/* at the stand-in: each recipient at most once, and every sent one there */
+	snprintf(cmd, sizeof(cmd), "grep -o '\"to\": \"+8170550[0-9]*\"' \"$FB_SMS_FILE\" | "
+	    "sort | uniq -d | wc -l");
+	{
+		FILE	*pp = popen(cmd, "r");
+		int	 dups = -1;
+
+		cr_assert_eq(fscanf(pp, "%d", &dups), 1);
+		pclose(pp);
+		cr_assert_eq(dups, 0, "a recipient got the step twice");
+	}
+	snprintf(cmd, sizeof(cmd), "grep -c '\"to\": \"+8170550' \"$FB_SMS_FILE\"");
+	{
+		FILE	*pp = popen(cmd, "r");
+		int	 got = -1;
+		char	 want[32];
+
+		cr_assert_eq(fscanf(pp, "%d", &got), 1);
+		pclose(pp);
+		snprintf(want, sizeof(want), "%s", sql("SELECT COUNT(*) FROM deliveries "
+		    "WHERE tenant_id = '%s' AND status = 'sent'", f.tenant));
+		cr_assert_geq(got, atoi(want), "sent %s, at the gateway %d", want, got);
+		cr_assert_leq(got, n);
+	}
+}
