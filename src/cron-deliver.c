@@ -56,9 +56,12 @@ usage(int code)
 	exit(code);
 }
 
-/* Write the outcome with its event, while this pass still holds the claim. */
+/*
+ * Write one outcome with its event, while this pass still holds the
+ * claim, in the caller's transaction.
+ */
 static enum fb_err
-finish(const struct dbres *d, unsigned i, const char *token, struct outcome *o)
+finish_one(const struct dbres *d, unsigned i, const char *token, struct outcome *o)
 {
 	char		 at[32], re[32];
 	json_object	*ev;
@@ -69,28 +72,23 @@ finish(const struct dbres *d, unsigned i, const char *token, struct outcome *o)
 	time_sql(now, at);
 	if (o->reschedule > 0)
 		time_sql(o->reschedule, re);
-	if ((e = db_begin(&db)) != FB_OK)
-		return e;
 	e = db_sd(&db, SD_FINISH, DBPARAMS(P_STR(o->status), P_STR(o->error_code),
 	    P_STR(o->cancel_reason), P_STR(o->status), P_STR(at),
 	    P_STR(o->provider_id[0] != '\0' ? o->provider_id : NULL),
 	    P_STR(o->reschedule > 0 ? re : NULL), P_INT(o->give_back),
 	    P_STR(dbres_get(d, i, CL_C_ID)), P_STR(token)), &r);
 	if (e != FB_OK)
-		goto fail;
+		return e;
 	held = r.affected > 0;
 	dbres_free(&r);
-	if (!held) {
-		/* another pass took it over: leave its outcome alone */
-		db_rollback(&db);
+	if (!held)	/* another pass took it over: leave its outcome alone */
 		return FB_OK;
-	}
 	if (o->lead_reason != NULL && (e = db_sd(&db, SD_LEAD_SUPPRESS,
 	    DBPARAMS(P_STR(o->lead_reason), P_STR(dbres_get(d, i, CL_C_LEAD))), NULL)) != FB_OK)
-		goto fail;
+		return e;
 	if (strcmp(o->status, "sent") == 0 && (e = db_sd(&db, SD_LEAD_SENT,
 	    DBPARAMS(P_STR(dbres_get(d, i, CL_C_LEAD))), NULL)) != FB_OK)
-		goto fail;
+		return e;
 	if (strcmp(o->status, "sent") == 0 || strcmp(o->status, "failed") == 0) {
 		/* DeliveryEventData (contract: Events) */
 		ev = json_object_new_object();
@@ -109,11 +107,20 @@ finish(const struct dbres *d, unsigned i, const char *token, struct outcome *o)
 		    strcmp(o->status, "sent") == 0 ? "delivery.sent" : "delivery.failed",
 		    json_text(ev));
 		json_object_put(ev);
-		if (e != FB_OK)
-			goto fail;
 	}
-	return db_commit(&db);
-fail:
+	return e;
+}
+
+/* One outcome in its own transaction. */
+static enum fb_err
+finish(const struct dbres *d, unsigned i, const char *token, struct outcome *o)
+{
+	enum fb_err	 e;
+
+	if ((e = db_begin(&db)) != FB_OK)
+		return e;
+	if ((e = finish_one(d, i, token, o)) == FB_OK && (e = db_commit(&db)) == FB_OK)
+		return FB_OK;
 	db_rollback(&db);
 	return e;
 }
@@ -151,28 +158,39 @@ suppressed(const struct dbres *d, unsigned i, unsigned bidx_col, const char **re
 	return hit;
 }
 
-/* Short links for this delivery, committed before the message leaves. */
+struct links {
+	char	 click[1024];
+	char	 optout[1024];
+};
+
+/*
+ * Short links for every delivery of the batch, committed in one
+ * transaction before any message leaves.
+ */
 static enum fb_err
-make_links(const struct dbres *d, unsigned i, char *click, size_t clicksz,
-    char *optout, size_t optoutsz)
+make_links(const struct dbres *d, struct links *l)
 {
 	char		 t[LINK_TOKEN_LEN + 1];
-	const char	*url = dbres_get(d, i, CL_C_LINK_URL);
+	const char	*url;
+	unsigned	 i;
 	enum fb_err	 e;
 
-	click[0] = '\0';
 	if ((e = db_begin(&db)) != FB_OK)
 		return e;
-	if (url != NULL) {
+	for (i = 0; i < d->nrows; i++) {
+		l[i].click[0] = '\0';
+		if ((url = dbres_get(d, i, CL_C_LINK_URL)) != NULL) {
+			if ((e = link_create(&db, dbres_get(d, i, CL_C_TENANT),
+			    dbres_get(d, i, CL_C_ID), dbres_get(d, i, CL_C_LEAD), "click",
+			    url, t)) != FB_OK)
+				goto fail;
+			snprintf(l[i].click, sizeof(l[i].click), "%s/r/%s", conf.base_url, t);
+		}
 		if ((e = link_create(&db, dbres_get(d, i, CL_C_TENANT), dbres_get(d, i, CL_C_ID),
-		    dbres_get(d, i, CL_C_LEAD), "click", url, t)) != FB_OK)
+		    dbres_get(d, i, CL_C_LEAD), "optout", NULL, t)) != FB_OK)
 			goto fail;
-		snprintf(click, clicksz, "%s/r/%s", conf.base_url, t);
+		snprintf(l[i].optout, sizeof(l[i].optout), "%s/u/%s", conf.base_url, t);
 	}
-	if ((e = link_create(&db, dbres_get(d, i, CL_C_TENANT), dbres_get(d, i, CL_C_ID),
-	    dbres_get(d, i, CL_C_LEAD), "optout", NULL, t)) != FB_OK)
-		goto fail;
-	snprintf(optout, optoutsz, "%s/u/%s", conf.base_url, t);
 	return db_commit(&db);
 fail:
 	db_rollback(&db);
@@ -180,13 +198,14 @@ fail:
 }
 
 static void
-deliver(const struct dbres *d, unsigned i, struct outcome *o)
+deliver(const struct dbres *d, unsigned i, const struct links *l, struct outcome *o)
 {
 	const char	*ch = dbres_get(d, i, CL_C_CHANNEL), *reason, *mode;
 	bool		 sms = strcmp(ch, "sms") == 0;
 	unsigned	 sealed = sms ? CL_C_TEL_SEALED : CL_C_EMAIL_SEALED;
 	unsigned	 bidx = sms ? CL_C_TEL_BIDX : CL_C_EMAIL_BIDX;
-	char		 to[256], click[1024], optout[1024];
+	char		 to[256];
+	const char	*click = l->click, *optout = l->optout;
 	struct buf	 body, html, subj;
 	json_object	*blocks;
 	enum send_result sr;
@@ -231,12 +250,6 @@ deliver(const struct dbres *d, unsigned i, struct outcome *o)
 	    d->len[(size_t)i * d->ncols + sealed], to, sizeof(to))) {
 		o->status = "failed";
 		o->error_code = "pii_error";
-		return;
-	}
-	if (make_links(d, i, click, sizeof(click), optout, sizeof(optout)) != FB_OK) {
-		o->status = "scheduled";
-		o->reschedule = now + 60;
-		sodium_memzero(to, sizeof(to));
 		return;
 	}
 	buf_init(&body, 1u << 20);
@@ -329,7 +342,8 @@ main(int argc, char *argv[])
 		{ NULL, 0, NULL, 0 }
 	};
 	struct dbres	 claimed, r;
-	struct outcome	 o;
+	static struct outcome outs[BATCH];
+	static struct links links[BATCH];
 	char		 err[512], token[UUID_STRLEN + 1], at[32], *end;
 	int64_t		 t;
 	long		 limit = 500, done;
@@ -396,21 +410,41 @@ main(int argc, char *argv[])
 			dbres_free(&claimed);
 			break;
 		}
+		if ((e = make_links(&claimed, links)) != FB_OK) {
+			/* the claims lapse and the next pass after the lease retries */
+			fprintf(stderr, "formback-deliver: cannot make links: %s\n",
+			    fb_strerror(e));
+			dbres_free(&claimed);
+			n_errors++;
+			break;
+		}
+		for (i = 0; i < claimed.nrows; i++)
+			deliver(&claimed, i, &links[i], &outs[i]);
+		/*
+		 * The batch's outcomes in one transaction (a crash before it
+		 * leaves them to outcome_unknown); one by one if that fails.
+		 */
+		e = db_begin(&db);
+		for (i = 0; e == FB_OK && i < claimed.nrows; i++)
+			e = finish_one(&claimed, i, token, &outs[i]);
+		if (e == FB_OK)
+			e = db_commit(&db);
+		else
+			db_rollback(&db);
 		for (i = 0; i < claimed.nrows; i++) {
-			deliver(&claimed, i, &o);
-			if ((e = finish(&claimed, i, token, &o)) != FB_OK) {
-				fprintf(stderr, "formback-deliver: delivery '%s': %s\n",
-				    dbres_get(&claimed, i, CL_C_ID), fb_strerror(e));
+			if (e != FB_OK && finish(&claimed, i, token, &outs[i]) != FB_OK) {
+				fprintf(stderr, "formback-deliver: delivery '%s': cannot "
+				    "record its outcome\n", dbres_get(&claimed, i, CL_C_ID));
 				n_errors++;
 				continue;
 			}
-			if (strcmp(o.status, "sent") == 0)
+			if (strcmp(outs[i].status, "sent") == 0)
 				n_sent++;
-			else if (strcmp(o.status, "failed") == 0)
+			else if (strcmp(outs[i].status, "failed") == 0)
 				n_failed++;
-			else if (strcmp(o.status, "cancelled") == 0)
+			else if (strcmp(outs[i].status, "cancelled") == 0)
 				n_cancelled++;
-			else if (strcmp(o.status, "suppressed") == 0)
+			else if (strcmp(outs[i].status, "suppressed") == 0)
 				n_suppressed++;
 			else
 				n_later++;

@@ -15,6 +15,19 @@ struct reader {
 	size_t		 left;
 };
 
+/* One handle per kind for the whole pass: libcurl keeps its connection. */
+static CURL	*smtp_handle, *sms_handle;
+
+static CURL *
+handle(CURL **h)
+{
+	if (*h == NULL)
+		*h = curl_easy_init();
+	else
+		curl_easy_reset(*h);
+	return *h;
+}
+
 static size_t
 read_cb(char *dst, size_t sz, size_t n, void *ud)
 {
@@ -94,7 +107,7 @@ send_email(const struct conf *c, const char *to, const char *subject,
 	}
 	rd.p = m.data;
 	rd.left = m.len;
-	h = curl_easy_init();
+	h = handle(&smtp_handle);
 	/* the envelope takes the bare addresses: "<a@b>" */
 	snprintf(env_to, sizeof(env_to), "<%s>", to);
 	lt = strchr(c->smtp_from, '<');
@@ -125,7 +138,6 @@ send_email(const struct conf *c, const char *to, const char *subject,
 		    rc == CURLE_LOGIN_DENIED ? SEND_FAIL : SEND_RETRY;
 	}
 	curl_slist_free_all(rcpt);
-	curl_easy_cleanup(h);
 	buf_release(&m);
 	return res;
 }
@@ -165,7 +177,7 @@ send_sms(const struct conf *c, const char *to, const char *body,
 	jadd_str(o, "body", body);
 	jadd_str(o, "reference", reference);
 	buf_init(&answer, 64 * 1024);
-	h = curl_easy_init();
+	h = handle(&sms_handle);
 	hdr = curl_slist_append(hdr, "Content-Type: application/json; charset=utf-8");
 	if (c->sms_gateway_token != NULL) {
 		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", c->sms_gateway_token);
@@ -198,6 +210,5 @@ send_sms(const struct conf *c, const char *to, const char *body,
 	json_object_put(o);
 	buf_release(&answer);
 	curl_slist_free_all(hdr);
-	curl_easy_cleanup(h);
 	return res;
 }

@@ -13,11 +13,14 @@ count = [0]
 
 
 class H(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, as a real gateway
+
     def do_POST(self):
         n = int(self.headers.get("Content-Length", "0"))
         body = self.rfile.read(n)
         if self.headers.get("Authorization") != "Bearer " + token:
             self.send_response(401)
+            self.send_header("Content-Length", "0")
             self.end_headers()
             return
         msg = json.loads(body)
