@@ -14,6 +14,9 @@ count = [0]
 
 class H(BaseHTTPRequestHandler):
     protocol_version = "HTTP/1.1"  # keep-alive, as a real gateway
+    # headers and body go out in two writes: without TCP_NODELAY each
+    # answer waits out the client's delayed ACK (about 40 ms)
+    disable_nagle_algorithm = True
 
     def do_POST(self):
         n = int(self.headers.get("Content-Length", "0"))

@@ -13,18 +13,24 @@ static char conffile[] = "/tmp/fbconfXXXXXX";
 static void
 write_files(const char *body)
 {
-	FILE	*f;
-	int	 fd;
+	static int	 made;
+	FILE		*f;
+	int		 fd;
 
-	if (keyfile[11] == 'X') {
+	/* a flag, not the template: mkstemp may well put an 'X' there */
+	if (!made) {
+		made = 1;
 		fd = mkstemp(keyfile);
+		cr_assert_geq(fd, 0);
 		f = fdopen(fd, "w");
 		fputs("1:00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n", f);
 		fclose(f);
 		fd = mkstemp(conffile);
+		cr_assert_geq(fd, 0);
 		close(fd);
 	}
 	f = fopen(conffile, "w");
+	cr_assert_not_null(f);
 	fputs(body, f);
 	fclose(f);
 }

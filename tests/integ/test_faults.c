@@ -1,0 +1,94 @@
+/*
+ * The database failing under a running service: the contract's api_error
+ * answers (Errors: 500 internal_error, 503 service_unavailable), never a
+ * crash or a hang, and the service recovering once the database is back.
+ * Each test undoes what it breaks in its .fini, even when it fails.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "harness.h"
+
+static void
+restore_sites(void)
+{
+	if (strcmp(sql("SELECT COUNT(*) FROM information_schema.tables WHERE "
+	    "table_schema = DATABASE() AND table_name = 'sites_away'"), "1") == 0)
+		sql("RENAME TABLE sites_away TO sites");
+}
+
+/* A query the database refuses (here: a table gone) is a 500 envelope. */
+Test(faults, database_error_is_500_internal_error, .fini = restore_sites)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 path[128];
+
+	fx_new(&f, "pro", 0);
+	snprintf(path, sizeof(path), "/api/v1/sites/%s", f.site);
+	r = http("GET", path, f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200);
+	resp_free(r);
+
+	sql("RENAME TABLE sites TO sites_away");
+	r = http("GET", path, f.live, NULL, NULL);
+	expect_error(r, 500, "api_error", "internal_error", NULL);
+	cr_assert_not_null(jget(r->json, "error.request_id"));
+	/* the envelope names nothing of the database */
+	cr_assert_null(strstr(r->body, "sites_away"));
+	resp_free(r);
+
+	restore_sites();
+	r = http("GET", path, f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200);
+	resp_free(r);
+}
+
+static void
+unlock_account(void)
+{
+	sql("ALTER USER 'formback'@'localhost' ACCOUNT UNLOCK");
+	sql("ALTER USER 'formback'@'127.0.0.1' ACCOUNT UNLOCK");
+}
+
+/* Every connection of the service killed and no new one allowed: 503. */
+Test(faults, database_gone_is_503_then_recovers, .fini = unlock_account)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 path[128];
+	const char	*ids;
+	char		*list, *id, *save;
+	int		 i;
+
+	fx_new(&f, "pro", 0);
+	snprintf(path, sizeof(path), "/api/v1/sites/%s", f.site);
+	sql("ALTER USER 'formback'@'localhost' ACCOUNT LOCK");
+	sql("ALTER USER 'formback'@'127.0.0.1' ACCOUNT LOCK");
+	ids = sql("SELECT GROUP_CONCAT(id) FROM information_schema.processlist "
+	    "WHERE user = 'formback'");
+	list = strdup(ids);
+	cr_assert_not_null(list);
+	for (id = strtok_r(list, ",", &save); id != NULL;
+	    id = strtok_r(NULL, ",", &save))
+		sql("KILL CONNECTION %s", id);
+	free(list);
+
+	/* enough requests to reach every pre-forked worker */
+	for (i = 0; i < 8; i++) {
+		r = http("GET", path, f.live, NULL, NULL);
+		expect_error(r, 503, "api_error", "service_unavailable", NULL);
+		resp_free(r);
+	}
+
+	unlock_account();
+	for (i = 0; i < 8; i++) {
+		r = http("GET", path, f.live, NULL, NULL);
+		cr_assert_eq(r->status, 200, "request %d after the database "
+		    "came back: %ld %s", i, r->status, r->body);
+		resp_free(r);
+	}
+}
