@@ -388,6 +388,20 @@ campaign_product(struct req *r, const char *id, char **product, bool *found)
 	return FB_OK;
 }
 
+/*
+ * A sample short link for previews: real tokens are minted only when a
+ * delivery is sent, so the preview shows one of the same length
+ * (LINK_TOKEN_LEN), which is what SMS length counting needs.
+ */
+static void
+sample_link(char *dst, size_t n, const char *base_url, char kind)
+{
+	static const char pad[] = "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX";
+
+	_Static_assert(LINK_TOKEN_LEN < sizeof(pad), "pad shorter than a token");
+	snprintf(dst, n, "%s/%c/%.*s", base_url, kind, LINK_TOKEN_LEN, pad);
+}
+
 enum fb_err
 api_message_variables(struct req *r)
 {
@@ -406,7 +420,7 @@ api_message_variables(struct req *r)
 		return e;
 	if (!found)
 		return api_error(r, AC_NOT_FOUND, "campaign_id");
-	snprintf(link, sizeof(link), "%s/r/XXXXXXXXXX", r->conf->base_url);
+	sample_link(link, sizeof(link), r->conf->base_url, 'r');
 	data = json_object_new_array();
 	for (i = 0; i < NELEM(vars); i++) {
 		v = json_object_new_object();
@@ -451,8 +465,8 @@ api_message_previews(struct req *r)
 		return e;
 	if (!found)
 		return api_error(r, AC_NOT_FOUND, "campaign_id");
-	snprintf(link, sizeof(link), "%s/r/XXXXXXXXXX", r->conf->base_url);
-	snprintf(optout, sizeof(optout), "%s/u/XXXXXXXXXX", r->conf->base_url);
+	sample_link(link, sizeof(link), r->conf->base_url, 'r');
+	sample_link(optout, sizeof(optout), r->conf->base_url, 'u');
 	buf_init(&html, 4u << 20);
 	buf_init(&subj, 4096);
 	e = blocks_html(blocks, product, link, optout, &html);
