@@ -8,7 +8,6 @@
  * also writes its outbox event, so several copies on several hosts never
  * judge a lead twice (design 6).
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,14 +15,6 @@
 
 #include "api.h"
 #include "store.h"
-
-static void
-usage(int code)
-{
-	fprintf(code == 0 ? stdout : stderr,
-	    "usage: formback-abandon [--now <ISO 8601 Z>] [--limit N] [-v] [--help]\n");
-	exit(code);
-}
 
 static enum fb_err
 judge(struct db *db, const char *id, long long now, bool *done)
@@ -74,53 +65,23 @@ fail:
 int
 main(int argc, char *argv[])
 {
-	static const struct option opts[] = {
-		{ "now", required_argument, NULL, 'n' },
-		{ "limit", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct cron_opts	 o = { .limit = 1000 };
 	struct conf	 conf;
 	struct db	 db;
 	struct dbres	 due;
-	char		 err[512], *end;
-	long long	 now = (long long)time(NULL);
-	int64_t		 t;
-	long		 limit = 1000;
-	int		 ch, verbose = 0, judged = 0, failed = 0;
+	char		 err[512];
+	long long	 now;
+	long		 limit;
+	int		 ch, verbose, judged = 0, failed = 0;
 	unsigned	 i;
 	bool		 done;
 	enum fb_err	 e;
 
-	while ((ch = getopt_long(argc, argv, "vh", opts, NULL)) != -1)
-		switch (ch) {
-		case 'n':
-			if (!time_parse_iso8601(optarg, &t)) {
-				fprintf(stderr, "formback-abandon: --now: '%s' is not "
-				    "an ISO 8601 date-time\n", optarg);
-				return 2;
-			}
-			now = t;
-			break;
-		case 'l':
-			limit = strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || limit < 1 || limit > 100000) {
-				fprintf(stderr, "formback-abandon: --limit: expected "
-				    "1 to 100000\n");
-				return 2;
-			}
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'h':
-			usage(0);
-			break;
-		default:
-			usage(2);
-		}
-	if (optind != argc)
-		usage(2);
+	if ((ch = cron_opts(argc, argv, "formback-abandon", &o)) >= 0)
+		return ch;
+	now = o.now;
+	limit = o.limit;
+	verbose = o.verbose;
 	log_init("formback-abandon", verbose ? LOG_DEBUG : LOG_WARN);
 	if (conf_load(&conf, NULL, err, sizeof(err)) != FB_OK) {
 		fprintf(stderr, "formback-abandon: %s\n", err);

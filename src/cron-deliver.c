@@ -12,7 +12,6 @@
  * its outbox event, in one short transaction.  Safe to run as several
  * copies on several hosts.
  */
-#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,14 +46,6 @@ struct outcome {
 	int		 give_back;	/* attempts to return (quiet hours) */
 	char		 error_buf[64];
 };
-
-static void
-usage(int code)
-{
-	fprintf(code == 0 ? stdout : stderr,
-	    "usage: formback-deliver [--now <ISO 8601 Z>] [--limit N] [-v] [--help]\n");
-	exit(code);
-}
 
 /*
  * Write one outcome with its event, while this pass still holds the
@@ -335,51 +326,21 @@ recover(void)
 int
 main(int argc, char *argv[])
 {
-	static const struct option opts[] = {
-		{ "now", required_argument, NULL, 'n' },
-		{ "limit", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 }
-	};
+	struct cron_opts	 o = { .limit = 500 };
 	struct dbres	 claimed, r;
 	static struct outcome outs[BATCH];
 	static struct links links[BATCH];
-	char		 err[512], token[UUID_STRLEN + 1], at[32], *end;
-	int64_t		 t;
-	long		 limit = 500, done;
+	char		 err[512], token[UUID_STRLEN + 1], at[32];
+	long		 limit, done;
 	int		 ch;
 	unsigned	 i;
 	enum fb_err	 e;
 
-	now = (long long)time(NULL);
-	while ((ch = getopt_long(argc, argv, "vh", opts, NULL)) != -1)
-		switch (ch) {
-		case 'n':
-			if (!time_parse_iso8601(optarg, &t)) {
-				fprintf(stderr, "formback-deliver: --now: '%s' is not "
-				    "an ISO 8601 date-time\n", optarg);
-				return 2;
-			}
-			now = t;
-			break;
-		case 'l':
-			limit = strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || limit < 1 || limit > 100000) {
-				fprintf(stderr, "formback-deliver: --limit: expected 1 to 100000\n");
-				return 2;
-			}
-			break;
-		case 'v':
-			verbose++;
-			break;
-		case 'h':
-			usage(0);
-			break;
-		default:
-			usage(2);
-		}
-	if (optind != argc)
-		usage(2);
+	if ((ch = cron_opts(argc, argv, "formback-deliver", &o)) >= 0)
+		return ch;
+	now = o.now;
+	limit = o.limit;
+	verbose = o.verbose;
 	log_init("formback-deliver", verbose ? LOG_INFO : LOG_WARN);
 	if (conf_load(&conf, NULL, err, sizeof(err)) != FB_OK) {
 		fprintf(stderr, "formback-deliver: %s\n", err);

@@ -194,6 +194,23 @@ void	time_sql(int64_t secs, char out[32]);
  */
 bool	time_parse_iso8601(const char *s, int64_t *secs);
 
+/* cron.c */
+
+struct cron_opts {
+	long long	 now;		/* --now, else the clock: UTC seconds */
+	long		 limit;		/* --limit, 1 to 100000; the caller's default stands */
+	int		 verbose;	/* how many -v */
+};
+/*
+ * Parse the options every cron pass shares (formback-abandon(8),
+ * formback-deliver(8)): --now <ISO 8601 with Z or offset>, --limit N,
+ * -v, --help.  `prog` names the binary in messages.  Set o->limit to the
+ * default first.  Returns -1 to go on, or the exit status to end with:
+ * 0 after printing the usage for --help, 2 after printing an error or the
+ * usage to standard error.
+ */
+int	cron_opts(int argc, char *argv[], const char *prog, struct cron_opts *o);
+
 /* b64.c */
 
 /* base64url without padding.  `out` needs b64url_len(n)+1 bytes. */

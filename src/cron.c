@@ -1,0 +1,58 @@
+/*
+ * The command line every cron pass shares: formback-abandon(8),
+ * formback-deliver(8).
+ */
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <time.h>
+
+#include "formback.h"
+
+int
+cron_opts(int argc, char *argv[], const char *prog, struct cron_opts *o)
+{
+	static const struct option opts[] = {
+		{ "now", required_argument, NULL, 'n' },
+		{ "limit", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 }
+	};
+	char		*end;
+	int64_t		 t;
+	int		 ch;
+
+	o->now = (long long)time(NULL);
+	o->verbose = 0;
+	while ((ch = getopt_long(argc, argv, "vh", opts, NULL)) != -1)
+		switch (ch) {
+		case 'n':
+			if (!time_parse_iso8601(optarg, &t)) {
+				fprintf(stderr, "%s: --now: '%s' is not an ISO "
+				    "8601 date-time\n", prog, optarg);
+				return 2;
+			}
+			o->now = t;
+			break;
+		case 'l':
+			o->limit = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || o->limit < 1 ||
+			    o->limit > 100000) {
+				fprintf(stderr, "%s: --limit: expected 1 to "
+				    "100000\n", prog);
+				return 2;
+			}
+			break;
+		case 'v':
+			o->verbose++;
+			break;
+		default:	/* --help, or an unknown option */
+			goto usage;
+		}
+	if (optind == argc)
+		return -1;
+usage:
+	fprintf(ch == 'h' ? stdout : stderr, "usage: %s [--now <ISO 8601 Z>] "
+	    "[--limit N] [-v] [--help]\n", prog);
+	return ch == 'h' ? 0 : 2;
+}
