@@ -6,29 +6,28 @@
 
 #include "../store.h"
 
-/* The ring shifted to the second `at` (see 0001_init.sql). */
-#define RING_SHIFT(at) "RIGHT(CONCAT(ring, REPEAT(LPAD(total, 12, '0'), " \
-	"LEAST(GREATEST(" at " - base, 0), 61))), 732)"
-
 /*
- * Admission, shared by both forms: ON DUPLICATE KEY UPDATE assigns left
- * to right, so `admitted` is decided on the old ring shifted to now, then
- * ring, total and base follow it.  RETURNING gives the row as this
- * statement left it.  Parameters: tenant, clock (NULL: the database's),
- * limit, counted-on-insert (0/1), epoch on insert, then the form's own.
+ * Admission, shared by both forms, in as few expressions as MariaDB will
+ * take (each is re-resolved on every execution of a prepared statement):
+ * ON DUPLICATE KEY UPDATE assigns left to right, so the ring is first
+ * shifted to the database's second (VALUES(base)), then `admitted` is
+ * decided on it, then the second's slot and the total follow.  RETURNING
+ * gives the row as this statement left it; `base` is then the second of
+ * the decision.  Parameters: tenant, clock (NULL: the database's),
+ * counted-on-insert (0/1), the ring on insert, admitted-on-insert,
+ * limit, epoch on insert, then the form's own.
  */
 #define ADMIT_HEAD \
-	"INSERT INTO rate_ring (tenant_id, base, total, ring, admitted, " \
-	"at_sec, lim, epoch) VALUES (?, COALESCE(?, UNIX_TIMESTAMP()), ?, " \
-	"CONCAT(REPEAT('0', 720), LPAD(?, 12, '0')), ?, " \
-	"COALESCE(?, UNIX_TIMESTAMP()), ?, ?) ON DUPLICATE KEY UPDATE " \
-	"at_sec = VALUES(at_sec), lim = VALUES(lim), "
+	"INSERT INTO rate_ring (tenant_id, base, total, ring, admitted, lim, " \
+	"epoch) VALUES (?, COALESCE(?, UNIX_TIMESTAMP()), ?, ?, ?, ?, ?) " \
+	"ON DUPLICATE KEY UPDATE ring = RIGHT(CONCAT(ring, REPEAT(LPAD(total, " \
+	"12, '0'), LEAST(GREATEST(VALUES(base) - base, 0), 61))), 732), " \
+	"base = GREATEST(base, VALUES(base)), "
 #define ADMIT_TAIL \
-	" AND total - CAST(LEFT(" RING_SHIFT("at_sec") ", 12) AS UNSIGNED) < lim, " \
-	"ring = IF(admitted, CONCAT(LEFT(" RING_SHIFT("at_sec") ", 720), " \
-	"LPAD(total + 1, 12, '0')), ring), total = total + admitted, " \
-	"base = IF(admitted, GREATEST(base, at_sec), base) " \
-	"RETURNING admitted, epoch, at_sec, base, total, ring"
+	" AND total - CAST(LEFT(ring, 12) AS UNSIGNED) < VALUES(lim), " \
+	"ring = IF(admitted, INSERT(ring, 721, 12, LPAD(total + 1, 12, '0')), " \
+	"ring), total = total + admitted RETURNING admitted, epoch, base, " \
+	"total, ring"
 
 enum {
 	CORE_AUTH,
@@ -124,14 +123,20 @@ db_rate_admit(struct db *db, const char *tenant, int limit, long long now,
 {
 	struct dbres	 r;
 	struct dbp	 t = now < 0 ? P_NULL : P_INT(now);
+	char		 ring[RATE_RING_LEN + 1];
 	enum fb_err	 e;
 
+	/* a new tenant's ring: no request before this second's */
+	memset(ring, '0', RATE_RING_LEN);
+	ring[RATE_RING_LEN] = '\0';
 	if (cached)
 		e = run(db, CORE_ADMIT_CACHED, DBPARAMS(P_STR(tenant), t, P_INT(0),
-		    P_INT(0), P_INT(0), t, P_INT(limit), P_INT(0), P_INT(epoch)), &r);
-	else
+		    P_STR(ring), P_INT(0), P_INT(limit), P_INT(0), P_INT(epoch)), &r);
+	else {
+		ring[RATE_RING_LEN - 1] = '1';
 		e = run(db, CORE_ADMIT_FRESH, DBPARAMS(P_STR(tenant), t, P_INT(1),
-		    P_INT(1), P_INT(1), t, P_INT(limit), P_INT(epoch)), &r);
+		    P_STR(ring), P_INT(1), P_INT(limit), P_INT(epoch)), &r);
+	}
 	if (e != FB_OK)
 		return e;
 	if (r.nrows != 1) {
@@ -140,8 +145,8 @@ db_rate_admit(struct db *db, const char *tenant, int limit, long long now,
 		return FB_EDB;
 	}
 	*epoch_out = dbres_int(&r, 0, 1);
-	rate_result_from(dbres_get(&r, 0, 5), dbres_int(&r, 0, 3),
-	    dbres_int(&r, 0, 4), dbres_int(&r, 0, 2), limit,
+	rate_result_from(dbres_get(&r, 0, 4), dbres_int(&r, 0, 2),
+	    dbres_int(&r, 0, 3), dbres_int(&r, 0, 2), limit,
 	    dbres_int(&r, 0, 0) != 0, out);
 	dbres_free(&r);
 	return FB_OK;
