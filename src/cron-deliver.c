@@ -12,10 +12,16 @@
  * its outbox event, in one short transaction.  Safe to run as several
  * copies on several hosts.
  */
+#include <sys/prctl.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <curl/curl.h>
 #include <sodium.h>
@@ -28,6 +34,7 @@
 
 #define RETRY_MAX	3
 #define BATCH		16	/* claimed at a time: 16 sends fit the 10-minute lease */
+#define JOBS_DEFAULT	4	/* claimers at once (--jobs) */
 #define JST		(9 * 3600)
 
 static struct conf	 conf;
@@ -35,6 +42,7 @@ static struct db	 db;
 static long long	 now;
 static int		 verbose;
 static int		 n_sent, n_failed, n_cancelled, n_suppressed, n_later, n_errors;
+static int		 n_opmail;
 
 struct outcome {
 	const char	*status;	/* sent, failed, cancelled, suppressed, scheduled */
@@ -44,8 +52,12 @@ struct outcome {
 	char		 provider_id[128];
 	long long	 reschedule;	/* unix seconds, for scheduled */
 	int		 give_back;	/* attempts to return (quiet hours) */
+	bool		 go;		/* passed every check: to be sent */
+	bool		 counted;	/* counted against the monthly quota */
 	char		 error_buf[64];
 };
+
+static char		 month[8];	/* the pass's JST month, YYYY-MM */
 
 /*
  * Write one outcome with its event, while this pass still holds the
@@ -74,6 +86,11 @@ finish_one(const struct dbres *d, unsigned i, const char *token, struct outcome 
 	dbres_free(&r);
 	if (!held)	/* another pass took it over: leave its outcome alone */
 		return FB_OK;
+	/* a counted message that did not leave frees its place in the quota */
+	if (o->counted && strcmp(o->status, "sent") != 0 && (e = db_sd(&db,
+	    SD_USAGE_GIVE_BACK, DBPARAMS(P_STR(dbres_get(d, i, CL_C_TENANT)),
+	    P_STR(month)), NULL)) != FB_OK)
+		return e;
 	if (o->lead_reason != NULL && (e = db_sd(&db, SD_LEAD_SUPPRESS,
 	    DBPARAMS(P_STR(o->lead_reason), P_STR(dbres_get(d, i, CL_C_LEAD))), NULL)) != FB_OK)
 		return e;
@@ -152,6 +169,7 @@ suppressed(const struct dbres *d, unsigned i, unsigned bidx_col, const char **re
 struct links {
 	char	 click[1024];
 	char	 optout[1024];
+	char	 open[1024];	/* the open pixel, emails only */
 };
 
 /*
@@ -181,6 +199,14 @@ make_links(const struct dbres *d, struct links *l)
 		    dbres_get(d, i, CL_C_LEAD), "optout", NULL, t)) != FB_OK)
 			goto fail;
 		snprintf(l[i].optout, sizeof(l[i].optout), "%s/u/%s", conf.base_url, t);
+		l[i].open[0] = '\0';
+		if (strcmp(dbres_get(d, i, CL_C_CHANNEL), "email") == 0) {
+			if ((e = link_create(&db, dbres_get(d, i, CL_C_TENANT),
+			    dbres_get(d, i, CL_C_ID), dbres_get(d, i, CL_C_LEAD), "open",
+			    NULL, t)) != FB_OK)
+				goto fail;
+			snprintf(l[i].open, sizeof(l[i].open), "%s/o/%s", conf.base_url, t);
+		}
 	}
 	return db_commit(&db);
 fail:
@@ -188,18 +214,35 @@ fail:
 	return e;
 }
 
+/* Whether the contact in column `bidx` is one of the tenant's test recipients. */
+static bool
+test_recipient(const struct dbres *d, unsigned i, const char *kind, unsigned bidx)
+{
+	struct dbres	 t;
+	bool		 yes;
+
+	if (d->cell[(size_t)i * d->ncols + bidx] == NULL ||
+	    db_sd(&db, SD_TEST_RCPT_IS, DBPARAMS(P_STR(dbres_get(d, i, CL_C_TENANT)),
+	    P_STR(kind), P_BIN(d->cell[(size_t)i * d->ncols + bidx],
+	    d->len[(size_t)i * d->ncols + bidx])), &t) != FB_OK)
+		return false;
+	yes = t.nrows > 0;
+	dbres_free(&t);
+	return yes;
+}
+
+/*
+ * Everything that can stop a claimed delivery, right before its send
+ * (contract: Lead suppress_reason, Delivery cancel_reason).  Sets o->go
+ * when it may leave; otherwise o holds its outcome.
+ */
 static void
-deliver(const struct dbres *d, unsigned i, const struct links *l, struct outcome *o)
+check(const struct dbres *d, unsigned i, struct outcome *o)
 {
 	const char	*ch = dbres_get(d, i, CL_C_CHANNEL), *reason, *mode;
 	bool		 sms = strcmp(ch, "sms") == 0;
 	unsigned	 sealed = sms ? CL_C_TEL_SEALED : CL_C_EMAIL_SEALED;
 	unsigned	 bidx = sms ? CL_C_TEL_BIDX : CL_C_EMAIL_BIDX;
-	char		 to[256];
-	const char	*click = l->click, *optout = l->optout;
-	struct buf	 body, html, subj;
-	json_object	*blocks;
-	enum send_result sr;
 	long long	 q;
 
 	memset(o, 0, sizeof(*o));
@@ -213,7 +256,8 @@ deliver(const struct dbres *d, unsigned i, const struct links *l, struct outcome
 		STOP("cancelled", "converted", NULL);
 	if (strcmp(mode, "off") == 0)
 		STOP("suppressed", NULL, "delivery_disabled");
-	if (strcmp(mode, "test_only") == 0)
+	if (strcmp(mode, "test_only") == 0 && !test_recipient(d, i, sms ? "tel" :
+	    "email", bidx))
 		STOP("suppressed", NULL, "not_test_recipient");
 	if (strcmp(dbres_get(d, i, CL_C_CAMPAIGN_STATUS), "active") != 0)
 		STOP("suppressed", NULL, strcmp(dbres_get(d, i, CL_C_CAMPAIGN_STATUS),
@@ -235,6 +279,150 @@ deliver(const struct dbres *d, unsigned i, const struct links *l, struct outcome
 		return;
 	}
 #undef STOP
+	o->go = true;
+}
+
+/* The tenant's monthly quota: its own, else its plan's. */
+static long
+quota_of(const struct dbres *u)
+{
+	enum plan	 p;
+
+	if (dbres_get(u, 0, 3) != NULL)
+		return (long)dbres_int(u, 0, 3);
+	if (!plan_parse(dbres_get(u, 0, 2), &p))
+		p = PLAN_FREE;
+	return plans[p].monthly_sends;
+}
+
+/*
+ * usage.threshold_reached (contract: Events) and the notice to owners and
+ * admins, in the transaction that crossed `pct` percent of the quota.
+ */
+static enum fb_err
+announce(const char *tenant, int pct, long used, long quota, const char *plan)
+{
+	json_object	*ev, *mail, *ids;
+	struct dbres	 m;
+	unsigned	 j;
+	enum fb_err	 e;
+
+	ev = json_object_new_object();
+	jadd_int(ev, "threshold_percent", pct);
+	jadd_str(ev, "period", month);
+	jadd_int(ev, "used", used);
+	jadd_int(ev, "quota", quota);
+	jadd_str(ev, "plan", plan);
+	e = db_outbox_add(&db, tenant, "webhook", "usage.threshold_reached",
+	    json_text(ev));
+	if (e == FB_OK && (e = db_notify_members(&db, tenant, &m)) == FB_OK) {
+		mail = json_object_new_object();
+		jadd_str(mail, "template", "usage_threshold");
+		ids = json_object_new_array();
+		for (j = 0; j < m.nrows; j++)
+			json_object_array_add(ids, json_object_new_string(
+			    dbres_get(&m, j, 0)));
+		dbres_free(&m);
+		json_object_object_add(mail, "member_ids", ids);
+		json_object_object_add(mail, "usage", json_object_get(ev));
+		e = db_outbox_add(&db, tenant, "email", "usage_threshold", json_text(mail));
+		json_object_put(mail);
+	}
+	json_object_put(ev);
+	return e;
+}
+
+/*
+ * Count the batch's messages that passed their checks against each
+ * tenant's quota for the JST month, before any leaves: one transaction
+ * per tenant, its month's row locked.  A Free tenant's messages past the
+ * quota are suppressed `free_quota_exhausted`; a paid plan's go out
+ * (billed beyond the quota) -- both are announced at 80% and 100%.  When
+ * the count cannot be taken, the messages wait a minute.
+ */
+static void
+count_quota(const struct dbres *d, struct outcome *o)
+{
+	struct dbres	 u;
+	const char	*tenant;
+	unsigned	 i, j;
+	long		 want, allowed, sends, quota, used;
+	int		 pct, told, thr[2] = { 80, 100 }, k;
+	bool		 free_plan;
+	enum fb_err	 e;
+
+	for (i = 0; i < d->nrows; i++) {
+		if (!o[i].go || o[i].counted)
+			continue;
+		tenant = dbres_get(d, i, CL_C_TENANT);
+		for (want = 0, j = i; j < d->nrows; j++)
+			if (o[j].go && strcmp(dbres_get(d, j, CL_C_TENANT), tenant) == 0)
+				want++;
+		allowed = 0;
+		if ((e = db_begin(&db)) == FB_OK &&
+		    (e = db_sd(&db, SD_USAGE_ROW, DBPARAMS(P_STR(tenant), P_STR(month)),
+		    NULL)) == FB_OK &&
+		    (e = db_sd(&db, SD_USAGE_LOCK, DBPARAMS(P_STR(tenant), P_STR(month)),
+		    &u)) == FB_OK) {
+			sends = (long)dbres_int(&u, 0, 0);
+			told = (int)dbres_int(&u, 0, 1);
+			quota = quota_of(&u);
+			free_plan = strcmp(dbres_get(&u, 0, 2), "free") == 0;
+			allowed = !free_plan ? want : quota - sends < 0 ? 0 :
+			    quota - sends < want ? quota - sends : want;
+			used = sends + allowed;
+			for (k = 0, pct = told; k < 2 && e == FB_OK; k++)
+				if (told < thr[k] && quota > 0 &&
+				    used * 100 >= (long)thr[k] * quota) {
+					e = announce(tenant, thr[k], used, quota,
+					    dbres_get(&u, 0, 2));
+					pct = thr[k];
+				}
+			dbres_free(&u);
+			if (e == FB_OK)
+				e = db_sd(&db, SD_USAGE_SET, DBPARAMS(P_INT(used),
+				    P_INT(pct), P_STR(tenant), P_STR(month)), NULL);
+			if (e == FB_OK)
+				e = db_commit(&db);
+		}
+		if (e != FB_OK) {
+			db_rollback(&db);
+			fprintf(stderr, "formback-deliver: cannot count the monthly "
+			    "quota: %s\n", fb_strerror(e));
+		}
+		for (j = i; j < d->nrows; j++) {
+			if (!o[j].go || strcmp(dbres_get(d, j, CL_C_TENANT), tenant) != 0)
+				continue;
+			if (e != FB_OK) {
+				o[j].go = false;
+				o[j].status = "scheduled";
+				o[j].reschedule = now + 60;
+				o[j].give_back = 1;
+			} else if (allowed > 0) {
+				o[j].counted = true;
+				allowed--;
+			} else {
+				o[j].go = false;
+				o[j].status = "suppressed";
+				o[j].lead_reason = "free_quota_exhausted";
+			}
+		}
+	}
+}
+
+/* Render and send one delivery that passed its checks and was counted. */
+static void
+deliver(const struct dbres *d, unsigned i, const struct links *l, struct outcome *o)
+{
+	const char	*ch = dbres_get(d, i, CL_C_CHANNEL);
+	bool		 sms = strcmp(ch, "sms") == 0;
+	unsigned	 sealed = sms ? CL_C_TEL_SEALED : CL_C_EMAIL_SEALED;
+	char		 to[256];
+	const char	*click = l->click, *optout = l->optout;
+	struct buf	 body, html, subj;
+	json_object	*blocks;
+	enum send_result sr;
+
 	if (!pii_open(conf.master_key, dbres_get(d, i, CL_C_TENANT),
 	    dbres_get(d, i, CL_C_LEAD), sms ? "tel" : "email",
 	    (const unsigned char *)dbres_get(d, i, sealed),
@@ -270,11 +458,13 @@ deliver(const struct dbres *d, unsigned i, const struct links *l, struct outcome
 			if (html.len > 14)
 				html.len -= 14;	/* drop "</body></html>" */
 			if (buf_printf(&html, "<p style=\"font-size:small\"><a href=\"%s\">"
-			    "配信停止</a></p></body></html>", optout) != FB_OK)
+			    "配信停止</a></p><img src=\"%s\" width=\"1\" height=\"1\" "
+			    "alt=\"\"></body></html>", optout, l->open) != FB_OK)
 				sr = SEND_FAIL;
 			else
 				sr = send_email(&conf, to, subj.data ? subj.data : "",
-				    body.data, html.data, optout, o->error_buf,
+				    body.data, html.data, optout, dbres_get(d, i, CL_C_ID),
+				    o->error_buf,
 				    sizeof(o->error_buf));
 		}
 		json_object_put(blocks);
@@ -323,37 +513,25 @@ recover(void)
 	return FB_OK;
 }
 
-int
-main(int argc, char *argv[])
+/*
+ * One claimer: claims and sends up to `limit` due deliveries, a batch at
+ * a time, on its own database connection.  Returns the exit status.
+ */
+static int
+claimer(long limit)
 {
-	struct cron_opts	 o = { .limit = 500 };
 	struct dbres	 claimed, r;
 	static struct outcome outs[BATCH];
 	static struct links links[BATCH];
-	char		 err[512], token[UUID_STRLEN + 1], at[32];
-	long		 limit, done;
-	int		 ch;
+	char		 token[UUID_STRLEN + 1], at[32];
+	long		 done;
 	unsigned	 i;
 	enum fb_err	 e;
 
-	if ((ch = cron_opts(argc, argv, "formback-deliver", &o)) >= 0)
-		return ch;
-	now = o.now;
-	limit = o.limit;
-	verbose = o.verbose;
-	log_init("formback-deliver", verbose ? LOG_INFO : LOG_WARN);
-	if (conf_load(&conf, NULL, err, sizeof(err)) != FB_OK) {
-		fprintf(stderr, "formback-deliver: %s\n", err);
-		return 2;
-	}
-	curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (db_open(&db, &conf) != FB_OK) {
 		fprintf(stderr, "formback-deliver: cannot connect to the database\n");
 		return 1;
 	}
-	if ((e = recover()) != FB_OK)
-		fprintf(stderr, "formback-deliver: cannot recover stale claims: %s\n",
-		    fb_strerror(e));
 	time_sql(now, at);
 	/* claim a small batch at a time, so no claim outlives its lease */
 	for (done = 0; done < limit; done += (long)claimed.nrows) {
@@ -380,7 +558,11 @@ main(int argc, char *argv[])
 			break;
 		}
 		for (i = 0; i < claimed.nrows; i++)
-			deliver(&claimed, i, &links[i], &outs[i]);
+			check(&claimed, i, &outs[i]);
+		count_quota(&claimed, outs);
+		for (i = 0; i < claimed.nrows; i++)
+			if (outs[i].go)
+				deliver(&claimed, i, &links[i], &outs[i]);
 		/*
 		 * The batch's outcomes in one transaction (a crash before it
 		 * leaves them to outcome_unknown); one by one if that fails.
@@ -412,12 +594,118 @@ main(int argc, char *argv[])
 		}
 		dbres_free(&claimed);
 	}
+	db_close(&db);
+	return n_errors > 0 ? 1 : 0;
+}
+
+/*
+ * Runs `jobs` claimers as child processes, each with an equal share of
+ * `limit`; a child dies with its parent (a killed pass stops sending at
+ * once, as one process would).  Their counts come back through a pipe.
+ * Returns the worst exit status.
+ */
+static int
+claimers(long limit, long jobs)
+{
+	int		 fd[2], st, rc = 0, counts[6];
+	long		 k, share;
+	pid_t		 pid;
+	ssize_t		 n;
+
+	if (pipe(fd) == -1) {
+		perror("formback-deliver: pipe");
+		return 1;
+	}
+	fflush(NULL);
+	for (k = 0; k < jobs; k++) {
+		share = limit / jobs + (k < limit % jobs ? 1 : 0);
+		if (share == 0)
+			break;
+		if ((pid = fork()) == -1) {
+			perror("formback-deliver: fork");
+			rc = 1;
+			break;
+		}
+		if (pid == 0) {
+			close(fd[0]);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() == 1)
+				_exit(1);
+			st = claimer(share);
+			counts[0] = n_sent, counts[1] = n_failed;
+			counts[2] = n_cancelled, counts[3] = n_suppressed;
+			counts[4] = n_later, counts[5] = n_errors;
+			if (write(fd[1], counts, sizeof(counts)) != sizeof(counts))
+				st = 1;
+			fflush(NULL);
+			_exit(st);
+		}
+	}
+	close(fd[1]);
+	while ((n = read(fd[0], counts, sizeof(counts))) == sizeof(counts)) {
+		n_sent += counts[0], n_failed += counts[1];
+		n_cancelled += counts[2], n_suppressed += counts[3];
+		n_later += counts[4], n_errors += counts[5];
+	}
+	close(fd[0]);
+	while ((pid = wait(&st)) != -1 || errno == EINTR)
+		if (pid != -1 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
+			rc = 1;
+	return rc;
+}
+
+int
+main(int argc, char *argv[])
+{
+	struct cron_opts	 o = { .limit = 500, .jobs = JOBS_DEFAULT };
+	char		 err[512];
+	int		 ch, rc;
+	enum fb_err	 e;
+
+	if ((ch = cron_opts(argc, argv, "formback-deliver", &o)) >= 0)
+		return ch;
+	now = o.now;
+	verbose = o.verbose;
+	{
+		time_t		 t = (time_t)(now + JST);
+		struct tm	 tm;
+
+		gmtime_r(&t, &tm);
+		strftime(month, sizeof(month), "%Y-%m", &tm);
+	}
+	log_init("formback-deliver", verbose ? LOG_INFO : LOG_WARN);
+	if (conf_load(&conf, NULL, err, sizeof(err)) != FB_OK) {
+		fprintf(stderr, "formback-deliver: %s\n", err);
+		return 2;
+	}
+	curl_global_init(CURL_GLOBAL_DEFAULT);
+	if (db_open(&db, &conf) != FB_OK) {
+		fprintf(stderr, "formback-deliver: cannot connect to the database\n");
+		return 1;
+	}
+	if ((e = recover()) != FB_OK)
+		fprintf(stderr, "formback-deliver: cannot recover stale claims: %s\n",
+		    fb_strerror(e));
+	db_close(&db);
+	rc = o.jobs > 1 && o.limit > BATCH ? claimers(o.limit, o.jobs) :
+	    claimer(o.limit);
+	/* the outbox's emails to operators: URL takeover notices, usage alerts */
+	if (db_open(&db, &conf) != FB_OK) {
+		fprintf(stderr, "formback-deliver: cannot connect to the database\n");
+		rc = 1;
+	} else {
+		if (opmail_pass(&db, &conf, &n_opmail) != FB_OK) {
+			fprintf(stderr, "formback-deliver: cannot send operator emails\n");
+			rc = 1;
+		}
+		db_close(&db);
+	}
 	if (verbose)
 		fprintf(stderr, "formback-deliver: %d sent, %d failed, %d cancelled, "
-		    "%d suppressed, %d later, %d errors\n", n_sent, n_failed,
-		    n_cancelled, n_suppressed, n_later, n_errors);
-	db_close(&db);
+		    "%d suppressed, %d later, %d errors, %d operator emails\n",
+		    n_sent, n_failed, n_cancelled, n_suppressed, n_later, n_errors,
+		    n_opmail);
 	conf_free(&conf);
 	curl_global_cleanup();
-	return n_errors > 0 ? 1 : 0;
+	return rc != 0 || n_errors > 0 ? 1 : 0;
 }

@@ -15,6 +15,7 @@ cron_opts(int argc, char *argv[], const char *prog, struct cron_opts *o)
 	static const struct option opts[] = {
 		{ "now", required_argument, NULL, 'n' },
 		{ "limit", required_argument, NULL, 'l' },
+		{ "jobs", required_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 }
 	};
@@ -43,6 +44,20 @@ cron_opts(int argc, char *argv[], const char *prog, struct cron_opts *o)
 				return 2;
 			}
 			break;
+		case 'j':
+			o->jobs = o->jobs == 0 ? -1 : strtol(optarg, &end, 10);
+			if (o->jobs == -1) {
+				fprintf(stderr, "%s: --jobs: not an option of this "
+				    "job\n", prog);
+				return 2;
+			}
+			if (*optarg == '\0' || *end != '\0' || o->jobs < 1 ||
+			    o->jobs > CRON_JOBS_MAX) {
+				fprintf(stderr, "%s: --jobs: expected 1 to %d\n",
+				    prog, CRON_JOBS_MAX);
+				return 2;
+			}
+			break;
 		case 'v':
 			o->verbose++;
 			break;
@@ -53,6 +68,7 @@ cron_opts(int argc, char *argv[], const char *prog, struct cron_opts *o)
 		return -1;
 usage:
 	fprintf(ch == 'h' ? stdout : stderr, "usage: %s [--now <ISO 8601 Z>] "
-	    "[--limit N] [-v] [--help]\n", prog);
+	    "[--limit N]%s [-v] [--help]\n", prog, o->jobs != 0 ?
+	    " [--jobs N]" : "");
 	return ch == 'h' ? 0 : 2;
 }

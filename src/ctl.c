@@ -13,6 +13,7 @@
 #include <sodium.h>
 
 #include "api.h"
+#include "pii.h"
 #include "publish.h"
 #include "store.h"
 
@@ -48,7 +49,11 @@ usage(void)
 	    "  delivery-switch --tenant T --mode off|test_only|live\n"
 	    "  publish [--site S]\n"
 	    "  lead convert --id L [--source manual|cart_api]\n"
-	    "  tenant set-quiet-hours --tenant T --start HH:MM --end HH:MM\n");
+	    "  tenant set-quiet-hours --tenant T --start HH:MM --end HH:MM\n"
+	    "  tenant set-quota --tenant T --sends N|plan\n"
+	    "  usage --tenant T [--month YYYY-MM]\n"
+	    "  test-recipient add|remove --tenant T --contact PHONE|EMAIL\n"
+	    "  test-recipient list --tenant T\n");
 	exit(2);
 }
 
@@ -247,6 +252,162 @@ cmd_quiet_hours(int argc, char *argv[])
 	print(out);
 }
 
+/* The monthly sending quota of a tenant: a number, or "plan" for its plan's. */
+static void
+cmd_quota(int argc, char *argv[])
+{
+	struct opts	 o;
+	char		 tenant[UUID_STRLEN + 1], *end;
+	const char	*v;
+	long		 n = -1;
+	json_object	*out;
+
+	parse_opts(argc, argv, "tenant|sends", &o);
+	opt_uuid(&o, "tenant", tenant);
+	v = opt(&o, "sends", true);
+	if (strcmp(v, "plan") != 0) {
+		n = strtol(v, &end, 10);
+		if (*v == '\0' || *end != '\0' || n < 1 || n > 100000000)
+			die(2, "option '--sends': expected 1 to 100000000, or 'plan'");
+	}
+	connect_db();
+	need_tenant(tenant);
+	check(db_sd(&db, SD_TENANT_QUOTA, DBPARAMS(n < 0 ? P_NULL : P_INT(n),
+	    P_STR(tenant)), NULL), "set the quota");
+	audit_commit(tenant, "tenant.send_quota", "tenant", tenant);
+	out = json_object_new_object();
+	jadd_str(out, "tenant_id", tenant);
+	if (n < 0)
+		jadd_str(out, "send_quota", NULL);
+	else
+		jadd_int(out, "send_quota", n);
+	print(out);
+}
+
+/* A tenant's sends in a JST month against its quota. */
+static void
+cmd_usage(int argc, char *argv[])
+{
+	struct opts	 o;
+	char		 tenant[UUID_STRLEN + 1], month[8], tail;
+	const char	*m;
+	struct dbres	 r;
+	json_object	*out;
+	enum plan	 p;
+	time_t		 t;
+	struct tm	 tm;
+	int		 y, mo;
+	long long	 quota;
+
+	parse_opts(argc, argv, "tenant|month", &o);
+	opt_uuid(&o, "tenant", tenant);
+	if ((m = opt(&o, "month", false)) != NULL) {
+		if (strlen(m) != 7 || sscanf(m, "%4d-%2d%c", &y, &mo, &tail) != 2 ||
+		    mo < 1 || mo > 12 || m[4] != '-')
+			die(2, "option '--month': expected YYYY-MM (JST)");
+		snprintf(month, sizeof(month), "%s", m);
+	} else {
+		t = time(NULL) + 9 * 3600;
+		gmtime_r(&t, &tm);
+		strftime(month, sizeof(month), "%Y-%m", &tm);
+	}
+	connect_db();
+	check(db_sd(&db, SD_USAGE_GET, DBPARAMS(P_STR(month), P_STR(tenant)), &r),
+	    "read the usage");
+	if (r.nrows == 0)
+		die(1, "tenant '%s' not found", tenant);
+	if (!plan_parse(dbres_get(&r, 0, 0), &p))
+		p = PLAN_FREE;
+	quota = dbres_get(&r, 0, 1) != NULL ? dbres_int(&r, 0, 1) :
+	    plans[p].monthly_sends;
+	out = json_object_new_object();
+	jadd_str(out, "tenant_id", tenant);
+	jadd_str(out, "month", month);
+	jadd_str(out, "plan", plans[p].name);
+	jadd_int(out, "sends", dbres_int(&r, 0, 2));
+	jadd_int(out, "quota", quota);
+	jadd_int(out, "notified_percent", dbres_int(&r, 0, 3));
+	dbres_free(&r);
+	db_rollback(&db);
+	print(out);
+}
+
+/*
+ * Test recipients: the contacts delivery mode test_only sends to, kept
+ * as blind indexes and masks like suppressions (design 6).
+ */
+static void
+cmd_test_recipient(int argc, char *argv[])
+{
+	struct opts	 o;
+	char		 tenant[UUID_STRLEN + 1], id[UUID_STRLEN + 1], masked[300];
+	const char	*kind;
+	unsigned char	 bidx[PII_BIDXBYTES];
+	struct dbres	 r;
+	json_object	*out, *list, *x;
+	unsigned	 i;
+	enum fb_err	 e;
+
+	if (argc < 1)
+		usage();
+	if (strcmp(argv[0], "list") == 0) {
+		parse_opts(argc - 1, argv + 1, "tenant", &o);
+		opt_uuid(&o, "tenant", tenant);
+		connect_db();
+		need_tenant(tenant);
+		check(db_sd(&db, SD_TEST_RCPT_LIST, DBPARAMS(P_STR(tenant)), &r),
+		    "list the test recipients");
+		list = json_object_new_array();
+		for (i = 0; i < r.nrows; i++) {
+			x = json_object_new_object();
+			jadd_str(x, "id", dbres_get(&r, i, 0));
+			jadd_str(x, "kind", dbres_get(&r, i, 1));
+			jadd_str(x, "masked", dbres_get(&r, i, 2));
+			jadd_time(x, "created_at", dbres_get(&r, i, 3));
+			json_object_array_add(list, x);
+		}
+		dbres_free(&r);
+		db_rollback(&db);
+		out = json_object_new_object();
+		jadd_str(out, "tenant_id", tenant);
+		json_object_object_add(out, "data", list);
+		print(out);
+		return;
+	}
+	if (strcmp(argv[0], "add") != 0 && strcmp(argv[0], "remove") != 0)
+		usage();
+	parse_opts(argc - 1, argv + 1, "tenant|contact", &o);
+	opt_uuid(&o, "tenant", tenant);
+	if (!contact_key(conf.master_key, tenant, opt(&o, "contact", true), &kind,
+	    bidx, masked))
+		die(2, "option '--contact': not a Japanese phone number or an "
+		    "email address");
+	connect_db();
+	need_tenant(tenant);
+	if (strcmp(argv[0], "add") == 0) {
+		uuid_v7(id);
+		e = db_sd(&db, SD_TEST_RCPT_ADD, DBPARAMS(P_STR(id), P_STR(tenant),
+		    P_STR(kind), P_BIN(bidx, sizeof(bidx)), P_STR(masked)), NULL);
+		if (e == FB_EDUP)
+			die(1, "%s is already a test recipient", masked);
+		check(e, "add the test recipient");
+		audit_commit(tenant, "test_recipient.add", "test_recipient", id);
+	} else {
+		check(db_sd(&db, SD_TEST_RCPT_DELETE, DBPARAMS(P_STR(tenant), P_STR(kind),
+		    P_BIN(bidx, sizeof(bidx))), &r), "remove the test recipient");
+		if (r.nrows == 0)
+			die(1, "%s is not a test recipient", masked);
+		snprintf(id, sizeof(id), "%s", dbres_get(&r, 0, 0));
+		dbres_free(&r);
+		audit_commit(tenant, "test_recipient.remove", "test_recipient", id);
+	}
+	out = json_object_new_object();
+	jadd_str(out, "id", id);
+	jadd_str(out, "kind", kind);
+	jadd_str(out, "masked", masked);
+	print(out);
+}
+
 static void
 cmd_tenant(int argc, char *argv[])
 {
@@ -258,6 +419,10 @@ cmd_tenant(int argc, char *argv[])
 
 	if (argc >= 1 && strcmp(argv[0], "set-quiet-hours") == 0) {
 		cmd_quiet_hours(argc - 1, argv + 1);
+		return;
+	}
+	if (argc >= 1 && strcmp(argv[0], "set-quota") == 0) {
+		cmd_quota(argc - 1, argv + 1);
 		return;
 	}
 	if (argc < 1 || strcmp(argv[0], "create") != 0)
@@ -713,6 +878,10 @@ main(int argc, char *argv[])
 		cmd_scenario(argc - 1, argv + 1);
 	else if (strcmp(argv[0], "publish") == 0)
 		cmd_publish(argc - 1, argv + 1);
+	else if (strcmp(argv[0], "usage") == 0)
+		cmd_usage(argc - 1, argv + 1);
+	else if (strcmp(argv[0], "test-recipient") == 0)
+		cmd_test_recipient(argc - 1, argv + 1);
 	else
 		usage();
 	db_close(&db);

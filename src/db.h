@@ -24,7 +24,7 @@ enum db_set {
 	DBSET_SENDING,		/* db/sending.c */
 	DBSET__MAX
 };
-#define DBSET_STMT_MAX 32
+#define DBSET_STMT_MAX 48
 
 struct dbstmt {
 	const char	*name;	/* for logs: "campaign_get" */

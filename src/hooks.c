@@ -5,7 +5,8 @@
  * to yours, or translate in front):
  *
  *   Authorization: Bearer {hook_token}
- *   {"reference": "<delivery id>" | "id": "<provider message id>",
+ *   {"reference": "<delivery id>" | "id": "<provider message id>"
+ *      | "message_id": "<the email's Message-ID>",
  *    "status": "delivered" | "failed" | "bounced",
  *    "bounce": "hard" | "soft", "error": "<provider's code>"}
  *
@@ -13,7 +14,8 @@
  * with the error; a hard bounce also adds a tenant-wide `bounce`
  * suppression of that contact, so no later send goes to it.  Answers 204,
  * 400 for a malformed body, 401 for a wrong token (or none configured),
- * 404 for an unknown delivery.
+ * 404 for an unknown delivery.  Emails carry Message-ID
+ * <delivery id@domain of smtp_from>, so a bounce that quotes it is enough.
  */
 #include <stdio.h>
 #include <string.h>
@@ -21,6 +23,7 @@
 #include <sodium.h>
 
 #include "api.h"
+#include "send.h"
 #include "store.h"
 
 static bool
@@ -51,11 +54,14 @@ apply(struct req *r, json_object *o, bool *found)
 	const char	*ref = str(o, "reference"), *pid = str(o, "id"), *st = str(o, "status");
 	const char	*bounce = str(o, "bounce"), *err = str(o, "error");
 	struct dbres	 d, a;
-	char		 id[UUID_STRLEN + 1];
+	char		 id[UUID_STRLEN + 1], mref[UUID_STRLEN + 1];
 	unsigned	 bcol;
 	enum fb_err	 e;
 
 	*found = false;
+	if (ref == NULL && str(o, "message_id") != NULL &&
+	    message_id_reference(str(o, "message_id"), mref))
+		ref = mref;
 	if ((e = db_sd(r->db, SD_HOOK_FIND, DBPARAMS(P_STR(ref != NULL && uuid_valid(ref) ?
 	    ref : "00000000-0000-0000-0000-000000000000"), P_STR(pid != NULL ? pid : "")),
 	    &d)) != FB_OK)

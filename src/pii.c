@@ -245,3 +245,23 @@ pii_blind_index(const unsigned char *mk, const char *tenant, const char *kind,
 	crypto_generichash_final(&st, out, PII_BIDXBYTES);
 	sodium_memzero(k, sizeof(k));
 }
+
+bool
+contact_key(const unsigned char *mk, const char *tenant, const char *value,
+    const char **kind, unsigned char bidx[PII_BIDXBYTES], char masked[300])
+{
+	char		 norm[256];
+	enum tel_kind	 k;
+
+	if (contact_tel_normalize(value, norm, &k)) {
+		*kind = "tel";
+		contact_tel_mask(norm, masked);
+	} else if (contact_email_normalize(value, norm)) {
+		*kind = "email";
+		contact_email_mask(norm, masked);
+	} else
+		return false;
+	pii_blind_index(mk, tenant, *kind, norm, bidx);
+	sodium_memzero(norm, sizeof(norm));
+	return true;
+}

@@ -60,4 +60,13 @@ bool	pii_open(const unsigned char *mk, const char *tenant, const char *row,
 void	pii_blind_index(const unsigned char *mk, const char *tenant,
 	    const char *kind, const char *norm, unsigned char out[PII_BIDXBYTES]);
 
+/*
+ * A contact as typed (a phone number when it normalises as one, else an
+ * email address) into its kind ("tel" or "email", static), the tenant's
+ * blind index and the contract's mask (conventions 4).  Returns false
+ * when it is neither; nothing is written then.
+ */
+bool	contact_key(const unsigned char *mk, const char *tenant, const char *value,
+	    const char **kind, unsigned char bidx[PII_BIDXBYTES], char masked[300]);
+
 #endif

@@ -60,16 +60,49 @@ b64_fold(struct buf *b, const char *s)
 	return rc;
 }
 
+/* The domain of the From address ("Shop <a@shop.example>" or "a@shop.example"). */
+static const char *
+from_domain(const char *from)
+{
+	static char	 d[256];
+	const char	*at = strrchr(from, '@');
+	size_t		 n;
+
+	if (at == NULL)
+		return "formback.invalid";
+	at++;
+	n = strcspn(at, "> \t");
+	if (n == 0 || n >= sizeof(d))
+		return "formback.invalid";
+	memcpy(d, at, n);
+	d[n] = '\0';
+	return d;
+}
+
+bool
+message_id_reference(const char *mid, char out[UUID_STRLEN + 1])
+{
+	while (*mid == ' ' || *mid == '<')
+		mid++;
+	if (strlen(mid) < UUID_STRLEN + 1 || mid[UUID_STRLEN] != '@')
+		return false;
+	snprintf(out, UUID_STRLEN + 1, "%.*s", UUID_STRLEN, mid);
+	if (!uuid_valid(out))
+		return false;
+	uuid_lower(out);
+	return true;
+}
+
 enum send_result
 send_email(const struct conf *c, const char *to, const char *subject,
-    const char *text, const char *html, const char *unsub, char *error,
-    size_t errsz)
+    const char *text, const char *html, const char *unsub, const char *ref,
+    char *error, size_t errsz)
 {
 	CURL			*h;
 	struct curl_slist	*rcpt = NULL;
 	struct buf		 m;
 	struct reader		 rd;
-	char			 date[64], boundary[40], subj_b64[1024], mid[80];
+	char			 date[64], boundary[40], subj_b64[1024], mid[320];
 	char			 env_to[300], env_from[300];
 	const char		*lt;
 	unsigned char		 rnd[12];
@@ -83,13 +116,19 @@ send_email(const struct conf *c, const char *to, const char *subject,
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
 	randombytes_buf(rnd, sizeof(rnd));
 	sodium_bin2hex(boundary, sizeof(boundary), rnd, sizeof(rnd));
-	sodium_bin2hex(mid, sizeof(mid), rnd, 8);
+	if (ref != NULL)
+		snprintf(mid, sizeof(mid), "%s@%s", ref, from_domain(c->smtp_from));
+	else {
+		sodium_bin2hex(mid, sizeof(mid), rnd, 8);
+		snprintf(mid + strlen(mid), sizeof(mid) - strlen(mid), "@%s",
+		    from_domain(c->smtp_from));
+	}
 	sodium_bin2base64(subj_b64, sizeof(subj_b64), (const unsigned char *)subject,
 	    strlen(subject) > 700 ? 700 : strlen(subject),
 	    sodium_base64_VARIANT_ORIGINAL);
 	buf_init(&m, 8u << 20);
 	if (buf_printf(&m, "Date: %s\r\nFrom: %s\r\nTo: <%s>\r\n"
-	    "Subject: =?UTF-8?B?%s?=\r\nMessage-ID: <%s@formback>\r\n"
+	    "Subject: =?UTF-8?B?%s?=\r\nMessage-ID: <%s>\r\n"
 	    "MIME-Version: 1.0\r\n", date, c->smtp_from, to, subj_b64, mid) != FB_OK ||
 	    (unsub != NULL && buf_printf(&m, "List-Unsubscribe: <%s>\r\n"
 	    "List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n", unsub) != FB_OK) ||

@@ -17,11 +17,28 @@ enum send_result {
  * Send one email to `to` through smtp_url as smtp_from: UTF-8, the
  * subject MIME-encoded (RFC 2047), a text and an HTML part, and, when
  * `unsubscribe` is set, List-Unsubscribe and List-Unsubscribe-Post (RFC
- * 8058).  `error` receives a short code on failure.
+ * 8058).  With a `reference` (a delivery id) the Message-ID is
+ * <reference@domain of smtp_from>, so a provider's receipt that quotes it
+ * names the delivery; else it is random.  `error` receives a short code
+ * on failure.
  */
 enum send_result send_email(const struct conf *, const char *to,
 	    const char *subject, const char *text, const char *html,
-	    const char *unsubscribe, char *error, size_t errsz);
+	    const char *unsubscribe, const char *reference, char *error,
+	    size_t errsz);
+/*
+ * Send the outbox's operator emails (URL takeover notices, usage alerts)
+ * to the owners and admins each row names who are still active, and mark
+ * the rows processed; rows another pass holds are skipped, a row whose
+ * send must be retried stays for the next pass.  `sent` receives the
+ * number of emails sent.  Returns a database error, else FB_OK.
+ */
+enum fb_err	opmail_pass(struct db *, const struct conf *, int *sent);
+/*
+ * The delivery id a Message-ID made by send_email() names ("<id@host>",
+ * brackets optional), lower-cased into out; false when it names none.
+ */
+bool	message_id_reference(const char *message_id, char out[UUID_STRLEN + 1]);
 
 /*
  * Send one SMS: POST {sms_gateway_url} with Authorization: Bearer

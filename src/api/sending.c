@@ -144,29 +144,6 @@ suppression_json(const struct dbres *s, unsigned i)
 }
 
 /*
- * A contact as typed into its kind, blind index and mask: a phone number
- * when it normalises as one, else an email address.  False when neither.
- */
-static bool
-contact_of(const struct req *r, const char *value, const char **kind,
-    unsigned char bidx[PII_BIDXBYTES], char masked[300])
-{
-	char		 norm[256];
-	enum tel_kind	 k;
-
-	if (contact_tel_normalize(value, norm, &k)) {
-		*kind = "tel";
-		contact_tel_mask(norm, masked);
-	} else if (contact_email_normalize(value, norm)) {
-		*kind = "email";
-		contact_email_mask(norm, masked);
-	} else
-		return false;
-	pii_blind_index(r->conf->master_key, r->auth.tenant_id, *kind, norm, bidx);
-	return true;
-}
-
-/*
  * GET /suppressions: `q` is an exact contact, looked up through the blind
  * index (a phone number in any typed form, or an email address).
  */
@@ -184,7 +161,8 @@ api_suppressions_list(struct req *r)
 	if (page_from_req(r, &pg) != 0)
 		return FB_OK;
 	if (q != NULL && *q != '\0') {
-		if (!contact_of(r, q, &kind, bidx, masked))
+		if (!contact_key(r->conf->master_key, r->auth.tenant_id, q,
+		    &kind, bidx, masked))
 			memset(bidx, 0, sizeof(bidx));	/* matches nothing */
 		has_q = true;
 	}
@@ -231,7 +209,8 @@ api_suppressions_create(struct req *r)
 			return api_error(r, AC_PARAMETER_INVALID, "expires_at");
 		time_sql(t, exp);
 	}
-	if (!contact_of(r, value, &kind, bidx, masked))
+	if (!contact_key(r->conf->master_key, r->auth.tenant_id, value, &kind,
+	    bidx, masked))
 		return api_error(r, AC_PARAMETER_INVALID, "value");
 	if (cid != NULL) {
 		snprintf(camp, sizeof(camp), "%s", cid);

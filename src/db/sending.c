@@ -19,7 +19,8 @@
 	DB_TS("expires_at") ", " DB_TS("created_at")
 
 /* statement indexes: enum SD_* in store.h */
-#define SD__MAX (SD_HOOK_RESULT + 1)
+#define SD__MAX (SD_USAGE_GET + 1)
+_Static_assert(SD__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
 
 static const struct dbstmt sd_sql[SD__MAX] = {
 	/* SD_ACTIVE_STEPS: the steps of the campaign's active scenario */
@@ -90,7 +91,7 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "l.sms_capable, c.status, c.product_name, s.status, s.deleted_at IS NOT NULL, "
 	  "t.delivery_mode, m.subject, m.body, m.blocks, m.link_url, m.header_image_url, "
 	  "st.id IS NULL OR m.id IS NULL, d.attempts, si.name, t.sms_quiet_start, "
-	  "t.sms_quiet_end FROM deliveries d JOIN leads l ON l.id = d.lead_id "
+	  "t.sms_quiet_end, t.plan, t.send_quota FROM deliveries d JOIN leads l ON l.id = d.lead_id "
 	  "JOIN campaigns c ON c.id = d.campaign_id JOIN scenarios s ON s.id = d.scenario_id "
 	  "JOIN tenants t ON t.id = d.tenant_id JOIN sites si ON si.id = l.site_id "
 	  "LEFT JOIN scenario_steps st ON st.id = d.step_id "
@@ -154,6 +155,56 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	{ "hook_result",
 	  "UPDATE deliveries SET status = ?, error_code = COALESCE(?, error_code), "
 	  "updated_at = NOW(6) WHERE id = ? AND status IN ('sent', 'delivered')" },
+	/* SD_TEST_RCPT_ADD */
+	{ "test_recipient_add",
+	  "INSERT INTO test_recipients (id, tenant_id, kind, bidx, masked) "
+	  "VALUES (?, ?, ?, ?, ?)" },
+	/* SD_TEST_RCPT_DELETE */
+	{ "test_recipient_delete",
+	  "DELETE FROM test_recipients WHERE tenant_id = ? AND kind = ? AND bidx = ? "
+	  "RETURNING id, kind, masked" },
+	/* SD_TEST_RCPT_LIST */
+	{ "test_recipient_list",
+	  "SELECT id, kind, masked, " DB_TS("created_at") " FROM test_recipients "
+	  "WHERE tenant_id = ? ORDER BY id" },
+	/* SD_TEST_RCPT_IS */
+	{ "test_recipient_is",
+	  "SELECT 1 FROM test_recipients WHERE tenant_id = ? AND kind = ? AND bidx = ?" },
+	/* SD_USAGE_ROW: the month's row, made when missing */
+	{ "usage_row",
+	  "INSERT IGNORE INTO usage_months (tenant_id, month) VALUES (?, ?)" },
+	/* SD_USAGE_LOCK: the month's count, the quota and what was announced */
+	{ "usage_lock",
+	  "SELECT u.sends, u.notified_pct, t.plan, t.send_quota FROM usage_months u "
+	  "JOIN tenants t ON t.id = u.tenant_id WHERE u.tenant_id = ? AND u.month = ? "
+	  "FOR UPDATE" },
+	/* SD_USAGE_SET */
+	{ "usage_set",
+	  "UPDATE usage_months SET sends = ?, notified_pct = ?, updated_at = NOW(6) "
+	  "WHERE tenant_id = ? AND month = ?" },
+	/* SD_USAGE_GIVE_BACK: a counted message that did not leave */
+	{ "usage_give_back",
+	  "UPDATE usage_months SET sends = GREATEST(sends - 1, 0), updated_at = NOW(6) "
+	  "WHERE tenant_id = ? AND month = ?" },
+	/* SD_TENANT_QUOTA */
+	{ "tenant_quota",
+	  "UPDATE tenants SET send_quota = ?, updated_at = NOW(6) WHERE id = ?" },
+	/* SD_OPMAIL_CLAIM: operator emails not sent yet, no other pass's */
+	{ "opmail_claim",
+	  "SELECT id, tenant_id, event_type, payload FROM outbox WHERE topic = 'email' "
+	  "AND processed_at IS NULL ORDER BY id LIMIT 20 FOR UPDATE SKIP LOCKED" },
+	/* SD_OPMAIL_DONE */
+	{ "opmail_done",
+	  "UPDATE outbox SET processed_at = NOW(6) WHERE id = ?" },
+	/* SD_OPMAIL_TO: the addresses of the listed members still active */
+	{ "opmail_to",
+	  "SELECT email FROM members WHERE tenant_id = ? AND status = 'active' "
+	  "AND JSON_CONTAINS(?, JSON_QUOTE(CAST(id AS CHAR))) ORDER BY id" },
+	/* SD_USAGE_GET: plan, own quota, the month's count and notices */
+	{ "usage_get",
+	  "SELECT t.plan, t.send_quota, COALESCE(u.sends, 0), "
+	  "COALESCE(u.notified_pct, 0) FROM tenants t LEFT JOIN usage_months u "
+	  "ON u.tenant_id = t.id AND u.month = ? WHERE t.id = ?" },
 };
 
 enum fb_err

@@ -515,6 +515,13 @@ Test(capture, url_takeover_warning)
 	    "AND topic = 'email' AND event_type = 'url_takeover'", f.tenant), "1");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s' "
 	    "AND action = 'url_takeover'", f.tenant), "1");
+	/* formback-deliver sends the notice to the owner and marks it */
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\""), 0);
+	snprintf(p, sizeof(p), "grep -l -r -F 'X-Envelope-To: owner@t%s.example' "
+	    "\"$FB_MAIL_DIR\" >/dev/null", f.tenant);
+	cr_assert_eq(system(p), 0, "no notice in the sink");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
+	    "AND topic = 'email' AND processed_at IS NOT NULL", f.tenant), "1");
 }
 
 /*

@@ -1,0 +1,181 @@
+/*
+ * Operator emails (design 1): the outbox's `email` rows -- URL takeover
+ * notices (contract: Errors, last paragraph) and usage alerts (contract:
+ * Events, usage.threshold_reached) -- rendered in Japanese and sent to
+ * the owners and admins the row names who are still active.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "api.h"
+#include "send.h"
+#include "sms.h"
+#include "store.h"
+
+#define OPMAIL_PASSES	50	/* batches of 20 per pass */
+
+static const char *
+jstr(json_object *o, const char *path)
+{
+	json_object	*v = o;
+	char		 k[64];
+	const char	*p = path, *dot;
+
+	while (v != NULL && *p != '\0') {
+		dot = strchr(p, '.');
+		snprintf(k, sizeof(k), "%.*s", (int)(dot != NULL ? dot - p :
+		    (long)strlen(p)), p);
+		if (!json_object_object_get_ex(v, k, &v))
+			return "";
+		p = dot != NULL ? dot + 1 : p + strlen(p);
+	}
+	return v != NULL && !json_object_is_type(v, json_type_null) ?
+	    json_object_get_string(v) : "";
+}
+
+/* Subject and text of one operator email; false for an unknown template. */
+static bool
+render(const char *type, json_object *p, struct buf *subj, struct buf *text)
+{
+	json_object	*ex;
+	size_t		 i;
+	enum fb_err	 e;
+
+	if (strcmp(type, "url_takeover") == 0) {
+		e = buf_printf(subj, "【Formback】キャンペーン「%s」のページが"
+		    "別のキャンペーンに移ります", jstr(p, "warning.lost_campaign.name"));
+		if (e == FB_OK)
+			e = buf_printf(text, "Formback をご利用いただきありがとうございます。\n\n"
+			    "キャンペーン「%s」(%s) の URL ルールの保存により、"
+			    "直近 30 日にキャンペーン「%s」(%s) が扱っていたページ %s 件が、"
+			    "今後は「%s」の対象になります。\n\n"
+			    "該当したルール: %s %s (%s)\n例:\n",
+			    jstr(p, "warning.taking_campaign.name"),
+			    jstr(p, "warning.taking_campaign.key"),
+			    jstr(p, "warning.lost_campaign.name"),
+			    jstr(p, "warning.lost_campaign.key"),
+			    jstr(p, "warning.page_count"),
+			    jstr(p, "warning.taking_campaign.name"),
+			    jstr(p, "warning.rule.match_type"), jstr(p, "warning.rule.pattern"),
+			    jstr(p, "warning.rule.role"));
+		if (json_object_object_get_ex(p, "warning", &ex) &&
+		    json_object_object_get_ex(ex, "example_pages", &ex) &&
+		    json_object_is_type(ex, json_type_array))
+			for (i = 0; e == FB_OK && i < json_object_array_length(ex); i++)
+				e = buf_printf(text, "  %s\n", json_object_get_string(
+				    json_object_array_get_idx(ex, i)));
+		if (e == FB_OK)
+			e = buf_printf(text, "\n意図しない変更であれば、URL ルールを"
+			    "見直してください。\n");
+		return e == FB_OK;
+	}
+	if (strcmp(type, "usage_threshold") == 0) {
+		e = buf_printf(subj, "【Formback】%s の送信数が上限の %s%% に達しました",
+		    jstr(p, "usage.period"), jstr(p, "usage.threshold_percent"));
+		if (e == FB_OK)
+			e = buf_printf(text, "Formback をご利用いただきありがとうございます。\n\n"
+			    "%s (日本時間) の送信数が %s 通となり、プラン「%s」の月間上限 "
+			    "%s 通の %s%% に達しました。\n\n%s\n",
+			    jstr(p, "usage.period"), jstr(p, "usage.used"),
+			    jstr(p, "usage.plan"), jstr(p, "usage.quota"),
+			    jstr(p, "usage.threshold_percent"),
+			    strcmp(jstr(p, "usage.plan"), "free") == 0 ?
+			    "Free プランでは上限を超えた送信は行われません"
+			    "(free_quota_exhausted)。翌月 1 日 (日本時間) に再開します。" :
+			    "上限を超えた分も送信は続き、超過分としてご請求します。");
+		return e == FB_OK;
+	}
+	return false;
+}
+
+/* Send one outbox row to its recipients; false when any send must be retried. */
+static bool
+send_row(struct db *db, const struct conf *c, const struct dbres *r, unsigned i,
+    int *n)
+{
+	json_object	*p = json_tokener_parse(dbres_get(r, i, 3)), *ids;
+	struct buf	 subj, text, html;
+	struct dbres	 to;
+	char		 err[64];
+	unsigned	 j;
+	bool		 ok = true;
+
+	if (p == NULL || !json_object_object_get_ex(p, "member_ids", &ids)) {
+		logx(LOG_ERR, "outbox '%s': unreadable operator email", dbres_get(r, i, 0));
+		json_object_put(p);
+		return true;	/* nothing to retry */
+	}
+	buf_init(&subj, 4096);
+	buf_init(&text, 1u << 16);
+	buf_init(&html, 1u << 17);
+	if (!render(dbres_get(r, i, 2), p, &subj, &text) ||
+	    buf_addstr(&html, "<!DOCTYPE html><html><body><pre style=\"font-family:"
+	    "sans-serif;white-space:pre-wrap\">") != FB_OK ||
+	    html_escape(&html, text.data) != FB_OK ||
+	    buf_addstr(&html, "</pre></body></html>") != FB_OK) {
+		logx(LOG_ERR, "outbox '%s': no template '%s'", dbres_get(r, i, 0),
+		    dbres_get(r, i, 2));
+		goto done;
+	}
+	if (db_sd(db, SD_OPMAIL_TO, DBPARAMS(P_STR(dbres_get(r, i, 1)),
+	    P_STR(json_object_to_json_string(ids))), &to) != FB_OK) {
+		ok = false;
+		goto done;
+	}
+	for (j = 0; j < to.nrows; j++) {
+		switch (send_email(c, dbres_get(&to, j, 0), subj.data, text.data,
+		    html.data, NULL, NULL, err, sizeof(err))) {
+		case SEND_OK:
+			(*n)++;
+			break;
+		case SEND_RETRY:
+			ok = false;
+			break;
+		case SEND_FAIL:
+			logx(LOG_WARN, "outbox '%s': a member's address was refused: %s",
+			    dbres_get(r, i, 0), err);
+			break;
+		}
+	}
+	dbres_free(&to);
+done:
+	buf_release(&subj);
+	buf_release(&text);
+	buf_release(&html);
+	json_object_put(p);
+	return ok;
+}
+
+enum fb_err
+opmail_pass(struct db *db, const struct conf *c, int *sent)
+{
+	struct dbres	 r;
+	unsigned	 i, done;
+	int		 pass;
+	enum fb_err	 e = FB_OK;
+
+	*sent = 0;
+	for (pass = 0; pass < OPMAIL_PASSES; pass++) {
+		if ((e = db_begin(db)) != FB_OK)
+			return e;
+		if ((e = db_sd(db, SD_OPMAIL_CLAIM, NULL, 0, &r)) != FB_OK) {
+			db_rollback(db);
+			return e;
+		}
+		for (i = done = 0; i < r.nrows && e == FB_OK; i++)
+			if (send_row(db, c, &r, i, sent)) {
+				e = db_sd(db, SD_OPMAIL_DONE, DBPARAMS(P_STR(
+				    dbres_get(&r, i, 0))), NULL);
+				done++;
+			}
+		if (e == FB_OK)
+			e = db_commit(db);
+		else
+			db_rollback(db);
+		i = r.nrows;
+		dbres_free(&r);
+		if (e != FB_OK || i < 20 || done < i)
+			break;
+	}
+	return e;
+}

@@ -1,0 +1,296 @@
+/*
+ * The monthly sending quota and its notices (contract: Lead
+ * suppress_reason free_quota_exhausted, Events usage.threshold_reached),
+ * test recipients for delivery mode test_only, the operator emails of
+ * the outbox, and what makes an email traceable (Message-ID receipts,
+ * the open pixel).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "harness.h"
+
+#define J(...) #__VA_ARGS__
+
+/*
+ * An active campaign `key` whose active scenario has one step on
+ * `channel`, due 5 minutes after abandonment; the delivery switch `mode`.
+ */
+static void
+one_step(const struct fx *f, const char *key, const char *channel,
+    const char *mode)
+{
+	char		 c[40], m[40], s[40], p[256], b[1024];
+	struct resp	*r;
+
+	fx_campaign(f, key, c);
+	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/url-rules", c);
+	resp_free(http("PUT", p, f->live, J({"rules":[{"role":"form","match_type":"prefix","pattern":"/form"}]}), NULL));
+	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active", c), 0);
+	r = http("POST", "/api/v1/messages", f->live, strcmp(channel, "sms") == 0 ?
+	    J({"channel":"sms","body":"テスト商店です。続きはこちら {{link_url}}","link_url":"https://shop.example.jp/form"}) :
+	    J({"channel":"email","subject":"お手続きのご案内","link_url":"https://shop.example.jp/form",
+	    "blocks":[{"type":"text","text":"続きはこちら"},{"type":"button","text":"続ける","url":"{{link_url}}"}]}), NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	snprintf(m, sizeof(m), "%s", jget(r->json, "id"));
+	resp_free(r);
+	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/scenarios", c);
+	r = http("POST", p, f->live, J({"name":"usage"}), NULL);
+	snprintf(s, sizeof(s), "%s", jget(r->json, "id"));
+	resp_free(r);
+	snprintf(p, sizeof(p), "/api/v1/scenarios/%s/steps", s);
+	snprintf(b, sizeof(b), "{\"steps\":[{\"message_id\":\"%s\",\"delay_minutes\":5}]}", m);
+	r = http("PUT", p, f->live, b, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status active", s), 0);
+	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode %s", f->tenant, mode), 0);
+}
+
+/* A visitor `n` of campaign `key` who typed `tel` and `email` and left. */
+static void
+capture(const struct fx *f, const char *key, int n, const char *tel, const char *email)
+{
+	char		 b[1024];
+	struct resp	*r;
+
+	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"%08d-2222-4222-8222-222222222222\","
+	    "\"session\":\"%08d-2222-4222-8222-222222222222\",\"type\":\"capture\","
+	    "\"url\":\"https://shop.example.jp/form\",\"campaign\":\"%s\",\"role\":\"form\","
+	    "\"contact\":{\"tel\":\"%s\",\"email\":\"%s\"},\"consent\":true}",
+	    f->site_pk, n, n, key, tel, email);
+	r = http("POST", "/tag/v1/events", NULL, b, NULL);
+	cr_assert_eq(r->status, 204, "%s", r->body);
+	resp_free(r);
+}
+
+/*
+ * The decoded subject, then the text part, then the HTML part of the
+ * `nth` (0-based) mail in the sink to `to`, by Python's email parser;
+ * "" when there is none (static storage).
+ */
+static const char *
+mail_to(const char *to, int nth)
+{
+	static char	 out[1 << 16];
+	char		 cmd[2048];
+	FILE		*p;
+	size_t		 n;
+
+	snprintf(cmd, sizeof(cmd), "f=$(grep -l -r -F 'X-Envelope-To: %s' \"$FB_MAIL_DIR\" "
+	    "2>/dev/null | sort | sed -n '%dp'); [ -n \"$f\" ] && /usr/bin/python3 -c '"
+	    "import email, sys\n"
+	    "from email import policy\n"
+	    "m = email.message_from_binary_file(open(sys.argv[1], \"rb\"), policy=policy.default)\n"
+	    "print(\"Message-ID:\", m[\"message-id\"])\n"
+	    "print(\"Subject:\", m[\"subject\"])\n"
+	    "for k in (\"plain\", \"html\"):\n"
+	    "    b = m.get_body((k,))\n"
+	    "    print(b.get_content() if b is not None else \"\")\n"
+	    "' \"$f\"", to, nth + 1);
+	p = popen(cmd, "r");
+	n = fread(out, 1, sizeof(out) - 1, p);
+	pclose(p);
+	out[n] = '\0';
+	return out;
+}
+
+/* What the SMS stand-in received (static storage). */
+static const char *
+slurp_sms(void)
+{
+	static char	 buf[1 << 20];
+	FILE		*f = fopen(getenv("FB_SMS_FILE"), "r");
+	size_t		 n = 0;
+
+	if (f != NULL) {
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return buf;
+}
+
+Test(usage, free_quota_stops_sending_and_is_announced, .timeout = 90)
+{
+	struct fx	 f;
+	json_object	*o;
+	char		 owner[128];
+	const char	*m;
+	int		 i;
+
+	fx_new(&f, "free", 0);
+	snprintf(owner, sizeof(owner), "owner@t%s.example", f.tenant);
+	cr_assert_eq(ctl(NULL, "tenant set-quota --tenant %s --sends 0", f.tenant), 2);
+	cr_assert_eq(ctl(NULL, "tenant set-quota --tenant %s --sends many", f.tenant), 2);
+	cr_assert_eq(ctl(&o, "tenant set-quota --tenant %s --sends 2", f.tenant), 0);
+	cr_assert_str_eq(json_object_get_string(json_object_object_get(o, "send_quota")), "2");
+	json_object_put(o);
+	one_step(&f, "quota", "sms", "live");
+	for (i = 0; i < 3; i++) {
+		char tel[32];
+
+		snprintf(tel, sizeof(tel), "090-7000-%04d", i);
+		capture(&f, "quota", 100 + i, tel, "");
+	}
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2034-05-10T03:00:00Z"), 0);
+	/* 12:10 JST on 10 May 2034 */
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2034-05-10T03:10:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
+	    "AND status = 'sent'", f.tenant), "2");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
+	    "AND status = 'suppressed'", f.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' "
+	    "AND suppress_reason = 'free_quota_exhausted'", f.tenant), "1");
+	/* both thresholds crossed in one pass: one event each, never a contact */
+	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(JSON_VALUE(payload, '$.threshold_percent') "
+	    "ORDER BY id) FROM outbox WHERE tenant_id = '%s' AND topic = 'webhook' "
+	    "AND event_type = 'usage.threshold_reached'", f.tenant), "80,100");
+	cr_assert_str_eq(sql("SELECT JSON_VALUE(payload, '$.period') FROM outbox "
+	    "WHERE tenant_id = '%s' AND event_type = 'usage.threshold_reached' LIMIT 1",
+	    f.tenant), "2034-05");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
+	    "AND payload LIKE '%%7000%%'", f.tenant), "0");
+	/* the owner's notices went out with the pass, and are marked */
+	m = mail_to(owner, 1);
+	cr_assert_not_null(strstr(m, "上限の 100% に達しました"), "%s", m);
+	cr_assert_not_null(strstr(m, "free_quota_exhausted"), "%s", m);
+	cr_assert_not_null(strstr(mail_to(owner, 0), "上限の 80% に達しました"));
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
+	    "AND topic = 'email' AND processed_at IS NULL", f.tenant), "0");
+	cr_assert_eq(ctl(&o, "usage --tenant %s --month 2034-05", f.tenant), 0);
+	cr_assert_str_eq(json_object_get_string(json_object_object_get(o, "sends")), "2");
+	cr_assert_str_eq(json_object_get_string(json_object_object_get(o, "quota")), "2");
+	cr_assert_str_eq(json_object_get_string(json_object_object_get(o, "notified_percent")), "100");
+	json_object_put(o);
+	cr_assert_eq(ctl(NULL, "usage --tenant %s --month 2034-13", f.tenant), 2);
+	/* another pass announces nothing again */
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2034-05-10T03:20:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
+	    "AND event_type = 'usage.threshold_reached'", f.tenant), "2");
+	/*
+	 * The next JST month counts from zero: 00:10 JST on 1 June is still
+	 * May in UTC (no quiet hours, so the SMS may go at that hour).
+	 */
+	cr_assert_eq(ctl(NULL, "tenant set-quiet-hours --tenant %s --start 00:00 "
+	    "--end 00:00", f.tenant), 0);
+	capture(&f, "quota", 200, "090-7000-0200", "");
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2034-05-31T15:00:00Z"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2034-05-31T15:10:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
+	    "AND status = 'sent'", f.tenant), "3");
+	cr_assert_eq(ctl(&o, "usage --tenant %s --month 2034-06", f.tenant), 0);
+	cr_assert_str_eq(json_object_get_string(json_object_object_get(o, "sends")), "1");
+	json_object_put(o);
+	cr_assert_eq(ctl(&o, "tenant set-quota --tenant %s --sends plan", f.tenant), 0);
+	cr_assert(json_object_is_type(json_object_object_get(o, "send_quota"), json_type_null));
+	json_object_put(o);
+}
+
+Test(usage, paid_plan_sends_past_the_quota_and_is_told, .timeout = 90)
+{
+	struct fx	 f;
+	int		 i;
+
+	fx_new(&f, "starter", 0);
+	cr_assert_eq(ctl(NULL, "tenant set-quota --tenant %s --sends 2", f.tenant), 0);
+	one_step(&f, "paid", "sms", "live");
+	for (i = 0; i < 3; i++) {
+		char tel[32];
+
+		snprintf(tel, sizeof(tel), "080-7100-%04d", i);
+		capture(&f, "paid", 300 + i, tel, "");
+	}
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2034-05-11T03:00:00Z"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2034-05-11T03:10:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
+	    "AND status = 'sent'", f.tenant), "3");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
+	    "AND event_type = 'usage.threshold_reached'", f.tenant), "2");
+	cr_assert_str_eq(sql("SELECT sends FROM usage_months WHERE tenant_id = '%s'",
+	    f.tenant), "3");
+}
+
+Test(usage, test_only_sends_to_test_recipients_alone, .timeout = 90)
+{
+	struct fx	 f;
+	json_object	*o;
+
+	fx_new(&f, "pro", 0);
+	one_step(&f, "trial", "sms", "test_only");
+	/* kept as a blind index: any typed form of the number matches */
+	cr_assert_eq(ctl(&o, "test-recipient add --tenant %s --contact '０９０ ７２００ ０００１'",
+	    f.tenant), 0);
+	cr_assert_str_eq(json_object_get_string(json_object_object_get(o, "masked")),
+	    "090-****-0001");
+	json_object_put(o);
+	cr_assert_eq(ctl(NULL, "test-recipient add --tenant %s --contact 09072000001", f.tenant), 1);
+	cr_assert_eq(ctl(NULL, "test-recipient add --tenant %s --contact 'not a contact'", f.tenant), 2);
+	cr_assert_eq(ctl(NULL, "test-recipient add --tenant %s --contact qa@example.jp", f.tenant), 0);
+	cr_assert_eq(ctl(NULL, "test-recipient remove --tenant %s --contact QA@example.jp", f.tenant), 0);
+	cr_assert_eq(ctl(NULL, "test-recipient remove --tenant %s --contact qa@example.jp", f.tenant), 1);
+	cr_assert_eq(ctl(&o, "test-recipient list --tenant %s", f.tenant), 0);
+	cr_assert_eq(json_object_array_length(json_object_object_get(o, "data")), 1);
+	cr_assert_null(strstr(json_object_to_json_string(o), "72000001"));
+	json_object_put(o);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM test_recipients WHERE tenant_id = '%s' "
+	    "AND masked LIKE '%%7200%%'", f.tenant), "0");
+	capture(&f, "trial", 400, "090-7200-0001", "");
+	capture(&f, "trial", 401, "090-7200-0002", "");
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2034-05-12T03:00:00Z"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2034-05-12T03:10:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
+	    "AND status = 'sent' AND to_masked = '090-****-0001'", f.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' "
+	    "AND suppress_reason = 'not_test_recipient' AND tel_masked = '090-****-0002'",
+	    f.tenant), "1");
+	cr_assert_not_null(strstr(slurp_sms(), "+819072000001"));
+	cr_assert_null(strstr(slurp_sms(), "+819072000002"));
+}
+
+Test(usage, emails_name_their_delivery_and_count_opens, .timeout = 90)
+{
+	struct fx	 f;
+	char		 d[40], b[512], tok[16], p[64];
+	const char	*m, *u;
+	struct resp	*r;
+
+	fx_new(&f, "pro", 0);
+	one_step(&f, "mail", "email", "live");
+	capture(&f, "mail", 500, "", "hanako.y@example.jp");
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2034-05-13T03:00:00Z"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2034-05-13T03:10:00Z"), 0);
+	snprintf(d, sizeof(d), "%s", sql("SELECT id FROM deliveries WHERE tenant_id = '%s'",
+	    f.tenant));
+	m = mail_to("hanako.y@example.jp", 0);
+	cr_assert_not_null(strstr(m, d), "the Message-ID does not name %s: %s", d, m);
+	cr_assert_not_null(strstr(m, "Subject: お手続きのご案内"), "%s", m);
+	/* the open pixel */
+	u = strstr(m, "/o/");
+	cr_assert_not_null(u, "%s", m);
+	snprintf(tok, sizeof(tok), "%.10s", u + 3);
+	snprintf(p, sizeof(p), "/o/%s", tok);
+	r = http("GET", p, NULL, NULL, NULL);
+	cr_assert_eq(r->status, 200);
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT hits FROM links WHERE token = '%s' AND kind = 'open'",
+	    tok), "1");
+	/* a bounce that quotes only the Message-ID finds the delivery */
+	snprintf(b, sizeof(b), "{\"message_id\":\"<%s@mail.formback.test>\","
+	    "\"status\":\"bounced\",\"bounce\":\"hard\",\"error\":\"550 5.1.1\"}", d);
+	r = http("POST", "/hooks/email/standin", NULL, b,
+	    "Authorization: Bearer stand-in-hook-token");
+	cr_assert_eq(r->status, 204, "%s", r->body);
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT status FROM deliveries WHERE id = '%s'", d), "failed");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE tenant_id = '%s' "
+	    "AND reason = 'bounce' AND kind = 'email'", f.tenant), "1");
+	r = http("POST", "/hooks/email/standin", NULL,
+	    J({"message_id":"<nothing@example.jp>","status":"delivered"}),
+	    "Authorization: Bearer stand-in-hook-token");
+	expect_error(r, 404, "not_found", "not_found", "reference");
+	resp_free(r);
+}
