@@ -35,6 +35,8 @@
 #define RETRY_MAX	3
 #define BATCH		16	/* claimed at a time: 16 sends fit the 10-minute lease */
 #define JOBS_DEFAULT	4	/* claimers at once (--jobs) */
+
+_Static_assert(BATCH <= SD_CLAIM_MARK_IDS, "a batch is claimed by one SD_CLAIM_MARK");
 #define JST		(9 * 3600)
 
 static struct conf	 conf;
@@ -282,15 +284,15 @@ check(const struct dbres *d, unsigned i, struct outcome *o)
 	o->go = true;
 }
 
-/* The tenant's monthly quota: its own, else its plan's. */
+/* The monthly quota of claimed row i's tenant: its own, else its plan's. */
 static long
-quota_of(const struct dbres *u)
+quota_of(const struct dbres *d, unsigned i)
 {
 	enum plan	 p;
 
-	if (dbres_get(u, 0, 3) != NULL)
-		return (long)dbres_int(u, 0, 3);
-	if (!plan_parse(dbres_get(u, 0, 2), &p))
+	if (dbres_get(d, i, CL_C_QUOTA) != NULL)
+		return (long)dbres_int(d, i, CL_C_QUOTA);
+	if (!plan_parse(dbres_get(d, i, CL_C_PLAN), &p))
 		p = PLAN_FREE;
 	return plans[p].monthly_sends;
 }
@@ -366,8 +368,8 @@ count_quota(const struct dbres *d, struct outcome *o)
 		    &u)) == FB_OK) {
 			sends = (long)dbres_int(&u, 0, 0);
 			told = (int)dbres_int(&u, 0, 1);
-			quota = quota_of(&u);
-			free_plan = strcmp(dbres_get(&u, 0, 2), "free") == 0;
+			quota = quota_of(d, i);
+			free_plan = strcmp(dbres_get(d, i, CL_C_PLAN), "free") == 0;
 			allowed = !free_plan ? want : quota - sends < 0 ? 0 :
 			    quota - sends < want ? quota - sends : want;
 			used = sends + allowed;
@@ -375,7 +377,7 @@ count_quota(const struct dbres *d, struct outcome *o)
 				if (told < thr[k] && quota > 0 &&
 				    used * 100 >= (long)thr[k] * quota) {
 					e = announce(tenant, thr[k], used, quota,
-					    dbres_get(&u, 0, 2));
+					    dbres_get(d, i, CL_C_PLAN));
 					pct = thr[k];
 				}
 			dbres_free(&u);
@@ -514,13 +516,49 @@ recover(void)
 }
 
 /*
+ * Claim up to n due deliveries for `token` in one short transaction: the
+ * oldest that no other claimer holds (SKIP LOCKED), stamped `sending`
+ * with a 10-minute lease from `at`; then read back everything their
+ * sends need into `claimed` (caller frees).
+ */
+static enum fb_err
+claim(const char *token, const char *at, long n, struct dbres *claimed)
+{
+	struct dbp	 p[2 + SD_CLAIM_MARK_IDS];
+	struct dbres	 pick;
+	unsigned	 i;
+	enum fb_err	 e;
+
+	if ((e = db_begin(&db)) != FB_OK)
+		return e;
+	if ((e = db_sd(&db, SD_CLAIM, DBPARAMS(P_STR(at), P_INT(n)), &pick)) != FB_OK) {
+		db_rollback(&db);
+		return e;
+	}
+	p[0] = P_STR(token);
+	p[1] = P_STR(at);
+	for (i = 0; i < SD_CLAIM_MARK_IDS; i++)
+		p[2 + i] = i < pick.nrows ? P_STR(dbres_get(&pick, i, 0)) : P_NULL;
+	e = pick.nrows > 0 ? db_sd(&db, SD_CLAIM_MARK, p, 2 + SD_CLAIM_MARK_IDS, NULL) :
+	    FB_OK;
+	dbres_free(&pick);
+	if (e == FB_OK)
+		e = db_commit(&db);
+	else
+		db_rollback(&db);
+	if (e != FB_OK)
+		return e;
+	return db_sd(&db, SD_CLAIMED, DBPARAMS(P_STR(token)), claimed);
+}
+
+/*
  * One claimer: claims and sends up to `limit` due deliveries, a batch at
  * a time, on its own database connection.  Returns the exit status.
  */
 static int
 claimer(long limit)
 {
-	struct dbres	 claimed, r;
+	struct dbres	 claimed;
 	static struct outcome outs[BATCH];
 	static struct links links[BATCH];
 	char		 token[UUID_STRLEN + 1], at[32];
@@ -536,9 +574,7 @@ claimer(long limit)
 	/* claim a small batch at a time, so no claim outlives its lease */
 	for (done = 0; done < limit; done += (long)claimed.nrows) {
 		uuid_v7(token);
-		if ((e = db_sd(&db, SD_CLAIM, DBPARAMS(P_STR(token), P_STR(at), P_STR(at),
-		    P_INT(limit - done < BATCH ? limit - done : BATCH)), &r)) != FB_OK ||
-		    (dbres_free(&r), e = db_sd(&db, SD_CLAIMED, DBPARAMS(P_STR(token)),
+		if ((e = claim(token, at, limit - done < BATCH ? limit - done : BATCH,
 		    &claimed)) != FB_OK) {
 			fprintf(stderr, "formback-deliver: cannot claim deliveries: %s\n",
 			    fb_strerror(e));

@@ -27,3 +27,6 @@ CREATE TABLE test_recipients (
   UNIQUE KEY test_recipients_contact (tenant_id, kind, bidx),
   CONSTRAINT fk_test_recipients_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
+
+-- formback-deliver reads back the rows of its claim by token.
+ALTER TABLE deliveries ADD KEY deliveries_claim (claim_token);

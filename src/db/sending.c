@@ -78,12 +78,15 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "SELECT id, tenant_id, lead_id, campaign_id, channel, step_no, claim_token "
 	  "FROM deliveries WHERE status = 'sending' AND claim_until < ? ORDER BY id LIMIT 1000 "
 	  "FOR UPDATE SKIP LOCKED" },
-	/* SD_CLAIM: one atomic statement; the token marks this pass's rows */
+	/*
+	 * SD_CLAIM: the oldest due deliveries no other claimer holds, locked
+	 * in index order (deliveries_due) so that a claim reads what it
+	 * takes, not the whole backlog; SD_CLAIM_MARK then stamps them.
+	 */
 	{ "deliveries_claim",
-	  "UPDATE deliveries SET status = 'sending', claim_token = ?, "
-	  "claim_until = CAST(? AS DATETIME(6)) + INTERVAL 10 MINUTE, "
-	  "attempts = attempts + 1, updated_at = NOW(6) WHERE status = 'scheduled' "
-	  "AND scheduled_at <= ? ORDER BY scheduled_at, id LIMIT ?" },
+	  "SELECT id FROM deliveries FORCE INDEX (deliveries_due) "
+	  "WHERE status = 'scheduled' AND scheduled_at <= ? "
+	  "LIMIT ? FOR UPDATE SKIP LOCKED" },
 	/* SD_CLAIMED: everything a send re-checks and needs */
 	{ "deliveries_claimed",
 	  "SELECT d.id, d.tenant_id, d.lead_id, d.campaign_id, d.channel, d.step_no, "
@@ -170,14 +173,22 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	/* SD_TEST_RCPT_IS */
 	{ "test_recipient_is",
 	  "SELECT 1 FROM test_recipients WHERE tenant_id = ? AND kind = ? AND bidx = ?" },
-	/* SD_USAGE_ROW: the month's row, made when missing */
+	/*
+	 * SD_USAGE_ROW: the month's row, made when missing, and locked
+	 * exclusively at once (INSERT IGNORE would take a shared lock on an
+	 * existing row, and two passes upgrading theirs would deadlock).
+	 */
 	{ "usage_row",
-	  "INSERT IGNORE INTO usage_months (tenant_id, month) VALUES (?, ?)" },
-	/* SD_USAGE_LOCK: the month's count, the quota and what was announced */
+	  "INSERT INTO usage_months (tenant_id, month) VALUES (?, ?) "
+	  "ON DUPLICATE KEY UPDATE sends = sends" },
+	/*
+	 * SD_USAGE_LOCK: the month's count and what was announced.  Only
+	 * this row: the tenant's row holds shared locks of foreign-key checks
+	 * that another pass's upgrade to exclusive would deadlock with.
+	 */
 	{ "usage_lock",
-	  "SELECT u.sends, u.notified_pct, t.plan, t.send_quota FROM usage_months u "
-	  "JOIN tenants t ON t.id = u.tenant_id WHERE u.tenant_id = ? AND u.month = ? "
-	  "FOR UPDATE" },
+	  "SELECT sends, notified_pct FROM usage_months WHERE tenant_id = ? "
+	  "AND month = ? FOR UPDATE" },
 	/* SD_USAGE_SET */
 	{ "usage_set",
 	  "UPDATE usage_months SET sends = ?, notified_pct = ?, updated_at = NOW(6) "
@@ -200,6 +211,12 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	{ "opmail_to",
 	  "SELECT email FROM members WHERE tenant_id = ? AND status = 'active' "
 	  "AND JSON_CONTAINS(?, JSON_QUOTE(CAST(id AS CHAR))) ORDER BY id" },
+	/* SD_CLAIM_MARK: the picked rows (up to 16 ids, NULL for none) */
+	{ "deliveries_claim_mark",
+	  "UPDATE deliveries SET status = 'sending', claim_token = ?, "
+	  "claim_until = CAST(? AS DATETIME(6)) + INTERVAL 10 MINUTE, "
+	  "attempts = attempts + 1, updated_at = NOW(6) WHERE status = 'scheduled' "
+	  "AND id IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
 	/* SD_USAGE_GET: plan, own quota, the month's count and notices */
 	{ "usage_get",
 	  "SELECT t.plan, t.send_quota, COALESCE(u.sends, 0), "

@@ -3,6 +3,7 @@
 # 127.0.0.1:PORT and writes it to DIR/NNNNNN.eml, the envelope recipients
 # first as "X-Envelope-To:" lines.  Debian's python3-aiosmtpd.
 #   smtp_sink.py PORT DIR
+import itertools
 import os
 import signal
 import sys
@@ -11,11 +12,14 @@ from aiosmtpd.controller import Controller
 
 out = sys.argv[2]
 os.makedirs(out, exist_ok=True)
+# numbered on from what the directory holds (listing it per message would
+# make a large run quadratic)
+seq = itertools.count(len(os.listdir(out)))
 
 
 class Sink:
     async def handle_DATA(self, server, session, envelope):
-        n = len(os.listdir(out))
+        n = next(seq)
         with open(os.path.join(out, "%06d.eml" % n), "wb") as f:
             for r in envelope.rcpt_tos:
                 f.write(b"X-Envelope-To: " + r.encode() + b"\r\n")
