@@ -399,8 +399,8 @@ Test(deliveries, quiet_hours_and_manual_conversion, .timeout = 60)
  * Two passes at once, one killed with SIGKILL midway, then a pass again
  * after the lease: every delivery ends in exactly one terminal state and
  * no recipient gets the same step twice, counted at the SMS stand-in
- * (design 6; issue: sending).  300 deliveries here; scripts/bench runs
- * the large backlog.
+ * (design 6; issue: sending).  300 SMS deliveries through the collector
+ * here; test_usage.c drains 20,000 the same way.
  */
 Test(deliveries, killed_pass_never_sends_twice, .timeout = 120)
 {
