@@ -35,6 +35,7 @@
 #define RETRY_MAX	3
 #define BATCH		16	/* claimed at a time: 16 sends fit the 10-minute lease */
 #define JOBS_DEFAULT	4	/* claimers at once (--jobs) */
+#define DAILY_CAP	3	/* messages per channel, recipient and JST day */
 
 _Static_assert(BATCH <= SD_CLAIM_MARK_IDS, "a batch is claimed by one SD_CLAIM_MARK");
 #define JST		(9 * 3600)
@@ -234,13 +235,50 @@ test_recipient(const struct dbres *d, unsigned i, const char *kind, unsigned bid
 }
 
 /*
+ * Whether the recipient of claimed row i has had DAILY_CAP messages on
+ * its channel from the tenant this JST day: those that left, those other
+ * claims are sending now (so passes at once can only err towards fewer),
+ * and the earlier rows of this batch that passed their checks.
+ */
+static bool
+capped(const struct dbres *d, unsigned i, const struct outcome *o,
+    const char *token, bool sms, unsigned bidx)
+{
+	struct dbres	 c;
+	long long	 local = now + JST, n = 0;
+	size_t		 at = (size_t)i * d->ncols + bidx, bt;
+	char		 since[32];
+	unsigned	 j;
+
+	for (j = 0; j < i; j++) {
+		bt = (size_t)j * d->ncols + bidx;
+		if (o[j].go && strcmp(dbres_get(d, j, CL_C_CHANNEL),
+		    dbres_get(d, i, CL_C_CHANNEL)) == 0 &&
+		    strcmp(dbres_get(d, j, CL_C_TENANT), dbres_get(d, i, CL_C_TENANT)) == 0 &&
+		    d->cell[bt] != NULL && d->len[bt] == d->len[at] &&
+		    memcmp(d->cell[bt], d->cell[at], d->len[at]) == 0)
+			n++;
+	}
+	time_sql(local - local % 86400 - JST, since);
+	if (db_sd(&db, sms ? SD_CAP_TEL : SD_CAP_EMAIL, DBPARAMS(
+	    P_STR(dbres_get(d, i, CL_C_TENANT)), P_BIN(d->cell[at], d->len[at]),
+	    P_STR(token), P_STR(since)), &c) != FB_OK)
+		return false;
+	n += dbres_int(&c, 0, 0);
+	dbres_free(&c);
+	return n >= DAILY_CAP;
+}
+
+/*
  * Everything that can stop a claimed delivery, right before its send
- * (contract: Lead suppress_reason, Delivery cancel_reason).  Sets o->go
- * when it may leave; otherwise o holds its outcome.
+ * (contract: Lead suppress_reason, Delivery cancel_reason), in the
+ * batch's order.  Sets outs[i].go when it may leave; otherwise outs[i]
+ * holds its outcome.
  */
 static void
-check(const struct dbres *d, unsigned i, struct outcome *o)
+check(const struct dbres *d, unsigned i, struct outcome *outs, const char *token)
 {
+	struct outcome	*o = &outs[i];
 	const char	*ch = dbres_get(d, i, CL_C_CHANNEL), *reason, *mode;
 	bool		 sms = strcmp(ch, "sms") == 0;
 	unsigned	 sealed = sms ? CL_C_TEL_SEALED : CL_C_EMAIL_SEALED;
@@ -273,6 +311,8 @@ check(const struct dbres *d, unsigned i, struct outcome *o)
 	if (suppressed(d, i, bidx, &reason))
 		STOP("cancelled", reason, strcmp(reason, "opted_out") == 0 ? "opted_out" :
 		    "suppressed");
+	if (capped(d, i, outs, token, sms, bidx))
+		STOP("cancelled", "cap_exceeded", "cap_exceeded");
 	if (sms && (q = quiet_until(dbres_int(d, i, CL_C_QUIET_START),
 	    dbres_int(d, i, CL_C_QUIET_END))) > 0) {
 		o->status = "scheduled";
@@ -594,7 +634,7 @@ claimer(long limit)
 			break;
 		}
 		for (i = 0; i < claimed.nrows; i++)
-			check(&claimed, i, &outs[i]);
+			check(&claimed, i, outs, token);
 		count_quota(&claimed, outs);
 		for (i = 0; i < claimed.nrows; i++)
 			if (outs[i].go)

@@ -19,7 +19,7 @@
 	DB_TS("expires_at") ", " DB_TS("created_at")
 
 /* statement indexes: enum SD_* in store.h */
-#define SD__MAX (SD_USAGE_GET + 1)
+#define SD__MAX (SD_CAP_EMAIL + 1)
 _Static_assert(SD__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
 
 static const struct dbstmt sd_sql[SD__MAX] = {
@@ -222,6 +222,22 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "SELECT t.plan, t.send_quota, COALESCE(u.sends, 0), "
 	  "COALESCE(u.notified_pct, 0) FROM tenants t LEFT JOIN usage_months u "
 	  "ON u.tenant_id = t.id AND u.month = ? WHERE t.id = ?" },
+	/*
+	 * SD_CAP_TEL, SD_CAP_EMAIL: the tenant's messages on the channel to
+	 * this contact that left since ?, or that other claims are sending
+	 */
+	{ "cap_tel",
+	  "SELECT COUNT(*) FROM leads l JOIN deliveries d FORCE INDEX "
+	  "(deliveries_lead) ON d.tenant_id = l.tenant_id AND d.lead_id = l.id "
+	  "WHERE l.tenant_id = ? AND l.tel_bidx = ? AND d.channel = 'sms' "
+	  "AND (d.claim_token <> ? AND d.status = 'sending' OR (d.status IN "
+	  "('sent', 'delivered') AND d.sent_at >= ?))" },
+	{ "cap_email",
+	  "SELECT COUNT(*) FROM leads l JOIN deliveries d FORCE INDEX "
+	  "(deliveries_lead) ON d.tenant_id = l.tenant_id AND d.lead_id = l.id "
+	  "WHERE l.tenant_id = ? AND l.email_bidx = ? AND d.channel = 'email' "
+	  "AND (d.claim_token <> ? AND d.status = 'sending' OR (d.status IN "
+	  "('sent', 'delivered') AND d.sent_at >= ?))" },
 };
 
 enum fb_err
