@@ -1,4 +1,5 @@
 /* Small json-c helpers shared by every resource writer. */
+#include <stdio.h>
 #include <string.h>
 
 #include "api.h"
@@ -24,6 +25,13 @@ jadd_bool(json_object *o, const char *k, bool v)
 void
 jadd_time(json_object *o, const char *k, const char *v)
 {
+	char	 t[32];
+
+	/* a DATETIME as the client library writes it: "YYYY-MM-DD HH:MM:SS[.f]" */
+	if (v != NULL && strlen(v) >= 19 && v[10] == ' ') {
+		snprintf(t, sizeof(t), "%.10sT%.8sZ", v, v + 11);
+		v = t;
+	}
 	jadd_str(o, k, v);
 }
 

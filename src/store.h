@@ -10,7 +10,7 @@
 
 #include "db.h"
 
-#define DB_TS(col) "DATE_FORMAT(" col ", '%Y-%m-%dT%H:%i:%sZ')"
+#define DB_TS(col) col
 
 /* db/core.c: the request core's tables. */
 
