@@ -452,6 +452,23 @@ count_quota(const struct dbres *d, struct outcome *o)
 	}
 }
 
+/*
+ * Whether an opened contact still normalises as the collector would keep
+ * it: a mobile number for an SMS, an email address for an email.
+ */
+static bool
+contact_sendable(const char *to, bool sms)
+{
+	char		 norm[256];
+	enum tel_kind	 k;
+	bool		 ok;
+
+	ok = sms ? contact_tel_normalize(to, norm, &k) && k == TEL_MOBILE :
+	    contact_email_normalize(to, norm);
+	sodium_memzero(norm, sizeof(norm));
+	return ok;
+}
+
 /* Render and send one delivery that passed its checks and was counted. */
 static void
 deliver(const struct dbres *d, unsigned i, const struct links *l, struct outcome *o)
@@ -471,6 +488,14 @@ deliver(const struct dbres *d, unsigned i, const struct links *l, struct outcome
 	    d->len[(size_t)i * d->ncols + sealed], to, sizeof(to))) {
 		o->status = "failed";
 		o->error_code = "pii_error";
+		return;
+	}
+	/* what the rules of today would not have captured is not sent */
+	if (!contact_sendable(to, sms)) {
+		sodium_memzero(to, sizeof(to));
+		o->status = "cancelled";
+		o->cancel_reason = "invalid_contact";
+		o->lead_reason = "invalid_contact";
 		return;
 	}
 	buf_init(&body, 1u << 20);

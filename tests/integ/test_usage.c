@@ -492,3 +492,38 @@ Test(deliveries, killed_pass_of_20000_never_sends_twice, .timeout = 600)
 	    "emails in the sink %d, sent %d, outcome unknown %d", got, mail_sent, mail_unknown);
 	cr_assert_gt(sms_sent + mail_sent, 19000, "most deliveries should go out");
 }
+
+/*
+ * A stored contact that today's rules would not have kept (here a
+ * landline sealed where a mobile number was) is not sent: cancelled
+ * invalid_contact, also on the lead.
+ */
+Test(deliveries, invalid_contact_is_cancelled, .timeout = 90)
+{
+	struct fx	 f;
+	struct conf	 conf;
+	char		 err[256], lead[64], h[2 * PII_SEALED_MAX(16) + 1];
+	unsigned char	 s[PII_SEALED_MAX(16)];
+	size_t		 len;
+
+	fx_new(&f, "pro", 0);
+	one_step(&f, "inv", "sms", "live");
+	capture(&f, "inv", 700, "090-7400-0001", "");
+	snprintf(lead, sizeof(lead), "%s", sql("SELECT id FROM leads WHERE tenant_id = '%s'",
+	    f.tenant));
+	cr_assert_eq(conf_load(&conf, NULL, err, sizeof(err)), FB_OK, "%s", err);
+	len = pii_seal(conf.master_key, f.tenant, lead, "tel", "0312345678", s);
+	hex(s, len, h);
+	conf_free(&conf);
+	sql("UPDATE leads SET tel_sealed = X'%s' WHERE id = '%s'", h, lead);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2034-05-15T03:00:00Z"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2034-05-15T03:10:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT CONCAT(status, ' ', cancel_reason) FROM deliveries "
+	    "WHERE tenant_id = '%s'", f.tenant), "cancelled invalid_contact");
+	cr_assert_str_eq(sql("SELECT suppress_reason FROM leads WHERE id = '%s'", lead),
+	    "invalid_contact");
+	cr_assert_null(strstr(slurp_sms(), "+81312345678"));
+	/* its place in the quota was given back */
+	cr_assert_str_eq(sql("SELECT sends FROM usage_months WHERE tenant_id = '%s'",
+	    f.tenant), "0");
+}
