@@ -308,6 +308,9 @@ check(const struct dbres *d, unsigned i, struct outcome *outs, const char *token
 		    "paused") == 0 ? "scenario_paused" : "scenario_inactive");
 	if (dbres_get(d, i, sealed) == NULL || (sms && !dbres_int(d, i, CL_C_SMS_CAPABLE)))
 		STOP("suppressed", NULL, "no_contact");
+	/* captured under consent mode none: the visitor was told nothing */
+	if (strcmp(dbres_get(d, i, CL_C_CONSENT), "none") == 0)
+		STOP("suppressed", NULL, "lead_ineligible");
 	if (suppressed(d, i, bidx, &reason))
 		STOP("cancelled", reason, strcmp(reason, "opted_out") == 0 ? "opted_out" :
 		    "suppressed");

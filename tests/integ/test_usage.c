@@ -527,3 +527,23 @@ Test(deliveries, invalid_contact_is_cancelled, .timeout = 90)
 	cr_assert_str_eq(sql("SELECT sends FROM usage_months WHERE tenant_id = '%s'",
 	    f.tenant), "0");
 }
+
+/* A lead captured under consent mode none was told nothing: no message. */
+Test(deliveries, no_message_without_a_consent_notice, .timeout = 90)
+{
+	struct fx	 f;
+
+	fx_new(&f, "pro", 0);
+	one_step(&f, "none", "sms", "live");
+	sql("UPDATE consent_settings SET consent_mode = 'none' WHERE tenant_id = '%s'", f.tenant);
+	capture(&f, "none", 800, "090-7500-0001", "");
+	cr_assert_str_eq(sql("SELECT consent_state FROM leads WHERE tenant_id = '%s'",
+	    f.tenant), "none");
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2034-05-16T03:00:00Z"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2034-05-16T03:10:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT status FROM deliveries WHERE tenant_id = '%s'",
+	    f.tenant), "suppressed");
+	cr_assert_str_eq(sql("SELECT suppress_reason FROM leads WHERE tenant_id = '%s'",
+	    f.tenant), "lead_ineligible");
+	cr_assert_null(strstr(slurp_sms(), "+819075000001"));
+}
