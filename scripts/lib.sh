@@ -53,7 +53,7 @@ fb_db_start() {
 	_i=0
 	until mariadb-admin --no-defaults --socket="$_d/mysql.sock" -uroot \
 	    ping >/dev/null 2>&1; do
-		_i=$((i + 1))
+		_i=$((_i + 1))
 		if [ $_i -gt 300 ]; then
 			cat "$_d/mysql.err" >&2
 			return 1
@@ -76,7 +76,7 @@ fb_db_stop() {
 	kill -TERM "$_pid" 2>/dev/null || return 0
 	_i=0
 	while kill -0 "$_pid" 2>/dev/null && [ $_i -lt 100 ]; do
-		sleep 0.1; _i=$((i + 1))
+		sleep 0.1; _i=$((_i + 1))
 	done
 	rm -f "$_d/mysql.pid"
 }
@@ -137,7 +137,7 @@ CONF
 	lighttpd -D -f "$_d/lighttpd.conf" </dev/null >>"$_d/lighttpd.err" 2>&1 &
 	_i=0
 	until curl -s -o /dev/null "http://127.0.0.1:$_port/api/v1/openapi.json"; do
-		_i=$((i + 1))
+		_i=$((_i + 1))
 		if [ $_i -gt 100 ]; then
 			cat "$_d/lighttpd.err" >&2
 			return 1
@@ -150,10 +150,11 @@ fb_http_stop() {
 	_d=$1
 	[ -f "$_d/lighttpd.pid" ] || return 0
 	_pid=$(cat "$_d/lighttpd.pid")
-	kill -TERM "$_pid" 2>/dev/null
+	# a stale file (a reboot, a killed run) names nothing to stop
+	kill -TERM "$_pid" 2>/dev/null || { rm -f "$_d/lighttpd.pid"; return 0; }
 	_i=0
 	while kill -0 "$_pid" 2>/dev/null && [ $_i -lt 50 ]; do
-		sleep 0.1; _i=$((i + 1))
+		sleep 0.1; _i=$((_i + 1))
 	done
 	rm -f "$_d/lighttpd.pid"
 }
@@ -201,6 +202,6 @@ fb_standins_start() {
 
 fb_standins_stop() {
 	[ -f "$1/standins.pid" ] || return 0
-	for _p in $(cat "$1/standins.pid"); do kill -TERM "$_p" 2>/dev/null; done
+	for _p in $(cat "$1/standins.pid"); do kill -TERM "$_p" 2>/dev/null || :; done
 	rm -f "$1/standins.pid"
 }
