@@ -273,13 +273,13 @@ struct tag_event_row {
 	long long	 client_ts;	/* ms; <= 0: not given */
 };
 enum fb_err db_tag_event_insert(struct db *, const struct tag_event_row *) FB_WUR;
-/* The visitor's open lead of the campaign (id, status), locked. */
+/*
+ * The visitor's open lead of the campaign (id, status), locked; in no
+ * order, should there be more than one.
+ */
 enum fb_err db_lead_find_open(struct db *, const char *site, const char *visitor,
 	    const char *campaign, struct dbres *) FB_WUR;
-enum fb_err db_lead_insert(struct db *, const char *id, const char *tenant,
-	    const char *site, const char *campaign, const char *visitor,
-	    const char *session, const char *landing, const char *referrer,
-	    const char *utm, const char *lp_key) FB_WUR;
+
 
 /* What a capture stores: sealed contacts, blind indexes, masks only. */
 struct lead_contact {
@@ -292,6 +292,14 @@ struct lead_contact {
 	const char		*tel_masked, *tel_kind;
 	unsigned		 key_id;
 };
+/*
+ * A new lead: `started`, or with `c` not NULL `captured` at once with its
+ * contacts (c->session then names the session).
+ */
+enum fb_err db_lead_insert(struct db *, const char *id, const char *tenant,
+	    const char *site, const char *campaign, const char *visitor,
+	    const char *session, const char *landing, const char *referrer,
+	    const char *utm, const char *lp_key, const struct lead_contact *c) FB_WUR;
 enum fb_err db_lead_capture(struct db *, const char *id, const struct lead_contact *) FB_WUR;
 enum fb_err db_lead_touch(struct db *, const char *site, const char *visitor,
 	    const char *campaign) FB_WUR;

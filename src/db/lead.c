@@ -43,6 +43,7 @@ enum {
 	LEAD_EVENT_INSERT,
 	LEAD_FIND_OPEN,
 	LEAD_INSERT,
+	LEAD_INSERT_CAPTURED,
 	LEAD_CAPTURE,
 	LEAD_TOUCH,
 	LEAD_LANDING,
@@ -77,16 +78,29 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "INSERT INTO tag_events (id, tenant_id, site_id, campaign_id, lead_id, "
 	  "visitor_id, session_id, event_type, role, url, url_path, referrer, "
 	  "consent, client_ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
-	/* LEAD_FIND_OPEN: one open lead per site, campaign and visitor */
+	/*
+	 * LEAD_FIND_OPEN: one open lead per site, campaign and visitor.  No
+	 * ORDER BY: the two statuses are two ranges of leads_visitor, and
+	 * sorting them cost more than the rest of the look-up; the caller
+	 * takes the newest should there ever be two.
+	 */
 	{ "lead_find_open",
 	  "SELECT id, status FROM leads WHERE site_id = ? AND visitor_id = ? "
-	  "AND campaign_id = ? AND status IN ('started', 'captured') "
-	  "ORDER BY id DESC LIMIT 1 FOR UPDATE" },
+	  "AND campaign_id = ? AND status IN ('started', 'captured') FOR UPDATE" },
 	/* LEAD_INSERT */
 	{ "lead_insert",
 	  "INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
 	  "session_id, status, landing_url, referrer, utm, lp_key) "
 	  "VALUES (?, ?, ?, ?, ?, ?, 'started', ?, ?, ?, ?)" },
+	/* LEAD_INSERT_CAPTURED: a lead whose first event is a capture */
+	{ "lead_insert_captured",
+	  "INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
+	  "session_id, status, landing_url, referrer, utm, lp_key, captured_at, "
+	  "last_activity_at, consent_state, email_sealed, email_bidx, email_masked, "
+	  "tel_sealed, tel_bidx, tel_masked, tel_kind, sms_capable, pii_key_id, "
+	  "pii_state) VALUES (?, ?, ?, ?, ?, ?, 'captured', ?, ?, ?, ?, NOW(6), "
+	  "NOW(6), ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(? = 'mobile', FALSE), ?, "
+	  "'present')" },
 	/* LEAD_CAPTURE: NULL leaves a contact as it was */
 	{ "lead_capture",
 	  "UPDATE leads SET status = 'captured', "
@@ -216,21 +230,30 @@ db_lead_find_open(struct db *db, const char *site, const char *visitor,
 	    P_STR(campaign)), r);
 }
 
-enum fb_err
-db_lead_insert(struct db *db, const char *id, const char *tenant,
-    const char *site, const char *campaign, const char *visitor,
-    const char *session, const char *landing, const char *referrer,
-    const char *utm, const char *lp_key)
-{
-	return run(db, LEAD_INSERT, DBPARAMS(P_STR(id), P_STR(tenant), P_STR(site),
-	    P_STR(campaign), P_STR(visitor), P_STR(session), P_STR(landing),
-	    P_STR(referrer), P_STR(utm), P_STR(lp_key)), NULL);
-}
-
 static struct dbp
 bin_or_null(const unsigned char *p, size_t n)
 {
 	return p != NULL ? P_BIN(p, n) : P_NULL;
+}
+
+enum fb_err
+db_lead_insert(struct db *db, const char *id, const char *tenant,
+    const char *site, const char *campaign, const char *visitor,
+    const char *session, const char *landing, const char *referrer,
+    const char *utm, const char *lp_key, const struct lead_contact *c)
+{
+	if (c == NULL)
+		return run(db, LEAD_INSERT, DBPARAMS(P_STR(id), P_STR(tenant),
+		    P_STR(site), P_STR(campaign), P_STR(visitor), P_STR(session),
+		    P_STR(landing), P_STR(referrer), P_STR(utm), P_STR(lp_key)), NULL);
+	return run(db, LEAD_INSERT_CAPTURED, DBPARAMS(P_STR(id), P_STR(tenant),
+	    P_STR(site), P_STR(campaign), P_STR(visitor), P_STR(c->session),
+	    P_STR(landing), P_STR(referrer), P_STR(utm), P_STR(lp_key),
+	    P_STR(c->consent_state), bin_or_null(c->email_sealed, c->email_sealed_len),
+	    bin_or_null(c->email_bidx, 32), P_STR(c->email_masked),
+	    bin_or_null(c->tel_sealed, c->tel_sealed_len),
+	    bin_or_null(c->tel_bidx, 32), P_STR(c->tel_masked),
+	    P_STR(c->tel_kind), P_STR(c->tel_kind), P_INT(c->key_id)), NULL);
 }
 
 enum fb_err

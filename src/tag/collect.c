@@ -269,28 +269,47 @@ utm_from(const char *search, char *out, size_t outsz)
 	json_object_put(o);
 }
 
-/* The visitor's open lead of the campaign, created when there is none. */
+/* The visitor's open lead of the campaign into id, if any (*found). */
 static enum fb_err
-open_lead(struct req *r, const char *tenant, const char *site,
-    const char *campaign, const struct event *ev, char id[UUID_STRLEN + 1],
-    bool *was_captured)
+find_lead(struct req *r, const char *site, const char *campaign,
+    const struct event *ev, char id[UUID_STRLEN + 1], bool *was_captured,
+    bool *found)
 {
-	struct dbres	 l, land;
+	struct dbres	 l;
+	unsigned	 i, n = 0;
+	enum fb_err	 e;
+
+	*was_captured = *found = false;
+	if ((e = db_lead_find_open(r->db, site, ev->visitor, campaign, &l)) != FB_OK)
+		return e;
+	if (l.nrows >= 1) {
+		/* the newest (UUIDv7 ids sort by time) */
+		for (i = 1; i < l.nrows; i++)
+			if (strcmp(dbres_get(&l, i, 0), dbres_get(&l, n, 0)) > 0)
+				n = i;
+		snprintf(id, UUID_STRLEN + 1, "%s", dbres_get(&l, n, 0));
+		*was_captured = strcmp(dbres_get(&l, n, 1), "captured") == 0;
+		*found = true;
+	}
+	dbres_free(&l);
+	return FB_OK;
+}
+
+/*
+ * A new lead `id` for the visitor, its landing page the session's first
+ * page view; captured at once with the contacts `c` when not NULL.
+ */
+static enum fb_err
+create_lead(struct req *r, const char *tenant, const char *site,
+    const char *campaign, const struct event *ev, const char *id,
+    const struct lead_contact *c)
+{
+	struct dbres	 land;
 	struct url_loc	 ll;
 	char		 utm[2048];
 	const char	*landing = ev->url, *ref = ev->referrer, *lp;
 	enum fb_err	 e;
 
-	*was_captured = false;
-	if ((e = db_lead_find_open(r->db, site, ev->visitor, campaign, &l)) != FB_OK)
-		return e;
-	if (l.nrows == 1) {
-		snprintf(id, UUID_STRLEN + 1, "%s", dbres_get(&l, 0, 0));
-		*was_captured = strcmp(dbres_get(&l, 0, 1), "captured") == 0;
-		dbres_free(&l);
-		return FB_OK;
-	}
-	dbres_free(&l);
 	if ((e = db_lead_landing(r->db, site, ev->session, &land)) != FB_OK)
 		return e;
 	if (land.nrows == 1) {
@@ -301,11 +320,26 @@ open_lead(struct req *r, const char *tenant, const char *site,
 		ll = ev->loc;
 	utm_from(ll.search, utm, sizeof(utm));
 	lp = ll.pathname;
-	uuid_v7(id);
 	e = db_lead_insert(r->db, id, tenant, site, campaign, ev->visitor,
-	    ev->session, landing, ref, utm, lp);
+	    ev->session, landing, ref, utm, lp, c);
 	dbres_free(&land);
 	return e;
+}
+
+/* The visitor's open lead of the campaign, created when there is none. */
+static enum fb_err
+open_lead(struct req *r, const char *tenant, const char *site,
+    const char *campaign, const struct event *ev, char id[UUID_STRLEN + 1],
+    bool *was_captured)
+{
+	bool		 found;
+	enum fb_err	 e;
+
+	if ((e = find_lead(r, site, campaign, ev, id, was_captured, &found)) != FB_OK ||
+	    found)
+		return e;
+	uuid_v7(id);
+	return create_lead(r, tenant, site, campaign, ev, id, NULL);
 }
 
 /* Seal, index and mask what the capture carries, and store it. */
@@ -318,7 +352,7 @@ capture(struct req *r, const char *tenant, const char *site, const char *campaig
 	unsigned char	 tb[PII_BIDXBYTES], eb[PII_BIDXBYTES];
 	struct lead_contact c;
 	enum tel_kind	 kind;
-	bool		 has_tel, has_email, was;
+	bool		 has_tel, has_email, was, found;
 	json_object	*d, *ch;
 	enum fb_err	 e;
 
@@ -329,8 +363,11 @@ capture(struct req *r, const char *tenant, const char *site, const char *campaig
 	/* explicit consent: nothing is kept without it */
 	if (strcmp(consent_mode, "explicit") == 0 && ev->consent != 1)
 		return FB_OK;
-	if ((e = open_lead(r, tenant, site, campaign, ev, lead, &was)) != FB_OK)
+	/* the id first: it is the sealed contacts' associated data */
+	if ((e = find_lead(r, site, campaign, ev, lead, &was, &found)) != FB_OK)
 		return e;
+	if (!found)
+		uuid_v7(lead);
 	memset(&c, 0, sizeof(c));
 	c.consent_state = consent_mode;
 	c.session = ev->session;
@@ -354,7 +391,10 @@ capture(struct req *r, const char *tenant, const char *site, const char *campaig
 	}
 	sodium_memzero(tel, sizeof(tel));
 	sodium_memzero(email, sizeof(email));
-	if ((e = db_lead_capture(r->db, lead, &c)) != FB_OK || was)
+	/* a new lead is inserted captured: one write instead of two */
+	e = found ? db_lead_capture(r->db, lead, &c) :
+	    create_lead(r, tenant, site, campaign, ev, lead, &c);
+	if (e != FB_OK || was)
 		return e;
 	/* lead.captured (contract: Events, LeadCapturedData), first time only */
 	d = json_object_new_object();
