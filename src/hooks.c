@@ -23,7 +23,6 @@
 #include <sodium.h>
 
 #include "api.h"
-#include "send.h"
 #include "store.h"
 
 static bool
@@ -46,6 +45,26 @@ str(json_object *o, const char *k)
 
 	return json_object_object_get_ex(o, k, &v) && v != NULL &&
 	    json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+}
+
+/*
+ * The delivery id a Message-ID made by send_email() (send.c) names
+ * ("<id@host>", brackets optional), lower-cased into out; false when it
+ * names none.  Defined here, not in send.c, so that formback.fcgi does
+ * not link libcurl.
+ */
+static bool
+message_id_reference(const char *mid, char out[UUID_STRLEN + 1])
+{
+	while (*mid == ' ' || *mid == '<')
+		mid++;
+	if (strlen(mid) < UUID_STRLEN + 1 || mid[UUID_STRLEN] != '@')
+		return false;
+	snprintf(out, UUID_STRLEN + 1, "%.*s", UUID_STRLEN, mid);
+	if (!uuid_valid(out))
+		return false;
+	uuid_lower(out);
+	return true;
 }
 
 static enum fb_err

@@ -79,20 +79,6 @@ from_domain(const char *from)
 	return d;
 }
 
-bool
-message_id_reference(const char *mid, char out[UUID_STRLEN + 1])
-{
-	while (*mid == ' ' || *mid == '<')
-		mid++;
-	if (strlen(mid) < UUID_STRLEN + 1 || mid[UUID_STRLEN] != '@')
-		return false;
-	snprintf(out, UUID_STRLEN + 1, "%.*s", UUID_STRLEN, mid);
-	if (!uuid_valid(out))
-		return false;
-	uuid_lower(out);
-	return true;
-}
-
 enum send_result
 send_email(const struct conf *c, const char *to, const char *subject,
     const char *text, const char *html, const char *unsub, const char *ref,

@@ -34,11 +34,6 @@ enum send_result send_email(const struct conf *, const char *to,
  * number of emails sent.  Returns a database error, else FB_OK.
  */
 enum fb_err	opmail_pass(struct db *, const struct conf *, int *sent);
-/*
- * The delivery id a Message-ID made by send_email() names ("<id@host>",
- * brackets optional), lower-cased into out; false when it names none.
- */
-bool	message_id_reference(const char *message_id, char out[UUID_STRLEN + 1]);
 
 /*
  * Send one SMS: POST {sms_gateway_url} with Authorization: Bearer
