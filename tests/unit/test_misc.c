@@ -1,4 +1,4 @@
-/* uuid.c, time.c, b64.c, keys.c, scope.c, page.c cursors, body.c utf8. */
+/* uuid.c, time.c, b64.c, keys.c, scope.c, page.c cursors, body.c utf8, jsonw.c. */
 #include <string.h>
 #include <unistd.h>
 
@@ -139,4 +139,18 @@ Test(utf8, length_and_validation)
 	cr_assert_eq(utf8_len("\xc0\xaf"), -1);	/* overlong */
 	cr_assert_eq(utf8_len("\xed\xa0\x80"), -1);	/* surrogate */
 	cr_assert_eq(utf8_len("\xe3\x81"), -1);	/* truncated */
+}
+
+/* jsonw.c: timestamps as the client library writes DATETIMEs, to the contract's form. */
+Test(jsonw, time_from_datetime)
+{
+	json_object	*o = json_object_new_object();
+
+	jadd_time(o, "a", "2026-11-22 05:09:14.123456");
+	jadd_time(o, "b", "2026-11-22 05:09:14");
+	jadd_time(o, "c", "2026-11-22T05:09:14Z");
+	jadd_time(o, "d", NULL);
+	cr_assert_str_eq(json_text(o), "{\"a\":\"2026-11-22T05:09:14Z\","
+	    "\"b\":\"2026-11-22T05:09:14Z\",\"c\":\"2026-11-22T05:09:14Z\",\"d\":null}");
+	json_object_put(o);
 }

@@ -104,3 +104,23 @@ Test(pii, blind_index)
 	cr_assert_eq(memcmp(a, b, 32), 0);
 	cr_assert_neq(memcmp(a, c, 32), 0);
 }
+
+/* contact_key: either kind as typed, the same index for any typing, nothing for neither. */
+Test(pii, contact_key)
+{
+	unsigned char	 mk[32] = { 7 }, a[PII_BIDXBYTES], b[PII_BIDXBYTES];
+	char		 ma[300], mb[300];
+	const char	*ka, *kb;
+
+	cr_assert(contact_key(mk, "t1", "０９０-１２３４-５６７８", &ka, a, ma));
+	cr_assert(contact_key(mk, "t1", "+81 90 1234 5678", &kb, b, mb));
+	cr_assert_str_eq(ka, "tel");
+	cr_assert_str_eq(kb, "tel");
+	cr_assert_str_eq(ma, "090-****-5678");
+	cr_assert_eq(memcmp(a, b, sizeof(a)), 0);
+	cr_assert(contact_key(mk, "t1", "Taro@Example.JP", &ka, a, ma));
+	cr_assert_str_eq(ka, "email");
+	cr_assert(contact_key(mk, "t2", "Taro@Example.JP", &kb, b, mb));
+	cr_assert_neq(memcmp(a, b, sizeof(a)), 0, "tenants share no index");
+	cr_assert(!contact_key(mk, "t1", "not a contact", &ka, a, ma));
+}
