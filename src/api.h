@@ -175,11 +175,19 @@ void		 req_empty(struct req *, int status);
  */
 enum fb_err	 api_error(struct req *, enum api_code, const char *param);
 
-/* jsonw.c: one-line builders over json-c that accept NULL as null. */
+/*
+ * jsonw.c: one-line builders over json-c that accept NULL as null.  The
+ * key must outlive the object (a string literal): it is not copied.
+ * Adding a key again replaces its value.
+ */
 void	jadd_str(json_object *, const char *key, const char *val);
 void	jadd_int(json_object *, const char *key, long long val);
 void	jadd_bool(json_object *, const char *key, bool val);
-/* Add a datetime column value ("YYYY-MM-DDTHH:MM:SSZ" or NULL). */
+/*
+ * Add a datetime: "YYYY-MM-DD HH:MM:SS[.ffffff]" as the client library
+ * writes a DATETIME column (UTC) becomes "YYYY-MM-DDTHH:MM:SSZ"
+ * (contract: conventions); anything else, and NULL, as it is.
+ */
 void	jadd_time(json_object *, const char *key, const char *val);
 /* Serialize without escaping '/' (json-c's default). Borrowed string. */
 const char *json_text(json_object *);

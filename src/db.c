@@ -2,6 +2,7 @@
  * Connection, statement cache and the generic runner over the MariaDB
  * Connector/C prepared-statement API.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,11 +148,7 @@ dbres_init(struct dbres *r)
 void
 dbres_free(struct dbres *r)
 {
-	size_t	 i;
-
-	if (r->cell != NULL)
-		for (i = 0; i < (size_t)r->nrows * r->ncols; i++)
-			free(r->cell[i]);
+	free(r->arena);
 	free(r->cell);
 	free(r->len);
 	memset(r, 0, sizeof(*r));
@@ -203,7 +200,8 @@ db_fetch(struct db *db, MYSQL_STMT *s, const struct dbstmt *st,
 	MYSQL_BIND	*b = NULL;
 	unsigned long	*lens = NULL;
 	my_bool		*nulls = NULL, *errs = NULL;
-	char		**bufs = NULL;
+	char		**bufs = NULL, *arena = NULL, *na;
+	size_t		*off = NULL, asize = 0, aused = 0, i, n;
 	unsigned	 nc, c, cap = 0;
 	int		 rc;
 	enum fb_err	 e = FB_OK;
@@ -254,6 +252,7 @@ db_fetch(struct db *db, MYSQL_STMT *s, const struct dbstmt *st,
 		if (res->nrows == cap) {
 			char		**nc_cell;
 			unsigned long	*nc_len;
+			size_t		*nc_off;
 
 			cap = cap ? cap * 2 : 8;
 			nc_cell = realloc(res->cell, (size_t)cap * nc * sizeof(char *));
@@ -268,46 +267,57 @@ db_fetch(struct db *db, MYSQL_STMT *s, const struct dbstmt *st,
 				goto out;
 			}
 			res->len = nc_len;
+			if ((nc_off = realloc(off, (size_t)cap * nc * sizeof(size_t))) == NULL) {
+				e = FB_ENOMEM;
+				goto out;
+			}
+			off = nc_off;
 		}
 		for (c = 0; c < nc; c++) {
 			size_t	 at = (size_t)res->nrows * nc + c;
-			char	*v;
 
-			res->cell[at] = NULL;
+			off[at] = SIZE_MAX;
 			res->len[at] = 0;
 			if (nulls[c])
 				continue;
-			if ((v = malloc(lens[c] + 1)) == NULL) {
-				e = FB_ENOMEM;
-				goto partial;
+			/* the cells go end to end into one block; pointers at the end */
+			if (aused + lens[c] + 1 > asize) {
+				for (n = asize ? asize : 4096; n < aused + lens[c] + 1; n *= 2)
+					continue;
+				if ((na = realloc(arena, n)) == NULL) {
+					e = FB_ENOMEM;
+					goto out;
+				}
+				arena = na;
+				asize = n;
 			}
 			if (lens[c] <= initial)
-				memcpy(v, bufs[c], lens[c]);
+				memcpy(arena + aused, bufs[c], lens[c]);
 			else {
 				MYSQL_BIND	 one;
 
 				memset(&one, 0, sizeof(one));
 				one.buffer_type = MYSQL_TYPE_STRING;
-				one.buffer = v;
+				one.buffer = arena + aused;
 				one.buffer_length = lens[c] + 1;
 				if (mysql_stmt_fetch_column(s, &one, c, 0) != 0) {
-					free(v);
 					e = FB_EDB;
-					goto partial;
+					goto out;
 				}
 			}
-			v[lens[c]] = '\0';
-			res->cell[at] = v;
+			arena[aused + lens[c]] = '\0';
+			off[at] = aused;
 			res->len[at] = lens[c];
+			aused += lens[c] + 1;
 		}
 		res->nrows++;
-		continue;
-partial:
-		for (; c > 0; c--)
-			free(res->cell[(size_t)res->nrows * nc + c - 1]);
-		goto out;
 	}
 out:
+	/* the rows fetched whole, also after an error (the caller frees them) */
+	res->arena = arena;
+	for (i = 0; i < (size_t)res->nrows * nc; i++)
+		res->cell[i] = off[i] == SIZE_MAX ? NULL : arena + off[i];
+	free(off);
 	/* A CALL ends with a status result: drain whatever follows. */
 	while (mysql_stmt_next_result(s) == 0)
 		mysql_stmt_free_result(s);

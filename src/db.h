@@ -72,13 +72,15 @@ db_p_str(const char *s)
 
 /*
  * A result: every cell as a NUL-terminated string (NULL for SQL NULL),
- * row-major.  Owned by the caller; dbres_free() releases it.
+ * row-major, the strings in one block (`arena`) rather than one
+ * allocation each.  Owned by the caller; dbres_free() releases it.
  */
 struct dbres {
 	unsigned	 nrows;
 	unsigned	 ncols;
 	char		**cell;
 	unsigned long	*len;
+	char		*arena;
 	unsigned long long affected;
 };
 

@@ -4,22 +4,32 @@
 
 #include "api.h"
 
+/*
+ * Keys are string literals (api.h): json-c keeps the pointer instead of
+ * a copy of each key of each row.
+ */
+static void
+add(json_object *o, const char *k, json_object *v)
+{
+	json_object_object_add_ex(o, k, v, JSON_C_OBJECT_KEY_IS_CONSTANT);
+}
+
 void
 jadd_str(json_object *o, const char *k, const char *v)
 {
-	json_object_object_add(o, k, v != NULL ? json_object_new_string(v) : NULL);
+	add(o, k, v != NULL ? json_object_new_string(v) : NULL);
 }
 
 void
 jadd_int(json_object *o, const char *k, long long v)
 {
-	json_object_object_add(o, k, json_object_new_int64(v));
+	add(o, k, json_object_new_int64(v));
 }
 
 void
 jadd_bool(json_object *o, const char *k, bool v)
 {
-	json_object_object_add(o, k, json_object_new_boolean(v));
+	add(o, k, json_object_new_boolean(v));
 }
 
 void
