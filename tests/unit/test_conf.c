@@ -1,5 +1,6 @@
 /* conf.c: the configuration table (design 5; STYLE 12). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -9,6 +10,13 @@
 
 static char keyfile[] = "/tmp/fbkeyXXXXXX";
 static char conffile[] = "/tmp/fbconfXXXXXX";
+
+static void
+remove_files(void)
+{
+	unlink(keyfile);
+	unlink(conffile);
+}
 
 static void
 write_files(const char *body)
@@ -28,6 +36,8 @@ write_files(const char *body)
 		fd = mkstemp(conffile);
 		cr_assert_geq(fd, 0);
 		close(fd);
+		/* each test runs in a process of its own: clean up at its exit */
+		atexit(remove_files);
 	}
 	f = fopen(conffile, "w");
 	cr_assert_not_null(f);
