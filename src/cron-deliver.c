@@ -38,7 +38,6 @@
 #define DAILY_CAP	3	/* messages per channel, recipient and JST day */
 
 _Static_assert(BATCH <= SD_CLAIM_MARK_IDS, "a batch is claimed by one SD_CLAIM_MARK");
-#define JST		(9 * 3600)
 
 static struct conf	 conf;
 static struct db	 db;
@@ -140,8 +139,8 @@ finish(const struct dbres *d, unsigned i, const char *token, struct outcome *o)
 static long long
 quiet_until(long start, long end)
 {
-	long long	 local = now + JST, day = local - local % 86400;
-	long		 m = (long)((local % 86400) / 60);
+	long long	 day = time_jst_midnight(now);
+	long		 m = (long)((now - day) / 60);
 	bool		 quiet;
 
 	if (start == end)
@@ -150,7 +149,7 @@ quiet_until(long start, long end)
 	if (!quiet)
 		return 0;
 	/* the end of the window, today or tomorrow (local), back in UTC */
-	return (m < end ? day : day + 86400) + end * 60 - JST;
+	return (m < end ? day : day + 86400) + end * 60;
 }
 
 static bool
@@ -160,7 +159,7 @@ suppressed(const struct dbres *d, unsigned i, unsigned bidx_col, const char **re
 	bool		 hit;
 
 	if (db_sd(&db, SD_SUPPRESSED, DBPARAMS(P_STR(dbres_get(d, i, CL_C_TENANT)),
-	    P_BIN(d->cell[(size_t)i * d->ncols + bidx_col], d->len[(size_t)i * d->ncols + bidx_col]),
+	    dbres_param(d, i, bidx_col),
 	    P_STR(dbres_get(d, i, CL_C_CAMPAIGN))), &s) != FB_OK)
 		return false;
 	hit = s.nrows > 0;
@@ -224,10 +223,9 @@ test_recipient(const struct dbres *d, unsigned i, const char *kind, unsigned bid
 	struct dbres	 t;
 	bool		 yes;
 
-	if (d->cell[(size_t)i * d->ncols + bidx] == NULL ||
+	if (dbres_get(d, i, bidx) == NULL ||
 	    db_sd(&db, SD_TEST_RCPT_IS, DBPARAMS(P_STR(dbres_get(d, i, CL_C_TENANT)),
-	    P_STR(kind), P_BIN(d->cell[(size_t)i * d->ncols + bidx],
-	    d->len[(size_t)i * d->ncols + bidx])), &t) != FB_OK)
+	    P_STR(kind), dbres_param(d, i, bidx)), &t) != FB_OK)
 		return false;
 	yes = t.nrows > 0;
 	dbres_free(&t);
@@ -245,7 +243,7 @@ capped(const struct dbres *d, unsigned i, const struct outcome *o,
     const char *token, bool sms, unsigned bidx)
 {
 	struct dbres	 c;
-	long long	 local = now + JST, n = 0;
+	long long	 n = 0;
 	size_t		 at = (size_t)i * d->ncols + bidx, bt;
 	char		 since[32];
 	unsigned	 j;
@@ -259,9 +257,9 @@ capped(const struct dbres *d, unsigned i, const struct outcome *o,
 		    memcmp(d->cell[bt], d->cell[at], d->len[at]) == 0)
 			n++;
 	}
-	time_sql(local - local % 86400 - JST, since);
+	time_sql(time_jst_midnight(now), since);
 	if (db_sd(&db, sms ? SD_CAP_TEL : SD_CAP_EMAIL, DBPARAMS(
-	    P_STR(dbres_get(d, i, CL_C_TENANT)), P_BIN(d->cell[at], d->len[at]),
+	    P_STR(dbres_get(d, i, CL_C_TENANT)), dbres_param(d, i, bidx),
 	    P_STR(token), P_STR(since)), &c) != FB_OK)
 		return false;
 	n += dbres_int(&c, 0, 0);
@@ -770,13 +768,7 @@ main(int argc, char *argv[])
 		return ch;
 	now = o.now;
 	verbose = o.verbose;
-	{
-		time_t		 t = (time_t)(now + JST);
-		struct tm	 tm;
-
-		gmtime_r(&t, &tm);
-		strftime(month, sizeof(month), "%Y-%m", &tm);
-	}
+	time_jst_month(now, month);
 	log_init("formback-deliver", verbose ? LOG_INFO : LOG_WARN);
 	if (conf_load(&conf, NULL, err, sizeof(err)) != FB_OK) {
 		fprintf(stderr, "formback-deliver: %s\n", err);

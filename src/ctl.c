@@ -294,8 +294,6 @@ cmd_usage(int argc, char *argv[])
 	struct dbres	 r;
 	json_object	*out;
 	enum plan	 p;
-	time_t		 t;
-	struct tm	 tm;
 	int		 y, mo;
 	long long	 quota;
 
@@ -306,11 +304,8 @@ cmd_usage(int argc, char *argv[])
 		    mo < 1 || mo > 12 || m[4] != '-')
 			die(2, "option '--month': expected YYYY-MM (JST)");
 		snprintf(month, sizeof(month), "%s", m);
-	} else {
-		t = time(NULL) + 9 * 3600;
-		gmtime_r(&t, &tm);
-		strftime(month, sizeof(month), "%Y-%m", &tm);
-	}
+	} else
+		time_jst_month((int64_t)time(NULL), month);
 	connect_db();
 	check(db_sd(&db, SD_USAGE_GET, DBPARAMS(P_STR(month), P_STR(tenant)), &r),
 	    "read the usage");

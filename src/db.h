@@ -84,6 +84,15 @@ struct dbres {
 	unsigned long long affected;
 };
 
+/* Cell (row, col) of a result as a binary parameter; SQL NULL stays NULL. */
+static inline struct dbp
+dbres_param(const struct dbres *r, unsigned row, unsigned col)
+{
+	size_t	 at = (size_t)row * r->ncols + col;
+
+	return r->cell[at] != NULL ? P_BIN(r->cell[at], r->len[at]) : P_NULL;
+}
+
 /*
  * Connect with the configuration's db_* keys; the session time zone is
  * UTC, the character set utf8mb4 and the isolation READ COMMITTED (no gap

@@ -188,6 +188,12 @@ void	uuid_lower(char *s);
 void	time_iso8601(int64_t secs, char out[32]);
 /* Format UTC seconds as a MariaDB DATETIME literal "YYYY-MM-DD HH:MM:SS". */
 void	time_sql(int64_t secs, char out[32]);
+/* Japan Standard Time, UTC+9 all year: the customers' days and months. */
+#define TIME_JST	(9 * 3600)
+/* UTC seconds of the JST midnight that began the JST day holding `secs`. */
+int64_t	time_jst_midnight(int64_t secs);
+/* The JST month holding UTC seconds `secs`, as "YYYY-MM". */
+void	time_jst_month(int64_t secs, char out[8]);
 /*
  * Parse an ISO 8601 date-time that carries "Z" or a +hh:mm offset into
  * UTC seconds.  Returns false on anything else.

@@ -7,6 +7,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <json-c/json_pointer.h>
+
 #include "api.h"
 #include "send.h"
 #include "sms.h"
@@ -14,22 +16,13 @@
 
 #define OPMAIL_PASSES	50	/* batches of 20 per pass */
 
+/* The value at a JSON pointer (RFC 6901) as a string, "" when absent or null. */
 static const char *
-jstr(json_object *o, const char *path)
+jstr(json_object *o, const char *pointer)
 {
-	json_object	*v = o;
-	char		 k[64];
-	const char	*p = path, *dot;
+	json_object	*v;
 
-	while (v != NULL && *p != '\0') {
-		dot = strchr(p, '.');
-		snprintf(k, sizeof(k), "%.*s", (int)(dot != NULL ? dot - p :
-		    (long)strlen(p)), p);
-		if (!json_object_object_get_ex(v, k, &v))
-			return "";
-		p = dot != NULL ? dot + 1 : p + strlen(p);
-	}
-	return v != NULL && !json_object_is_type(v, json_type_null) ?
+	return json_pointer_get(o, pointer, &v) == 0 && v != NULL ?
 	    json_object_get_string(v) : "";
 }
 
@@ -43,23 +36,22 @@ render(const char *type, json_object *p, struct buf *subj, struct buf *text)
 
 	if (strcmp(type, "url_takeover") == 0) {
 		e = buf_printf(subj, "【Formback】キャンペーン「%s」のページが"
-		    "別のキャンペーンに移ります", jstr(p, "warning.lost_campaign.name"));
+		    "別のキャンペーンに移ります", jstr(p, "/warning/lost_campaign/name"));
 		if (e == FB_OK)
 			e = buf_printf(text, "Formback をご利用いただきありがとうございます。\n\n"
 			    "キャンペーン「%s」(%s) の URL ルールの保存により、"
 			    "直近 30 日にキャンペーン「%s」(%s) が扱っていたページ %s 件が、"
 			    "今後は「%s」の対象になります。\n\n"
 			    "該当したルール: %s %s (%s)\n例:\n",
-			    jstr(p, "warning.taking_campaign.name"),
-			    jstr(p, "warning.taking_campaign.key"),
-			    jstr(p, "warning.lost_campaign.name"),
-			    jstr(p, "warning.lost_campaign.key"),
-			    jstr(p, "warning.page_count"),
-			    jstr(p, "warning.taking_campaign.name"),
-			    jstr(p, "warning.rule.match_type"), jstr(p, "warning.rule.pattern"),
-			    jstr(p, "warning.rule.role"));
-		if (json_object_object_get_ex(p, "warning", &ex) &&
-		    json_object_object_get_ex(ex, "example_pages", &ex) &&
+			    jstr(p, "/warning/taking_campaign/name"),
+			    jstr(p, "/warning/taking_campaign/key"),
+			    jstr(p, "/warning/lost_campaign/name"),
+			    jstr(p, "/warning/lost_campaign/key"),
+			    jstr(p, "/warning/page_count"),
+			    jstr(p, "/warning/taking_campaign/name"),
+			    jstr(p, "/warning/rule/match_type"), jstr(p, "/warning/rule/pattern"),
+			    jstr(p, "/warning/rule/role"));
+		if (json_pointer_get(p, "/warning/example_pages", &ex) == 0 &&
 		    json_object_is_type(ex, json_type_array))
 			for (i = 0; e == FB_OK && i < json_object_array_length(ex); i++)
 				e = buf_printf(text, "  %s\n", json_object_get_string(
@@ -71,15 +63,15 @@ render(const char *type, json_object *p, struct buf *subj, struct buf *text)
 	}
 	if (strcmp(type, "usage_threshold") == 0) {
 		e = buf_printf(subj, "【Formback】%s の送信数が上限の %s%% に達しました",
-		    jstr(p, "usage.period"), jstr(p, "usage.threshold_percent"));
+		    jstr(p, "/usage/period"), jstr(p, "/usage/threshold_percent"));
 		if (e == FB_OK)
 			e = buf_printf(text, "Formback をご利用いただきありがとうございます。\n\n"
 			    "%s (日本時間) の送信数が %s 通となり、プラン「%s」の月間上限 "
 			    "%s 通の %s%% に達しました。\n\n%s\n",
-			    jstr(p, "usage.period"), jstr(p, "usage.used"),
-			    jstr(p, "usage.plan"), jstr(p, "usage.quota"),
-			    jstr(p, "usage.threshold_percent"),
-			    strcmp(jstr(p, "usage.plan"), "free") == 0 ?
+			    jstr(p, "/usage/period"), jstr(p, "/usage/used"),
+			    jstr(p, "/usage/plan"), jstr(p, "/usage/quota"),
+			    jstr(p, "/usage/threshold_percent"),
+			    strcmp(jstr(p, "/usage/plan"), "free") == 0 ?
 			    "Free プランでは上限を超えた送信は行われません"
 			    "(free_quota_exhausted)。翌月 1 日 (日本時間) に再開します。" :
 			    "上限を超えた分も送信は続き、超過分としてご請求します。");

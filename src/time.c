@@ -25,6 +25,24 @@ time_sql(int64_t secs, char out[32])
 	strftime(out, 32, "%Y-%m-%d %H:%M:%S", &tm);
 }
 
+int64_t
+time_jst_midnight(int64_t secs)
+{
+	int64_t	 local = secs + TIME_JST;
+
+	return local - local % 86400 - TIME_JST;
+}
+
+void
+time_jst_month(int64_t secs, char out[8])
+{
+	struct tm	 tm;
+	time_t		 t = (time_t)(secs + TIME_JST);
+
+	gmtime_r(&t, &tm);
+	strftime(out, 8, "%Y-%m", &tm);
+}
+
 static int
 digits(const char *s, int n)
 {

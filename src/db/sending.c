@@ -18,6 +18,13 @@
 #define SUP_COLS "id, kind, masked, scope, campaign_id, reason, memo, " \
 	DB_TS("expires_at") ", " DB_TS("created_at")
 
+/* The daily cap's count for one channel (see SD_CAP_TEL, SD_CAP_EMAIL). */
+#define CAP_SQL(bidx, channel) "SELECT COUNT(*) FROM leads l JOIN deliveries d " \
+	"FORCE INDEX (deliveries_lead) ON d.tenant_id = l.tenant_id AND " \
+	"d.lead_id = l.id WHERE l.tenant_id = ? AND l." bidx " = ? AND " \
+	"d.channel = '" channel "' AND (d.claim_token <> ? AND d.status = " \
+	"'sending' OR (d.status IN ('sent', 'delivered') AND d.sent_at >= ?))"
+
 /* statement indexes: enum SD_* in store.h */
 #define SD__MAX (SD_CAP_EMAIL + 1)
 _Static_assert(SD__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
@@ -226,18 +233,8 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	 * SD_CAP_TEL, SD_CAP_EMAIL: the tenant's messages on the channel to
 	 * this contact that left since ?, or that other claims are sending
 	 */
-	{ "cap_tel",
-	  "SELECT COUNT(*) FROM leads l JOIN deliveries d FORCE INDEX "
-	  "(deliveries_lead) ON d.tenant_id = l.tenant_id AND d.lead_id = l.id "
-	  "WHERE l.tenant_id = ? AND l.tel_bidx = ? AND d.channel = 'sms' "
-	  "AND (d.claim_token <> ? AND d.status = 'sending' OR (d.status IN "
-	  "('sent', 'delivered') AND d.sent_at >= ?))" },
-	{ "cap_email",
-	  "SELECT COUNT(*) FROM leads l JOIN deliveries d FORCE INDEX "
-	  "(deliveries_lead) ON d.tenant_id = l.tenant_id AND d.lead_id = l.id "
-	  "WHERE l.tenant_id = ? AND l.email_bidx = ? AND d.channel = 'email' "
-	  "AND (d.claim_token <> ? AND d.status = 'sending' OR (d.status IN "
-	  "('sent', 'delivered') AND d.sent_at >= ?))" },
+	{ "cap_tel", CAP_SQL("tel_bidx", "sms") },
+	{ "cap_email", CAP_SQL("email_bidx", "email") },
 };
 
 enum fb_err

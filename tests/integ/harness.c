@@ -303,3 +303,20 @@ fx_campaign(const struct fx *f, const char *key, char out[40])
 	snprintf(out, 40, "%s", jget(r->json, "id"));
 	resp_free(r);
 }
+
+const char *
+file_tail(const char *path)
+{
+	static char	 buf[1 << 20];
+	FILE		*f = fopen(path, "r");
+	size_t		 n = 0;
+
+	if (f != NULL) {
+		if (fseek(f, -(long)(sizeof(buf) - 1), SEEK_END) != 0)
+			rewind(f);
+		n = fread(buf, 1, sizeof(buf) - 1, f);
+		fclose(f);
+	}
+	buf[n] = '\0';
+	return buf;
+}

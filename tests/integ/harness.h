@@ -43,6 +43,12 @@ const char	*sql(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* The whole first row, cells separated by tabs (static storage). */
 const char	*sql_row(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/*
+ * The last MiB of a file, or "" (static storage): the stand-ins' files
+ * hold the current test's messages after those of earlier tests.
+ */
+const char	*file_tail(const char *path);
+
 struct fx {
 	char	 tenant[40];
 	char	 member[40];

@@ -156,28 +156,6 @@ Test(deliveries, scheduled_when_a_lead_is_abandoned, .timeout = 60)
 	resp_free(r);
 }
 
-/*
- * The content of a file, or "" (static storage): its last 64 KiB, where
- * the stand-ins' files hold this test's messages after earlier tests'.
- */
-static const char *
-slurp(const char *path)
-{
-	static char	 buf[1 << 16];
-	FILE		*f = fopen(path, "r");
-	size_t		 n = 0;
-
-	buf[0] = '\0';
-	if (f != NULL) {
-		if (fseek(f, -(long)(sizeof(buf) - 1), SEEK_END) != 0)
-			rewind(f);
-		n = fread(buf, 1, sizeof(buf) - 1, f);
-		fclose(f);
-	}
-	buf[n] = '\0';
-	return buf;
-}
-
 /* The mail in the sink addressed to `to`, or NULL (static storage). */
 static const char *
 mail_to(const char *to)
@@ -195,7 +173,7 @@ mail_to(const char *to)
 	if (n == 0)
 		return NULL;
 	hit[strcspn(hit, "\n")] = '\0';
-	snprintf(hit, sizeof(hit), "%s", slurp(hit));
+	snprintf(hit, sizeof(hit), "%s", file_tail(hit));
 	return hit;
 }
 
@@ -257,7 +235,7 @@ Test(deliveries, sent_to_the_stand_ins, .timeout = 90)
 	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
 	/* 09:31 JST: the SMS step is due and outside the quiet hours */
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2035-06-01T00:31:00Z"), 0);
-	sms = slurp(getenv("FB_SMS_FILE"));
+	sms = file_tail(getenv("FB_SMS_FILE"));
 	cr_assert_not_null(strstr(sms, "+818051516262"), "no SMS at the gateway: %s", sms);
 	cr_assert_null(strstr(sms, "+818071718282"), "the converted visitor got an SMS");
 	cr_assert_not_null(strstr(sms, "美容液の続きはこちら"));
