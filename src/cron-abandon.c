@@ -6,14 +6,18 @@
  * bounded pass: candidates are read without locks, then each is claimed
  * with SELECT ... FOR UPDATE SKIP LOCKED in its own short transaction that
  * also writes its outbox event, so several copies on several hosts never
- * judge a lead twice (design 6).
+ * judge a lead twice (design 6).  The pass first applies the collector's
+ * intake queue (tag_apply(), waiting for its turn), so that every event
+ * received before the pass counts as activity.
  */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
 #include "api.h"
+#include "ingest.h"
 #include "store.h"
 
 static enum fb_err
@@ -72,7 +76,7 @@ main(int argc, char *argv[])
 	char		 err[512];
 	long long	 now;
 	long		 limit;
-	int		 ch, verbose, judged = 0, failed = 0;
+	int		 ch, verbose, judged = 0, failed = 0, applied = 0;
 	unsigned	 i;
 	bool		 done;
 	enum fb_err	 e;
@@ -89,6 +93,12 @@ main(int argc, char *argv[])
 	}
 	if (db_open(&db, &conf) != FB_OK) {
 		fprintf(stderr, "formback-abandon: cannot connect to the database\n");
+		return 1;
+	}
+	if ((e = tag_apply(&db, &conf, INT_MAX, true, &applied)) != FB_OK) {
+		fprintf(stderr, "formback-abandon: cannot apply queued tag "
+		    "events: %s\n", fb_strerror(e));
+		db_close(&db);
 		return 1;
 	}
 	if ((e = db_leads_abandon_due(&db, now, (int)limit, &due)) != FB_OK) {
@@ -109,8 +119,9 @@ main(int argc, char *argv[])
 	}
 	dbres_free(&due);
 	if (verbose)
-		fprintf(stderr, "formback-abandon: %d lead(s) judged abandoned, "
-		    "%d failed\n", judged, failed);
+		fprintf(stderr, "formback-abandon: %d queued tag event(s) "
+		    "applied, %d lead(s) judged abandoned, %d failed\n", applied,
+		    judged, failed);
 	db_close(&db);
 	conf_free(&conf);
 	return failed > 0 ? 1 : 0;

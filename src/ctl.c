@@ -786,7 +786,7 @@ cmd_lead(int argc, char *argv[])
 	if (r.nrows == 0)
 		die(1, "lead '%s' not found", id);
 	snprintf(tenant, sizeof(tenant), "%s", dbres_get(&r, 0, 0));
-	check(db_lead_convert(&db, id, source, &changed), "convert the lead");
+	check(db_lead_convert(&db, id, source, NULL, &changed), "convert the lead");
 	if (!changed)
 		die(1, "lead '%s' is already converted or suppressed", id);
 	check(db_sd(&db, SD_CONVERTED_CANCEL, DBPARAMS(P_STR(id)), NULL),

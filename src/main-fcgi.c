@@ -1,11 +1,15 @@
 /*
  * formback.fcgi: the FastCGI responder.  One process handles one request
  * at a time with one database connection; the web server pre-forks and
- * respawns as many as it is told (fcgi-conf/).
+ * respawns as many as it is told (fcgi-conf/).  Between requests, a
+ * worker with none waiting applies the collector's intake queue a few
+ * events at a time (design 3; tag_apply()), and an idle one looks every
+ * few seconds for events nobody is applying.
  */
 #include <errno.h>
 #include <getopt.h>
 #include <malloc.h>
+#include <poll.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -14,7 +18,12 @@
 #include <fcgiapp.h>
 
 #include "api.h"
+#include "ingest.h"
 #include "store.h"
+
+#define IDLE_APPLY	50	/* queued events per turn between requests */
+#define IDLE_AFTER_MS	50	/* no request for this long: the worker is idle */
+#define IDLE_CHECK_MS	1000	/* an idle worker's look at the queue */
 
 static const char *
 status_text(int s)
@@ -147,6 +156,58 @@ check_server(struct db *db)
 	db_rollback(db);
 }
 
+static volatile sig_atomic_t	 stopping;
+
+/*
+ * SIGTERM (the web server stopping its workers) and SIGUSR1 (libfcgi's
+ * graceful stop): finish the request in hand, then exit.  libfcgi's own
+ * handler only takes effect inside FCGX_Accept_r(); a worker waiting in
+ * poll() or applying the queue must see the request too.
+ */
+static void
+on_stop(int sig)
+{
+	(void)sig;
+	stopping = 1;
+	FCGX_ShutdownPending();
+}
+
+/*
+ * Is a request waiting for this worker (a new connection on the listening
+ * socket, or the next request on a kept connection)?  Waits up to
+ * timeout_ms; an error counts as yes, so the worker goes to accept,
+ * unless it was a stop signal.
+ */
+static bool
+request_waiting(const FCGX_Request *fr, int timeout_ms)
+{
+	struct pollfd	 p[2];
+	nfds_t		 n = 0;
+
+	p[n].fd = fr->listen_sock;
+	p[n++].events = POLLIN;
+	if (fr->ipcFd >= 0) {
+		p[n].fd = fr->ipcFd;
+		p[n++].events = POLLIN;
+	}
+	return poll(p, n, timeout_ms) != 0 && !stopping;
+}
+
+/*
+ * Apply a few queued tag events (design 3): few enough that a request
+ * arriving meanwhile waits one short transaction at most.  Returns
+ * whether more may be queued.
+ */
+static bool
+apply_some(struct db *db, const struct conf *conf)
+{
+	int	 n;
+
+	if (db_ensure(db) != FB_OK || tag_apply(db, conf, IDLE_APPLY, false, &n) != FB_OK)
+		return false;
+	return n == IDLE_APPLY;
+}
+
 static void
 usage(void)
 {
@@ -163,6 +224,8 @@ main(int argc, char *argv[])
 	char		 err[512];
 	const char	*cpath = NULL;
 	int		 ch;
+	bool		 queued = true;	/* look at the intake queue at start */
+	struct sigaction sa;
 
 	while ((ch = getopt(argc, argv, "c:h")) != -1)
 		switch (ch) {
@@ -198,9 +261,31 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	FCGX_InitRequest(&fr, 0, 0);
-	while (FCGX_Accept_r(&fr) >= 0) {
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop;	/* no SA_RESTART: poll() returns at once */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+	while (!stopping) {
+		if (queued) {
+			/* between requests, a turn at the intake queue */
+			if (!request_waiting(&fr, IDLE_AFTER_MS)) {
+				queued = apply_some(&db, &conf);
+				continue;
+			}
+		} else if (!request_waiting(&fr, IDLE_CHECK_MS)) {
+			/* idle: anything queued that nobody is applying? */
+			if (db_ensure(&db) == FB_OK &&
+			    db_ingest_pending(&db, &queued) != FB_OK)
+				queued = false;
+			continue;
+		}
+		if (stopping || FCGX_Accept_r(&fr) < 0)
+			break;
 		handle(&fr, &db, &conf);
 		FCGX_Finish_r(&fr);
+		if (tag_collect_filed())
+			queued = true;
 	}
 	db_close(&db);
 	conf_free(&conf);

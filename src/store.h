@@ -233,6 +233,9 @@ enum { EVC_C_SITE, EVC_C_TENANT, EVC_C_DOMAIN, EVC_C_CONSENT_MODE,
  */
 enum fb_err db_event_context(struct db *, const char *pk, const char *campaign_key,
 	    struct dbres *) FB_WUR;
+/* The same, for the site with this id (the intake queue's events). */
+enum fb_err db_event_context_site(struct db *, const char *site,
+	    const char *campaign_key, struct dbres *) FB_WUR;
 /* tenant_id, id of every site (formbackctl publish). */
 enum fb_err db_sites_all(struct db *, struct dbres *) FB_WUR;
 /* Distinct page URLs the campaign handled in the last 30 days (max 1000). */
@@ -271,6 +274,7 @@ struct tag_event_row {
 	const char	*type, *role, *url, *url_path, *referrer;
 	int		 consent;	/* -1: not given */
 	long long	 client_ts;	/* ms; <= 0: not given */
+	const char	*at;		/* received, "YYYY-MM-DD HH:MM:SS[.ffffff]" UTC; NULL: now */
 };
 enum fb_err db_tag_event_insert(struct db *, const struct tag_event_row *) FB_WUR;
 /*
@@ -294,15 +298,21 @@ struct lead_contact {
 };
 /*
  * A new lead: `started`, or with `c` not NULL `captured` at once with its
- * contacts (c->session then names the session).
+ * contacts (c->session then names the session).  `at` (SQL DATETIME, UTC;
+ * NULL: now) is when the event that makes it was received: created_at,
+ * and captured_at and last_activity_at of a captured one.
  */
 enum fb_err db_lead_insert(struct db *, const char *id, const char *tenant,
 	    const char *site, const char *campaign, const char *visitor,
 	    const char *session, const char *landing, const char *referrer,
-	    const char *utm, const char *lp_key, const struct lead_contact *c) FB_WUR;
-enum fb_err db_lead_capture(struct db *, const char *id, const struct lead_contact *) FB_WUR;
+	    const char *utm, const char *lp_key, const struct lead_contact *c,
+	    const char *at) FB_WUR;
+/* A capture at `at` (as db_lead_insert) on an open lead. */
+enum fb_err db_lead_capture(struct db *, const char *id, const struct lead_contact *,
+	    const char *at) FB_WUR;
+/* Activity at `at` on the visitor's open lead of the campaign. */
 enum fb_err db_lead_touch(struct db *, const char *site, const char *visitor,
-	    const char *campaign) FB_WUR;
+	    const char *campaign, const char *at) FB_WUR;
 /* url, referrer, url_path of the session's first page view. */
 enum fb_err db_lead_landing(struct db *, const char *site, const char *session,
 	    struct dbres *) FB_WUR;
@@ -312,9 +322,45 @@ enum fb_err db_leads_of_visitor(struct db *, const char *site, const char *visit
 /* id, campaign_id, site_id of unfinished leads sharing a contact with `lead`. */
 enum fb_err db_leads_of_contact(struct db *, const char *tenant, const char *lead,
 	    struct dbres *) FB_WUR;
-/* Convert an unfinished lead; *changed false when it already was finished. */
+/*
+ * Convert an unfinished lead at `at` (SQL DATETIME, UTC; NULL: now);
+ * *changed false when it already was finished.
+ */
 enum fb_err db_lead_convert(struct db *, const char *id, const char *source,
-	    bool *changed) FB_WUR;
+	    const char *at, bool *changed) FB_WUR;
+/*
+ * The collector's intake queue (db/migrations/0008_ingest.sql).  An event
+ * as the collector files it, everything borrowed: its site and tenant
+ * ids, contacts normalised and sealed with "ingest" and `id` as
+ * associated data.
+ */
+struct ingest_event {
+	const char		*id, *tenant, *site, *visitor, *session, *type;
+	const char		*campaign_key, *role, *url, *referrer;
+	int			 consent;	/* -1: not given */
+	long long		 client_ts;	/* ms; <= 0: not given */
+	const unsigned char	*tel_sealed, *email_sealed;	/* NULL: none */
+	size_t			 tel_sealed_len, email_sealed_len;
+	unsigned		 key_id;
+};
+/* File an event: one autocommitted INSERT. */
+enum fb_err db_ingest_add(struct db *, const struct ingest_event *) FB_WUR;
+/*
+ * Take the applier's turn inside the caller's transaction: *held false
+ * when another applier has it (wait false), else after it (wait true).
+ */
+enum fb_err db_ingest_lock(struct db *, bool wait, bool *held) FB_WUR;
+enum { IG_C_ID, IG_C_TENANT, IG_C_SITE, IG_C_VISITOR, IG_C_SESSION, IG_C_TYPE,
+    IG_C_CAMPAIGN_KEY, IG_C_ROLE, IG_C_URL, IG_C_REFERRER, IG_C_CONSENT,
+    IG_C_CLIENT_TS, IG_C_TEL, IG_C_EMAIL, IG_C_KEY_ID, IG_C_AT };
+/* The `limit` oldest queued events that are not parked, oldest first. */
+enum fb_err db_ingest_batch(struct db *, int limit, struct dbres *) FB_WUR;
+/* Remove an applied event. */
+enum fb_err db_ingest_done(struct db *, const char *id) FB_WUR;
+/* Count a failed application (the third parks the event) with its error. */
+enum fb_err db_ingest_failed(struct db *, const char *id, const char *error) FB_WUR;
+/* Is anything queued that is not parked? */
+enum fb_err db_ingest_pending(struct db *, bool *pending) FB_WUR;
 /* Ids of captured leads whose wait has passed at `now` (unix seconds). */
 enum fb_err db_leads_abandon_due(struct db *, long long now, int limit,
 	    struct dbres *) FB_WUR;

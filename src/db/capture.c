@@ -21,6 +21,7 @@ enum {
 	CAP_PUB_RULES,
 	CAP_SITE_PUBLISHED,
 	CAP_EVENT_CONTEXT,
+	CAP_EVENT_CONTEXT_SITE,
 	CAP_SITES_ALL,
 	CAP_TAKEOVER_PAGES,
 	CAP_NOTIFY_MEMBERS,
@@ -102,6 +103,13 @@ static const struct dbstmt cap_sql[CAP__MAX] = {
 	  "JOIN consent_settings cs ON cs.tenant_id = s.tenant_id "
 	  "LEFT JOIN campaigns c ON c.tenant_id = s.tenant_id AND c.campaign_key = ? "
 	  "WHERE s.public_key = ?" },
+	/* CAP_EVENT_CONTEXT_SITE: the same by site id */
+	{ "event_context_site",
+	  "SELECT s.id, s.tenant_id, s.domain, cs.consent_mode, c.id, c.site_id, "
+	  "c.status, " PUBLISHED " FROM sites s "
+	  "JOIN consent_settings cs ON cs.tenant_id = s.tenant_id "
+	  "LEFT JOIN campaigns c ON c.tenant_id = s.tenant_id AND c.campaign_key = ? "
+	  "WHERE s.id = ?" },
 	/* CAP_SITES_ALL */
 	{ "sites_all", "SELECT tenant_id, id FROM sites ORDER BY id" },
 	/* CAP_TAKEOVER_PAGES: what an active campaign handled in 30 days */
@@ -215,6 +223,14 @@ db_event_context(struct db *db, const char *pk, const char *campaign_key,
     struct dbres *r)
 {
 	return run(db, CAP_EVENT_CONTEXT, DBPARAMS(P_STR(campaign_key), P_STR(pk)), r);
+}
+
+enum fb_err
+db_event_context_site(struct db *db, const char *site, const char *campaign_key,
+    struct dbres *r)
+{
+	return run(db, CAP_EVENT_CONTEXT_SITE, DBPARAMS(P_STR(campaign_key),
+	    P_STR(site)), r);
 }
 
 enum fb_err

@@ -55,6 +55,13 @@ enum {
 	LEAD_ABANDON_CLAIM,
 	LEAD_ABANDON_SET,
 	LEAD_OWNER,
+	LEAD_INGEST_ADD,
+	LEAD_INGEST_LOCK,
+	LEAD_INGEST_LOCK_WAIT,
+	LEAD_INGEST_BATCH,
+	LEAD_INGEST_DONE,
+	LEAD_INGEST_FAILED,
+	LEAD_INGEST_PENDING,
 	LEAD__MAX
 };
 
@@ -77,7 +84,8 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	{ "tag_event_insert",
 	  "INSERT INTO tag_events (id, tenant_id, site_id, campaign_id, lead_id, "
 	  "visitor_id, session_id, event_type, role, url, url_path, referrer, "
-	  "consent, client_ts) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+	  "consent, client_ts, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+	  "?, ?, ?, ?, COALESCE(?, NOW(6)))" },
 	/*
 	 * LEAD_FIND_OPEN: one open lead per site, campaign and visitor.  No
 	 * ORDER BY: the two statuses are two ranges of leads_visitor, and
@@ -90,21 +98,22 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	/* LEAD_INSERT */
 	{ "lead_insert",
 	  "INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
-	  "session_id, status, landing_url, referrer, utm, lp_key) "
-	  "VALUES (?, ?, ?, ?, ?, ?, 'started', ?, ?, ?, ?)" },
+	  "session_id, status, landing_url, referrer, utm, lp_key, created_at) "
+	  "VALUES (?, ?, ?, ?, ?, ?, 'started', ?, ?, ?, ?, COALESCE(?, NOW(6)))" },
 	/* LEAD_INSERT_CAPTURED: a lead whose first event is a capture */
 	{ "lead_insert_captured",
 	  "INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
 	  "session_id, status, landing_url, referrer, utm, lp_key, captured_at, "
 	  "last_activity_at, consent_state, email_sealed, email_bidx, email_masked, "
 	  "tel_sealed, tel_bidx, tel_masked, tel_kind, sms_capable, pii_key_id, "
-	  "pii_state) VALUES (?, ?, ?, ?, ?, ?, 'captured', ?, ?, ?, ?, NOW(6), "
-	  "NOW(6), ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(? = 'mobile', FALSE), ?, "
-	  "'present')" },
+	  "pii_state, created_at) VALUES (?, ?, ?, ?, ?, ?, 'captured', ?, ?, ?, "
+	  "?, COALESCE(?, NOW(6)), COALESCE(?, NOW(6)), ?, ?, ?, ?, ?, ?, ?, ?, "
+	  "COALESCE(? = 'mobile', FALSE), ?, 'present', COALESCE(?, NOW(6)))" },
 	/* LEAD_CAPTURE: NULL leaves a contact as it was */
 	{ "lead_capture",
 	  "UPDATE leads SET status = 'captured', "
-	  "captured_at = COALESCE(captured_at, NOW(6)), last_activity_at = NOW(6), "
+	  "captured_at = COALESCE(captured_at, ?, NOW(6)), "
+	  "last_activity_at = COALESCE(?, NOW(6)), "
 	  "consent_state = ?, session_id = ?, "
 	  "email_sealed = COALESCE(?, email_sealed), "
 	  "email_bidx = COALESCE(?, email_bidx), "
@@ -115,7 +124,7 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "pii_state = 'present', updated_at = NOW(6) WHERE id = ?" },
 	/* LEAD_TOUCH: activity delays the abandonment judgement */
 	{ "lead_touch",
-	  "UPDATE leads SET last_activity_at = NOW(6) WHERE site_id = ? "
+	  "UPDATE leads SET last_activity_at = COALESCE(?, NOW(6)) WHERE site_id = ? "
 	  "AND visitor_id = ? AND campaign_id = ? AND status IN ('started', 'captured')" },
 	/* LEAD_LANDING: the session's first page view */
 	{ "lead_landing",
@@ -136,7 +145,7 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "SELECT email_bidx, tel_bidx FROM leads WHERE id = ?" },
 	/* LEAD_CONVERT */
 	{ "lead_convert",
-	  "UPDATE leads SET status = 'converted', converted_at = NOW(6), "
+	  "UPDATE leads SET status = 'converted', converted_at = COALESCE(?, NOW(6)), "
 	  "conversion_source = ?, updated_at = NOW(6) WHERE id = ? "
 	  "AND status NOT IN ('converted', 'suppressed')" },
 	/* LEAD_ABANDON_DUE: captured leads past their wait (active scenario's, else campaign's) */
@@ -158,6 +167,32 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "updated_at = NOW(6) WHERE id = ?" },
 	/* LEAD_OWNER: tenant, campaign and site of a lead (operator path) */
 	{ "lead_owner", "SELECT tenant_id, campaign_id, site_id FROM leads WHERE id = ?" },
+	/* LEAD_INGEST_ADD: the collector's one statement (design 3) */
+	{ "ingest_add",
+	  "INSERT INTO tag_ingest (id, tenant_id, site_id, visitor_id, session_id, "
+	  "event_type, campaign_key, role, url, referrer, consent, client_ts, "
+	  "tel_sealed, email_sealed, pii_key_id) "
+	  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+	/* LEAD_INGEST_LOCK: the applier's turn, or nothing when another has it */
+	{ "ingest_lock",
+	  "SELECT id FROM tag_ingest_applier WHERE id = 1 FOR UPDATE SKIP LOCKED" },
+	/* LEAD_INGEST_LOCK_WAIT: the applier's turn, after the current one */
+	{ "ingest_lock_wait",
+	  "SELECT id FROM tag_ingest_applier WHERE id = 1 FOR UPDATE" },
+	/* LEAD_INGEST_BATCH: the oldest queued events not parked */
+	{ "ingest_batch",
+	  "SELECT id, tenant_id, site_id, visitor_id, session_id, event_type, "
+	  "campaign_key, role, url, referrer, consent, client_ts, tel_sealed, "
+	  "email_sealed, pii_key_id, received_at FROM tag_ingest "
+	  "WHERE attempts < 3 ORDER BY id LIMIT ?" },
+	/* LEAD_INGEST_DONE */
+	{ "ingest_done", "DELETE FROM tag_ingest WHERE id = ?" },
+	/* LEAD_INGEST_FAILED */
+	{ "ingest_failed",
+	  "UPDATE tag_ingest SET attempts = attempts + 1, last_error = ? WHERE id = ?" },
+	/* LEAD_INGEST_PENDING */
+	{ "ingest_pending",
+	  "SELECT EXISTS (SELECT 1 FROM tag_ingest WHERE attempts < 3)" },
 };
 
 static enum fb_err
@@ -219,7 +254,7 @@ db_tag_event_insert(struct db *db, const struct tag_event_row *ev)
 	    P_STR(ev->visitor), P_STR(ev->session), P_STR(ev->type),
 	    P_STR(ev->role), P_STR(ev->url), P_STR(ev->url_path),
 	    P_STR(ev->referrer), ev->consent < 0 ? P_NULL : P_INT(ev->consent),
-	    ev->client_ts > 0 ? P_INT(ev->client_ts) : P_NULL), NULL);
+	    ev->client_ts > 0 ? P_INT(ev->client_ts) : P_NULL, P_STR(ev->at)), NULL);
 }
 
 enum fb_err
@@ -240,26 +275,30 @@ enum fb_err
 db_lead_insert(struct db *db, const char *id, const char *tenant,
     const char *site, const char *campaign, const char *visitor,
     const char *session, const char *landing, const char *referrer,
-    const char *utm, const char *lp_key, const struct lead_contact *c)
+    const char *utm, const char *lp_key, const struct lead_contact *c,
+    const char *at)
 {
 	if (c == NULL)
 		return run(db, LEAD_INSERT, DBPARAMS(P_STR(id), P_STR(tenant),
 		    P_STR(site), P_STR(campaign), P_STR(visitor), P_STR(session),
-		    P_STR(landing), P_STR(referrer), P_STR(utm), P_STR(lp_key)), NULL);
+		    P_STR(landing), P_STR(referrer), P_STR(utm), P_STR(lp_key),
+		    P_STR(at)), NULL);
 	return run(db, LEAD_INSERT_CAPTURED, DBPARAMS(P_STR(id), P_STR(tenant),
 	    P_STR(site), P_STR(campaign), P_STR(visitor), P_STR(c->session),
 	    P_STR(landing), P_STR(referrer), P_STR(utm), P_STR(lp_key),
-	    P_STR(c->consent_state), bin_or_null(c->email_sealed, c->email_sealed_len),
+	    P_STR(at), P_STR(at), P_STR(c->consent_state), bin_or_null(c->email_sealed, c->email_sealed_len),
 	    bin_or_null(c->email_bidx, 32), P_STR(c->email_masked),
 	    bin_or_null(c->tel_sealed, c->tel_sealed_len),
 	    bin_or_null(c->tel_bidx, 32), P_STR(c->tel_masked),
-	    P_STR(c->tel_kind), P_STR(c->tel_kind), P_INT(c->key_id)), NULL);
+	    P_STR(c->tel_kind), P_STR(c->tel_kind), P_INT(c->key_id), P_STR(at)), NULL);
 }
 
 enum fb_err
-db_lead_capture(struct db *db, const char *id, const struct lead_contact *c)
+db_lead_capture(struct db *db, const char *id, const struct lead_contact *c,
+    const char *at)
 {
-	return run(db, LEAD_CAPTURE, DBPARAMS(P_STR(c->consent_state),
+	return run(db, LEAD_CAPTURE, DBPARAMS(P_STR(at), P_STR(at),
+	    P_STR(c->consent_state),
 	    P_STR(c->session), bin_or_null(c->email_sealed, c->email_sealed_len),
 	    bin_or_null(c->email_bidx, 32), P_STR(c->email_masked),
 	    bin_or_null(c->tel_sealed, c->tel_sealed_len),
@@ -269,9 +308,9 @@ db_lead_capture(struct db *db, const char *id, const struct lead_contact *c)
 
 enum fb_err
 db_lead_touch(struct db *db, const char *site, const char *visitor,
-    const char *campaign)
+    const char *campaign, const char *at)
 {
-	return run(db, LEAD_TOUCH, DBPARAMS(P_STR(site), P_STR(visitor),
+	return run(db, LEAD_TOUCH, DBPARAMS(P_STR(at), P_STR(site), P_STR(visitor),
 	    P_STR(campaign)), NULL);
 }
 
@@ -307,12 +346,14 @@ db_leads_of_contact(struct db *db, const char *tenant, const char *lead,
 }
 
 enum fb_err
-db_lead_convert(struct db *db, const char *id, const char *source, bool *changed)
+db_lead_convert(struct db *db, const char *id, const char *source,
+    const char *at, bool *changed)
 {
 	struct dbres	 r;
 	enum fb_err	 e;
 
-	if ((e = run(db, LEAD_CONVERT, DBPARAMS(P_STR(source), P_STR(id)), &r)) != FB_OK)
+	if ((e = run(db, LEAD_CONVERT, DBPARAMS(P_STR(at), P_STR(source),
+	    P_STR(id)), &r)) != FB_OK)
 		return e;
 	*changed = r.affected > 0;
 	dbres_free(&r);
@@ -347,4 +388,63 @@ enum fb_err
 db_lead_owner(struct db *db, const char *id, struct dbres *r)
 {
 	return run(db, LEAD_OWNER, DBPARAMS(P_STR(id)), r);
+}
+
+enum fb_err
+db_ingest_add(struct db *db, const struct ingest_event *ev)
+{
+	return run(db, LEAD_INGEST_ADD, DBPARAMS(P_STR(ev->id), P_STR(ev->tenant),
+	    P_STR(ev->site), P_STR(ev->visitor), P_STR(ev->session),
+	    P_STR(ev->type), P_STR(ev->campaign_key), P_STR(ev->role),
+	    P_STR(ev->url), P_STR(ev->referrer),
+	    ev->consent < 0 ? P_NULL : P_INT(ev->consent),
+	    ev->client_ts > 0 ? P_INT(ev->client_ts) : P_NULL,
+	    bin_or_null(ev->tel_sealed, ev->tel_sealed_len),
+	    bin_or_null(ev->email_sealed, ev->email_sealed_len),
+	    P_INT(ev->key_id)), NULL);
+}
+
+enum fb_err
+db_ingest_lock(struct db *db, bool wait, bool *held)
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	if ((e = run(db, wait ? LEAD_INGEST_LOCK_WAIT : LEAD_INGEST_LOCK,
+	    DBNOPARAMS, &r)) != FB_OK)
+		return e;
+	*held = r.nrows == 1;
+	dbres_free(&r);
+	return FB_OK;
+}
+
+enum fb_err
+db_ingest_batch(struct db *db, int limit, struct dbres *r)
+{
+	return run(db, LEAD_INGEST_BATCH, DBPARAMS(P_INT(limit)), r);
+}
+
+enum fb_err
+db_ingest_done(struct db *db, const char *id)
+{
+	return run(db, LEAD_INGEST_DONE, DBPARAMS(P_STR(id)), NULL);
+}
+
+enum fb_err
+db_ingest_failed(struct db *db, const char *id, const char *error)
+{
+	return run(db, LEAD_INGEST_FAILED, DBPARAMS(P_STR(error), P_STR(id)), NULL);
+}
+
+enum fb_err
+db_ingest_pending(struct db *db, bool *pending)
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	if ((e = run(db, LEAD_INGEST_PENDING, DBNOPARAMS, &r)) != FB_OK)
+		return e;
+	*pending = r.nrows == 1 && dbres_int(&r, 0, 0) != 0;
+	dbres_free(&r);
+	return FB_OK;
 }

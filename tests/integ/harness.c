@@ -5,6 +5,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 #include <curl/curl.h>
@@ -66,7 +67,23 @@ http(const char *method, const char *path, const char *key, const char *body,
 	if (r->headers == NULL)
 		r->headers = strdup("");
 	r->json = json_tokener_parse(r->body);
+	if (r->status == 204 && strcmp(method, "POST") == 0 &&
+	    strcmp(path, "/tag/v1/events") == 0)
+		tag_settle();
 	return r;
+}
+
+void
+tag_settle(void)
+{
+	int	 i;
+
+	for (i = 0; i < 1500; i++) {
+		if (strcmp(sql("SELECT COUNT(*) FROM tag_ingest WHERE attempts < 3"), "0") == 0)
+			return;
+		usleep(10000);
+	}
+	cr_assert_fail("queued tag events not applied within 15 s");
 }
 
 const char *

@@ -20,10 +20,14 @@ struct resp {
 };
 
 /* One HTTP request; `key` adds "Authorization: Bearer key"; `hdr` is
- * one extra "Name: value" header or NULL.  Aborts the test on failure. */
+ * one extra "Name: value" header or NULL.  Aborts the test on failure.
+ * A 204 from POST /tag/v1/events returns once tag_settle() does. */
 struct resp	*http(const char *method, const char *path, const char *key,
 		    const char *body, const char *hdr);
 /* Header value (case-insensitive name) or NULL; static storage. */
+/* Wait (15 s at most, else fail) until the collector's intake queue is
+ * applied: the workers apply it between requests, a moment after the 204. */
+void		 tag_settle(void);
 const char	*resp_header(const struct resp *, const char *name);
 void		 resp_free(struct resp *);
 /* Value at a dotted path ("error.code", "data.0.id") as a string, or NULL. */

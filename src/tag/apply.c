@@ -1,0 +1,517 @@
+/*
+ * The lead life cycle, applied from the collector's intake queue
+ * (design 3; db/migrations/0008_ingest.sql) in receive order by one
+ * applier at a time: a capture updates the visitor's open lead of that
+ * campaign (one per site, campaign and visitor while it is started or
+ * captured); a conversion on a thanks page converts the visitor's lead of
+ * that campaign (tag), the visitor's leads of other campaigns
+ * (tag_visitor) and the leads of the same contact (hash_match).  Every
+ * time written is the event's receive time, not the time it is applied.
+ * An applied event moves to tag_events, in the same transaction as the
+ * lead writes and outbox rows it causes.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <sodium.h>
+
+#include "../api.h"
+#include "../ingest.h"
+#include "../match.h"
+#include "../pii.h"
+#include "../store.h"
+
+#define APPLY_BATCH	100	/* events per transaction */
+#define TX_TRIES	3
+
+/* An applier's transaction: its connection, keys and the event's time. */
+struct apply {
+	struct db		*db;
+	const struct conf	*conf;
+	const char		*at;	/* received, SQL DATETIME UTC */
+};
+
+/* A queued event, its contacts opened (normalised, clear) for the moment. */
+struct tag_ev {
+	const char	*id, *visitor, *session, *type, *url, *referrer, *role;
+	const char	*tel, *email;
+	int		 consent;
+	long long	 ts;
+	struct url_loc	 loc;
+};
+
+static enum fb_err
+outbox_lead(struct apply *a, const char *tenant, const char *type, json_object *data)
+{
+	enum fb_err	 e = db_outbox_add(a->db, tenant, "webhook", type, json_text(data));
+
+	json_object_put(data);
+	return e;
+}
+
+static void
+utm_from(const char *search, char *out, size_t outsz)
+{
+	static const char *const keys[] = { "utm_source", "utm_medium",
+	    "utm_campaign", "utm_term", "utm_content" };
+	json_object	*o = json_object_new_object();
+	const char	*p, *amp, *eq;
+	char		 name[32], val[256];
+	size_t		 i, n, k, vn;
+
+	for (p = *search == '?' ? search + 1 : search; *p != '\0'; p = amp + 1) {
+		amp = p + strcspn(p, "&");
+		n = (size_t)(amp - p);
+		eq = memchr(p, '=', n);
+		if (eq != NULL && (size_t)(eq - p) < sizeof(name)) {
+			snprintf(name, sizeof(name), "%.*s", (int)(eq - p), p);
+			for (k = 0; k < NELEM(keys); k++)
+				if (strcmp(name, keys[k]) == 0) {
+					vn = (size_t)(amp - eq - 1);
+					if (vn >= sizeof(val))
+						vn = sizeof(val) - 1;
+					for (i = 0; i < vn; i++)
+						val[i] = eq[1 + i] == '+' ? ' ' : eq[1 + i];
+					val[vn] = '\0';
+					jadd_str(o, keys[k], val);
+				}
+		}
+		if (*amp == '\0')
+			break;
+	}
+	snprintf(out, outsz, "%s", json_text(o));
+	json_object_put(o);
+}
+
+/* The visitor's open lead of the campaign into id, if any (*found). */
+static enum fb_err
+find_lead(struct apply *a, const char *site, const char *campaign,
+    const struct tag_ev *ev, char id[UUID_STRLEN + 1], bool *was_captured,
+    bool *found)
+{
+	struct dbres	 l;
+	unsigned	 i, n = 0;
+	enum fb_err	 e;
+
+	*was_captured = *found = false;
+	if ((e = db_lead_find_open(a->db, site, ev->visitor, campaign, &l)) != FB_OK)
+		return e;
+	if (l.nrows >= 1) {
+		/* the newest (UUIDv7 ids sort by time) */
+		for (i = 1; i < l.nrows; i++)
+			if (strcmp(dbres_get(&l, i, 0), dbres_get(&l, n, 0)) > 0)
+				n = i;
+		snprintf(id, UUID_STRLEN + 1, "%s", dbres_get(&l, n, 0));
+		*was_captured = strcmp(dbres_get(&l, n, 1), "captured") == 0;
+		*found = true;
+	}
+	dbres_free(&l);
+	return FB_OK;
+}
+
+/*
+ * A new lead `id` for the visitor, its landing page the session's first
+ * page view; captured at once with the contacts `c` when not NULL.
+ */
+static enum fb_err
+create_lead(struct apply *a, const char *tenant, const char *site,
+    const char *campaign, const struct tag_ev *ev, const char *id,
+    const struct lead_contact *c)
+{
+	struct dbres	 land;
+	struct url_loc	 ll;
+	char		 utm[2048];
+	const char	*landing = ev->url, *ref = ev->referrer;
+	enum fb_err	 e;
+
+	if ((e = db_lead_landing(a->db, site, ev->session, &land)) != FB_OK)
+		return e;
+	if (land.nrows == 1) {
+		landing = dbres_get(&land, 0, 0);
+		ref = dbres_get(&land, 0, 1);
+	}
+	if (!url_parse(landing, &ll))
+		ll = ev->loc;
+	utm_from(ll.search, utm, sizeof(utm));
+	e = db_lead_insert(a->db, id, tenant, site, campaign, ev->visitor,
+	    ev->session, landing, ref, utm, ll.pathname, c, a->at);
+	dbres_free(&land);
+	return e;
+}
+
+/* The visitor's open lead of the campaign, created when there is none. */
+static enum fb_err
+open_lead(struct apply *a, const char *tenant, const char *site,
+    const char *campaign, const struct tag_ev *ev, char id[UUID_STRLEN + 1])
+{
+	bool		 found, was;
+	enum fb_err	 e;
+
+	if ((e = find_lead(a, site, campaign, ev, id, &was, &found)) != FB_OK || found)
+		return e;
+	uuid_v7(id);
+	return create_lead(a, tenant, site, campaign, ev, id, NULL);
+}
+
+/* Seal, index and mask what the capture carries, and store it. */
+static enum fb_err
+capture(struct apply *a, const char *tenant, const char *site, const char *campaign,
+    const char *consent_mode, const struct tag_ev *ev, char lead[UUID_STRLEN + 1])
+{
+	const unsigned char *mk = a->conf->master_key;
+	char		 tel[16], email[256], tmask[32], emask[300];
+	unsigned char	 ts[PII_SEALED_MAX(16)], es[PII_SEALED_MAX(256)];
+	unsigned char	 tb[PII_BIDXBYTES], eb[PII_BIDXBYTES];
+	struct lead_contact c;
+	enum tel_kind	 kind;
+	bool		 has_tel, has_email, was, found;
+	json_object	*d, *ch;
+	enum fb_err	 e;
+
+	has_tel = ev->tel != NULL && contact_tel_normalize(ev->tel, tel, &kind);
+	has_email = ev->email != NULL && contact_email_normalize(ev->email, email);
+	if (!has_tel && !has_email)
+		return FB_OK;
+	/* explicit consent: nothing is kept without it */
+	if (strcmp(consent_mode, "explicit") == 0 && ev->consent != 1)
+		return FB_OK;
+	/* the id first: it is the sealed contacts' associated data */
+	if ((e = find_lead(a, site, campaign, ev, lead, &was, &found)) != FB_OK)
+		return e;
+	if (!found)
+		uuid_v7(lead);
+	memset(&c, 0, sizeof(c));
+	c.consent_state = consent_mode;
+	c.session = ev->session;
+	c.key_id = a->conf->master_key_id;
+	if (has_tel) {
+		c.tel_sealed_len = pii_seal(mk, tenant, lead, "tel", tel, ts);
+		c.tel_sealed = ts;
+		pii_blind_index(mk, tenant, "tel", tel, tb);
+		c.tel_bidx = tb;
+		contact_tel_mask(tel, tmask);
+		c.tel_masked = tmask;
+		c.tel_kind = tel_kind_names[kind];
+	}
+	if (has_email) {
+		c.email_sealed_len = pii_seal(mk, tenant, lead, "email", email, es);
+		c.email_sealed = es;
+		pii_blind_index(mk, tenant, "email", email, eb);
+		c.email_bidx = eb;
+		contact_email_mask(email, emask);
+		c.email_masked = emask;
+	}
+	sodium_memzero(tel, sizeof(tel));
+	sodium_memzero(email, sizeof(email));
+	/* a new lead is inserted captured: one write instead of two */
+	e = found ? db_lead_capture(a->db, lead, &c, a->at) :
+	    create_lead(a, tenant, site, campaign, ev, lead, &c);
+	if (e != FB_OK || was)
+		return e;
+	/* lead.captured (contract: Events, LeadCapturedData), first time only */
+	d = json_object_new_object();
+	jadd_str(d, "lead_id", lead);
+	jadd_str(d, "campaign_id", campaign);
+	jadd_str(d, "site_id", site);
+	ch = json_object_new_array();
+	if (has_tel && kind == TEL_MOBILE)
+		json_object_array_add(ch, json_object_new_string("sms"));
+	if (has_email)
+		json_object_array_add(ch, json_object_new_string("email"));
+	json_object_object_add(d, "channels", ch);
+	return outbox_lead(a, tenant, "lead.captured", d);
+}
+
+/* "YYYY-MM-DD HH:MM:SS[.ffffff]" (UTC) as ISO 8601 seconds with Z. */
+static void
+at_iso8601(const char *at, char out[32])
+{
+	char		 iso[40];
+	int64_t		 secs;
+
+	snprintf(iso, sizeof(iso), "%.19sZ", at);
+	if (strlen(iso) == 20)
+		iso[10] = 'T';
+	if (!time_parse_iso8601(iso, &secs))
+		secs = (int64_t)time(NULL);
+	time_iso8601(secs, out);
+}
+
+static enum fb_err
+convert_one(struct apply *a, const char *tenant, const char *lead,
+    const char *campaign, const char *site, const char *source, bool *changed)
+{
+	json_object	*d;
+	char		 at[32];
+	enum fb_err	 e;
+
+	if ((e = db_lead_convert(a->db, lead, source, a->at, changed)) != FB_OK ||
+	    !*changed)
+		return e;
+	/* nothing pending is sent after a conversion */
+	if ((e = db_sd(a->db, SD_CONVERTED_CANCEL, DBPARAMS(P_STR(lead)), NULL)) != FB_OK)
+		return e;
+	at_iso8601(a->at, at);
+	d = json_object_new_object();
+	jadd_str(d, "lead_id", lead);
+	jadd_str(d, "campaign_id", campaign);
+	jadd_str(d, "site_id", site);
+	jadd_str(d, "conversion_source", source);
+	jadd_str(d, "converted_at", at);
+	return outbox_lead(a, tenant, "conversion.detected", d);
+}
+
+/* A conversion on a thanks page (design 3). */
+static enum fb_err
+conversion(struct apply *a, const char *tenant, const char *site,
+    const char *campaign, const struct tag_ev *ev)
+{
+	struct dbres	 v, m;
+	unsigned	 i, j;
+	bool		 changed;
+	enum fb_err	 e;
+
+	if ((e = db_leads_of_visitor(a->db, site, ev->visitor, &v)) != FB_OK)
+		return e;
+	for (i = 0; i < v.nrows && e == FB_OK; i++) {
+		const char *lead = dbres_get(&v, i, 0), *cid = dbres_get(&v, i, 1);
+		bool	 own = strcmp(cid, campaign) == 0;
+
+		e = convert_one(a, tenant, lead, cid, site, own ? "tag" : "tag_visitor",
+		    &changed);
+		if (e != FB_OK || !own || !changed)
+			continue;
+		/* the same contact's other leads */
+		if ((e = db_leads_of_contact(a->db, tenant, lead, &m)) != FB_OK)
+			break;
+		for (j = 0; j < m.nrows && e == FB_OK; j++)
+			e = convert_one(a, tenant, dbres_get(&m, j, 0),
+			    dbres_get(&m, j, 1), dbres_get(&m, j, 2), "hash_match",
+			    &changed);
+		dbres_free(&m);
+	}
+	dbres_free(&v);
+	return e;
+}
+
+/* One event against its site and campaign (`cx`: db_event_context_site). */
+static enum fb_err
+handle(struct apply *a, const struct tag_ev *ev, const struct dbres *cx)
+{
+	struct tag_event_row	 row;
+	const char		*tenant = dbres_get(cx, 0, EVC_C_TENANT);
+	const char		*site = dbres_get(cx, 0, EVC_C_SITE);
+	const char		*cid = dbres_get(cx, 0, EVC_C_CAMPAIGN);
+	char			 lead[UUID_STRLEN + 1] = "", campaign[UUID_STRLEN + 1] = "";
+	bool			 published = false, active = false;
+	enum fb_err		 e;
+
+	/* the campaign counts only when it is this site's and published */
+	if (cid != NULL && strcmp(dbres_get(cx, 0, EVC_C_CAMPAIGN_SITE), site) == 0 &&
+	    dbres_int(cx, 0, EVC_C_PUBLISHED) != 0) {
+		published = true;
+		active = strcmp(dbres_get(cx, 0, EVC_C_CAMPAIGN_STATUS), "active") == 0;
+		snprintf(campaign, sizeof(campaign), "%s", cid);
+	}
+	if (active && strcmp(ev->type, "capture") == 0) {
+		if ((e = capture(a, tenant, site, campaign,
+		    dbres_get(cx, 0, EVC_C_CONSENT_MODE), ev, lead)) != FB_OK)
+			return e;
+	} else if (active && strcmp(ev->type, "form_start") == 0) {
+		if ((e = open_lead(a, tenant, site, campaign, ev, lead)) != FB_OK)
+			return e;
+	}
+	/* activity delays the judgement (a capture already stamped it) */
+	if (active && (strcmp(ev->type, "page_view") == 0 ||
+	    strcmp(ev->type, "form_start") == 0 || strcmp(ev->type, "consent") == 0) &&
+	    (e = db_lead_touch(a->db, site, ev->visitor, campaign, a->at)) != FB_OK)
+		return e;
+	memset(&row, 0, sizeof(row));
+	row.tenant = tenant;
+	row.site = site;
+	row.campaign = published ? campaign : NULL;
+	row.lead = lead[0] != '\0' ? lead : NULL;
+	row.visitor = ev->visitor;
+	row.session = ev->session;
+	row.type = ev->type;
+	row.role = published ? ev->role : NULL;
+	row.url = ev->url;
+	row.url_path = ev->loc.pathname;
+	row.referrer = ev->referrer;
+	row.consent = ev->consent;
+	row.client_ts = ev->ts;
+	row.at = a->at;
+	if ((e = db_tag_event_insert(a->db, &row)) != FB_OK)
+		return e;
+	if (published && strcmp(ev->type, "conversion") == 0 && ev->role != NULL &&
+	    strcmp(ev->role, "thanks") == 0)
+		return conversion(a, tenant, site, campaign, ev);
+	return FB_OK;
+}
+
+/* Open a sealed contact of queued event `id` into out; false when absent. */
+static bool
+open_contact(const struct conf *conf, const struct dbres *q, unsigned i, int col,
+    const char *field, char *out, size_t outsz)
+{
+	const char	*id = dbres_get(q, i, IG_C_ID);
+	size_t		 at = (size_t)i * q->ncols + (unsigned)col;
+
+	if (q->cell[at] == NULL)
+		return false;
+	if (pii_open(conf->master_key, "ingest", id, field,
+	    (const unsigned char *)q->cell[at], q->len[at], out, outsz))
+		return true;
+	logx(LOG_WARN, "queued event %s: its %s does not open under this "
+	    "master key; applied without it", id, field);
+	return false;
+}
+
+/*
+ * Apply queued event i of q.  `cx` caches the context of the previous
+ * event (site and campaign key in `cxkey`): a batch is mostly one site's.
+ */
+static enum fb_err
+apply_one(struct db *db, const struct conf *conf, const struct dbres *q,
+    unsigned i, struct dbres *cx, char *cxkey, size_t cxkeysz)
+{
+	struct apply	 a = { db, conf, dbres_get(q, i, IG_C_AT) };
+	struct tag_ev	 ev;
+	char		 key[UUID_STRLEN + 80], tel[64], email[256];
+	const char	*site = dbres_get(q, i, IG_C_SITE);
+	const char	*ck = dbres_get(q, i, IG_C_CAMPAIGN_KEY);
+	enum fb_err	 e;
+
+	snprintf(key, sizeof(key), "%s %s", site, ck != NULL ? ck : "");
+	if (cxkey[0] == '\0' || strcmp(key, cxkey) != 0) {
+		if (cxkey[0] != '\0')
+			dbres_free(cx);
+		cxkey[0] = '\0';
+		if ((e = db_event_context_site(db, site, ck, cx)) != FB_OK)
+			return e;
+		snprintf(cxkey, cxkeysz, "%s", key);
+	}
+	if (cx->nrows != 1)
+		return FB_OK;	/* the site was deleted since: nothing to apply */
+	memset(&ev, 0, sizeof(ev));
+	ev.id = dbres_get(q, i, IG_C_ID);
+	ev.visitor = dbres_get(q, i, IG_C_VISITOR);
+	ev.session = dbres_get(q, i, IG_C_SESSION);
+	ev.type = dbres_get(q, i, IG_C_TYPE);
+	ev.url = dbres_get(q, i, IG_C_URL);
+	ev.referrer = dbres_get(q, i, IG_C_REFERRER);
+	ev.role = dbres_get(q, i, IG_C_ROLE);
+	ev.consent = dbres_get(q, i, IG_C_CONSENT) != NULL ?
+	    (int)dbres_int(q, i, IG_C_CONSENT) : -1;
+	ev.ts = dbres_get(q, i, IG_C_CLIENT_TS) != NULL ?
+	    dbres_int(q, i, IG_C_CLIENT_TS) : 0;
+	if (!url_parse(ev.url, &ev.loc))
+		return FB_OK;	/* checked when filed; cannot happen */
+	if (open_contact(conf, q, i, IG_C_TEL, "tel", tel, sizeof(tel)))
+		ev.tel = tel;
+	if (open_contact(conf, q, i, IG_C_EMAIL, "email", email, sizeof(email)))
+		ev.email = email;
+	e = handle(&a, &ev, cx);
+	sodium_memzero(tel, sizeof(tel));
+	sodium_memzero(email, sizeof(email));
+	return e;
+}
+
+/*
+ * One transaction: the applier's turn, up to n events applied and
+ * removed.  *done: how many (0 with *busy when another applier has the
+ * turn).  On an error nothing of the batch stays; *failed names the event
+ * it happened on.
+ */
+static enum fb_err
+apply_batch(struct db *db, const struct conf *conf, int n, bool wait,
+    unsigned *done, bool *busy, char failed[UUID_STRLEN + 1])
+{
+	struct dbres	 q, cx;
+	char		 cxkey[UUID_STRLEN + 80] = "";
+	unsigned	 i;
+	bool		 held;
+	enum fb_err	 e;
+
+	*done = 0;
+	*busy = false;
+	failed[0] = '\0';
+	if ((e = db_begin(db)) != FB_OK)
+		return e;
+	if ((e = db_ingest_lock(db, wait, &held)) != FB_OK || !held) {
+		db_rollback(db);
+		*busy = e == FB_OK;
+		return e;
+	}
+	if ((e = db_ingest_batch(db, n, &q)) != FB_OK) {
+		db_rollback(db);
+		return e;
+	}
+	for (i = 0; i < q.nrows && e == FB_OK; i++) {
+		if ((e = apply_one(db, conf, &q, i, &cx, cxkey, sizeof(cxkey))) == FB_OK)
+			e = db_ingest_done(db, dbres_get(&q, i, IG_C_ID));
+		if (e != FB_OK)
+			snprintf(failed, UUID_STRLEN + 1, "%s", dbres_get(&q, i, IG_C_ID));
+	}
+	if (cxkey[0] != '\0')
+		dbres_free(&cx);
+	if (e == FB_OK && (e = db_commit(db)) == FB_OK)
+		*done = q.nrows;
+	else
+		db_rollback(db);
+	dbres_free(&q);
+	return e;
+}
+
+/* Count a failure against one event, in a transaction of its own. */
+static void
+note_failure(struct db *db, const char *id, enum fb_err why)
+{
+	enum fb_err	 e;
+
+	logx(LOG_ERR, "queued tag event %s not applied: %s", id, fb_strerror(why));
+	if ((e = db_begin(db)) == FB_OK &&
+	    (e = db_ingest_failed(db, id, fb_strerror(why))) == FB_OK &&
+	    (e = db_commit(db)) == FB_OK)
+		return;
+	db_rollback(db);
+}
+
+enum fb_err
+tag_apply(struct db *db, const struct conf *conf, int limit, bool wait,
+    int *applied)
+{
+	char		 failed[UUID_STRLEN + 1];
+	unsigned	 done;
+	bool		 busy;
+	enum fb_err	 e = FB_OK;
+	int		 n, try, fails = 0;
+
+	*applied = 0;
+	while (*applied < limit) {
+		n = limit - *applied < APPLY_BATCH ? limit - *applied : APPLY_BATCH;
+		for (try = 0; try < TX_TRIES; try++)
+			if ((e = apply_batch(db, conf, n, wait, &done, &busy,
+			    failed)) != FB_ERETRY)
+				break;
+		if (e == FB_EGONE)
+			return e;
+		if (e != FB_OK) {
+			/*
+			 * The batch is undone; the event it failed on is
+			 * counted (parked at the third time) and the others
+			 * go again in the next batch.
+			 */
+			if (failed[0] == '\0' || ++fails > 2 * APPLY_BATCH)
+				return e;
+			note_failure(db, failed, e);
+			continue;
+		}
+		if (done == 0)
+			break;	/* nothing queued, or another applier's turn */
+		*applied += (int)done;
+	}
+	return FB_OK;
+}
