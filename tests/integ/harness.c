@@ -67,11 +67,13 @@ http(const char *method, const char *path, const char *key, const char *body,
 	if (r->headers == NULL)
 		r->headers = strdup("");
 	r->json = json_tokener_parse(r->body);
-	if (r->status == 204 && strcmp(method, "POST") == 0 &&
+	if (tag_autosettle && r->status == 204 && strcmp(method, "POST") == 0 &&
 	    strcmp(path, "/tag/v1/events") == 0)
 		tag_settle();
 	return r;
 }
+
+bool	 tag_autosettle = true;
 
 void
 tag_settle(void)

@@ -28,6 +28,8 @@ struct resp	*http(const char *method, const char *path, const char *key,
 /* Wait (15 s at most, else fail) until the collector's intake queue is
  * applied: the workers apply it between requests, a moment after the 204. */
 void		 tag_settle(void);
+/* false: http() does not call tag_settle() (a test of the queue itself). */
+extern bool	 tag_autosettle;
 const char	*resp_header(const struct resp *, const char *name);
 void		 resp_free(struct resp *);
 /* Value at a dotted path ("error.code", "data.0.id") as a string, or NULL. */

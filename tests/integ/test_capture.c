@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 
@@ -403,6 +404,49 @@ Test(capture, lead_life_cycle_and_conversions)
 	cr_assert_str_eq(lead_field(&f, b, "data.0.conversion_source"), "hash_match");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
 	    "AND event_type = 'conversion.detected'", f.tenant), "2");
+}
+
+/*
+ * The collector files an event and answers before the lead life cycle
+ * runs.  With the applier's turn held elsewhere the event waits in the
+ * queue, its contacts sealed; formback-abandon waits for the turn and
+ * applies it with the time it was received, not the time it was applied.
+ */
+Test(capture, queued_events_keep_their_receive_time)
+{
+	struct fx	 f;
+	char		 a[40];
+	const char	*v = "dddddddd-1111-4111-8111-111111111111";
+	int		 i;
+
+	fx_new(&f, "pro", 0);
+	active_campaign(&f, "q1", RULES_AB, a);
+	cr_assert_eq(system("mariadb --no-defaults -uroot --socket=\"$FB_DB_SOCKET\" "
+	    "formback -e 'START TRANSACTION; SELECT id FROM tag_ingest_applier "
+	    "WHERE id = 1 FOR UPDATE; SELECT SLEEP(3); ROLLBACK' >/dev/null &"), 0);
+	for (i = 0; i < 500 && strcmp(sql("SELECT COUNT(*) FROM "
+	    "information_schema.PROCESSLIST WHERE INFO = 'SELECT SLEEP(3)'"), "1") != 0; i++)
+		usleep(10000);
+	tag_autosettle = false;
+	cr_assert_eq(event(&f, v, "capture", "https://shop.example.jp/form", "q1", "form",
+	    "{\"tel\":\"090-2222-3333\",\"email\":\"queued@example.jp\"}"), 204);
+	tag_autosettle = true;
+	/* filed, sealed, not applied */
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE visitor_id = '%s' "
+	    "AND tel_sealed IS NOT NULL AND email_sealed IS NOT NULL "
+	    "AND INSTR(tel_sealed, '22223333') = 0 AND INSTR(email_sealed, 'queued') = 0", v), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE visitor_id = '%s'", v), "0");
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2000-01-01T00:00:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE visitor_id = '%s'", v), "0");
+	cr_assert_str_eq(lead_field(&f, a, "data.0.status"), "captured");
+	cr_assert_str_eq(lead_field(&f, a, "data.0.tel_masked"), "090-****-3333");
+	cr_assert_str_eq(lead_field(&f, a, "data.0.email_masked"), "qu***@example.jp");
+	/* the receive time, a second or more before it was applied */
+	cr_assert_str_eq(sql("SELECT l.captured_at = e.received_at AND "
+	    "l.created_at = e.received_at AND l.last_activity_at = e.received_at AND "
+	    "TIMESTAMPDIFF(MICROSECOND, l.captured_at, l.updated_at) > 1000000 "
+	    "FROM leads l JOIN tag_events e ON e.lead_id = l.id "
+	    "WHERE l.visitor_id = '%s'", v), "1");
 }
 
 Test(capture, conversion_stops_the_visitors_other_campaigns)
