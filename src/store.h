@@ -355,8 +355,9 @@ enum { IG_C_ID, IG_C_TENANT, IG_C_SITE, IG_C_VISITOR, IG_C_SESSION, IG_C_TYPE,
     IG_C_CLIENT_TS, IG_C_TEL, IG_C_EMAIL, IG_C_KEY_ID, IG_C_AT };
 /* The `limit` oldest queued events that are not parked, oldest first. */
 enum fb_err db_ingest_batch(struct db *, int limit, struct dbres *) FB_WUR;
-/* Remove an applied event. */
-enum fb_err db_ingest_done(struct db *, const char *id) FB_WUR;
+/* Remove applied events: n ids (borrowed), 1 to INGEST_DONE_MAX; one statement. */
+#define INGEST_DONE_MAX	100
+enum fb_err db_ingest_done(struct db *, const char *const *ids, size_t n) FB_WUR;
 /* Count a failed application (the third parks the event) with its error. */
 enum fb_err db_ingest_failed(struct db *, const char *id, const char *error) FB_WUR;
 /* Is anything queued that is not parked? */

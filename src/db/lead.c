@@ -4,6 +4,11 @@
 
 #include "../store.h"
 
+/* 100 placeholders (INGEST_DONE_MAX) */
+#define Q10	"?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
+#define Q100	Q10 ", " Q10 ", " Q10 ", " Q10 ", " Q10 ", " Q10 ", " Q10 ", " \
+	Q10 ", " Q10 ", " Q10
+
 /*
  * Site and campaign names come from scalar subqueries, not joins: with a
  * join the optimizer of a prepared statement sorts all the tenant's leads
@@ -185,8 +190,8 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "campaign_key, role, url, referrer, consent, client_ts, tel_sealed, "
 	  "email_sealed, pii_key_id, received_at FROM tag_ingest "
 	  "WHERE attempts < 3 ORDER BY id LIMIT ?" },
-	/* LEAD_INGEST_DONE */
-	{ "ingest_done", "DELETE FROM tag_ingest WHERE id = ?" },
+	/* LEAD_INGEST_DONE: INGEST_DONE_MAX ids, the last repeated to fill */
+	{ "ingest_done", "DELETE FROM tag_ingest WHERE id IN (" Q100 ")" },
 	/* LEAD_INGEST_FAILED */
 	{ "ingest_failed",
 	  "UPDATE tag_ingest SET attempts = attempts + 1, last_error = ? WHERE id = ?" },
@@ -425,9 +430,18 @@ db_ingest_batch(struct db *db, int limit, struct dbres *r)
 }
 
 enum fb_err
-db_ingest_done(struct db *db, const char *id)
+db_ingest_done(struct db *db, const char *const *ids, size_t n)
 {
-	return run(db, LEAD_INGEST_DONE, DBPARAMS(P_STR(id)), NULL);
+	struct dbp	 p[INGEST_DONE_MAX];
+	size_t		 i;
+
+	if (n == 0)
+		return FB_OK;
+	if (n > INGEST_DONE_MAX)
+		return FB_EINVAL;
+	for (i = 0; i < INGEST_DONE_MAX; i++)
+		p[i] = P_STR(ids[i < n ? i : n - 1]);
+	return run(db, LEAD_INGEST_DONE, p, INGEST_DONE_MAX, NULL);
 }
 
 enum fb_err

@@ -23,7 +23,7 @@
 #include "../pii.h"
 #include "../store.h"
 
-#define APPLY_BATCH	100	/* events per transaction */
+#define APPLY_BATCH	INGEST_DONE_MAX	/* events per transaction */
 #define TX_TRIES	3
 
 /* An applier's transaction: its connection, keys and the event's time. */
@@ -430,6 +430,7 @@ apply_batch(struct db *db, const struct conf *conf, int n, bool wait,
     unsigned *done, bool *busy, char failed[UUID_STRLEN + 1])
 {
 	struct dbres	 q, cx;
+	const char	*ids[APPLY_BATCH];
 	char		 cxkey[UUID_STRLEN + 80] = "";
 	unsigned	 i;
 	bool		 held;
@@ -445,18 +446,21 @@ apply_batch(struct db *db, const struct conf *conf, int n, bool wait,
 		*busy = e == FB_OK;
 		return e;
 	}
+	if (n > APPLY_BATCH)
+		n = APPLY_BATCH;
 	if ((e = db_ingest_batch(db, n, &q)) != FB_OK) {
 		db_rollback(db);
 		return e;
 	}
 	for (i = 0; i < q.nrows && e == FB_OK; i++) {
-		if ((e = apply_one(db, conf, &q, i, &cx, cxkey, sizeof(cxkey))) == FB_OK)
-			e = db_ingest_done(db, dbres_get(&q, i, IG_C_ID));
-		if (e != FB_OK)
-			snprintf(failed, UUID_STRLEN + 1, "%s", dbres_get(&q, i, IG_C_ID));
+		ids[i] = dbres_get(&q, i, IG_C_ID);
+		if ((e = apply_one(db, conf, &q, i, &cx, cxkey, sizeof(cxkey))) != FB_OK)
+			snprintf(failed, UUID_STRLEN + 1, "%s", ids[i]);
 	}
 	if (cxkey[0] != '\0')
 		dbres_free(&cx);
+	if (e == FB_OK)
+		e = db_ingest_done(db, ids, q.nrows);
 	if (e == FB_OK && (e = db_commit(db)) == FB_OK)
 		*done = q.nrows;
 	else
