@@ -449,6 +449,43 @@ Test(capture, queued_events_keep_their_receive_time)
 	    "WHERE l.visitor_id = '%s'", v), "1");
 }
 
+/*
+ * An event that cannot be applied is rolled back with its batch, counted,
+ * and parked after its third failure; the events behind it are applied.
+ * The failure comes from a trigger that breaks the tag_events insert of
+ * one visitor (a subquery of two rows where one value is needed).
+ */
+Test(capture, failing_event_is_parked_and_the_queue_goes_on)
+{
+	struct fx	 f;
+	char		 a[40];
+	const char	*bad = "eeeeeeee-1111-4111-8111-111111111111";
+	const char	*good = "eeeeeeee-2222-4222-8222-222222222222";
+	int		 i;
+
+	fx_new(&f, "pro", 0);
+	active_campaign(&f, "p1", RULES_AB, a);
+	sql("CREATE TRIGGER test_poison BEFORE INSERT ON tag_events FOR EACH ROW "
+	    "SET NEW.visitor_id = IF(NEW.visitor_id = '%s', "
+	    "(SELECT 1 UNION SELECT 2), NEW.visitor_id)", bad);
+	tag_autosettle = false;
+	cr_assert_eq(event(&f, bad, "capture", "https://shop.example.jp/form", "p1", "form",
+	    "{\"email\":\"poison@example.jp\"}"), 204);
+	cr_assert_eq(event(&f, good, "capture", "https://shop.example.jp/form", "p1", "form",
+	    "{\"email\":\"fine@example.jp\"}"), 204);
+	tag_autosettle = true;
+	for (i = 0; i < 1500 && strcmp(sql("SELECT COUNT(*) FROM tag_ingest WHERE "
+	    "visitor_id IN ('%s', '%s') AND attempts < 3", bad, good), "0") != 0; i++)
+		usleep(10000);
+	sql("DROP TRIGGER test_poison");
+	cr_assert_str_eq(sql("SELECT CONCAT(attempts, ' ', last_error IS NOT NULL) "
+	    "FROM tag_ingest WHERE visitor_id = '%s'", bad), "3 1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE visitor_id = '%s'", bad), "0");
+	cr_assert_str_eq(sql("SELECT status FROM leads WHERE visitor_id = '%s'", good),
+	    "captured");
+	sql("DELETE FROM tag_ingest WHERE visitor_id = '%s'", bad);
+}
+
 Test(capture, conversion_stops_the_visitors_other_campaigns)
 {
 	struct fx	 f;
