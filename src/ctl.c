@@ -53,7 +53,8 @@ usage(void)
 	    "  tenant set-quota --tenant T --sends N|plan\n"
 	    "  usage --tenant T [--month YYYY-MM]\n"
 	    "  test-recipient add|remove --tenant T --contact PHONE|EMAIL\n"
-	    "  test-recipient list --tenant T\n");
+	    "  test-recipient list --tenant T\n"
+	    "  tag-queue [retry-parked]\n");
 	exit(2);
 }
 
@@ -324,6 +325,38 @@ cmd_usage(int argc, char *argv[])
 	jadd_int(out, "notified_percent", dbres_int(&r, 0, 3));
 	dbres_free(&r);
 	db_rollback(&db);
+	print(out);
+}
+
+/*
+ * The collector's intake queue (formback.fcgi(8), Event collector): how
+ * many events wait, how many are parked after three failed applications,
+ * and the oldest one's receive time; `retry-parked` gives the parked
+ * ones three more tries.
+ */
+static void
+cmd_tag_queue(int argc, char *argv[])
+{
+	struct dbres	 r;
+	json_object	*out;
+	long long	 n = 0;
+	bool		 retry = argc == 1 && strcmp(argv[0], "retry-parked") == 0;
+
+	if (argc > 1 || (argc == 1 && !retry))
+		usage();
+	connect_db();
+	if (retry)
+		check(db_ingest_retry(&db, &n), "retry the parked events");
+	check(db_ingest_status(&db, &r), "read the queue");
+	out = json_object_new_object();
+	jadd_int(out, "queued", dbres_int(&r, 0, 0));
+	jadd_int(out, "parked", dbres_int(&r, 0, 1));
+	jadd_time(out, "oldest_received_at", dbres_get(&r, 0, 2));
+	if (retry)
+		jadd_int(out, "retried", n);
+	dbres_free(&r);
+	if (db_commit(&db) != FB_OK)
+		die(1, "cannot commit (see above)");
 	print(out);
 }
 
@@ -877,6 +910,8 @@ main(int argc, char *argv[])
 		cmd_usage(argc - 1, argv + 1);
 	else if (strcmp(argv[0], "test-recipient") == 0)
 		cmd_test_recipient(argc - 1, argv + 1);
+	else if (strcmp(argv[0], "tag-queue") == 0)
+		cmd_tag_queue(argc - 1, argv + 1);
 	else
 		usage();
 	db_close(&db);

@@ -362,6 +362,10 @@ enum fb_err db_ingest_done(struct db *, const char *const *ids, size_t n) FB_WUR
 enum fb_err db_ingest_failed(struct db *, const char *id, const char *error) FB_WUR;
 /* Is anything queued that is not parked? */
 enum fb_err db_ingest_pending(struct db *, bool *pending) FB_WUR;
+/* One row: events in the queue, of them parked, oldest received_at (or NULL). */
+enum fb_err db_ingest_status(struct db *, struct dbres *) FB_WUR;
+/* Give parked events three more tries; *n: how many. */
+enum fb_err db_ingest_retry(struct db *, long long *n) FB_WUR;
 /* Ids of captured leads whose wait has passed at `now` (unix seconds). */
 enum fb_err db_leads_abandon_due(struct db *, long long now, int limit,
 	    struct dbres *) FB_WUR;

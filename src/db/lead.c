@@ -67,6 +67,8 @@ enum {
 	LEAD_INGEST_DONE,
 	LEAD_INGEST_FAILED,
 	LEAD_INGEST_PENDING,
+	LEAD_INGEST_STATUS,
+	LEAD_INGEST_RETRY,
 	LEAD__MAX
 };
 
@@ -198,6 +200,13 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	/* LEAD_INGEST_PENDING */
 	{ "ingest_pending",
 	  "SELECT EXISTS (SELECT 1 FROM tag_ingest WHERE attempts < 3)" },
+	/* LEAD_INGEST_STATUS */
+	{ "ingest_status",
+	  "SELECT COUNT(*), COALESCE(SUM(attempts >= 3), 0), MIN(received_at) "
+	  "FROM tag_ingest" },
+	/* LEAD_INGEST_RETRY */
+	{ "ingest_retry",
+	  "UPDATE tag_ingest SET attempts = 0, last_error = NULL WHERE attempts >= 3" },
 };
 
 static enum fb_err
@@ -459,6 +468,25 @@ db_ingest_pending(struct db *db, bool *pending)
 	if ((e = run(db, LEAD_INGEST_PENDING, DBNOPARAMS, &r)) != FB_OK)
 		return e;
 	*pending = r.nrows == 1 && dbres_int(&r, 0, 0) != 0;
+	dbres_free(&r);
+	return FB_OK;
+}
+
+enum fb_err
+db_ingest_status(struct db *db, struct dbres *r)
+{
+	return run(db, LEAD_INGEST_STATUS, DBNOPARAMS, r);
+}
+
+enum fb_err
+db_ingest_retry(struct db *db, long long *n)
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	if ((e = run(db, LEAD_INGEST_RETRY, DBNOPARAMS, &r)) != FB_OK)
+		return e;
+	*n = (long long)r.affected;
 	dbres_free(&r);
 	return FB_OK;
 }

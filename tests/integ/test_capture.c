@@ -461,6 +461,7 @@ Test(capture, failing_event_is_parked_and_the_queue_goes_on)
 	char		 a[40];
 	const char	*bad = "eeeeeeee-1111-4111-8111-111111111111";
 	const char	*good = "eeeeeeee-2222-4222-8222-222222222222";
+	json_object	*out;
 	int		 i;
 
 	fx_new(&f, "pro", 0);
@@ -483,7 +484,16 @@ Test(capture, failing_event_is_parked_and_the_queue_goes_on)
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE visitor_id = '%s'", bad), "0");
 	cr_assert_str_eq(sql("SELECT status FROM leads WHERE visitor_id = '%s'", good),
 	    "captured");
-	sql("DELETE FROM tag_ingest WHERE visitor_id = '%s'", bad);
+	/* the operator sees it, and once the cause is gone gives it more tries */
+	cr_assert_eq(ctl(&out, "tag-queue"), 0);
+	cr_assert_geq(json_object_get_int(jobj(out, "parked")), 1);
+	json_object_put(out);
+	cr_assert_eq(ctl(&out, "tag-queue retry-parked"), 0);
+	cr_assert_geq(json_object_get_int(jobj(out, "retried")), 1);
+	json_object_put(out);
+	tag_settle();
+	cr_assert_str_eq(sql("SELECT status FROM leads WHERE visitor_id = '%s'", bad),
+	    "captured");
 }
 
 Test(capture, conversion_stops_the_visitors_other_campaigns)
