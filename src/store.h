@@ -132,12 +132,12 @@ enum fb_err db_site_list(struct db *, const char *tenant, const char *after,
 enum fb_err db_site_get(struct db *, const char *tenant, const char *id,
 	    struct dbres *) FB_WUR;
 
-enum { SITEC_C_CAMPAIGN_ID = SITE_C_UPDATED + 1, SITEC_C_CAMPAIGN_KEY,
-    SITEC_C_CAMPAIGN_NAME };
+enum { SITE_C_SNIPPET_CAMPAIGNS = SITE_C_UPDATED + 1 };
 /*
- * The site (columns SITE_C_*) joined with its campaigns that are not
- * archived (SITEC_C_*, NULL when it has none; in no set order), in one
- * round trip; FB_ENOTFOUND when the site is not the tenant's.
+ * The site (columns SITE_C_*) and the campaigns that are not archived, as
+ * the JSON array [{"id","key","name"}] oldest first, or NULL for none
+ * (SITE_C_SNIPPET_CAMPAIGNS; kept by triggers, migration 0010), in one
+ * look-up; FB_ENOTFOUND when the site is not the tenant's.
  */
 enum fb_err db_site_with_campaigns(struct db *, const char *tenant,
 	    const char *id, struct dbres *) FB_WUR;

@@ -39,48 +39,44 @@ api_sites_list(struct req *r)
 }
 
 /*
- * The installation snippet of campaign row i (design 3).  With nonce,
- * every script tag carries the placeholder the caller replaces per
- * response (contract: Endpoints, Sites).
+ * The installation snippet of campaign `c` ({"id","key","name"}) of the
+ * site with public key `pk` (design 3).  With nonce, every script tag
+ * carries the placeholder the caller replaces per response (contract:
+ * Endpoints, Sites).
  */
 static json_object *
-snippet_json(struct req *r, const struct dbres *c, unsigned i, bool nonce)
+snippet_json(struct req *r, const char *pk, json_object *c, bool nonce)
 {
-	json_object	*o = json_object_new_object();
+	json_object	*o = json_object_new_object(), *v;
+	const char	*id = NULL, *key = NULL, *name = NULL;
 	struct buf	 b;
 
+	if (json_object_object_get_ex(c, "id", &v))
+		id = json_object_get_string(v);
+	if (json_object_object_get_ex(c, "key", &v))
+		key = json_object_get_string(v);
+	if (json_object_object_get_ex(c, "name", &v))
+		name = json_object_get_string(v);
 	buf_init(&b, 4096);
 	if (buf_printf(&b, "<script%s async src=\"%s/tag.js\" data-site=\"%s\" "
 	    "data-campaign=\"%s\"></script>", nonce ? " nonce=\"__CSP_NONCE__\"" : "",
-	    r->conf->base_url, dbres_get(c, i, SITE_C_PUBLIC_KEY),
-	    dbres_get(c, i, SITEC_C_CAMPAIGN_KEY)) != FB_OK)
+	    r->conf->base_url, pk, key != NULL ? key : "") != FB_OK)
 		buf_reset(&b);
-	jadd_str(o, "campaign_id", dbres_get(c, i, SITEC_C_CAMPAIGN_ID));
-	jadd_str(o, "campaign_key", dbres_get(c, i, SITEC_C_CAMPAIGN_KEY));
-	jadd_str(o, "campaign_name", dbres_get(c, i, SITEC_C_CAMPAIGN_NAME));
+	jadd_str(o, "campaign_id", id);
+	jadd_str(o, "campaign_key", key);
+	jadd_str(o, "campaign_name", name);
 	jadd_str(o, "html", b.data != NULL ? b.data : "");
 	buf_release(&b);
 	return o;
-}
-
-static const struct dbres *sort_res;
-
-static int
-by_campaign_id(const void *a, const void *b)
-{
-	const char	*x = dbres_get(sort_res, *(const unsigned *)a, SITEC_C_CAMPAIGN_ID);
-	const char	*y = dbres_get(sort_res, *(const unsigned *)b, SITEC_C_CAMPAIGN_ID);
-
-	return strcmp(x != NULL ? x : "", y != NULL ? y : "");
 }
 
 enum fb_err
 api_sites_get(struct req *r)
 {
 	struct dbres	 site;
-	json_object	*o, *snips;
-	const char	*id = req_pathvar(r, "site_id"), *nonce;
-	unsigned	 i, *order;
+	json_object	*o, *snips, *list = NULL;
+	const char	*id = req_pathvar(r, "site_id"), *nonce, *camps;
+	size_t		 i, n;
 	bool		 with_nonce;
 	enum fb_err	 e;
 	char		 tag[1024];
@@ -96,22 +92,19 @@ api_sites_get(struct req *r)
 	o = site_json(&site, 0);
 	snprintf(tag, sizeof(tag), "%s/tag.js", r->conf->base_url);
 	jadd_str(o, "tag_url", tag);
-	/* oldest campaign first: ids are UUIDv7, time-ordered as text */
-	if ((order = calloc(site.nrows, sizeof(*order))) == NULL) {
-		dbres_free(&site);
-		json_object_put(o);
-		return FB_ENOMEM;
-	}
-	for (i = 0; i < site.nrows; i++)
-		order[i] = i;
-	sort_res = &site;
-	qsort(order, site.nrows, sizeof(*order), by_campaign_id);
+	/* oldest campaign first, as the triggers keep them */
 	snips = json_object_new_array();
-	for (i = 0; i < site.nrows; i++)
-		if (dbres_get(&site, order[i], SITEC_C_CAMPAIGN_ID) != NULL)
-			json_object_array_add(snips, snippet_json(r, &site,
-			    order[i], with_nonce));
-	free(order);
+	if ((camps = dbres_get(&site, 0, SITE_C_SNIPPET_CAMPAIGNS)) != NULL &&
+	    (list = json_tokener_parse(camps)) != NULL &&
+	    json_object_is_type(list, json_type_array)) {
+		n = json_object_array_length(list);
+		for (i = 0; i < n; i++)
+			json_object_array_add(snips, snippet_json(r,
+			    dbres_get(&site, 0, SITE_C_PUBLIC_KEY),
+			    json_object_array_get_idx(list, i), with_nonce));
+	} else if (camps != NULL)
+		logx(LOG_ERR, "site %s: snippet_campaigns is not a JSON array", id);
+	json_object_put(list);
 	json_object_object_add(o, "snippets", snips);
 	dbres_free(&site);
 	return req_json(r, 200, o);

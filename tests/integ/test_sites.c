@@ -59,6 +59,46 @@ Test(sites, snippets_per_campaign_with_nonce)
 	resp_free(r);
 }
 
+/*
+ * The snippets follow the campaigns: a rename, a copy and an archive show
+ * at once; a dry run changes nothing (the list is kept on the site's row
+ * by triggers, in the campaign write's transaction).
+ */
+Test(sites, snippets_follow_campaign_changes)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 p[128], s[128], a[40], b[40];
+
+	fx_new(&f, "pro", 0);
+	fx_campaign(&f, "one", a);
+	fx_campaign(&f, "two", b);
+	snprintf(s, sizeof(s), "/api/v1/sites/%s", f.site);
+	snprintf(p, sizeof(p), "/api/v1/campaigns/%s", a);
+	r = http("PATCH", p, f.live, "{\"name\":\"新しい \\\"名前\\\"\"}", NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	r = http("GET", s, f.live, NULL, NULL);
+	cr_assert_str_eq(jget(r->json, "snippets.0.campaign_name"), "新しい \"名前\"");
+	cr_assert_str_eq(jget(r->json, "snippets.1.campaign_key"), "two");
+	resp_free(r);
+	/* a dry run */
+	snprintf(p, sizeof(p), "{\"site_id\":\"%s\",\"key\":\"three\",\"name\":\"3\"}", f.site);
+	r = http("POST", "/api/v1/campaigns", f.test, p, NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	resp_free(r);
+	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/duplicate", b);
+	r = http("POST", p, f.live, "{}", NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	resp_free(r);
+	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status archived", a), 0);
+	r = http("GET", s, f.live, NULL, NULL);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "snippets")), 2, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "snippets.0.campaign_id"), b);
+	cr_assert_str_eq(jget(r->json, "snippets.1.campaign_key"), "two-copy");
+	resp_free(r);
+}
+
 Test(sites, other_tenants_site_is_404)
 {
 	struct fx	 f, g;

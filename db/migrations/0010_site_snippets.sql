@@ -1,0 +1,42 @@
+-- 0010: the campaigns a site's snippets name, kept on the site row.
+--
+-- GET /sites/{site_id} lists one installation snippet per campaign of the
+-- site that is not archived.  It read them with a join on every request;
+-- the list is now kept in sites.snippet_campaigns (oldest campaign first)
+-- by triggers on campaigns, in the same transaction as the campaign's
+-- change, so the read is one primary-key look-up.  NULL: none.
+
+ALTER TABLE sites ADD COLUMN snippet_campaigns LONGTEXT NULL
+  COMMENT 'JSON [{"id","key","name"}] of the campaigns not archived, by id; kept by triggers';
+
+UPDATE sites s SET snippet_campaigns = (
+  SELECT JSON_ARRAYAGG(JSON_OBJECT('id', c.id, 'key', c.campaign_key, 'name', c.name)
+    ORDER BY c.id)
+  FROM campaigns c WHERE c.tenant_id = s.tenant_id AND c.site_id = s.id
+    AND c.status <> 'archived');
+
+CREATE TRIGGER campaigns_snippets_insert AFTER INSERT ON campaigns FOR EACH ROW
+  UPDATE sites s SET snippet_campaigns = (
+    SELECT JSON_ARRAYAGG(JSON_OBJECT('id', c.id, 'key', c.campaign_key, 'name', c.name)
+      ORDER BY c.id)
+    FROM campaigns c WHERE c.tenant_id = s.tenant_id AND c.site_id = s.id
+      AND c.status <> 'archived')
+  WHERE s.id = NEW.site_id;
+
+CREATE TRIGGER campaigns_snippets_update AFTER UPDATE ON campaigns FOR EACH ROW
+  UPDATE sites s SET snippet_campaigns = (
+    SELECT JSON_ARRAYAGG(JSON_OBJECT('id', c.id, 'key', c.campaign_key, 'name', c.name)
+      ORDER BY c.id)
+    FROM campaigns c WHERE c.tenant_id = s.tenant_id AND c.site_id = s.id
+      AND c.status <> 'archived')
+  WHERE s.id IN (NEW.site_id, OLD.site_id) AND NOT (NEW.name <=> OLD.name
+    AND NEW.campaign_key <=> OLD.campaign_key AND NEW.status <=> OLD.status
+    AND NEW.site_id <=> OLD.site_id);
+
+CREATE TRIGGER campaigns_snippets_delete AFTER DELETE ON campaigns FOR EACH ROW
+  UPDATE sites s SET snippet_campaigns = (
+    SELECT JSON_ARRAYAGG(JSON_OBJECT('id', c.id, 'key', c.campaign_key, 'name', c.name)
+      ORDER BY c.id)
+    FROM campaigns c WHERE c.tenant_id = s.tenant_id AND c.site_id = s.id
+      AND c.status <> 'archived')
+  WHERE s.id = OLD.site_id;
