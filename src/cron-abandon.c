@@ -7,8 +7,9 @@
  * with SELECT ... FOR UPDATE SKIP LOCKED in its own short transaction that
  * also writes its outbox event, so several copies on several hosts never
  * judge a lead twice (design 6).  The pass first applies the collector's
- * intake queue (tag_apply(), waiting for its turn), so that every event
- * received before the pass counts as activity.
+ * intake queue (tag_apply(), waiting for its turn) as it stands when the
+ * pass begins, so that every event received before the pass counts as
+ * activity.
  */
 #include <limits.h>
 #include <stdio.h>
@@ -72,7 +73,8 @@ main(int argc, char *argv[])
 	struct cron_opts	 o = { .limit = 1000 };
 	struct conf	 conf;
 	struct db	 db;
-	struct dbres	 due;
+	struct dbres	 due, q;
+	long long	 queued;
 	char		 err[512];
 	long long	 now;
 	long		 limit;
@@ -95,7 +97,17 @@ main(int argc, char *argv[])
 		fprintf(stderr, "formback-abandon: cannot connect to the database\n");
 		return 1;
 	}
-	if ((e = tag_apply(&db, &conf, INT_MAX, true, &applied)) != FB_OK) {
+	/*
+	 * What was queued when the pass began: under a flood that outruns
+	 * the applier a pass still ends, and judges.
+	 */
+	if ((e = db_ingest_status(&db, &q)) == FB_OK) {
+		queued = dbres_int(&q, 0, 0) - dbres_int(&q, 0, 1);
+		dbres_free(&q);
+		e = tag_apply(&db, &conf, queued > INT_MAX ? INT_MAX : (int)queued,
+		    true, &applied);
+	}
+	if (e != FB_OK) {
 		fprintf(stderr, "formback-abandon: cannot apply queued tag "
 		    "events: %s\n", fb_strerror(e));
 		db_close(&db);
