@@ -338,7 +338,7 @@ db_run(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
     const struct dbp *p, size_t np, struct dbres *res)
 {
 	MYSQL_STMT	*s;
-	MYSQL_BIND	 b[128];	/* the widest: db_ingest_done() */
+	MYSQL_BIND	 b[256];	/* the widest: db_ingest_add(), 16 rows */
 	my_bool		 isnull = 1;
 	size_t		 i;
 	enum fb_err	 e;

@@ -22,6 +22,7 @@ enum db_set {
 	DBSET_LEAD,		/* db/lead.c */
 	DBSET_SCENARIO,		/* db/scenario.c */
 	DBSET_SENDING,		/* db/sending.c */
+	DBSET_INGEST,		/* db/lead.c: the collector's batches */
 	DBSET__MAX
 };
 #define DBSET_STMT_MAX 48

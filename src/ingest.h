@@ -31,6 +31,23 @@ enum fb_err	tag_apply(struct db *, const struct conf *, int limit, bool wait,
 		    int *applied) FB_WUR;
 
 /*
+ * The collector in steps, so that a worker files the events that arrived
+ * together with one INSERT and one commit (formback.fcgi's main loop):
+ * tag_collect_begin() checks a request and makes its event's row, or
+ * answers it (an error, the CORS preflight) and returns NULL; the caller
+ * files the rows (tag_collect_event(), db_ingest_add()) and ends each
+ * request with the outcome, which writes its answer (204, or 503/500) and
+ * frees the pending event.  tag_collect() does the three for one request.
+ */
+struct req;
+struct ingest_event;
+struct tag_pending;
+struct tag_pending		*tag_collect_begin(struct req *);
+const struct ingest_event	*tag_collect_event(const struct tag_pending *);
+void				 tag_collect_end(struct req *, struct tag_pending *,
+				    enum fb_err);
+
+/*
  * Whether this process filed an event since the last call (the worker's
  * hint that the queue has work); clears the hint.
  */

@@ -22,6 +22,7 @@
 #include "store.h"
 
 #define IDLE_APPLY	50	/* queued events per turn between requests */
+#define BATCH_MAX	INGEST_ADD_MAX	/* collector events filed together */
 #define IDLE_AFTER_MS	50	/* no request for this long: the worker is idle */
 #define IDLE_CHECK_MS	1000	/* an idle worker's look at the queue */
 
@@ -92,43 +93,97 @@ respond(struct req *r, FCGX_Stream *out)
 		FCGX_PutStr(r->out.data, (int)r->out.len, out);
 }
 
+/*
+ * One request in hand: its FastCGI side, the request, and the collector
+ * event it waits to file (NULL when it is answered).
+ */
+struct slot {
+	FCGX_Request		 fr;
+	struct req		 r;
+	struct tag_pending	*tp;
+};
+
+/*
+ * Read the request of slot s.  A collector event is checked and kept in
+ * s->tp for its batch; anything else is answered now (dispatch()).
+ */
 static void
-handle(FCGX_Request *fr, struct db *db, const struct conf *conf)
+take(struct slot *s, struct db *db, const struct conf *conf)
 {
-	struct req	 r;
+	struct req	*r = &s->r;
 	const char	*uri, *q, *cl;
 	char		*path;
 
-	req_init(&r, db, conf);
-	log_set_request_id(r.request_id);
-	r.method = FCGX_GetParam("REQUEST_METHOD", fr->envp);
-	uri = FCGX_GetParam("REQUEST_URI", fr->envp);
-	if (r.method == NULL)
-		r.method = "GET";
+	s->tp = NULL;
+	req_init(r, db, conf);
+	log_set_request_id(r->request_id);
+	r->method = FCGX_GetParam("REQUEST_METHOD", s->fr.envp);
+	uri = FCGX_GetParam("REQUEST_URI", s->fr.envp);
+	if (r->method == NULL)
+		r->method = "GET";
 	if (uri == NULL)
 		uri = "/";
 	q = strchr(uri, '?');
 	path = q != NULL ? strndup(uri, (size_t)(q - uri)) : strdup(uri);
-	r.path = path;
-	r.authorization = FCGX_GetParam("HTTP_AUTHORIZATION", fr->envp);
-	r.idem_key = FCGX_GetParam("HTTP_IDEMPOTENCY_KEY", fr->envp);
-	r.content_type = FCGX_GetParam("CONTENT_TYPE", fr->envp);
-	r.origin = FCGX_GetParam("HTTP_ORIGIN", fr->envp);
-	if ((cl = FCGX_GetParam("CONTENT_LENGTH", fr->envp)) != NULL && *cl != '\0')
-		r.content_length = strtol(cl, NULL, 10);
+	r->path = path;
+	r->authorization = FCGX_GetParam("HTTP_AUTHORIZATION", s->fr.envp);
+	r->idem_key = FCGX_GetParam("HTTP_IDEMPOTENCY_KEY", s->fr.envp);
+	r->content_type = FCGX_GetParam("CONTENT_TYPE", s->fr.envp);
+	r->origin = FCGX_GetParam("HTTP_ORIGIN", s->fr.envp);
+	if ((cl = FCGX_GetParam("CONTENT_LENGTH", s->fr.envp)) != NULL && *cl != '\0')
+		r->content_length = strtol(cl, NULL, 10);
 	if (path == NULL)
-		(void)api_error(&r, AC_INTERNAL, NULL);
-	else if (req_parse_query(&r, q != NULL ? q + 1 : NULL) != FB_OK)
-		(void)api_error(&r, AC_QUERY_INVALID, NULL);
+		(void)api_error(r, AC_INTERNAL, NULL);
+	else if (req_parse_query(r, q != NULL ? q + 1 : NULL) != FB_OK)
+		(void)api_error(r, AC_QUERY_INVALID, NULL);
 	else {
-		read_body(&r, fr->in);
-		dispatch(&r);
+		read_body(r, s->fr.in);
+		if (strcmp(path, "/tag/v1/events") == 0)
+			s->tp = tag_collect_begin(r);
+		else
+			dispatch(r);
 	}
-	respond(&r, fr->out);
-	logx(LOG_DEBUG, "%s %s -> %d", r.method, r.path != NULL ? r.path : "-",
-	    r.status);
-	req_release(&r);
 	log_set_request_id(NULL);
+}
+
+/* Answer slot s and let its connection go. */
+static void
+finish(struct slot *s)
+{
+	struct req	*r = &s->r;
+
+	log_set_request_id(r->request_id);
+	respond(r, s->fr.out);
+	logx(LOG_DEBUG, "%s %s -> %d", r->method, r->path != NULL ? r->path : "-",
+	    r->status);
+	req_release(r);
+	log_set_request_id(NULL);
+	FCGX_Finish_r(&s->fr);
+}
+
+/*
+ * File the n collector events in hand with one INSERT (one commit for
+ * all: on this kind of machine a commit costs as much as the rest of an
+ * event), then answer each.
+ */
+static void
+file_batch(struct slot *slots, size_t n, struct db *db)
+{
+	const struct ingest_event	*evs[BATCH_MAX];
+	size_t				 i;
+	enum fb_err			 e;
+
+	if (n == 0)
+		return;
+	for (i = 0; i < n; i++)
+		evs[i] = tag_collect_event(slots[i].tp);
+	e = db_ingest_add(db, evs, n);
+	for (i = 0; i < n; i++) {
+		log_set_request_id(slots[i].r.request_id);
+		tag_collect_end(&slots[i].r, slots[i].tp, e);
+		slots[i].tp = NULL;
+		finish(&slots[i]);
+	}
 }
 
 /* Warn about durability settings the design asks for (design 6). */
@@ -220,8 +275,9 @@ main(int argc, char *argv[])
 {
 	struct conf	 conf;
 	struct db	 db;
-	FCGX_Request	 fr;
+	static struct slot slots[BATCH_MAX];
 	char		 err[512];
+	size_t		 n, i;
 	const char	*cpath = NULL;
 	int		 ch;
 	bool		 queued = true;	/* look at the intake queue at start */
@@ -260,7 +316,8 @@ main(int argc, char *argv[])
 		fprintf(stderr, "formback.fcgi: cannot initialise libfcgi\n");
 		return 1;
 	}
-	FCGX_InitRequest(&fr, 0, 0);
+	for (i = 0; i < BATCH_MAX; i++)
+		FCGX_InitRequest(&slots[i].fr, 0, 0);
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
 	sa.sa_handler = on_stop;	/* no SA_RESTART: poll() returns at once */
@@ -269,21 +326,48 @@ main(int argc, char *argv[])
 	while (!stopping) {
 		if (queued) {
 			/* between requests, a turn at the intake queue */
-			if (!request_waiting(&fr, IDLE_AFTER_MS)) {
+			if (!request_waiting(&slots[0].fr, IDLE_AFTER_MS)) {
 				queued = apply_some(&db, &conf);
 				continue;
 			}
-		} else if (!request_waiting(&fr, IDLE_CHECK_MS)) {
+		} else if (!request_waiting(&slots[0].fr, IDLE_CHECK_MS)) {
 			/* idle: anything queued that nobody is applying? */
 			if (db_ensure(&db) == FB_OK &&
 			    db_ingest_pending(&db, &queued) != FB_OK)
 				queued = false;
 			continue;
 		}
-		if (stopping || FCGX_Accept_r(&fr) < 0)
+		if (stopping || FCGX_Accept_r(&slots[0].fr) < 0)
 			break;
-		handle(&fr, &db, &conf);
-		FCGX_Finish_r(&fr);
+		/*
+		 * A collector event waits while more requests are already
+		 * waiting: the events that arrived together are filed with
+		 * one INSERT.  Anything else is answered at once, and the
+		 * events in hand are filed right after it.
+		 */
+		take(&slots[0], &db, &conf);
+		if (slots[0].tp == NULL) {
+			finish(&slots[0]);
+			n = 0;
+		} else
+			n = 1;
+		while (n > 0 && n < BATCH_MAX && !stopping &&
+		    request_waiting(&slots[n].fr, 0)) {
+			if (FCGX_Accept_r(&slots[n].fr) < 0) {
+				stopping = 1;
+				break;
+			}
+			take(&slots[n], &db, &conf);
+			if (slots[n].tp != NULL)
+				n++;
+			else {
+				/* answered: an error, or not the collector */
+				file_batch(slots, n, &db);
+				finish(&slots[n]);
+				n = 0;
+			}
+		}
+		file_batch(slots, n, &db);
 		if (tag_collect_filed())
 			queued = true;
 	}

@@ -343,8 +343,13 @@ struct ingest_event {
 	size_t			 tel_sealed_len, email_sealed_len;
 	unsigned		 key_id;
 };
-/* File an event: one autocommitted INSERT. */
-enum fb_err db_ingest_add(struct db *, const struct ingest_event *) FB_WUR;
+/*
+ * File n events (1 .. INGEST_ADD_MAX) with one autocommitted INSERT: a
+ * worker files the events that arrived together with one commit.
+ */
+#define INGEST_ADD_MAX	16
+enum fb_err db_ingest_add(struct db *, const struct ingest_event *const *evs,
+	    size_t n) FB_WUR;
 /*
  * Take the applier's turn inside the caller's transaction: *held false
  * when another applier has it (wait false), else after it (wait true).

@@ -60,7 +60,6 @@ enum {
 	LEAD_ABANDON_CLAIM,
 	LEAD_ABANDON_SET,
 	LEAD_OWNER,
-	LEAD_INGEST_ADD,
 	LEAD_INGEST_LOCK,
 	LEAD_INGEST_LOCK_WAIT,
 	LEAD_INGEST_BATCH,
@@ -174,12 +173,6 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "updated_at = NOW(6) WHERE id = ?" },
 	/* LEAD_OWNER: tenant, campaign and site of a lead (operator path) */
 	{ "lead_owner", "SELECT tenant_id, campaign_id, site_id FROM leads WHERE id = ?" },
-	/* LEAD_INGEST_ADD: the collector's one statement (design 3) */
-	{ "ingest_add",
-	  "INSERT INTO tag_ingest (id, tenant_id, site_id, visitor_id, session_id, "
-	  "event_type, campaign_key, role, url, referrer, consent, client_ts, "
-	  "tel_sealed, email_sealed, pii_key_id) "
-	  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
 	/* LEAD_INGEST_LOCK: the applier's turn, or nothing when another has it */
 	{ "ingest_lock",
 	  "SELECT id FROM tag_ingest_applier WHERE id = 1 FOR UPDATE SKIP LOCKED" },
@@ -404,18 +397,66 @@ db_lead_owner(struct db *db, const char *id, struct dbres *r)
 	return run(db, LEAD_OWNER, DBPARAMS(P_STR(id)), r);
 }
 
-enum fb_err
-db_ingest_add(struct db *db, const struct ingest_event *ev)
+/*
+ * The collector's statements: one INSERT of n rows for n = 1 ..
+ * INGEST_ADD_MAX, written on first use (DBSET_INGEST, index n - 1).
+ */
+#define INGEST_COLS	15
+#define INGEST_HEAD	"INSERT INTO tag_ingest (id, tenant_id, site_id, visitor_id, " \
+	"session_id, event_type, campaign_key, role, url, referrer, consent, " \
+	"client_ts, tel_sealed, email_sealed, pii_key_id) VALUES "
+#define INGEST_ROW	"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+
+static const struct dbstmt *
+ingest_stmt(size_t n)
 {
-	return run(db, LEAD_INGEST_ADD, DBPARAMS(P_STR(ev->id), P_STR(ev->tenant),
-	    P_STR(ev->site), P_STR(ev->visitor), P_STR(ev->session),
-	    P_STR(ev->type), P_STR(ev->campaign_key), P_STR(ev->role),
-	    P_STR(ev->url), P_STR(ev->referrer),
-	    ev->consent < 0 ? P_NULL : P_INT(ev->consent),
-	    ev->client_ts > 0 ? P_INT(ev->client_ts) : P_NULL,
-	    bin_or_null(ev->tel_sealed, ev->tel_sealed_len),
-	    bin_or_null(ev->email_sealed, ev->email_sealed_len),
-	    P_INT(ev->key_id)), NULL);
+	static char		 sql[INGEST_ADD_MAX][sizeof(INGEST_HEAD) +
+				    INGEST_ADD_MAX * sizeof(INGEST_ROW ", ")];
+	static struct dbstmt	 st[INGEST_ADD_MAX];
+	size_t			 i, o;
+
+	if (st[n - 1].sql == NULL) {
+		o = (size_t)snprintf(sql[n - 1], sizeof(sql[n - 1]), "%s", INGEST_HEAD);
+		for (i = 0; i < n; i++)
+			o += (size_t)snprintf(sql[n - 1] + o, sizeof(sql[n - 1]) - o,
+			    "%s" INGEST_ROW, i > 0 ? ", " : "");
+		st[n - 1].name = "ingest_add";
+		st[n - 1].sql = sql[n - 1];
+	}
+	return &st[n - 1];
+}
+
+enum fb_err
+db_ingest_add(struct db *db, const struct ingest_event *const *evs, size_t n)
+{
+	struct dbp			 p[INGEST_ADD_MAX * INGEST_COLS], *q = p;
+	const struct ingest_event	*ev;
+	size_t				 i;
+
+	if (n == 0)
+		return FB_OK;
+	if (n > INGEST_ADD_MAX)
+		return FB_EINVAL;
+	for (i = 0; i < n; i++) {
+		ev = evs[i];
+		*q++ = P_STR(ev->id);
+		*q++ = P_STR(ev->tenant);
+		*q++ = P_STR(ev->site);
+		*q++ = P_STR(ev->visitor);
+		*q++ = P_STR(ev->session);
+		*q++ = P_STR(ev->type);
+		*q++ = P_STR(ev->campaign_key);
+		*q++ = P_STR(ev->role);
+		*q++ = P_STR(ev->url);
+		*q++ = P_STR(ev->referrer);
+		*q++ = ev->consent < 0 ? P_NULL : P_INT(ev->consent);
+		*q++ = ev->client_ts > 0 ? P_INT(ev->client_ts) : P_NULL;
+		*q++ = bin_or_null(ev->tel_sealed, ev->tel_sealed_len);
+		*q++ = bin_or_null(ev->email_sealed, ev->email_sealed_len);
+		*q++ = P_INT(ev->key_id);
+	}
+	return db_run(db, DBSET_INGEST, (int)(n - 1), ingest_stmt(n), p,
+	    n * INGEST_COLS, NULL);
 }
 
 enum fb_err

@@ -306,77 +306,92 @@ site_of(struct req *r, const char *pk, const struct site_seen **out)
 	return FB_OK;
 }
 
+/* What a collector request keeps until its batch is filed (tag_collect_begin). */
+struct tag_pending {
+	struct event		 ev;
+	json_object		*o;
+	struct ingest_event	 ie;
+	char			 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
+	char			 site[UUID_STRLEN + 1];
+	unsigned char		 ts[PII_SEALED_MAX(16)], es[PII_SEALED_MAX(256)];
+};
+
 /*
- * File the event: the site checked, its contacts normalised and sealed
- * under the event's own id (design 6) -- dropped when the tenant asks for
- * explicit consent and the event does not give it -- then one INSERT.
+ * Check the event's site and hosts, and make its row: contacts normalised
+ * and sealed under the event's own id (design 6), dropped when the tenant
+ * asks for explicit consent and the event does not give it.  Returns
+ * false when it answered (an error) instead.
  */
-static enum fb_err
-file_event(struct req *r, const struct event *ev)
+static bool
+prepare(struct req *r, struct tag_pending *p, enum fb_err *e)
 {
 	const struct site_seen	*site;
-	struct ingest_event	 ie;
-	char			 id[UUID_STRLEN + 1], tel[16], email[256];
-	unsigned char		 ts[PII_SEALED_MAX(16)], es[PII_SEALED_MAX(256)];
+	struct ingest_event	*ie = &p->ie;
+	const struct event	*ev = &p->ev;
+	char			 tel[16], email[256];
 	enum tel_kind		 kind;
-	enum fb_err		 e;
 
-	if ((e = site_of(r, ev->site, &site)) != FB_OK)
-		return e;
+	if ((*e = site_of(r, ev->site, &site)) != FB_OK)
+		return false;
 	if (site == NULL) {
 		(void)api_error(r, AC_NOT_FOUND, "site");
-		return FB_OK;
+		return false;
 	}
 	cors(r, site->domain);
 	if (!origin_ok(r->origin, site->domain) ||
 	    !host_of_site(ev->loc.hostname, strlen(ev->loc.hostname), site->domain)) {
 		(void)api_error(r, AC_ORIGIN_NOT_ALLOWED, "url");
-		return FB_OK;
+		return false;
 	}
-	uuid_v7(id);
-	memset(&ie, 0, sizeof(ie));
-	ie.id = id;
-	ie.tenant = site->tenant;
-	ie.site = site->id;
-	ie.visitor = ev->visitor;
-	ie.session = ev->session;
-	ie.type = ev->type;
-	ie.campaign_key = ev->campaign;
-	ie.role = ev->role;
-	ie.url = ev->url;
-	ie.referrer = ev->referrer;
-	ie.consent = ev->consent;
-	ie.client_ts = ev->ts;
-	ie.key_id = r->conf->master_key_id;
+	/* copies: a later event of the batch may take the cache entry */
+	snprintf(p->tenant, sizeof(p->tenant), "%s", site->tenant);
+	snprintf(p->site, sizeof(p->site), "%s", site->id);
+	uuid_v7(p->id);
+	memset(ie, 0, sizeof(*ie));
+	ie->id = p->id;
+	ie->tenant = p->tenant;
+	ie->site = p->site;
+	ie->visitor = ev->visitor;
+	ie->session = ev->session;
+	ie->type = ev->type;
+	ie->campaign_key = ev->campaign;
+	ie->role = ev->role;
+	ie->url = ev->url;
+	ie->referrer = ev->referrer;
+	ie->consent = ev->consent;
+	ie->client_ts = ev->ts;
+	ie->key_id = r->conf->master_key_id;
 	/* contacts only on a capture; kept only when they normalise */
 	if (strcmp(ev->type, "capture") == 0 &&
 	    (!site->explicit_consent || ev->consent == 1)) {
 		if (ev->tel != NULL && contact_tel_normalize(ev->tel, tel, &kind)) {
-			ie.tel_sealed_len = pii_seal(r->conf->master_key, "ingest",
-			    id, "tel", tel, ts);
-			ie.tel_sealed = ts;
+			ie->tel_sealed_len = pii_seal(r->conf->master_key, "ingest",
+			    p->id, "tel", tel, p->ts);
+			ie->tel_sealed = p->ts;
 			sodium_memzero(tel, sizeof(tel));
 		}
 		if (ev->email != NULL && contact_email_normalize(ev->email, email)) {
-			ie.email_sealed_len = pii_seal(r->conf->master_key, "ingest",
-			    id, "email", email, es);
-			ie.email_sealed = es;
+			ie->email_sealed_len = pii_seal(r->conf->master_key, "ingest",
+			    p->id, "email", email, p->es);
+			ie->email_sealed = p->es;
 			sodium_memzero(email, sizeof(email));
 		}
 	}
-	if ((e = db_ingest_add(r->db, &ie)) != FB_OK)
-		return e;
-	filed_since = true;
-	req_empty(r, 204);
-	return FB_OK;
+	return true;
 }
 
-void
-tag_collect(struct req *r)
+static void
+pending_free(struct tag_pending *p)
+{
+	json_object_put(p->o);
+	free(p);
+}
+
+struct tag_pending *
+tag_collect_begin(struct req *r)
 {
 	struct json_tokener	*tok;
-	json_object		*o;
-	struct event		 ev;
+	struct tag_pending	*p;
 	enum fb_err		 e = FB_OK;
 
 	if (strcmp(r->method, "OPTIONS") == 0) {
@@ -385,34 +400,71 @@ tag_collect(struct req *r)
 		req_header(r, "Access-Control-Allow-Headers", "Content-Type");
 		req_header(r, "Access-Control-Max-Age", "86400");
 		req_empty(r, 204);
-		return;
+		return NULL;
 	}
 	if (strcmp(r->method, "POST") != 0) {
 		req_header(r, "Allow", "POST, OPTIONS");
 		(void)api_error(r, AC_METHOD_NOT_ALLOWED, NULL);
-		return;
+		return NULL;
 	}
 	if (r->body_too_large || r->body.len > EVENT_BODY_MAX) {
 		(void)api_error(r, AC_BODY_TOO_LARGE, NULL);
-		return;
+		return NULL;
+	}
+	if ((p = calloc(1, sizeof(*p))) == NULL) {
+		(void)api_error(r, AC_INTERNAL, NULL);
+		return NULL;
 	}
 	tok = json_tokener_new_ex(EVENT_DEPTH);
 	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-	o = r->body.len > 0 ? json_tokener_parse_ex(tok, r->body.data, (int)r->body.len) : NULL;
-	if (o == NULL || json_tokener_get_error(tok) != json_tokener_success ||
-	    !json_object_is_type(o, json_type_object)) {
-		json_object_put(o);
+	p->o = r->body.len > 0 ? json_tokener_parse_ex(tok, r->body.data,
+	    (int)r->body.len) : NULL;
+	if (p->o == NULL || json_tokener_get_error(tok) != json_tokener_success ||
+	    !json_object_is_type(p->o, json_type_object)) {
 		json_tokener_free(tok);
+		pending_free(p);
 		(void)api_error(r, AC_INVALID_JSON, "body");
-		return;
+		return NULL;
 	}
 	json_tokener_free(tok);
-	if (event_parse(r, o, &ev) && (e = db_ensure(r->db)) == FB_OK)
-		e = file_event(r, &ev);
-	if (e != FB_OK) {
-		logx(LOG_ERR, "tag event failed: %s", fb_strerror(e));
-		(void)api_error(r, e == FB_EGONE || e == FB_ERETRY ? AC_UNAVAILABLE :
-		    AC_INTERNAL, NULL);
+	if (event_parse(r, p->o, &p->ev) && (e = db_ensure(r->db)) == FB_OK &&
+	    prepare(r, p, &e))
+		return p;
+	if (e != FB_OK)
+		tag_collect_end(r, NULL, e);
+	pending_free(p);
+	return NULL;
+}
+
+const struct ingest_event *
+tag_collect_event(const struct tag_pending *p)
+{
+	return &p->ie;
+}
+
+void
+tag_collect_end(struct req *r, struct tag_pending *p, enum fb_err e)
+{
+	if (p != NULL)
+		pending_free(p);
+	if (e == FB_OK) {
+		filed_since = true;
+		req_empty(r, 204);
+		return;
 	}
-	json_object_put(o);
+	logx(LOG_ERR, "tag event failed: %s", fb_strerror(e));
+	(void)api_error(r, e == FB_EGONE || e == FB_ERETRY ? AC_UNAVAILABLE :
+	    AC_INTERNAL, NULL);
+}
+
+void
+tag_collect(struct req *r)
+{
+	struct tag_pending		*p;
+	const struct ingest_event	*ie;
+
+	if ((p = tag_collect_begin(r)) == NULL)
+		return;
+	ie = &p->ie;
+	tag_collect_end(r, p, db_ingest_add(r->db, &ie, 1));
 }

@@ -9,6 +9,7 @@
 #include <unistd.h>
 
 #include <criterion/criterion.h>
+#include <curl/curl.h>
 
 #include "harness.h"
 
@@ -494,6 +495,72 @@ Test(capture, failing_event_is_parked_and_the_queue_goes_on)
 	tag_settle();
 	cr_assert_str_eq(sql("SELECT status FROM leads WHERE visitor_id = '%s'", bad),
 	    "captured");
+}
+
+static size_t
+discard(char *p, size_t sz, size_t n, void *u)
+{
+	(void)p;
+	(void)u;
+	return sz * n;
+}
+
+/*
+ * Events that arrive together are filed together (one INSERT for the
+ * events a worker has waiting): 48 captures sent at once all get 204 and
+ * all become leads, each with its own contact.
+ */
+Test(capture, simultaneous_events_are_all_filed)
+{
+	enum { N = 48 };
+	struct fx	 f;
+	char		 a[40], url[512], body[N][1024];
+	CURLM		*m = curl_multi_init();
+	CURL		*c[N];
+	struct curl_slist *h = NULL;
+	int		 i, running;
+	long		 st;
+
+	fx_new(&f, "pro", 0);
+	active_campaign(&f, "many", RULES_AB, a);
+	snprintf(url, sizeof(url), "%s/tag/v1/events", getenv("FB_TEST_URL"));
+	h = curl_slist_append(h, "Content-Type: text/plain");
+	h = curl_slist_append(h, "Origin: https://shop.example.jp");
+	for (i = 0; i < N; i++) {
+		snprintf(body[i], sizeof(body[i]), "{\"v\":1,\"site\":\"%s\","
+		    "\"visitor\":\"ffffffff-0000-4000-8000-%012d\",\"session\":"
+		    "\"ffffffff-0000-4000-8000-%012d\",\"type\":\"capture\","
+		    "\"url\":\"https://shop.example.jp/form\",\"campaign\":\"many\","
+		    "\"role\":\"form\",\"contact\":{\"email\":\"m%d@example.jp\"},"
+		    "\"consent\":true}", f.site_pk, i, i, i);
+		c[i] = curl_easy_init();
+		curl_easy_setopt(c[i], CURLOPT_URL, url);
+		curl_easy_setopt(c[i], CURLOPT_HTTPHEADER, h);
+		curl_easy_setopt(c[i], CURLOPT_POSTFIELDS, body[i]);
+		curl_easy_setopt(c[i], CURLOPT_WRITEFUNCTION, discard);
+		curl_easy_setopt(c[i], CURLOPT_TIMEOUT, 30L);
+		curl_multi_add_handle(m, c[i]);
+	}
+	do {
+		curl_multi_perform(m, &running);
+		if (running > 0)
+			curl_multi_poll(m, NULL, 0, 1000, NULL);
+	} while (running > 0);
+	for (i = 0; i < N; i++) {
+		curl_easy_getinfo(c[i], CURLINFO_RESPONSE_CODE, &st);
+		cr_expect_eq(st, 204, "event %d: %ld", i, st);
+		curl_multi_remove_handle(m, c[i]);
+		curl_easy_cleanup(c[i]);
+	}
+	curl_multi_cleanup(m);
+	curl_slist_free_all(h);
+	tag_settle();
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE campaign_id = '%s' "
+	    "AND status = 'captured'", a), "48");
+	cr_assert_str_eq(sql("SELECT COUNT(DISTINCT email_bidx) FROM leads "
+	    "WHERE campaign_id = '%s'", a), "48");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_events WHERE campaign_id = '%s'",
+	    a), "48");
 }
 
 Test(capture, conversion_stops_the_visitors_other_campaigns)
