@@ -22,7 +22,9 @@ struct db;
  * *applied 0 when another has the turn, with `wait` true it waits for it
  * (innodb_lock_wait_timeout).  An event that fails is rolled back with
  * its batch, counted, and parked after its third failure (attempts,
- * last_error; logged) so that one bad event cannot stop the queue.
+ * last_error; logged) so that one bad event cannot stop the queue; when
+ * the batch's shared tag_events write fails, the events go again one at a
+ * time to find the one at fault.
  * Returns FB_OK with *applied, or the database's error (FB_EGONE when
  * the connection is lost).  Needs conf->master_key to open and re-seal
  * contacts.

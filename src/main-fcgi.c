@@ -169,7 +169,7 @@ finish(struct slot *s)
 static void
 file_batch(struct slot *slots, size_t n, struct db *db)
 {
-	const struct ingest_event	*evs[BATCH_MAX];
+	const struct ingest_event	*evs[BATCH_MAX] = { NULL };
 	size_t				 i;
 	enum fb_err			 e;
 

@@ -276,7 +276,9 @@ struct tag_event_row {
 	long long	 client_ts;	/* ms; <= 0: not given */
 	const char	*at;		/* received, "YYYY-MM-DD HH:MM:SS[.ffffff]" UTC; NULL: now */
 };
-enum fb_err db_tag_event_insert(struct db *, const struct tag_event_row *) FB_WUR;
+/* n rows (at not NULL) with one INSERT per 16. */
+enum fb_err db_tag_events_insert(struct db *, const struct tag_event_row *rows,
+	    size_t n) FB_WUR;
 /*
  * The visitor's open lead of the campaign (id, status), locked; in no
  * order, should there be more than one.

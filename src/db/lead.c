@@ -45,7 +45,6 @@ enum {
 	LEAD_LIST_CONVERTED,
 	LEAD_GET,
 	LEAD_TIMELINE,
-	LEAD_EVENT_INSERT,
 	LEAD_FIND_OPEN,
 	LEAD_INSERT,
 	LEAD_INSERT_CAPTURED,
@@ -86,12 +85,6 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  DB_TS("e.received_at") " FROM tag_events e LEFT JOIN campaigns c "
 	  "ON c.id = e.campaign_id WHERE e.site_id = ? AND e.visitor_id = ? "
 	  "ORDER BY e.received_at, e.id LIMIT 200" },
-	/* LEAD_EVENT_INSERT */
-	{ "tag_event_insert",
-	  "INSERT INTO tag_events (id, tenant_id, site_id, campaign_id, lead_id, "
-	  "visitor_id, session_id, event_type, role, url, url_path, referrer, "
-	  "consent, client_ts, received_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
-	  "?, ?, ?, ?, COALESCE(?, NOW(6)))" },
 	/*
 	 * LEAD_FIND_OPEN: one open lead per site, campaign and visitor.  No
 	 * ORDER BY: the two statuses are two ranges of leads_visitor, and
@@ -251,20 +244,6 @@ db_lead_timeline(struct db *db, const char *site, const char *visitor,
 }
 
 enum fb_err
-db_tag_event_insert(struct db *db, const struct tag_event_row *ev)
-{
-	char	 id[UUID_STRLEN + 1];
-
-	uuid_v7(id);
-	return run(db, LEAD_EVENT_INSERT, DBPARAMS(P_STR(id), P_STR(ev->tenant),
-	    P_STR(ev->site), P_STR(ev->campaign), P_STR(ev->lead),
-	    P_STR(ev->visitor), P_STR(ev->session), P_STR(ev->type),
-	    P_STR(ev->role), P_STR(ev->url), P_STR(ev->url_path),
-	    P_STR(ev->referrer), ev->consent < 0 ? P_NULL : P_INT(ev->consent),
-	    ev->client_ts > 0 ? P_INT(ev->client_ts) : P_NULL, P_STR(ev->at)), NULL);
-}
-
-enum fb_err
 db_lead_find_open(struct db *db, const char *site, const char *visitor,
     const char *campaign, struct dbres *r)
 {
@@ -398,32 +377,76 @@ db_lead_owner(struct db *db, const char *id, struct dbres *r)
 }
 
 /*
- * The collector's statements: one INSERT of n rows for n = 1 ..
- * INGEST_ADD_MAX, written on first use (DBSET_INGEST, index n - 1).
+ * Multi-row INSERTs, written on first use: the collector's (DBSET_INGEST
+ * index n - 1) and the applier's tag_events rows (index 16 + n - 1), n
+ * rows of up to 16 columns each.
  */
+#define MULTI_MAX	16
 #define INGEST_COLS	15
 #define INGEST_HEAD	"INSERT INTO tag_ingest (id, tenant_id, site_id, visitor_id, " \
 	"session_id, event_type, campaign_key, role, url, referrer, consent, " \
 	"client_ts, tel_sealed, email_sealed, pii_key_id) VALUES "
-#define INGEST_ROW	"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+#define EVENTS_COLS	15
+#define EVENTS_HEAD	"INSERT INTO tag_events (id, tenant_id, site_id, campaign_id, " \
+	"lead_id, visitor_id, session_id, event_type, role, url, url_path, " \
+	"referrer, consent, client_ts, received_at) VALUES "
+#define ROW15		"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
 static const struct dbstmt *
-ingest_stmt(size_t n)
+multi_stmt(int which, const char *head, size_t n)
 {
-	static char		 sql[INGEST_ADD_MAX][sizeof(INGEST_HEAD) +
-				    INGEST_ADD_MAX * sizeof(INGEST_ROW ", ")];
-	static struct dbstmt	 st[INGEST_ADD_MAX];
+	static char		 sql[2][MULTI_MAX][sizeof(EVENTS_HEAD) +
+				    MULTI_MAX * sizeof(ROW15 ", ")];
+	static struct dbstmt	 st[2][MULTI_MAX];
 	size_t			 i, o;
 
-	if (st[n - 1].sql == NULL) {
-		o = (size_t)snprintf(sql[n - 1], sizeof(sql[n - 1]), "%s", INGEST_HEAD);
+	if (st[which][n - 1].sql == NULL) {
+		o = (size_t)snprintf(sql[which][n - 1], sizeof(sql[which][n - 1]),
+		    "%s", head);
 		for (i = 0; i < n; i++)
-			o += (size_t)snprintf(sql[n - 1] + o, sizeof(sql[n - 1]) - o,
-			    "%s" INGEST_ROW, i > 0 ? ", " : "");
-		st[n - 1].name = "ingest_add";
-		st[n - 1].sql = sql[n - 1];
+			o += (size_t)snprintf(sql[which][n - 1] + o,
+			    sizeof(sql[which][n - 1]) - o, "%s" ROW15, i > 0 ? ", " : "");
+		st[which][n - 1].name = which == 0 ? "ingest_add" : "tag_events_insert";
+		st[which][n - 1].sql = sql[which][n - 1];
 	}
-	return &st[n - 1];
+	return &st[which][n - 1];
+}
+
+enum fb_err
+db_tag_events_insert(struct db *db, const struct tag_event_row *rows, size_t n)
+{
+	struct dbp		 p[MULTI_MAX * EVENTS_COLS], *q;
+	char			 id[MULTI_MAX][UUID_STRLEN + 1];
+	const struct tag_event_row *ev;
+	size_t			 i, k;
+	enum fb_err		 e;
+
+	for (; n > 0; rows += k, n -= k) {
+		k = n < MULTI_MAX ? n : MULTI_MAX;
+		for (q = p, i = 0; i < k; i++) {
+			ev = &rows[i];
+			uuid_v7(id[i]);
+			*q++ = P_STR(id[i]);
+			*q++ = P_STR(ev->tenant);
+			*q++ = P_STR(ev->site);
+			*q++ = P_STR(ev->campaign);
+			*q++ = P_STR(ev->lead);
+			*q++ = P_STR(ev->visitor);
+			*q++ = P_STR(ev->session);
+			*q++ = P_STR(ev->type);
+			*q++ = P_STR(ev->role);
+			*q++ = P_STR(ev->url);
+			*q++ = P_STR(ev->url_path);
+			*q++ = P_STR(ev->referrer);
+			*q++ = ev->consent < 0 ? P_NULL : P_INT(ev->consent);
+			*q++ = ev->client_ts > 0 ? P_INT(ev->client_ts) : P_NULL;
+			*q++ = ev->at != NULL ? P_STR(ev->at) : P_NULL;
+		}
+		if ((e = db_run(db, DBSET_INGEST, MULTI_MAX + (int)k - 1,
+		    multi_stmt(1, EVENTS_HEAD, k), p, k * EVENTS_COLS, NULL)) != FB_OK)
+			return e;
+	}
+	return FB_OK;
 }
 
 enum fb_err
@@ -435,7 +458,7 @@ db_ingest_add(struct db *db, const struct ingest_event *const *evs, size_t n)
 
 	if (n == 0)
 		return FB_OK;
-	if (n > INGEST_ADD_MAX)
+	if (n > INGEST_ADD_MAX || n > MULTI_MAX)
 		return FB_EINVAL;
 	for (i = 0; i < n; i++) {
 		ev = evs[i];
@@ -455,8 +478,8 @@ db_ingest_add(struct db *db, const struct ingest_event *const *evs, size_t n)
 		*q++ = bin_or_null(ev->email_sealed, ev->email_sealed_len);
 		*q++ = P_INT(ev->key_id);
 	}
-	return db_run(db, DBSET_INGEST, (int)(n - 1), ingest_stmt(n), p,
-	    n * INGEST_COLS, NULL);
+	return db_run(db, DBSET_INGEST, (int)(n - 1), multi_stmt(0, INGEST_HEAD, n),
+	    p, n * INGEST_COLS, NULL);
 }
 
 enum fb_err

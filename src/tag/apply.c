@@ -26,11 +26,28 @@
 #define APPLY_BATCH	INGEST_DONE_MAX	/* events per transaction */
 #define TX_TRIES	3
 
-/* An applier's transaction: its connection, keys and the event's time. */
+/*
+ * The tag_events rows of a batch, written together before it commits;
+ * what they point to outside the batch's queue rows is copied here.
+ */
+struct row_copy {
+	char	 tenant[UUID_STRLEN + 1], site[UUID_STRLEN + 1];
+	char	 campaign[UUID_STRLEN + 1], lead[UUID_STRLEN + 1];
+	char	 url_path[URL_MAX];
+};
+
+struct rows {
+	struct tag_event_row	 row[APPLY_BATCH];
+	struct row_copy		 copy[APPLY_BATCH];
+	size_t			 n;
+};
+
+/* An applier's transaction: its connection, keys, the event's time and rows. */
 struct apply {
 	struct db		*db;
 	const struct conf	*conf;
 	const char		*at;	/* received, SQL DATETIME UTC */
+	struct rows		*rows;
 };
 
 /* A queued event, its contacts opened (normalised, clear) for the moment. */
@@ -124,6 +141,7 @@ create_lead(struct apply *a, const char *tenant, const char *site,
 	struct url_loc	 ll;
 	char		 utm[2048];
 	const char	*landing = ev->url, *ref = ev->referrer;
+	size_t		 i;
 	enum fb_err	 e;
 
 	if ((e = db_lead_landing(a->db, site, ev->session, &land)) != FB_OK)
@@ -131,7 +149,19 @@ create_lead(struct apply *a, const char *tenant, const char *site,
 	if (land.nrows == 1) {
 		landing = dbres_get(&land, 0, 0);
 		ref = dbres_get(&land, 0, 1);
-	}
+	} else
+		for (i = 0; i < a->rows->n; i++) {
+			const struct tag_event_row *w = &a->rows->row[i];
+
+			/* the batch's rows are not written yet */
+			if (strcmp(w->type, "page_view") == 0 &&
+			    strcmp(w->site, site) == 0 &&
+			    strcmp(w->session, ev->session) == 0) {
+				landing = w->url;
+				ref = w->referrer;
+				break;
+			}
+		}
 	if (!url_parse(landing, &ll))
 		ll = ev->loc;
 	utm_from(ll.search, utm, sizeof(utm));
@@ -300,7 +330,8 @@ conversion(struct apply *a, const char *tenant, const char *site,
 static enum fb_err
 handle(struct apply *a, const struct tag_ev *ev, const struct dbres *cx)
 {
-	struct tag_event_row	 row;
+	struct tag_event_row	*row;
+	struct row_copy		*c;
 	const char		*tenant = dbres_get(cx, 0, EVC_C_TENANT);
 	const char		*site = dbres_get(cx, 0, EVC_C_SITE);
 	const char		*cid = dbres_get(cx, 0, EVC_C_CAMPAIGN);
@@ -328,23 +359,28 @@ handle(struct apply *a, const struct tag_ev *ev, const struct dbres *cx)
 	    strcmp(ev->type, "form_start") == 0 || strcmp(ev->type, "consent") == 0) &&
 	    (e = db_lead_touch(a->db, site, ev->visitor, campaign, a->at)) != FB_OK)
 		return e;
-	memset(&row, 0, sizeof(row));
-	row.tenant = tenant;
-	row.site = site;
-	row.campaign = published ? campaign : NULL;
-	row.lead = lead[0] != '\0' ? lead : NULL;
-	row.visitor = ev->visitor;
-	row.session = ev->session;
-	row.type = ev->type;
-	row.role = published ? ev->role : NULL;
-	row.url = ev->url;
-	row.url_path = ev->loc.pathname;
-	row.referrer = ev->referrer;
-	row.consent = ev->consent;
-	row.client_ts = ev->ts;
-	row.at = a->at;
-	if ((e = db_tag_event_insert(a->db, &row)) != FB_OK)
-		return e;
+	c = &a->rows->copy[a->rows->n];
+	row = &a->rows->row[a->rows->n++];
+	memset(row, 0, sizeof(*row));
+	snprintf(c->tenant, sizeof(c->tenant), "%s", tenant);
+	snprintf(c->site, sizeof(c->site), "%s", site);
+	snprintf(c->campaign, sizeof(c->campaign), "%s", campaign);
+	snprintf(c->lead, sizeof(c->lead), "%s", lead);
+	snprintf(c->url_path, sizeof(c->url_path), "%s", ev->loc.pathname);
+	row->tenant = c->tenant;
+	row->site = c->site;
+	row->campaign = published ? c->campaign : NULL;
+	row->lead = lead[0] != '\0' ? c->lead : NULL;
+	row->visitor = ev->visitor;
+	row->session = ev->session;
+	row->type = ev->type;
+	row->role = published ? ev->role : NULL;
+	row->url = ev->url;
+	row->url_path = c->url_path;
+	row->referrer = ev->referrer;
+	row->consent = ev->consent;
+	row->client_ts = ev->ts;
+	row->at = a->at;
 	if (published && strcmp(ev->type, "conversion") == 0 && ev->role != NULL &&
 	    strcmp(ev->role, "thanks") == 0)
 		return conversion(a, tenant, site, campaign, ev);
@@ -375,9 +411,9 @@ open_contact(const struct conf *conf, const struct dbres *q, unsigned i, int col
  */
 static enum fb_err
 apply_one(struct db *db, const struct conf *conf, const struct dbres *q,
-    unsigned i, struct dbres *cx, char *cxkey, size_t cxkeysz)
+    unsigned i, struct dbres *cx, char *cxkey, size_t cxkeysz, struct rows *rows)
 {
-	struct apply	 a = { db, conf, dbres_get(q, i, IG_C_AT) };
+	struct apply	 a = { db, conf, dbres_get(q, i, IG_C_AT), rows };
 	struct tag_ev	 ev;
 	char		 key[UUID_STRLEN + 80], tel[64], email[256];
 	const char	*site = dbres_get(q, i, IG_C_SITE);
@@ -430,6 +466,7 @@ apply_batch(struct db *db, const struct conf *conf, int n, bool wait,
     unsigned *done, bool *busy, char failed[UUID_STRLEN + 1])
 {
 	struct dbres	 q, cx;
+	struct rows	*rows;
 	const char	*ids[APPLY_BATCH];
 	char		 cxkey[UUID_STRLEN + 80] = "";
 	unsigned	 i;
@@ -448,24 +485,36 @@ apply_batch(struct db *db, const struct conf *conf, int n, bool wait,
 	}
 	if (n > APPLY_BATCH)
 		n = APPLY_BATCH;
+	if ((rows = calloc(1, sizeof(*rows))) == NULL) {
+		db_rollback(db);
+		return FB_ENOMEM;
+	}
 	if ((e = db_ingest_batch(db, n, &q)) != FB_OK) {
 		db_rollback(db);
+		free(rows);
 		return e;
 	}
 	for (i = 0; i < q.nrows && e == FB_OK; i++) {
 		ids[i] = dbres_get(&q, i, IG_C_ID);
-		if ((e = apply_one(db, conf, &q, i, &cx, cxkey, sizeof(cxkey))) != FB_OK)
+		if ((e = apply_one(db, conf, &q, i, &cx, cxkey, sizeof(cxkey),
+		    rows)) != FB_OK)
 			snprintf(failed, UUID_STRLEN + 1, "%s", ids[i]);
 	}
 	if (cxkey[0] != '\0')
 		dbres_free(&cx);
 	if (e == FB_OK)
+		e = db_tag_events_insert(db, rows->row, rows->n);
+	if (e == FB_OK)
 		e = db_ingest_done(db, ids, q.nrows);
+	/* a batch of one: the failure of the batch is the event's */
+	if (e != FB_OK && failed[0] == '\0' && q.nrows == 1)
+		snprintf(failed, UUID_STRLEN + 1, "%s", ids[0]);
 	if (e == FB_OK && (e = db_commit(db)) == FB_OK)
 		*done = q.nrows;
 	else
 		db_rollback(db);
 	dbres_free(&q);
+	free(rows);
 	return e;
 }
 
@@ -491,11 +540,13 @@ tag_apply(struct db *db, const struct conf *conf, int limit, bool wait,
 	unsigned	 done;
 	bool		 busy;
 	enum fb_err	 e = FB_OK;
-	int		 n, try, fails = 0;
+	int		 n, try, fails = 0, single = 0;
 
 	*applied = 0;
 	while (*applied < limit) {
 		n = limit - *applied < APPLY_BATCH ? limit - *applied : APPLY_BATCH;
+		if (single > 0)
+			n = 1;
 		for (try = 0; try < TX_TRIES; try++)
 			if ((e = apply_batch(db, conf, n, wait, &done, &busy,
 			    failed)) != FB_ERETRY)
@@ -504,18 +555,29 @@ tag_apply(struct db *db, const struct conf *conf, int limit, bool wait,
 			return e;
 		if (e != FB_OK) {
 			/*
-			 * The batch is undone; the event it failed on is
-			 * counted (parked at the third time) and the others
-			 * go again in the next batch.
+			 * The batch is undone.  When the event it failed on
+			 * is known it is counted (parked at the third time)
+			 * and the others go again; a failure of the batch's
+			 * common writes sends the next events one at a time
+			 * until the culprit is found.
 			 */
-			if (failed[0] == '\0' || ++fails > 2 * APPLY_BATCH)
+			if (failed[0] != '\0') {
+				note_failure(db, failed, e);
+				if (single > 0)
+					single--;
+			} else if (n > 1)
+				single = n;
+			else
 				return e;
-			note_failure(db, failed, e);
+			if (++fails > 2 * APPLY_BATCH)
+				return e;
 			continue;
 		}
 		if (done == 0)
 			break;	/* nothing queued, or another applier's turn */
 		*applied += (int)done;
+		if (single > 0)
+			single--;
 	}
 	return FB_OK;
 }
