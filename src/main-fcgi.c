@@ -281,6 +281,7 @@ main(int argc, char *argv[])
 	const char	*cpath = NULL;
 	int		 ch;
 	bool		 queued = true;	/* look at the intake queue at start */
+	bool		 idle = false;	/* no request since the last turn */
 	struct sigaction sa;
 
 	while ((ch = getopt(argc, argv, "c:h")) != -1)
@@ -326,8 +327,10 @@ main(int argc, char *argv[])
 	while (!stopping) {
 		if (queued) {
 			/* between requests, a turn at the intake queue */
-			if (!request_waiting(&slots[0].fr, IDLE_AFTER_MS)) {
+			if (!request_waiting(&slots[0].fr, idle ? 0 : IDLE_AFTER_MS)) {
+				/* idle: turn after turn until a request comes */
 				queued = apply_some(&db, &conf);
+				idle = true;
 				continue;
 			}
 		} else if (!request_waiting(&slots[0].fr, IDLE_CHECK_MS)) {
@@ -345,6 +348,7 @@ main(int argc, char *argv[])
 		 * one INSERT.  Anything else is answered at once, and the
 		 * events in hand are filed right after it.
 		 */
+		idle = false;
 		take(&slots[0], &db, &conf);
 		if (slots[0].tp == NULL) {
 			finish(&slots[0]);
