@@ -15,12 +15,13 @@
 struct db;
 
 /*
- * Apply up to `limit` queued events to leads, oldest first, 100 to a
+ * Apply up to `limit` queued events to leads, part after part of the
+ * queue (INGEST_PARTS, by visitor), each part oldest first, 100 to a
  * transaction, each with the times it was received; applied events move
- * to tag_events.  Only one applier works at a time (the row lock of
- * tag_ingest_applier): with `wait` false the call returns at once with
- * *applied 0 when another has the turn, with `wait` true it waits for it
- * (innodb_lock_wait_timeout).  An event that fails is rolled back with
+ * to tag_events.  One applier at a time works on a part (its row lock of
+ * tag_ingest_applier): with `wait` false a part another applier has is
+ * passed over, with `wait` true its turn is waited for
+ * (innodb_lock_wait_timeout).  Each call starts at another part.  An event that fails is rolled back with
  * its batch, counted, and parked after its third failure (attempts,
  * last_error; logged) so that one bad event cannot stop the queue; when
  * the batch's shared tag_events write fails, the events go again one at a

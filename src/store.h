@@ -353,15 +353,24 @@ struct ingest_event {
 enum fb_err db_ingest_add(struct db *, const struct ingest_event *const *evs,
 	    size_t n) FB_WUR;
 /*
- * Take the applier's turn inside the caller's transaction: *held false
- * when another applier has it (wait false), else after it (wait true).
+ * The queue's parts (migration 0011): a visitor's events are all in part
+ * ingest_part(visitor) (FNV-1a of the id mod INGEST_PARTS), applied in
+ * receive order by one applier at a time; the parts go in parallel.
  */
-enum fb_err db_ingest_lock(struct db *, bool wait, bool *held) FB_WUR;
+#define INGEST_PARTS	8
+unsigned	ingest_part(const char *visitor);
+/*
+ * Take a part's applier turn inside the caller's transaction: *held
+ * false when another applier has it (wait false), else after it (wait
+ * true).
+ */
+enum fb_err db_ingest_lock(struct db *, unsigned part, bool wait, bool *held) FB_WUR;
 enum { IG_C_ID, IG_C_TENANT, IG_C_SITE, IG_C_VISITOR, IG_C_SESSION, IG_C_TYPE,
     IG_C_CAMPAIGN_KEY, IG_C_ROLE, IG_C_URL, IG_C_REFERRER, IG_C_CONSENT,
     IG_C_CLIENT_TS, IG_C_TEL, IG_C_EMAIL, IG_C_KEY_ID, IG_C_AT };
-/* The `limit` oldest queued events that are not parked, oldest first. */
-enum fb_err db_ingest_batch(struct db *, int limit, struct dbres *) FB_WUR;
+/* The part's `limit` oldest queued events that are not parked, oldest first. */
+enum fb_err db_ingest_batch(struct db *, unsigned part, int limit,
+	    struct dbres *) FB_WUR;
 /* Remove applied events: n ids (borrowed), 1 to INGEST_DONE_MAX; one statement. */
 #define INGEST_DONE_MAX	100
 enum fb_err db_ingest_done(struct db *, const char *const *ids, size_t n) FB_WUR;

@@ -1,4 +1,5 @@
 /* SQL of leads and tag events (design 3, 6). */
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -166,18 +167,18 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "updated_at = NOW(6) WHERE id = ?" },
 	/* LEAD_OWNER: tenant, campaign and site of a lead (operator path) */
 	{ "lead_owner", "SELECT tenant_id, campaign_id, site_id FROM leads WHERE id = ?" },
-	/* LEAD_INGEST_LOCK: the applier's turn, or nothing when another has it */
+	/* LEAD_INGEST_LOCK: a part's applier turn, or nothing when another has it */
 	{ "ingest_lock",
-	  "SELECT id FROM tag_ingest_applier WHERE id = 1 FOR UPDATE SKIP LOCKED" },
-	/* LEAD_INGEST_LOCK_WAIT: the applier's turn, after the current one */
+	  "SELECT id FROM tag_ingest_applier WHERE id = ? FOR UPDATE SKIP LOCKED" },
+	/* LEAD_INGEST_LOCK_WAIT: a part's applier turn, after the current one */
 	{ "ingest_lock_wait",
-	  "SELECT id FROM tag_ingest_applier WHERE id = 1 FOR UPDATE" },
-	/* LEAD_INGEST_BATCH: the oldest queued events not parked */
+	  "SELECT id FROM tag_ingest_applier WHERE id = ? FOR UPDATE" },
+	/* LEAD_INGEST_BATCH: a part's oldest queued events not parked */
 	{ "ingest_batch",
 	  "SELECT id, tenant_id, site_id, visitor_id, session_id, event_type, "
 	  "campaign_key, role, url, referrer, consent, client_ts, tel_sealed, "
 	  "email_sealed, pii_key_id, received_at FROM tag_ingest "
-	  "WHERE attempts < 3 ORDER BY id LIMIT ?" },
+	  "WHERE part = ? AND attempts < 3 ORDER BY id LIMIT ?" },
 	/* LEAD_INGEST_DONE: INGEST_DONE_MAX ids, the last repeated to fill */
 	{ "ingest_done", "DELETE FROM tag_ingest WHERE id IN (" Q100 ")" },
 	/* LEAD_INGEST_FAILED */
@@ -382,21 +383,22 @@ db_lead_owner(struct db *db, const char *id, struct dbres *r)
  * rows of up to 16 columns each.
  */
 #define MULTI_MAX	16
-#define INGEST_COLS	15
-#define INGEST_HEAD	"INSERT INTO tag_ingest (id, tenant_id, site_id, visitor_id, " \
-	"session_id, event_type, campaign_key, role, url, referrer, consent, " \
-	"client_ts, tel_sealed, email_sealed, pii_key_id) VALUES "
+#define INGEST_COLS	16
+#define INGEST_HEAD	"INSERT INTO tag_ingest (part, id, tenant_id, site_id, " \
+	"visitor_id, session_id, event_type, campaign_key, role, url, referrer, " \
+	"consent, client_ts, tel_sealed, email_sealed, pii_key_id) VALUES "
 #define EVENTS_COLS	15
 #define EVENTS_HEAD	"INSERT INTO tag_events (id, tenant_id, site_id, campaign_id, " \
 	"lead_id, visitor_id, session_id, event_type, role, url, url_path, " \
 	"referrer, consent, client_ts, received_at) VALUES "
 #define ROW15		"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+#define ROW16		"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
 
 static const struct dbstmt *
 multi_stmt(int which, const char *head, size_t n)
 {
-	static char		 sql[2][MULTI_MAX][sizeof(EVENTS_HEAD) +
-				    MULTI_MAX * sizeof(ROW15 ", ")];
+	static char		 sql[2][MULTI_MAX][sizeof(INGEST_HEAD) +
+				    MULTI_MAX * sizeof(ROW16 ", ")];
 	static struct dbstmt	 st[2][MULTI_MAX];
 	size_t			 i, o;
 
@@ -405,7 +407,8 @@ multi_stmt(int which, const char *head, size_t n)
 		    "%s", head);
 		for (i = 0; i < n; i++)
 			o += (size_t)snprintf(sql[which][n - 1] + o,
-			    sizeof(sql[which][n - 1]) - o, "%s" ROW15, i > 0 ? ", " : "");
+			    sizeof(sql[which][n - 1]) - o, "%s%s", i > 0 ? ", " : "",
+			    which == 0 ? ROW16 : ROW15);
 		st[which][n - 1].name = which == 0 ? "ingest_add" : "tag_events_insert";
 		st[which][n - 1].sql = sql[which][n - 1];
 	}
@@ -462,6 +465,7 @@ db_ingest_add(struct db *db, const struct ingest_event *const *evs, size_t n)
 		return FB_EINVAL;
 	for (i = 0; i < n; i++) {
 		ev = evs[i];
+		*q++ = P_INT(ingest_part(ev->visitor));
 		*q++ = P_STR(ev->id);
 		*q++ = P_STR(ev->tenant);
 		*q++ = P_STR(ev->site);
@@ -482,14 +486,24 @@ db_ingest_add(struct db *db, const struct ingest_event *const *evs, size_t n)
 	    p, n * INGEST_COLS, NULL);
 }
 
+unsigned
+ingest_part(const char *visitor)
+{
+	uint32_t	 h = 2166136261u;	/* FNV-1a, 32 bits */
+
+	for (; *visitor != '\0'; visitor++)
+		h = (h ^ (unsigned char)*visitor) * 16777619u;
+	return h % INGEST_PARTS;
+}
+
 enum fb_err
-db_ingest_lock(struct db *db, bool wait, bool *held)
+db_ingest_lock(struct db *db, unsigned part, bool wait, bool *held)
 {
 	struct dbres	 r;
 	enum fb_err	 e;
 
 	if ((e = run(db, wait ? LEAD_INGEST_LOCK_WAIT : LEAD_INGEST_LOCK,
-	    DBNOPARAMS, &r)) != FB_OK)
+	    DBPARAMS(P_INT(part)), &r)) != FB_OK)
 		return e;
 	*held = r.nrows == 1;
 	dbres_free(&r);
@@ -497,9 +511,9 @@ db_ingest_lock(struct db *db, bool wait, bool *held)
 }
 
 enum fb_err
-db_ingest_batch(struct db *db, int limit, struct dbres *r)
+db_ingest_batch(struct db *db, unsigned part, int limit, struct dbres *r)
 {
-	return run(db, LEAD_INGEST_BATCH, DBPARAMS(P_INT(limit)), r);
+	return run(db, LEAD_INGEST_BATCH, DBPARAMS(P_INT(part), P_INT(limit)), r);
 }
 
 enum fb_err

@@ -1,7 +1,8 @@
 /*
  * The lead life cycle, applied from the collector's intake queue
- * (design 3; db/migrations/0008_ingest.sql) in receive order by one
- * applier at a time: a capture updates the visitor's open lead of that
+ * (design 3; db/migrations/0008_ingest.sql, 0011), a visitor's events in
+ * receive order by one applier at a time, the queue's parts (by visitor)
+ * in parallel: a capture updates the visitor's open lead of that
  * campaign (one per site, campaign and visitor while it is started or
  * captured); a conversion on a thanks page converts the visitor's lead of
  * that campaign (tag), the visitor's leads of other campaigns
@@ -14,6 +15,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <limits.h>
+#include <unistd.h>
 
 #include <sodium.h>
 
@@ -462,8 +465,8 @@ apply_one(struct db *db, const struct conf *conf, const struct dbres *q,
  * it happened on.
  */
 static enum fb_err
-apply_batch(struct db *db, const struct conf *conf, int n, bool wait,
-    unsigned *done, bool *busy, char failed[UUID_STRLEN + 1])
+apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
+    bool wait, unsigned *done, bool *busy, char failed[UUID_STRLEN + 1])
 {
 	struct dbres	 q, cx;
 	struct rows	*rows;
@@ -478,7 +481,7 @@ apply_batch(struct db *db, const struct conf *conf, int n, bool wait,
 	failed[0] = '\0';
 	if ((e = db_begin(db)) != FB_OK)
 		return e;
-	if ((e = db_ingest_lock(db, wait, &held)) != FB_OK || !held) {
+	if ((e = db_ingest_lock(db, part, wait, &held)) != FB_OK || !held) {
 		db_rollback(db);
 		*busy = e == FB_OK;
 		return e;
@@ -489,7 +492,7 @@ apply_batch(struct db *db, const struct conf *conf, int n, bool wait,
 		db_rollback(db);
 		return FB_ENOMEM;
 	}
-	if ((e = db_ingest_batch(db, n, &q)) != FB_OK) {
+	if ((e = db_ingest_batch(db, part, n, &q)) != FB_OK) {
 		db_rollback(db);
 		free(rows);
 		return e;
@@ -532,9 +535,10 @@ note_failure(struct db *db, const char *id, enum fb_err why)
 	db_rollback(db);
 }
 
-enum fb_err
-tag_apply(struct db *db, const struct conf *conf, int limit, bool wait,
-    int *applied)
+/* tag_apply() for one part of the queue. */
+static enum fb_err
+apply_part(struct db *db, const struct conf *conf, unsigned part, int limit,
+    bool wait, int *applied)
 {
 	char		 failed[UUID_STRLEN + 1];
 	unsigned	 done;
@@ -548,7 +552,7 @@ tag_apply(struct db *db, const struct conf *conf, int limit, bool wait,
 		if (single > 0)
 			n = 1;
 		for (try = 0; try < TX_TRIES; try++)
-			if ((e = apply_batch(db, conf, n, wait, &done, &busy,
+			if ((e = apply_batch(db, conf, part, n, wait, &done, &busy,
 			    failed)) != FB_ERETRY)
 				break;
 		if (e == FB_EGONE)
@@ -578,6 +582,29 @@ tag_apply(struct db *db, const struct conf *conf, int limit, bool wait,
 		*applied += (int)done;
 		if (single > 0)
 			single--;
+	}
+	return FB_OK;
+}
+
+enum fb_err
+tag_apply(struct db *db, const struct conf *conf, int limit, bool wait,
+    int *applied)
+{
+	static unsigned	 next = UINT_MAX;
+	unsigned	 k, first;
+	enum fb_err	 e;
+	int		 n;
+
+	/* each call starts at another part, each process at its own */
+	if (next == UINT_MAX)
+		next = (unsigned)getpid();
+	first = next++ % INGEST_PARTS;
+	*applied = 0;
+	for (k = 0; k < INGEST_PARTS && *applied < limit; k++) {
+		if ((e = apply_part(db, conf, (first + k) % INGEST_PARTS,
+		    limit - *applied, wait, &n)) != FB_OK)
+			return e;
+		*applied += n;
 	}
 	return FB_OK;
 }

@@ -409,8 +409,8 @@ Test(capture, lead_life_cycle_and_conversions)
 
 /*
  * The collector files an event and answers before the lead life cycle
- * runs.  With the applier's turn held elsewhere the event waits in the
- * queue, its contacts sealed; formback-abandon waits for the turn and
+ * runs.  With every part's applier turn held elsewhere the event waits in
+ * the queue, its contacts sealed; formback-abandon waits for the turn and
  * applies it with the time it was received, not the time it was applied.
  */
 Test(capture, queued_events_keep_their_receive_time)
@@ -424,7 +424,7 @@ Test(capture, queued_events_keep_their_receive_time)
 	active_campaign(&f, "q1", RULES_AB, a);
 	cr_assert_eq(system("mariadb --no-defaults -uroot --socket=\"$FB_DB_SOCKET\" "
 	    "formback -e 'START TRANSACTION; SELECT id FROM tag_ingest_applier "
-	    "WHERE id = 1 FOR UPDATE; SELECT SLEEP(3); ROLLBACK' >/dev/null &"), 0);
+	    "FOR UPDATE; SELECT SLEEP(3); ROLLBACK' >/dev/null &"), 0);
 	for (i = 0; i < 500 && strcmp(sql("SELECT COUNT(*) FROM "
 	    "information_schema.PROCESSLIST WHERE INFO = 'SELECT SLEEP(3)'"), "1") != 0; i++)
 		usleep(10000);
