@@ -427,9 +427,13 @@ tag_collect_begin(struct req *r)
 		return NULL;
 	}
 	json_tokener_free(tok);
-	if (event_parse(r, p->o, &p->ev) && (e = db_ensure(r->db)) == FB_OK &&
-	    prepare(r, p, &e))
-		return p;
+	if (event_parse(r, p->o, &p->ev)) {
+		/* no connection to be had: 503, as for the API */
+		if (db_ensure(r->db) != FB_OK)
+			e = FB_EGONE;
+		else if (prepare(r, p, &e))
+			return p;
+	}
 	if (e != FB_OK)
 		tag_collect_end(r, NULL, e);
 	pending_free(p);

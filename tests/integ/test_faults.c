@@ -59,7 +59,7 @@ Test(faults, database_gone_is_503_then_recovers, .fini = unlock_account)
 {
 	struct fx	 f;
 	struct resp	*r;
-	char		 path[128];
+	char		 path[128], body[512];
 	const char	*ids;
 	char		*list, *id, *save;
 	int		 i;
@@ -80,6 +80,16 @@ Test(faults, database_gone_is_503_then_recovers, .fini = unlock_account)
 	/* enough requests to reach every pre-forked worker */
 	for (i = 0; i < 8; i++) {
 		r = http("GET", path, f.live, NULL, NULL);
+		expect_error(r, 503, "api_error", "service_unavailable", NULL);
+		resp_free(r);
+	}
+	/* the collector too: the event is not taken, and says so */
+	snprintf(body, sizeof(body), "{\"v\":1,\"site\":\"%s\",\"visitor\":"
+	    "\"abcdef01-0000-4000-8000-000000000001\",\"session\":"
+	    "\"abcdef01-0000-4000-8000-000000000001\",\"type\":\"page_view\","
+	    "\"url\":\"https://shop.example.jp/\"}", f.site_pk);
+	for (i = 0; i < 8; i++) {
+		r = http("POST", "/tag/v1/events", NULL, body, NULL);
 		expect_error(r, 503, "api_error", "service_unavailable", NULL);
 		resp_free(r);
 	}
