@@ -459,14 +459,14 @@ apply_one(struct db *db, const struct conf *conf, const struct dbres *q,
 }
 
 /*
- * One transaction: the applier's turn, up to n events applied and
- * removed.  *done: how many (0 with *busy when another applier has the
- * turn).  On an error nothing of the batch stays; *failed names the event
- * it happened on.
+ * One transaction: the part's applier turn, up to n of its events applied
+ * and removed.  *done: how many (0 when another applier has the turn).
+ * On an error nothing of the batch stays; *failed names the event it
+ * happened on, when one is to blame.
  */
 static enum fb_err
 apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
-    bool wait, unsigned *done, bool *busy, char failed[UUID_STRLEN + 1])
+    bool wait, unsigned *done, char failed[UUID_STRLEN + 1])
 {
 	struct dbres	 q, cx;
 	struct rows	*rows;
@@ -477,13 +477,11 @@ apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
 	enum fb_err	 e;
 
 	*done = 0;
-	*busy = false;
 	failed[0] = '\0';
 	if ((e = db_begin(db)) != FB_OK)
 		return e;
 	if ((e = db_ingest_lock(db, part, wait, &held)) != FB_OK || !held) {
 		db_rollback(db);
-		*busy = e == FB_OK;
 		return e;
 	}
 	if (n > APPLY_BATCH)
@@ -542,7 +540,6 @@ apply_part(struct db *db, const struct conf *conf, unsigned part, int limit,
 {
 	char		 failed[UUID_STRLEN + 1];
 	unsigned	 done;
-	bool		 busy;
 	enum fb_err	 e = FB_OK;
 	int		 n, try, fails = 0, single = 0;
 
@@ -552,7 +549,7 @@ apply_part(struct db *db, const struct conf *conf, unsigned part, int limit,
 		if (single > 0)
 			n = 1;
 		for (try = 0; try < TX_TRIES; try++)
-			if ((e = apply_batch(db, conf, part, n, wait, &done, &busy,
+			if ((e = apply_batch(db, conf, part, n, wait, &done,
 			    failed)) != FB_ERETRY)
 				break;
 		if (e == FB_EGONE)
