@@ -282,7 +282,6 @@ void	hooks_handle(struct req *);
  * its CORS preflight.  Answers 204, 400 with the error envelope, or 404
  * for an unknown site key; never echoes anything back.
  */
-void	tag_collect(struct req *);
 
 /* openapi.c */
 

@@ -569,10 +569,7 @@ dispatch(struct req *r)
 	bool		 known;
 	enum fb_err	 e;
 	log_set_request_id(r->request_id);
-	if (strcmp(r->path, "/tag/v1/events") == 0) {
-		tag_collect(r);
-		return;
-	}
+	/* POST /tag/v1/events never comes here: see tag_collect_begin() */
 	if ((strncmp(r->path, "/hooks/sms/", 11) == 0 && r->path[11] != '\0') ||
 	    (strncmp(r->path, "/hooks/email/", 13) == 0 && r->path[13] != '\0')) {
 		hooks_handle(r);

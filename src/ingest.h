@@ -40,7 +40,8 @@ enum fb_err	tag_apply(struct db *, const struct conf *, int limit, bool wait,
  * answers it (an error, the CORS preflight) and returns NULL; the caller
  * files the rows (tag_collect_event(), db_ingest_add()) and ends each
  * request with the outcome, which writes its answer (204, or 503/500) and
- * frees the pending event.  tag_collect() does the three for one request.
+ * frees the pending event.  The collector has no other entry: formback.fcgi
+ * takes POST /tag/v1/events before dispatch().
  */
 struct req;
 struct ingest_event;
@@ -49,11 +50,5 @@ struct tag_pending		*tag_collect_begin(struct req *);
 const struct ingest_event	*tag_collect_event(const struct tag_pending *);
 void				 tag_collect_end(struct req *, struct tag_pending *,
 				    enum fb_err);
-
-/*
- * Whether this process filed an event since the last call (the worker's
- * hint that the queue has work); clears the hint.
- */
-bool		tag_collect_filed(void);
 
 #endif

@@ -4,7 +4,7 @@
  * respawns as many as it is told (fcgi-conf/).  Between requests, a
  * worker with none waiting applies the collector's intake queue a few
  * events at a time (design 3; tag_apply()), and an idle one looks every
- * few seconds for events nobody is applying.
+ * second for events nobody is applying.
  */
 #include <errno.h>
 #include <getopt.h>
@@ -164,9 +164,9 @@ finish(struct slot *s)
 /*
  * File the n collector events in hand with one INSERT (one commit for
  * all: on this kind of machine a commit costs as much as the rest of an
- * event), then answer each.
+ * event), then answer each.  Returns whether anything was filed.
  */
-static void
+static bool
 file_batch(struct slot *slots, size_t n, struct db *db)
 {
 	const struct ingest_event	*evs[BATCH_MAX] = { NULL };
@@ -174,7 +174,7 @@ file_batch(struct slot *slots, size_t n, struct db *db)
 	enum fb_err			 e;
 
 	if (n == 0)
-		return;
+		return false;
 	for (i = 0; i < n; i++)
 		evs[i] = tag_collect_event(slots[i].tp);
 	e = db_ingest_add(db, evs, n);
@@ -184,6 +184,7 @@ file_batch(struct slot *slots, size_t n, struct db *db)
 		slots[i].tp = NULL;
 		finish(&slots[i]);
 	}
+	return e == FB_OK;
 }
 
 /* Warn about durability settings the design asks for (design 6). */
@@ -366,13 +367,13 @@ main(int argc, char *argv[])
 				n++;
 			else {
 				/* answered: an error, or not the collector */
-				file_batch(slots, n, &db);
+				if (file_batch(slots, n, &db))
+					queued = true;
 				finish(&slots[n]);
 				n = 0;
 			}
 		}
-		file_batch(slots, n, &db);
-		if (tag_collect_filed())
+		if (file_batch(slots, n, &db))
 			queued = true;
 	}
 	db_close(&db);

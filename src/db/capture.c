@@ -32,6 +32,14 @@ enum {
 #define PUBLISHED "(c.status = 'active' OR (c.status = 'paused' AND " \
 	"c.first_activated_at IS NOT NULL))"
 
+/* The site found by `by`, its consent mode and its tenant's campaign by key. */
+#define EVENT_CONTEXT(by) \
+	"SELECT s.id, s.tenant_id, s.domain, cs.consent_mode, c.id, c.site_id, " \
+	"c.status, " PUBLISHED " FROM sites s " \
+	"JOIN consent_settings cs ON cs.tenant_id = s.tenant_id " \
+	"LEFT JOIN campaigns c ON c.tenant_id = s.tenant_id AND c.campaign_key = ? " \
+	"WHERE " by " = ?"
+
 static const struct dbstmt cap_sql[CAP__MAX] = {
 	/* CAP_CAMP_UPDATE: NULL leaves a column as it is; ? = 1 clears product_name */
 	{ "campaign_update",
@@ -97,19 +105,9 @@ static const struct dbstmt cap_sql[CAP__MAX] = {
 	  "UPDATE sites SET published_at = IF(? IS NULL, NOW(6), published_at), "
 	  "publish_error = ? WHERE tenant_id = ? AND id = ?" },
 	/* CAP_EVENT_CONTEXT: what the collector needs, in one round trip */
-	{ "event_context",
-	  "SELECT s.id, s.tenant_id, s.domain, cs.consent_mode, c.id, c.site_id, "
-	  "c.status, " PUBLISHED " FROM sites s "
-	  "JOIN consent_settings cs ON cs.tenant_id = s.tenant_id "
-	  "LEFT JOIN campaigns c ON c.tenant_id = s.tenant_id AND c.campaign_key = ? "
-	  "WHERE s.public_key = ?" },
+	{ "event_context", EVENT_CONTEXT("s.public_key") },
 	/* CAP_EVENT_CONTEXT_SITE: the same by site id */
-	{ "event_context_site",
-	  "SELECT s.id, s.tenant_id, s.domain, cs.consent_mode, c.id, c.site_id, "
-	  "c.status, " PUBLISHED " FROM sites s "
-	  "JOIN consent_settings cs ON cs.tenant_id = s.tenant_id "
-	  "LEFT JOIN campaigns c ON c.tenant_id = s.tenant_id AND c.campaign_key = ? "
-	  "WHERE s.id = ?" },
+	{ "event_context_site", EVENT_CONTEXT("s.id") },
 	/* CAP_SITES_ALL */
 	{ "sites_all", "SELECT tenant_id, id FROM sites ORDER BY id" },
 	/* CAP_TAKEOVER_PAGES: what an active campaign handled in 30 days */

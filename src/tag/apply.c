@@ -14,7 +14,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <limits.h>
 #include <unistd.h>
 
@@ -257,27 +256,11 @@ capture(struct apply *a, const char *tenant, const char *site, const char *campa
 	return outbox_lead(a, tenant, "lead.captured", d);
 }
 
-/* "YYYY-MM-DD HH:MM:SS[.ffffff]" (UTC) as ISO 8601 seconds with Z. */
-static void
-at_iso8601(const char *at, char out[32])
-{
-	char		 iso[40];
-	int64_t		 secs;
-
-	snprintf(iso, sizeof(iso), "%.19sZ", at);
-	if (strlen(iso) == 20)
-		iso[10] = 'T';
-	if (!time_parse_iso8601(iso, &secs))
-		secs = (int64_t)time(NULL);
-	time_iso8601(secs, out);
-}
-
 static enum fb_err
 convert_one(struct apply *a, const char *tenant, const char *lead,
     const char *campaign, const char *site, const char *source, bool *changed)
 {
 	json_object	*d;
-	char		 at[32];
 	enum fb_err	 e;
 
 	if ((e = db_lead_convert(a->db, lead, source, a->at, changed)) != FB_OK ||
@@ -286,13 +269,12 @@ convert_one(struct apply *a, const char *tenant, const char *lead,
 	/* nothing pending is sent after a conversion */
 	if ((e = db_sd(a->db, SD_CONVERTED_CANCEL, DBPARAMS(P_STR(lead)), NULL)) != FB_OK)
 		return e;
-	at_iso8601(a->at, at);
 	d = json_object_new_object();
 	jadd_str(d, "lead_id", lead);
 	jadd_str(d, "campaign_id", campaign);
 	jadd_str(d, "site_id", site);
 	jadd_str(d, "conversion_source", source);
-	jadd_str(d, "converted_at", at);
+	jadd_time(d, "converted_at", a->at);
 	return outbox_lead(a, tenant, "conversion.detected", d);
 }
 

@@ -232,17 +232,6 @@ cors(struct req *r, const char *domain)
 	}
 }
 
-static bool	 filed_since;	/* tag_collect_filed() */
-
-bool
-tag_collect_filed(void)
-{
-	bool	 f = filed_since;
-
-	filed_since = false;
-	return f;
-}
-
 /*
  * What the collector needs of a site, kept by each worker for SITE_TTL
  * seconds: a busy site costs no look-up per event.  A change to a site's
@@ -452,23 +441,10 @@ tag_collect_end(struct req *r, struct tag_pending *p, enum fb_err e)
 	if (p != NULL)
 		pending_free(p);
 	if (e == FB_OK) {
-		filed_since = true;
 		req_empty(r, 204);
 		return;
 	}
 	logx(LOG_ERR, "tag event failed: %s", fb_strerror(e));
 	(void)api_error(r, e == FB_EGONE || e == FB_ERETRY ? AC_UNAVAILABLE :
 	    AC_INTERNAL, NULL);
-}
-
-void
-tag_collect(struct req *r)
-{
-	struct tag_pending		*p;
-	const struct ingest_event	*ie;
-
-	if ((p = tag_collect_begin(r)) == NULL)
-		return;
-	ie = &p->ie;
-	tag_collect_end(r, p, db_ingest_add(r->db, &ie, 1));
 }
