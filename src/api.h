@@ -80,6 +80,10 @@ struct auth {
 	bool		 test;
 	uint32_t	 scopes;
 	int		 rate_limit;	/* effective: custom or plan */
+	/* a cached look-up (authcache.c) waiting for dispatch_admit() */
+	bool		 cached;
+	long long	 epoch;
+	unsigned char	 hash[APIKEY_HASH_LEN];
 };
 
 struct rate {
@@ -251,6 +255,19 @@ bool	cursor_decode(const unsigned char *mk, const char *tag, const char *cur,
 
 /* Handle one request that req_init() prepared and the caller filled in. */
 void	dispatch(struct req *);
+/*
+ * dispatch() in three steps, for requests that arrived together: their
+ * rate admissions (contract: Limits) are then made with one statement
+ * per tenant (db_rate_admit_n()) instead of one each.
+ * dispatch_begin() answers r, or returns true when r, authenticated by a
+ * cached key look-up, waits for its admission; dispatch_admit() admits
+ * the waiting ones among rs[0..n-1] (or answers them: 401 after a stale
+ * look-up, 429); dispatch_end() then answers a request dispatch_begin()
+ * left waiting.
+ */
+bool	dispatch_begin(struct req *r);
+void	dispatch_admit(struct req **rs, size_t n);
+void	dispatch_end(struct req *r);
 /*
  * Find the route for (method, path).  Returns it and fills the path
  * variables; NULL with *path_known set when the path exists for another

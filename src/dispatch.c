@@ -250,57 +250,40 @@ unauthorized(struct req *r, enum api_code code)
 	return api_error(r, code, NULL);
 }
 
+/* The request admitted or refused by the limiter: its rate headers. */
+static enum fb_err
+admitted(struct req *r, const struct rate_result *rr)
+{
+	r->authed = true;
+	r->rate.set = true;
+	r->rate.limit = r->auth.rate_limit;
+	r->rate.remaining = rr->remaining;
+	r->rate.reset = rr->reset;
+	r->rate.retry_after = rr->retry_after;
+	if (!rr->admitted)
+		return api_error(r, AC_RATE_LIMIT, NULL);
+	return FB_OK;
+}
+
 /*
- * Authenticate (contract: Authentication 1, 5, 6) and admit the request
- * under the tenant's rate limit (contract: Limits) in one round trip.
- * Returns FB_OK with r->authed set, FB_OK with an error response written
- * (401, or 429 with the rate headers), or an internal error.
+ * The key of hash r->auth.hash read from the database (contract:
+ * Authentication 5, 6), kept in the worker's cache, and the request
+ * admitted.  Returns FB_OK with r->authed set, FB_OK with an error
+ * response written (401, 429), or an internal error.
  */
 static enum fb_err
-authenticate(struct req *r)
+authenticate_fresh(struct req *r)
 {
-	const char	*a = r->authorization, *tok;
-	unsigned char	 hash[APIKEY_HASH_LEN];
 	struct dbres	 res;
 	enum fb_err	 e;
-	bool		 test;
 	struct rate_result rr;
-	const struct authcache_entry *c;
 	struct authcache_entry fresh;
 	enum plan	 plan;
 	long long	 epoch;
 
-	if (a == NULL || *a == '\0') {
-		return unauthorized(r, query_has_key(r) ? AC_API_KEY_IN_QUERY :
-		    AC_API_KEY_MISSING);
-	}
-	if (strncasecmp(a, "Bearer ", 7) != 0) {
-		return unauthorized(r, AC_API_KEY_INVALID);
-	}
-	for (tok = a + 7; *tok == ' '; tok++)
-		continue;
-	if (!apikey_shape_ok(tok, &test)) {
-		return unauthorized(r, AC_API_KEY_INVALID);
-	}
-	apikey_hash(tok, hash);
-	if ((c = authcache_get(hash)) != NULL) {
-		/* one round trip: admission checks the cached look-up's epoch */
-		e = db_rate_admit(r->db, c->tenant_id, c->rate_limit, -1, c->epoch,
-		    true, &rr, &epoch);
-		if (e != FB_OK)
-			return e;
-		if (epoch == c->epoch) {
-			memcpy(r->auth.key_id, c->key_id, sizeof(r->auth.key_id));
-			memcpy(r->auth.tenant_id, c->tenant_id, sizeof(r->auth.tenant_id));
-			memcpy(r->auth.member_id, c->member_id, sizeof(r->auth.member_id));
-			r->auth.test = c->test;
-			r->auth.scopes = c->scopes;
-			r->auth.rate_limit = c->rate_limit;
-			goto admitted;
-		}
-		authcache_drop(hash);
-	}
-	if ((e = db_auth_lookup(r->db, hash, sizeof(hash), &res)) != FB_OK)
+	r->auth.cached = false;
+	if ((e = db_auth_lookup(r->db, r->auth.hash, sizeof(r->auth.hash),
+	    &res)) != FB_OK)
 		return e;
 	if (res.nrows != 1) {
 		dbres_free(&res);
@@ -315,7 +298,7 @@ authenticate(struct req *r)
 		return unauthorized(r, AC_API_KEY_CREATOR_INACTIVE);
 	}
 	memset(&fresh, 0, sizeof(fresh));
-	memcpy(fresh.hash, hash, sizeof(hash));
+	memcpy(fresh.hash, r->auth.hash, sizeof(fresh.hash));
 	snprintf(fresh.key_id, sizeof(fresh.key_id), "%s",
 	    dbres_get(&res, 0, AUTH_C_KEY_ID));
 	snprintf(fresh.tenant_id, sizeof(fresh.tenant_id), "%s",
@@ -344,15 +327,46 @@ authenticate(struct req *r)
 	r->auth.test = fresh.test;
 	r->auth.scopes = fresh.scopes;
 	r->auth.rate_limit = fresh.rate_limit;
-admitted:
-	r->authed = true;
-	r->rate.set = true;
-	r->rate.limit = r->auth.rate_limit;
-	r->rate.remaining = rr.remaining;
-	r->rate.reset = rr.reset;
-	r->rate.retry_after = rr.retry_after;
-	if (!rr.admitted)
-		return api_error(r, AC_RATE_LIMIT, NULL);
+	r->auth.epoch = fresh.epoch;
+	return admitted(r, &rr);
+}
+
+/*
+ * Authenticate (contract: Authentication 1, 5, 6).  Returns FB_OK with
+ * an error response written (401); FB_OK with r->auth.cached set: the
+ * worker's cached look-up of the key is in r->auth and the request waits
+ * for its admission (dispatch_admit()); or authenticate_fresh()'s answer.
+ */
+static enum fb_err
+authenticate(struct req *r)
+{
+	const char	*a = r->authorization, *tok;
+	bool		 test;
+	const struct authcache_entry *c;
+
+	if (a == NULL || *a == '\0') {
+		return unauthorized(r, query_has_key(r) ? AC_API_KEY_IN_QUERY :
+		    AC_API_KEY_MISSING);
+	}
+	if (strncasecmp(a, "Bearer ", 7) != 0) {
+		return unauthorized(r, AC_API_KEY_INVALID);
+	}
+	for (tok = a + 7; *tok == ' '; tok++)
+		continue;
+	if (!apikey_shape_ok(tok, &test)) {
+		return unauthorized(r, AC_API_KEY_INVALID);
+	}
+	apikey_hash(tok, r->auth.hash);
+	if ((c = authcache_get(r->auth.hash)) == NULL)
+		return authenticate_fresh(r);
+	memcpy(r->auth.key_id, c->key_id, sizeof(r->auth.key_id));
+	memcpy(r->auth.tenant_id, c->tenant_id, sizeof(r->auth.tenant_id));
+	memcpy(r->auth.member_id, c->member_id, sizeof(r->auth.member_id));
+	r->auth.test = c->test;
+	r->auth.scopes = c->scopes;
+	r->auth.rate_limit = c->rate_limit;
+	r->auth.epoch = c->epoch;
+	r->auth.cached = true;
 	return FB_OK;
 }
 
@@ -562,23 +576,40 @@ run_handler(struct req *r)
 		publish_abort(r);
 }
 
-void
-dispatch(struct req *r)
+/* After authentication and admission: scopes, parameters, the handler. */
+static void
+dispatch_admitted(struct req *r)
+{
+	if (!scope_covers(r->auth.scopes, r->route->scopes)) {
+		(void)api_error(r, AC_SCOPE_INSUFFICIENT, NULL);
+		return;
+	}
+	r->dry_run = r->auth.test && strcmp(r->method, "GET") != 0;
+	if (!check_params(r))
+		return;
+	if (has_body(r) && !parse_body(r))
+		return;
+	run_handler(r);
+}
+
+bool
+dispatch_begin(struct req *r)
 {
 	char		 allow[128];
 	bool		 known;
 	enum fb_err	 e;
+
 	log_set_request_id(r->request_id);
 	/* POST /tag/v1/events never comes here: see tag_collect_begin() */
 	if ((strncmp(r->path, "/hooks/sms/", 11) == 0 && r->path[11] != '\0') ||
 	    (strncmp(r->path, "/hooks/email/", 13) == 0 && r->path[13] != '\0')) {
 		hooks_handle(r);
-		return;
+		return false;
 	}
 	if (strncmp(r->path, "/r/", 3) == 0 || strncmp(r->path, "/o/", 3) == 0 ||
 	    strncmp(r->path, "/u/", 3) == 0) {
 		links_handle(r);
-		return;
+		return false;
 	}
 	r->route = route_match(r, r->method, r->path, &known, allow, sizeof(allow));
 	if (r->route == NULL) {
@@ -587,7 +618,7 @@ dispatch(struct req *r)
 			(void)api_error(r, AC_METHOD_NOT_ALLOWED, NULL);
 		} else
 			(void)api_error(r, AC_NOT_FOUND, NULL);
-		return;
+		return false;
 	}
 	/*
 	 * Bodies are JSON whatever Content-Type says (contract: conventions
@@ -595,33 +626,93 @@ dispatch(struct req *r)
 	 */
 	if (has_body(r) && r->body_too_large) {
 		(void)api_error(r, AC_BODY_TOO_LARGE, NULL);
-		return;
+		return false;
 	}
-	if ((r->route->flags & R_PUBLIC) == 0) {
-		if ((e = db_ensure(r->db)) != FB_OK) {
-			internal(r, FB_EGONE);
-			return;
-		}
-		e = authenticate(r);
-		if (e == FB_OK && r->status == 0 &&
-		    !scope_covers(r->auth.scopes, r->route->scopes))
-			(void)api_error(r, AC_SCOPE_INSUFFICIENT, NULL);
-		if (e != FB_OK) {
-			internal(r, e);
-			return;
-		}
-		if (r->status != 0)
-			return;
-		r->dry_run = r->auth.test && strcmp(r->method, "GET") != 0;
-	}
-	if (!check_params(r))
-		return;
-	if (has_body(r) && !parse_body(r))
-		return;
 	if ((r->route->flags & R_PUBLIC) != 0) {
-		if ((e = r->route->fn(r)) != FB_OK)
+		if (check_params(r) && (!has_body(r) || parse_body(r)) &&
+		    (e = r->route->fn(r)) != FB_OK)
 			internal(r, e);
-		return;
+		return false;
 	}
-	run_handler(r);
+	if ((e = db_ensure(r->db)) != FB_OK) {
+		internal(r, FB_EGONE);
+		return false;
+	}
+	if ((e = authenticate(r)) != FB_OK) {
+		internal(r, e);
+		return false;
+	}
+	if (r->status != 0)
+		return false;
+	if (r->auth.cached)
+		return true;
+	dispatch_admitted(r);
+	return false;
+}
+
+/* Do a and b wait for the same admission (tenant, look-up, limit)? */
+static bool
+same_admission(const struct req *a, const struct req *b)
+{
+	return strcmp(a->auth.tenant_id, b->auth.tenant_id) == 0 &&
+	    a->auth.epoch == b->auth.epoch &&
+	    a->auth.rate_limit == b->auth.rate_limit;
+}
+
+void
+dispatch_admit(struct req **rs, size_t n)
+{
+	struct req	*g[RATE_ADMIT_MAX];
+	struct rate_result rr[RATE_ADMIT_MAX];
+	size_t		 i, j, k, ng;
+	long long	 epoch;
+	enum fb_err	 e;
+
+	for (i = 0; i < n; i++) {
+		if (!rs[i]->auth.cached)
+			continue;
+		/* the waiting requests of i's tenant, in arrival order */
+		for (ng = 0, j = i; j < n && ng < NELEM(g); j++)
+			if (rs[j]->auth.cached && same_admission(rs[i], rs[j])) {
+				g[ng++] = rs[j];
+				rs[j]->auth.cached = false;
+			}
+		e = db_rate_admit_n(rs[i]->db, rs[i]->auth.tenant_id,
+		    rs[i]->auth.rate_limit, -1, rs[i]->auth.epoch, true,
+		    (int)ng, rr, &epoch);
+		for (k = 0; k < ng; k++) {
+			log_set_request_id(g[k]->request_id);
+			if (e == FB_OK && epoch != g[k]->auth.epoch) {
+				/* stale: read the key again, admitted alone */
+				authcache_drop(g[k]->auth.hash);
+				e = authenticate_fresh(g[k]);
+				if (e != FB_OK)
+					internal(g[k], e);
+				e = FB_OK;
+				continue;
+			}
+			if (e != FB_OK)
+				internal(g[k], e);
+			else if (admitted(g[k], &rr[k]) != FB_OK)
+				internal(g[k], FB_ENOMEM);
+		}
+	}
+	log_set_request_id(NULL);
+}
+
+void
+dispatch_end(struct req *r)
+{
+	log_set_request_id(r->request_id);
+	if (r->status == 0)
+		dispatch_admitted(r);
+}
+
+void
+dispatch(struct req *r)
+{
+	if (dispatch_begin(r)) {
+		dispatch_admit(&r, 1);
+		dispatch_end(r);
+	}
 }

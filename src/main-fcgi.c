@@ -101,11 +101,14 @@ struct slot {
 	FCGX_Request		 fr;
 	struct req		 r;
 	struct tag_pending	*tp;
+	bool			 waits;	/* for its rate admission */
 };
 
 /*
  * Read the request of slot s.  A collector event is checked and kept in
- * s->tp for its batch; anything else is answered now (dispatch()).
+ * s->tp for its batch; an API request with a cached key look-up waits
+ * for its rate admission (s->waits; dispatch_begin()); anything else is
+ * answered now.
  */
 static void
 take(struct slot *s, struct db *db, const struct conf *conf)
@@ -115,6 +118,7 @@ take(struct slot *s, struct db *db, const struct conf *conf)
 	char		*path;
 
 	s->tp = NULL;
+	s->waits = false;
 	req_init(r, db, conf);
 	log_set_request_id(r->request_id);
 	r->method = FCGX_GetParam("REQUEST_METHOD", s->fr.envp);
@@ -141,7 +145,7 @@ take(struct slot *s, struct db *db, const struct conf *conf)
 		if (strcmp(path, "/tag/v1/events") == 0)
 			s->tp = tag_collect_begin(r);
 		else
-			dispatch(r);
+			s->waits = dispatch_begin(r);
 	}
 	log_set_request_id(NULL);
 }
@@ -162,28 +166,41 @@ finish(struct slot *s)
 }
 
 /*
- * File the n collector events in hand with one INSERT (one commit for
- * all: on this kind of machine a commit costs as much as the rest of an
- * event), then answer each.  Returns whether anything was filed.
+ * Answer the n requests in hand.  The API requests that wait for their
+ * rate admission are admitted together (one statement per tenant), then
+ * each is answered; the collector events are filed with one INSERT (one
+ * commit for all: on this kind of machine a commit costs as much as the
+ * rest of an event), then answered.  Returns whether an event was filed.
  */
 static bool
-file_batch(struct slot *slots, size_t n, struct db *db)
+answer_batch(struct slot *slots, size_t n, struct db *db)
 {
-	const struct ingest_event	*evs[BATCH_MAX] = { NULL };
-	size_t				 i;
-	enum fb_err			 e;
+	const struct ingest_event	*evs[BATCH_MAX];
+	struct req			*waiting[BATCH_MAX];
+	size_t				 i, nev = 0, nw = 0;
+	enum fb_err			 e = FB_OK;
 
-	if (n == 0)
-		return false;
 	for (i = 0; i < n; i++)
-		evs[i] = tag_collect_event(slots[i].tp);
-	e = db_ingest_add(db, evs, n);
-	for (i = 0; i < n; i++) {
-		log_set_request_id(slots[i].r.request_id);
-		tag_collect_end(&slots[i].r, slots[i].tp, e);
-		slots[i].tp = NULL;
-		finish(&slots[i]);
-	}
+		if (slots[i].waits)
+			waiting[nw++] = &slots[i].r;
+	if (nw > 0)
+		dispatch_admit(waiting, nw);
+	for (i = 0; i < n; i++)
+		if (slots[i].waits) {
+			dispatch_end(&slots[i].r);
+			finish(&slots[i]);
+		} else
+			evs[nev++] = tag_collect_event(slots[i].tp);
+	if (nev == 0)
+		return false;
+	e = db_ingest_add(db, evs, nev);
+	for (i = 0; i < n; i++)
+		if (slots[i].tp != NULL) {
+			log_set_request_id(slots[i].r.request_id);
+			tag_collect_end(&slots[i].r, slots[i].tp, e);
+			slots[i].tp = NULL;
+			finish(&slots[i]);
+		}
 	return e == FB_OK;
 }
 
@@ -278,7 +295,7 @@ main(int argc, char *argv[])
 	struct db	 db;
 	static struct slot slots[BATCH_MAX];
 	char		 err[512];
-	size_t		 n, i;
+	size_t		 n, i, taken;
 	const char	*cpath = NULL;
 	int		 ch;
 	bool		 queued = true;	/* look at the intake queue at start */
@@ -344,36 +361,29 @@ main(int argc, char *argv[])
 		if (stopping || FCGX_Accept_r(&slots[0].fr) < 0)
 			break;
 		/*
-		 * A collector event waits while more requests are already
-		 * waiting: the events that arrived together are filed with
-		 * one INSERT.  Anything else is answered at once, and the
-		 * events in hand are filed right after it.
+		 * While more requests are already waiting they are taken
+		 * too: the collector events that arrived together are filed
+		 * with one INSERT, the API requests admitted with one
+		 * statement per tenant.  A request that needs neither (an
+		 * error, a key read from the database, a public route) is
+		 * answered at once.
 		 */
 		idle = false;
-		take(&slots[0], &db, &conf);
-		if (slots[0].tp == NULL) {
-			finish(&slots[0]);
-			n = 0;
-		} else
-			n = 1;
-		while (n > 0 && n < BATCH_MAX && !stopping &&
-		    request_waiting(&slots[n].fr, 0)) {
+		for (n = 0, taken = 1;; taken++) {
+			take(&slots[n], &db, &conf);
+			if (slots[n].tp != NULL || slots[n].waits)
+				n++;
+			else
+				finish(&slots[n]);
+			if (n == BATCH_MAX || taken == 2 * BATCH_MAX || stopping ||
+			    !request_waiting(&slots[n].fr, 0))
+				break;
 			if (FCGX_Accept_r(&slots[n].fr) < 0) {
 				stopping = 1;
 				break;
 			}
-			take(&slots[n], &db, &conf);
-			if (slots[n].tp != NULL)
-				n++;
-			else {
-				/* answered: an error, or not the collector */
-				if (file_batch(slots, n, &db))
-					queued = true;
-				finish(&slots[n]);
-				n = 0;
-			}
 		}
-		if (file_batch(slots, n, &db))
+		if (answer_batch(slots, n, &db))
 			queued = true;
 	}
 	db_close(&db);

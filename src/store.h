@@ -48,6 +48,18 @@ enum fb_err db_rate_admit(struct db *, const char *tenant, int limit,
 	    long long now, long long epoch, bool cached, struct rate_result *,
 	    long long *epoch_out) FB_WUR;
 
+#define RATE_ADMIT_MAX	16	/* requests admitted by one statement */
+/*
+ * db_rate_admit() for n (1..RATE_ADMIT_MAX) requests of one tenant that
+ * arrived together, in one statement: the first of them, as many as the
+ * window has room for, are admitted and counted in this second; out[i]
+ * is request i's result, with the remaining count it would have had
+ * alone.  `cached` false takes n = 1 only (FB_EINVAL otherwise).
+ */
+enum fb_err db_rate_admit_n(struct db *, const char *tenant, int limit,
+	    long long now, long long epoch, bool cached, int n,
+	    struct rate_result out[], long long *epoch_out) FB_WUR;
+
 /*
  * Record, in the caller's transaction, that who may call for `tenant`
  * changed (a key revoked, a member suspended or deleted, a limit

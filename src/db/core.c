@@ -10,12 +10,13 @@
  * Admission, shared by both forms, in as few expressions as MariaDB will
  * take (each is re-resolved on every execution of a prepared statement):
  * ON DUPLICATE KEY UPDATE assigns left to right, so the ring is first
- * shifted to the database's second (VALUES(base)), then `admitted` is
- * decided on it, then the second's slot and the total follow.  RETURNING
- * gives the row as this statement left it; `base` is then the second of
- * the decision.  Parameters: tenant, clock (NULL: the database's),
- * counted-on-insert (0/1), the ring on insert, admitted-on-insert,
- * limit, epoch on insert, then the form's own.
+ * shifted to the database's second (VALUES(base)), then `admitted` (how
+ * many of the requests asked for fit, ADMIT_ROOM) is decided on it, then
+ * the second's slot and the total follow.  RETURNING gives the row as
+ * this statement left it; `base` is then the second of the decision.
+ * Parameters: tenant, clock (NULL: the database's), counted-on-insert
+ * (0/1), the ring on insert, admitted-on-insert, limit, epoch on insert,
+ * then the form's own.
  */
 #define ADMIT_HEAD \
 	"INSERT INTO rate_ring (tenant_id, base, total, ring, admitted, lim, " \
@@ -23,11 +24,13 @@
 	"ON DUPLICATE KEY UPDATE ring = RIGHT(CONCAT(ring, REPEAT(LPAD(total, " \
 	"12, '0'), LEAST(GREATEST(VALUES(base) - base, 0), 61))), 732), " \
 	"base = GREATEST(base, VALUES(base)), "
+/* the requests the shifted window still has room for (signed: never < 0) */
+#define ADMIT_ROOM \
+	"GREATEST(VALUES(lim) - (total - CAST(LEFT(ring, 12) AS SIGNED)), 0)"
 #define ADMIT_TAIL \
-	" AND total - CAST(LEFT(ring, 12) AS UNSIGNED) < VALUES(lim), " \
-	"ring = IF(admitted, INSERT(ring, 721, 12, LPAD(total + 1, 12, '0')), " \
-	"ring), total = total + admitted RETURNING admitted, epoch, base, " \
-	"total, ring"
+	", ring = IF(admitted > 0, INSERT(ring, 721, 12, LPAD(total + admitted, " \
+	"12, '0')), ring), total = total + admitted RETURNING admitted, epoch, " \
+	"base, total, ring"
 
 enum {
 	CORE_AUTH,
@@ -58,15 +61,16 @@ static const struct dbstmt core_sql[CORE__MAX] = {
 	 * never make older cached look-ups valid again.
 	 */
 	{ "rate_admit_fresh",
-	  ADMIT_HEAD "epoch = GREATEST(epoch, VALUES(epoch)), admitted = TRUE"
-	  ADMIT_TAIL },
+	  ADMIT_HEAD "epoch = GREATEST(epoch, VALUES(epoch)), "
+	  "admitted = LEAST(1, " ADMIT_ROOM ")" ADMIT_TAIL },
 	/*
-	 * CORE_ADMIT_CACHED: with a worker's cached look-up of epoch ?; a
-	 * different epoch (or a row made by this statement) admits nothing
-	 * and sends the caller to the database look-up.
+	 * CORE_ADMIT_CACHED: ? requests with a worker's cached look-up of
+	 * epoch ?; a different epoch (or a row made by this statement)
+	 * admits nothing and sends the caller to the database look-up.
 	 */
 	{ "rate_admit_cached",
-	  ADMIT_HEAD "admitted = epoch = ?" ADMIT_TAIL },
+	  ADMIT_HEAD "admitted = IF(epoch = ?, LEAST(?, " ADMIT_ROOM "), 0)"
+	  ADMIT_TAIL },
 	/* CORE_EPOCH_BUMP */
 	{ "auth_epoch_bump",
 	  "UPDATE tenants SET auth_epoch = auth_epoch + 1 WHERE id = ?" },
@@ -121,17 +125,30 @@ enum fb_err
 db_rate_admit(struct db *db, const char *tenant, int limit, long long now,
     long long epoch, bool cached, struct rate_result *out, long long *epoch_out)
 {
+	return db_rate_admit_n(db, tenant, limit, now, epoch, cached, 1, out,
+	    epoch_out);
+}
+
+enum fb_err
+db_rate_admit_n(struct db *db, const char *tenant, int limit, long long now,
+    long long epoch, bool cached, int n, struct rate_result out[],
+    long long *epoch_out)
+{
 	struct dbres	 r;
 	struct dbp	 t = now < 0 ? P_NULL : P_INT(now);
 	char		 ring[RATE_RING_LEN + 1];
 	enum fb_err	 e;
+	int		 admitted, i;
 
+	if (n < 1 || n > RATE_ADMIT_MAX || (!cached && n != 1))
+		return FB_EINVAL;
 	/* a new tenant's ring: no request before this second's */
 	memset(ring, '0', RATE_RING_LEN);
 	ring[RATE_RING_LEN] = '\0';
 	if (cached)
 		e = run(db, CORE_ADMIT_CACHED, DBPARAMS(P_STR(tenant), t, P_INT(0),
-		    P_STR(ring), P_INT(0), P_INT(limit), P_INT(0), P_INT(epoch)), &r);
+		    P_STR(ring), P_INT(0), P_INT(limit), P_INT(0), P_INT(epoch),
+		    P_INT(n)), &r);
 	else {
 		ring[RATE_RING_LEN - 1] = '1';
 		e = run(db, CORE_ADMIT_FRESH, DBPARAMS(P_STR(tenant), t, P_INT(1),
@@ -145,9 +162,15 @@ db_rate_admit(struct db *db, const char *tenant, int limit, long long now,
 		return FB_EDB;
 	}
 	*epoch_out = dbres_int(&r, 0, 1);
-	rate_result_from(dbres_get(&r, 0, 4), dbres_int(&r, 0, 2),
-	    dbres_int(&r, 0, 3), dbres_int(&r, 0, 2), limit,
-	    dbres_int(&r, 0, 0) != 0, out);
+	admitted = (int)dbres_int(&r, 0, 0);
+	/* the last request admitted sees the ring as the statement left it */
+	for (i = 0; i < n; i++) {
+		rate_result_from(dbres_get(&r, 0, 4), dbres_int(&r, 0, 2),
+		    dbres_int(&r, 0, 3), dbres_int(&r, 0, 2), limit,
+		    i < admitted, &out[i]);
+		if (i < admitted)
+			out[i].remaining += admitted - 1 - i;
+	}
 	dbres_free(&r);
 	return FB_OK;
 }

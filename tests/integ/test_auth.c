@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -151,10 +152,21 @@ Test(auth, custom_rate_limit_is_authoritative)
 	resp_free(r);
 }
 
+/* CURLOPT_HEADERFUNCTION: keep X-RateLimit-Remaining in *userdata. */
+static size_t
+remaining_header(char *b, size_t size, size_t n, void *userdata)
+{
+	if (n > 22 && strncasecmp(b, "X-RateLimit-Remaining:", 22) == 0)
+		*(int *)userdata = atoi(b + 22);
+	return size * n;
+}
+
 /*
  * The 61st request in a minute on a Free tenant is refused, with requests
- * sent 10 at a time so both FastCGI workers serve them: the count lives in
- * MariaDB, so no worker can reset or over-admit it.
+ * sent 10 at a time so both FastCGI workers serve them, and each takes in
+ * the ones that wait with it (one admission for all): the count lives in
+ * MariaDB, so no worker can reset or over-admit it, and every admitted
+ * request is told its own remaining count.
  */
 Test(auth, free_plan_61st_request_is_429, .timeout = 60)
 {
@@ -163,7 +175,8 @@ Test(auth, free_plan_61st_request_is_429, .timeout = 60)
 	CURL		*h[70];
 	struct curl_slist *hdr;
 	char		 url[512], auth[128];
-	int		 running, i, ok = 0, limited = 0;
+	int		 running, i, ok = 0, limited = 0, left[70];
+	bool		 seen[60] = { false };
 	long		 code;
 	struct resp	*r;
 	FILE		*null = fopen("/dev/null", "w");
@@ -179,6 +192,9 @@ Test(auth, free_plan_61st_request_is_429, .timeout = 60)
 		curl_easy_setopt(h[i], CURLOPT_URL, url);
 		curl_easy_setopt(h[i], CURLOPT_HTTPHEADER, hdr);
 		curl_easy_setopt(h[i], CURLOPT_WRITEDATA, null);
+		left[i] = -1;
+		curl_easy_setopt(h[i], CURLOPT_HEADERFUNCTION, remaining_header);
+		curl_easy_setopt(h[i], CURLOPT_HEADERDATA, &left[i]);
 		curl_multi_add_handle(m, h[i]);
 	}
 	do {
@@ -187,10 +203,16 @@ Test(auth, free_plan_61st_request_is_429, .timeout = 60)
 	} while (running > 0);
 	for (i = 0; i < 70; i++) {
 		curl_easy_getinfo(h[i], CURLINFO_RESPONSE_CODE, &code);
-		if (code == 200)
+		if (code == 200) {
 			ok++;
-		else if (code == 429)
+			cr_assert(left[i] >= 0 && left[i] < 60 && !seen[left[i]],
+			    "X-RateLimit-Remaining %d given twice or out of range",
+			    left[i]);
+			seen[left[i]] = true;
+		} else if (code == 429) {
 			limited++;
+			cr_assert_eq(left[i], 0);
+		}
 		curl_multi_remove_handle(m, h[i]);
 		curl_easy_cleanup(h[i]);
 	}

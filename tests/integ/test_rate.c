@@ -65,6 +65,56 @@ Test(rate, sliding_log_to_the_second)
 	conf_free(&conf);
 }
 
+/*
+ * Requests that arrived together are admitted by one statement
+ * (db_rate_admit_n): the first of them as far as the window has room,
+ * each with the remaining count it would have had alone.
+ */
+Test(rate, requests_that_arrived_together)
+{
+	struct fx		 f;
+	struct rate_result	 rr[RATE_ADMIT_MAX];
+	long long		 t = 2000000000, epoch;
+	char			 err[256];
+	int			 i;
+
+	cr_assert_eq(conf_load(&conf, NULL, err, sizeof(err)), FB_OK, "%s", err);
+	cr_assert_eq(db_open(&db, &conf), FB_OK);
+	fx_new(&f, "free", 0);
+	cr_assert_str_eq(admit_row(f.tenant, 5, t), "1 4 2000000060 0");
+	cr_assert_eq(db_rate_admit_n(&db, f.tenant, 5, t + 1, 1, true, 6, rr,
+	    &epoch), FB_OK);
+	cr_assert_eq(epoch, 1);
+	for (i = 0; i < 4; i++) {
+		cr_assert(rr[i].admitted, "request %d", i);
+		cr_assert_eq(rr[i].remaining, 3 - i);
+		cr_assert_eq(rr[i].reset, t + 60);
+	}
+	for (i = 4; i < 6; i++) {
+		cr_assert(!rr[i].admitted, "request %d", i);
+		cr_assert_eq(rr[i].remaining, 0);
+		cr_assert_eq(rr[i].retry_after, 59);
+	}
+	/* at t+60 the request of second t has left: one place for two */
+	cr_assert_eq(db_rate_admit_n(&db, f.tenant, 5, t + 60, 1, true, 2, rr,
+	    &epoch), FB_OK);
+	cr_assert(rr[0].admitted);
+	cr_assert_eq(rr[0].remaining, 0);
+	cr_assert(!rr[1].admitted);
+	cr_assert_eq(rr[1].retry_after, 1);
+	/* a stale look-up admits none of them; more than the cap is refused */
+	cr_assert_eq(db_rate_admit_n(&db, f.tenant, 100, t + 200, 7, true, 3, rr,
+	    &epoch), FB_OK);
+	cr_assert(!rr[0].admitted && !rr[1].admitted && !rr[2].admitted);
+	cr_assert_eq(epoch, 1);
+	cr_assert_eq(db_rate_admit_n(&db, f.tenant, 100, t + 200, 1, true,
+	    RATE_ADMIT_MAX + 1, rr, &epoch), FB_EINVAL);
+	cr_assert_eq(db_rate_admit_n(&db, f.tenant, 100, t + 200, 1, false, 2,
+	    rr, &epoch), FB_EINVAL);
+	db_close(&db);
+	conf_free(&conf);
+}
+
 /* A cached look-up is only honoured while the tenant's auth epoch holds. */
 Test(rate, cached_lookup_needs_the_current_epoch)
 {
