@@ -1,0 +1,66 @@
+/*
+ * The benchmark's bare responder: GET /api/v1/sites/{site_id} doing the
+ * same database work as formback.fcgi, one request at a time and nothing
+ * around it -- the tenant's rate admission (db_rate_admit()) and the
+ * site's look-up (db_site_with_campaigns()) per request, the row answered
+ * as JSON.  No routing, key check, batching or error envelope.  The
+ * tenant comes from FB_BARE_TENANT, its limit from FB_BARE_LIMIT, the
+ * database from FORMBACK_CONF.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <fcgiapp.h>
+#include <json-c/json.h>
+
+#include "../../src/store.h"
+
+int
+main(void)
+{
+	FCGX_Request		 fr;
+	struct conf		 conf;
+	struct db		 db;
+	struct dbres		 site;
+	struct rate_result	 rr;
+	json_object		*o;
+	const char		*tenant = getenv("FB_BARE_TENANT"), *uri, *id;
+	char			 err[256];
+	long long		 epoch;
+	int			 limit = atoi(getenv("FB_BARE_LIMIT") != NULL ?
+				    getenv("FB_BARE_LIMIT") : "1000000");
+	unsigned		 c;
+	static const char *const cols[] = { "id", "name", "domain",
+	    "public_key", "created_at", "updated_at", "snippets" };
+
+	if (tenant == NULL || conf_load(&conf, NULL, err, sizeof(err)) != FB_OK ||
+	    db_open(&db, &conf) != FB_OK) {
+		fprintf(stderr, "bare.fcgi: FB_BARE_TENANT and a database needed\n");
+		return 2;
+	}
+	FCGX_Init();
+	FCGX_InitRequest(&fr, 0, 0);
+	while (FCGX_Accept_r(&fr) >= 0) {
+		uri = FCGX_GetParam("REQUEST_URI", fr.envp);
+		id = uri != NULL && strrchr(uri, '/') != NULL ? strrchr(uri, '/') + 1 : "";
+		if (db_rate_admit(&db, tenant, limit, -1, 1, false, &rr, &epoch) != FB_OK ||
+		    db_site_with_campaigns(&db, tenant, id, &site) != FB_OK) {
+			FCGX_PutS("Status: 404 Not Found\r\n\r\n", fr.out);
+			FCGX_Finish_r(&fr);
+			continue;
+		}
+		o = json_object_new_object();
+		for (c = 0; c < site.ncols && c < sizeof(cols) / sizeof(cols[0]); c++)
+			json_object_object_add(o, cols[c], dbres_get(&site, 0, c) != NULL ?
+			    json_object_new_string(dbres_get(&site, 0, c)) : NULL);
+		dbres_free(&site);
+		FCGX_FPrintF(fr.out, "Status: 200 OK\r\nContent-Type: application/json\r\n"
+		    "X-RateLimit-Remaining: %d\r\n\r\n%s", rr.remaining,
+		    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		json_object_put(o);
+		FCGX_Finish_r(&fr);
+	}
+	db_close(&db);
+	return 0;
+}
