@@ -28,8 +28,9 @@ main(void)
 	const char		*tenant = getenv("FB_BARE_TENANT"), *uri, *id;
 	char			 err[256];
 	long long		 epoch;
-	int			 limit = atoi(getenv("FB_BARE_LIMIT") != NULL ?
-				    getenv("FB_BARE_LIMIT") : "1000000");
+	const char		*lim = getenv("FB_BARE_LIMIT");
+	int			 limit = lim != NULL ? (int)strtol(lim, NULL, 10) :
+				    1000000;
 	unsigned		 c;
 	static const char *const cols[] = { "id", "name", "domain",
 	    "public_key", "created_at", "updated_at", "snippets" };
