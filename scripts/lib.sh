@@ -122,7 +122,12 @@ server.pid-file = "$_d/lighttpd.pid"
 server.errorlog = "$_d/lighttpd.err"
 server.max-connections = 1024
 server.max-fds = 4096
-mimetype.assign = ( ".html" => "text/html; charset=utf-8",
+# errors lighttpd answers itself (411 for a POST without Content-Length,
+# 503 while no worker is up, ...) in the contract's JSON envelope
+server.errorfile-prefix = "$_top/fcgi-conf/errors/status-"
+mimetype.assign = ( $(for _f in "$_top"/fcgi-conf/errors/status-*.html; do
+	printf '"%s" => "application/json; charset=utf-8", ' "${_f##*/}"; done)
+                    ".html" => "text/html; charset=utf-8",
                     ".js" => "text/javascript; charset=utf-8",
                     ".json" => "application/json; charset=utf-8",
                     ".css" => "text/css; charset=utf-8" )

@@ -152,9 +152,11 @@ void		 req_init(struct req *, struct db *, const struct conf *);
 void		 req_release(struct req *);
 /*
  * Split the raw query string into r->q with percent-decoding.  Returns
- * FB_EINVAL on bad escapes or too many parameters.
+ * FB_EINVAL on bad escapes (with the parameter's name, as sent, in
+ * bad[0..badsz-1]) or too many parameters (bad empty).
  */
-enum fb_err	 req_parse_query(struct req *, const char *query) FB_WUR;
+enum fb_err	 req_parse_query(struct req *, const char *query, char *bad,
+		    size_t badsz) FB_WUR;
 /* Value of the first query parameter `name`, or NULL. */
 const char	*req_query(const struct req *, const char *name);
 /* Value of path variable `name` ("site_id"), or NULL. */
@@ -353,6 +355,17 @@ enum fb_err	api_suppressions_delete(struct req *);
 enum fb_err	scenario_ready(struct db *, const struct conf *, const char *tenant,
 		    const char *scenario, const char *campaign, bool *ok, char *why,
 		    size_t whysz, char *param, size_t paramsz) FB_WUR;
+/*
+ * After an edit in the request's transaction: active scenario `scenario`
+ * of `campaign` must still pass scenario_ready() (an active scenario
+ * cannot be edited into a state activation refuses; contract: Message,
+ * States).  When it does not, answers 422 scenario_not_sendable with the
+ * offending field as `param` (the dispatcher then rolls the edit back)
+ * and sets *refused.
+ */
+enum fb_err	scenario_keep_sendable(struct req *, const char *scenario,
+		    const char *campaign, bool *refused) FB_WUR;
+
 /*
  * Copy scenario `from` of the request's tenant into campaign `to` as a
  * draft named `name` (NULL: the same name), with copies of its messages

@@ -54,6 +54,7 @@ struct outcome {
 	char		 provider_id[128];
 	long long	 reschedule;	/* unix seconds, for scheduled */
 	int		 give_back;	/* attempts to return (quiet hours) */
+	int		 segments;	/* SMS parts as sent; 0: none */
 	bool		 go;		/* passed every check: to be sent */
 	bool		 counted;	/* counted against the monthly quota */
 	char		 error_buf[64];
@@ -80,6 +81,7 @@ finish_one(const struct dbres *d, unsigned i, const char *token, struct outcome 
 	e = db_sd(&db, SD_FINISH, DBPARAMS(P_STR(o->status), P_STR(o->error_code),
 	    P_STR(o->cancel_reason), P_STR(o->status), P_STR(at),
 	    P_STR(o->provider_id[0] != '\0' ? o->provider_id : NULL),
+	    o->segments > 0 ? P_INT(o->segments) : P_NULL,
 	    P_STR(o->reschedule > 0 ? re : NULL), P_INT(o->give_back),
 	    P_STR(dbres_get(d, i, CL_C_ID)), P_STR(token)), &r);
 	if (e != FB_OK)
@@ -181,7 +183,7 @@ struct links {
 static enum fb_err
 make_links(const struct dbres *d, struct links *l)
 {
-	char		 t[LINK_TOKEN_LEN + 1];
+	char		 t[LINK_TOKEN_LEN + 1], top[300];
 	const char	*url;
 	unsigned	 i;
 	enum fb_err	 e;
@@ -190,13 +192,22 @@ make_links(const struct dbres *d, struct links *l)
 		return e;
 	for (i = 0; i < d->nrows; i++) {
 		l[i].click[0] = '\0';
-		if ((url = dbres_get(d, i, CL_C_LINK_URL)) != NULL) {
-			if ((e = link_create(&db, dbres_get(d, i, CL_C_TENANT),
-			    dbres_get(d, i, CL_C_ID), dbres_get(d, i, CL_C_LEAD), "click",
-			    url, t)) != FB_OK)
-				goto fail;
-			snprintf(l[i].click, sizeof(l[i].click), "%s/r/%s", conf.base_url, t);
+		/*
+		 * The continuation page: the message's link, else the page
+		 * the lead left its form on, else the site's top page.
+		 */
+		if ((url = dbres_get(d, i, CL_C_LINK_URL)) == NULL &&
+		    ((url = dbres_get(d, i, CL_C_LANDING)) == NULL ||
+		    (strncmp(url, "https://", 8) != 0 && strncmp(url, "http://", 7) != 0))) {
+			snprintf(top, sizeof(top), "https://%s/",
+			    dbres_get(d, i, CL_C_SITE_DOMAIN));
+			url = top;
 		}
+		if ((e = link_create(&db, dbres_get(d, i, CL_C_TENANT),
+		    dbres_get(d, i, CL_C_ID), dbres_get(d, i, CL_C_LEAD), "click",
+		    url, t)) != FB_OK)
+			goto fail;
+		snprintf(l[i].click, sizeof(l[i].click), "%s/r/%s", conf.base_url, t);
 		if ((e = link_create(&db, dbres_get(d, i, CL_C_TENANT), dbres_get(d, i, CL_C_ID),
 		    dbres_get(d, i, CL_C_LEAD), "optout", NULL, t)) != FB_OK)
 			goto fail;
@@ -480,6 +491,7 @@ deliver(const struct dbres *d, unsigned i, const struct links *l, struct outcome
 	char		 to[256];
 	const char	*click = l->click, *optout = l->optout;
 	struct buf	 body, html, subj;
+	struct sms_count parts;
 	json_object	*blocks;
 	enum send_result sr;
 
@@ -504,12 +516,16 @@ deliver(const struct dbres *d, unsigned i, const struct links *l, struct outcome
 	buf_init(&subj, 4096);
 	if (sms) {
 		if (vars_expand(&body, dbres_get(d, i, CL_C_BODY) ? dbres_get(d, i, CL_C_BODY) : "",
-		    dbres_get(d, i, CL_C_PRODUCT), click[0] ? click : optout, optout) != FB_OK)
+		    dbres_get(d, i, CL_C_PRODUCT), click, optout) != FB_OK)
 			sr = SEND_FAIL;
-		else
+		else {
+			/* the text as it leaves: every link and name expanded */
+			if (sms_count(body.data, conf.base_url, &parts))
+				o->segments = parts.segments;
 			sr = send_sms(&conf, to, body.data, dbres_get(d, i, CL_C_ID),
 			    o->provider_id, sizeof(o->provider_id), o->error_buf,
 			    sizeof(o->error_buf));
+		}
 	} else {
 		blocks = dbres_get(d, i, CL_C_BLOCKS) != NULL ?
 		    json_tokener_parse(dbres_get(d, i, CL_C_BLOCKS)) : NULL;

@@ -255,6 +255,8 @@ static enum fb_err
 admitted(struct req *r, const struct rate_result *rr)
 {
 	r->authed = true;
+	/* a test key's write is a dry run, refused or not (design 6) */
+	r->dry_run = r->auth.test && strcmp(r->method, "GET") != 0;
 	r->rate.set = true;
 	r->rate.limit = r->auth.rate_limit;
 	r->rate.remaining = rr->remaining;
@@ -473,11 +475,14 @@ run_handler_tx(struct req *r)
 	enum fb_err	 e = FB_OK;
 	int		 try;
 
-	if (r->idem_key != NULL && strcmp(r->method, "POST") == 0 && !r->dry_run) {
+	if (r->idem_key != NULL && strcmp(r->method, "POST") == 0) {
+		/* checked for a dry run too: it answers as a live key would */
 		if (!idem_key_ok(r->idem_key)) {
 			(void)api_error(r, AC_IDEMPOTENCY_KEY_INVALID, "Idempotency-Key");
 			return;
 		}
+	}
+	if (r->idem_key != NULL && strcmp(r->method, "POST") == 0 && !r->dry_run) {
 		idem = true;
 		snprintf(endpoint, sizeof(endpoint), "%s %s", r->method, r->path);
 		crypto_generichash_init(&st, NULL, 0, sizeof(hash));
@@ -576,6 +581,21 @@ run_handler(struct req *r)
 		publish_abort(r);
 }
 
+/* 404 for a path no route has, 405 with Allow for a known path. */
+static void
+no_route(struct req *r)
+{
+	char		 allow[128];
+	bool		 known;
+
+	(void)route_match(r, r->method, r->path, &known, allow, sizeof(allow));
+	if (known) {
+		req_header(r, "Allow", allow);
+		(void)api_error(r, AC_METHOD_NOT_ALLOWED, NULL);
+	} else
+		(void)api_error(r, AC_NOT_FOUND, NULL);
+}
+
 /* After authentication and admission: scopes, parameters, the handler. */
 static void
 dispatch_admitted(struct req *r)
@@ -584,7 +604,6 @@ dispatch_admitted(struct req *r)
 		(void)api_error(r, AC_SCOPE_INSUFFICIENT, NULL);
 		return;
 	}
-	r->dry_run = r->auth.test && strcmp(r->method, "GET") != 0;
 	if (!check_params(r))
 		return;
 	if (has_body(r) && !parse_body(r))
@@ -613,11 +632,26 @@ dispatch_begin(struct req *r)
 	}
 	r->route = route_match(r, r->method, r->path, &known, allow, sizeof(allow));
 	if (r->route == NULL) {
-		if (known) {
-			req_header(r, "Allow", allow);
-			(void)api_error(r, AC_METHOD_NOT_ALLOWED, NULL);
-		} else
-			(void)api_error(r, AC_NOT_FOUND, NULL);
+		/*
+		 * With a key that authenticates, the 404 or 405 is counted
+		 * and carries the rate headers like any authenticated
+		 * answer (contract: Limits); with a bad key or none it is
+		 * the 404 or 405 alone, never a 401.
+		 */
+		if (r->authorization == NULL || *r->authorization == '\0' ||
+		    db_ensure(r->db) != FB_OK) {
+			no_route(r);
+			return false;
+		}
+		e = authenticate(r);
+		if (e == FB_OK && r->status == 0 && r->auth.cached)
+			return true;
+		if (e != FB_OK || r->status != 429) {
+			req_reset_response(r);
+			if (e != FB_OK || !r->authed)
+				r->rate.set = false;
+			no_route(r);
+		}
 		return false;
 	}
 	/*
@@ -704,7 +738,11 @@ void
 dispatch_end(struct req *r)
 {
 	log_set_request_id(r->request_id);
-	if (r->status == 0)
+	if (r->status != 0)
+		return;
+	if (r->route == NULL)
+		no_route(r);
+	else
 		dispatch_admitted(r);
 }
 

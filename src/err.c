@@ -108,6 +108,10 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	/* AC_SCENARIO_ACTIVE */
 	{ "invalid_request", 409, "scenario_active",
 	  "有効なシナリオは削除できません。先に停止してください。" },
+	/* AC_SCENARIO_NOT_SENDABLE */
+	{ "invalid_request", 422, "scenario_not_sendable",
+	  "有効なシナリオを送信できない内容（ステップなし、件名や本文なし、"
+	  "【店舗名】の置き換え忘れ、長すぎるSMSなど）には変更できません。" },
 	/* AC_SUPPRESSION_EXISTS */
 	{ "invalid_request", 409, "suppression_exists",
 	  "同じ範囲の有効な配信停止が既に登録されています。" },

@@ -115,7 +115,7 @@ take(struct slot *s, struct db *db, const struct conf *conf)
 {
 	struct req	*r = &s->r;
 	const char	*uri, *q, *cl;
-	char		*path;
+	char		*path, bad[64];
 
 	s->tp = NULL;
 	s->waits = false;
@@ -138,8 +138,9 @@ take(struct slot *s, struct db *db, const struct conf *conf)
 		r->content_length = strtol(cl, NULL, 10);
 	if (path == NULL)
 		(void)api_error(r, AC_INTERNAL, NULL);
-	else if (req_parse_query(r, q != NULL ? q + 1 : NULL) != FB_OK)
-		(void)api_error(r, AC_QUERY_INVALID, NULL);
+	else if (req_parse_query(r, q != NULL ? q + 1 : NULL, bad,
+	    sizeof(bad)) != FB_OK)
+		(void)api_error(r, AC_QUERY_INVALID, bad[0] != '\0' ? bad : NULL);
 	else {
 		read_body(r, s->fr.in);
 		if (strcmp(path, "/tag/v1/events") == 0)

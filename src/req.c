@@ -1,5 +1,6 @@
 /* The request: query parsing, headers, and success and error responses. */
 #include <ctype.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -91,11 +92,12 @@ pct_decode(const char *s, size_t n)
 }
 
 enum fb_err
-req_parse_query(struct req *r, const char *query)
+req_parse_query(struct req *r, const char *query, char *bad, size_t badsz)
 {
 	const char	*p, *amp, *eq;
 	size_t		 n;
 
+	bad[0] = '\0';
 	if (query == NULL || *query == '\0')
 		return FB_OK;
 	if ((r->query = strdup(query)) == NULL)
@@ -112,8 +114,11 @@ req_parse_query(struct req *r, const char *query)
 			    pct_decode(eq + 1, n - (size_t)(eq + 1 - p)) : strdup("");
 			r->nq++;
 			if (r->q[r->nq - 1].name == NULL ||
-			    r->q[r->nq - 1].value == NULL)
+			    r->q[r->nq - 1].value == NULL) {
+				snprintf(bad, badsz, "%.*s", (int)(eq != NULL ?
+				    (size_t)(eq - p) : n), p);
 				return FB_EINVAL;
+			}
 		}
 		if (amp == NULL)
 			break;

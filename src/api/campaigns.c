@@ -240,14 +240,15 @@ api_campaigns_create(struct req *r)
 /*
  * URL takeover (contract: Errors, last paragraph): pages an active
  * campaign of the site handled in the last 30 days that the live rules
- * now give to `campaign`.  One warning per campaign that lost pages; for
+ * now give to `campaign` and the rules `before` this save did not.  One warning per campaign that lost pages; for
  * each, an email to the tenant's owners and admins goes into the outbox
  * and an audit row is written, both in this transaction, so a dry run
  * leaves neither.
  */
 static enum fb_err
 takeover_warnings(struct req *r, const char *site, const char *campaign,
-    const char *key, const char *name, json_object **out)
+    const char *key, const char *name, const struct live_rules *before,
+    json_object **out)
 {
 	struct live_rules lr;
 	struct dbres	 camps, pages, members;
@@ -256,7 +257,7 @@ takeover_warnings(struct req *r, const char *site, const char *campaign,
 	json_object	*mail, *ids;
 	unsigned	 i, j, count;
 	size_t		 evaluated;
-	long		 hit, rule = -1;
+	long		 hit, prev, rule = -1;
 	enum fb_err	 e;
 
 	*out = warnings;
@@ -279,6 +280,10 @@ takeover_warnings(struct req *r, const char *site, const char *campaign,
 				continue;
 			hit = rules_decide(lr.rules, lr.n, &loc, &evaluated);
 			if (hit < 0 || strcmp(lr.rules[hit].campaign, key) != 0)
+				continue;
+			/* taken over by this save, not by an earlier one */
+			prev = rules_decide(before->rules, before->n, &loc, &evaluated);
+			if (prev >= 0 && strcmp(before->rules[prev].campaign, key) == 0)
 				continue;
 			if (count++ < 3)
 				json_object_array_add(ex, json_object_new_string(
@@ -333,22 +338,28 @@ takeover_warnings(struct req *r, const char *site, const char *campaign,
 
 /*
  * After a save: publish the site's configuration and compute takeover
- * warnings; `extra` receives "warnings" and "publish_failed".
+ * warnings against the live rules `before` the save (NULL: the save
+ * changed no rule, so it took nothing over); `extra` receives
+ * "warnings" and "publish_failed".
  */
 static enum fb_err
-after_save(struct req *r, const char *campaign, json_object **extra)
+after_save(struct req *r, const char *campaign,
+    const struct live_rules *before, json_object **extra)
 {
 	struct dbres	 c;
 	json_object	*warnings, *failed;
 	char		 site[UUID_STRLEN + 1];
-	enum fb_err	 e;
+	enum fb_err	 e = FB_OK;
 
 	*extra = json_object_new_object();
 	if ((e = db_campaign_get(r->db, r->auth.tenant_id, campaign, &c)) != FB_OK)
 		return e;
 	snprintf(site, sizeof(site), "%s", dbres_get(&c, 0, CAMP_C_SITE_ID));
-	e = takeover_warnings(r, site, campaign, dbres_get(&c, 0, CAMP_C_KEY),
-	    dbres_get(&c, 0, CAMP_C_NAME), &warnings);
+	if (before != NULL)
+		e = takeover_warnings(r, site, campaign, dbres_get(&c, 0, CAMP_C_KEY),
+		    dbres_get(&c, 0, CAMP_C_NAME), before, &warnings);
+	else
+		warnings = json_object_new_array();
 	dbres_free(&c);
 	json_object_object_add(*extra, "warnings", warnings);
 	if (e != FB_OK)
@@ -398,7 +409,8 @@ api_campaigns_update(struct req *r)
 		return e;
 	r->audit_type = "campaign";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
-	if ((e = after_save(r, id, &extra)) != FB_OK) {
+	/* name, product and wait decide no page */
+	if ((e = after_save(r, id, NULL, &extra)) != FB_OK) {
 		json_object_put(extra);
 		return e;
 	}
@@ -412,9 +424,10 @@ enum fb_err
 api_campaigns_url_rules(struct req *r)
 {
 	const char	*id = req_pathvar(r, "campaign_id");
-	json_object	*rules, *it, *v, *extra;
+	json_object	*rules, *it, *v, *extra = NULL;
 	struct dbres	 c;
-	char		 param[64], why[256];
+	struct live_rules before;
+	char		 param[64], why[256], site[UUID_STRLEN + 1];
 	size_t		 i, n;
 	int		 role, type;
 	long		 prio;
@@ -467,10 +480,12 @@ api_campaigns_url_rules(struct req *r)
 		return api_error(r, AC_NOT_FOUND, "campaign_id");
 	if (e != FB_OK)
 		return e;
+	snprintf(site, sizeof(site), "%s", dbres_get(&c, 0, CAMP_C_SITE_ID));
 	dbres_free(&c);
-	if ((e = db_url_rules_delete(r->db, r->auth.tenant_id, id)) != FB_OK)
+	if ((e = live_rules_load(r->db, r->auth.tenant_id, site, &before)) != FB_OK)
 		return e;
-	for (i = 0; i < n; i++) {
+	e = db_url_rules_delete(r->db, r->auth.tenant_id, id);
+	for (i = 0; i < n && e == FB_OK; i++) {
 		it = json_object_array_get_idx(rules, i);
 		json_object_object_get_ex(it, "role", &v);
 		role = rule_role_parse(json_object_get_string(v));
@@ -480,14 +495,17 @@ api_campaigns_url_rules(struct req *r)
 		pattern = json_object_get_string(v);
 		prio = json_object_object_get_ex(it, "priority", &v) && v != NULL ?
 		    (long)json_object_get_int64(v) : -1;
-		if ((e = db_url_rule_insert(r->db, r->auth.tenant_id, id, (int)i,
-		    rule_role_names[role], match_type_names[type], pattern, prio)) != FB_OK)
-			return e;
+		e = db_url_rule_insert(r->db, r->auth.tenant_id, id, (int)i,
+		    rule_role_names[role], match_type_names[type], pattern, prio);
 	}
 	r->audit_type = "campaign";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
-	if ((e = after_save(r, id, &extra)) != FB_OK) {
-		json_object_put(extra);
+	if (e == FB_OK)
+		e = after_save(r, id, &before, &extra);
+	live_rules_free(&before);
+	if (e != FB_OK) {
+		if (extra != NULL)
+			json_object_put(extra);
 		return e;
 	}
 	return campaign_detail(r, id, 200, extra);
@@ -574,7 +592,8 @@ api_campaigns_form_profile(struct req *r)
 		goto out;
 	r->audit_type = "campaign";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
-	if ((e = after_save(r, id, &extra)) != FB_OK) {
+	/* the form profile decides no page */
+	if ((e = after_save(r, id, NULL, &extra)) != FB_OK) {
 		json_object_put(extra);
 		goto out;
 	}
@@ -586,6 +605,19 @@ out:
 	return e;
 }
 
+#define COPY_KEYS_MAX	1000
+
+/* The n-th copy's key of `src`: "<src>-copy", "<src>-copy-2", ... */
+static void
+copy_key(const char *src, int n, char *out, size_t outsz)
+{
+	char	 suffix[16];
+
+	snprintf(suffix, sizeof(suffix), n == 1 ? "-copy" : "-copy-%d", n);
+	snprintf(out, outsz, "%.*s%s", (int)(CAMPAIGN_KEY_MAX - strlen(suffix)),
+	    src, suffix);
+}
+
 /* POST /campaigns/{id}/duplicate (contract: CampaignDuplicateIn). */
 enum fb_err
 api_campaigns_duplicate(struct req *r)
@@ -593,8 +625,9 @@ api_campaigns_duplicate(struct req *r)
 	const char	*from = req_pathvar(r, "campaign_id"), *key, *name;
 	char		 id[UUID_STRLEN + 1], newkey[CAMPAIGN_KEY_MAX + 1];
 	char		 newname[CAMPAIGN_NAME_MAX * 4 + 64];
+	char		 srckey[CAMPAIGN_KEY_MAX + 1];
 	struct dbres	 c, k;
-	int		 i;
+	int		 i, n = 0;
 	enum fb_err	 e;
 
 	if (body_str(r, "key", false, CAMPAIGN_KEY_MAX, &key) < 0 ||
@@ -613,13 +646,9 @@ api_campaigns_duplicate(struct req *r)
 		snprintf(newkey, sizeof(newkey), "%s", key);
 	else {
 		/* "<key>-copy", then "<key>-copy-2", ...: the first free one */
-		for (i = 1; i < 1000; i++) {
-			const char *src = dbres_get(&c, 0, CAMP_C_KEY);
-			char	 suffix[16];
-
-			snprintf(suffix, sizeof(suffix), i == 1 ? "-copy" : "-copy-%d", i);
-			snprintf(newkey, sizeof(newkey), "%.*s%s",
-			    (int)(CAMPAIGN_KEY_MAX - strlen(suffix)), src, suffix);
+		snprintf(srckey, sizeof(srckey), "%s", dbres_get(&c, 0, CAMP_C_KEY));
+		for (n = 1; n < COPY_KEYS_MAX; n++) {
+			copy_key(srckey, n, newkey, sizeof(newkey));
 			if ((e = db_campaign_by_key(r->db, r->auth.tenant_id, newkey,
 			    &k)) != FB_OK) {
 				dbres_free(&c);
@@ -646,6 +675,15 @@ api_campaigns_duplicate(struct req *r)
 	dbres_free(&c);
 	uuid_v7(id);
 	e = db_campaign_copy(r->db, r->auth.tenant_id, from, id, newkey, newname);
+	/*
+	 * A key of our choosing that a concurrent duplicate took first: the
+	 * next number (the failed INSERT undid only itself).
+	 */
+	while (e == FB_EDUP && key == NULL && ++n < COPY_KEYS_MAX) {
+		copy_key(srckey, n, newkey, sizeof(newkey));
+		e = db_campaign_copy(r->db, r->auth.tenant_id, from, id, newkey,
+		    newname);
+	}
 	if (e == FB_EDUP)
 		return api_error(r, AC_CAMPAIGN_KEY_TAKEN, "key");
 	if (e != FB_OK)

@@ -215,6 +215,8 @@ api_messages_update(struct req *r)
 	const char	*id = req_pathvar(r, "message_id");
 	struct dbres	 cur;
 	struct msg	 m;
+	unsigned	 i;
+	bool		 refused = false;
 	enum fb_err	 e;
 
 	if ((e = db_sq(r->db, SQ_MSG_GET, DBPARAMS(P_STR(r->auth.tenant_id),
@@ -243,6 +245,16 @@ api_messages_update(struct req *r)
 	    P_STR(r->auth.tenant_id), P_STR(id)), NULL);
 	msg_free(&m);
 	if (e != FB_OK)
+		return e;
+	/* the active scenarios that send it must stay sendable */
+	if ((e = db_sq(r->db, SQ_SCN_ACTIVE_USING, DBPARAMS(P_STR(r->auth.tenant_id),
+	    P_STR(id)), &cur)) != FB_OK)
+		return e;
+	for (i = 0; i < cur.nrows && e == FB_OK && !refused; i++)
+		e = scenario_keep_sendable(r, dbres_get(&cur, i, 0),
+		    dbres_get(&cur, i, 1), &refused);
+	dbres_free(&cur);
+	if (e != FB_OK || refused)
 		return e;
 	r->audit_type = "message";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);

@@ -262,8 +262,10 @@ api_scenarios_steps(struct req *r)
 	json_object	*steps, *it, *v;
 	struct dbres	 s, m;
 	char		 param[64], sid[UUID_STRLEN + 1];
+	char		 campaign[UUID_STRLEN + 1];
 	size_t		 i, n, had;
 	int		 limit;
+	bool		 active, refused = false;
 	enum fb_err	 e;
 
 	if (!json_object_object_get_ex(r->json, "steps", &steps) || steps == NULL)
@@ -276,6 +278,8 @@ api_scenarios_steps(struct req *r)
 		return api_error(r, AC_NOT_FOUND, "scenario_id");
 	if (e != FB_OK)
 		return e;
+	active = strcmp(dbres_get(&s, 0, SCN_C_STATUS), "active") == 0;
+	snprintf(campaign, sizeof(campaign), "%s", dbres_get(&s, 0, SCN_C_CAMPAIGN));
 	dbres_free(&s);
 	for (i = 0; i < n; i++) {
 		it = json_object_array_get_idx(steps, i);
@@ -346,7 +350,9 @@ api_scenarios_steps(struct req *r)
 	if (e == FB_OK)
 		e = db_sd(r->db, SD_STEPS_GONE_CANCEL, DBPARAMS(P_STR(r->auth.tenant_id),
 		    P_STR(id)), NULL);
-	if (e != FB_OK)
+	if (e == FB_OK && active)
+		e = scenario_keep_sendable(r, id, campaign, &refused);
+	if (e != FB_OK || refused)
 		return e;
 	r->audit_type = "scenario";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
@@ -632,4 +638,24 @@ scenario_ready(struct db *db, const struct conf *conf, const char *tenant,
 	dbres_free(&other);
 	*ok = true;
 	return FB_OK;
+}
+
+enum fb_err
+scenario_keep_sendable(struct req *r, const char *scenario,
+    const char *campaign, bool *refused)
+{
+	char		 why[256], param[64];
+	bool		 ok;
+	enum fb_err	 e;
+
+	*refused = false;
+	if ((e = scenario_ready(r->db, r->conf, r->auth.tenant_id, scenario,
+	    campaign, &ok, why, sizeof(why), param, sizeof(param))) != FB_OK)
+		return e;
+	if (ok)
+		return FB_OK;
+	logx(LOG_INFO, "active scenario %s would not be sendable: %s", scenario,
+	    why);
+	*refused = true;
+	return api_error(r, AC_SCENARIO_NOT_SENDABLE, param);
 }

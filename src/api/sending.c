@@ -60,6 +60,9 @@ delivery_json(const struct dbres *d, unsigned i)
 	jadd_time(o, "created_at", dbres_get(d, i, DLV_C_CREATED));
 	jadd_str(o, "cancel_reason", dbres_get(d, i, DLV_C_CANCEL));
 	jadd_str(o, "error_code", dbres_get(d, i, DLV_C_ERROR));
+	/* the SMS parts as sent (contract: Messages, the estimate's note) */
+	json_object_object_add(o, "segments", dbres_get(d, i, DLV_C_SEGMENTS) != NULL ?
+	    json_object_new_int64(dbres_int(d, i, DLV_C_SEGMENTS)) : NULL);
 	return o;
 }
 

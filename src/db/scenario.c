@@ -11,7 +11,7 @@
 	DB_TS("created_at") ", " DB_TS("updated_at")
 
 /* statement indexes: enum SQ_* in store.h */
-#define SQ__MAX (SQ_STEPS_TRIM + 1)
+#define SQ__MAX (SQ_SCN_ACTIVE_USING + 1)
 
 static const struct dbstmt sq_sql[SQ__MAX] = {
 	/* SQ_MSG_INSERT */
@@ -105,6 +105,11 @@ static const struct dbstmt sq_sql[SQ__MAX] = {
 	{ "steps_trim",
 	  "DELETE FROM scenario_steps WHERE tenant_id = ? AND scenario_id = ? "
 	  "AND position >= ?" },
+	/* SQ_SCN_ACTIVE_USING: the active scenarios (id, campaign) a message is in */
+	{ "scenario_active_using",
+	  "SELECT DISTINCT s.id, s.campaign_id FROM scenario_steps st "
+	  "JOIN scenarios s ON s.id = st.scenario_id WHERE st.tenant_id = ? "
+	  "AND st.message_id = ? AND s.status = 'active' AND s.deleted_at IS NULL" },
 };
 
 enum fb_err

@@ -9,7 +9,7 @@
 	"(SELECT c.name FROM campaigns c WHERE c.id = d.campaign_id), d.scenario_id, " \
 	"(SELECT s.name FROM scenarios s WHERE s.id = d.scenario_id), d.step_id, " \
 	"d.step_no, " DB_TS("d.scheduled_at") ", " DB_TS("d.sent_at") ", " \
-	DB_TS("d.created_at") ", d.cancel_reason, d.error_code"
+	DB_TS("d.created_at") ", d.cancel_reason, d.error_code, d.segments"
 #define DLV_LIST(col) "SELECT " DLV_COLS " FROM deliveries d FORCE INDEX " \
 	"(deliveries_tenant) WHERE d.tenant_id = ? AND d.id < ? " \
 	"AND (? IS NULL OR d.status = ?) AND (? IS NULL OR d.campaign_id = ?) " \
@@ -101,7 +101,8 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "l.sms_capable, c.status, c.product_name, s.status, s.deleted_at IS NOT NULL, "
 	  "t.delivery_mode, m.subject, m.body, m.blocks, m.link_url, m.header_image_url, "
 	  "st.id IS NULL OR m.id IS NULL, d.attempts, si.name, t.sms_quiet_start, "
-	  "t.sms_quiet_end, t.plan, t.send_quota, l.consent_state FROM deliveries d JOIN leads l ON l.id = d.lead_id "
+	  "t.sms_quiet_end, t.plan, t.send_quota, l.consent_state, l.landing_url, "
+	  "si.domain FROM deliveries d JOIN leads l ON l.id = d.lead_id "
 	  "JOIN campaigns c ON c.id = d.campaign_id JOIN scenarios s ON s.id = d.scenario_id "
 	  "JOIN tenants t ON t.id = d.tenant_id JOIN sites si ON si.id = l.site_id "
 	  "LEFT JOIN scenario_steps st ON st.id = d.step_id "
@@ -110,7 +111,7 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	{ "delivery_finish",
 	  "UPDATE deliveries SET status = ?, error_code = ?, cancel_reason = ?, "
 	  "sent_at = IF(? = 'sent', CAST(? AS DATETIME(6)), sent_at), "
-	  "provider_id = COALESCE(?, provider_id), "
+	  "provider_id = COALESCE(?, provider_id), segments = COALESCE(?, segments), "
 	  "scheduled_at = COALESCE(CAST(? AS DATETIME(6)), scheduled_at), "
 	  "attempts = GREATEST(attempts - ?, 0), "
 	  "claim_token = NULL, claim_until = NULL, updated_at = NOW(6) "

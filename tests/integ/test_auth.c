@@ -139,6 +139,22 @@ Test(auth, rate_limit_headers)
 	r = http("GET", "/api/v1/sites", f.test, NULL, NULL);
 	cr_assert_str_eq(resp_header(r, "X-RateLimit-Remaining"), "298");
 	resp_free(r);
+	/* an unknown path or method with a key is counted and labelled too */
+	r = http("GET", "/api/v1/nope", f.live, NULL, NULL);
+	expect_error(r, 404, "not_found", "not_found", NULL);
+	cr_assert_str_eq(resp_header(r, "X-RateLimit-Remaining"), "297");
+	resp_free(r);
+	r = http("DELETE", "/api/v1/sites", f.live, NULL, NULL);
+	cr_assert_eq(r->status, 405);
+	cr_assert_not_null(resp_header(r, "Allow"));
+	cr_assert_str_eq(resp_header(r, "X-RateLimit-Remaining"), "296");
+	resp_free(r);
+	/* with a bad key it stays a 404, unlabelled */
+	r = http("GET", "/api/v1/nope", "fb_live_nonexistentkeyxxxxxxxxxxxxxxxx", NULL, NULL);
+	expect_error(r, 404, "not_found", "not_found", NULL);
+	cr_assert_null(resp_header(r, "X-RateLimit-Remaining"));
+	cr_assert_null(resp_header(r, "WWW-Authenticate"));
+	resp_free(r);
 }
 
 Test(auth, custom_rate_limit_is_authoritative)

@@ -202,6 +202,44 @@ Test(capture, duplicate)
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "key"), "dup-copy-2");
 	resp_free(r);
+	/* copies made at once without a key each get a free number */
+	{
+		CURLM		*m = curl_multi_init();
+		CURL		*h[4];
+		struct curl_slist *hdr = NULL;
+		char		 url[512], auth[128];
+		int		 running, i;
+		long		 code;
+		FILE		*null = fopen("/dev/null", "w");
+
+		snprintf(url, sizeof(url), "%s%s", getenv("FB_TEST_URL"), p);
+		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", f.live);
+		hdr = curl_slist_append(hdr, auth);
+		hdr = curl_slist_append(hdr, "Content-Type: application/json");
+		for (i = 0; i < 4; i++) {
+			h[i] = curl_easy_init();
+			curl_easy_setopt(h[i], CURLOPT_URL, url);
+			curl_easy_setopt(h[i], CURLOPT_HTTPHEADER, hdr);
+			curl_easy_setopt(h[i], CURLOPT_POSTFIELDS, "{}");
+			curl_easy_setopt(h[i], CURLOPT_WRITEDATA, null);
+			curl_multi_add_handle(m, h[i]);
+		}
+		do {
+			curl_multi_perform(m, &running);
+			curl_multi_poll(m, NULL, 0, 1000, NULL);
+		} while (running > 0);
+		for (i = 0; i < 4; i++) {
+			curl_easy_getinfo(h[i], CURLINFO_RESPONSE_CODE, &code);
+			cr_assert_eq(code, 201, "copy %d answered %ld", i, code);
+			curl_multi_remove_handle(m, h[i]);
+			curl_easy_cleanup(h[i]);
+		}
+		curl_multi_cleanup(m);
+		curl_slist_free_all(hdr);
+		fclose(null);
+		cr_assert_str_eq(sql("SELECT COUNT(DISTINCT campaign_key) FROM campaigns "
+		    "WHERE tenant_id = '%s' AND campaign_key LIKE 'dup-copy-%%'", f.tenant), "5");
+	}
 	r = http("POST", p, f.live, J({"key":"dup","name":"x"}), NULL);
 	expect_error(r, 409, "invalid_request", "campaign_key_taken", "key");
 	resp_free(r);
@@ -673,6 +711,18 @@ Test(capture, url_takeover_warning)
 	    "AND topic = 'email' AND event_type = 'url_takeover'", f.tenant), "1");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s' "
 	    "AND action = 'url_takeover'", f.tenant), "1");
+	/* saving again what already took them over warns no more */
+	r = http("PUT", p, f.live, J({"rules":[{"role":"form","match_type":"prefix","pattern":"/form","priority":1}]}), NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "warnings")), 0, "%s", r->body);
+	resp_free(r);
+	snprintf(p, sizeof(p), "/api/v1/campaigns/%s", b);
+	r = http("PATCH", p, f.live, J({"name":"new campaign"}), NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "warnings")), 0, "%s", r->body);
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
+	    "AND topic = 'email' AND event_type = 'url_takeover'", f.tenant), "1");
 	/* formback-deliver sends the notice to the owner and marks it */
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\""), 0);
 	snprintf(p, sizeof(p), "grep -l -r -F 'X-Envelope-To: owner@t%s.example' "

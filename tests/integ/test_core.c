@@ -156,8 +156,36 @@ Test(core, bad_query_and_path_parameters_are_400)
 	r = http("GET", "/api/v1/sites/123", f.live, NULL, NULL);
 	expect_error(r, 400, "invalid_request", "parameter_invalid", "site_id");
 	resp_free(r);
+	/* a broken percent escape names its parameter */
 	r = http("GET", "/api/v1/sites?limit=%zz", f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "parameter_invalid", "limit");
+	resp_free(r);
+	r = http("GET", "/api/v1/sites?limit=5&cursor=ab%2", f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "parameter_invalid", "cursor");
+	resp_free(r);
+}
+
+/*
+ * What lighttpd refuses before any worker sees it still comes in the
+ * contract's envelope (fcgi-conf/errors): a POST without Content-Length,
+ * a GET with a body.
+ */
+Test(core, web_server_errors_are_json)
+{
+	struct fx	 f;
+	struct resp	*r;
+
+	fx_new(&f, "pro", 0);
+	r = http("POST", "/api/v1/campaigns", f.live, NULL, NULL);
+	cr_assert_eq(r->status, 411, "%s", r->body);
+	cr_assert_str_eq(resp_header(r, "Content-Type"), "application/json; charset=utf-8");
+	cr_assert_str_eq(jget(r->json, "error.type"), "invalid_request");
+	cr_assert_str_eq(jget(r->json, "error.code"), "length_required");
+	cr_assert_not_null(jget(r->json, "error.message"));
+	resp_free(r);
+	r = http("GET", "/api/v1/sites", f.live, "{}", NULL);
 	cr_assert_eq(r->status, 400, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "error.code"), "bad_request", "%s", r->body);
 	resp_free(r);
 }
 
@@ -298,6 +326,11 @@ Test(core, idempotency_key_invalid)
 	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":\"n\"}", f.site);
 	r = http("POST", "/api/v1/campaigns", f.live, body, hdr);
 	expect_error(r, 400, "invalid_request", "idempotency_key_invalid", "Idempotency-Key");
+	resp_free(r);
+	/* a test key's dry run answers the same (contract: Authentication 3) */
+	r = http("POST", "/api/v1/campaigns", f.test, body, hdr);
+	expect_error(r, 400, "invalid_request", "idempotency_key_invalid", "Idempotency-Key");
+	cr_assert_str_eq(resp_header(r, "Formback-Dry-Run"), "true");
 	resp_free(r);
 }
 

@@ -99,6 +99,47 @@ Test(scenarios, preset_to_active_as_a_new_user_would, .timeout = 60)
 	r = http("DELETE", p, f.live, NULL, NULL);
 	expect_error(r, 409, "invalid_request", "scenario_active", NULL);
 	resp_free(r);
+	/*
+	 * nor edited into one activation refuses (contract: Message): the
+	 * placeholder back in a step, no steps, an email without subject
+	 */
+	{
+		char	 ph[40], sp[128], mp[128], em[40];
+
+		create_message(&f, J({"channel":"sms","body":"【店舗名】です {{link_url}}"}), ph);
+		snprintf(sp, sizeof(sp), "/api/v1/scenarios/%s/steps", s);
+		snprintf(b, sizeof(b), "{\"steps\":[{\"message_id\":\"%s\","
+		    "\"delay_minutes\":0}]}", ph);
+		r = http("PUT", sp, f.live, b, NULL);
+		expect_error(r, 422, "invalid_request", "scenario_not_sendable",
+		    "steps[0].body");
+		resp_free(r);
+		r = http("PUT", sp, f.live, J({"steps":[]}), NULL);
+		expect_error(r, 422, "invalid_request", "scenario_not_sendable", "steps");
+		resp_free(r);
+		r = http("GET", "/api/v1/messages?channel=email", f.live, NULL, NULL);
+		cr_assert_not_null(jget(r->json, "data.0.id"));
+		snprintf(em, sizeof(em), "%s", jget(r->json, "data.0.id"));
+		resp_free(r);
+		snprintf(mp, sizeof(mp), "/api/v1/messages/%s", em);
+		r = http("PATCH", mp, f.live, J({"subject":null}), NULL);
+		cr_assert_eq(r->status, 422, "%s", r->body);
+		cr_assert_str_eq(jget(r->json, "error.code"), "scenario_not_sendable");
+		cr_assert_not_null(strstr(jget(r->json, "error.param"), ".subject"));
+		resp_free(r);
+		/* nothing of the three edits was kept */
+		r = http("GET", p, f.live, NULL, NULL);
+		cr_assert_eq(json_object_array_length(jobj(r->json, "steps")), 3);
+		cr_assert_str_eq(jget(r->json, "status"), "active");
+		resp_free(r);
+		r = http("GET", mp, f.live, NULL, NULL);
+		cr_assert_not_null(jget(r->json, "subject"));
+		resp_free(r);
+		/* an edit that keeps it sendable is fine */
+		r = http("PATCH", mp, f.live, J({"subject":"ご案内（再送）"}), NULL);
+		cr_assert_eq(r->status, 200, "%s", r->body);
+		resp_free(r);
+	}
 	/* a second one cannot be active at the same time */
 	{
 		char	 s2[40];

@@ -202,8 +202,9 @@ Test(deliveries, sent_to_the_stand_ins, .timeout = 90)
 	    "link_url":"https://shop.example.jp/form?from=sms"}), NULL);
 	snprintf(m1, sizeof(m1), "%s", jget(r->json, "id"));
 	resp_free(r);
+	/* no link_url: {{link_url}} leads back to the page the form was left on */
 	r = http("POST", "/api/v1/messages", f.live, J({"channel":"email","subject":"{{product_name}}のご案内",
-	    "link_url":"https://shop.example.jp/form","blocks":[{"type":"heading","text":"お手続きが完了していません"},
+	    "blocks":[{"type":"heading","text":"お手続きが完了していません"},
 	    {"type":"button","text":"続ける","url":"{{link_url}}"}]}), NULL);
 	snprintf(m2, sizeof(m2), "%s", jget(r->json, "id"));
 	resp_free(r);
@@ -243,6 +244,11 @@ Test(deliveries, sent_to_the_stand_ins, .timeout = 90)
 	r = http("GET", "/api/v1/deliveries?status=sent", f.live, NULL, NULL);
 	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1, "%s", r->body);
 	cr_assert_not_null(jget(r->json, "data.0.sent_at"));
+	/* the parts of the text as it left (one: under 70 characters) */
+	cr_assert_str_eq(jget(r->json, "data.0.segments"), "1", "%s", r->body);
+	resp_free(r);
+	r = http("GET", "/api/v1/deliveries?status=scheduled", f.live, NULL, NULL);
+	cr_assert_null(jget(r->json, "data.0.segments"), "%s", r->body);
 	resp_free(r);
 	/* the conversion cancelled both of the converted visitor's steps */
 	r = http("GET", "/api/v1/deliveries?status=cancelled", f.live, NULL, NULL);
@@ -269,6 +275,11 @@ Test(deliveries, sent_to_the_stand_ins, .timeout = 90)
 	    "COALESCE(error_code, '-'), COALESCE(cancel_reason, '-'), scheduled_at FROM "
 	    "deliveries WHERE tenant_id = '%s' AND channel = 'email' ORDER BY id LIMIT 1", f.tenant));
 	cr_assert_not_null(strstr(mail, "Subject: =?UTF-8?B?"));
+	snprintf(b, sizeof(b), "%s", sql("SELECT landing_url FROM leads WHERE "
+	    "tenant_id = '%s' AND status <> 'converted'", f.tenant));
+	cr_assert_str_eq(sql("SELECT k.url FROM links k JOIN deliveries d ON "
+	    "d.id = k.delivery_id WHERE d.tenant_id = '%s' AND d.channel = 'email' "
+	    "AND d.status = 'sent' AND k.kind = 'click'", f.tenant), b);
 	cr_assert_not_null(strstr(mail, "List-Unsubscribe-Post: List-Unsubscribe=One-Click"));
 	u = strstr(mail, "List-Unsubscribe: <");
 	cr_assert_not_null(u);
