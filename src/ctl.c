@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include <idn2.h>
 #include <sodium.h>
 
 #include "api.h"
@@ -555,6 +556,7 @@ cmd_site(int argc, char *argv[])
 {
 	struct opts	 o;
 	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1], pk[32];
+	char		*ascii = NULL;
 	const char	*name, *domain;
 	json_object	*out;
 
@@ -566,6 +568,14 @@ cmd_site(int argc, char *argv[])
 	domain = opt(&o, "domain", true);
 	if (*name == '\0' || utf8_len(name) < 0 || utf8_len(name) > 200)
 		die(2, "option '--name': 1 to 200 characters of UTF-8");
+	/* an internationalised domain as browsers send it (IDNA, UTS #46) */
+	if (utf8_len(domain) >= 0 && strspn(domain, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:") < strlen(domain)) {
+		if (idn2_to_ascii_8z(domain, &ascii, IDN2_NFC_INPUT |
+		    IDN2_NONTRANSITIONAL) != IDN2_OK)
+			die(2, "option '--domain': '%s' is not a host name", domain);
+		domain = ascii;
+	}
 	if (!domain_ok(domain))
 		die(2, "option '--domain': '%s' is not a host name", domain);
 	connect_db();
@@ -574,6 +584,7 @@ cmd_site(int argc, char *argv[])
 	site_public_key(pk);
 	check(db_site_create(&db, id, tenant, name, domain, pk), "create the site");
 	audit_commit(tenant, "site.create", "site", id);
+	free(ascii);
 	out = json_object_new_object();
 	jadd_str(out, "id", id);
 	jadd_str(out, "public_key", pk);

@@ -17,6 +17,9 @@
 #include <string.h>
 #include <strings.h>
 
+#include <arpa/inet.h>
+
+#include <idn2.h>
 #include <pcre2.h>
 
 #include "match.h"
@@ -58,81 +61,335 @@ rule_role_parse(const char *s)
 	return lookup(rule_role_names, ROLE__MAX, s);
 }
 
-/* Copy [s, s+n) percent-encoding what a browser encodes in a URL. */
+/*
+ * The URL Standard's (WHATWG) parsing of an http(s) URL, as far as the
+ * three parts of a location go, so that the match test and the collector
+ * judge a URL as the browser the tag runs in sees it: tabs and newlines
+ * dropped, leading and trailing spaces and controls trimmed, '\' read as
+ * '/', any number of slashes after the scheme, user info dropped, the
+ * host lower-cased, IDNA (UTS #46, libidn2), IPv4 numbers in any of the
+ * forms the standard reads written dotted-decimal and IPv6 compressed,
+ * dot segments removed, and the path and query percent-encoded with the
+ * standard's sets for special schemes.
+ */
+
+/* Percent-encode set of the path (URL Standard: path percent-encode set). */
 static bool
-enc_copy(char *dst, size_t dstsz, const char *s, size_t n)
+in_path_set(unsigned char c)
+{
+	return c < 0x20 || c > 0x7e || c == ' ' || c == '"' || c == '#' ||
+	    c == '<' || c == '>' || c == '?' || c == '`' || c == '{' || c == '}';
+}
+
+/* ... and of a special URL's query (special-query percent-encode set). */
+static bool
+in_query_set(unsigned char c)
+{
+	return c < 0x20 || c > 0x7e || c == ' ' || c == '"' || c == '#' ||
+	    c == '<' || c == '>' || c == '\'';
+}
+
+/* Append [s, s+n) to dst at *o, percent-encoding the bytes of `set`. */
+static bool
+enc_append(char *dst, size_t dstsz, size_t *o, const char *s, size_t n,
+    bool (*set)(unsigned char))
 {
 	static const char hex[] = "0123456789ABCDEF";
-	size_t		 o = 0, i;
+	size_t		 i;
 	unsigned char	 c;
 
 	for (i = 0; i < n; i++) {
 		c = (unsigned char)s[i];
-		if (c >= 0x80 || c <= 0x20 || c == '"' || c == '<' || c == '>' ||
-		    c == '`' || c == 0x7f) {
-			if (o + 3 >= dstsz)
+		if (set(c)) {
+			if (*o + 3 >= dstsz)
 				return false;
-			dst[o++] = '%';
-			dst[o++] = hex[c >> 4];
-			dst[o++] = hex[c & 15];
+			dst[(*o)++] = '%';
+			dst[(*o)++] = hex[c >> 4];
+			dst[(*o)++] = hex[c & 15];
 		} else {
-			if (o + 1 >= dstsz)
+			if (*o + 1 >= dstsz)
 				return false;
-			dst[o++] = (char)c;
+			dst[(*o)++] = (char)c;
 		}
 	}
+	dst[*o] = '\0';
+	return true;
+}
+
+/* "." or its percent-encoded form (URL Standard: single-dot segment). */
+static bool
+single_dot(const char *s, size_t n)
+{
+	return (n == 1 && s[0] == '.') || (n == 3 && strncasecmp(s, "%2e", 3) == 0);
+}
+
+/* ".." and its percent-encoded forms (double-dot segment). */
+static bool
+double_dot(const char *s, size_t n)
+{
+	return (n == 2 && strncmp(s, "..", 2) == 0) ||
+	    (n == 4 && (strncasecmp(s, ".%2e", 4) == 0 ||
+	    strncasecmp(s, "%2e.", 4) == 0)) ||
+	    (n == 6 && strncasecmp(s, "%2e%2e", 6) == 0);
+}
+
+/*
+ * The path state of the URL Standard over [s, s+n) (the part after the
+ * host up to '?' or '#', every '\' already '/'): segments appended, "."
+ * and ".." applied, each segment percent-encoded.
+ */
+static bool
+path_parse(char *dst, size_t dstsz, const char *s, size_t n)
+{
+	size_t		 o = 0, i = 0, seg, len, nseg = 0;
+	size_t		 ends[URL_MAX / 2];	/* where each segment ends */
+	bool		 last, add;
+
+	if (n > 0 && s[0] == '/')
+		i = 1;
+	for (;;) {
+		seg = i;
+		while (i < n && s[i] != '/')
+			i++;
+		len = i - seg;
+		last = i >= n;
+		add = true;
+		if (double_dot(s + seg, len)) {
+			if (nseg > 0) {
+				nseg--;
+				o = nseg > 0 ? ends[nseg - 1] : 0;
+			}
+			len = 0;
+			add = last;	/* "/a/.." is "/" */
+		} else if (single_dot(s + seg, len)) {
+			len = 0;
+			add = last;
+		}
+		if (add) {
+			if (o + 1 >= dstsz || nseg == NELEM(ends))
+				return false;
+			dst[o++] = '/';
+			if (!enc_append(dst, dstsz, &o, s + seg, len, in_path_set))
+				return false;
+			ends[nseg++] = o;
+		}
+		if (last)
+			break;
+		i++;	/* the '/' */
+	}
+	if (o == 0)
+		dst[o++] = '/';
 	dst[o] = '\0';
+	return true;
+}
+
+/* One IPv4 part: decimal, 0x hex or 0-led octal (URL Standard: IPv4 number). */
+static bool
+ipv4_number(const char *s, size_t n, unsigned long long *v)
+{
+	unsigned	 base = 10, d;
+	size_t		 i;
+
+	if (n >= 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X'))
+		base = 16, s += 2, n -= 2;
+	else if (n >= 2 && s[0] == '0')
+		base = 8, s += 1, n -= 1;
+	*v = 0;
+	for (i = 0; i < n; i++) {
+		if (isdigit((unsigned char)s[i]))
+			d = (unsigned)(s[i] - '0');
+		else if (base == 16 && isxdigit((unsigned char)s[i]))
+			d = (unsigned)(tolower((unsigned char)s[i]) - 'a' + 10);
+		else
+			return false;
+		if (d >= base)
+			return false;
+		*v = *v * base + d;
+		if (*v > 0xffffffffull)
+			*v = 0x100000000ull;	/* too big; refused by the caller */
+	}
+	return true;
+}
+
+/*
+ * A host whose last label is a number is an IPv4 address (URL Standard:
+ * ends-in-a-number checker, IPv4 parser): written dotted-decimal in out.
+ * Returns 1 when so, 0 when it is a domain, -1 when invalid.
+ */
+static int
+ipv4_host(const char *h, char *out, size_t outsz)
+{
+	const char	*part[5];
+	size_t		 len[5], np = 0, n = strlen(h), i, l;
+	unsigned long long v[5], addr = 0;
+	const char	*d;
+
+	if (n > 0 && h[n - 1] == '.')
+		n--;	/* one trailing dot */
+	for (i = 0;; i += l + 1) {
+		d = memchr(h + i, '.', n - i);
+		l = d != NULL ? (size_t)(d - (h + i)) : n - i;
+		if (np == NELEM(part))
+			return strspn(h + i, "0123456789") == n - i ? -1 : 0;
+		part[np] = h + i;
+		len[np++] = l;
+		if (d == NULL)
+			break;
+	}
+	/* the last label decides: digits, or a whole IPv4 number */
+	l = len[np - 1];
+	if (l == 0 || (strspn(part[np - 1], "0123456789") < l &&
+	    !ipv4_number(part[np - 1], l, &v[np - 1])))
+		return 0;
+	if (np > 4)
+		return -1;
+	for (i = 0; i < np; i++)
+		if (len[i] == 0 || !ipv4_number(part[i], len[i], &v[i]) ||
+		    (i < np - 1 && v[i] > 255))
+			return -1;
+	if (v[np - 1] >= (1ull << (8 * (5 - np))))
+		return -1;
+	for (i = 0; i < np - 1; i++)
+		addr |= v[i] << (8 * (3 - i));
+	addr += v[np - 1];
+	snprintf(out, outsz, "%llu.%llu.%llu.%llu", addr >> 24, (addr >> 16) & 255,
+	    (addr >> 8) & 255, addr & 255);
+	return 1;
+}
+
+/* The host, as the URL Standard's host parser writes it, into loc. */
+static bool
+host_parse(const char *s, size_t n, struct url_loc *loc)
+{
+	char		 raw[512], v4[32], *ascii = NULL, hx[3] = "";
+	unsigned char	 a6[16];
+	size_t		 i, o;
+	int		 rc;
+
+	if (n == 0 || n >= sizeof(raw))
+		return false;
+	if (s[0] == '[') {
+		if (n < 3 || s[n - 1] != ']')
+			return false;
+		memcpy(raw, s + 1, n - 2);
+		raw[n - 2] = '\0';
+		if (inet_pton(AF_INET6, raw, a6) != 1)
+			return false;
+		loc->hostname[0] = '[';
+		if (inet_ntop(AF_INET6, a6, loc->hostname + 1,
+		    sizeof(loc->hostname) - 2) == NULL)
+			return false;
+		o = strlen(loc->hostname);
+		loc->hostname[o] = ']';
+		loc->hostname[o + 1] = '\0';
+		return true;
+	}
+	/* percent-decoded first */
+	for (i = o = 0; i < n; i++) {
+		if (s[i] == '%' && i + 2 < n && isxdigit((unsigned char)s[i + 1]) &&
+		    isxdigit((unsigned char)s[i + 2])) {
+			hx[0] = s[i + 1];
+			hx[1] = s[i + 2];
+			raw[o++] = (char)strtol(hx, NULL, 16);
+			i += 2;
+		} else
+			raw[o++] = s[i];
+	}
+	raw[o] = '\0';
+	for (i = 0; raw[i] != '\0' && (unsigned char)raw[i] < 0x80; i++)
+		continue;
+	if (raw[i] != '\0') {
+		/* domain to ASCII: UTS #46, non-transitional, as browsers */
+		if (idn2_to_ascii_8z(raw, &ascii, IDN2_NFC_INPUT |
+		    IDN2_NONTRANSITIONAL) != IDN2_OK || strlen(ascii) >= sizeof(raw)) {
+			free(ascii);
+			return false;
+		}
+		snprintf(raw, sizeof(raw), "%s", ascii);
+		free(ascii);
+	}
+	for (i = 0; raw[i] != '\0'; i++) {
+		unsigned char	 c = (unsigned char)raw[i];
+
+		/* forbidden domain code points */
+		if (c <= 0x20 || c >= 0x7f || strchr("#%/:<>?@[\\]^|", c) != NULL)
+			return false;
+		raw[i] = (char)tolower(c);
+	}
+	if ((rc = ipv4_host(raw, v4, sizeof(v4))) < 0)
+		return false;
+	if (rc > 0)
+		snprintf(raw, sizeof(raw), "%s", v4);
+	if (raw[0] == '\0' || strlen(raw) >= sizeof(loc->hostname))
+		return false;
+	snprintf(loc->hostname, sizeof(loc->hostname), "%s", raw);
 	return true;
 }
 
 bool
 url_parse(const char *url, struct url_loc *loc)
 {
-	const char	*p, *h, *he, *path, *q, *frag, *pe;
-	size_t		 n, i;
+	char		 buf[URL_MAX + 1], *p, *h, *he, *port, *q, *frag, *e;
+	size_t		 n, i, o;
 
 	memset(loc, 0, sizeof(*loc));
-	if (strncasecmp(url, "https://", 8) == 0)
-		p = url + 8;
-	else if (strncasecmp(url, "http://", 7) == 0)
-		p = url + 7;
-	else
-		return false;
 	if (strlen(url) > URL_MAX)
 		return false;
+	/* trim C0 controls and spaces; drop tabs and newlines */
+	while (*url != '\0' && (unsigned char)*url <= 0x20)
+		url++;
+	n = strlen(url);
+	while (n > 0 && (unsigned char)url[n - 1] <= 0x20)
+		n--;
+	for (i = o = 0; i < n; i++)
+		if (url[i] != '\t' && url[i] != '\n' && url[i] != '\r')
+			buf[o++] = url[i];
+	buf[o] = '\0';
+	if (strncasecmp(buf, "https:", 6) == 0)
+		p = buf + 6;
+	else if (strncasecmp(buf, "http:", 5) == 0)
+		p = buf + 5;
+	else
+		return false;
+	/* in a special URL '\' is '/', up to the fragment */
+	frag = p + strcspn(p, "#");
+	*frag = '\0';
+	for (e = p; *e != '\0'; e++)
+		if (*e == '\\')
+			*e = '/';
+	/* any number of slashes before the authority */
+	while (*p == '/')
+		p++;
 	h = p;
-	he = h + strcspn(h, "/?#");
-	path = he;
-	/* no user info; strip the port */
-	if (memchr(h, '@', (size_t)(he - h)) != NULL)
-		return false;
-	n = (size_t)(he - h);
-	for (i = 0; i < n && h[i] != ':'; i++)
-		continue;
-	n = i;
-	if (n == 0 || n >= sizeof(loc->hostname))
-		return false;
-	for (i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)h[i];
-
-		if (!(isalnum(c) || c == '-' || c == '.' || c == '[' || c == ']'))
+	he = h + strcspn(h, "/?");
+	/* user info goes (up to the last '@'); the port goes */
+	for (e = h; e < he; e++)
+		if (*e == '@')
+			h = e + 1;
+	if (h < he && *h == '[') {
+		if ((port = memchr(h, ']', (size_t)(he - h))) == NULL)
 			return false;
-		loc->hostname[i] = (char)tolower(c);
-	}
-	frag = path + strcspn(path, "#");
-	q = memchr(path, '?', (size_t)(frag - path));
-	pe = q != NULL ? q : frag;
-	if (pe == path) {
-		/* no path: a browser shows "/" */
-		loc->pathname[0] = '/';
-		loc->pathname[1] = '\0';
-	} else if (!enc_copy(loc->pathname, sizeof(loc->pathname), path,
-	    (size_t)(pe - path)))
+		port++;
+		if (port < he && *port != ':')
+			return false;
+	} else if ((port = memchr(h, ':', (size_t)(he - h))) == NULL)
+		port = he;
+	if (port < he && (he - port - 1 > 5 || strspn(port + 1, "0123456789") <
+	    (size_t)(he - port - 1) || strtol(port + 1, NULL, 10) > 65535))
+		return false;
+	if (!host_parse(h, (size_t)(port - h), loc))
+		return false;
+	q = strchr(he, '?');
+	if (!path_parse(loc->pathname, sizeof(loc->pathname), he,
+	    (size_t)((q != NULL ? q : he + strlen(he)) - he)))
 		return false;
 	/* a lone "?" gives an empty search, as in a browser */
-	if (q != NULL && frag - q > 1 &&
-	    !enc_copy(loc->search, sizeof(loc->search), q, (size_t)(frag - q)))
-		return false;
+	if (q != NULL && q[1] != '\0') {
+		o = 0;
+		if (!enc_append(loc->search, sizeof(loc->search), &o, q,
+		    strlen(q), in_query_set))
+			return false;
+	}
 	return true;
 }
 

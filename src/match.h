@@ -36,9 +36,11 @@ struct url_rule {
 };
 
 /*
- * Parse an absolute http(s) URL into its location, percent-encoding
- * what a browser would (bytes >= 0x80, space, '"', '<', '>', '`').
- * Returns false for anything else.
+ * Parse an absolute http(s) URL into its location as a browser's URL
+ * parser gives it (the URL Standard, WHATWG: trimming, '\' as '/', user
+ * info and port dropped, IDNA and IPv4/IPv6 host forms, dot segments
+ * removed, the path and query percent-encoded with the standard's sets).
+ * Returns false for what a browser would not parse, or past URL_MAX.
  */
 bool	url_parse(const char *url, struct url_loc *);
 /* Look a name up in a table; -1 when unknown. */

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../api.h"
 #include "../pii.h"
@@ -208,7 +209,8 @@ api_suppressions_create(struct req *r)
 	if (cid != NULL && !uuid_valid(cid))
 		return api_error(r, AC_PARAMETER_INVALID, "campaign_id");
 	if (expires != NULL) {
-		if (!time_parse_iso8601(expires, &t))
+		/* an entry that would never be in force is a mistake */
+		if (!time_parse_iso8601(expires, &t) || t <= time(NULL))
 			return api_error(r, AC_PARAMETER_INVALID, "expires_at");
 		time_sql(t, exp);
 	}

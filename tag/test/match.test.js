@@ -47,6 +47,23 @@ for (const c of data.cases) {
   });
 }
 
+// The locations are the browser's (the URL Standard): the C parser is
+// held to the same vectors (tests/unit/test_match.c).
+for (const l of data.locations) {
+  test(`location: ${JSON.stringify(l.url)}`, () => {
+    assert.deepEqual(tag.parseLocation(l.url),
+      { hostname: l.hostname, pathname: l.pathname, search: l.search });
+  });
+}
+
+test('unparsable: no http(s) location', () => {
+  for (const u of data.unparsable) {
+    let ok = true;
+    try { ok = /^https?:$/.test(new URL(u).protocol); } catch (e) { ok = false; }
+    assert.equal(ok, false, u);
+  }
+});
+
 test('invalid_regex: refused by the server; the tag never throws on them', () => {
   for (const p of data.invalid_regex) {
     // JS may accept some of them (e.g. lookbehind); the server refuses them all,

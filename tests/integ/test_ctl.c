@@ -29,6 +29,12 @@ Test(ctl, output_shapes)
 	cr_assert_eq(strlen(jget(o, "id")), 36);
 	cr_assert_eq(strncmp(jget(o, "public_key"), "pk_", 3), 0);
 	json_object_put(o);
+	/* an internationalised domain is kept as browsers send it */
+	cr_assert_eq(ctl(&o, "site create --tenant %s --name j --domain ショップ.example",
+	    f.tenant), 0);
+	cr_assert_str_eq(sql("SELECT domain FROM sites WHERE id = '%s'", jget(o, "id")),
+	    "xn--xckya1d0c.example");
+	json_object_put(o);
 	cr_assert_eq(strncmp(f.live, "fb_live_", 8), 0);
 	cr_assert_eq(strlen(f.live), 40);
 	cr_assert_eq(strncmp(f.test, "fb_test_", 8), 0);

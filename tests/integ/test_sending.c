@@ -55,6 +55,10 @@ Test(suppressions, create_list_delete)
 	cr_assert_str_eq(jget(r->json, "value_masked"), "So***@example.jp");
 	cr_assert_str_eq(jget(r->json, "expires_at"), "2029-12-31T15:00:00Z");
 	resp_free(r);
+	/* one that would never be in force is refused */
+	r = http("POST", "/api/v1/suppressions", f.live, J({"value":"past@example.jp","expires_at":"2020-01-01T00:00:00Z"}), NULL);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "expires_at");
+	resp_free(r);
 	/* q: an exact contact through the blind index */
 	r = http("GET", "/api/v1/suppressions?q=090-1111-2222", f.live, NULL, NULL);
 	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 2);

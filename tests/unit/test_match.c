@@ -105,21 +105,28 @@ Test(match, divergent_regexes_are_refused)
 	json_object_put(v);
 }
 
+/* The browser's locations of the shared vectors (the URL Standard). */
 Test(match, url_parse)
 {
+	json_object	*v = vectors(), *locs, *c;
 	struct url_loc	 l;
+	size_t		 i;
 
-	cr_assert(url_parse("https://Shop.Example.JP:8443/a b/申?q=春 x#frag", &l));
-	cr_assert_str_eq(l.hostname, "shop.example.jp");
-	cr_assert_str_eq(l.pathname, "/a%20b/%E7%94%B3");
-	cr_assert_str_eq(l.search, "?q=%E6%98%A5%20x");
-	cr_assert(url_parse("http://x.jp?", &l));
-	cr_assert_str_eq(l.pathname, "/");
-	cr_assert_str_eq(l.search, "");
-	cr_assert(!url_parse("ftp://x.jp/", &l));
-	cr_assert(!url_parse("https:///x", &l));
-	cr_assert(!url_parse("https://user@x.jp/", &l));
-	cr_assert(!url_parse("/relative", &l));
+	cr_assert(json_object_object_get_ex(v, "locations", &locs));
+	cr_assert_gt(json_object_array_length(locs), 20);
+	for (i = 0; i < json_object_array_length(locs); i++) {
+		c = json_object_array_get_idx(locs, i);
+		cr_assert(url_parse(str(c, "url"), &l), "%s: not parsed", str(c, "url"));
+		cr_assert_str_eq(l.hostname, str(c, "hostname"), "%s", str(c, "url"));
+		cr_assert_str_eq(l.pathname, str(c, "pathname"), "%s", str(c, "url"));
+		cr_assert_str_eq(l.search, str(c, "search"), "%s", str(c, "url"));
+	}
+	cr_assert(json_object_object_get_ex(v, "unparsable", &locs));
+	for (i = 0; i < json_object_array_length(locs); i++)
+		cr_assert(!url_parse(json_object_get_string(json_object_array_get_idx(locs,
+		    i)), &l), "%s parsed", json_object_get_string(
+		    json_object_array_get_idx(locs, i)));
+	json_object_put(v);
 }
 
 Test(match, other_patterns)
