@@ -255,12 +255,11 @@ bool	cursor_decode(const unsigned char *mk, const char *tag, const char *cur,
 
 /* dispatch.c */
 
-/* Handle one request that req_init() prepared and the caller filled in. */
-void	dispatch(struct req *);
 /*
- * dispatch() in three steps, for requests that arrived together: their
- * rate admissions (contract: Limits) are then made with one statement
- * per tenant (db_rate_admit_n()) instead of one each.
+ * Handle requests that req_init() prepared and the caller filled in, in
+ * three steps, so that the rate admissions (contract: Limits) of those
+ * that arrived together are made with one statement per tenant
+ * (db_rate_admit_n()) instead of one each.
  * dispatch_begin() answers r, or returns true when r, authenticated by a
  * cached key look-up, waits for its admission; dispatch_admit() admits
  * the waiting ones among rs[0..n-1] (or answers them: 401 after a stale

@@ -745,12 +745,3 @@ dispatch_end(struct req *r)
 	else
 		dispatch_admitted(r);
 }
-
-void
-dispatch(struct req *r)
-{
-	if (dispatch_begin(r)) {
-		dispatch_admit(&r, 1);
-		dispatch_end(r);
-	}
-}

@@ -41,7 +41,7 @@ enum fb_err	tag_apply(struct db *, const struct conf *, int limit, bool wait,
  * files the rows (tag_collect_event(), db_ingest_add()) and ends each
  * request with the outcome, which writes its answer (204, or 503/500) and
  * frees the pending event.  The collector has no other entry: formback.fcgi
- * takes POST /tag/v1/events before dispatch().
+ * takes POST /tag/v1/events before dispatch_begin().
  */
 struct req;
 struct ingest_event;

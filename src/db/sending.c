@@ -136,9 +136,10 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	{ "lead_sent",
 	  "UPDATE leads SET status = 'sent', updated_at = NOW(6) WHERE id = ? "
 	  "AND status IN ('abandoned', 'queued')" },
-	/* SD_LEAD_SUPPRESS */
+	/* SD_LEAD_SUPPRESS: why a lead not yet reached is held back */
 	{ "lead_suppress",
-	  "UPDATE leads SET suppress_reason = ?, updated_at = NOW(6) WHERE id = ?" },
+	  "UPDATE leads SET suppress_reason = ?, updated_at = NOW(6) WHERE id = ? "
+	  "AND status NOT IN ('sent', 'converted')" },
 	/* SD_LEAD_CONTACT_KEYS: the lead's indexes and masks, for an opt-out */
 	{ "lead_contact_keys",
 	  "SELECT email_bidx, email_masked, tel_bidx, tel_masked FROM leads "
