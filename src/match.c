@@ -351,10 +351,10 @@ url_parse(const char *url, struct url_loc *loc)
 		p = buf + 5;
 	else
 		return false;
-	/* in a special URL '\' is '/', up to the fragment */
+	/* in a special URL '\' is '/' before the query; the fragment goes */
 	frag = p + strcspn(p, "#");
 	*frag = '\0';
-	for (e = p; *e != '\0'; e++)
+	for (e = p; *e != '\0' && *e != '?'; e++)
 		if (*e == '\\')
 			*e = '/';
 	/* any number of slashes before the authority */
