@@ -19,7 +19,14 @@
 #define SYSCONFDIR "/usr/local/etc"
 #endif
 
-enum conf_type { CT_STR, CT_INT, CT_LOGLEVEL };
+enum conf_type {
+	CT_STR,
+	CT_INT,
+	CT_LOGLEVEL,
+	CT_BOOL,	/* yes or no */
+	CT_HTTP_URL,	/* http:// or https:// and a host */
+	CT_SMTP_URL,	/* smtp:// or smtps:// and a host */
+};
 
 struct conf_key {
 	const char	*name;
@@ -39,12 +46,13 @@ static const struct conf_key conf_keys[] = {
 	{ "db_user",		CT_STR,	O(db_user),	true,  NULL, 0, 0 },
 	{ "db_password",	CT_STR,	O(db_password),	false, "", 0, 0 },
 	{ "db_name",		CT_STR,	O(db_name),	true,  NULL, 0, 0 },
-	{ "base_url",		CT_STR,	O(base_url),	true,  NULL, 0, 0 },
+	{ "base_url",		CT_HTTP_URL, O(base_url), true, NULL, 0, 0 },
 	{ "publish_dir",	CT_STR,	O(publish_dir),	false, "/var/lib/formback/publish", 0, 0 },
 	{ "pii_key_file",	CT_STR,	O(pii_key_file), true, NULL, 0, 0 },
-	{ "smtp_url",		CT_STR,	O(smtp_url),	false, "smtp://127.0.0.1:25", 0, 0 },
+	{ "smtp_url",		CT_SMTP_URL, O(smtp_url), false, "smtp://127.0.0.1:25", 0, 0 },
+	{ "smtp_starttls",	CT_BOOL, O(smtp_starttls), false, "no", 0, 0 },
 	{ "smtp_from",		CT_STR,	O(smtp_from),	false, "formback@localhost", 0, 0 },
-	{ "sms_gateway_url",	CT_STR,	O(sms_gateway_url), false, NULL, 0, 0 },
+	{ "sms_gateway_url",	CT_HTTP_URL, O(sms_gateway_url), false, NULL, 0, 0 },
 	{ "sms_gateway_token",	CT_STR,	O(sms_gateway_token), false, NULL, 0, 0 },
 	{ "sms_from",		CT_STR,	O(sms_from),	false, "Formback", 0, 0 },
 	{ "hook_token",		CT_STR,	O(hook_token),	false, NULL, 0, 0 },
@@ -63,6 +71,26 @@ conf_default_path(void)
 	return e != NULL && *e != '\0' ? e : SYSCONFDIR "/formback/formback.conf";
 }
 
+/* scheme://host... with no space or control character in it. */
+static bool
+url_ok(const char *v, const char *s1, const char *s2)
+{
+	const char	*h, *p;
+
+	if (strncmp(v, s1, strlen(s1)) == 0)
+		h = v + strlen(s1);
+	else if (strncmp(v, s2, strlen(s2)) == 0)
+		h = v + strlen(s2);
+	else
+		return false;
+	if (*h == '\0' || *h == '/' || *h == ':')
+		return false;
+	for (p = v; *p != '\0'; p++)
+		if ((unsigned char)*p <= 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
 static enum fb_err
 conf_set(struct conf *c, const struct conf_key *k, const char *v,
     char *err, size_t errsz, int line)
@@ -72,6 +100,17 @@ conf_set(struct conf *c, const struct conf_key *k, const char *v,
 	enum log_level	 lvl;
 
 	switch (k->type) {
+	case CT_HTTP_URL:
+	case CT_SMTP_URL:
+		if (k->type == CT_HTTP_URL ? !url_ok(v, "http://", "https://") :
+		    !url_ok(v, "smtp://", "smtps://")) {
+			snprintf(err, errsz, "key '%s' at line %d: expected a "
+			    "URL %s", k->name, line, k->type == CT_HTTP_URL ?
+			    "http://host... or https://host..." :
+			    "smtp://host:port or smtps://host:port");
+			return FB_ECONF;
+		}
+		/* FALLTHROUGH */
 	case CT_STR:
 		free(*(char **)((char *)c + k->off));
 		if ((*(char **)((char *)c + k->off) = strdup(v)) == NULL)
@@ -89,6 +128,14 @@ conf_set(struct conf *c, const struct conf_key *k, const char *v,
 		}
 		*(int *)((char *)c + k->off) = (int)n;
 		return FB_OK;
+	case CT_BOOL:
+		if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0) {
+			snprintf(err, errsz, "key '%s' at line %d: expected yes "
+			    "or no", k->name, line);
+			return FB_ECONF;
+		}
+		*(int *)((char *)c + k->off) = strcmp(v, "yes") == 0;
+		return FB_OK;
 	case CT_LOGLEVEL:
 		if (log_level_parse(v, &lvl) != 0) {
 			snprintf(err, errsz, "key '%s' at line %d: expected "
@@ -102,7 +149,7 @@ conf_set(struct conf *c, const struct conf_key *k, const char *v,
 }
 
 static enum fb_err
-conf_read_key(struct conf *c, char *err, size_t errsz)
+conf_read_key(struct conf *c, char *err, size_t errsz, int at)
 {
 	FILE		*f;
 	char		 line[256], *p;
@@ -110,15 +157,15 @@ conf_read_key(struct conf *c, char *err, size_t errsz)
 	unsigned	 id = 0;
 
 	if ((f = fopen(c->pii_key_file, "r")) == NULL) {
-		snprintf(err, errsz, "key 'pii_key_file': cannot open '%s': %s",
-		    c->pii_key_file, strerror(errno));
+		snprintf(err, errsz, "key 'pii_key_file' at line %d: cannot "
+		    "open '%s': %s", at, c->pii_key_file, strerror(errno));
 		return FB_ECONF;
 	}
 	p = fgets(line, sizeof(line), f);
 	fclose(f);
 	if (p == NULL) {
-		snprintf(err, errsz, "key 'pii_key_file': '%s' is empty",
-		    c->pii_key_file);
+		snprintf(err, errsz, "key 'pii_key_file' at line %d: '%s' is "
+		    "empty", at, c->pii_key_file);
 		return FB_ECONF;
 	}
 	/* Optional "<id>:" prefix names the key for rotation. */
@@ -134,8 +181,8 @@ conf_read_key(struct conf *c, char *err, size_t errsz)
 	if (n != 64 || sodium_hex2bin(c->master_key, 32, p, n, NULL, NULL,
 	    NULL) != 0) {
 		sodium_memzero(line, sizeof(line));
-		snprintf(err, errsz, "key 'pii_key_file': '%s' must hold 64 "
-		    "hex characters (32 bytes)", c->pii_key_file);
+		snprintf(err, errsz, "key 'pii_key_file' at line %d: '%s' must "
+		    "hold 64 hex characters (32 bytes)", at, c->pii_key_file);
 		return FB_ECONF;
 	}
 	sodium_memzero(line, sizeof(line));
@@ -143,12 +190,12 @@ conf_read_key(struct conf *c, char *err, size_t errsz)
 	return FB_OK;
 }
 
-enum fb_err
-conf_load(struct conf *c, const char *path, char *err, size_t errsz)
+static enum fb_err
+conf_parse(struct conf *c, const char *path, char *err, size_t errsz)
 {
 	FILE		*f;
 	char		 line[4096], *k, *v, *e;
-	bool		 seen[NELEM(conf_keys)] = { false };
+	int		 seen[NELEM(conf_keys)] = { 0 };	/* the line, or 0 */
 	size_t		 i;
 	int		 lineno = 0;
 	enum fb_err	 rc;
@@ -204,7 +251,7 @@ conf_load(struct conf *c, const char *path, char *err, size_t errsz)
 			fclose(f);
 			return rc == FB_ECONF ? rc : FB_ECONF;
 		}
-		seen[i] = true;
+		seen[i] = lineno;
 	}
 	fclose(f);
 	for (i = 0; i < NELEM(conf_keys); i++) {
@@ -222,7 +269,20 @@ conf_load(struct conf *c, const char *path, char *err, size_t errsz)
 	/* base_url is used to build links: no trailing slash. */
 	for (e = c->base_url + strlen(c->base_url); e > c->base_url && e[-1] == '/'; e--)
 		e[-1] = '\0';
-	return conf_read_key(c, err, errsz);
+	for (i = 0; strcmp(conf_keys[i].name, "pii_key_file") != 0; i++)
+		continue;
+	return conf_read_key(c, err, errsz, seen[i]);
+}
+
+enum fb_err
+conf_load(struct conf *c, const char *path, char *err, size_t errsz)
+{
+	enum fb_err	 e;
+
+	/* a configuration refused leaves nothing allocated */
+	if ((e = conf_parse(c, path, err, errsz)) != FB_OK)
+		conf_free(c);
+	return e;
 }
 
 void
@@ -231,7 +291,8 @@ conf_free(struct conf *c)
 	size_t	 i;
 
 	for (i = 0; i < NELEM(conf_keys); i++)
-		if (conf_keys[i].type == CT_STR)
+		if (conf_keys[i].type == CT_STR || conf_keys[i].type == CT_HTTP_URL ||
+		    conf_keys[i].type == CT_SMTP_URL)
 			free(*(char **)((char *)c + conf_keys[i].off));
 	if (c->master_key != NULL)
 		sodium_free(c->master_key);

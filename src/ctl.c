@@ -32,10 +32,15 @@ struct opts {
 
 static struct db	 db;
 static struct conf	 conf;
+static char		 command[128];	/* the words given, for errors */
 
 static void
 usage(void)
 {
+	/* an error line first for a command that is not one (design 4) */
+	if (command[0] != '\0')
+		fprintf(stderr, "formbackctl: unknown or incomplete command "
+		    "'%s'\n", command);
 	fprintf(stderr,
 	    "usage: formbackctl [-c file] command [options]\n"
 	    "  migrate [--dir DIR]\n"
@@ -57,6 +62,15 @@ usage(void)
 	    "  test-recipient list --tenant T\n"
 	    "  tag-queue [retry-parked]\n");
 	exit(2);
+}
+
+/* Nothing but spaces (ASCII or the ideographic U+3000)? */
+static bool
+blank_text(const char *s)
+{
+	while (*s == ' ' || *s == '\t' || strncmp(s, "\xe3\x80\x80", 3) == 0)
+		s += *s == ' ' || *s == '\t' ? 1 : 3;
+	return *s == '\0';
 }
 
 static void
@@ -467,8 +481,8 @@ cmd_tenant(int argc, char *argv[])
 		if (*rl == '\0' || *end != '\0' || rate < 1 || rate > 1000000)
 			die(2, "option '--rate-limit': expected 1 to 1000000");
 	}
-	if (*name == '\0' || utf8_len(name) < 0 || utf8_len(name) > 200)
-		die(2, "option '--name': 1 to 200 characters of UTF-8");
+	if (blank_text(name) || utf8_len(name) < 0 || utf8_len(name) > 200)
+		die(2, "option '--name': 1 to 200 characters of UTF-8, not all spaces");
 	connect_db();
 	uuid_v7(id);
 	check(db_tenant_create(&db, id, name, plan, (int)rate), "create the tenant");
@@ -482,6 +496,7 @@ cmd_member(int argc, char *argv[])
 	static const char *const roles[] = { "owner", "admin", "member", NULL };
 	struct opts	 o;
 	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
+	char		 mrole[16], mstatus[16];
 	const char	*email, *role, *status;
 	enum fb_err	 e;
 
@@ -517,6 +532,14 @@ cmd_member(int argc, char *argv[])
 	parse_opts(argc - 1, argv + 1, "id", &o);
 	opt_uuid(&o, "id", id);
 	connect_db();
+	/* a deleted member stays deleted */
+	e = db_member_tenant(&db, id, tenant, mrole, sizeof(mrole), mstatus,
+	    sizeof(mstatus));
+	if (e == FB_ENOTFOUND)
+		die(1, "member '%s' not found", id);
+	check(e, "look the member up");
+	if (strcmp(mstatus, "deleted") == 0)
+		die(1, "member '%s' is deleted: there is no way back", id);
 	e = db_member_set_status(&db, id, status, tenant);
 	if (e == FB_ENOTFOUND)
 		die(1, "member '%s' not found", id);
@@ -566,8 +589,8 @@ cmd_site(int argc, char *argv[])
 	opt_uuid(&o, "tenant", tenant);
 	name = opt(&o, "name", true);
 	domain = opt(&o, "domain", true);
-	if (*name == '\0' || utf8_len(name) < 0 || utf8_len(name) > 200)
-		die(2, "option '--name': 1 to 200 characters of UTF-8");
+	if (blank_text(name) || utf8_len(name) < 0 || utf8_len(name) > 200)
+		die(2, "option '--name': 1 to 200 characters of UTF-8, not all spaces");
 	/* an internationalised domain as browsers send it (IDNA, UTS #46) */
 	if (utf8_len(domain) >= 0 && strspn(domain, "abcdefghijklmnopqrstuvwxyz"
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:") < strlen(domain)) {
@@ -598,7 +621,7 @@ cmd_apikey(int argc, char *argv[])
 	struct opts	 o;
 	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
 	char		 member[UUID_STRLEN + 1], owner[UUID_STRLEN + 1];
-	char		 key[APIKEY_MAX_LEN + 1], prefix[16], role[16];
+	char		 key[APIKEY_MAX_LEN + 1], prefix[16], role[16], mstatus[16];
 	unsigned char	 hash[APIKEY_HASH_LEN];
 	const char	*kind, *scopes;
 	uint32_t	 bits;
@@ -635,7 +658,8 @@ cmd_apikey(int argc, char *argv[])
 		    "list of scopes such as sites:read,campaigns:write");
 	connect_db();
 	need_tenant(tenant);
-	e = db_member_tenant(&db, member, owner, role, sizeof(role));
+	e = db_member_tenant(&db, member, owner, role, sizeof(role), mstatus,
+	    sizeof(mstatus));
 	if (e == FB_ENOTFOUND || (e == FB_OK && strcmp(owner, tenant) != 0))
 		die(1, "member '%s' not found in tenant '%s'", member, tenant);
 	check(e, "look the member up");
@@ -643,6 +667,10 @@ cmd_apikey(int argc, char *argv[])
 	if (strcmp(role, "owner") != 0 && strcmp(role, "admin") != 0)
 		die(1, "member '%s' is a %s: only an owner or an admin may "
 		    "issue API keys", member, role);
+	/* its keys would never work (contract: Authentication 5) */
+	if (strcmp(mstatus, "active") != 0)
+		die(1, "member '%s' is %s: only an active member may issue API "
+		    "keys", member, mstatus);
 	apikey_generate(strcmp(kind, "test") == 0, key);
 	apikey_hash(key, hash);
 	snprintf(prefix, sizeof(prefix), "%.12s", key);
@@ -895,6 +923,8 @@ main(int argc, char *argv[])
 	}
 	if (argc < 1 || strcmp(argv[0], "-h") == 0 || strcmp(argv[0], "--help") == 0)
 		usage();
+	snprintf(command, sizeof(command), "%s%s%s", argv[0], argc > 1 &&
+	    argv[1][0] != '-' ? " " : "", argc > 1 && argv[1][0] != '-' ? argv[1] : "");
 	if (conf_load(&conf, cpath, err, sizeof(err)) != FB_OK)
 		die(2, "%s", err);
 	if (strcmp(argv[0], "migrate") == 0)

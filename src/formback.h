@@ -150,6 +150,7 @@ struct conf {
 	char		*publish_dir;
 	char		*pii_key_file;
 	char		*smtp_url;
+	int		 smtp_starttls;	/* smtp://: require STARTTLS */
 	char		*smtp_from;
 	char		*sms_gateway_url;
 	char		*sms_gateway_token;

@@ -147,7 +147,8 @@ send_email(const struct conf *c, const char *to, const char *subject,
 	curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
 	curl_easy_setopt(h, CURLOPT_TIMEOUT, 30L);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
-	if (strncmp(c->smtp_url, "smtps://", 8) == 0)
+	/* smtps:// is TLS from the start; smtp:// upgrades when asked to */
+	if (strncmp(c->smtp_url, "smtps://", 8) == 0 || c->smtp_starttls)
 		curl_easy_setopt(h, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL);
 	rc = curl_easy_perform(h);
 	curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);

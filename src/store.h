@@ -125,9 +125,13 @@ enum fb_err db_member_create(struct db *, const char *id, const char *tenant,
 /* Set a member's status (active|suspended|deleted); FB_ENOTFOUND if none. */
 enum fb_err db_member_set_status(struct db *, const char *id, const char *status,
 	    char tenant_out[UUID_STRLEN + 1]) FB_WUR;
-/* The tenant and role of member `id`, FB_ENOTFOUND if none. */
+/*
+ * The tenant, role and status (active|suspended|deleted) of member `id`,
+ * FB_ENOTFOUND if none.
+ */
 enum fb_err db_member_tenant(struct db *, const char *id,
-	    char tenant_out[UUID_STRLEN + 1], char *role_out, size_t rolesz) FB_WUR;
+	    char tenant_out[UUID_STRLEN + 1], char *role_out, size_t rolesz,
+	    char *status_out, size_t statussz) FB_WUR;
 enum fb_err db_apikey_create(struct db *, const char *id, const char *tenant,
 	    const char *member, const char *kind, const unsigned char *hash,
 	    const char *prefix, const char *scopes) FB_WUR;

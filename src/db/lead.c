@@ -87,14 +87,16 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "ON c.id = e.campaign_id WHERE e.site_id = ? AND e.visitor_id = ? "
 	  "ORDER BY e.received_at, e.id LIMIT 200" },
 	/*
-	 * LEAD_FIND_OPEN: one open lead per site, campaign and visitor.  No
-	 * ORDER BY: the two statuses are two ranges of leads_visitor, and
-	 * sorting them cost more than the rest of the look-up; the caller
-	 * takes the newest should there ever be two.
+	 * LEAD_FIND_OPEN: one lead per site, campaign and visitor while it is
+	 * not finished (design 3): every status but converted and suppressed.
+	 * No ORDER BY: the statuses are ranges of leads_visitor, and sorting
+	 * them cost more than the rest of the look-up; the caller takes the
+	 * newest should there ever be two.
 	 */
 	{ "lead_find_open",
 	  "SELECT id, status FROM leads WHERE site_id = ? AND visitor_id = ? "
-	  "AND campaign_id = ? AND status IN ('started', 'captured') FOR UPDATE" },
+	  "AND campaign_id = ? AND status NOT IN ('converted', 'suppressed') "
+	  "FOR UPDATE" },
 	/* LEAD_INSERT */
 	{ "lead_insert",
 	  "INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
@@ -109,9 +111,12 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "pii_state, created_at) VALUES (?, ?, ?, ?, ?, ?, 'captured', ?, ?, ?, "
 	  "?, COALESCE(?, NOW(6)), COALESCE(?, NOW(6)), ?, ?, ?, ?, ?, ?, ?, ?, "
 	  "COALESCE(? = 'mobile', FALSE), ?, 'present', COALESCE(?, NOW(6)))" },
-	/* LEAD_CAPTURE: NULL leaves a contact as it was */
+	/*
+	 * LEAD_CAPTURE: NULL leaves a contact as it was; a lead already
+	 * judged (abandoned, queued, sent) keeps its status and scenario
+	 */
 	{ "lead_capture",
-	  "UPDATE leads SET status = 'captured', "
+	  "UPDATE leads SET status = IF(status = 'started', 'captured', status), "
 	  "captured_at = COALESCE(captured_at, ?, NOW(6)), "
 	  "last_activity_at = COALESCE(?, NOW(6)), "
 	  "consent_state = ?, session_id = ?, "

@@ -46,7 +46,7 @@ static const struct dbstmt ten_sql[TEN__MAX] = {
 	{ "member_set_status",
 	  "UPDATE members SET status = ?, updated_at = NOW(6) WHERE id = ?" },
 	/* TEN_MEMBER_TENANT */
-	{ "member_tenant", "SELECT tenant_id, role FROM members WHERE id = ?" },
+	{ "member_tenant", "SELECT tenant_id, role, status FROM members WHERE id = ?" },
 	/* TEN_KEY_CREATE */
 	{ "apikey_create",
 	  "INSERT INTO api_keys (id, tenant_id, member_id, kind, key_hash, "
@@ -180,7 +180,7 @@ db_member_set_status(struct db *db, const char *id, const char *status,
 
 enum fb_err
 db_member_tenant(struct db *db, const char *id, char tenant_out[UUID_STRLEN + 1],
-    char *role_out, size_t rolesz)
+    char *role_out, size_t rolesz, char *status_out, size_t statussz)
 {
 	struct dbres	 r;
 	enum fb_err	 e;
@@ -189,6 +189,7 @@ db_member_tenant(struct db *db, const char *id, char tenant_out[UUID_STRLEN + 1]
 		return e;
 	snprintf(tenant_out, UUID_STRLEN + 1, "%s", dbres_get(&r, 0, 0));
 	snprintf(role_out, rolesz, "%s", dbres_get(&r, 0, 1));
+	snprintf(status_out, statussz, "%s", dbres_get(&r, 0, 2));
 	dbres_free(&r);
 	return FB_OK;
 }

@@ -104,7 +104,10 @@ utm_from(const char *search, char *out, size_t outsz)
 	json_object_put(o);
 }
 
-/* The visitor's open lead of the campaign into id, if any (*found). */
+/*
+ * The visitor's unfinished lead of the campaign into id, if any (*found);
+ * *was_captured when it has been captured before (any status past started).
+ */
 static enum fb_err
 find_lead(struct apply *a, const char *site, const char *campaign,
     const struct tag_ev *ev, char id[UUID_STRLEN + 1], bool *was_captured,
@@ -123,7 +126,7 @@ find_lead(struct apply *a, const char *site, const char *campaign,
 			if (strcmp(dbres_get(&l, i, 0), dbres_get(&l, n, 0)) > 0)
 				n = i;
 		snprintf(id, UUID_STRLEN + 1, "%s", dbres_get(&l, n, 0));
-		*was_captured = strcmp(dbres_get(&l, n, 1), "captured") == 0;
+		*was_captured = strcmp(dbres_get(&l, n, 1), "started") != 0;
 		*found = true;
 	}
 	dbres_free(&l);

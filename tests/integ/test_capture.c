@@ -434,6 +434,23 @@ Test(capture, lead_life_cycle_and_conversions)
 	cr_assert_str_eq(lead_field(&f, b, "data.0.status"), "abandoned");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
 	    "AND event_type = 'lead.abandoned'", f.tenant), "2");
+	/*
+	 * back on the form and typing again: the same lead, still judged,
+	 * the new number kept, no second lead.captured (design 3: one lead
+	 * per site, campaign and visitor while it is not finished)
+	 */
+	cr_assert_eq(event(&f, va, "form_start", "https://shop.example.jp/form", "ca", "form", NULL), 204);
+	cr_assert_eq(event(&f, va, "capture", "https://shop.example.jp/form", "ca", "form",
+	    "{\"email\":\"hanako.new@example.jp\"}"), 204);
+	snprintf(p, sizeof(p), "/api/v1/leads?campaign_id=%s", a);
+	r = http("GET", p, f.live, NULL, NULL);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "data.0.status"), "abandoned");
+	cr_assert_str_eq(jget(r->json, "data.0.email_masked"), "ha***@example.jp");
+	cr_assert_str_eq(jget(r->json, "data.0.tel_masked"), "090-****-5678");
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
+	    "AND event_type = 'lead.captured'", f.tenant), "2");
 	/* visitor a converts on ca's thanks page: ca by tag, cb by hash match */
 	cr_assert_eq(event(&f, va, "conversion", "https://shop.example.jp/thanks.html",
 	    "ca", "thanks", NULL), 204);

@@ -63,6 +63,21 @@ Test(ctl, usage_and_failures)
 	    "--scopes all", f.tenant, m), 1);
 	cr_assert_eq(ctl(NULL, "member create --tenant %s --email m@x.example", f.tenant), 1);
 	cr_assert_eq(ctl(NULL, "apikey revoke --id 01900000-0000-7000-8000-000000000000"), 1);
+	/* a blank name; an admin who is suspended, then deleted for good */
+	cr_assert_eq(ctl(NULL, "tenant create --name '　 '"), 2);
+	cr_assert_eq(ctl(&o, "member create --tenant %s --email a@x.example --role admin",
+	    f.tenant), 0);
+	snprintf(m, sizeof(m), "%s", jget(o, "id"));
+	json_object_put(o);
+	cr_assert_eq(ctl(NULL, "member suspend --id %s", m), 0);
+	cr_assert_eq(ctl(NULL, "apikey create --tenant %s --member %s --kind live "
+	    "--scopes all", f.tenant, m), 1);
+	cr_assert_eq(ctl(NULL, "member delete --id %s", m), 0);
+	cr_assert_eq(ctl(NULL, "member suspend --id %s", m), 1);
+	cr_assert_str_eq(sql("SELECT status FROM members WHERE id = '%s'", m), "deleted");
+	/* an unknown command says so on one line before the usage */
+	cr_assert_eq(system("$FB_CTL member frob 2>&1 | head -n 1 | grep -q "
+	    "\"^formbackctl: unknown or incomplete command 'member frob'$\""), 0);
 	/* keys are stored as hashes only */
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM api_keys WHERE tenant_id = '%s' "
 	    "AND LENGTH(key_hash) = 32 AND key_prefix = LEFT('%s', 12)", f.tenant, f.live), "1");

@@ -86,18 +86,40 @@ Test(conf, errors_name_key_and_line)
 {
 	char	 err[256];
 
-	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = x\npii_key_file = %s\n"
+	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\npii_key_file = %s\n"
 	    "colour = blue\n", err, sizeof(err)), FB_ECONF);
 	cr_assert_not_null(strstr(err, "line 5"), "%s", err);
 	cr_assert_not_null(strstr(err, "'colour'"), "%s", err);
-	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = x\npii_key_file = %s\n"
+	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\npii_key_file = %s\n"
 	    "db_port = 99999\n", err, sizeof(err)), FB_ECONF);
 	cr_assert_not_null(strstr(err, "'db_port'"), "%s", err);
-	cr_assert_eq(load("db_name = b\nbase_url = x\npii_key_file = %s\n", err,
+	cr_assert_eq(load("db_name = b\nbase_url = https://x.example\npii_key_file = %s\n", err,
 	    sizeof(err)), FB_ECONF);
 	cr_assert_not_null(strstr(err, "'db_user'"), "%s", err);
-	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = x\npii_key_file = %s\n"
+	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\npii_key_file = %s\n"
 	    "log_level = loud\n", err, sizeof(err)), FB_ECONF);
 	cr_assert_eq(load("db_user a\n%s", err, sizeof(err)), FB_ECONF);
 	cr_assert_not_null(strstr(err, "line 1"), "%s", err);
+	/* the master key file's problems name its line */
+	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
+	    "pii_key_file = /nonexistent/master.key\n", err, sizeof(err)), FB_ECONF);
+	cr_assert_not_null(strstr(err, "'pii_key_file' at line 4"), "%s", err);
+	/* URLs: the scheme each needs and a host */
+	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = not a url\n"
+	    "pii_key_file = %s\n", err, sizeof(err)), FB_ECONF);
+	cr_assert_not_null(strstr(err, "'base_url' at line 3"), "%s", err);
+	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
+	    "pii_key_file = %s\nsmtp_url = http://mail.example\n", err, sizeof(err)),
+	    FB_ECONF);
+	cr_assert_not_null(strstr(err, "'smtp_url' at line 5"), "%s", err);
+	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
+	    "pii_key_file = %s\nsms_gateway_url = ftp:/x\n", err, sizeof(err)),
+	    FB_ECONF);
+	cr_assert_not_null(strstr(err, "'sms_gateway_url'"), "%s", err);
+	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
+	    "pii_key_file = %s\nsmtp_starttls = maybe\n", err, sizeof(err)), FB_ECONF);
+	cr_assert_not_null(strstr(err, "'smtp_starttls'"), "%s", err);
+	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
+	    "pii_key_file = %s\nsmtp_url = smtp://mail.example:587\n"
+	    "smtp_starttls = yes\n", err, sizeof(err)), FB_OK, "%s", err);
 }
