@@ -148,46 +148,122 @@ conf_set(struct conf *c, const struct conf_key *k, const char *v,
 	return FB_EINVAL;
 }
 
+/* One line of the key file, "[id:]64 hex", into a fresh key. */
+static bool
+key_line(char *line, unsigned *id, unsigned char **key)
+{
+	char		*p, *end;
+	size_t		 n;
+	unsigned long	 v = 0;
+
+	if ((p = strchr(line, ':')) != NULL) {
+		errno = 0;
+		v = strtoul(line, &end, 10);
+		if (end != p || end == line || errno != 0 || v > 1000000)
+			return false;
+		p++;
+	} else
+		p = line;
+	n = strcspn(p, " \t\r\n");
+	p[n] = '\0';
+	if (n != 64 || (*key = sodium_malloc(32)) == NULL)
+		return false;
+	if (sodium_hex2bin(*key, 32, p, n, NULL, NULL, NULL) != 0) {
+		sodium_free(*key);
+		*key = NULL;
+		return false;
+	}
+	*id = (unsigned)v;
+	return true;
+}
+
+/*
+ * The key file (formback.conf(5), THE MASTER KEY): the current key on
+ * the first line, earlier ones on the lines after it, each "[id:]hex";
+ * blank lines and '#' comments skipped.
+ */
 static enum fb_err
 conf_read_key(struct conf *c, char *err, size_t errsz, int at)
 {
 	FILE		*f;
 	char		 line[256], *p;
-	size_t		 n;
-	unsigned	 id = 0;
+	unsigned	 id, lowest;
+	unsigned char	*key;
+	size_t		 i, nlines = 0;
+	int		 kline = 0;
 
 	if ((f = fopen(c->pii_key_file, "r")) == NULL) {
 		snprintf(err, errsz, "key 'pii_key_file' at line %d: cannot "
 		    "open '%s': %s", at, c->pii_key_file, strerror(errno));
 		return FB_ECONF;
 	}
-	p = fgets(line, sizeof(line), f);
-	fclose(f);
-	if (p == NULL) {
-		snprintf(err, errsz, "key 'pii_key_file' at line %d: '%s' is "
-		    "empty", at, c->pii_key_file);
-		return FB_ECONF;
-	}
-	/* Optional "<id>:" prefix names the key for rotation. */
-	if ((p = strchr(line, ':')) != NULL) {
-		id = (unsigned)strtoul(line, NULL, 10);
-		p++;
-	} else
-		p = line;
-	n = strcspn(p, " \t\r\n");
-	p[n] = '\0';
-	if ((c->master_key = sodium_malloc(32)) == NULL)
-		return FB_ENOMEM;
-	if (n != 64 || sodium_hex2bin(c->master_key, 32, p, n, NULL, NULL,
-	    NULL) != 0) {
-		sodium_memzero(line, sizeof(line));
-		snprintf(err, errsz, "key 'pii_key_file' at line %d: '%s' must "
-		    "hold 64 hex characters (32 bytes)", at, c->pii_key_file);
-		return FB_ECONF;
+	while (fgets(line, sizeof(line), f) != NULL) {
+		kline++;
+		for (p = line; isspace((unsigned char)*p); p++)
+			continue;
+		if (*p == '\0' || *p == '#')
+			continue;
+		key = NULL;
+		if (!key_line(p, &id, &key) || (nlines > 0 &&
+		    (id == c->master_key_id || nlines > CONF_KEYS_MAX))) {
+			if (key != NULL)
+				sodium_free(key);
+			sodium_memzero(line, sizeof(line));
+			fclose(f);
+			snprintf(err, errsz, "key 'pii_key_file' at line %d: '%s' "
+			    "line %d must hold 64 hex characters (32 bytes), after "
+			    "an optional id and a colon, with ids not repeated and "
+			    "at most %d earlier keys", at, c->pii_key_file, kline,
+			    CONF_KEYS_MAX);
+			return FB_ECONF;
+		}
+		for (i = 0; i < c->nold_keys; i++)
+			if (c->old_key_ids[i] == id) {
+				sodium_free(key);
+				sodium_memzero(line, sizeof(line));
+				fclose(f);
+				snprintf(err, errsz, "key 'pii_key_file' at line %d: "
+				    "'%s' line %d repeats key id %u", at,
+				    c->pii_key_file, kline, id);
+				return FB_ECONF;
+			}
+		if (nlines++ == 0) {
+			c->master_key = key;
+			c->master_key_id = id;
+		} else {
+			c->old_keys[c->nold_keys] = key;
+			c->old_key_ids[c->nold_keys++] = id;
+		}
 	}
 	sodium_memzero(line, sizeof(line));
-	c->master_key_id = id;
+	fclose(f);
+	if (nlines == 0) {
+		snprintf(err, errsz, "key 'pii_key_file' at line %d: '%s' holds "
+		    "no key", at, c->pii_key_file);
+		return FB_ECONF;
+	}
+	/* the index key: the lowest id, which every rotation keeps */
+	c->index_key = c->master_key;
+	lowest = c->master_key_id;
+	for (i = 0; i < c->nold_keys; i++)
+		if (c->old_key_ids[i] < lowest) {
+			lowest = c->old_key_ids[i];
+			c->index_key = c->old_keys[i];
+		}
 	return FB_OK;
+}
+
+const unsigned char *
+conf_master_key(const struct conf *c, unsigned id)
+{
+	size_t	 i;
+
+	if (id == c->master_key_id)
+		return c->master_key;
+	for (i = 0; i < c->nold_keys; i++)
+		if (c->old_key_ids[i] == id)
+			return c->old_keys[i];
+	return NULL;
 }
 
 static enum fb_err
@@ -296,5 +372,7 @@ conf_free(struct conf *c)
 			free(*(char **)((char *)c + conf_keys[i].off));
 	if (c->master_key != NULL)
 		sodium_free(c->master_key);
+	for (i = 0; i < c->nold_keys; i++)
+		sodium_free(c->old_keys[i]);
 	memset(c, 0, sizeof(*c));
 }

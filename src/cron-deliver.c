@@ -492,10 +492,13 @@ deliver(const struct dbres *d, unsigned i, const struct links *l, struct outcome
 	const char	*click = l->click, *optout = l->optout;
 	struct buf	 body, html, subj;
 	struct sms_count parts;
+	const unsigned char *key;
 	json_object	*blocks;
 	enum send_result sr;
 
-	if (!pii_open(conf.master_key, dbres_get(d, i, CL_C_TENANT),
+	/* the key the lead's contacts were sealed under, current or earlier */
+	key = conf_master_key(&conf, (unsigned)dbres_int(d, i, CL_C_KEY_ID));
+	if (key == NULL || !pii_open(key, dbres_get(d, i, CL_C_TENANT),
 	    dbres_get(d, i, CL_C_LEAD), sms ? "tel" : "email",
 	    (const unsigned char *)dbres_get(d, i, sealed),
 	    d->len[(size_t)i * d->ncols + sealed], to, sizeof(to))) {

@@ -421,7 +421,7 @@ cmd_test_recipient(int argc, char *argv[])
 		usage();
 	parse_opts(argc - 1, argv + 1, "tenant|contact", &o);
 	opt_uuid(&o, "tenant", tenant);
-	if (!contact_key(conf.master_key, tenant, opt(&o, "contact", true), &kind,
+	if (!contact_key(conf.index_key, tenant, opt(&o, "contact", true), &kind,
 	    bidx, masked))
 		die(2, "option '--contact': not a Japanese phone number or an "
 		    "email address");

@@ -139,6 +139,8 @@ int	log_level_parse(const char *, enum log_level *);
  * SYSCONFDIR/formback/formback.conf.  Keys, types, bounds and defaults are
  * the rows of conf_keys[] in conf.c, which formback.conf(5) follows.
  */
+#define CONF_KEYS_MAX	8	/* earlier master keys kept for opening */
+
 struct conf {
 	char		*db_host;
 	int		 db_port;
@@ -161,10 +163,27 @@ struct conf {
 	int		 log_level;
 	int		 max_body_bytes;
 	int		 max_json_depth;
-	/* derived: the master key read from pii_key_file (sodium_malloc) */
+	/*
+	 * derived from pii_key_file (sodium_malloc'd, 32 bytes each): the
+	 * current master key and its id (first line) seal new contacts; the
+	 * keys of the lines after it open what was sealed under them
+	 * (conf_master_key()); the index key, the file's lowest id, keys
+	 * the blind indexes and cursors, which must not change with a
+	 * rotation (design 5)
+	 */
 	unsigned char	*master_key;
 	unsigned	 master_key_id;
+	unsigned char	*index_key;
+	unsigned char	*old_keys[CONF_KEYS_MAX];
+	unsigned	 old_key_ids[CONF_KEYS_MAX];
+	size_t		 nold_keys;
 };
+
+/*
+ * The master key of id `id` from pii_key_file (the current one or an
+ * earlier one), or NULL when the file no longer holds it.  Owned by c.
+ */
+const unsigned char *conf_master_key(const struct conf *c, unsigned id);
 
 /*
  * Load the file at `path` (NULL: $FORMBACK_CONF, then the default path)

@@ -114,7 +114,7 @@ page_from_req(struct req *r, struct page *pg)
 	if ((v = req_query(r, "limit")) != NULL)
 		pg->limit = (int)strtol(v, NULL, 10);
 	if ((v = req_query(r, "cursor")) != NULL) {
-		if (!cursor_decode(r->conf->master_key, r->route->operation_id,
+		if (!cursor_decode(r->conf->index_key, r->route->operation_id,
 		    v, pg->after)) {
 			(void)api_error(r, AC_CURSOR_INVALID, "cursor");
 			return -1;
@@ -132,7 +132,7 @@ page_finish(struct req *r, json_object *env, const struct page *pg,
 	bool	 more = nrows > (unsigned)pg->limit;
 
 	if (more && last_id != NULL) {
-		cursor_encode(r->conf->master_key, r->route->operation_id,
+		cursor_encode(r->conf->index_key, r->route->operation_id,
 		    last_id, cur, sizeof(cur));
 		jadd_str(env, "next_cursor", cur);
 	} else

@@ -165,7 +165,7 @@ api_suppressions_list(struct req *r)
 	if (page_from_req(r, &pg) != 0)
 		return FB_OK;
 	if (q != NULL && *q != '\0') {
-		if (!contact_key(r->conf->master_key, r->auth.tenant_id, q,
+		if (!contact_key(r->conf->index_key, r->auth.tenant_id, q,
 		    &kind, bidx, masked))
 			memset(bidx, 0, sizeof(bidx));	/* matches nothing */
 		has_q = true;
@@ -214,7 +214,7 @@ api_suppressions_create(struct req *r)
 			return api_error(r, AC_PARAMETER_INVALID, "expires_at");
 		time_sql(t, exp);
 	}
-	if (!contact_key(r->conf->master_key, r->auth.tenant_id, value, &kind,
+	if (!contact_key(r->conf->index_key, r->auth.tenant_id, value, &kind,
 	    bidx, masked))
 		return api_error(r, AC_PARAMETER_INVALID, "value");
 	if (cid != NULL) {

@@ -102,7 +102,7 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "t.delivery_mode, m.subject, m.body, m.blocks, m.link_url, m.header_image_url, "
 	  "st.id IS NULL OR m.id IS NULL, d.attempts, si.name, t.sms_quiet_start, "
 	  "t.sms_quiet_end, t.plan, t.send_quota, l.consent_state, l.landing_url, "
-	  "si.domain FROM deliveries d JOIN leads l ON l.id = d.lead_id "
+	  "si.domain, l.pii_key_id FROM deliveries d JOIN leads l ON l.id = d.lead_id "
 	  "JOIN campaigns c ON c.id = d.campaign_id JOIN scenarios s ON s.id = d.scenario_id "
 	  "JOIN tenants t ON t.id = d.tenant_id JOIN sites si ON si.id = l.site_id "
 	  "LEFT JOIN scenario_steps st ON st.id = d.step_id "

@@ -195,7 +195,7 @@ static enum fb_err
 capture(struct apply *a, const char *tenant, const char *site, const char *campaign,
     const char *consent_mode, const struct tag_ev *ev, char lead[UUID_STRLEN + 1])
 {
-	const unsigned char *mk = a->conf->master_key;
+	const unsigned char *mk = a->conf->master_key, *ik = a->conf->index_key;
 	char		 tel[16], email[256], tmask[32], emask[300];
 	unsigned char	 ts[PII_SEALED_MAX(16)], es[PII_SEALED_MAX(256)];
 	unsigned char	 tb[PII_BIDXBYTES], eb[PII_BIDXBYTES];
@@ -224,7 +224,7 @@ capture(struct apply *a, const char *tenant, const char *site, const char *campa
 	if (has_tel) {
 		c.tel_sealed_len = pii_seal(mk, tenant, lead, "tel", tel, ts);
 		c.tel_sealed = ts;
-		pii_blind_index(mk, tenant, "tel", tel, tb);
+		pii_blind_index(ik, tenant, "tel", tel, tb);
 		c.tel_bidx = tb;
 		contact_tel_mask(tel, tmask);
 		c.tel_masked = tmask;
@@ -233,7 +233,7 @@ capture(struct apply *a, const char *tenant, const char *site, const char *campa
 	if (has_email) {
 		c.email_sealed_len = pii_seal(mk, tenant, lead, "email", email, es);
 		c.email_sealed = es;
-		pii_blind_index(mk, tenant, "email", email, eb);
+		pii_blind_index(ik, tenant, "email", email, eb);
 		c.email_bidx = eb;
 		contact_email_mask(email, emask);
 		c.email_masked = emask;
@@ -381,11 +381,14 @@ open_contact(const struct conf *conf, const struct dbres *q, unsigned i, int col
     const char *field, char *out, size_t outsz)
 {
 	const char	*id = dbres_get(q, i, IG_C_ID);
+	const unsigned char *key;
 	size_t		 at = (size_t)i * q->ncols + (unsigned)col;
 
 	if (q->cell[at] == NULL)
 		return false;
-	if (pii_open(conf->master_key, "ingest", id, field,
+	/* sealed under the key of its id, current or earlier */
+	key = conf_master_key(conf, (unsigned)dbres_int(q, i, IG_C_KEY_ID));
+	if (key != NULL && pii_open(key, "ingest", id, field,
 	    (const unsigned char *)q->cell[at], q->len[at], out, outsz))
 		return true;
 	logx(LOG_WARN, "queued event %s: its %s does not open under this "

@@ -11,6 +11,7 @@
 #include <unistd.h>
 
 #include <criterion/criterion.h>
+#include <sodium.h>
 
 #include "formback.h"
 #include "harness.h"
@@ -349,12 +350,12 @@ seed_leads(const struct fx *f, const char *c, int n)
 		snprintf(mail, sizeof(mail), "big%d@example.jp", i);
 		len = pii_seal(conf.master_key, f->tenant, id, "tel", tel, s);
 		hex(s, len, th);
-		pii_blind_index(conf.master_key, f->tenant, "tel", tel, b);
+		pii_blind_index(conf.index_key, f->tenant, "tel", tel, b);
 		hex(b, sizeof(b), tb);
 		contact_tel_mask(tel, tm);
 		len = pii_seal(conf.master_key, f->tenant, id, "email", mail, s);
 		hex(s, len, eh);
-		pii_blind_index(conf.master_key, f->tenant, "email", mail, b);
+		pii_blind_index(conf.index_key, f->tenant, "email", mail, b);
 		hex(b, sizeof(b), eb);
 		contact_email_mask(mail, em);
 		fprintf(out, "%s('%s','%s','%s','%s','%08d-3333-4333-8333-333333333333',"
@@ -508,6 +509,78 @@ Test(deliveries, invalid_contact_is_cancelled, .timeout = 90)
 	/* its place in the quota was given back */
 	cr_assert_str_eq(sql("SELECT sends FROM usage_months WHERE tenant_id = '%s'",
 	    f.tenant), "0");
+}
+
+/*
+ * A master key rotation (formback.conf(5), THE MASTER KEY): with a new
+ * key first in pii_key_file and the old one after it, contacts sealed
+ * under the old key still open, a pass seals nothing new under it, and a
+ * file that no longer holds the old key leaves them unreadable.
+ */
+Test(deliveries, rotated_master_key_opens_older_contacts, .timeout = 90)
+{
+	struct fx	 f;
+	struct conf	 conf;
+	char		 cmd[1024], err[256], dir[] = "/tmp/fbrotXXXXXX", line[4096];
+	char		 path[300], oldhex[65], newhex[65];
+	unsigned char	 nk[32];
+	FILE		*in, *out, *out2;
+
+	fx_new(&f, "pro", 0);
+	one_step(&f, "rot", "sms", "live");
+	capture(&f, "rot", 900, "090-7600-0001", "");
+	capture(&f, "rot", 901, "090-7600-0002", "");
+	cr_assert_eq(conf_load(&conf, NULL, err, sizeof(err)), FB_OK, "%s", err);
+	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(DISTINCT pii_key_id) FROM leads "
+	    "WHERE tenant_id = '%s'", f.tenant), "0");
+	sodium_bin2hex(oldhex, sizeof(oldhex), conf.master_key, 32);
+	randombytes_buf(nk, sizeof(nk));
+	sodium_bin2hex(newhex, sizeof(newhex), nk, sizeof(nk));
+	conf_free(&conf);
+	cr_assert_not_null(mkdtemp(dir));
+	/* a new key first, the old one (id 0) after it; and the new alone */
+	snprintf(path, sizeof(path), "%s/rotated.key", dir);
+	cr_assert_not_null(out = fopen(path, "w"));
+	fprintf(out, "7:%s\n# the key before\n0:%s\n", newhex, oldhex);
+	fclose(out);
+	snprintf(path, sizeof(path), "%s/new.key", dir);
+	cr_assert_not_null(out = fopen(path, "w"));
+	fprintf(out, "7:%s\n", newhex);
+	fclose(out);
+	snprintf(path, sizeof(path), "%s/rotated.conf", dir);
+	cr_assert_not_null(out = fopen(path, "w"));
+	snprintf(path, sizeof(path), "%s/new.conf", dir);
+	cr_assert_not_null(out2 = fopen(path, "w"));
+	cr_assert_not_null(in = fopen(getenv("FORMBACK_CONF"), "r"));
+	while (fgets(line, sizeof(line), in) != NULL)
+		if (strncmp(line, "pii_key_file", 12) == 0) {
+			fprintf(out, "pii_key_file = %s/rotated.key\n", dir);
+			fprintf(out2, "pii_key_file = %s/new.key\n", dir);
+		} else {
+			fputs(line, out);
+			fputs(line, out2);
+		}
+	fclose(in);
+	fclose(out);
+	fclose(out2);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2034-05-18T03:00:00Z"), 0);
+	/* without the old key: nothing opens */
+	snprintf(cmd, sizeof(cmd), "FORMBACK_CONF=%s/new.conf \"$FB_CTL_DIR/formback-deliver\" "
+	    "--now 2034-05-18T03:10:00Z", dir);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
+	    "AND status = 'failed' AND error_code = 'pii_error'", f.tenant), "2");
+	/* with it after the new one: a lead sealed under it gets its SMS */
+	capture(&f, "rot", 902, "090-7600-0003", "");
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2034-05-19T03:00:00Z"), 0);
+	snprintf(cmd, sizeof(cmd), "FORMBACK_CONF=%s/rotated.conf \"$FB_CTL_DIR/formback-deliver\" "
+	    "--now 2034-05-19T03:10:00Z", dir);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
+	    "AND status = 'sent'", f.tenant), "1");
+	cr_assert_not_null(strstr(file_tail(getenv("FB_SMS_FILE")), "+819076000003"));
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	cr_assert_eq(system(cmd), 0);
 }
 
 /* A lead captured under consent mode none was told nothing: no message. */

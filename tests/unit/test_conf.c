@@ -123,3 +123,47 @@ Test(conf, errors_name_key_and_line)
 	    "pii_key_file = %s\nsmtp_url = smtp://mail.example:587\n"
 	    "smtp_starttls = yes\n", err, sizeof(err)), FB_OK, "%s", err);
 }
+
+/*
+ * A rotated key file: the first key seals, earlier ones still open, the
+ * lowest id keys the blind indexes and cursors (formback.conf(5)).
+ */
+Test(conf, key_rotation)
+{
+	struct conf	 c;
+	char		 err[256], full[1024], kf[] = "/tmp/fbkey2XXXXXX";
+	int		 fd;
+	FILE		*f;
+
+	fd = mkstemp(kf);
+	cr_assert_geq(fd, 0);
+	f = fdopen(fd, "w");
+	fputs("# newest first\n"
+	    "3:ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff\n"
+	    "\n"
+	    "1:00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n"
+	    "2:2222222222222222222222222222222222222222222222222222222222222222\n", f);
+	fclose(f);
+	write_files("");
+	snprintf(full, sizeof(full), "db_user = fb\ndb_name = formback\n"
+	    "base_url = https://fb.example.jp\npii_key_file = %s\n", kf);
+	write_files(full);
+	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_OK, "%s", err);
+	cr_assert_eq(c.master_key_id, 3);
+	cr_assert_eq(c.master_key[0], 0xff);
+	cr_assert_eq(c.nold_keys, 2);
+	cr_assert_eq(conf_master_key(&c, 1)[1], 0x11);
+	cr_assert_eq(conf_master_key(&c, 2)[0], 0x22);
+	cr_assert_eq(conf_master_key(&c, 3), c.master_key);
+	cr_assert_null(conf_master_key(&c, 4));
+	cr_assert_eq(c.index_key, conf_master_key(&c, 1));
+	conf_free(&c);
+	/* an id twice is refused, naming the file's line */
+	f = fopen(kf, "w");
+	fputs("3:ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff\n"
+	    "3:00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n", f);
+	fclose(f);
+	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_ECONF);
+	cr_assert_not_null(strstr(err, "line 2"), "%s", err);
+	unlink(kf);
+}
