@@ -387,12 +387,69 @@ announce(const char *tenant, int pct, long used, long quota, const char *plan)
 }
 
 /*
+ * Announce the thresholds (80% and 100% of the quota) that the messages
+ * of tenant `tenant` which have left now reach, once each per JST month
+ * (contract: Events, usage.threshold_reached): after the batch's
+ * outcomes, so that messages counted but given back (a failure, an
+ * invalid contact) announce nothing.  Its month's row locked.
+ */
+/* Is row i the first counted one of its tenant in the batch? */
+static bool
+first_of_tenant(const struct dbres *d, const struct outcome *o, unsigned i)
+{
+	unsigned	 j;
+
+	for (j = 0; j < i; j++)
+		if (o[j].counted && strcmp(dbres_get(d, j, CL_C_TENANT),
+		    dbres_get(d, i, CL_C_TENANT)) == 0)
+			return false;
+	return true;
+}
+
+static void
+announce_usage(const struct dbres *d, unsigned i)
+{
+	const char	*tenant = dbres_get(d, i, CL_C_TENANT);
+	struct dbres	 u;
+	long		 sends, quota = quota_of(d, i);
+	int		 told, pct, k;
+	static const int thr[2] = { 80, 100 };
+	enum fb_err	 e;
+
+	if (quota <= 0 || (e = db_begin(&db)) != FB_OK)
+		return;
+	if ((e = db_sd(&db, SD_USAGE_LOCK, DBPARAMS(P_STR(tenant), P_STR(month)),
+	    &u)) == FB_OK) {
+		sends = u.nrows > 0 ? (long)dbres_int(&u, 0, 0) : 0;
+		told = u.nrows > 0 ? (int)dbres_int(&u, 0, 1) : 100;
+		dbres_free(&u);
+		for (k = 0, pct = told; k < 2 && e == FB_OK; k++)
+			if (told < thr[k] && sends * 100 >= (long)thr[k] * quota) {
+				e = announce(tenant, thr[k], sends, quota,
+				    dbres_get(d, i, CL_C_PLAN));
+				pct = thr[k];
+			}
+		if (e == FB_OK && pct != told)
+			e = db_sd(&db, SD_USAGE_SET, DBPARAMS(P_INT(sends),
+			    P_INT(pct), P_STR(tenant), P_STR(month)), NULL);
+	}
+	if (e == FB_OK)
+		e = db_commit(&db);
+	if (e != FB_OK) {
+		db_rollback(&db);
+		fprintf(stderr, "formback-deliver: cannot announce the monthly "
+		    "usage: %s\n", fb_strerror(e));
+	}
+}
+
+/*
  * Count the batch's messages that passed their checks against each
  * tenant's quota for the JST month, before any leaves: one transaction
  * per tenant, its month's row locked.  A Free tenant's messages past the
  * quota are suppressed `free_quota_exhausted`; a paid plan's go out
- * (billed beyond the quota) -- both are announced at 80% and 100%.  When
- * the count cannot be taken, the messages wait a minute.
+ * (billed beyond the quota); announce_usage() announces 80% and 100%
+ * once they have left.  When the count cannot be taken, the messages
+ * wait a minute.
  */
 static void
 count_quota(const struct dbres *d, struct outcome *o)
@@ -401,7 +458,7 @@ count_quota(const struct dbres *d, struct outcome *o)
 	const char	*tenant;
 	unsigned	 i, j;
 	long		 want, allowed, sends, quota, used;
-	int		 pct, told, thr[2] = { 80, 100 }, k;
+	int		 told;
 	bool		 free_plan;
 	enum fb_err	 e;
 
@@ -425,17 +482,11 @@ count_quota(const struct dbres *d, struct outcome *o)
 			allowed = !free_plan ? want : quota - sends < 0 ? 0 :
 			    quota - sends < want ? quota - sends : want;
 			used = sends + allowed;
-			for (k = 0, pct = told; k < 2 && e == FB_OK; k++)
-				if (told < thr[k] && quota > 0 &&
-				    used * 100 >= (long)thr[k] * quota) {
-					e = announce(tenant, thr[k], used, quota,
-					    dbres_get(d, i, CL_C_PLAN));
-					pct = thr[k];
-				}
 			dbres_free(&u);
+			/* announced once they have left: announce_usage() */
 			if (e == FB_OK)
 				e = db_sd(&db, SD_USAGE_SET, DBPARAMS(P_INT(used),
-				    P_INT(pct), P_STR(tenant), P_STR(month)), NULL);
+				    P_INT(told), P_STR(tenant), P_STR(month)), NULL);
 			if (e == FB_OK)
 				e = db_commit(&db);
 		}
@@ -702,6 +753,9 @@ claimer(long limit)
 				n_errors++;
 				continue;
 			}
+			/* the first of each tenant's counted messages announces */
+			if (outs[i].counted && first_of_tenant(&claimed, outs, i))
+				announce_usage(&claimed, i);
 			if (strcmp(outs[i].status, "sent") == 0)
 				n_sent++;
 			else if (strcmp(outs[i].status, "failed") == 0)

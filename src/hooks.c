@@ -75,6 +75,8 @@ apply(struct req *r, json_object *o, bool *found)
 	struct dbres	 d, a;
 	char		 id[UUID_STRLEN + 1], mref[UUID_STRLEN + 1];
 	unsigned	 bcol;
+	bool		 changed;
+	json_object	*ev;
 	enum fb_err	 e;
 
 	*found = false;
@@ -92,7 +94,27 @@ apply(struct req *r, json_object *o, bool *found)
 	*found = true;
 	e = db_sd(r->db, SD_HOOK_RESULT, DBPARAMS(P_STR(strcmp(st, "delivered") == 0 ?
 	    "delivered" : "failed"), P_STR(strcmp(st, "delivered") == 0 ? NULL :
-	    (err != NULL ? err : st)), P_STR(dbres_get(&d, 0, 0))), NULL);
+	    (err != NULL ? err : st)), P_STR(dbres_get(&d, 0, 0))), &a);
+	changed = e == FB_OK && a.affected > 0;
+	if (e == FB_OK)
+		dbres_free(&a);
+	/* a failure the provider reports is final: delivery.failed (Events) */
+	if (e == FB_OK && changed && strcmp(st, "delivered") != 0) {
+		ev = json_object_new_object();
+		jadd_str(ev, "delivery_id", dbres_get(&d, 0, 0));
+		jadd_str(ev, "lead_id", dbres_get(&d, 0, 2));
+		jadd_str(ev, "campaign_id", dbres_get(&d, 0, 9));
+		jadd_str(ev, "channel", dbres_get(&d, 0, 3));
+		if (dbres_get(&d, 0, 10) != NULL)
+			jadd_int(ev, "step", dbres_int(&d, 0, 10));
+		else
+			jadd_str(ev, "step", NULL);
+		jadd_str(ev, "status", "failed");
+		jadd_str(ev, "error_code", err != NULL ? err : st);
+		e = db_outbox_add(r->db, dbres_get(&d, 0, 1), "webhook",
+		    "delivery.failed", json_text(ev));
+		json_object_put(ev);
+	}
 	bcol = strcmp(dbres_get(&d, 0, 3), "sms") == 0 ? 7 : 5;
 	if (e == FB_OK && strcmp(st, "bounced") == 0 && bounce != NULL &&
 	    strcmp(bounce, "hard") == 0 && d.cell[bcol] != NULL) {

@@ -161,7 +161,8 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	/* SD_HOOK_FIND: a sent delivery by the provider's id or our reference */
 	{ "hook_find",
 	  "SELECT d.id, d.tenant_id, d.lead_id, d.channel, d.status, l.email_bidx, "
-	  "l.email_masked, l.tel_bidx, l.tel_masked FROM deliveries d JOIN leads l "
+	  "l.email_masked, l.tel_bidx, l.tel_masked, d.campaign_id, d.step_no "
+	  "FROM deliveries d JOIN leads l "
 	  "ON l.id = d.lead_id WHERE d.id = ? OR d.provider_id = ? LIMIT 1 FOR UPDATE" },
 	/* SD_HOOK_RESULT */
 	{ "hook_result",

@@ -328,6 +328,25 @@ Test(deliveries, sent_to_the_stand_ins, .timeout = 90)
 	r = http("GET", "/api/v1/deliveries?status=delivered", f.live, NULL, NULL);
 	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1, "%s", r->body);
 	resp_free(r);
+	/* a bounce the provider reports later is final: delivery.failed */
+	r = http("GET", "/api/v1/deliveries?status=sent", f.live, NULL, NULL);
+	cr_assert_str_eq(jget(r->json, "data.0.channel"), "email");
+	snprintf(b, sizeof(b), "{\"reference\":\"%s\",\"status\":\"bounced\","
+	    "\"bounce\":\"soft\",\"error\":\"452 mailbox full\"}", jget(r->json, "data.0.id"));
+	resp_free(r);
+	r = http("POST", "/hooks/email/standin", NULL, b, "Authorization: Bearer stand-in-hook-token");
+	cr_assert_eq(r->status, 204, "%s", r->body);
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT CONCAT(JSON_VALUE(payload, '$.channel'), ' ', "
+	    "JSON_VALUE(payload, '$.status'), ' ', JSON_VALUE(payload, '$.error_code'), ' ', "
+	    "JSON_VALUE(payload, '$.step')) FROM outbox WHERE tenant_id = '%s' AND "
+	    "event_type = 'delivery.failed'", f.tenant), "email failed 452 mailbox full 2");
+	/* the same receipt again changes nothing and tells nothing twice */
+	r = http("POST", "/hooks/email/standin", NULL, b, "Authorization: Bearer stand-in-hook-token");
+	cr_assert_eq(r->status, 204, "%s", r->body);
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' AND "
+	    "event_type = 'delivery.failed'", f.tenant), "1");
 }
 
 /* SMS quiet hours (21:00-09:00 JST by default), and a manual conversion. */

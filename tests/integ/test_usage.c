@@ -499,6 +499,8 @@ Test(deliveries, invalid_contact_is_cancelled, .timeout = 90)
 	hex(s, len, h);
 	conf_free(&conf);
 	sql("UPDATE leads SET tel_sealed = X'%s' WHERE id = '%s'", h, lead);
+	/* a quota of one: the message counted and given back announces nothing */
+	cr_assert_eq(ctl(NULL, "tenant set-quota --tenant %s --sends 1", f.tenant), 0);
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2034-05-15T03:00:00Z"), 0);
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2034-05-15T03:10:00Z"), 0);
 	cr_assert_str_eq(sql("SELECT CONCAT(status, ' ', cancel_reason) FROM deliveries "
@@ -509,6 +511,8 @@ Test(deliveries, invalid_contact_is_cancelled, .timeout = 90)
 	/* its place in the quota was given back */
 	cr_assert_str_eq(sql("SELECT sends FROM usage_months WHERE tenant_id = '%s'",
 	    f.tenant), "0");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
+	    "AND event_type = 'usage.threshold_reached'", f.tenant), "0");
 }
 
 /*
