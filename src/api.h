@@ -213,6 +213,8 @@ int	body_bool(struct req *, const char *name, bool required, bool *out);
 bool	body_has(struct req *, const char *name);
 /* Length of a UTF-8 string in code points; -1 when not valid UTF-8. */
 long	utf8_len(const char *);
+/* Empty or nothing but white space (ASCII, or the ideographic U+3000)? */
+bool	text_blank(const char *);
 
 /* page.c: cursor paging (contract: conventions 5; design 6). */
 

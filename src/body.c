@@ -3,6 +3,16 @@
 
 #include "api.h"
 
+bool
+text_blank(const char *s)
+{
+	/* ASCII white space and the ideographic space U+3000 */
+	while (*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n' ||
+	    strncmp(s, "\xe3\x80\x80", 3) == 0)
+		s += (unsigned char)*s < 0x80 ? 1 : 3;
+	return *s == '\0';
+}
+
 long
 utf8_len(const char *s)
 {

@@ -177,6 +177,19 @@ key_line(char *line, unsigned *id, unsigned char **key)
 	return true;
 }
 
+const unsigned char *
+conf_master_key(const struct conf *c, unsigned id)
+{
+	size_t	 i;
+
+	if (id == c->master_key_id)
+		return c->master_key;
+	for (i = 0; i < c->nold_keys; i++)
+		if (c->old_key_ids[i] == id)
+			return c->old_keys[i];
+	return NULL;
+}
+
 /*
  * The key file (formback.conf(5), THE MASTER KEY): the current key on
  * the first line, earlier ones on the lines after it, each "[id:]hex";
@@ -205,7 +218,7 @@ conf_read_key(struct conf *c, char *err, size_t errsz, int at)
 			continue;
 		key = NULL;
 		if (!key_line(p, &id, &key) || (nlines > 0 &&
-		    (id == c->master_key_id || nlines > CONF_KEYS_MAX))) {
+		    (conf_master_key(c, id) != NULL || nlines > CONF_KEYS_MAX))) {
 			if (key != NULL)
 				sodium_free(key);
 			sodium_memzero(line, sizeof(line));
@@ -217,16 +230,6 @@ conf_read_key(struct conf *c, char *err, size_t errsz, int at)
 			    CONF_KEYS_MAX);
 			return FB_ECONF;
 		}
-		for (i = 0; i < c->nold_keys; i++)
-			if (c->old_key_ids[i] == id) {
-				sodium_free(key);
-				sodium_memzero(line, sizeof(line));
-				fclose(f);
-				snprintf(err, errsz, "key 'pii_key_file' at line %d: "
-				    "'%s' line %d repeats key id %u", at,
-				    c->pii_key_file, kline, id);
-				return FB_ECONF;
-			}
 		if (nlines++ == 0) {
 			c->master_key = key;
 			c->master_key_id = id;
@@ -251,19 +254,6 @@ conf_read_key(struct conf *c, char *err, size_t errsz, int at)
 			c->index_key = c->old_keys[i];
 		}
 	return FB_OK;
-}
-
-const unsigned char *
-conf_master_key(const struct conf *c, unsigned id)
-{
-	size_t	 i;
-
-	if (id == c->master_key_id)
-		return c->master_key;
-	for (i = 0; i < c->nold_keys; i++)
-		if (c->old_key_ids[i] == id)
-			return c->old_keys[i];
-	return NULL;
 }
 
 static enum fb_err

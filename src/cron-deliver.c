@@ -70,7 +70,6 @@ static enum fb_err
 finish_one(const struct dbres *d, unsigned i, const char *token, struct outcome *o)
 {
 	char		 at[32], re[32];
-	json_object	*ev;
 	struct dbres	 r;
 	bool		 held;
 	enum fb_err	 e;
@@ -101,25 +100,11 @@ finish_one(const struct dbres *d, unsigned i, const char *token, struct outcome 
 	if (strcmp(o->status, "sent") == 0 && (e = db_sd(&db, SD_LEAD_SENT,
 	    DBPARAMS(P_STR(dbres_get(d, i, CL_C_LEAD))), NULL)) != FB_OK)
 		return e;
-	if (strcmp(o->status, "sent") == 0 || strcmp(o->status, "failed") == 0) {
-		/* DeliveryEventData (contract: Events) */
-		ev = json_object_new_object();
-		jadd_str(ev, "delivery_id", dbres_get(d, i, CL_C_ID));
-		jadd_str(ev, "lead_id", dbres_get(d, i, CL_C_LEAD));
-		jadd_str(ev, "campaign_id", dbres_get(d, i, CL_C_CAMPAIGN));
-		jadd_str(ev, "channel", dbres_get(d, i, CL_C_CHANNEL));
-		if (dbres_get(d, i, CL_C_STEP_NO) != NULL)
-			jadd_int(ev, "step", dbres_int(d, i, CL_C_STEP_NO));
-		else
-			jadd_str(ev, "step", NULL);
-		jadd_str(ev, "status", o->status);
-		if (strcmp(o->status, "failed") == 0)
-			jadd_str(ev, "error_code", o->error_code);
-		e = db_outbox_add(&db, dbres_get(d, i, CL_C_TENANT), "webhook",
-		    strcmp(o->status, "sent") == 0 ? "delivery.sent" : "delivery.failed",
-		    json_text(ev));
-		json_object_put(ev);
-	}
+	if (strcmp(o->status, "sent") == 0 || strcmp(o->status, "failed") == 0)
+		e = delivery_event(&db, dbres_get(d, i, CL_C_TENANT),
+		    dbres_get(d, i, CL_C_ID), dbres_get(d, i, CL_C_LEAD),
+		    dbres_get(d, i, CL_C_CAMPAIGN), dbres_get(d, i, CL_C_CHANNEL),
+		    dbres_get(d, i, CL_C_STEP_NO), o->status, o->error_code);
 	return e;
 }
 
@@ -191,7 +176,6 @@ make_links(const struct dbres *d, struct links *l)
 	if ((e = db_begin(&db)) != FB_OK)
 		return e;
 	for (i = 0; i < d->nrows; i++) {
-		l[i].click[0] = '\0';
 		/*
 		 * The continuation page: the message's link, else the page
 		 * the lead left its form on, else the site's top page.
@@ -386,13 +370,6 @@ announce(const char *tenant, int pct, long used, long quota, const char *plan)
 	return e;
 }
 
-/*
- * Announce the thresholds (80% and 100% of the quota) that the messages
- * of tenant `tenant` which have left now reach, once each per JST month
- * (contract: Events, usage.threshold_reached): after the batch's
- * outcomes, so that messages counted but given back (a failure, an
- * invalid contact) announce nothing.  Its month's row locked.
- */
 /* Is row i the first counted one of its tenant in the batch? */
 static bool
 first_of_tenant(const struct dbres *d, const struct outcome *o, unsigned i)
@@ -406,6 +383,13 @@ first_of_tenant(const struct dbres *d, const struct outcome *o, unsigned i)
 	return true;
 }
 
+/*
+ * Announce the thresholds (80% and 100% of the quota) that the messages
+ * of row i's tenant which have left now reach, once each per JST month
+ * (contract: Events, usage.threshold_reached): after the batch's
+ * outcomes, so that messages counted but given back (a failure, an
+ * invalid contact) announce nothing.  Its month's row locked.
+ */
 static void
 announce_usage(const struct dbres *d, unsigned i)
 {

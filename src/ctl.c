@@ -64,15 +64,6 @@ usage(void)
 	exit(2);
 }
 
-/* Nothing but spaces (ASCII or the ideographic U+3000)? */
-static bool
-blank_text(const char *s)
-{
-	while (*s == ' ' || *s == '\t' || strncmp(s, "\xe3\x80\x80", 3) == 0)
-		s += *s == ' ' || *s == '\t' ? 1 : 3;
-	return *s == '\0';
-}
-
 static void
 die(int code, const char *fmt, ...) FB_PRINTF(2, 3);
 
@@ -481,7 +472,7 @@ cmd_tenant(int argc, char *argv[])
 		if (*rl == '\0' || *end != '\0' || rate < 1 || rate > 1000000)
 			die(2, "option '--rate-limit': expected 1 to 1000000");
 	}
-	if (blank_text(name) || utf8_len(name) < 0 || utf8_len(name) > 200)
+	if (text_blank(name) || utf8_len(name) < 0 || utf8_len(name) > 200)
 		die(2, "option '--name': 1 to 200 characters of UTF-8, not all spaces");
 	connect_db();
 	uuid_v7(id);
@@ -589,7 +580,7 @@ cmd_site(int argc, char *argv[])
 	opt_uuid(&o, "tenant", tenant);
 	name = opt(&o, "name", true);
 	domain = opt(&o, "domain", true);
-	if (blank_text(name) || utf8_len(name) < 0 || utf8_len(name) > 200)
+	if (text_blank(name) || utf8_len(name) < 0 || utf8_len(name) > 200)
 		die(2, "option '--name': 1 to 200 characters of UTF-8, not all spaces");
 	/* an internationalised domain as browsers send it (IDNA, UTS #46) */
 	if (utf8_len(domain) >= 0 && strspn(domain, "abcdefghijklmnopqrstuvwxyz"

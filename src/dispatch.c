@@ -481,9 +481,10 @@ run_handler_tx(struct req *r)
 			(void)api_error(r, AC_IDEMPOTENCY_KEY_INVALID, "Idempotency-Key");
 			return;
 		}
+		/* a dry run records nothing (contract: Authentication 3) */
+		idem = !r->dry_run;
 	}
-	if (r->idem_key != NULL && strcmp(r->method, "POST") == 0 && !r->dry_run) {
-		idem = true;
+	if (idem) {
 		snprintf(endpoint, sizeof(endpoint), "%s %s", r->method, r->path);
 		crypto_generichash_init(&st, NULL, 0, sizeof(hash));
 		crypto_generichash_update(&st, (const unsigned char *)endpoint,
@@ -583,12 +584,8 @@ run_handler(struct req *r)
 
 /* 404 for a path no route has, 405 with Allow for a known path. */
 static void
-no_route(struct req *r)
+no_route(struct req *r, bool known, const char *allow)
 {
-	char		 allow[128];
-	bool		 known;
-
-	(void)route_match(r, r->method, r->path, &known, allow, sizeof(allow));
 	if (known) {
 		req_header(r, "Allow", allow);
 		(void)api_error(r, AC_METHOD_NOT_ALLOWED, NULL);
@@ -640,7 +637,7 @@ dispatch_begin(struct req *r)
 		 */
 		if (r->authorization == NULL || *r->authorization == '\0' ||
 		    db_ensure(r->db) != FB_OK) {
-			no_route(r);
+			no_route(r, known, allow);
 			return false;
 		}
 		e = authenticate(r);
@@ -648,9 +645,7 @@ dispatch_begin(struct req *r)
 			return true;
 		if (e != FB_OK || r->status != 429) {
 			req_reset_response(r);
-			if (e != FB_OK || !r->authed)
-				r->rate.set = false;
-			no_route(r);
+			no_route(r, known, allow);
 		}
 		return false;
 	}
@@ -737,11 +732,15 @@ dispatch_admit(struct req **rs, size_t n)
 void
 dispatch_end(struct req *r)
 {
+	char		 allow[128];
+	bool		 known;
+
 	log_set_request_id(r->request_id);
 	if (r->status != 0)
 		return;
-	if (r->route == NULL)
-		no_route(r);
-	else
+	if (r->route == NULL) {
+		(void)route_match(r, r->method, r->path, &known, allow, sizeof(allow));
+		no_route(r, known, allow);
+	} else
 		dispatch_admitted(r);
 }

@@ -23,6 +23,7 @@
 #include <sodium.h>
 
 #include "api.h"
+#include "send.h"
 #include "store.h"
 
 static bool
@@ -76,7 +77,6 @@ apply(struct req *r, json_object *o, bool *found)
 	char		 id[UUID_STRLEN + 1], mref[UUID_STRLEN + 1];
 	unsigned	 bcol;
 	bool		 changed;
-	json_object	*ev;
 	enum fb_err	 e;
 
 	*found = false;
@@ -99,22 +99,10 @@ apply(struct req *r, json_object *o, bool *found)
 	if (e == FB_OK)
 		dbres_free(&a);
 	/* a failure the provider reports is final: delivery.failed (Events) */
-	if (e == FB_OK && changed && strcmp(st, "delivered") != 0) {
-		ev = json_object_new_object();
-		jadd_str(ev, "delivery_id", dbres_get(&d, 0, 0));
-		jadd_str(ev, "lead_id", dbres_get(&d, 0, 2));
-		jadd_str(ev, "campaign_id", dbres_get(&d, 0, 9));
-		jadd_str(ev, "channel", dbres_get(&d, 0, 3));
-		if (dbres_get(&d, 0, 10) != NULL)
-			jadd_int(ev, "step", dbres_int(&d, 0, 10));
-		else
-			jadd_str(ev, "step", NULL);
-		jadd_str(ev, "status", "failed");
-		jadd_str(ev, "error_code", err != NULL ? err : st);
-		e = db_outbox_add(r->db, dbres_get(&d, 0, 1), "webhook",
-		    "delivery.failed", json_text(ev));
-		json_object_put(ev);
-	}
+	if (e == FB_OK && changed && strcmp(st, "delivered") != 0)
+		e = delivery_event(r->db, dbres_get(&d, 0, 1), dbres_get(&d, 0, 0),
+		    dbres_get(&d, 0, 2), dbres_get(&d, 0, 9), dbres_get(&d, 0, 3),
+		    dbres_get(&d, 0, 10), "failed", err != NULL ? err : st);
 	bcol = strcmp(dbres_get(&d, 0, 3), "sms") == 0 ? 7 : 5;
 	if (e == FB_OK && strcmp(st, "bounced") == 0 && bounce != NULL &&
 	    strcmp(bounce, "hard") == 0 && d.cell[bcol] != NULL) {

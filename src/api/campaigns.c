@@ -182,12 +182,6 @@ campaign_key_ok(const char *k)
 	    "0123456789_-") == n;
 }
 
-static bool
-blank(const char *s)
-{
-	return s[strspn(s, " \t\r\n")] == '\0';
-}
-
 enum fb_err
 api_campaigns_create(struct req *r)
 {
@@ -208,7 +202,7 @@ api_campaigns_create(struct req *r)
 		return api_error(r, AC_PARAMETER_INVALID, "site_id");
 	if (!campaign_key_ok(key))
 		return api_error(r, AC_PARAMETER_INVALID, "key");
-	if (blank(name))
+	if (text_blank(name))
 		return api_error(r, AC_PARAMETER_INVALID, "name");
 	if (status != NULL && strcmp(status, "active") != 0 &&
 	    strcmp(status, "paused") != 0 && strcmp(status, "archived") != 0)
@@ -240,10 +234,10 @@ api_campaigns_create(struct req *r)
 /*
  * URL takeover (contract: Errors, last paragraph): pages an active
  * campaign of the site handled in the last 30 days that the live rules
- * now give to `campaign` and the rules `before` this save did not.  One warning per campaign that lost pages; for
- * each, an email to the tenant's owners and admins goes into the outbox
- * and an audit row is written, both in this transaction, so a dry run
- * leaves neither.
+ * now give to `campaign` and the rules `before` this save did not.  One
+ * warning per campaign that lost pages; for each, an email to the
+ * tenant's owners and admins goes into the outbox and an audit row is
+ * written, both in this transaction, so a dry run leaves neither.
  */
 static enum fb_err
 takeover_warnings(struct req *r, const char *site, const char *campaign,
@@ -387,7 +381,7 @@ api_campaigns_update(struct req *r)
 	    body_str(r, "status", false, 16, &status) < 0 ||
 	    body_int(r, "abandon_wait_minutes", false, WAIT_MIN, WAIT_MAX, &wait) < 0)
 		return FB_OK;
-	if (name != NULL && blank(name))
+	if (name != NULL && text_blank(name))
 		return api_error(r, AC_PARAMETER_INVALID, "name");
 	if (status != NULL && strcmp(status, "active") != 0 &&
 	    strcmp(status, "paused") != 0 && strcmp(status, "archived") != 0)
@@ -635,7 +629,7 @@ api_campaigns_duplicate(struct req *r)
 		return FB_OK;
 	if (key != NULL && !campaign_key_ok(key))
 		return api_error(r, AC_PARAMETER_INVALID, "key");
-	if (name != NULL && blank(name))
+	if (name != NULL && text_blank(name))
 		return api_error(r, AC_PARAMETER_INVALID, "name");
 	e = db_campaign_get(r->db, r->auth.tenant_id, from, &c);
 	if (e == FB_ENOTFOUND)

@@ -138,6 +138,7 @@ db_rate_admit_n(struct db *db, const char *tenant, int limit, long long now,
 	struct dbp	 t = now < 0 ? P_NULL : P_INT(now);
 	char		 ring[RATE_RING_LEN + 1];
 	enum fb_err	 e;
+	struct rate_result yes, no;
 	int		 admitted, i;
 
 	if (n < 1 || n > RATE_ADMIT_MAX || (!cached && n != 1))
@@ -163,15 +164,17 @@ db_rate_admit_n(struct db *db, const char *tenant, int limit, long long now,
 	}
 	*epoch_out = dbres_int(&r, 0, 1);
 	admitted = (int)dbres_int(&r, 0, 0);
-	/* the last request admitted sees the ring as the statement left it */
+	/* the ring as the statement left it: the last admitted, the refused */
+	rate_result_from(dbres_get(&r, 0, 4), dbres_int(&r, 0, 2),
+	    dbres_int(&r, 0, 3), dbres_int(&r, 0, 2), limit, true, &yes);
+	rate_result_from(dbres_get(&r, 0, 4), dbres_int(&r, 0, 2),
+	    dbres_int(&r, 0, 3), dbres_int(&r, 0, 2), limit, false, &no);
+	dbres_free(&r);
 	for (i = 0; i < n; i++) {
-		rate_result_from(dbres_get(&r, 0, 4), dbres_int(&r, 0, 2),
-		    dbres_int(&r, 0, 3), dbres_int(&r, 0, 2), limit,
-		    i < admitted, &out[i]);
+		out[i] = i < admitted ? yes : no;
 		if (i < admitted)
 			out[i].remaining += admitted - 1 - i;
 	}
-	dbres_free(&r);
 	return FB_OK;
 }
 
