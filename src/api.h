@@ -161,7 +161,17 @@ enum fb_err	 req_parse_query(struct req *, const char *query, char *bad,
 const char	*req_query(const struct req *, const char *name);
 /* Value of path variable `name` ("site_id"), or NULL. */
 const char	*req_pathvar(const struct req *, const char *name);
-/* Add a response header; both strings are copied. */
+/*
+ * Whether a response header may be written: the name a token, the value
+ * visible ASCII with spaces and tabs (RFC 9110 5.1, 5.5), never CR, LF,
+ * NUL or another control character, never a byte past 0x7e.  Every
+ * header Formback writes passes it (response splitting, CWE-113).
+ */
+bool		 http_header_ok(const char *name, const char *value);
+/*
+ * Add a response header; both strings are copied.  FB_EINVAL (logged,
+ * nothing added) when http_header_ok() refuses it; FB_ENOMEM when full.
+ */
 enum fb_err	 req_header(struct req *, const char *name, const char *value);
 /* Drop headers and body, for a retried transaction. */
 void		 req_reset_response(struct req *);
@@ -213,6 +223,16 @@ int	body_bool(struct req *, const char *name, bool required, bool *out);
 bool	body_has(struct req *, const char *name);
 /* Length of a UTF-8 string in code points; -1 when not valid UTF-8. */
 long	utf8_len(const char *);
+/*
+ * An identifier of ours (campaign key, preset key, site public key): 1 to
+ * max characters of [A-Za-z0-9_-].  Every identifier a client or visitor
+ * sends is checked with it before it reaches SQL, so a character the
+ * column's character set cannot hold is a clear 4xx, never a database
+ * error (issue 11).
+ */
+bool	ident_ok(const char *, size_t max);
+#define CAMPAIGN_KEY_MAX	64	/* a campaign key's characters */
+#define SITE_KEY_MAX		32	/* a site public key's ("pk_" + 24) */
 /* Empty or nothing but white space (ASCII, or the ideographic U+3000)? */
 bool	text_blank(const char *);
 

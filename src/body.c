@@ -4,6 +4,15 @@
 #include "api.h"
 
 bool
+ident_ok(const char *s, size_t max)
+{
+	size_t	 n = strlen(s);
+
+	return n >= 1 && n <= max && strspn(s, "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_-") == n;
+}
+
+bool
 text_blank(const char *s)
 {
 	/* ASCII white space and the ideographic space U+3000 */

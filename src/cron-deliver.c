@@ -27,6 +27,7 @@
 #include <sodium.h>
 
 #include "api.h"
+#include "match.h"
 #include "pii.h"
 #include "send.h"
 #include "sms.h"
@@ -168,7 +169,7 @@ struct links {
 static enum fb_err
 make_links(const struct dbres *d, struct links *l)
 {
-	char		 t[LINK_TOKEN_LEN + 1], top[300];
+	char		 t[LINK_TOKEN_LEN + 1], top[300], href[URL_MAX + 1];
 	const char	*url;
 	unsigned	 i;
 	enum fb_err	 e;
@@ -180,16 +181,19 @@ make_links(const struct dbres *d, struct links *l)
 		 * The continuation page: the message's link, else the page
 		 * the lead left its form on, else the site's top page.
 		 */
-		if ((url = dbres_get(d, i, CL_C_LINK_URL)) == NULL &&
+		if (((url = dbres_get(d, i, CL_C_LINK_URL)) == NULL ||
+		    !url_normalize(url, href)) &&
 		    ((url = dbres_get(d, i, CL_C_LANDING)) == NULL ||
-		    (strncmp(url, "https://", 8) != 0 && strncmp(url, "http://", 7) != 0))) {
+		    !url_normalize(url, href))) {
 			snprintf(top, sizeof(top), "https://%s/",
 			    dbres_get(d, i, CL_C_SITE_DOMAIN));
-			url = top;
+			if (!url_normalize(top, href))
+				snprintf(href, sizeof(href), "%s", top);
 		}
+		/* stored only as the URL parser wrote it (STYLE 23) */
 		if ((e = link_create(&db, dbres_get(d, i, CL_C_TENANT),
 		    dbres_get(d, i, CL_C_ID), dbres_get(d, i, CL_C_LEAD), "click",
-		    url, t)) != FB_OK)
+		    href, t)) != FB_OK)
 			goto fail;
 		snprintf(l[i].click, sizeof(l[i].click), "%s/r/%s", conf.base_url, t);
 		if ((e = link_create(&db, dbres_get(d, i, CL_C_TENANT), dbres_get(d, i, CL_C_ID),

@@ -12,6 +12,7 @@
 #include <sodium.h>
 
 #include "api.h"
+#include "match.h"
 #include "store.h"
 
 static const char b62[] =
@@ -49,6 +50,13 @@ page(struct req *r, int status, const char *title, const char *body,
 		buf_reset(&r->out);
 	r->status = status;
 	r->out_type = "text/html; charset=utf-8";
+	/* never framed (clickjacking of the button), nothing loaded */
+	req_header(r, "Content-Security-Policy", "default-src 'none'; "
+	    "style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; "
+	    "base-uri 'none'");
+	req_header(r, "X-Frame-Options", "DENY");
+	req_header(r, "X-Content-Type-Options", "nosniff");
+	req_header(r, "Referrer-Policy", "no-referrer");
 }
 
 /* Opt out: suppress the lead's contacts tenant-wide, cancel what is pending. */
@@ -100,6 +108,7 @@ links_handle(struct req *r)
 	const char	*tok = r->path + 3;
 	struct dbres	 l;
 	char		 kind = r->path[1], tenant[UUID_STRLEN + 1], lead[UUID_STRLEN + 1];
+	char		 to[URL_MAX + 1];
 	enum fb_err	 e;
 	bool		 post = strcmp(r->method, "POST") == 0;
 
@@ -120,8 +129,11 @@ links_handle(struct req *r)
 	snprintf(lead, sizeof(lead), "%s", dbres_get(&l, 0, 2));
 	e = db_sd(r->db, SD_LINK_HIT, DBPARAMS(P_STR(tok)), NULL);
 	if (kind == 'r') {
-		if (e == FB_OK && dbres_get(&l, 0, 4) != NULL) {
-			req_header(r, "Location", dbres_get(&l, 0, 4));
+		/* only ever a URL as the parser writes it (rows of older releases too) */
+		if (e == FB_OK && dbres_get(&l, 0, 4) != NULL &&
+		    url_normalize(dbres_get(&l, 0, 4), to) &&
+		    req_header(r, "Location", to) == FB_OK) {
+			req_header(r, "Referrer-Policy", "no-referrer");
 			req_empty(r, 302);
 		} else
 			page(r, 404, "ページが見つかりません", "リンク先がありません。", NULL);

@@ -64,30 +64,60 @@ read_body(struct req *r, FCGX_Stream *in)
 		}
 }
 
+/*
+ * Write one header line.  Every header of a response goes through here,
+ * and what http_header_ok() refuses is left out (logged), so no value can
+ * split the response (CWE-113).
+ */
+static void
+header(FCGX_Stream *out, const char *name, const char *value)
+{
+	if (!http_header_ok(name, value)) {
+		logx(LOG_ERR, "header '%s' not written: a control character or "
+		    "non-ASCII byte in it", name);
+		return;
+	}
+	FCGX_PutS(name, out);
+	FCGX_PutS(": ", out);
+	FCGX_PutS(value, out);
+	FCGX_PutS("\r\n", out);
+}
+
+static void
+header_ll(FCGX_Stream *out, const char *name, long long v)
+{
+	char	 s[24];
+
+	snprintf(s, sizeof(s), "%lld", v);
+	header(out, name, s);
+}
+
 static void
 respond(struct req *r, FCGX_Stream *out)
 {
+	char	 st[64];
 	size_t	 i;
 
-	FCGX_FPrintF(out, "Status: %d %s\r\n", r->status, status_text(r->status));
+	snprintf(st, sizeof(st), "%d %s", r->status, status_text(r->status));
+	header(out, "Status", st);
 	if (r->out.len > 0)
-		FCGX_FPrintF(out, "Content-Type: %s\r\n", r->out_type != NULL ?
-		    r->out_type : "application/json; charset=utf-8");
-	FCGX_FPrintF(out, "X-Request-Id: %s\r\nCache-Control: no-store\r\n",
-	    r->request_id);
+		header(out, "Content-Type", r->out_type != NULL ? r->out_type :
+		    "application/json; charset=utf-8");
+	header(out, "X-Request-Id", r->request_id);
+	header(out, "Cache-Control", "no-store");
 	if (r->rate.set) {
-		FCGX_FPrintF(out, "X-RateLimit-Limit: %d\r\n"
-		    "X-RateLimit-Remaining: %d\r\nX-RateLimit-Reset: %lld\r\n",
-		    r->rate.limit, r->rate.remaining, r->rate.reset);
+		header_ll(out, "X-RateLimit-Limit", r->rate.limit);
+		header_ll(out, "X-RateLimit-Remaining", r->rate.remaining);
+		header_ll(out, "X-RateLimit-Reset", r->rate.reset);
 		if (r->status == 429)
-			FCGX_FPrintF(out, "Retry-After: %lld\r\n", r->rate.retry_after);
+			header_ll(out, "Retry-After", r->rate.retry_after);
 	}
 	if (r->dry_run)
-		FCGX_PutS("Formback-Dry-Run: true\r\n", out);
+		header(out, "Formback-Dry-Run", "true");
 	if (r->replayed)
-		FCGX_PutS("Idempotency-Replayed: true\r\n", out);
+		header(out, "Idempotency-Replayed", "true");
 	for (i = 0; i < r->nhdr; i++)
-		FCGX_FPrintF(out, "%s: %s\r\n", r->hdr_name[i], r->hdr_value[i]);
+		header(out, r->hdr_name[i], r->hdr_value[i]);
 	FCGX_PutS("\r\n", out);
 	if (r->out.len > 0 && strcmp(r->method, "HEAD") != 0)
 		FCGX_PutStr(r->out.data, (int)r->out.len, out);

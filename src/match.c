@@ -21,8 +21,10 @@
 
 #include <idn2.h>
 #include <pcre2.h>
+#include <sodium.h>
 
 #include "match.h"
+#include "pii.h"
 
 const char *const match_type_names[MT__MAX] = {
 	/* MT_PREFIX */	"prefix",
@@ -87,6 +89,14 @@ in_query_set(unsigned char c)
 {
 	return c < 0x20 || c > 0x7e || c == ' ' || c == '"' || c == '#' ||
 	    c == '<' || c == '>' || c == '\'';
+}
+
+/* ... and of the fragment (fragment percent-encode set). */
+static bool
+in_fragment_set(unsigned char c)
+{
+	return c < 0x20 || c > 0x7e || c == ' ' || c == '"' || c == '<' ||
+	    c == '>' || c == '`';
 }
 
 /* Append [s, s+n) to dst at *o, percent-encoding the bytes of `set`. */
@@ -331,6 +341,7 @@ url_parse(const char *url, struct url_loc *loc)
 {
 	char		 buf[URL_MAX + 1], *p, *h, *he, *port, *q, *frag, *e;
 	size_t		 n, i, o;
+	long		 pn;
 
 	memset(loc, 0, sizeof(*loc));
 	if (strlen(url) > URL_MAX)
@@ -351,9 +362,21 @@ url_parse(const char *url, struct url_loc *loc)
 		p = buf + 5;
 	else
 		return false;
-	/* in a special URL '\' is '/' before the query; the fragment goes */
+	snprintf(loc->protocol, sizeof(loc->protocol), "%s", p[-2] == 's' ||
+	    p[-2] == 'S' ? "https:" : "http:");
+	/* the fragment apart; in a special URL '\' is '/' before the query */
 	frag = p + strcspn(p, "#");
-	*frag = '\0';
+	if (*frag == '#') {
+		*frag = '\0';
+		/* a lone "#" gives an empty hash, as in a browser */
+		if (frag[1] != '\0') {
+			o = 0;
+			loc->hash[o++] = '#';
+			if (!enc_append(loc->hash, sizeof(loc->hash), &o, frag + 1,
+			    strlen(frag + 1), in_fragment_set))
+				return false;
+		}
+	}
 	for (e = p; *e != '\0' && *e != '?'; e++)
 		if (*e == '\\')
 			*e = '/';
@@ -377,6 +400,12 @@ url_parse(const char *url, struct url_loc *loc)
 	if (port < he && (he - port - 1 > 5 || strspn(port + 1, "0123456789") <
 	    (size_t)(he - port - 1) || strtol(port + 1, NULL, 10) > 65535))
 		return false;
+	/* the port as a number; none when empty or the scheme's default */
+	if (port + 1 < he) {
+		pn = strtol(port + 1, NULL, 10);
+		if (pn != (strcmp(loc->protocol, "https:") == 0 ? 443 : 80))
+			snprintf(loc->port, sizeof(loc->port), "%ld", pn);
+	}
 	if (!host_parse(h, (size_t)(port - h), loc))
 		return false;
 	q = strchr(he, '?');
@@ -391,6 +420,215 @@ url_parse(const char *url, struct url_loc *loc)
 			return false;
 	}
 	return true;
+}
+
+bool
+url_href(const struct url_loc *loc, char *out, size_t outsz)
+{
+	int	 n;
+
+	n = snprintf(out, outsz, "%s//%s%s%s%s%s%s", loc->protocol, loc->hostname,
+	    loc->port[0] != '\0' ? ":" : "", loc->port, loc->pathname,
+	    loc->search, loc->hash);
+	if (n < 0 || (size_t)n >= outsz || n > URL_MAX) {
+		if (outsz > 0)
+			out[0] = '\0';
+		return false;
+	}
+	return true;
+}
+
+bool
+url_normalize(const char *in, char out[URL_MAX + 1])
+{
+	struct url_loc	*loc;
+	bool		 ok;
+
+	out[0] = '\0';
+	/* a location is 6 KiB: off the stack of the callers' deep frames */
+	if ((loc = malloc(sizeof(*loc))) == NULL)
+		return false;
+	ok = url_parse(in, loc) && url_href(loc, out, URL_MAX + 1);
+	free(loc);
+	return ok;
+}
+
+/*
+ * Percent-decode s[0..n) into out (outsz bytes, NUL-terminated; what
+ * does not fit is cut); a bad escape stays as it is; '+' is a space when
+ * plus_space (a query, as URLSearchParams reads it).
+ */
+static void
+pct_decode(const char *s, size_t n, bool plus_space, char *out, size_t outsz)
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t	 i, o = 0;
+
+	for (i = 0; i < n && o + 1 < outsz; i++) {
+		if (s[i] == '+' && plus_space)
+			out[o++] = ' ';
+		else if (s[i] == '%' && i + 2 < n && isxdigit((unsigned char)s[i + 1]) &&
+		    isxdigit((unsigned char)s[i + 2])) {
+			out[o++] = (char)((strchr(hex, tolower((unsigned char)s[i + 1])) -
+			    hex) << 4 | (strchr(hex, tolower((unsigned char)s[i + 2])) - hex));
+			i += 2;
+		} else
+			out[o++] = s[i];
+	}
+	out[o] = '\0';
+}
+
+/* A parameter name that says its value is a contact. */
+static bool
+contact_name(const char *name)
+{
+	static const char *const names[] = { "tel", "phone", "mail", "denwa",
+	    "keitai", "mobile", "contact" };
+	char	 n[64];
+	size_t	 i;
+
+	for (i = 0; name[i] != '\0' && i + 1 < sizeof(n); i++)
+		n[i] = (char)tolower((unsigned char)name[i]);
+	n[i] = '\0';
+	for (i = 0; i < NELEM(names); i++)
+		if (strstr(n, names[i]) != NULL)
+			return true;
+	return false;
+}
+
+/* A decoded value of 2 to 5 digits only: part of a split phone number? */
+static bool
+digit_group(const char *v)
+{
+	size_t	 n = strlen(v);
+
+	return n >= 2 && n <= 5 && strspn(v, "0123456789") == n;
+}
+
+#define SCRUB_PARAMS	128
+
+/*
+ * url_scrub() for "name=value&..." at s (search without its '?', or a
+ * fragment without its '#'): the parameters kept, joined by '&', into
+ * out.  Returns whether one was dropped.
+ */
+static bool
+scrub_params(const char *s, char *out, size_t outsz)
+{
+	const char	*beg[SCRUB_PARAMS];
+	size_t		 len[SCRUB_PARAMS], np = 0, i, j, o = 0;
+	bool		 drop[SCRUB_PARAMS], dropped = false, group[SCRUB_PARAMS];
+	char		 name[URL_MAX], value[URL_MAX], joined[32], norm[16];
+	const char	*p, *amp, *eq;
+	enum tel_kind	 kind;
+
+	for (p = s; np < SCRUB_PARAMS; p = amp + 1) {
+		amp = p + strcspn(p, "&");
+		beg[np] = p;
+		len[np] = (size_t)(amp - p);
+		eq = memchr(p, '=', len[np]);
+		pct_decode(p, eq != NULL ? (size_t)(eq - p) : len[np], true, name,
+		    sizeof(name));
+		pct_decode(eq != NULL ? eq + 1 : amp, eq != NULL ?
+		    (size_t)(amp - eq - 1) : 0, true, value, sizeof(value));
+		drop[np] = contact_name(name) || contact_in_text(name, strlen(name)) ||
+		    contact_in_text(value, strlen(value));
+		group[np] = digit_group(value);
+		np++;
+		if (*amp == '\0')
+			break;
+	}
+	if (np == SCRUB_PARAMS && *p != '\0') {
+		/* more parameters than anyone's form has: keep none */
+		out[0] = '\0';
+		return true;
+	}
+	/* a number typed into two or three fields */
+	for (i = 0; i + 1 < np; i++) {
+		for (j = i, joined[0] = '\0'; j < np && j < i + 3 && group[j]; j++) {
+			eq = memchr(beg[j], '=', len[j]);
+			pct_decode(eq + 1, len[j] - (size_t)(eq + 1 - beg[j]), true,
+			    value, sizeof(value));
+			o = strlen(joined);
+			snprintf(joined + o, sizeof(joined) - o, "%s", value);
+			if (j > i && contact_tel_normalize(joined, norm, &kind)) {
+				for (o = i; o <= j; o++)
+					drop[o] = true;
+				break;
+			}
+		}
+	}
+	sodium_memzero(name, sizeof(name));
+	sodium_memzero(value, sizeof(value));
+	sodium_memzero(joined, sizeof(joined));
+	sodium_memzero(norm, sizeof(norm));
+	for (i = o = 0; i < np; i++) {
+		if (drop[i] || len[i] == 0) {
+			dropped |= drop[i];
+			continue;
+		}
+		if (o + len[i] + 2 > outsz)
+			break;
+		if (o > 0)
+			out[o++] = '&';
+		memcpy(out + o, beg[i], len[i]);
+		o += len[i];
+	}
+	out[o] = '\0';
+	return dropped;
+}
+
+bool
+url_scrub(struct url_loc *loc)
+{
+	char		 buf[URL_MAX], seg[URL_MAX];
+	const char	*p, *e;
+	size_t		 o = 0, n;
+	bool		 taken = false;
+
+	/* path segments */
+	for (p = loc->pathname; *p == '/'; p = e) {
+		e = p + 1 + strcspn(p + 1, "/");
+		n = (size_t)(e - p - 1);
+		pct_decode(p + 1, n, false, seg, sizeof(seg));
+		if (contact_in_text(seg, strlen(seg))) {
+			p = "/redacted";
+			n = 8;
+			taken = true;
+		}
+		if (o + n + 2 > sizeof(buf))
+			break;
+		buf[o++] = '/';
+		memcpy(buf + o, p + 1, n);
+		o += n;
+	}
+	sodium_memzero(seg, sizeof(seg));
+	buf[o] = '\0';
+	snprintf(loc->pathname, sizeof(loc->pathname), "%s", buf);
+	/* the query's parameters, and a fragment of parameters */
+	if (loc->search[0] == '?' && scrub_params(loc->search + 1, buf,
+	    sizeof(loc->search) - 1)) {
+		taken = true;
+		loc->search[0] = buf[0] != '\0' ? '?' : '\0';
+		memcpy(loc->search + 1, buf, strlen(buf) + 1);
+	}
+	if (loc->hash[0] == '#' && strchr(loc->hash, '=') != NULL) {
+		if (scrub_params(loc->hash + 1, buf, sizeof(loc->hash) - 1)) {
+			taken = true;
+			loc->hash[0] = buf[0] != '\0' ? '#' : '\0';
+			memcpy(loc->hash + 1, buf, strlen(buf) + 1);
+		}
+	} else if (loc->hash[0] == '#') {
+		/* a fragment of text goes whole */
+		pct_decode(loc->hash + 1, strlen(loc->hash + 1), false, seg,
+		    sizeof(seg));
+		if (contact_in_text(seg, strlen(seg))) {
+			loc->hash[0] = '\0';
+			taken = true;
+		}
+		sodium_memzero(seg, sizeof(seg));
+	}
+	return taken;
 }
 
 static bool
@@ -636,36 +874,6 @@ glob_match(const char *p, const char *s)
 	return *p == '\0';
 }
 
-static int
-hexv(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* Decode as URLSearchParams: '+' is a space, bad escapes stay as they are. */
-static void
-form_decode(const char *s, size_t n, char *out, size_t outsz)
-{
-	size_t	 i, o = 0;
-
-	for (i = 0; i < n && o + 1 < outsz; i++) {
-		if (s[i] == '+')
-			out[o++] = ' ';
-		else if (s[i] == '%' && i + 2 < n &&
-		    hexv((unsigned char)s[i + 1]) >= 0 &&
-		    hexv((unsigned char)s[i + 2]) >= 0) {
-			out[o++] = (char)(hexv((unsigned char)s[i + 1]) << 4 |
-			    hexv((unsigned char)s[i + 2]));
-			i += 2;
-		} else
-			out[o++] = s[i];
-	}
-	out[o] = '\0';
-}
-
 static bool
 query_match(const char *pattern, const char *search)
 {
@@ -684,9 +892,10 @@ query_match(const char *pattern, const char *search)
 		len = (size_t)(amp - p);
 		if (len > 0) {
 			e = memchr(p, '=', len);
-			form_decode(p, e != NULL ? (size_t)(e - p) : len, qn, sizeof(qn));
-			form_decode(e != NULL ? e + 1 : p + len, e != NULL ?
-			    (size_t)(amp - e - 1) : 0, qv, sizeof(qv));
+			pct_decode(p, e != NULL ? (size_t)(e - p) : len, true, qn,
+			    sizeof(qn));
+			pct_decode(e != NULL ? e + 1 : p + len, e != NULL ?
+			    (size_t)(amp - e - 1) : 0, true, qv, sizeof(qv));
 			if (strcmp(qn, name) == 0 &&
 			    (eq == NULL || strcmp(qv, value) == 0))
 				return true;

@@ -93,6 +93,113 @@ contact_tel_normalize(const char *in, char out[16], enum tel_kind *kind)
 	return true;
 }
 
+/* Length of the digit (ASCII or full-width) at s, or 0. */
+static size_t
+digit_at(const char *s, const char *end)
+{
+	if (s < end && *s >= '0' && *s <= '9')
+		return 1;
+	if (end - s >= 3 && (unsigned char)s[0] == 0xef &&
+	    (unsigned char)s[1] == 0xbc && (unsigned char)s[2] >= 0x90 &&
+	    (unsigned char)s[2] <= 0x99)
+		return 3;
+	return 0;
+}
+
+/* Length of the phone separator at s, or 0. */
+static size_t
+tel_sep_at(const char *s, const char *end)
+{
+	size_t	 i, len;
+
+	for (i = 0; i < NELEM(tel_seps); i++) {
+		len = strlen(tel_seps[i]);
+		if ((size_t)(end - s) >= len && memcmp(s, tel_seps[i], len) == 0)
+			return len;
+	}
+	return 0;
+}
+
+static bool	tel_run(const char *, const char *);
+
+static bool
+email_char(unsigned char c)
+{
+	return isalnum(c) || strchr("._%+-", c) != NULL;
+}
+
+bool
+contact_in_text(const char *s, size_t n)
+{
+	const char	*end = s + n, *p, *q;
+	size_t		 d, k, at;
+	bool		 prev_digit = false;
+
+	/* an email address: local characters, '@', a domain with a dot */
+	for (p = s; p < end; p++) {
+		at = *p == '@' ? 1 : end - p >= 3 && (unsigned char)p[0] == 0xef &&
+		    (unsigned char)p[1] == 0xbc && (unsigned char)p[2] == 0xa0 ? 3 : 0;
+		if (at == 0 || p == s || !email_char((unsigned char)p[-1]))
+			continue;
+		for (q = p + at, d = 0; q < end && (isalnum((unsigned char)*q) ||
+		    *q == '-' || *q == '.'); q++)
+			if (*q == '.' && q > p + at && q + 1 < end &&
+			    isalnum((unsigned char)q[1]))
+				d++;
+		if (d > 0)
+			return true;
+	}
+	/*
+	 * A phone number: from each digit (or '+') that no digit precedes,
+	 * the run of digits and separators after it, or the part of the run
+	 * before one of its separators, read as a number.
+	 */
+	for (p = s; p < end; p += k) {
+		k = digit_at(p, end);
+		if ((k > 0 || *p == '+') && !prev_digit && tel_run(p, end))
+			return true;
+		prev_digit = k > 0;
+		if (k == 0)
+			k = 1;
+	}
+	return false;
+}
+
+/* contact_in_text(): is the run of digits and separators at p a number? */
+static bool
+tel_run(const char *p, const char *end)
+{
+	char		 run[64], norm[16];
+	const char	*q = p;
+	size_t		 d, o = 0;
+	enum tel_kind	 kind;
+	bool		 sep, found = false;
+
+	while (!found && q < end && o + 4 < sizeof(run)) {
+		sep = false;
+		if ((d = digit_at(q, end)) == 0 && q == p && *q == '+')
+			d = 1;
+		else if (d == 0 && (d = tel_sep_at(q, end)) != 0)
+			sep = true;
+		if (d == 0)
+			break;
+		/* the part before a separator may be the number */
+		if (sep && o > 0) {
+			run[o] = '\0';
+			found = contact_tel_normalize(run, norm, &kind);
+		}
+		memcpy(run + o, q, d);
+		o += d;
+		q += d;
+	}
+	run[o] = '\0';
+	if (!found)
+		found = contact_tel_normalize(run, norm, &kind);
+	sodium_memzero(run, sizeof(run));
+	sodium_memzero(norm, sizeof(norm));
+	return found;
+}
+
 bool
 contact_email_normalize(const char *in, char out[256])
 {

@@ -31,6 +31,15 @@ bool	contact_tel_normalize(const char *in, char out[16], enum tel_kind *);
  * at most 254 bytes.  Returns false otherwise.
  */
 bool	contact_email_normalize(const char *in, char out[256]);
+/*
+ * Does the text s[0..n) (already percent-decoded) hold what looks like a
+ * contact anywhere in it: an email address ("x@y.z", '@' ASCII or
+ * full-width) or a Japanese phone number (a run of digits, ASCII or
+ * full-width, with the separators people type between them, that
+ * contact_tel_normalize() reads as 10 or 11 domestic digits)?  Used to
+ * scrub URLs before they are stored (url_scrub()).
+ */
+bool	contact_in_text(const char *s, size_t n);
 /* "090-****-5678": first and last groups kept (contract: conventions 4). */
 void	contact_tel_mask(const char *norm, char out[32]);
 /* "ta***@example.jp": a short prefix of the local part, the domain kept. */

@@ -8,6 +8,7 @@
 #include "publish.h"
 
 #define OUT_MAX		(64u << 20)
+#define RETRY_AFTER_UNAVAILABLE	"5"	/* seconds, on a 503 */
 
 void
 req_init(struct req *r, struct db *db, const struct conf *c)
@@ -148,9 +149,29 @@ req_pathvar(const struct req *r, const char *name)
 	return NULL;
 }
 
+bool
+http_header_ok(const char *name, const char *value)
+{
+	static const char tchar[] = "!#$%&'*+-.^_`|~0123456789"
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	const unsigned char *v;
+
+	if (name[0] == '\0' || strspn(name, tchar) != strlen(name))
+		return false;
+	for (v = (const unsigned char *)value; *v != '\0'; v++)
+		if ((*v < 0x20 && *v != '\t') || *v >= 0x7f)
+			return false;
+	return true;
+}
+
 enum fb_err
 req_header(struct req *r, const char *name, const char *value)
 {
+	if (!http_header_ok(name, value)) {
+		logx(LOG_WARN, "header '%s' refused: a control character or "
+		    "non-ASCII byte in it", name);
+		return FB_EINVAL;
+	}
 	if (r->nhdr == REQ_MAX_HEADERS)
 		return FB_ENOMEM;
 	r->hdr_name[r->nhdr] = strdup(name);
@@ -215,6 +236,9 @@ api_error(struct req *r, enum api_code code, const char *param)
 		buf_reset(&r->out);
 		r->status = 500;
 	}
+	/* the database or a worker is away for a moment: when to try again */
+	if (d->status == 503)
+		req_header(r, "Retry-After", RETRY_AFTER_UNAVAILABLE);
 	if (d->status >= 500)
 		logx(LOG_ERR, "answered %d %s", d->status, d->code);
 	else

@@ -3,6 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "match.h"
 #include "sms.h"
 
 static long
@@ -64,12 +65,22 @@ sms_count(const char *body, const char *base_url, struct sms_count *c)
 	return true;
 }
 
+/*
+ * A block's URL as saved: a URL kept as the parser writes it (then put
+ * back into the block in that form), or a template with variables, whose
+ * expansion is checked when it is rendered (block_url()).
+ */
 static bool
-url_ok(const char *u)
+block_url_ok(json_object *b, const char *u)
 {
-	return (strncasecmp(u, "https://", 8) == 0 || strncasecmp(u, "http://", 7) == 0 ||
-	    strncmp(u, "{{", 2) == 0) && strlen(u) <= 2048 &&
-	    strpbrk(u, " \t\r\n\"'<>`") == NULL;
+	char	 href[URL_MAX + 1];
+
+	if (strstr(u, "{{") != NULL)
+		return strlen(u) <= URL_MAX;
+	if (!url_normalize(u, href))
+		return false;
+	json_object_object_add(b, "url", json_object_new_string(href));
+	return true;
 }
 
 bool
@@ -112,7 +123,8 @@ blocks_ok(json_object *blocks, char *param, size_t paramsz)
 			    strlen(json_object_get_string(v)) !=
 			    (size_t)json_object_get_string_len(v))
 				return false;
-			if (strcmp(fields[j], "url") == 0 && !url_ok(json_object_get_string(v)))
+			if (strcmp(fields[j], "url") == 0 &&
+			    !block_url_ok(b, json_object_get_string(v)))
 				return false;
 		}
 	}
@@ -182,13 +194,42 @@ field_html(struct buf *b, json_object *blk, const char *k, const char *product,
 	return e;
 }
 
+/*
+ * A block's URL with its variables replaced, checked after the expansion
+ * (a product name may hold anything) and written as the parser writes
+ * it, escaped, into b.  *ok false (nothing written) when it is not an
+ * http(s) URL then.
+ */
+static enum fb_err
+block_url(struct buf *b, json_object *blk, const char *product, const char *link,
+    const char *optout, bool *ok)
+{
+	json_object	*v;
+	struct buf	 t;
+	char		 href[URL_MAX + 1];
+	enum fb_err	 e;
+
+	*ok = false;
+	if (!json_object_object_get_ex(blk, "url", &v) || v == NULL)
+		return FB_OK;
+	buf_init(&t, 64 * 1024);
+	e = vars_expand(&t, json_object_get_string(v), product, link, optout);
+	if (e == FB_OK && t.data != NULL && url_normalize(t.data, href)) {
+		*ok = true;
+		e = html_escape(b, href);
+	}
+	buf_release(&t);
+	return e;
+}
+
 enum fb_err
 blocks_html(json_object *blocks, const char *product, const char *link,
     const char *optout, struct buf *b)
 {
 	json_object	*blk, *tv;
 	const char	*t;
-	size_t		 i;
+	size_t		 i, mark;
+	bool		 ok;
 	enum fb_err	 e = FB_OK;
 
 	e = buf_addstr(b, "<!DOCTYPE html><html lang=\"ja\"><head><meta charset=\"utf-8\">"
@@ -206,14 +247,23 @@ blocks_html(json_object *blocks, const char *product, const char *link,
 			if (e == FB_OK) e = field_html(b, blk, "text", product, link, optout);
 			if (e == FB_OK) e = buf_addstr(b, "</p>");
 		} else if (strcmp(t, "image") == 0) {
+			/* an image whose URL is not one is left out */
+			mark = b->len;
 			e = buf_addstr(b, "<p><img src=\"");
-			if (e == FB_OK) e = field_html(b, blk, "url", product, link, optout);
+			if (e == FB_OK) e = block_url(b, blk, product, link, optout, &ok);
+			if (e == FB_OK && !ok) {
+				b->len = mark;
+				b->data[mark] = '\0';
+				continue;
+			}
 			if (e == FB_OK) e = buf_addstr(b, "\" alt=\"");
 			if (e == FB_OK) e = field_html(b, blk, "alt", product, link, optout);
 			if (e == FB_OK) e = buf_addstr(b, "\" style=\"max-width:100%\"></p>");
 		} else if (strcmp(t, "button") == 0) {
+			/* a button whose URL is not one leads to the message's link */
 			e = buf_addstr(b, "<p><a href=\"");
-			if (e == FB_OK) e = field_html(b, blk, "url", product, link, optout);
+			if (e == FB_OK) e = block_url(b, blk, product, link, optout, &ok);
+			if (e == FB_OK && !ok) e = html_escape(b, link);
 			if (e == FB_OK) e = buf_addstr(b, "\" style=\"display:inline-block;"
 			    "padding:12px 24px;background:#d33;color:#fff;"
 			    "text-decoration:none;border-radius:4px\">");

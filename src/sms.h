@@ -41,15 +41,21 @@ bool	sms_count(const char *body, const char *base_url, struct sms_count *);
 /*
  * Check email blocks (an array of at most 50 objects of type heading,
  * text, image, button or divider, with string fields of at most 2000
- * characters and http(s) URLs).  Returns NULL, or the offending field
- * as "blocks[3].url" in `param`.
+ * characters and http(s) URLs, or URL templates with variables).  A URL
+ * without variables is put back into its block as the parser writes it
+ * (url_normalize()); a template's expansion is checked when rendered.
+ * Returns true, or false with the offending field as "blocks[3].url" in
+ * `param`.
  */
 bool	blocks_ok(json_object *blocks, char *param, size_t paramsz);
 
 /*
  * Render blocks to HTML into b, every user value escaped and
  * {{product_name}}, {{link_url}}, {{optout_url}} replaced by the given
- * values (escaped too).
+ * values (escaped too).  A block URL is checked after its variables are
+ * replaced and written only as the URL parser writes it: an image whose
+ * URL is not an http(s) URL then is left out, such a button leads to
+ * `link` (issue 11: "{{product_name}}" set to "javascript:...").
  */
 enum fb_err blocks_html(json_object *blocks, const char *product,
 	    const char *link, const char *optout, struct buf *b) FB_WUR;

@@ -9,7 +9,6 @@
 #include "../publish.h"
 #include "../store.h"
 
-#define CAMPAIGN_KEY_MAX	64
 #define CAMPAIGN_NAME_MAX	200
 #define WAIT_DEFAULT		30
 #define WAIT_MIN		1
@@ -171,17 +170,6 @@ api_campaigns_list(struct req *r)
 	return page_answer(r, &pg, &res, CAMP_C_ID, campaign_row_json, NULL);
 }
 
-/* A campaign key: 1 to 64 of [A-Za-z0-9_-], used in snippets and URLs. */
-static bool
-campaign_key_ok(const char *k)
-{
-	size_t	 n = strlen(k);
-
-	return n >= 1 && n <= CAMPAIGN_KEY_MAX &&
-	    strspn(k, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789_-") == n;
-}
-
 enum fb_err
 api_campaigns_create(struct req *r)
 {
@@ -200,7 +188,7 @@ api_campaigns_create(struct req *r)
 		return FB_OK;
 	if (!uuid_valid(site))
 		return api_error(r, AC_PARAMETER_INVALID, "site_id");
-	if (!campaign_key_ok(key))
+	if (!ident_ok(key, CAMPAIGN_KEY_MAX))
 		return api_error(r, AC_PARAMETER_INVALID, "key");
 	if (text_blank(name))
 		return api_error(r, AC_PARAMETER_INVALID, "name");
@@ -627,7 +615,7 @@ api_campaigns_duplicate(struct req *r)
 	if (body_str(r, "key", false, CAMPAIGN_KEY_MAX, &key) < 0 ||
 	    body_str(r, "name", false, CAMPAIGN_NAME_MAX, &name) < 0)
 		return FB_OK;
-	if (key != NULL && !campaign_key_ok(key))
+	if (key != NULL && !ident_ok(key, CAMPAIGN_KEY_MAX))
 		return api_error(r, AC_PARAMETER_INVALID, "key");
 	if (name != NULL && text_blank(name))
 		return api_error(r, AC_PARAMETER_INVALID, "name");

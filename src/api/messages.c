@@ -10,6 +10,7 @@
 #include <strings.h>
 
 #include "../api.h"
+#include "../match.h"
 #include "../sms.h"
 #include "../store.h"
 
@@ -92,11 +93,19 @@ dup_or_null(const char *s)
 	return s != NULL ? strdup(s) : NULL;
 }
 
+/* A URL field as it is kept: as the parser writes it (STYLE 23). */
 static bool
-http_url_ok(const char *u)
+url_field(char **field)
 {
-	return (strncasecmp(u, "https://", 8) == 0 || strncasecmp(u, "http://", 7) == 0) &&
-	    strlen(u) <= 2048 && strpbrk(u, " \t\r\n\"'<>`") == NULL;
+	char	 href[URL_MAX + 1], *d;
+
+	if (*field == NULL)
+		return true;
+	if (!url_normalize(*field, href) || (d = strdup(href)) == NULL)
+		return false;
+	free(*field);
+	*field = d;
+	return true;
 }
 
 /*
@@ -137,9 +146,9 @@ msg_from_body(struct req *r, struct msg *m, bool create)
 	TEXT("header_image_url", 2048, header);
 	TEXT("link_url", 2048, link);
 #undef TEXT
-	if (m->header != NULL && !http_url_ok(m->header))
+	if (!url_field(&m->header))
 		return api_error(r, AC_PARAMETER_INVALID, "header_image_url"), -1;
-	if (m->link != NULL && !http_url_ok(m->link))
+	if (!url_field(&m->link))
 		return api_error(r, AC_PARAMETER_INVALID, "link_url"), -1;
 	if (json_object_object_get_ex(r->json, "link_params", &lp)) {
 		if (lp == NULL)

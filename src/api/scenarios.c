@@ -505,6 +505,9 @@ api_scenarios_from_preset(struct req *r)
 		return FB_OK;
 	if (!campaign_exists(r, campaign, &e))
 		return e != FB_OK ? e : api_error(r, AC_NOT_FOUND, "campaign_id");
+	/* no such preset: nothing else than its alphabet can name one */
+	if (!ident_ok(key, 32))
+		return api_error(r, AC_PARAMETER_INVALID, "preset_key");
 	if ((e = db_sq(r->db, SQ_PRESETS, DBPARAMS(P_STR(key), P_STR(key)), &p)) != FB_OK)
 		return e;
 	if (p.nrows == 0) {

@@ -29,10 +29,8 @@ struct event {
 	const char	*campaign, *role, *tel, *email;
 	int		 consent;	/* -1 not given */
 	long long	 ts;
-	struct url_loc	 loc;
+	struct url_loc	 loc, ref;
 };
-
-static void	url_scrub(const char *, char *, size_t);
 
 static bool
 id_ok(const char *s)
@@ -59,7 +57,40 @@ field(json_object *o, const char *k, size_t max, bool required, const char **out
 	    (size_t)json_object_get_string_len(v) && utf8_len(*out) >= 0;
 }
 
-/* Parse and check the body; on failure writes the 400 naming the field. */
+/*
+ * An optional field: what is wrong with it is dropped, never the event
+ * (issue 11: a capture is not lost for a bad optional field).
+ */
+static const char *
+optional(json_object *o, const char *k, size_t max)
+{
+	const char	*s;
+
+	return field(o, k, max, false, &s) ? s : NULL;
+}
+
+/*
+ * A page URL (the event's, or its referrer) as it is kept: parsed as the
+ * browser parsed it, every part that may carry a contact taken out, and
+ * written back as the parser serializes it (url_href()), so that what is
+ * stored and later sent as a Location is only ever a well-formed URL
+ * (issue 11).  False when it is not an http(s) URL.
+ */
+static bool
+url_keep(const char *in, struct url_loc *loc, char out[URL_MAX + 1])
+{
+	if (!url_parse(in, loc))
+		return false;
+	url_scrub(loc);
+	return url_href(loc, out, URL_MAX + 1);
+}
+
+/*
+ * Parse and check the body; on failure writes the 400 naming the field.
+ * The identifying fields (v, site, visitor, session, type, url) must be
+ * right; an optional one that is not (campaign, role, referrer, contact,
+ * consent, ts) is dropped and the event kept.
+ */
 static bool
 event_parse(struct req *r, json_object *o, struct event *ev)
 {
@@ -72,6 +103,9 @@ event_parse(struct req *r, json_object *o, struct event *ev)
 		return api_error(r, AC_EVENT_INVALID, "v"), false;
 	if (!field(o, "site", 64, true, &ev->site))
 		return api_error(r, AC_EVENT_INVALID, "site"), false;
+	/* a key of another alphabet names no site */
+	if (!ident_ok(ev->site, SITE_KEY_MAX))
+		return api_error(r, AC_NOT_FOUND, "site"), false;
 	if (!field(o, "visitor", 36, true, &ev->visitor) || !id_ok(ev->visitor))
 		return api_error(r, AC_EVENT_INVALID, "visitor"), false;
 	if (!field(o, "session", 36, true, &ev->session) || !id_ok(ev->session))
@@ -81,119 +115,32 @@ event_parse(struct req *r, json_object *o, struct event *ev)
 	    strcmp(ev->type, "capture") != 0 && strcmp(ev->type, "consent") != 0 &&
 	    strcmp(ev->type, "conversion") != 0))
 		return api_error(r, AC_EVENT_INVALID, "type"), false;
-	if (!field(o, "url", URL_MAX, true, &ev->url) || !url_parse(ev->url, &ev->loc))
+	if (!field(o, "url", URL_MAX, true, &ev->url) ||
+	    !url_keep(ev->url, &ev->loc, ev->url_buf))
 		return api_error(r, AC_EVENT_INVALID, "url"), false;
-	url_scrub(ev->url, ev->url_buf, sizeof(ev->url_buf));
 	ev->url = ev->url_buf;
-	if (!url_parse(ev->url, &ev->loc))
-		return api_error(r, AC_EVENT_INVALID, "url"), false;
-	if (!field(o, "referrer", URL_MAX, false, &ev->referrer))
-		return api_error(r, AC_EVENT_INVALID, "referrer"), false;
-	if (ev->referrer != NULL && *ev->referrer == '\0')
-		ev->referrer = NULL;
-	if (ev->referrer != NULL) {
-		url_scrub(ev->referrer, ev->ref_buf, sizeof(ev->ref_buf));
-		ev->referrer = ev->ref_buf;
+	/* the referrer: kept as a URL, else not at all */
+	if ((ev->referrer = optional(o, "referrer", URL_MAX)) != NULL)
+		ev->referrer = url_keep(ev->referrer, &ev->ref, ev->ref_buf) ?
+		    ev->ref_buf : NULL;
+	if ((ev->campaign = optional(o, "campaign", CAMPAIGN_KEY_MAX)) != NULL &&
+	    !ident_ok(ev->campaign, CAMPAIGN_KEY_MAX))
+		ev->campaign = NULL;
+	if ((ev->role = optional(o, "role", 16)) != NULL && rule_role_parse(ev->role) < 0)
+		ev->role = NULL;
+	if (json_object_object_get_ex(o, "contact", &c) &&
+	    json_object_is_type(c, json_type_object)) {
+		ev->tel = optional(c, "tel", 64);
+		ev->email = optional(c, "email", 254);
 	}
-	if (!field(o, "campaign", 64, false, &ev->campaign))
-		return api_error(r, AC_EVENT_INVALID, "campaign"), false;
-	if (!field(o, "role", 16, false, &ev->role) ||
-	    (ev->role != NULL && rule_role_parse(ev->role) < 0))
-		return api_error(r, AC_EVENT_INVALID, "role"), false;
-	if (json_object_object_get_ex(o, "contact", &c) && c != NULL) {
-		if (!json_object_is_type(c, json_type_object))
-			return api_error(r, AC_EVENT_INVALID, "contact"), false;
-		if (!field(c, "tel", 64, false, &ev->tel))
-			return api_error(r, AC_EVENT_INVALID, "contact.tel"), false;
-		if (!field(c, "email", 254, false, &ev->email))
-			return api_error(r, AC_EVENT_INVALID, "contact.email"), false;
-	}
-	if (json_object_object_get_ex(o, "consent", &v) && v != NULL) {
-		if (!json_object_is_type(v, json_type_boolean))
-			return api_error(r, AC_EVENT_INVALID, "consent"), false;
+	if (json_object_object_get_ex(o, "consent", &v) &&
+	    json_object_is_type(v, json_type_boolean))
 		ev->consent = json_object_get_boolean(v);
-	}
-	if (json_object_object_get_ex(o, "ts", &v) && v != NULL) {
-		if (!json_object_is_type(v, json_type_int) &&
-		    !json_object_is_type(v, json_type_double))
-			return api_error(r, AC_EVENT_INVALID, "ts"), false;
+	if (json_object_object_get_ex(o, "ts", &v) &&
+	    (json_object_is_type(v, json_type_int) ||
+	    json_object_is_type(v, json_type_double)))
 		ev->ts = json_object_get_int64(v);
-	}
 	return true;
-}
-
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	c = tolower(c);
-	return c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-}
-
-/* Does a query parameter carry a contact?  Its name, or its decoded value. */
-static bool
-contact_like(const char *name, size_t nn, const char *val, size_t vn)
-{
-	static const char *const names[] = { "tel", "phone", "mail", "denwa",
-	    "keitai", "mobile", "contact" };
-	char		 n[64], v[512], norm[256];
-	size_t		 i, o;
-	enum tel_kind	 k;
-
-	for (i = 0; i < nn && i + 1 < sizeof(n); i++)
-		n[i] = (char)tolower((unsigned char)name[i]);
-	n[i] = '\0';
-	for (i = 0; i < NELEM(names); i++)
-		if (strstr(n, names[i]) != NULL)
-			return true;
-	for (i = o = 0; i < vn && o + 1 < sizeof(v); i++) {
-		if (val[i] == '%' && i + 2 < vn && hexval((unsigned char)val[i + 1]) >= 0 &&
-		    hexval((unsigned char)val[i + 2]) >= 0) {
-			v[o++] = (char)(hexval((unsigned char)val[i + 1]) << 4 |
-			    hexval((unsigned char)val[i + 2]));
-			i += 2;
-		} else
-			v[o++] = val[i] == '+' ? ' ' : val[i];
-	}
-	v[o] = '\0';
-	return strchr(v, '@') != NULL || contact_tel_normalize(v, norm, &k) ||
-	    contact_email_normalize(v, norm);
-}
-
-/*
- * A page URL without the query parameters that carry contacts (a form
- * sent by GET puts them there): no clear contact reaches the database or
- * the logs through a URL.
- */
-static void
-url_scrub(const char *in, char *out, size_t outsz)
-{
-	const char	*q = strchr(in, '?'), *p, *amp, *eq;
-	size_t		 o, n;
-	bool		 first = true;
-
-	if (q == NULL) {
-		snprintf(out, outsz, "%s", in);
-		return;
-	}
-	o = (size_t)snprintf(out, outsz, "%.*s", (int)(q - in), in);
-	for (p = q + 1; *p != '\0' && *p != '#'; p = *amp == '&' ? amp + 1 : amp) {
-		amp = p + strcspn(p, "&#");
-		n = (size_t)(amp - p);
-		eq = memchr(p, '=', n);
-		if (n > 0 && !contact_like(p, eq != NULL ? (size_t)(eq - p) : n,
-		    eq != NULL ? eq + 1 : p + n, eq != NULL ? (size_t)(amp - eq - 1) : 0) &&
-		    o + n + 2 < outsz) {
-			out[o++] = first ? '?' : '&';
-			memcpy(out + o, p, n);
-			o += n;
-			out[o] = '\0';
-			first = false;
-		}
-		if (*amp == '\0' || *amp == '#')
-			break;
-	}
 }
 
 /* The host is the site's domain or one of its subdomains. */

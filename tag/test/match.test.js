@@ -53,6 +53,10 @@ for (const l of data.locations) {
   test(`location: ${JSON.stringify(l.url)}`, () => {
     assert.deepEqual(tag.parseLocation(l.url),
       { hostname: l.hostname, pathname: l.pathname, search: l.search });
+    // href is what the server keeps (url_href): the browser's location,
+    // user info left out
+    const u = new URL(l.url);
+    assert.equal(u.protocol + '//' + u.host + u.pathname + u.search + u.hash, l.href);
   });
 }
 

@@ -339,3 +339,42 @@ file_tail(const char *path)
 	buf[n] = '\0';
 	return buf;
 }
+
+void
+fx_one_step(const struct fx *f, const char *key, const char *channel,
+    const char *mode, const char *link_url)
+{
+	char		 c[40], m[40], s[40], p[256], b[2048], link[512] = "";
+	struct resp	*r;
+
+	fx_campaign(f, key, c);
+	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/url-rules", c);
+	resp_free(http("PUT", p, f->live, "{\"rules\":[{\"role\":\"form\","
+	    "\"match_type\":\"prefix\",\"pattern\":\"/form\"}]}", NULL));
+	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active", c), 0);
+	if (link_url != NULL)
+		snprintf(link, sizeof(link), ",\"link_url\":\"%s\"", link_url);
+	if (strcmp(channel, "sms") == 0)
+		snprintf(b, sizeof(b), "{\"channel\":\"sms\",\"body\":\"テスト商店です。"
+		    "続きはこちら {{link_url}}\"%s}", link);
+	else
+		snprintf(b, sizeof(b), "{\"channel\":\"email\",\"subject\":\"お手続きの"
+		    "ご案内\"%s,\"blocks\":[{\"type\":\"text\",\"text\":\"続きはこちら\"},"
+		    "{\"type\":\"button\",\"text\":\"続ける\",\"url\":\"{{link_url}}\"}]}",
+		    link);
+	r = http("POST", "/api/v1/messages", f->live, b, NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	snprintf(m, sizeof(m), "%s", jget(r->json, "id"));
+	resp_free(r);
+	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/scenarios", c);
+	r = http("POST", p, f->live, "{\"name\":\"one step\"}", NULL);
+	snprintf(s, sizeof(s), "%s", jget(r->json, "id"));
+	resp_free(r);
+	snprintf(p, sizeof(p), "/api/v1/scenarios/%s/steps", s);
+	snprintf(b, sizeof(b), "{\"steps\":[{\"message_id\":\"%s\",\"delay_minutes\":5}]}", m);
+	r = http("PUT", p, f->live, b, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status active", s), 0);
+	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode %s", f->tenant, mode), 0);
+}

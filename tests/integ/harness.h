@@ -72,5 +72,14 @@ void	fx_key(const struct fx *, const char *kind, const char *scopes,
 	    char out[80], char id_out[40]);
 /* Create a campaign through the API; returns its id in out. */
 void	fx_campaign(const struct fx *, const char *key, char out[40]);
+/*
+ * An active campaign `key` (a form rule "/form") whose active scenario
+ * has one step on `channel` ("sms", "email"), due 5 minutes after
+ * abandonment, its message's link_url `link_url` (NULL: none, so the
+ * click link leads to the lead's landing page); the delivery switch
+ * `mode` ("off", "test_only", "live").
+ */
+void	fx_one_step(const struct fx *, const char *key, const char *channel,
+	    const char *mode, const char *link_url);
 
 #endif

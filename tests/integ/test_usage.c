@@ -19,41 +19,6 @@
 
 #define J(...) #__VA_ARGS__
 
-/*
- * An active campaign `key` whose active scenario has one step on
- * `channel`, due 5 minutes after abandonment; the delivery switch `mode`.
- */
-static void
-one_step(const struct fx *f, const char *key, const char *channel,
-    const char *mode)
-{
-	char		 c[40], m[40], s[40], p[256], b[1024];
-	struct resp	*r;
-
-	fx_campaign(f, key, c);
-	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/url-rules", c);
-	resp_free(http("PUT", p, f->live, J({"rules":[{"role":"form","match_type":"prefix","pattern":"/form"}]}), NULL));
-	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active", c), 0);
-	r = http("POST", "/api/v1/messages", f->live, strcmp(channel, "sms") == 0 ?
-	    J({"channel":"sms","body":"テスト商店です。続きはこちら {{link_url}}","link_url":"https://shop.example.jp/form"}) :
-	    J({"channel":"email","subject":"お手続きのご案内","link_url":"https://shop.example.jp/form",
-	    "blocks":[{"type":"text","text":"続きはこちら"},{"type":"button","text":"続ける","url":"{{link_url}}"}]}), NULL);
-	cr_assert_eq(r->status, 201, "%s", r->body);
-	snprintf(m, sizeof(m), "%s", jget(r->json, "id"));
-	resp_free(r);
-	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/scenarios", c);
-	r = http("POST", p, f->live, J({"name":"usage"}), NULL);
-	snprintf(s, sizeof(s), "%s", jget(r->json, "id"));
-	resp_free(r);
-	snprintf(p, sizeof(p), "/api/v1/scenarios/%s/steps", s);
-	snprintf(b, sizeof(b), "{\"steps\":[{\"message_id\":\"%s\",\"delay_minutes\":5}]}", m);
-	r = http("PUT", p, f->live, b, NULL);
-	cr_assert_eq(r->status, 200, "%s", r->body);
-	resp_free(r);
-	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status active", s), 0);
-	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode %s", f->tenant, mode), 0);
-}
-
 /* A visitor `n` of campaign `key` who typed `tel` and `email` and left. */
 static void
 capture(const struct fx *f, const char *key, int n, const char *tel, const char *email)
@@ -117,7 +82,7 @@ Test(usage, free_quota_stops_sending_and_is_announced, .timeout = 90)
 	cr_assert_eq(ctl(&o, "tenant set-quota --tenant %s --sends 2", f.tenant), 0);
 	cr_assert_str_eq(json_object_get_string(json_object_object_get(o, "send_quota")), "2");
 	json_object_put(o);
-	one_step(&f, "quota", "sms", "live");
+	fx_one_step(&f, "quota", "sms", "live", "https://shop.example.jp/form");
 	for (i = 0; i < 3; i++) {
 		char tel[32];
 
@@ -185,7 +150,7 @@ Test(usage, paid_plan_sends_past_the_quota_and_is_told, .timeout = 90)
 
 	fx_new(&f, "starter", 0);
 	cr_assert_eq(ctl(NULL, "tenant set-quota --tenant %s --sends 2", f.tenant), 0);
-	one_step(&f, "paid", "sms", "live");
+	fx_one_step(&f, "paid", "sms", "live", "https://shop.example.jp/form");
 	for (i = 0; i < 3; i++) {
 		char tel[32];
 
@@ -208,7 +173,7 @@ Test(usage, test_only_sends_to_test_recipients_alone, .timeout = 90)
 	json_object	*o;
 
 	fx_new(&f, "pro", 0);
-	one_step(&f, "trial", "sms", "test_only");
+	fx_one_step(&f, "trial", "sms", "test_only", "https://shop.example.jp/form");
 	/* kept as a blind index: any typed form of the number matches */
 	cr_assert_eq(ctl(&o, "test-recipient add --tenant %s --contact '０９０ ７２００ ０００１'",
 	    f.tenant), 0);
@@ -245,7 +210,7 @@ Test(usage, three_messages_a_day_per_recipient, .timeout = 90)
 	int		 i;
 
 	fx_new(&f, "pro", 0);
-	one_step(&f, "cap", "sms", "live");
+	fx_one_step(&f, "cap", "sms", "live", "https://shop.example.jp/form");
 	/* four visitors who typed one number: a family, or one person four times */
 	for (i = 0; i < 4; i++)
 		capture(&f, "cap", 600 + i, i % 2 ? "090-7300-0001" : "０９０７３０００００１", "");
@@ -275,7 +240,7 @@ Test(usage, emails_name_their_delivery_and_count_opens, .timeout = 90)
 	struct resp	*r;
 
 	fx_new(&f, "pro", 0);
-	one_step(&f, "mail", "email", "live");
+	fx_one_step(&f, "mail", "email", "live", "https://shop.example.jp/form");
 	capture(&f, "mail", 500, "", "hanako.y@example.jp");
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2034-05-13T03:00:00Z"), 0);
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2034-05-13T03:10:00Z"), 0);
@@ -490,7 +455,7 @@ Test(deliveries, invalid_contact_is_cancelled, .timeout = 90)
 	size_t		 len;
 
 	fx_new(&f, "pro", 0);
-	one_step(&f, "inv", "sms", "live");
+	fx_one_step(&f, "inv", "sms", "live", "https://shop.example.jp/form");
 	capture(&f, "inv", 700, "090-7400-0001", "");
 	snprintf(lead, sizeof(lead), "%s", sql("SELECT id FROM leads WHERE tenant_id = '%s'",
 	    f.tenant));
@@ -531,7 +496,7 @@ Test(deliveries, rotated_master_key_opens_older_contacts, .timeout = 90)
 	FILE		*in, *out, *out2;
 
 	fx_new(&f, "pro", 0);
-	one_step(&f, "rot", "sms", "live");
+	fx_one_step(&f, "rot", "sms", "live", "https://shop.example.jp/form");
 	capture(&f, "rot", 900, "090-7600-0001", "");
 	capture(&f, "rot", 901, "090-7600-0002", "");
 	cr_assert_eq(conf_load(&conf, NULL, err, sizeof(err)), FB_OK, "%s", err);
@@ -593,7 +558,7 @@ Test(deliveries, no_message_without_a_consent_notice, .timeout = 90)
 	struct fx	 f;
 
 	fx_new(&f, "pro", 0);
-	one_step(&f, "none", "sms", "live");
+	fx_one_step(&f, "none", "sms", "live", "https://shop.example.jp/form");
 	sql("UPDATE consent_settings SET consent_mode = 'none' WHERE tenant_id = '%s'", f.tenant);
 	capture(&f, "none", 800, "090-7500-0001", "");
 	cr_assert_str_eq(sql("SELECT consent_state FROM leads WHERE tenant_id = '%s'",

@@ -110,6 +110,7 @@ Test(match, url_parse)
 {
 	json_object	*v = vectors(), *locs, *c;
 	struct url_loc	 l;
+	char		 href[URL_MAX + 1];
 	size_t		 i;
 
 	cr_assert(json_object_object_get_ex(v, "locations", &locs));
@@ -120,6 +121,10 @@ Test(match, url_parse)
 		cr_assert_str_eq(l.hostname, str(c, "hostname"), "%s", str(c, "url"));
 		cr_assert_str_eq(l.pathname, str(c, "pathname"), "%s", str(c, "url"));
 		cr_assert_str_eq(l.search, str(c, "search"), "%s", str(c, "url"));
+		cr_assert(url_href(&l, href, sizeof(href)));
+		cr_assert_str_eq(href, str(c, "href"), "%s", str(c, "url"));
+		cr_assert(url_normalize(str(c, "url"), href));
+		cr_assert_str_eq(href, str(c, "href"), "%s", str(c, "url"));
 	}
 	cr_assert(json_object_object_get_ex(v, "unparsable", &locs));
 	for (i = 0; i < json_object_array_length(locs); i++)
@@ -141,4 +146,34 @@ Test(match, other_patterns)
 	cr_assert(!rule_pattern_ok(MT_QUERY, "=x", why, sizeof(why)));
 	cr_assert(!rule_pattern_ok(MT_QUERY, "a=1&b=2", why, sizeof(why)));
 	cr_assert(rule_pattern_ok(MT_REGEX, "^/(a|b)+[^/]*?$", why, sizeof(why)), "%s", why);
+}
+
+/* What a URL may not keep: contacts in any of its parts (issue 11). */
+Test(match, url_scrub)
+{
+	static const struct { const char *in, *out; } v[] = {
+		{ "https://a.jp/form?tel=0312345678&x=1", "https://a.jp/form?x=1" },
+		{ "https://a.jp/u/taro%40example.jp/p", "https://a.jp/u/redacted/p" },
+		{ "https://a.jp/u/%EF%BC%90%EF%BC%99%EF%BC%90-1234-5678",
+		  "https://a.jp/u/redacted" },
+		{ "https://a.jp/?a=090&b=1234&c=5678&d=7", "https://a.jp/?d=7" },
+		{ "https://a.jp/?zip1=150&zip2=0001&p=2", "https://a.jp/?zip1=150&zip2=0001&p=2" },
+		{ "https://a.jp/?q=%2B81+90+1234+5678", "https://a.jp/" },
+		{ "https://a.jp/?q=call+03-1234-5678+now&k=v", "https://a.jp/?k=v" },
+		{ "https://a.jp/x#hanako@example.jp", "https://a.jp/x" },
+		{ "https://a.jp/x#s=1&m=a%40b.jp", "https://a.jp/x#s=1" },
+		{ "https://a.jp/item/1234567890123/page/2", "https://a.jp/item/1234567890123/page/2" },
+		{ "https://a.jp/@shop/news", "https://a.jp/@shop/news" },
+		{ "https://a.jp/order/20261124-0001", "https://a.jp/order/20261124-0001" },
+	};
+	struct url_loc	 l;
+	char		 href[URL_MAX + 1];
+	size_t		 i;
+
+	for (i = 0; i < NELEM(v); i++) {
+		cr_assert(url_parse(v[i].in, &l), "%s", v[i].in);
+		cr_assert_eq(url_scrub(&l), strcmp(v[i].in, v[i].out) != 0, "%s", v[i].in);
+		cr_assert(url_href(&l, href, sizeof(href)));
+		cr_assert_str_eq(href, v[i].out, "%s", v[i].in);
+	}
 }

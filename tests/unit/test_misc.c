@@ -154,3 +154,30 @@ Test(jsonw, time_from_datetime)
 	    "\"b\":\"2026-11-22T05:09:14Z\",\"c\":\"2026-11-22T05:09:14Z\",\"d\":null}");
 	json_object_put(o);
 }
+
+/* Response splitting (issue 11; CWE-113): no control character gets out. */
+Test(req, header_refuses_control_characters)
+{
+	cr_assert(http_header_ok("Location", "https://a.jp/x?y=1#z"));
+	cr_assert(http_header_ok("Content-Security-Policy", "default-src 'none';\tx"));
+	cr_assert_not(http_header_ok("Location", "https://a.jp/\r\nSet-Cookie: a=b"));
+	cr_assert_not(http_header_ok("Location", "https://a.jp/\nx"));
+	cr_assert_not(http_header_ok("Location", "https://a.jp/\rx"));
+	cr_assert_not(http_header_ok("X", "a\x01" "b"));
+	cr_assert_not(http_header_ok("X", "a\x7f"));
+	cr_assert_not(http_header_ok("X", "\xc3\xa9"));
+	cr_assert_not(http_header_ok("X-A\r\nB", "v"));
+	cr_assert_not(http_header_ok("X A", "v"));
+	cr_assert_not(http_header_ok("", "v"));
+}
+
+/* body.c: identifiers before SQL (issue 11). */
+Test(body, ident_ok)
+{
+	cr_assert(ident_ok("spring-2026_A", 64));
+	cr_assert_not(ident_ok("", 64));
+	cr_assert_not(ident_ok("\xe2\x80\x99", 64));
+	cr_assert_not(ident_ok("pk_\xc3\xa9", 32));
+	cr_assert_not(ident_ok("a b", 64));
+	cr_assert_not(ident_ok("abcd", 3));
+}

@@ -1,0 +1,209 @@
+/*
+ * What an outside attack found (issue 11), each through lighttpd and
+ * formback.fcgi as the attacker met it: response splitting through a
+ * landing URL sent as Location, identifiers of another alphabet reaching
+ * SQL, contacts kept in URLs, long provider receipts.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "harness.h"
+
+#define J(...) #__VA_ARGS__
+
+/* A tag event of visitor n from the shop's origin; returns the status. */
+static long
+tag_event(const struct fx *f, int n, const char *type, const char *url,
+    const char *referrer, const char *campaign, const char *contact)
+{
+	char		 b[8192];
+	struct resp	*r;
+	long		 st;
+
+	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"%08d-3333-4333-8333-"
+	    "333333333333\",\"session\":\"%08d-3333-4333-8333-333333333333\",\"type\":\"%s\","
+	    "\"url\":\"%s\",\"referrer\":\"%s\",\"campaign\":\"%s\",\"role\":\"form\","
+	    "\"contact\":%s,\"consent\":true}", f->site_pk, n, n, type, url, referrer,
+	    campaign, contact != NULL ? contact : "null");
+	r = http("POST", "/tag/v1/events", NULL, b, "Origin: https://shop.example.jp");
+	st = r->status;
+	if (st != 204)
+		cr_log_error("%s: %ld %s", type, st, r->body);
+	resp_free(r);
+	return st;
+}
+
+/*
+ * Finding 1: a landing URL with CR/LF and a header block in it became the
+ * Location of the click link, and /r/ answered 200 text/html with the
+ * attacker's script.  The URL is kept as the parser writes it; the link
+ * redirects to that; no header can carry a control character.
+ */
+Test(security, landing_url_cannot_split_the_response, .timeout = 60)
+{
+	static const char evil[] = "https://shop.example.jp/form/x\\r\\nStatus: 200 OK"
+	    "\\r\\nSet-Cookie: fb=evil\\r\\nContent-Type: text/html\\r\\n\\r\\n"
+	    "<script>alert(1)</script>";
+	struct fx	 f;
+	struct resp	*r;
+	char		 p[256], tok[16], lead[40];
+	const char	*loc;
+
+	fx_new(&f, "pro", 0);
+	fx_one_step(&f, "split", "sms", "live", NULL);
+	cr_assert_eq(tag_event(&f, 1, "page_view", evil, "", "split", NULL), 204);
+	cr_assert_eq(tag_event(&f, 1, "capture", evil, "", "split",
+	    "{\"tel\":\"090-7400-0001\"}"), 204);
+	snprintf(lead, sizeof(lead), "%s", sql("SELECT id FROM leads WHERE tenant_id = '%s'",
+	    f.tenant));
+	cr_assert_neq(lead[0], '\0');
+	/* kept as the URL parser writes it: no control character, no space */
+	snprintf(p, sizeof(p), "/api/v1/leads/%s", lead);
+	r = http("GET", p, f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "landing_url"), "https://shop.example.jp/form/"
+	    "xStatus:%20200%20OKSet-Cookie:%20fb=evilContent-Type:%20text/html"
+	    "%3Cscript%3Ealert(1)%3C/script%3E");
+	resp_free(r);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2034-06-01T03:00:00Z"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2034-06-01T03:10:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT status FROM deliveries WHERE lead_id = '%s'", lead), "sent");
+	snprintf(tok, sizeof(tok), "%s", sql("SELECT token FROM links WHERE lead_id = '%s' "
+	    "AND kind = 'click'", lead));
+	snprintf(p, sizeof(p), "/r/%s", tok);
+	r = http("GET", p, NULL, NULL, NULL);
+	cr_assert_eq(r->status, 302, "%s", r->headers);
+	cr_assert_null(resp_header(r, "Set-Cookie"));
+	cr_assert_null(resp_header(r, "Content-Type"));
+	cr_assert_null(strstr(r->headers, "<script>"));
+	cr_assert_eq(r->body[0], '\0', "%s", r->body);
+	cr_assert_not_null(loc = resp_header(r, "Location"));
+	cr_assert_eq(strcspn(loc, "\r\n\t "), strlen(loc), "%s", loc);
+	cr_assert_eq(strncmp(loc, "https://shop.example.jp/form/x", 30), 0, "%s", loc);
+	resp_free(r);
+
+	/* a link stored by an older release, raw: still only a clean Location */
+	sql("UPDATE links SET url = 'https://shop.example.jp/a\\r\\nSet-Cookie: x=1' "
+	    "WHERE token = '%s'", tok);
+	r = http("GET", p, NULL, NULL, NULL);
+	cr_assert_eq(r->status, 302);
+	cr_assert_null(resp_header(r, "Set-Cookie"));
+	cr_assert_str_eq(resp_header(r, "Location"),
+	    "https://shop.example.jp/aSet-Cookie:%20x=1");
+	resp_free(r);
+	/* and one that is no URL at all is no redirect */
+	sql("UPDATE links SET url = 'javascript:alert(1)' WHERE token = '%s'", tok);
+	r = http("GET", p, NULL, NULL, NULL);
+	cr_assert_eq(r->status, 404);
+	cr_assert_null(resp_header(r, "Location"));
+	resp_free(r);
+}
+
+/* Finding 9: the opt-out page cannot be framed and loads nothing. */
+Test(security, optout_page_not_framed)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 p[64];
+
+	fx_new(&f, "pro", 0);
+	sql("INSERT INTO links (token, tenant_id, delivery_id, lead_id, kind, url) "
+	    "VALUES ('SecOptOut1', '%s', UUID(), UUID(), 'optout', NULL)", f.tenant);
+	snprintf(p, sizeof(p), "/u/SecOptOut1");
+	r = http("GET", p, NULL, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(resp_header(r, "X-Frame-Options"), "DENY");
+	cr_assert_not_null(strstr(resp_header(r, "Content-Security-Policy"),
+	    "frame-ancestors 'none'"));
+	resp_free(r);
+}
+
+/*
+ * Finding 5: identifiers of another alphabet were "Illegal mix of
+ * collations" (500), and a capture with a non-ASCII campaign key was
+ * parked for good.
+ */
+Test(security, identifiers_checked_before_sql, .timeout = 60)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 c[40], p[128], b[512];
+
+	fx_new(&f, "pro", 0);
+	fx_campaign(&f, "ident", c);
+	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/scenarios/from_preset", c);
+	r = http("POST", p, f.live, "{\"preset_key\":\"\u2019\"}", NULL);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "preset_key");
+	resp_free(r);
+	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"pk_\u00e9\",\"visitor\":\"00000001-"
+	    "3333-4333-8333-333333333333\",\"session\":\"00000001-3333-4333-8333-"
+	    "333333333333\",\"type\":\"page_view\",\"url\":\"https://shop.example.jp/\"}");
+	r = http("POST", "/tag/v1/events", NULL, b, NULL);
+	expect_error(r, 404, "not_found", "not_found", "site");
+	resp_free(r);
+	r = http("POST", "/api/v1/campaigns", f.live, J({"site_id":"00000000-0000-0000-0000-000000000000",
+	    "key":"キャンペーン","name":"x"}), NULL);
+	cr_assert_eq(r->status / 100, 4, "%s", r->body);
+	resp_free(r);
+	/* a bad optional field is dropped, the event kept and applied */
+	cr_assert_eq(tag_event(&f, 2, "capture", "https://shop.example.jp/form",
+	    "not a url", "\u30ad\u30e3\u30f3\u30da\u30fc\u30f3",
+	    "{\"tel\":\"090-7400-0002\"}"), 204);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE site_id = '%s'",
+	    f.site), "0");
+	cr_assert_str_eq(sql("SELECT CONCAT(event_type, ' ', campaign_id IS NULL, ' ', "
+	    "referrer IS NULL) FROM tag_events WHERE site_id = '%s'", f.site),
+	    "capture 1 1");
+}
+
+/*
+ * Finding 7: only query parameters whose whole value was a contact were
+ * scrubbed; emails and numbers in path segments, fragments, free text,
+ * split parameters and referrers reached tag_events and the lead.
+ */
+Test(security, contacts_scrubbed_from_every_part_of_urls, .timeout = 60)
+{
+	static const char url[] = "https://shop.example.jp/form/taro%40example.jp/"
+	    "tel-090-1111-2222/step?a=090&b=3333&c=4444&q=call+me+at+03-5555-6666"
+	    "&page=2&who=saburo%EF%BC%A0mail.example.jp&utm_source=ad"
+	    "#name=x&m=hanako@example.jp";
+	static const char ref[] = "https://search.example.com/u/080%207777%208888/"
+	    "?id=42#jiro@example.jp";
+	static const char *const leaks[] = { "taro", "1111", "2222", "3333", "4444",
+	    "5555", "6666", "7777", "8888", "hanako", "jiro", "saburo", "%EF%BC%A0" };
+	struct fx	 f;
+	struct resp	*r;
+	char		 p[128];
+	const char	*s;
+	size_t		 i;
+
+	fx_new(&f, "pro", 0);
+	fx_one_step(&f, "scrub", "sms", "live", NULL);
+	cr_assert_eq(tag_event(&f, 3, "page_view", url, ref, "scrub", NULL), 204);
+	cr_assert_eq(tag_event(&f, 3, "capture", url, ref, "scrub",
+	    "{\"tel\":\"090-7400-0003\"}"), 204);
+	s = sql("SELECT GROUP_CONCAT(url, ' ', IFNULL(referrer, '')) FROM tag_events "
+	    "WHERE site_id = '%s'", f.site);
+	for (i = 0; i < sizeof(leaks) / sizeof(leaks[0]); i++)
+		cr_assert_null(strstr(s, leaks[i]), "%s in %s", leaks[i], s);
+	cr_assert_not_null(strstr(s, "/redacted/redacted/step?page=2&utm_source=ad#name=x"),
+	    "%s", s);
+	snprintf(p, sizeof(p), "/api/v1/leads?campaign_id=%s",
+	    sql("SELECT id FROM campaigns WHERE tenant_id = '%s'", f.tenant));
+	r = http("GET", p, f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200);
+	snprintf(p, sizeof(p), "/api/v1/leads/%s", jget(r->json, "data.0.id"));
+	resp_free(r);
+	r = http("GET", p, f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200);
+	for (i = 0; i < sizeof(leaks) / sizeof(leaks[0]); i++)
+		cr_assert_null(strstr(r->body, leaks[i]), "%s in %s", leaks[i], r->body);
+	cr_assert_str_eq(jget(r->json, "landing_url"), "https://shop.example.jp/form/"
+	    "redacted/redacted/step?page=2&utm_source=ad#name=x");
+	cr_assert_str_eq(jget(r->json, "referrer"), "https://search.example.com/u/"
+	    "redacted/?id=42");
+	resp_free(r);
+}
