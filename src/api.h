@@ -207,6 +207,13 @@ void	jadd_bool(json_object *, const char *key, bool val);
 void	jadd_time(json_object *, const char *key, const char *val);
 /* Serialize without escaping '/' (json-c's default). Borrowed string. */
 const char *json_text(json_object *);
+/*
+ * Parse s[0..n) from outside as one JSON object (RFC 8259, strict, valid
+ * UTF-8, nested at most `depth` deep, white space only after it).
+ * Returns it (the caller puts it) or NULL for anything else.  The one
+ * parser of request bodies: the API, the collector, provider receipts.
+ */
+json_object *json_parse_object(const char *s, size_t n, int depth);
 
 /*
  * body.c: reading JSON body fields with the contract's errors.  Each
@@ -223,6 +230,14 @@ int	body_bool(struct req *, const char *name, bool required, bool *out);
 bool	body_has(struct req *, const char *name);
 /* Length of a UTF-8 string in code points; -1 when not valid UTF-8. */
 long	utf8_len(const char *);
+/*
+ * Text from outside (a provider's error, say) as it may be stored: at
+ * most `maxchars` characters, cut at a character boundary, an invalid
+ * byte or a control character written as '?', into out (outsz bytes,
+ * NUL-terminated, cut shorter when full).  Never fails: a value is
+ * never refused for its length (issue 11).
+ */
+void	text_clip(const char *in, size_t maxchars, char *out, size_t outsz);
 /*
  * An identifier of ours (campaign key, preset key, site public key): 1 to
  * max characters of [A-Za-z0-9_-].  Every identifier a client or visitor

@@ -3,6 +3,7 @@
  * Connector/C prepared-statement API.
  */
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,19 +35,34 @@ db_classify(struct db *db, unsigned int e)
 enum fb_err
 db_open(struct db *db, const struct conf *c)
 {
-	unsigned int	 tmo = 10;
+	unsigned int	 ctmo = (unsigned)c->db_connect_timeout;
+	unsigned int	 rtmo = (unsigned)c->db_read_timeout;
+	unsigned int	 wtmo = (unsigned)c->db_write_timeout;
 	my_bool		 off = 0;
+	char		 init[256];
 
 	memset(db, 0, sizeof(*db));
 	db->conf = c;
 	if ((db->my = mysql_init(NULL)) == NULL)
 		return FB_ENOMEM;
-	mysql_options(db->my, MYSQL_OPT_CONNECT_TIMEOUT, &tmo);
+	/*
+	 * A database that stops answering (frozen, a network gone quiet)
+	 * costs a request these many seconds, then the connection is
+	 * dropped and the request answered 503 (formback.conf(5)).
+	 */
+	mysql_options(db->my, MYSQL_OPT_CONNECT_TIMEOUT, &ctmo);
+	mysql_options(db->my, MYSQL_OPT_READ_TIMEOUT, &rtmo);
+	mysql_options(db->my, MYSQL_OPT_WRITE_TIMEOUT, &wtmo);
 	mysql_options(db->my, MYSQL_SET_CHARSET_NAME, "utf8mb4");
-	mysql_options(db->my, MYSQL_INIT_COMMAND,
-	    "SET time_zone = '+00:00', sql_mode = 'STRICT_ALL_TABLES,"
-	    "NO_ZERO_DATE,NO_ENGINE_SUBSTITUTION,ERROR_FOR_DIVISION_BY_ZERO', "
-	    "innodb_lock_wait_timeout = 10, tx_isolation = 'READ-COMMITTED'");
+	/*
+	 * A lock wait ends well inside the read timeout, so that it is seen
+	 * as what it is (retried, design 6), not as a database gone away.
+	 */
+	snprintf(init, sizeof(init), "SET time_zone = '+00:00', sql_mode = "
+	    "'STRICT_ALL_TABLES,NO_ZERO_DATE,NO_ENGINE_SUBSTITUTION,"
+	    "ERROR_FOR_DIVISION_BY_ZERO', innodb_lock_wait_timeout = %u, "
+	    "tx_isolation = 'READ-COMMITTED'", rtmo > 2 ? rtmo / 2 : 1);
+	mysql_options(db->my, MYSQL_INIT_COMMAND, init);
 	mysql_options(db->my, MYSQL_REPORT_DATA_TRUNCATION, &off);
 	if (mysql_real_connect(db->my, c->db_socket != NULL ? NULL : c->db_host,
 	    c->db_user, c->db_password, c->db_name,

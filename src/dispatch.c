@@ -183,42 +183,17 @@ has_body(const struct req *r)
 static bool
 parse_body(struct req *r)
 {
-	struct json_tokener	*tok;
-	json_object		*o;
-	size_t			 i;
+	size_t	 i;
 
 	for (i = 0; i < r->body.len && isspace((unsigned char)r->body.data[i]); i++)
 		continue;
-	if (i == r->body.len) {
+	if (i == r->body.len)
 		r->json = json_object_new_object();
-		return true;
-	}
-	if ((tok = json_tokener_new_ex(r->conf->max_json_depth)) == NULL)
-		return false;
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-	o = json_tokener_parse_ex(tok, r->body.data, (int)r->body.len);
-	if (o == NULL || json_tokener_get_error(tok) != json_tokener_success ||
-	    json_tokener_get_parse_end(tok) < r->body.len) {
-		/* trailing white space after the value is fine */
-		for (i = o != NULL ? json_tokener_get_parse_end(tok) : 0;
-		    o != NULL && i < r->body.len &&
-		    isspace((unsigned char)r->body.data[i]); i++)
-			continue;
-		if (o == NULL || i < r->body.len ||
-		    json_tokener_get_error(tok) != json_tokener_success) {
-			json_object_put(o);
-			json_tokener_free(tok);
-			(void)api_error(r, AC_INVALID_JSON, "body");
-			return false;
-		}
-	}
-	json_tokener_free(tok);
-	if (!json_object_is_type(o, json_type_object)) {
-		json_object_put(o);
+	else if ((r->json = json_parse_object(r->body.data, r->body.len,
+	    r->conf->max_json_depth)) == NULL) {
 		(void)api_error(r, AC_INVALID_JSON, "body");
 		return false;
 	}
-	r->json = o;
 	return true;
 }
 

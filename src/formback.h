@@ -148,6 +148,9 @@ struct conf {
 	char		*db_user;
 	char		*db_password;
 	char		*db_name;
+	int		 db_connect_timeout;	/* seconds, every connection */
+	int		 db_read_timeout;	/* seconds a statement's answer may take */
+	int		 db_write_timeout;	/* seconds a statement's sending may take */
 	char		*base_url;
 	char		*publish_dir;
 	char		*pii_key_file;

@@ -26,6 +26,8 @@
 #include "send.h"
 #include "store.h"
 
+#define ERROR_CODE_MAX	64	/* characters of deliveries.error_code */
+
 static bool
 token_ok(const struct req *r)
 {
@@ -75,11 +77,17 @@ apply(struct req *r, json_object *o, bool *found)
 	const char	*bounce = str(o, "bounce"), *err = str(o, "error");
 	struct dbres	 d, a;
 	char		 id[UUID_STRLEN + 1], mref[UUID_STRLEN + 1];
+	char		 errbuf[ERROR_CODE_MAX * 4 + 1];
 	unsigned	 bcol;
 	bool		 changed;
 	enum fb_err	 e;
 
 	*found = false;
+	/* kept as deliveries.error_code holds it: never refused for its length */
+	if (err != NULL) {
+		text_clip(err, ERROR_CODE_MAX, errbuf, sizeof(errbuf));
+		err = errbuf;
+	}
 	if (ref == NULL && str(o, "message_id") != NULL &&
 	    message_id_reference(str(o, "message_id"), mref))
 		ref = mref;
@@ -141,9 +149,9 @@ hooks_handle(struct req *r)
 		(void)api_error(r, AC_API_KEY_INVALID, NULL);
 		return;
 	}
-	o = r->body.len > 0 && !r->body_too_large ? json_tokener_parse(r->body.data) : NULL;
-	if (o == NULL || !json_object_is_type(o, json_type_object)) {
-		json_object_put(o);
+	o = !r->body_too_large ? json_parse_object(r->body.data, r->body.len,
+	    r->conf->max_json_depth) : NULL;
+	if (o == NULL) {
 		(void)api_error(r, AC_INVALID_JSON, "body");
 		return;
 	}

@@ -1,4 +1,5 @@
 /* Small json-c helpers shared by every resource writer. */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -50,4 +51,31 @@ json_text(json_object *o)
 {
 	return json_object_to_json_string_ext(o,
 	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+}
+
+json_object *
+json_parse_object(const char *s, size_t n, int depth)
+{
+	struct json_tokener	*tok;
+	json_object		*o;
+	size_t			 i;
+
+	if (n > INT32_MAX || (tok = json_tokener_new_ex(depth)) == NULL)
+		return NULL;
+	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	o = n > 0 ? json_tokener_parse_ex(tok, s, (int)n) : NULL;
+	if (o != NULL && json_tokener_get_error(tok) != json_tokener_success) {
+		json_object_put(o);
+		o = NULL;
+	}
+	/* only white space after the value */
+	for (i = o != NULL ? json_tokener_get_parse_end(tok) : n; i < n &&
+	    isspace((unsigned char)s[i]); i++)
+		continue;
+	json_tokener_free(tok);
+	if (o != NULL && (i < n || !json_object_is_type(o, json_type_object))) {
+		json_object_put(o);
+		o = NULL;
+	}
+	return o;
 }

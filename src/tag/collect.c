@@ -326,7 +326,6 @@ pending_free(struct tag_pending *p)
 struct tag_pending *
 tag_collect_begin(struct req *r)
 {
-	struct json_tokener	*tok;
 	struct tag_pending	*p;
 	enum fb_err		 e = FB_OK;
 
@@ -351,18 +350,11 @@ tag_collect_begin(struct req *r)
 		(void)api_error(r, AC_INTERNAL, NULL);
 		return NULL;
 	}
-	tok = json_tokener_new_ex(EVENT_DEPTH);
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
-	p->o = r->body.len > 0 ? json_tokener_parse_ex(tok, r->body.data,
-	    (int)r->body.len) : NULL;
-	if (p->o == NULL || json_tokener_get_error(tok) != json_tokener_success ||
-	    !json_object_is_type(p->o, json_type_object)) {
-		json_tokener_free(tok);
+	if ((p->o = json_parse_object(r->body.data, r->body.len, EVENT_DEPTH)) == NULL) {
 		pending_free(p);
 		(void)api_error(r, AC_INVALID_JSON, "body");
 		return NULL;
 	}
-	json_tokener_free(tok);
 	if (event_parse(r, p->o, &p->ev)) {
 		/* no connection to be had: 503, as for the API */
 		if (db_ensure(r->db) != FB_OK)

@@ -4,6 +4,7 @@
  * crash or a hang, and the service recovering once the database is back.
  * Each test undoes what it breaks in its .fini, even when it fails.
  */
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -99,6 +100,76 @@ Test(faults, database_gone_is_503_then_recovers, .fini = unlock_account)
 		r = http("GET", path, f.live, NULL, NULL);
 		cr_assert_eq(r->status, 200, "request %d after the database "
 		    "came back: %ld %s", i, r->status, r->body);
+		resp_free(r);
+	}
+}
+
+/* The test MariaDB's process (harness.sh keeps its pid beside the socket). */
+static pid_t
+mariadbd_pid(void)
+{
+	char		 p[1024];
+	FILE		*f;
+	long		 pid = 0;
+
+	snprintf(p, sizeof(p), "%s", getenv("FB_DB_SOCKET"));
+	snprintf(strrchr(p, '/'), sizeof(p) - (size_t)(strrchr(p, '/') - p), "/mysql.pid");
+	cr_assert_not_null(f = fopen(p, "r"), "%s", p);
+	cr_assert_eq(fscanf(f, "%ld", &pid), 1);
+	fclose(f);
+	return (pid_t)pid;
+}
+
+static void
+thaw(void)
+{
+	kill(mariadbd_pid(), SIGCONT);
+}
+
+/*
+ * A database that stops answering (issue 11, finding 4: SIGSTOP made
+ * every request wait the whole outage): the read timeout ends the wait,
+ * the answer is the 503 envelope with Retry-After, and the service is
+ * back as soon as the database is.
+ */
+Test(faults, frozen_database_is_503_with_retry_after, .fini = thaw, .timeout = 120)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 path[128], body[512];
+	int		 i;
+
+	fx_new(&f, "pro", 0);
+	snprintf(path, sizeof(path), "/api/v1/sites/%s", f.site);
+	snprintf(body, sizeof(body), "{\"v\":1,\"site\":\"%s\",\"visitor\":"
+	    "\"abcdef02-0000-4000-8000-000000000001\",\"session\":"
+	    "\"abcdef02-0000-4000-8000-000000000001\",\"type\":\"page_view\","
+	    "\"url\":\"https://shop.example.jp/\"}", f.site_pk);
+	/* both workers have a connection and know the key and the site */
+	for (i = 0; i < 4; i++) {
+		r = http("GET", path, f.live, NULL, NULL);
+		cr_assert_eq(r->status, 200);
+		resp_free(r);
+		r = http("POST", "/tag/v1/events", NULL, body, NULL);
+		cr_assert_eq(r->status, 204);
+		resp_free(r);
+	}
+	tag_autosettle = false;
+	cr_assert_eq(kill(mariadbd_pid(), SIGSTOP), 0);
+	r = http("GET", path, f.live, NULL, NULL);
+	expect_error(r, 503, "api_error", "service_unavailable", NULL);
+	cr_assert_not_null(resp_header(r, "Retry-After"));
+	resp_free(r);
+	r = http("POST", "/tag/v1/events", NULL, body, NULL);
+	expect_error(r, 503, "api_error", "service_unavailable", NULL);
+	cr_assert_not_null(resp_header(r, "Retry-After"));
+	resp_free(r);
+	thaw();
+	tag_autosettle = true;
+	for (i = 0; i < 4; i++) {
+		r = http("GET", path, f.live, NULL, NULL);
+		cr_assert_eq(r->status, 200, "request %d after the database came "
+		    "back: %ld %s", i, r->status, r->body);
 		resp_free(r);
 	}
 }

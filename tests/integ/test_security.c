@@ -207,3 +207,51 @@ Test(security, contacts_scrubbed_from_every_part_of_urls, .timeout = 60)
 	    "redacted/?id=42");
 	resp_free(r);
 }
+
+/*
+ * Finding 6: a receipt whose error text passed 64 characters answered
+ * 503 "Data too long": nothing recorded, no suppression for a hard
+ * bounce, the provider retrying for ever.  It is kept, cut at a
+ * character boundary.
+ */
+Test(security, long_provider_error_kept, .timeout = 60)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 b[4096], err[2048], lead[40], d[40];
+	size_t		 i, o = 0;
+
+	fx_new(&f, "pro", 0);
+	fx_one_step(&f, "hook", "sms", "live", "https://shop.example.jp/form");
+	cr_assert_eq(tag_event(&f, 5, "capture", "https://shop.example.jp/form", "",
+	    "hook", "{\"tel\":\"090-7400-0005\"}"), 204);
+	snprintf(lead, sizeof(lead), "%s", sql("SELECT id FROM leads WHERE tenant_id = '%s'",
+	    f.tenant));
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2034-06-02T03:00:00Z"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2034-06-02T03:10:00Z"), 0);
+	snprintf(d, sizeof(d), "%s", sql("SELECT id FROM deliveries WHERE lead_id = '%s' "
+	    "AND status = 'sent'", lead));
+	cr_assert_neq(d[0], '\0');
+	/* 100 characters of Japanese (3 bytes each), a tab and a NUL-free control */
+	for (i = 0; i < 100; i++)
+		o += (size_t)snprintf(err + o, sizeof(err) - o, "%s", i == 10 ? "\\t" :
+		    i == 20 ? "\\u0001" : "宛");
+	snprintf(b, sizeof(b), "{\"reference\":\"%s\",\"status\":\"bounced\","
+	    "\"bounce\":\"hard\",\"error\":\"%s\"}", d, err);
+	r = http("POST", "/hooks/sms/standin", NULL, b,
+	    "Authorization: Bearer stand-in-hook-token");
+	cr_assert_eq(r->status, 204, "%s", r->body);
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT CONCAT(status, ' ', CHAR_LENGTH(error_code), ' ', "
+	    "LEFT(error_code, 12)) FROM deliveries WHERE id = '%s'", d),
+	    "failed 64 宛宛宛宛宛宛宛宛宛宛?宛");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE tenant_id = '%s' "
+	    "AND reason = 'bounce'", f.tenant), "1");
+	/* a body that is not UTF-8 is a 400, not a database error */
+	snprintf(b, sizeof(b), "{\"reference\":\"%s\",\"status\":\"failed\","
+	    "\"error\":\"\xff\xfe\"}", d);
+	r = http("POST", "/hooks/sms/standin", NULL, b,
+	    "Authorization: Bearer stand-in-hook-token");
+	expect_error(r, 400, "invalid_request", "invalid_json", "body");
+	resp_free(r);
+}
