@@ -262,8 +262,10 @@ struct page {
 /*
  * Read `limit` and `cursor` (already shape-checked by the dispatcher) for
  * the current route.  A cursor is base64url of (version, list tag, last id)
- * plus a MAC under a key derived from the master key, so a cursor never
- * issued by this list is refused: 400 cursor_invalid, param "cursor".
+ * plus a MAC under a key derived from the master key over it and its
+ * scope (the list, the tenant, the path, the filters), so a cursor never
+ * issued by this list for this tenant and these filters is refused: 400
+ * cursor_invalid, param "cursor".
  * Returns 0, or -1 after writing the error.
  */
 int	page_from_req(struct req *, struct page *);

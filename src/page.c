@@ -1,8 +1,11 @@
 /*
  * Cursor paging (contract: conventions 5; design 6).  A cursor is
  * base64url(version | tag | last id | MAC), the MAC keyed by a subkey of
- * the master key, so only cursors this service issued for this list are
- * accepted, on any host.
+ * the master key over the cursor and its whole scope (the list, the
+ * tenant, the path and the filters; cursor_scope()), so only cursors this
+ * service issued for this list of this tenant with these filters are
+ * accepted, on any host (issue 11: one minted for another tenant or
+ * filter set is 400).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -12,10 +15,11 @@
 
 #include "api.h"
 
-#define CUR_VERSION	1
+#define CUR_VERSION	2
 #define CUR_TAGLEN	4
 #define CUR_MACLEN	16
 #define CUR_RAWLEN	(1 + CUR_TAGLEN + 16 + CUR_MACLEN)
+#define CURSOR_SCOPE_MAX (REQ_MAX_QUERY * 600)
 
 static void
 cursor_key(const unsigned char *mk, unsigned char key[32])
@@ -52,12 +56,17 @@ bin_to_uuid(const unsigned char b[16], char out[UUID_STRLEN + 1])
 }
 
 static void
-cursor_mac(const unsigned char *mk, const unsigned char *raw, unsigned char mac[CUR_MACLEN])
+cursor_mac(const unsigned char *mk, const unsigned char *raw, const char *tag,
+    unsigned char mac[CUR_MACLEN])
 {
+	crypto_generichash_state st;
 	unsigned char	 key[32];
 
 	cursor_key(mk, key);
-	crypto_generichash(mac, CUR_MACLEN, raw, CUR_RAWLEN - CUR_MACLEN, key, sizeof(key));
+	crypto_generichash_init(&st, key, sizeof(key), CUR_MACLEN);
+	crypto_generichash_update(&st, raw, CUR_RAWLEN - CUR_MACLEN);
+	crypto_generichash_update(&st, (const unsigned char *)tag, strlen(tag));
+	crypto_generichash_final(&st, mac, CUR_MACLEN);
 	sodium_memzero(key, sizeof(key));
 }
 
@@ -73,7 +82,7 @@ cursor_encode(const unsigned char *mk, const char *tag, const char *id,
 	memcpy(raw + 1, th, CUR_TAGLEN);
 	if (!uuid_to_bin(id, raw + 1 + CUR_TAGLEN))
 		memset(raw + 1 + CUR_TAGLEN, 0, 16);
-	cursor_mac(mk, raw, raw + CUR_RAWLEN - CUR_MACLEN);
+	cursor_mac(mk, raw, tag, raw + CUR_RAWLEN - CUR_MACLEN);
 	if (outsz > b64url_len(sizeof(raw)))
 		b64url_encode(raw, sizeof(raw), out);
 	else if (outsz > 0)
@@ -92,7 +101,7 @@ cursor_decode(const unsigned char *mk, const char *tag, const char *cur,
 		return false;
 	crypto_generichash(th, sizeof(th), (const unsigned char *)tag,
 	    strlen(tag), NULL, 0);
-	cursor_mac(mk, raw, mac);
+	cursor_mac(mk, raw, tag, mac);
 	if (sodium_memcmp(mac, raw + CUR_RAWLEN - CUR_MACLEN, CUR_MACLEN) != 0 ||
 	    memcmp(th, raw + 1, CUR_TAGLEN) != 0)
 		return false;
@@ -100,9 +109,36 @@ cursor_decode(const unsigned char *mk, const char *tag, const char *cur,
 	return true;
 }
 
+/*
+ * What a cursor of this request belongs to: the operation, the tenant,
+ * the path variables and the value (or absence) of every query parameter
+ * of the route but limit and cursor, in the route's order.
+ */
+static void
+cursor_scope(const struct req *r, char *out, size_t outsz)
+{
+	const struct param_def *p;
+	const char	*v;
+	size_t		 o, i;
+
+	o = (size_t)snprintf(out, outsz, "%s\n%s", r->route->operation_id,
+	    r->auth.tenant_id);
+	for (i = 0; i < r->npathvars && o < outsz; i++)
+		o += (size_t)snprintf(out + o, outsz - o, "\n%s=%s", r->pathvar_name[i],
+		    r->pathvar[i]);
+	for (p = r->route->params; p != NULL && p->name != NULL && o < outsz; p++) {
+		if (p->in != IN_QUERY || p->type == PT_LIMIT || p->type == PT_CURSOR)
+			continue;
+		v = req_query(r, p->name);
+		o += (size_t)snprintf(out + o, outsz - o, "\n%s%c%s", p->name,
+		    v != NULL ? '=' : '!', v != NULL ? v : "");
+	}
+}
+
 int
 page_from_req(struct req *r, struct page *pg)
 {
+	char		 scope[CURSOR_SCOPE_MAX];
 	const struct param_def *p;
 	const char	*v;
 
@@ -114,8 +150,8 @@ page_from_req(struct req *r, struct page *pg)
 	if ((v = req_query(r, "limit")) != NULL)
 		pg->limit = (int)strtol(v, NULL, 10);
 	if ((v = req_query(r, "cursor")) != NULL) {
-		if (!cursor_decode(r->conf->index_key, r->route->operation_id,
-		    v, pg->after)) {
+		cursor_scope(r, scope, sizeof(scope));
+		if (!cursor_decode(r->conf->index_key, scope, v, pg->after)) {
 			(void)api_error(r, AC_CURSOR_INVALID, "cursor");
 			return -1;
 		}
@@ -128,12 +164,12 @@ enum fb_err
 page_finish(struct req *r, json_object *env, const struct page *pg,
     unsigned nrows, const char *last_id)
 {
-	char	 cur[128];
+	char	 cur[128], scope[CURSOR_SCOPE_MAX];
 	bool	 more = nrows > (unsigned)pg->limit;
 
 	if (more && last_id != NULL) {
-		cursor_encode(r->conf->index_key, r->route->operation_id,
-		    last_id, cur, sizeof(cur));
+		cursor_scope(r, scope, sizeof(scope));
+		cursor_encode(r->conf->index_key, scope, last_id, cur, sizeof(cur));
 		jadd_str(env, "next_cursor", cur);
 	} else
 		jadd_str(env, "next_cursor", NULL);

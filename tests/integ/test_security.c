@@ -255,3 +255,39 @@ Test(security, long_provider_error_kept, .timeout = 60)
 	expect_error(r, 400, "invalid_request", "invalid_json", "body");
 	resp_free(r);
 }
+
+/*
+ * Finding 9: a cursor minted for one tenant or filter set was accepted by
+ * another; the contract says 400.
+ */
+Test(security, cursor_bound_to_tenant_and_filters)
+{
+	struct fx	 a, b;
+	struct resp	*r;
+	char		 c1[40], c2[40], cur[128], p[512];
+
+	fx_new(&a, "pro", 0);
+	fx_new(&b, "pro", 0);
+	fx_campaign(&a, "cur-one", c1);
+	fx_campaign(&a, "cur-two", c2);
+	fx_campaign(&b, "cur-one", c1);
+	fx_campaign(&b, "cur-two", c2);
+	r = http("GET", "/api/v1/campaigns?limit=1", a.live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_not_null(jget(r->json, "next_cursor"));
+	snprintf(cur, sizeof(cur), "%s", jget(r->json, "next_cursor"));
+	resp_free(r);
+	snprintf(p, sizeof(p), "/api/v1/campaigns?limit=1&cursor=%s", cur);
+	r = http("GET", p, a.live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	/* another tenant */
+	r = http("GET", p, b.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "cursor_invalid", "cursor");
+	resp_free(r);
+	/* another filter set */
+	snprintf(p, sizeof(p), "/api/v1/campaigns?limit=1&site_id=%s&cursor=%s", a.site, cur);
+	r = http("GET", p, a.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "cursor_invalid", "cursor");
+	resp_free(r);
+}
