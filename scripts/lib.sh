@@ -108,6 +108,10 @@ sms_gateway_url = ${FB_SMS_URL:-http://127.0.0.1:9/sms}
 sms_gateway_token = ${FB_SMS_TOKEN:-stand-in-token}
 sms_from = FormbackDemo
 hook_token = ${FB_HOOK_TOKEN:-stand-in-hook-token}
+tag_events_per_hour = ${FB_TAG_EVENTS_PER_HOUR:-3600}
+tag_captures_per_hour = ${FB_TAG_CAPTURES_PER_HOUR:-30}
+tag_visitor_captures_per_hour = ${FB_TAG_VISITOR_CAPTURES_PER_HOUR:-10}
+site_new_leads_floor = ${FB_SITE_NEW_LEADS_FLOOR:-30}
 CONF
 }
 

@@ -104,6 +104,7 @@ struct req {
 	const char		*idem_key;
 	const char		*content_type;
 	const char		*origin;	/* Origin header */
+	const char		*client_addr;	/* REMOTE_ADDR, as the web server saw it */
 	long			 content_length;
 	struct buf		 body;
 	bool			 body_too_large;

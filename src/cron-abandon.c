@@ -75,6 +75,7 @@ main(int argc, char *argv[])
 	struct db	 db;
 	struct dbres	 due, q;
 	long long	 queued;
+	unsigned long long pruned = 0;
 	char		 err[512];
 	long long	 now;
 	long		 limit;
@@ -130,10 +131,16 @@ main(int argc, char *argv[])
 			judged++;
 	}
 	dbres_free(&due);
+	/* the collector's counts of hours that no longer matter (issue 11) */
+	if ((e = db_tag_flood_prune(&db, &pruned)) != FB_OK) {
+		fprintf(stderr, "formback-abandon: cannot prune the collector's "
+		    "counts: %s\n", fb_strerror(e));
+		failed++;
+	}
 	if (verbose)
 		fprintf(stderr, "formback-abandon: %d queued tag event(s) "
-		    "applied, %d lead(s) judged abandoned, %d failed\n", applied,
-		    judged, failed);
+		    "applied, %d lead(s) judged abandoned, %d failed, %llu "
+		    "old count(s) pruned\n", applied, judged, failed, pruned);
 	db_close(&db);
 	conf_free(&conf);
 	return failed > 0 ? 1 : 0;

@@ -48,6 +48,7 @@ usage(void)
 	    "  member create --tenant T --email E [--role owner|admin|member]\n"
 	    "  member suspend --id M | member delete --id M\n"
 	    "  site create --tenant T --name N --domain D\n"
+	    "  site release --id S [--leads keep|discard]\n"
 	    "  apikey create --tenant T --member M --kind live|test --scopes all|a:b,c:d\n"
 	    "  apikey revoke --id K\n"
 	    "  campaign set-status --id C --status active|paused|archived\n"
@@ -565,6 +566,45 @@ domain_ok(const char *d)
 	    "0123456789.-:") == n;
 }
 
+/*
+ * site release --id S [--leads keep|discard]: sending resumes for a site a
+ * flood of new leads held (formback.fcgi(8) "Abuse limits"); with
+ * discard, the unfinished leads captured from the hour before the hold
+ * on are suppressed (lead_ineligible) with what was to be sent to them.
+ */
+static void
+site_release(int argc, char *argv[])
+{
+	static const char *const how[] = { "keep", "discard", NULL };
+	struct opts	 o;
+	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
+	const char	*leads;
+	unsigned long long n;
+	bool		 released;
+	json_object	*out;
+	enum fb_err	 e;
+
+	parse_opts(argc, argv, "id|leads", &o);
+	opt_uuid(&o, "id", id);
+	if ((leads = opt(&o, "leads", false)) == NULL)
+		leads = "keep";
+	if (!one_of(leads, how))
+		die(2, "option '--leads': expected keep or discard");
+	connect_db();
+	if ((e = db_site_tenant(&db, id, tenant)) == FB_ENOTFOUND)
+		die(1, "site '%s' not found", id);
+	check(e, "find the site");
+	check(db_site_release(&db, tenant, id, strcmp(leads, "discard") == 0,
+	    &released, &n), "release the site");
+	if (!released)
+		die(1, "site '%s': its sending is not held", id);
+	audit_commit(tenant, "site.sending_released", "site", id);
+	out = json_object_new_object();
+	jadd_str(out, "id", id);
+	jadd_int(out, "discarded_leads", (long long)n);
+	print(out);
+}
+
 static void
 cmd_site(int argc, char *argv[])
 {
@@ -574,6 +614,10 @@ cmd_site(int argc, char *argv[])
 	const char	*name, *domain;
 	json_object	*out;
 
+	if (argc >= 1 && strcmp(argv[0], "release") == 0) {
+		site_release(argc - 1, argv + 1);
+		return;
+	}
 	if (argc < 1 || strcmp(argv[0], "create") != 0)
 		usage();
 	parse_opts(argc - 1, argv + 1, "tenant|name|domain", &o);

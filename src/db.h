@@ -23,6 +23,7 @@ enum db_set {
 	DBSET_SCENARIO,		/* db/scenario.c */
 	DBSET_SENDING,		/* db/sending.c */
 	DBSET_INGEST,		/* db/lead.c: the collector's batches */
+	DBSET_FLOOD,		/* db/flood.c: the collector's abuse limits */
 	DBSET__MAX
 };
 #define DBSET_STMT_MAX 48

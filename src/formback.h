@@ -166,6 +166,12 @@ struct conf {
 	int		 log_level;
 	int		 max_body_bytes;
 	int		 max_json_depth;
+	/* abuse limits of the public collector (issue 11; formback.conf(5)) */
+	int		 tag_events_per_hour;	/* per site and client address */
+	int		 tag_captures_per_hour;	/* with a contact, per site and address */
+	int		 tag_visitor_captures_per_hour;	/* per site and visitor */
+	int		 site_new_leads_floor;	/* new leads an hour a site may always have */
+	int		 site_new_leads_factor;	/* times its busiest hour of the week before */
 	/*
 	 * derived from pii_key_file (sodium_malloc'd, 32 bytes each): the
 	 * current master key and its id (first line) seal new contacts; the

@@ -37,18 +37,28 @@ enum fb_err	tag_apply(struct db *, const struct conf *, int limit, bool wait,
  * The collector in steps, so that a worker files the events that arrived
  * together with one INSERT and one commit (formback.fcgi's main loop):
  * tag_collect_begin() checks a request and makes its event's row, or
- * answers it (an error, the CORS preflight) and returns NULL; the caller
- * files the rows (tag_collect_event(), db_ingest_add()) and ends each
- * request with the outcome, which writes its answer (204, or 503/500) and
- * frees the pending event.  The collector has no other entry: formback.fcgi
- * takes POST /tag/v1/events before dispatch_begin().
+ * answers it (an error, the CORS preflight) and returns NULL;
+ * tag_collect_file() counts the batch against the abuse limits and files
+ * the events within them; tag_collect_end() then writes each request's
+ * answer (204, 429 for an event past a limit, or 503/500 with the
+ * filing's error) and frees the pending event.  The collector has no
+ * other entry: formback.fcgi takes POST /tag/v1/events before
+ * dispatch_begin().
  */
 struct req;
-struct ingest_event;
 struct tag_pending;
-struct tag_pending		*tag_collect_begin(struct req *);
-const struct ingest_event	*tag_collect_event(const struct tag_pending *);
-void				 tag_collect_end(struct req *, struct tag_pending *,
-				    enum fb_err);
+struct tag_pending	*tag_collect_begin(struct req *);
+/*
+ * Count n pending events (1 .. INGEST_ADD_MAX) against the limits per
+ * site and client address and per site and visitor of the hour (issue
+ * 11; formback.fcgi(8) "Abuse limits"; the counts in MariaDB, so every
+ * worker and host agrees) and file those within them, in one
+ * transaction (retried on a deadlock).  Those past a limit are marked
+ * for a 429.  Returns the database's error: nothing is filed then.
+ */
+enum fb_err		 tag_collect_file(struct db *, const struct conf *,
+			    struct tag_pending **, size_t n) FB_WUR;
+void			 tag_collect_end(struct req *, struct tag_pending *,
+			    enum fb_err);
 
 #endif

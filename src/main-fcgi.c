@@ -164,6 +164,7 @@ take(struct slot *s, struct db *db, const struct conf *conf)
 	r->idem_key = FCGX_GetParam("HTTP_IDEMPOTENCY_KEY", s->fr.envp);
 	r->content_type = FCGX_GetParam("CONTENT_TYPE", s->fr.envp);
 	r->origin = FCGX_GetParam("HTTP_ORIGIN", s->fr.envp);
+	r->client_addr = FCGX_GetParam("REMOTE_ADDR", s->fr.envp);
 	if ((cl = FCGX_GetParam("CONTENT_LENGTH", s->fr.envp)) != NULL && *cl != '\0')
 		r->content_length = strtol(cl, NULL, 10);
 	if (path == NULL)
@@ -204,9 +205,9 @@ finish(struct slot *s)
  * rest of an event), then answered.  Returns whether an event was filed.
  */
 static bool
-answer_batch(struct slot *slots, size_t n, struct db *db)
+answer_batch(struct slot *slots, size_t n, struct db *db, const struct conf *conf)
 {
-	const struct ingest_event	*evs[BATCH_MAX];
+	struct tag_pending		*tps[BATCH_MAX];
 	struct req			*waiting[BATCH_MAX];
 	size_t				 i, nev = 0, nw = 0;
 	enum fb_err			 e = FB_OK;
@@ -221,10 +222,10 @@ answer_batch(struct slot *slots, size_t n, struct db *db)
 			dispatch_end(&slots[i].r);
 			finish(&slots[i]);
 		} else
-			evs[nev++] = tag_collect_event(slots[i].tp);
+			tps[nev++] = slots[i].tp;
 	if (nev == 0)
 		return false;
-	e = db_ingest_add(db, evs, nev);
+	e = tag_collect_file(db, conf, tps, nev);
 	for (i = 0; i < n; i++)
 		if (slots[i].tp != NULL) {
 			log_set_request_id(slots[i].r.request_id);
@@ -414,7 +415,7 @@ main(int argc, char *argv[])
 				break;
 			}
 		}
-		if (answer_batch(slots, n, &db))
+		if (answer_batch(slots, n, &db, &conf))
 			queued = true;
 	}
 	db_close(&db);

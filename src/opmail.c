@@ -1,8 +1,9 @@
 /*
  * Operator emails (design 1): the outbox's `email` rows -- URL takeover
- * notices (contract: Errors, last paragraph) and usage alerts (contract:
- * Events, usage.threshold_reached) -- rendered in Japanese and sent to
- * the owners and admins the row names who are still active.
+ * notices (contract: Errors, last paragraph), usage alerts (contract:
+ * Events, usage.threshold_reached) and sending held for a flood of new
+ * leads (issue 11) -- rendered in Japanese and sent to the owners and
+ * admins the row names who are still active.
  */
 #include <stdio.h>
 #include <string.h>
@@ -75,6 +76,22 @@ render(const char *type, json_object *p, struct buf *subj, struct buf *text)
 			    "Free プランでは上限を超えた送信は行われません"
 			    "(free_quota_exhausted)。翌月 1 日 (日本時間) に再開します。" :
 			    "上限を超えた分も送信は続き、超過分としてご請求します。");
+		return e == FB_OK;
+	}
+	if (strcmp(type, "sending_held") == 0) {
+		e = buf_printf(subj, "【Formback】%s への送信を停止しました(新規リードの急増)",
+		    jstr(p, "/domain"));
+		if (e == FB_OK)
+			e = buf_printf(text, "Formback をご利用いただきありがとうございます。\n\n"
+			    "サイト %s で %s (UTC) からの 1 時間に新しいリードが %s 件あり、"
+			    "このサイトの上限 %s 件を超えました。架空の電話番号やメール"
+			    "アドレスを大量に送り込む攻撃の可能性があるため、このサイトの"
+			    "SMS・メール送信を止めています。\n\n"
+			    "リードを確認のうえ、運用担当者に送信の再開を依頼してください"
+			    "(formbackctl site release --id %s、急増分のリードへの送信を"
+			    "取りやめる場合は --discard を付けます)。\n",
+			    jstr(p, "/domain"), jstr(p, "/hour"), jstr(p, "/leads"),
+			    jstr(p, "/ceiling"), jstr(p, "/site_id"));
 		return e == FB_OK;
 	}
 	return false;

@@ -80,6 +80,14 @@ contact_tel_normalize(const char *in, char out[16], enum tel_kind *kind)
 	if (d[0] != '0' || (n != 10 && n != 11) || d[1] == '0')
 		return false;
 	if (n == 11) {
+		/*
+		 * 070, 080, 090 are mobile, 050 IP phones; no number of them
+		 * has a 0 after the prefix (the plan of the Ministry of
+		 * Internal Affairs and Communications): one that has cannot
+		 * be anyone's, and an SMS to it is never sent (issue 11)
+		 */
+		if (d[3] == '0')
+			return false;
 		if (strncmp(d, "070", 3) == 0 || strncmp(d, "080", 3) == 0 ||
 		    strncmp(d, "090", 3) == 0)
 			*kind = TEL_MOBILE;

@@ -21,8 +21,9 @@ extern const char *const tel_kind_names[TEL_KIND__MAX];
  * and spaces of any width, parentheses, +81 or 81 prefixes) to its
  * domestic digits "09012345678" (10 or 11 digits, leading 0).  The kind
  * is mobile for 070/080/090, ip for 050, landline otherwise (11-digit
- * numbers other than those are refused).  Returns false for anything
- * that is not such a number.
+ * numbers other than those, and those with a 0 after the prefix, which
+ * the numbering plan never gives anyone, are refused).  Returns false
+ * for anything that is not such a number.
  */
 bool	contact_tel_normalize(const char *in, char out[16], enum tel_kind *);
 /*

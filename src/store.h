@@ -141,14 +141,17 @@ enum fb_err db_site_create(struct db *, const char *id, const char *tenant,
 	    const char *name, const char *domain, const char *public_key) FB_WUR;
 
 enum { SITE_C_ID, SITE_C_NAME, SITE_C_DOMAIN, SITE_C_PUBLIC_KEY,
-    SITE_C_CREATED, SITE_C_UPDATED };
+    SITE_C_CREATED, SITE_C_UPDATED, SITE_C_SENDING_HELD };
+/* The tenant of site `id` (operator path); FB_ENOTFOUND when none. */
+enum fb_err db_site_tenant(struct db *, const char *id,
+	    char tenant_out[UUID_STRLEN + 1]) FB_WUR;
 /* Sites newest first, after id `after` (NULL: from the top), n rows max. */
 enum fb_err db_site_list(struct db *, const char *tenant, const char *after,
 	    int n, struct dbres *) FB_WUR;
 enum fb_err db_site_get(struct db *, const char *tenant, const char *id,
 	    struct dbres *) FB_WUR;
 
-enum { SITE_C_SNIPPET_CAMPAIGNS = SITE_C_UPDATED + 1 };
+enum { SITE_C_SNIPPET_CAMPAIGNS = SITE_C_SENDING_HELD + 1 };
 /*
  * The site (columns SITE_C_*) and the campaigns that are not archived, as
  * the JSON array [{"id","key","name"}] oldest first, or NULL for none
@@ -483,5 +486,53 @@ enum fb_err db_deliveries_schedule(struct db *, const char *tenant,
  */
 enum fb_err db_migrate(struct db *, const char *dir, json_object *applied,
 	    char current[16]) FB_WUR;
+
+/*
+ * db/flood.c: the public collector's abuse limits (issue 11; migration
+ * 0014; formback.fcgi(8) "Abuse limits").
+ *
+ * One counter of the hour (UTC, the database's clock): `kind` "addr"
+ * (key: the client's IPv4 address, or the /64 of an IPv6 one) or
+ * "visitor" (key: a hash of the visitor id), on `site`; the batch adds
+ * `events` and `captures` (events that carry a contact).
+ */
+struct flood_row {
+	const char		*site;
+	const char		*kind;
+	const unsigned char	*key;
+	size_t			 keylen;	/* at most 16 */
+	int			 events, captures;
+	long long		 events_total, captures_total;	/* out: after */
+};
+#define FLOOD_ROWS_MAX	(2 * INGEST_ADD_MAX)
+/*
+ * Add n counters (1 .. FLOOD_ROWS_MAX, each key once, sorted so that
+ * concurrent batches lock rows in one order) with one statement in the
+ * caller's transaction; each row's totals after it in events_total and
+ * captures_total.
+ */
+enum fb_err db_tag_flood_count(struct db *, struct flood_row *, size_t n) FB_WUR;
+/* Drop the counters of hours before the last (formback-abandon). */
+enum fb_err db_tag_flood_prune(struct db *, unsigned long long *removed) FB_WUR;
+/*
+ * One more new lead of `site` in the UTC hour of `at` (a receive time,
+ * SQL DATETIME): that hour's count in *leads, and the busiest hour of
+ * the 7 days before in *busiest.
+ */
+enum fb_err db_site_leads_add(struct db *, const char *site, const char *at,
+	    long long *leads, long long *busiest) FB_WUR;
+/* Hold a site's sending; *newly when it was not held already. */
+enum fb_err db_site_hold(struct db *, const char *site, long long leads,
+	    bool *newly) FB_WUR;
+/*
+ * Release a held site of `tenant`; with `discard`, first suppress the
+ * unfinished leads captured from the hour before the hold on
+ * (suppress_reason lead_ineligible) and their scheduled deliveries, their
+ * count in *discarded.  *released false when the site was not held.
+ */
+enum fb_err db_site_release(struct db *, const char *tenant, const char *site,
+	    bool discard, bool *released, unsigned long long *discarded) FB_WUR;
+/* Is `host` (lower case) or one of its parent domains a site's domain? */
+enum fb_err db_site_domain_known(struct db *, const char *host, bool *known) FB_WUR;
 
 #endif

@@ -20,6 +20,8 @@ site_json(const struct dbres *r, unsigned i)
 	jadd_str(o, "public_key", dbres_get(r, i, SITE_C_PUBLIC_KEY));
 	jadd_time(o, "created_at", dbres_get(r, i, SITE_C_CREATED));
 	jadd_time(o, "updated_at", dbres_get(r, i, SITE_C_UPDATED));
+	/* a flood of new leads held its sending (formback.fcgi(8) "Abuse limits") */
+	jadd_time(o, "sending_held_at", dbres_get(r, i, SITE_C_SENDING_HELD));
 	return o;
 }
 

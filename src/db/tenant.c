@@ -15,6 +15,7 @@ enum {
 	TEN_KEY_REVOKE,
 	TEN_KEY_TENANT,
 	TEN_SITE_CREATE,
+	TEN_SITE_TENANT,
 	TEN_SITE_LIST,
 	TEN_SITE_GET,
 	TEN_SITE_SNIPPETS,
@@ -27,7 +28,7 @@ enum {
 };
 
 #define SITE_COLS "id, name, domain, public_key, " DB_TS("created_at") ", " \
-	DB_TS("updated_at")
+	DB_TS("updated_at") ", " DB_TS("sending_held_at")
 
 static const struct dbstmt ten_sql[TEN__MAX] = {
 	/* TEN_CREATE */
@@ -61,6 +62,8 @@ static const struct dbstmt ten_sql[TEN__MAX] = {
 	{ "site_create",
 	  "INSERT INTO sites (id, tenant_id, name, domain, public_key) "
 	  "VALUES (?, ?, ?, ?, ?)" },
+	/* TEN_SITE_TENANT: the owner of a site (operator path) */
+	{ "site_tenant", "SELECT tenant_id FROM sites WHERE id = ?" },
 	/* TEN_SITE_LIST */
 	{ "site_list",
 	  "SELECT " SITE_COLS " FROM sites WHERE tenant_id = ? "
@@ -217,6 +220,19 @@ db_site_create(struct db *db, const char *id, const char *tenant,
 {
 	return run(db, TEN_SITE_CREATE, DBPARAMS(P_STR(id), P_STR(tenant),
 	    P_STR(name), P_STR(domain), P_STR(public_key)), NULL);
+}
+
+enum fb_err
+db_site_tenant(struct db *db, const char *id, char tenant_out[UUID_STRLEN + 1])
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	if ((e = run_one(db, TEN_SITE_TENANT, DBPARAMS(P_STR(id)), &r)) != FB_OK)
+		return e;
+	snprintf(tenant_out, UUID_STRLEN + 1, "%s", dbres_get(&r, 0, 0));
+	dbres_free(&r);
+	return FB_OK;
 }
 
 enum fb_err

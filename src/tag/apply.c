@@ -190,10 +190,66 @@ open_lead(struct apply *a, const char *tenant, const char *site,
 	return create_lead(a, tenant, site, campaign, ev, id, NULL);
 }
 
+/*
+ * A new captured lead of `site` (domain `domain`): counted in the hour it
+ * was received, and when that hour passes the site's ceiling -- the
+ * larger of site_new_leads_floor and site_new_leads_factor times its
+ * busiest hour of the week before -- the site's sending is held and its
+ * owners and admins are told, once (issue 11; formback.fcgi(8) "Abuse
+ * limits").  Nothing is sent for a held site until someone releases it
+ * (formbackctl site release).
+ */
+static enum fb_err
+count_new_lead(struct apply *a, const char *tenant, const char *site,
+    const char *domain)
+{
+	long long	 leads, busiest, ceiling;
+	struct dbres	 m;
+	json_object	*mail, *ids;
+	char		 hour[32];
+	unsigned	 j;
+	bool		 newly;
+	enum fb_err	 e;
+
+	if ((e = db_site_leads_add(a->db, site, a->at, &leads, &busiest)) != FB_OK)
+		return e;
+	ceiling = (long long)a->conf->site_new_leads_factor * busiest;
+	if (ceiling < a->conf->site_new_leads_floor)
+		ceiling = a->conf->site_new_leads_floor;
+	if (leads <= ceiling)
+		return FB_OK;
+	if ((e = db_site_hold(a->db, site, leads, &newly)) != FB_OK || !newly)
+		return e;
+	logx(LOG_WARN, "site %s: %lld new leads in the hour, past its ceiling of "
+	    "%lld: its sending is held until released", site, leads, ceiling);
+	if ((e = db_notify_members(a->db, tenant, &m)) != FB_OK)
+		return e;
+	mail = json_object_new_object();
+	jadd_str(mail, "template", "sending_held");
+	ids = json_object_new_array();
+	for (j = 0; j < m.nrows; j++)
+		json_object_array_add(ids, json_object_new_string(dbres_get(&m, j, 0)));
+	dbres_free(&m);
+	json_object_object_add(mail, "member_ids", ids);
+	jadd_str(mail, "site_id", site);
+	jadd_str(mail, "domain", domain);
+	jadd_int(mail, "leads", leads);
+	jadd_int(mail, "ceiling", ceiling);
+	snprintf(hour, sizeof(hour), "%.13s:00:00", a->at);
+	jadd_time(mail, "hour", hour);
+	e = db_outbox_add(a->db, tenant, "email", "sending_held", json_text(mail));
+	json_object_put(mail);
+	if (e == FB_OK)
+		e = db_audit_add(a->db, tenant, "system", NULL, NULL, "site.sending_held",
+		    "site", site, NULL);
+	return e;
+}
+
 /* Seal, index and mask what the capture carries, and store it. */
 static enum fb_err
-capture(struct apply *a, const char *tenant, const char *site, const char *campaign,
-    const char *consent_mode, const struct tag_ev *ev, char lead[UUID_STRLEN + 1])
+capture(struct apply *a, const char *tenant, const char *site, const char *domain,
+    const char *campaign, const char *consent_mode, const struct tag_ev *ev,
+    char lead[UUID_STRLEN + 1])
 {
 	const unsigned char *mk = a->conf->master_key, *ik = a->conf->index_key;
 	char		 tel[16], email[256], tmask[32], emask[300];
@@ -244,6 +300,8 @@ capture(struct apply *a, const char *tenant, const char *site, const char *campa
 	e = found ? db_lead_capture(a->db, lead, &c, a->at) :
 	    create_lead(a, tenant, site, campaign, ev, lead, &c);
 	if (e != FB_OK || was)
+		return e;
+	if ((e = count_new_lead(a, tenant, site, domain)) != FB_OK)
 		return e;
 	/* lead.captured (contract: Events, LeadCapturedData), first time only */
 	d = json_object_new_object();
@@ -335,7 +393,7 @@ handle(struct apply *a, const struct tag_ev *ev, const struct dbres *cx)
 		snprintf(campaign, sizeof(campaign), "%s", cid);
 	}
 	if (active && strcmp(ev->type, "capture") == 0) {
-		if ((e = capture(a, tenant, site, campaign,
+		if ((e = capture(a, tenant, site, dbres_get(cx, 0, EVC_C_DOMAIN), campaign,
 		    dbres_get(cx, 0, EVC_C_CONSENT_MODE), ev, lead)) != FB_OK)
 			return e;
 	} else if (active && strcmp(ev->type, "form_start") == 0) {

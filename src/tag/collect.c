@@ -5,6 +5,9 @@
  * event filed in the intake queue with one statement.  The lead life
  * cycle is applied from the queue (tag/apply.c).
  */
+#include <arpa/inet.h>
+#include <netinet/in.h>
+
 #include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -250,7 +253,39 @@ struct tag_pending {
 	char			 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
 	char			 site[UUID_STRLEN + 1];
 	unsigned char		 ts[PII_SEALED_MAX(16)], es[PII_SEALED_MAX(256)];
+	/* the abuse limits' keys (tag_collect_file()) */
+	unsigned char		 addr[16], vkey[16];
+	size_t			 addrlen;
+	bool			 contact;	/* a capture that carries one */
+	bool			 refused;	/* past a limit: answered 429 */
 };
+
+/*
+ * The key of a client address for the limits: an IPv4 address whole
+ * (IPv4-mapped IPv6 too), an IPv6 address by its /64, which one host
+ * usually has to itself.  Length 0 when there is none.
+ */
+static size_t
+addr_key(const char *addr, unsigned char out[16])
+{
+	struct in6_addr	 a6;
+	struct in_addr	 a4;
+
+	if (addr == NULL)
+		return 0;
+	if (inet_pton(AF_INET, addr, &a4) == 1) {
+		memcpy(out, &a4, 4);
+		return 4;
+	}
+	if (inet_pton(AF_INET6, addr, &a6) != 1)
+		return 0;
+	if (IN6_IS_ADDR_V4MAPPED(&a6)) {
+		memcpy(out, a6.s6_addr + 12, 4);
+		return 4;
+	}
+	memcpy(out, a6.s6_addr, 8);
+	return 8;
+}
 
 /*
  * Check the event's site and hosts, and make its row: contacts normalised
@@ -297,6 +332,9 @@ prepare(struct req *r, struct tag_pending *p, enum fb_err *e)
 	ie->consent = ev->consent;
 	ie->client_ts = ev->ts;
 	ie->key_id = r->conf->master_key_id;
+	p->addrlen = addr_key(r->client_addr, p->addr);
+	crypto_generichash(p->vkey, sizeof(p->vkey), (const unsigned char *)ev->visitor,
+	    strlen(ev->visitor), NULL, 0);
 	/* contacts only on a capture; kept only when they normalise */
 	if (strcmp(ev->type, "capture") == 0 &&
 	    (!site->explicit_consent || ev->consent == 1)) {
@@ -312,8 +350,37 @@ prepare(struct req *r, struct tag_pending *p, enum fb_err *e)
 			ie->email_sealed = p->es;
 			sodium_memzero(email, sizeof(email));
 		}
+		p->contact = ie->tel_sealed != NULL || ie->email_sealed != NULL;
 	}
 	return true;
+}
+
+/*
+ * The CORS preflight (the tag itself sends text/plain beacons, which need
+ * none): allowed for an origin on a site's domain or one of its
+ * subdomains, and for no other (issue 11).  No body is read here, so the
+ * site is not known: any site's domain will do.
+ */
+static void
+preflight(struct req *r)
+{
+	struct url_loc	*o;
+	bool		 known = false;
+
+	if (r->origin != NULL && (o = malloc(sizeof(*o))) != NULL) {
+		if (url_parse(r->origin, o) && db_ensure(r->db) == FB_OK &&
+		    db_site_domain_known(r->db, o->hostname, &known) != FB_OK)
+			known = false;
+		free(o);
+	}
+	if (known) {
+		cors(r, NULL);
+		req_header(r, "Access-Control-Allow-Methods", "POST");
+		req_header(r, "Access-Control-Allow-Headers", "Content-Type");
+		req_header(r, "Access-Control-Max-Age", "86400");
+	} else
+		req_header(r, "Vary", "Origin");
+	req_empty(r, 204);
 }
 
 static void
@@ -330,11 +397,7 @@ tag_collect_begin(struct req *r)
 	enum fb_err		 e = FB_OK;
 
 	if (strcmp(r->method, "OPTIONS") == 0) {
-		cors(r, NULL);
-		req_header(r, "Access-Control-Allow-Methods", "POST");
-		req_header(r, "Access-Control-Allow-Headers", "Content-Type");
-		req_header(r, "Access-Control-Max-Age", "86400");
-		req_empty(r, 204);
+		preflight(r);
 		return NULL;
 	}
 	if (strcmp(r->method, "POST") != 0) {
@@ -368,17 +431,146 @@ tag_collect_begin(struct req *r)
 	return NULL;
 }
 
-const struct ingest_event *
-tag_collect_event(const struct tag_pending *p)
+/* The batch's counters, each key once, in one order for every worker. */
+static int
+flood_cmp(const void *a, const void *b)
 {
-	return &p->ie;
+	const struct flood_row *x = a, *y = b;
+	int		 c;
+
+	if ((c = strcmp(x->site, y->site)) != 0 || (c = strcmp(x->kind, y->kind)) != 0)
+		return c;
+	if (x->keylen != y->keylen)
+		return x->keylen < y->keylen ? -1 : 1;
+	return memcmp(x->key, y->key, x->keylen);
+}
+
+/* The counter row of (site, kind, key) among rows[0..n), added when new. */
+static struct flood_row *
+flood_row(struct flood_row *rows, size_t *n, const char *site, const char *kind,
+    const unsigned char *key, size_t keylen)
+{
+	struct flood_row	 want = { site, kind, key, keylen, 0, 0, 0, 0 };
+	size_t			 i;
+
+	for (i = 0; i < *n; i++)
+		if (flood_cmp(&rows[i], &want) == 0)
+			return &rows[i];
+	rows[*n] = want;
+	return &rows[(*n)++];
+}
+
+/*
+ * Count the batch and decide, event by event in arrival order, which
+ * pass a limit (formback.fcgi(8) "Abuse limits"): its site and client
+ * address's events or captures of the hour, or its site and visitor's
+ * captures of the hour.  Refused events count too: a flood keeps being
+ * refused for the rest of the hour.
+ */
+static enum fb_err
+flood_check(struct db *db, const struct conf *c, struct tag_pending **ps, size_t n)
+{
+	struct flood_row	 rows[FLOOD_ROWS_MAX], *a, *v;
+	long long		 ae, ac, vc;
+	size_t			 nrows = 0, i, j;
+	enum fb_err		 e;
+
+	for (i = 0; i < n; i++) {
+		if (ps[i]->addrlen > 0) {
+			a = flood_row(rows, &nrows, ps[i]->site, "addr", ps[i]->addr,
+			    ps[i]->addrlen);
+			a->events++;
+			a->captures += ps[i]->contact;
+		}
+		v = flood_row(rows, &nrows, ps[i]->site, "visitor", ps[i]->vkey,
+		    sizeof(ps[i]->vkey));
+		v->events++;
+		v->captures += ps[i]->contact;
+	}
+	qsort(rows, nrows, sizeof(rows[0]), flood_cmp);
+	if ((e = db_tag_flood_count(db, rows, nrows)) != FB_OK)
+		return e;
+	/* what the hour held before the batch, then each event's own turn */
+	for (i = 0; i < nrows; i++) {
+		rows[i].events_total -= rows[i].events;
+		rows[i].captures_total -= rows[i].captures;
+	}
+	for (i = 0; i < n; i++) {
+		a = NULL;
+		v = NULL;
+		for (j = 0; j < nrows; j++) {
+			if (strcmp(rows[j].site, ps[i]->site) != 0)
+				continue;
+			if (strcmp(rows[j].kind, "addr") == 0 && ps[i]->addrlen > 0 &&
+			    rows[j].keylen == ps[i]->addrlen &&
+			    memcmp(rows[j].key, ps[i]->addr, ps[i]->addrlen) == 0)
+				a = &rows[j];
+			else if (strcmp(rows[j].kind, "visitor") == 0 &&
+			    memcmp(rows[j].key, ps[i]->vkey, sizeof(ps[i]->vkey)) == 0)
+				v = &rows[j];
+		}
+		ae = a != NULL ? ++a->events_total : 0;
+		ac = a != NULL ? (a->captures_total += ps[i]->contact) : 0;
+		vc = v != NULL ? (v->captures_total += ps[i]->contact) : 0;
+		ps[i]->refused = ae > c->tag_events_per_hour || (ps[i]->contact &&
+		    (ac > c->tag_captures_per_hour ||
+		    vc > c->tag_visitor_captures_per_hour));
+	}
+	return FB_OK;
+}
+
+enum fb_err
+tag_collect_file(struct db *db, const struct conf *c, struct tag_pending **ps,
+    size_t n)
+{
+	const struct ingest_event *evs[INGEST_ADD_MAX];
+	size_t			 i, nev;
+	int			 try;
+	enum fb_err		 e = FB_OK;
+
+	if (n == 0)
+		return FB_OK;
+	if (n > INGEST_ADD_MAX)
+		return FB_EINVAL;
+	/* one transaction, one commit; retried whole on a deadlock */
+	for (try = 0; try < 3; try++) {
+		if ((e = db_begin(db)) != FB_OK)
+			break;
+		if ((e = flood_check(db, c, ps, n)) == FB_OK) {
+			for (i = nev = 0; i < n; i++)
+				if (!ps[i]->refused)
+					evs[nev++] = &ps[i]->ie;
+			e = db_ingest_add(db, evs, nev);
+		}
+		if (e == FB_OK && (e = db_commit(db)) == FB_OK)
+			break;
+		db_rollback(db);
+		if (e != FB_ERETRY)
+			break;
+	}
+	for (i = 0; i < n; i++)
+		if (ps[i]->refused)
+			logx(LOG_INFO, "tag event refused: site %s past a limit of the "
+			    "hour", ps[i]->site);
+	return e;
 }
 
 void
 tag_collect_end(struct req *r, struct tag_pending *p, enum fb_err e)
 {
+	bool		 refused = p != NULL && p->refused;
+	char		 wait[16];
+	time_t		 t = time(NULL);
+
 	if (p != NULL)
 		pending_free(p);
+	if (e == FB_OK && refused) {
+		/* the counts are of the hour: until the next one */
+		snprintf(wait, sizeof(wait), "%lld", (long long)(3600 - t % 3600));
+		req_header(r, "Retry-After", wait);
+		(void)api_error(r, AC_RATE_LIMIT, NULL);
+		return;
+	}
 	if (e == FB_OK) {
 		req_empty(r, 204);
 		return;

@@ -15,7 +15,7 @@ request = function()
   local body = '{"v":1,"site":"' .. site .. '","visitor":"' .. v ..
     '","session":"' .. v .. '","type":"capture","url":"http://127.0.0.1/form",' ..
     '"referrer":"","campaign":"bench","role":"form",' ..
-    '"contact":{"tel":"090' .. string.format("%08d", counter % 100000000) ..
+    '"contact":{"tel":"0901' .. string.format("%07d", counter % 10000000) ..
     '","email":"v' .. counter .. '@bench.example"},"consent":true,"ts":1}'
   return wrk.format("POST", "/tag/v1/events", {["Content-Type"] = "text/plain"}, body)
 end

@@ -20,8 +20,8 @@ def worker(k):
         v = "%08x-0000-4000-9000-%012d" % (k, i)
         body = ('{"v":1,"site":"%s","visitor":"%s","session":"%s","type":"capture",'
                 '"url":"http://127.0.0.1/form","referrer":"","campaign":"bench",'
-                '"role":"form","contact":{"tel":"090%08d","email":"t%d@bench.example"},'
-                '"consent":true,"ts":1}') % (site, v, v, i % 100000000, i)
+                '"role":"form","contact":{"tel":"0901%07d","email":"t%d@bench.example"},'
+                '"consent":true,"ts":1}') % (site, v, v, i % 10000000, i)
         c.request("POST", "/tag/v1/events", body, {"Content-Type": "text/plain"})
         r = c.getresponse()
         r.read()

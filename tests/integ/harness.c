@@ -57,6 +57,8 @@ http(const char *method, const char *path, const char *key, const char *body,
 	curl_easy_setopt(c, CURLOPT_HEADERFUNCTION, collect);
 	curl_easy_setopt(c, CURLOPT_HEADERDATA, &r->headers);
 	curl_easy_setopt(c, CURLOPT_TIMEOUT, 30L);
+	if (http_source != NULL)
+		curl_easy_setopt(c, CURLOPT_INTERFACE, http_source);
 	rc = curl_easy_perform(c);
 	cr_assert_eq(rc, CURLE_OK, "%s %s: %s", method, path, curl_easy_strerror(rc));
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
@@ -74,6 +76,7 @@ http(const char *method, const char *path, const char *key, const char *body,
 }
 
 bool	 tag_autosettle = true;
+const char *http_source;
 
 void
 tag_settle(void)

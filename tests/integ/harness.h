@@ -30,6 +30,8 @@ struct resp	*http(const char *method, const char *path, const char *key,
 void		 tag_settle(void);
 /* false: http() does not call tag_settle() (a test of the queue itself). */
 extern bool	 tag_autosettle;
+/* The loopback address http() sends from ("127.0.0.2"; NULL: any). */
+extern const char *http_source;
 const char	*resp_header(const struct resp *, const char *name);
 void		 resp_free(struct resp *);
 /* Value at a dotted path ("error.code", "data.0.id") as a string, or NULL. */

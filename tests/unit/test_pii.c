@@ -35,6 +35,10 @@ Test(pii, tel_normalize)
 	cr_assert(!contact_tel_normalize("1234", out, &k));
 	cr_assert(!contact_tel_normalize("090-1234-567x", out, &k));
 	cr_assert(!contact_tel_normalize("06012345678", out, &k));
+	/* a 0 after the mobile or IP prefix is nobody's number: never an SMS */
+	cr_assert(!contact_tel_normalize("090-0123-4567", out, &k));
+	cr_assert(!contact_tel_normalize("080-0000-0000", out, &k));
+	cr_assert(!contact_tel_normalize("050-0123-4567", out, &k));
 	cr_assert(!contact_tel_normalize("0901234567890", out, &k));
 	cr_assert(!contact_tel_normalize("", out, &k));
 	cr_assert(!contact_tel_normalize("+1 415 555 0100", out, &k));

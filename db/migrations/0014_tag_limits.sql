@@ -1,0 +1,36 @@
+-- 0014: limits on the public collector (issue 11; formback.fcgi(8),
+-- "Abuse limits").  The tag's events are unauthenticated: a flood of
+-- made-up contacts must cost the sender, not the shop.
+--
+-- tag_flood counts, per site and UTC hour, the events and the captures
+-- that carry a contact, by client address (an IPv4 address, or the /64
+-- of an IPv6 one) and by visitor; the collector counts a batch with one
+-- statement and refuses (429) what passes the configured limits.  Rows
+-- of past hours are pruned by formback-abandon.
+CREATE TABLE tag_flood (
+  site_id   UUID NOT NULL,
+  kind      ENUM('addr','visitor') NOT NULL,
+  k         VARBINARY(16) NOT NULL COMMENT 'client address, or a hash of the visitor id',
+  hour      DATETIME NOT NULL COMMENT 'the UTC hour counted',
+  events    INT UNSIGNED NOT NULL DEFAULT 0,
+  captures  INT UNSIGNED NOT NULL DEFAULT 0,
+  PRIMARY KEY (site_id, kind, k, hour),
+  KEY tag_flood_hour (hour)
+) ENGINE=InnoDB;
+
+-- New captured leads per site and UTC hour (of the events' receive
+-- times): an hour past the site's ceiling (the larger of a floor and a
+-- multiple of its busiest hour of the 7 days before) holds the site's
+-- sending until someone releases it (formbackctl site release).
+CREATE TABLE site_lead_hours (
+  site_id UUID NOT NULL,
+  hour    DATETIME NOT NULL,
+  leads   INT UNSIGNED NOT NULL DEFAULT 0,
+  PRIMARY KEY (site_id, hour)
+) ENGINE=InnoDB;
+
+ALTER TABLE sites
+  ADD COLUMN sending_held_at DATETIME(6) NULL
+    COMMENT 'new leads passed the ceiling: nothing is sent for the site until released',
+  ADD COLUMN sending_held_leads INT UNSIGNED NULL COMMENT 'new leads of the hour that held it',
+  ADD KEY sites_domain (domain);
