@@ -5,6 +5,7 @@
 FB_PACKAGES="build-essential autoconf automake libtool pkg-config \
 libfcgi-dev libmariadb-dev mariadb-server mariadb-client libjson-c-dev \
 libsodium-dev libssl-dev libcurl4-openssl-dev libcriterion-dev lighttpd \
+lighttpd-modules-lua \
 curl wrk mandoc libpcre2-dev libidn2-dev ca-certificates procps chromium \
 python3 python3-aiosmtpd"
 
@@ -141,6 +142,7 @@ var.formback_fcgi = "$_bin"
 var.formback_conf = "$_d/formback.conf"
 var.formback_procs = $_procs
 var.formback_socket = "$_d/fcgi.sock"
+var.formback_share = "$_top"
 include "$_top/fcgi-conf/formback-lighttpd.conf"
 CONF
 	lighttpd -tt -f "$_d/lighttpd.conf" >/dev/null || return 1

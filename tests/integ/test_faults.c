@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include <criterion/criterion.h>
 
@@ -172,4 +173,75 @@ Test(faults, frozen_database_is_503_with_retry_after, .fini = thaw, .timeout = 1
 		    "back: %ld %s", i, r->status, r->body);
 		resp_free(r);
 	}
+}
+
+/* The workers of the harness's lighttpd (its pid is kept beside the socket). */
+static void
+workers_signal(int sig)
+{
+	char	 cmd[2048], d[1024];
+
+	snprintf(d, sizeof(d), "%s", getenv("FB_DB_SOCKET"));
+	*strrchr(d, '/') = '\0';
+	snprintf(cmd, sizeof(cmd), "pkill -%d -P \"$(cat '%s/lighttpd.pid')\" "
+	    "formback.fcgi", sig, d);
+	cr_assert_eq(system(cmd), 0, "%s", cmd);
+}
+
+static void
+workers_go_on(void)
+{
+	char	 cmd[2048], d[1024];
+
+	snprintf(d, sizeof(d), "%s", getenv("FB_DB_SOCKET"));
+	*strrchr(d, '/') = '\0';
+	snprintf(cmd, sizeof(cmd), "pkill -CONT -P \"$(cat '%s/lighttpd.pid')\"", d);
+	(void)system(cmd);
+}
+
+/*
+ * A worker killed mid-request (issue 11, finding 9: lighttpd answered
+ * 500): the client is told 503 with Retry-After in the JSON envelope, and
+ * the next requests are served by the respawned workers.
+ */
+Test(faults, killed_worker_is_503, .fini = workers_go_on, .timeout = 60)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 path[128], cmd[4096], out[512];
+	FILE		*p;
+	int		 i;
+
+	fx_new(&f, "pro", 0);
+	snprintf(path, sizeof(path), "/api/v1/sites/%s", f.site);
+	snprintf(out, sizeof(out), "%s.killed", getenv("FB_SMS_FILE"));
+	workers_signal(SIGSTOP);
+	/* the request waits for a worker; then every worker is killed */
+	snprintf(cmd, sizeof(cmd), "rm -f '%s'; (curl -s -i --max-time 30 -H "
+	    "'Authorization: Bearer %s' '%s%s' > '%s.tmp' 2>&1; mv '%s.tmp' '%s') "
+	    "</dev/null >/dev/null 2>&1 &", out, f.live, getenv("FB_TEST_URL"), path,
+	    out, out, out);
+	cr_assert_eq(system(cmd), 0);
+	usleep(500 * 1000);
+	workers_signal(SIGKILL);
+	for (i = 0; i < 200 && access(out, R_OK) != 0; i++)
+		usleep(50 * 1000);
+	cr_assert_not_null(p = fopen(out, "r"), "no answer");
+	i = (int)fread(cmd, 1, sizeof(cmd) - 1, p);
+	cmd[i > 0 ? i : 0] = '\0';
+	fclose(p);
+	cr_assert_not_null(strstr(cmd, "HTTP/1.1 503"), "%s", cmd);
+	cr_assert_not_null(strstr(cmd, "Retry-After: 5"), "%s", cmd);
+	cr_assert_not_null(strstr(cmd, "\"code\":\"service_unavailable\""), "%s", cmd);
+	/* the respawned workers answer */
+	for (i = 0; i < 50; i++) {
+		r = http("GET", path, f.live, NULL, NULL);
+		if (r->status == 200)
+			break;
+		resp_free(r);
+		r = NULL;
+		usleep(100 * 1000);
+	}
+	cr_assert_not_null(r, "no worker came back");
+	resp_free(r);
 }
