@@ -399,3 +399,33 @@ Test(security, preflight_only_for_site_origins)
 	cr_assert_null(resp_header(r, "Access-Control-Allow-Origin"));
 	resp_free(r);
 }
+
+/*
+ * Finding 9: a block URL that starts with a variable skipped the URL
+ * check, so a product name of "javascript:..." reached emails and
+ * previews.  The URL is checked after expansion.
+ */
+Test(security, block_url_checked_after_expansion)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 c[40], p[128], b[1024];
+
+	fx_new(&f, "pro", 0);
+	fx_campaign(&f, "js", c);
+	snprintf(p, sizeof(p), "/api/v1/campaigns/%s", c);
+	r = http("PATCH", p, f.live, "{\"product_name\":\"javascript:alert(1)//\"}", NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	snprintf(b, sizeof(b), "{\"campaign_id\":\"%s\",\"blocks\":["
+	    "{\"type\":\"button\",\"text\":\"go\",\"url\":\"{{product_name}}\"},"
+	    "{\"type\":\"image\",\"url\":\"{{product_name}}\",\"alt\":\"x\"},"
+	    "{\"type\":\"button\",\"text\":\"shop\",\"url\":\"HTTPS://Shop.Example.JP/a b\"}]}", c);
+	r = http("POST", "/api/v1/message_previews", f.live, b, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_null(strstr(jget(r->json, "html"), "javascript"), "%s", r->body);
+	cr_assert_null(strstr(jget(r->json, "html"), "<img"), "%s", r->body);
+	cr_assert_not_null(strstr(jget(r->json, "html"), "href=\"https://shop.example.jp/a%20b\""),
+	    "%s", r->body);
+	resp_free(r);
+}
