@@ -105,16 +105,28 @@ Test(faults, database_gone_is_503_then_recovers, .fini = unlock_account)
 	}
 }
 
-/* The test MariaDB's process (harness.sh keeps its pid beside the socket). */
+/*
+ * A file of the harness's work folder, where harness.sh keeps the
+ * servers' pid files beside the MariaDB socket (static storage).
+ */
+static const char *
+work_file(const char *name)
+{
+	static char	 p[1024];
+
+	snprintf(p, sizeof(p), "%s", getenv("FB_DB_SOCKET"));
+	snprintf(strrchr(p, '/'), sizeof(p) - (size_t)(strrchr(p, '/') - p), "/%s", name);
+	return p;
+}
+
+/* The test MariaDB's process. */
 static pid_t
 mariadbd_pid(void)
 {
-	char		 p[1024];
+	const char	*p = work_file("mysql.pid");
 	FILE		*f;
 	long		 pid = 0;
 
-	snprintf(p, sizeof(p), "%s", getenv("FB_DB_SOCKET"));
-	snprintf(strrchr(p, '/'), sizeof(p) - (size_t)(strrchr(p, '/') - p), "/mysql.pid");
 	cr_assert_not_null(f = fopen(p, "r"), "%s", p);
 	cr_assert_eq(fscanf(f, "%ld", &pid), 1);
 	fclose(f);
@@ -175,28 +187,21 @@ Test(faults, frozen_database_is_503_with_retry_after, .fini = thaw, .timeout = 1
 	}
 }
 
-/* The workers of the harness's lighttpd (its pid is kept beside the socket). */
-static void
-workers_signal(int sig)
+/* Signal the workers of the harness's lighttpd (pkill's -SIG). */
+static int
+workers_signal(const char *sig)
 {
-	char	 cmd[2048], d[1024];
+	char	 cmd[2048];
 
-	snprintf(d, sizeof(d), "%s", getenv("FB_DB_SOCKET"));
-	*strrchr(d, '/') = '\0';
-	snprintf(cmd, sizeof(cmd), "pkill -%d -P \"$(cat '%s/lighttpd.pid')\" "
-	    "formback.fcgi", sig, d);
-	cr_assert_eq(system(cmd), 0, "%s", cmd);
+	snprintf(cmd, sizeof(cmd), "pkill -%s -P \"$(cat '%s')\" formback.fcgi", sig,
+	    work_file("lighttpd.pid"));
+	return system(cmd);
 }
 
 static void
 workers_go_on(void)
 {
-	char	 cmd[2048], d[1024];
-
-	snprintf(d, sizeof(d), "%s", getenv("FB_DB_SOCKET"));
-	*strrchr(d, '/') = '\0';
-	snprintf(cmd, sizeof(cmd), "pkill -CONT -P \"$(cat '%s/lighttpd.pid')\"", d);
-	(void)system(cmd);
+	(void)workers_signal("CONT");
 }
 
 /*
@@ -215,7 +220,7 @@ Test(faults, killed_worker_is_503, .fini = workers_go_on, .timeout = 60)
 	fx_new(&f, "pro", 0);
 	snprintf(path, sizeof(path), "/api/v1/sites/%s", f.site);
 	snprintf(out, sizeof(out), "%s.killed", getenv("FB_SMS_FILE"));
-	workers_signal(SIGSTOP);
+	cr_assert_eq(workers_signal("STOP"), 0);
 	/* the request waits for a worker; then every worker is killed */
 	snprintf(cmd, sizeof(cmd), "rm -f '%s'; (curl -s -i --max-time 30 -H "
 	    "'Authorization: Bearer %s' '%s%s' > '%s.tmp' 2>&1; mv '%s.tmp' '%s') "
@@ -223,7 +228,7 @@ Test(faults, killed_worker_is_503, .fini = workers_go_on, .timeout = 60)
 	    out, out, out);
 	cr_assert_eq(system(cmd), 0);
 	usleep(500 * 1000);
-	workers_signal(SIGKILL);
+	cr_assert_eq(workers_signal("KILL"), 0);
 	for (i = 0; i < 200 && access(out, R_OK) != 0; i++)
 		usleep(50 * 1000);
 	cr_assert_not_null(p = fopen(out, "r"), "no answer");
