@@ -9,10 +9,16 @@
 
 #include "formback.h"
 
+/*
+ * What an empty buffer points to, so that data is a string from
+ * buf_init() on (git's strbuf_slopbuf); never written: cap 0 says so.
+ */
+static char	 buf_empty[1];
+
 void
 buf_init(struct buf *b, size_t max)
 {
-	b->data = NULL;
+	b->data = buf_empty;
 	b->len = b->cap = 0;
 	b->max = max;
 }
@@ -21,15 +27,16 @@ void
 buf_reset(struct buf *b)
 {
 	b->len = 0;
-	if (b->data != NULL)
+	if (b->cap > 0)
 		b->data[0] = '\0';
 }
 
 void
 buf_release(struct buf *b)
 {
-	free(b->data);
-	b->data = NULL;
+	if (b->cap > 0)
+		free(b->data);
+	b->data = buf_empty;
 	b->len = b->cap = 0;
 }
 
@@ -38,10 +45,8 @@ buf_detach(struct buf *b)
 {
 	char	*s;
 
-	if (b->data == NULL && buf_add(b, "", 0) != FB_OK)
-		return NULL;
-	s = b->data;
-	b->data = NULL;
+	s = b->cap > 0 ? b->data : strdup("");
+	b->data = buf_empty;
 	b->len = b->cap = 0;
 	return s;
 }
@@ -61,7 +66,7 @@ buf_grow(struct buf *b, size_t need)
 		ncap *= 2;
 	if (ncap > b->max + 1)
 		ncap = b->max + 1;
-	if ((p = realloc(b->data, ncap)) == NULL)
+	if ((p = realloc(b->cap > 0 ? b->data : NULL, ncap)) == NULL)
 		return FB_ENOMEM;
 	b->data = p;
 	b->cap = ncap;

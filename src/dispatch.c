@@ -468,7 +468,7 @@ run_handler_tx(struct req *r)
 		    (r->query != NULL ? r->query : ""), r->query != NULL ?
 		    strlen(r->query) + 1 : 1);
 		crypto_generichash_update(&st, (const unsigned char *)
-		    (r->body.data != NULL ? r->body.data : ""), r->body.len);
+		    r->body.data, r->body.len);
 		crypto_generichash_final(&st, hash, sizeof(hash));
 	}
 	if (strcmp(r->method, "GET") == 0) {
@@ -527,8 +527,7 @@ run_handler_tx(struct req *r)
 			e = audit(r);
 		if (e == FB_OK && idem)
 			e = db_idem_finish(r->db, r->auth.tenant_id, endpoint,
-			    r->idem_key, r->status, r->out.data != NULL ?
-			    r->out.data : "");
+			    r->idem_key, r->status, r->out.data);
 		if (e == FB_OK && r->dry_run) {
 			db_rollback(r->db);
 			return;

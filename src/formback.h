@@ -96,10 +96,12 @@ extern const struct api_code_def api_codes[API_CODE__MAX];
 /* buf.c */
 
 /*
- * A capped growable byte buffer, always NUL-terminated.  An append that
- * would pass `max` bytes fails with FB_ENOMEM and leaves the buffer as it
- * was.  Lifecycle: buf_init, buf_reset (keep memory), buf_release (free),
- * buf_detach (hand the string to the caller, who frees it).
+ * A capped growable byte buffer, always NUL-terminated: `data` is a
+ * string from buf_init() on ("" until something is added), never NULL.
+ * An append that would pass `max` bytes fails with FB_ENOMEM and leaves
+ * the buffer as it was.  Lifecycle: buf_init, buf_reset (keep memory),
+ * buf_release (free), buf_detach (hand the string to the caller, who
+ * frees it; NULL only when memory runs out).
  */
 struct buf {
 	char	*data;

@@ -34,6 +34,7 @@ status_text(int s)
 	case 201: return "Created";
 	case 202: return "Accepted";
 	case 204: return "No Content";
+	case 302: return "Found";
 	case 400: return "Bad Request";
 	case 401: return "Unauthorized";
 	case 403: return "Forbidden";
@@ -43,7 +44,8 @@ status_text(int s)
 	case 422: return "Unprocessable Content";
 	case 429: return "Too Many Requests";
 	case 503: return "Service Unavailable";
-	default: return s >= 500 ? "Internal Server Error" : "OK";
+	default: return s >= 500 ? "Internal Server Error" : s >= 400 ?
+	    "Bad Request" : s >= 300 ? "Redirect" : "OK";
 	}
 }
 

@@ -225,7 +225,7 @@ send_sms(const struct conf *c, const char *to, const char *body,
 		res = SEND_RETRY;
 	} else if (code >= 200 && code < 300) {
 		res = SEND_OK;
-		if ((reply = json_tokener_parse(answer.data != NULL ? answer.data : "")) != NULL) {
+		if ((reply = json_tokener_parse(answer.data)) != NULL) {
 			if (json_object_object_get_ex(reply, "id", &id) && id != NULL)
 				snprintf(provider_id, idsz, "%s", json_object_get_string(id));
 			json_object_put(reply);

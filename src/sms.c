@@ -189,7 +189,7 @@ field_html(struct buf *b, json_object *blk, const char *k, const char *product,
 	buf_init(&t, 64 * 1024);
 	e = vars_expand(&t, json_object_get_string(v), product, link, optout);
 	if (e == FB_OK)
-		e = html_escape(b, t.data != NULL ? t.data : "");
+		e = html_escape(b, t.data);
 	buf_release(&t);
 	return e;
 }
@@ -214,7 +214,7 @@ block_url(struct buf *b, json_object *blk, const char *product, const char *link
 		return FB_OK;
 	buf_init(&t, 64 * 1024);
 	e = vars_expand(&t, json_object_get_string(v), product, link, optout);
-	if (e == FB_OK && t.data != NULL && url_normalize(t.data, href)) {
+	if (e == FB_OK && url_normalize(t.data, href)) {
 		*ok = true;
 		e = html_escape(b, href);
 	}

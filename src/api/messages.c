@@ -496,8 +496,8 @@ api_message_previews(struct req *r)
 	free(product);
 	if (e == FB_OK) {
 		o = json_object_new_object();
-		jadd_str(o, "subject", subject != NULL ? (subj.data ? subj.data : "") : NULL);
-		jadd_str(o, "html", html.data != NULL ? html.data : "");
+		jadd_str(o, "subject", subject != NULL ? subj.data : NULL);
+		jadd_str(o, "html", html.data);
 		e = req_json(r, 200, o);
 	}
 	buf_release(&html);

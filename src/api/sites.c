@@ -67,7 +67,7 @@ snippet_json(struct req *r, const char *pk, json_object *c, bool nonce)
 	jadd_str(o, "campaign_id", id);
 	jadd_str(o, "campaign_key", key);
 	jadd_str(o, "campaign_name", name);
-	jadd_str(o, "html", b.data != NULL ? b.data : "");
+	jadd_str(o, "html", b.data);
 	buf_release(&b);
 	return o;
 }

@@ -18,7 +18,7 @@ Test(buf, add_and_printf)
 	cr_assert_eq(b.len, 0);
 	cr_assert_str_eq(b.data, "");
 	buf_release(&b);
-	cr_assert_null(b.data);
+	cr_assert_str_eq(b.data, "");
 }
 
 Test(buf, add_past_cap_fails_and_keeps_contents)
@@ -52,6 +52,22 @@ Test(buf, detach_hands_over_the_string)
 	cr_assert_eq(buf_addstr(&b, "hello"), FB_OK);
 	s = buf_detach(&b);
 	cr_assert_str_eq(s, "hello");
-	cr_assert_null(b.data);
+	cr_assert_str_eq(b.data, "", "a detached buffer is empty again");
 	free(s);
+}
+
+/* data is a string from the start: no caller guards it. */
+Test(buf, empty_is_a_string)
+{
+	struct buf	 b;
+
+	buf_init(&b, 64);
+	cr_assert_str_eq(b.data, "");
+	buf_reset(&b);
+	cr_assert_str_eq(b.data, "");
+	cr_assert_eq(buf_add(&b, "", 0), FB_OK);
+	cr_assert_str_eq(b.data, "");
+	buf_release(&b);
+	cr_assert_str_eq(b.data, "");
+	buf_release(&b);
 }
