@@ -2,20 +2,26 @@
  * formback-deliver: sends due deliveries (design 1, 6; contract:
  * Delivery, Lead suppress_reason, Events delivery.sent/failed).
  *
- * One bounded pass: (1) claims whose lease ran out mid-send end failed
- * with error_code outcome_unknown -- never sent again blindly; (2) due
- * deliveries are claimed with one atomic UPDATE that stamps this pass's
- * token and a lease; (3) each is re-checked right before its send (step
- * removed, conversion, delivery switch, campaign and scenario state,
- * contact, suppression list, SMS quiet hours), rendered with its short
- * links, sent, and finished with a conditional update on the token, with
- * its outbox event, in one short transaction.  Safe to run as several
- * copies on several hosts.
+ * One bounded pass: (1) claims whose lease ran out end failed with
+ * error_code outcome_unknown when their provider call had begun -- never
+ * sent again blindly -- and go back to scheduled when it had not; (2) the
+ * collector's intake queue is applied as it stood when the pass began, so
+ * every conversion acknowledged before it is seen; (3) due deliveries are
+ * claimed with one atomic UPDATE that stamps this pass's token and a
+ * lease; (4) each is re-checked right before its send (step removed,
+ * conversion, a site held for a flood, delivery switch, campaign and
+ * scenario state, contact, suppression list, SMS quiet hours), then the
+ * queue is looked at once more for a conversion of its lead (send_guard),
+ * the row is stamped as being sent, it is rendered with its short links,
+ * sent, and finished with a conditional update on the token, with its
+ * outbox event, in one short transaction.  Safe to run as several copies
+ * on several hosts.
  */
 #include <sys/prctl.h>
 #include <sys/wait.h>
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -27,6 +33,7 @@
 #include <sodium.h>
 
 #include "api.h"
+#include "ingest.h"
 #include "match.h"
 #include "pii.h"
 #include "send.h"
@@ -37,6 +44,8 @@
 #define BATCH		16	/* claimed at a time: 16 sends fit the 10-minute lease */
 #define JOBS_DEFAULT	4	/* claimers at once (--jobs) */
 #define DAILY_CAP	3	/* messages per channel, recipient and JST day */
+#define HELD_RETRY	600	/* seconds: a held site's deliveries look again */
+#define GUARD_APPLY	10000	/* queued events applied to reach a conversion */
 
 _Static_assert(BATCH <= SD_CLAIM_MARK_IDS, "a batch is claimed by one SD_CLAIM_MARK");
 
@@ -45,7 +54,7 @@ static struct db	 db;
 static long long	 now;
 static int		 verbose;
 static int		 n_sent, n_failed, n_cancelled, n_suppressed, n_later, n_errors;
-static int		 n_opmail;
+static int		 n_returned, n_after_conversion, n_opmail;
 
 struct outcome {
 	const char	*status;	/* sent, failed, cancelled, suppressed, scheduled */
@@ -291,6 +300,13 @@ check(const struct dbres *d, unsigned i, struct outcome *outs, const char *token
 		STOP("cancelled", "step_removed", NULL);
 	if (strcmp(dbres_get(d, i, CL_C_LEAD_STATUS), "converted") == 0)
 		STOP("cancelled", "converted", NULL);
+	/* a flood of new leads held the site: wait for the release (issue 11) */
+	if (dbres_int(d, i, CL_C_SITE_HELD)) {
+		o->status = "scheduled";
+		o->reschedule = now + HELD_RETRY;
+		o->give_back = 1;	/* waiting is not an attempt */
+		return;
+	}
 	if (strcmp(mode, "off") == 0)
 		STOP("suppressed", NULL, "delivery_disabled");
 	if (strcmp(mode, "test_only") == 0 && !test_recipient(d, i, sms ? "tel" :
@@ -610,7 +626,12 @@ deliver(const struct dbres *d, unsigned i, const struct links *l, struct outcome
 	o->status = "failed";
 }
 
-/* Claims that outlived their lease: the send may or may not have happened. */
+/*
+ * Claims that outlived their lease (their pass was killed, or lost its
+ * database): one whose provider call had begun may or may not have left,
+ * and ends failed with outcome_unknown, never sent again blindly; one
+ * never tried goes back to scheduled, its attempt given back (issue 11).
+ */
 static enum fb_err
 recover(void)
 {
@@ -630,13 +651,119 @@ recover(void)
 	db_rollback(&db);
 	for (i = 0; i < st.nrows; i++) {
 		memset(&o, 0, sizeof(o));
-		o.status = "failed";
-		o.error_code = "outcome_unknown";
-		if (finish(&st, i, dbres_get(&st, i, 6), &o) == FB_OK)
+		if (dbres_int(&st, i, 7)) {
+			o.status = "failed";
+			o.error_code = "outcome_unknown";
+		} else {
+			o.status = "scheduled";
+			o.give_back = 1;
+		}
+		if (finish(&st, i, dbres_get(&st, i, 6), &o) != FB_OK)
+			continue;
+		if (strcmp(o.status, "failed") == 0)
 			n_failed++;
+		else
+			n_returned++;
 	}
 	dbres_free(&st);
 	return FB_OK;
+}
+
+/*
+ * Right before the send of claimed row i (issue 11: a message must never
+ * follow a conversion the collector has acknowledged): the lead is read
+ * again, and the intake queue is looked at for a conversion of its
+ * visitor or of a visitor whose lead has its contact.  When there is one,
+ * that part of the queue is applied first (waiting for the turn of a
+ * worker that has it), and the lead read again.  Then the row is stamped
+ * as being sent (attempt_started_at), on disk before the provider is
+ * called.  Returns true when the send may go; otherwise *o holds the
+ * outcome: cancelled converted, or scheduled again for a later pass when
+ * the conversion could not be applied or the claim was lost.
+ */
+static bool
+send_guard(const struct dbres *d, unsigned i, const char *token, struct outcome *o)
+{
+	struct dbres	 g;
+	long long	 part[2];
+	int		 k, n, round;
+	bool		 converted = false, pending = false;
+	enum fb_err	 e;
+
+	for (round = 0; round < 2; round++) {
+		if ((e = db_sd(&db, SD_SEND_GUARD, DBPARAMS(P_STR(dbres_get(d, i,
+		    CL_C_TENANT)), P_STR(dbres_get(d, i, CL_C_LEAD))), &g)) != FB_OK)
+			break;
+		converted = g.nrows == 1 && dbres_int(&g, 0, 0) != 0;
+		part[0] = g.nrows == 1 && dbres_get(&g, 0, 1) != NULL ? dbres_int(&g, 0, 1) : -1;
+		part[1] = g.nrows == 1 && dbres_get(&g, 0, 2) != NULL ? dbres_int(&g, 0, 2) : -1;
+		dbres_free(&g);
+		pending = part[0] >= 0 || part[1] >= 0;
+		if (converted || !pending || round == 1)
+			break;
+		for (k = 0; k < 2 && e == FB_OK; k++)
+			if (part[k] >= 0 && (k == 0 || part[1] != part[0]))
+				e = tag_apply_part(&db, &conf, (unsigned)part[k],
+				    GUARD_APPLY, true, &n);
+		if (e != FB_OK)
+			break;
+	}
+	o->go = false;
+	if (e == FB_OK && converted) {
+		o->status = "cancelled";
+		o->cancel_reason = "converted";
+		return false;
+	}
+	if (e != FB_OK || pending) {
+		/* not seen through yet: a later pass sends or cancels it */
+		o->status = "scheduled";
+		o->reschedule = now + 60;
+		o->give_back = 1;
+		return false;
+	}
+	if ((e = db_sd(&db, SD_ATTEMPT, DBPARAMS(P_STR(dbres_get(d, i, CL_C_ID)),
+	    P_STR(token)), &g)) != FB_OK) {
+		o->status = "scheduled";
+		o->reschedule = now + 60;
+		o->give_back = 1;
+		return false;
+	}
+	n = (int)g.affected;
+	dbres_free(&g);
+	if (n == 0) {
+		/* another pass took the claim over: its outcome stands */
+		o->status = "scheduled";
+		return false;
+	}
+	o->go = true;
+	return true;
+}
+
+/*
+ * The deliveries of a batch sent to a lead already converted when their
+ * send began (SD_SENT_AFTER_CONVERSION): 0 is the rule, anything else is
+ * logged and counted.
+ */
+static void
+count_after_conversion(const struct dbres *d)
+{
+	struct dbp	 p[16];
+	struct dbres	 r;
+	unsigned	 i;
+	long long	 n;
+
+	if (d->nrows == 0)
+		return;
+	for (i = 0; i < 16; i++)
+		p[i] = P_STR(dbres_get(d, i < d->nrows ? i : d->nrows - 1, CL_C_ID));
+	if (db_sd(&db, SD_SENT_AFTER_CONVERSION, p, 16, &r) != FB_OK)
+		return;
+	n = dbres_int(&r, 0, 0);
+	dbres_free(&r);
+	if (n > 0) {
+		logx(LOG_ERR, "%lld message(s) sent after their lead's conversion", n);
+		n_after_conversion += (int)n;
+	}
 }
 
 /*
@@ -721,7 +848,7 @@ claimer(long limit)
 			check(&claimed, i, outs, token);
 		count_quota(&claimed, outs);
 		for (i = 0; i < claimed.nrows; i++)
-			if (outs[i].go)
+			if (outs[i].go && send_guard(&claimed, i, token, &outs[i]))
 				deliver(&claimed, i, &links[i], &outs[i]);
 		/*
 		 * The batch's outcomes in one transaction (a crash before it
@@ -755,6 +882,7 @@ claimer(long limit)
 			else
 				n_later++;
 		}
+		count_after_conversion(&claimed);
 		dbres_free(&claimed);
 	}
 	db_close(&db);
@@ -770,7 +898,7 @@ claimer(long limit)
 static int
 claimers(long limit, long jobs)
 {
-	int		 fd[2], st, rc = 0, counts[6];
+	int		 fd[2], st, rc = 0, counts[7];
 	long		 k, share;
 	pid_t		 pid;
 	ssize_t		 n;
@@ -794,10 +922,14 @@ claimers(long limit, long jobs)
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			if (getppid() == 1)
 				_exit(1);
+			/* a child reports its own counts, not the parent's too */
+			n_sent = n_failed = n_cancelled = n_suppressed = 0;
+			n_later = n_errors = n_returned = n_after_conversion = 0;
 			st = claimer(share);
 			counts[0] = n_sent, counts[1] = n_failed;
 			counts[2] = n_cancelled, counts[3] = n_suppressed;
 			counts[4] = n_later, counts[5] = n_errors;
+			counts[6] = n_after_conversion;
 			if (write(fd[1], counts, sizeof(counts)) != sizeof(counts))
 				st = 1;
 			fflush(NULL);
@@ -809,6 +941,7 @@ claimers(long limit, long jobs)
 		n_sent += counts[0], n_failed += counts[1];
 		n_cancelled += counts[2], n_suppressed += counts[3];
 		n_later += counts[4], n_errors += counts[5];
+		n_after_conversion += counts[6];
 	}
 	close(fd[0]);
 	while ((pid = wait(&st)) != -1 || errno == EINTR)
@@ -821,8 +954,10 @@ int
 main(int argc, char *argv[])
 {
 	struct cron_opts	 o = { .limit = 500, .jobs = JOBS_DEFAULT };
+	struct dbres	 q;
+	long long	 queued;
 	char		 err[512];
-	int		 ch, rc;
+	int		 ch, rc, applied = 0;
 	enum fb_err	 e;
 
 	if ((ch = cron_opts(argc, argv, "formback-deliver", &o)) >= 0)
@@ -843,6 +978,20 @@ main(int argc, char *argv[])
 	if ((e = recover()) != FB_OK)
 		fprintf(stderr, "formback-deliver: cannot recover stale claims: %s\n",
 		    fb_strerror(e));
+	/*
+	 * The intake queue as it stood when the pass began, so that every
+	 * conversion acknowledged before the pass is applied before a send
+	 * (issue 11); what arrives later send_guard() looks for.
+	 */
+	if ((e = db_ingest_status(&db, &q)) == FB_OK) {
+		queued = dbres_int(&q, 0, 0) - dbres_int(&q, 0, 1);
+		dbres_free(&q);
+		e = tag_apply(&db, &conf, queued > INT_MAX ? INT_MAX : (int)queued,
+		    true, &applied);
+	}
+	if (e != FB_OK)
+		fprintf(stderr, "formback-deliver: cannot apply queued tag events: "
+		    "%s\n", fb_strerror(e));
 	db_close(&db);
 	rc = o.jobs > 1 && o.limit > BATCH ? claimers(o.limit, o.jobs) :
 	    claimer(o.limit);
@@ -858,10 +1007,12 @@ main(int argc, char *argv[])
 		db_close(&db);
 	}
 	if (verbose)
-		fprintf(stderr, "formback-deliver: %d sent, %d failed, %d cancelled, "
-		    "%d suppressed, %d later, %d errors, %d operator emails\n",
-		    n_sent, n_failed, n_cancelled, n_suppressed, n_later, n_errors,
-		    n_opmail);
+		fprintf(stderr, "formback-deliver: %d queued tag event(s) applied, "
+		    "%d sent, %d failed, %d cancelled, %d suppressed, %d later, "
+		    "%d returned, %d errors, %d operator emails, %d "
+		    "sent_after_conversion\n", applied, n_sent, n_failed,
+		    n_cancelled, n_suppressed, n_later, n_returned, n_errors, n_opmail,
+		    n_after_conversion);
 	conf_free(&conf);
 	curl_global_cleanup();
 	return rc != 0 || n_errors > 0 ? 1 : 0;

@@ -32,6 +32,13 @@ struct db;
  */
 enum fb_err	tag_apply(struct db *, const struct conf *, int limit, bool wait,
 		    int *applied) FB_WUR;
+/*
+ * tag_apply() for one part of the queue (0 .. INGEST_PARTS - 1), oldest
+ * first: formback-deliver applies the part that holds a conversion it
+ * must see before a send (issue 11).
+ */
+enum fb_err	tag_apply_part(struct db *, const struct conf *, unsigned part,
+		    int limit, bool wait, int *applied) FB_WUR;
 
 /*
  * The collector in steps, so that a worker files the events that arrived

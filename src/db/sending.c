@@ -26,7 +26,7 @@
 	"'sending' OR (d.status IN ('sent', 'delivered') AND d.sent_at >= ?))"
 
 /* statement indexes: enum SD_* in store.h */
-#define SD__MAX (SD_CAP_EMAIL + 1)
+#define SD__MAX (SD_SENT_AFTER_CONVERSION + 1)
 _Static_assert(SD__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
 
 static const struct dbstmt sd_sql[SD__MAX] = {
@@ -80,11 +80,14 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	/* SD_SUP_DELETE */
 	{ "suppression_delete",
 	  "DELETE FROM suppressions WHERE tenant_id = ? AND id = ?" },
-	/* SD_STALE: claims whose lease ran out mid-send (design 6) */
+	/*
+	 * SD_STALE: claims whose lease ran out (design 6), and whether their
+	 * provider call had begun (attempt_started_at, migration 0013)
+	 */
 	{ "deliveries_stale",
-	  "SELECT id, tenant_id, lead_id, campaign_id, channel, step_no, claim_token "
-	  "FROM deliveries WHERE status = 'sending' AND claim_until < ? ORDER BY id LIMIT 1000 "
-	  "FOR UPDATE SKIP LOCKED" },
+	  "SELECT id, tenant_id, lead_id, campaign_id, channel, step_no, claim_token, "
+	  "attempt_started_at IS NOT NULL FROM deliveries WHERE status = 'sending' "
+	  "AND claim_until < ? ORDER BY id LIMIT 1000 FOR UPDATE SKIP LOCKED" },
 	/*
 	 * SD_CLAIM: the oldest due deliveries no other claimer holds, locked
 	 * in index order (deliveries_due) so that a claim reads what it
@@ -102,7 +105,8 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "t.delivery_mode, m.subject, m.body, m.blocks, m.link_url, m.header_image_url, "
 	  "st.id IS NULL OR m.id IS NULL, d.attempts, si.name, t.sms_quiet_start, "
 	  "t.sms_quiet_end, t.plan, t.send_quota, l.consent_state, l.landing_url, "
-	  "si.domain, l.pii_key_id FROM deliveries d JOIN leads l ON l.id = d.lead_id "
+	  "si.domain, l.pii_key_id, si.sending_held_at IS NOT NULL "
+	  "FROM deliveries d JOIN leads l ON l.id = d.lead_id "
 	  "JOIN campaigns c ON c.id = d.campaign_id JOIN scenarios s ON s.id = d.scenario_id "
 	  "JOIN tenants t ON t.id = d.tenant_id JOIN sites si ON si.id = l.site_id "
 	  "LEFT JOIN scenario_steps st ON st.id = d.step_id "
@@ -114,6 +118,7 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "provider_id = COALESCE(?, provider_id), segments = COALESCE(?, segments), "
 	  "scheduled_at = COALESCE(CAST(? AS DATETIME(6)), scheduled_at), "
 	  "attempts = GREATEST(attempts - ?, 0), "
+	  "attempt_started_at = IF(status = 'scheduled', NULL, attempt_started_at), "
 	  "claim_token = NULL, claim_until = NULL, updated_at = NOW(6) "
 	  "WHERE id = ? AND claim_token <=> ?" },
 	/* SD_SUPPRESSED: an unexpired entry for this contact and campaign */
@@ -238,6 +243,41 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	 */
 	{ "cap_tel", CAP_SQL("tel_bidx", "sms") },
 	{ "cap_email", CAP_SQL("email_bidx", "email") },
+	/*
+	 * SD_ATTEMPT: the provider is about to be called for a row this pass
+	 * still holds (autocommit: it must be on disk before the call)
+	 */
+	{ "delivery_attempt",
+	  "UPDATE deliveries SET attempt_started_at = NOW(6) WHERE id = ? "
+	  "AND claim_token = ? AND status = 'sending'" },
+	/*
+	 * SD_SEND_GUARD, right before a send (issue 11): is the lead
+	 * converted, and does the intake queue still hold a conversion
+	 * (not parked) of its own visitor, or of a visitor whose lead has
+	 * the same contact (hash_match)?  Each with the queue part that
+	 * holds it, NULL for none.  A plain read: never a lock on the queue.
+	 */
+	{ "delivery_send_guard",
+	  "SELECT l.status = 'converted', "
+	  "(SELECT MIN(i.part) FROM tag_ingest i WHERE i.event_type = 'conversion' "
+	  "AND i.tenant_id = l.tenant_id AND i.site_id = l.site_id "
+	  "AND i.visitor_id = l.visitor_id AND i.attempts < 3), "
+	  "(SELECT MIN(i.part) FROM tag_ingest i JOIN leads o ON o.site_id = i.site_id "
+	  "AND o.visitor_id = i.visitor_id WHERE i.event_type = 'conversion' "
+	  "AND i.tenant_id = l.tenant_id AND i.attempts < 3 AND o.tenant_id = l.tenant_id "
+	  "AND o.id <> l.id AND ((l.tel_bidx IS NOT NULL AND o.tel_bidx = l.tel_bidx) "
+	  "OR (l.email_bidx IS NOT NULL AND o.email_bidx = l.email_bidx))) "
+	  "FROM leads l WHERE l.tenant_id = ? AND l.id = ?" },
+	/*
+	 * SD_SENT_AFTER_CONVERSION: of the given deliveries (the last id
+	 * repeated to fill), those sent to a lead already converted when the
+	 * send began; 0 is the rule (issue 11)
+	 */
+	{ "sent_after_conversion",
+	  "SELECT COUNT(*) FROM deliveries d JOIN leads l ON l.id = d.lead_id "
+	  "WHERE d.tenant_id = l.tenant_id AND d.status IN ('sent', 'delivered') "
+	  "AND l.converted_at <= d.attempt_started_at AND d.id IN "
+	  "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
 };
 
 enum fb_err

@@ -579,9 +579,8 @@ note_failure(struct db *db, const char *id, enum fb_err why)
 	db_rollback(db);
 }
 
-/* tag_apply() for one part of the queue. */
-static enum fb_err
-apply_part(struct db *db, const struct conf *conf, unsigned part, int limit,
+enum fb_err
+tag_apply_part(struct db *db, const struct conf *conf, unsigned part, int limit,
     bool wait, int *applied)
 {
 	char		 failed[UUID_STRLEN + 1];
@@ -644,7 +643,7 @@ tag_apply(struct db *db, const struct conf *conf, int limit, bool wait,
 	first = next++ % INGEST_PARTS;
 	*applied = 0;
 	for (k = 0; k < INGEST_PARTS && *applied < limit; k++) {
-		if ((e = apply_part(db, conf, (first + k) % INGEST_PARTS,
+		if ((e = tag_apply_part(db, conf, (first + k) % INGEST_PARTS,
 		    limit - *applied, wait, &n)) != FB_OK)
 			return e;
 		*applied += n;

@@ -2,10 +2,13 @@
 # The SMS gateway stand-in of the tests and the demo: the request of
 # Formback's generic driver (design 5) is POST with a Bearer token and a
 # JSON body; each accepted one is appended to FILE as one JSON line and
-# answered 200 {"id": "sms-N"}.  A wrong token is 401.
+# answered 200 {"id": "sms-N"}.  A wrong token is 401.  When FILE.delay
+# exists, each answer waits the seconds it holds first (a slow gateway,
+# on demand: tests kill a pass while a send is in flight).
 #   sms_gateway.py PORT FILE TOKEN
 import json
 import sys
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 port, path, token = int(sys.argv[1]), sys.argv[2], sys.argv[3]
@@ -27,6 +30,11 @@ class H(BaseHTTPRequestHandler):
             self.end_headers()
             return
         msg = json.loads(body)
+        try:
+            with open(path + ".delay") as f:
+                time.sleep(float(f.read().strip() or "0"))
+        except (OSError, ValueError):
+            pass
         count[0] += 1
         with open(path, "a") as f:
             f.write(json.dumps(msg, ensure_ascii=False) + "\n")
