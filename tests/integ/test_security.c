@@ -371,6 +371,11 @@ Test(security, collector_flood_is_limited_and_held, .timeout = 120)
 	    "event_type = 'sending_held'", f.tenant), "1");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s' AND "
 	    "action = 'site.sending_held'", f.tenant), "1");
+	/* nothing is sent for a held site: its deliveries wait */
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2035-04-01T03:00:00Z"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2035-04-01T03:10:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT CONCAT(SUM(status = 'scheduled'), ' ', COUNT(*)) "
+	    "FROM deliveries WHERE tenant_id = '%s'", f.tenant), "410 410");
 	/* the operator releases it, dropping the flood's leads */
 	snprintf(site, sizeof(site), "%s", f.site);
 	cr_assert_eq(ctl(&out, "site release --id %s --leads discard", site), 0);
@@ -378,6 +383,8 @@ Test(security, collector_flood_is_limited_and_held, .timeout = 120)
 	json_object_put(out);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE site_id = '%s' AND "
 	    "status = 'suppressed' AND suppress_reason = 'lead_ineligible'", f.site), "410");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' AND "
+	    "status = 'suppressed'", f.tenant), "410");
 	r = http("GET", p, f.live, NULL, NULL);
 	cr_assert_null(jget(r->json, "sending_held_at"), "%s", r->body);
 	resp_free(r);
