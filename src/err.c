@@ -102,6 +102,9 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	/* AC_SMS_BODY_TOO_LONG */
 	{ "invalid_request", 422, "sms_body_too_long",
 	  "SMS本文がURLを展開した後で660文字を超えています。" },
+	/* AC_REGEX_TOO_COMPLEX */
+	{ "invalid_request", 422, "regex_too_complex",
+	  "この正規表現は照合に時間がかかりすぎる可能性があります。繰り返しの入れ子や、繰り返すグループの中の | を使わない形にしてください。" },
 	/* AC_MESSAGE_IN_USE */
 	{ "invalid_request", 409, "message_in_use",
 	  "このメッセージはシナリオのステップで使われているため削除できません。" },

@@ -638,35 +638,65 @@ fail(char *why, size_t whysz, const char *msg)
 	return false;
 }
 
-/* The ECMAScript/PCRE2 common subset (see match.h). */
-static bool
-regex_subset_ok(const char *p, char *why, size_t whysz)
+#define RE_GROUPS_MAX	16	/* nesting of groups */
+#define RE_UNBOUNDED_MAX 6	/* quantifiers that repeat without bound */
+#define RE_COUNT_MAX	256	/* n and m of {n,m} */
+
+/* What a group holds, for the quantifier that may follow it. */
+struct re_group {
+	bool	 rep;	/* a quantifier, of any kind */
+	bool	 alt;	/* an alternation */
+};
+
+/*
+ * The ECMAScript/PCRE2 common subset, and what keeps a match bounded
+ * (see match.h): RULE_OK, RULE_INVALID or RULE_UNBOUNDED with a reason.
+ */
+static enum rule_check
+regex_check(const char *p, char *why, size_t whysz)
 {
 	static const char esc_ok[] = "dDwWsSbBnrtf.\\/^$*+?()[]{}|-";
 	static const char cls_esc_ok[] = "dDwWsSnrtf\\]^-[./";
+	struct re_group	 g[RE_GROUPS_MAX + 1], last = { false, false };
+	size_t		 depth = 0, unbounded = 0;
 	bool		 atom = false;	/* a quantifier may follow */
 	bool		 quantified = false;
+	bool		 group = false;	/* the atom before is a group: `last` */
+	bool		 repeats;
+	long		 n, m;
 	const char	*s;
 
+	memset(g, 0, sizeof(g));
+#define INVALID(msg) do { fail(why, whysz, msg); return RULE_INVALID; } while (0)
+#define UNBOUNDED(msg) do { fail(why, whysz, msg); return RULE_UNBOUNDED; } while (0)
 	for (s = p; *s != '\0'; s++) {
 		switch (*s) {
 		case '\\':
 			s++;
 			if (*s == '\0' || strchr(esc_ok, *s) == NULL)
-				return fail(why, whysz, "escape not allowed");
+				INVALID("escape not allowed");
 			atom = *s != 'b' && *s != 'B';
-			quantified = false;
+			quantified = group = false;
 			break;
 		case '(':
 			if (s[1] == '?' && s[2] != ':')
-				return fail(why, whysz, "only (...) and (?:...) groups are allowed");
+				INVALID("only (...) and (?:...) groups are allowed");
 			if (s[1] == '?')
 				s += 2;
-			atom = false;
-			quantified = false;
+			if (depth == RE_GROUPS_MAX)
+				UNBOUNDED("groups nested more than 16 deep");
+			depth++;
+			g[depth].rep = g[depth].alt = false;
+			atom = quantified = group = false;
 			break;
 		case ')':
-			atom = true;
+			if (depth == 0)
+				INVALID("unbalanced parenthesis");
+			last = g[depth--];
+			/* what a group holds, its parent holds too */
+			g[depth].rep |= last.rep;
+			g[depth].alt |= last.alt;
+			atom = group = true;
 			quantified = false;
 			break;
 		case '[':
@@ -674,73 +704,90 @@ regex_subset_ok(const char *p, char *why, size_t whysz)
 			if (*s == '^')
 				s++;
 			if (*s == ']')
-				return fail(why, whysz, "empty class");
+				INVALID("empty class");
 			for (; *s != ']'; s++) {
 				if (*s == '\0')
-					return fail(why, whysz, "unterminated class");
+					INVALID("unterminated class");
 				if (*s == '[' && s[1] == ':')
-					return fail(why, whysz, "POSIX classes are not allowed");
+					INVALID("POSIX classes are not allowed");
 				if (*s == '\\') {
 					s++;
 					if (*s == '\0' || strchr(cls_esc_ok, *s) == NULL)
-						return fail(why, whysz, "escape not allowed in class");
+						INVALID("escape not allowed in class");
 				}
 			}
 			atom = true;
-			quantified = false;
+			quantified = group = false;
 			break;
 		case '*':
 		case '+':
 		case '?':
+		case '{':
 			if (!atom || quantified)
-				return fail(why, whysz, "nothing to repeat");
-			if (s[1] == '?')
-				s++;
-			else if (s[1] == '+')
-				return fail(why, whysz, "possessive quantifiers are not allowed");
-			quantified = true;
-			break;
-		case '{': {
-			const char *e = s + 1;
+				INVALID("nothing to repeat");
+			if (*s == '{') {
+				const char *e = s + 1;
 
-			if (!atom || quantified)
-				return fail(why, whysz, "nothing to repeat");
-			if (!isdigit((unsigned char)*e))
-				return fail(why, whysz, "bad {n,m} quantifier");
-			while (isdigit((unsigned char)*e))
-				e++;
-			if (*e == ',') {
-				e++;
+				if (!isdigit((unsigned char)*e))
+					INVALID("bad {n,m} quantifier");
+				n = m = strtol(e, NULL, 10);
 				while (isdigit((unsigned char)*e))
 					e++;
-			}
-			if (*e != '}')
-				return fail(why, whysz, "bad {n,m} quantifier");
-			s = e;
+				if (*e == ',') {
+					e++;
+					m = isdigit((unsigned char)*e) ? strtol(e, NULL, 10) : -1;
+					while (isdigit((unsigned char)*e))
+						e++;
+				}
+				if (*e != '}' || (m >= 0 && m < n))
+					INVALID("bad {n,m} quantifier");
+				if (n > RE_COUNT_MAX || m > RE_COUNT_MAX)
+					UNBOUNDED("a {n,m} count above 256");
+				s = e;
+			} else
+				m = *s == '?' ? 1 : -1;
 			if (s[1] == '?')
 				s++;
 			else if (s[1] == '+')
-				return fail(why, whysz, "possessive quantifiers are not allowed");
+				INVALID("possessive quantifiers are not allowed");
+			/*
+			 * A quantifier that repeats, over a group that holds
+			 * a quantifier or an alternation, can try
+			 * exponentially many ways ("(a+)+", "(a|aa)+",
+			 * "(a?)+"): refused.  "?" and {0,1} do not repeat, so
+			 * "(x.*)?" is fine.
+			 */
+			repeats = m < 0 || m > 1;
+			if (repeats && group && last.rep)
+				UNBOUNDED("a repeated group that repeats inside");
+			if (repeats && group && last.alt)
+				UNBOUNDED("a repeated group with an alternation");
+			if (m < 0 && ++unbounded > RE_UNBOUNDED_MAX)
+				UNBOUNDED("more than 6 unbounded quantifiers");
+			g[depth].rep = true;	/* even "?": "(a?)+" is "(a|)+" */
 			quantified = true;
 			break;
-		}
 		case '}':
 		case ']':
-			return fail(why, whysz, "unbalanced bracket");
+			INVALID("unbalanced bracket");
 		case '|':
+			g[depth].alt = true;
+			atom = quantified = group = false;
+			break;
 		case '^':
 		case '$':
-			atom = false;
-			quantified = false;
+			atom = quantified = group = false;
 			break;
 		default:
 			if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
-				return fail(why, whysz, "only printable ASCII is allowed");
+				INVALID("only printable ASCII is allowed");
 			atom = true;
-			quantified = false;
+			quantified = group = false;
 		}
 	}
-	return true;
+#undef INVALID
+#undef UNBOUNDED
+	return RULE_OK;
 }
 
 static void *
@@ -761,49 +808,60 @@ regex_compile(const char *p, char *why, size_t whysz)
 	return re;
 }
 
-bool
+enum rule_check
 rule_pattern_ok(enum match_type t, const char *p, char *why, size_t whysz)
 {
 	size_t		 n = strlen(p), i;
 	pcre2_code	*re;
+	enum rule_check	 c;
+	const char	*bad = NULL;
 
 	if (n == 0)
-		return fail(why, whysz, "empty pattern");
-	if (n > RULE_PATTERN_MAX)
-		return fail(why, whysz, "pattern longer than 512 bytes");
-	switch (t) {
-	case MT_PREFIX:
-	case MT_GLOB:
-		if (p[0] != '/')
-			return fail(why, whysz, "a path pattern starts with /");
-		for (i = 0; i < n; i++)
-			if ((unsigned char)p[i] <= 0x20 || (unsigned char)p[i] >= 0x7f ||
-			    (p[i] == '?' && t == MT_PREFIX) || p[i] == '#')
-				return fail(why, whysz, "a path pattern is printable "
-				    "ASCII without spaces, ? or # (percent-encode the rest)");
-		return true;
-	case MT_REGEX:
-		if (!regex_subset_ok(p, why, whysz))
-			return false;
-		if ((re = regex_compile(p, why, whysz)) == NULL)
-			return false;
-		pcre2_code_free(re);
-		return true;
-	case MT_QUERY:
-		if (p[0] == '=' || p[0] == '&' || strchr(p, '&') != NULL)
-			return fail(why, whysz, "a query pattern is name or name=value");
-		return true;
-	case MT_HOST:
-		for (i = 0; i < n; i++)
-			if (!(isalnum((unsigned char)p[i]) || p[i] == '-' || p[i] == '.' ||
-			    (p[i] == '*' && i == 0 && p[1] == '.')))
-				return fail(why, whysz, "a host pattern is a host name or *.name");
-		if (strcmp(p, "*.") == 0)
-			return fail(why, whysz, "a host pattern is a host name or *.name");
-		return true;
-	default:
-		return fail(why, whysz, "unknown match type");
+		bad = "empty pattern";
+	else if (n > RULE_PATTERN_MAX)
+		bad = "pattern longer than 512 bytes";
+	else
+		switch (t) {
+		case MT_PREFIX:
+		case MT_GLOB:
+			if (p[0] != '/') {
+				bad = "a path pattern starts with /";
+				break;
+			}
+			for (i = 0; i < n && bad == NULL; i++)
+				if ((unsigned char)p[i] <= 0x20 ||
+				    (unsigned char)p[i] >= 0x7f ||
+				    (p[i] == '?' && t == MT_PREFIX) || p[i] == '#')
+					bad = "a path pattern is printable ASCII without "
+					    "spaces, ? or # (percent-encode the rest)";
+			break;
+		case MT_REGEX:
+			if ((c = regex_check(p, why, whysz)) != RULE_OK)
+				return c;
+			if ((re = regex_compile(p, why, whysz)) == NULL)
+				return RULE_INVALID;
+			pcre2_code_free(re);
+			break;
+		case MT_QUERY:
+			if (p[0] == '=' || p[0] == '&' || strchr(p, '&') != NULL)
+				bad = "a query pattern is name or name=value";
+			break;
+		case MT_HOST:
+			for (i = 0; i < n && bad == NULL; i++)
+				if (!(isalnum((unsigned char)p[i]) || p[i] == '-' ||
+				    p[i] == '.' || (p[i] == '*' && i == 0 && p[1] == '.')))
+					bad = "a host pattern is a host name or *.name";
+			if (strcmp(p, "*.") == 0)
+				bad = "a host pattern is a host name or *.name";
+			break;
+		default:
+			bad = "unknown match type";
+		}
+	if (bad != NULL) {
+		fail(why, whysz, bad);
+		return RULE_INVALID;
 	}
+	return RULE_OK;
 }
 
 bool
@@ -906,6 +964,42 @@ query_match(const char *pattern, const char *search)
 	return false;
 }
 
+/*
+ * Every match runs under limits (issue 11: one tenant's pattern must not
+ * stall the others): MATCH_LIMIT steps of the matcher, MATCH_DEPTH of
+ * backtracking depth, MATCH_HEAP KiB of heap.  regex_check() refuses
+ * what can blow up on saving; these hold for patterns of older releases.
+ */
+#define MATCH_LIMIT	100000
+#define MATCH_DEPTH	1000
+#define MATCH_HEAP	1024
+
+static pcre2_match_context *
+match_context(void)
+{
+	static pcre2_match_context *mc;
+
+	if (mc == NULL && (mc = pcre2_match_context_create(NULL)) != NULL) {
+		pcre2_set_match_limit(mc, MATCH_LIMIT);
+		pcre2_set_depth_limit(mc, MATCH_DEPTH);
+		pcre2_set_heap_limit(mc, MATCH_HEAP);
+	}
+	return mc;
+}
+
+/* A match that ran into its limits counts as no match; said once a process. */
+static void
+limit_hit(const char *pattern)
+{
+	static bool	 said;
+
+	if (!said) {
+		logx(LOG_WARN, "regex '%.80s' ran into its match limits: taken as "
+		    "no match", pattern);
+		said = true;
+	}
+}
+
 bool
 rule_match(const struct url_rule *r, const struct url_loc *loc)
 {
@@ -925,8 +1019,12 @@ rule_match(const struct url_rule *r, const struct url_loc *loc)
 		n = (size_t)snprintf(subject, sizeof(subject), "%s%s",
 		    loc->pathname, loc->search);
 		md = pcre2_match_data_create_from_pattern(r->re, NULL);
-		rc = pcre2_match(r->re, (PCRE2_SPTR)subject, n, 0, 0, md, NULL);
+		rc = pcre2_match(r->re, (PCRE2_SPTR)subject, n, 0, 0, md,
+		    match_context());
 		pcre2_match_data_free(md);
+		if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+		    rc == PCRE2_ERROR_HEAPLIMIT)
+			limit_hit(r->pattern);
 		return rc >= 0;
 	case MT_QUERY:
 		return query_match(r->pattern, loc->search);

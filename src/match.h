@@ -88,15 +88,29 @@ int	rule_role_parse(const char *);
  * PCRE2_DOLLAR_ENDONLY: literals, ., ^, $, |, groups ( ) and (?: ),
  * classes without POSIX names, \d \D \w \W \s \S \b \B \n \r \t \f,
  * escaped punctuation, and the quantifiers * + ? {n} {n,} {n,m} with an
- * optional lazy ?.  Returns true, or false with a reason in English.
+ * optional lazy ?.  And to what keeps a match bounded (issue 11; the
+ * rule of "catastrophic backtracking"): a quantifier that repeats (*, +,
+ * {n,m} with m above 1) may not apply to a group that holds a quantifier
+ * of any kind or an alternation ("(a+)+", "(a|aa)+", "(a?)+", "(.*a){20}"
+ * are refused; "(x|y)", "(\?.*)?" and "[0-9]+" are fine), at most 6
+ * quantifiers repeat without bound, counts stop at 256 and groups nest
+ * at most 16 deep.  tag.js refuses exactly the same (shared vectors in
+ * tests/data/url-match.json).  Returns RULE_OK, or RULE_INVALID or
+ * RULE_UNBOUNDED with a reason in English in why.
  */
-bool	rule_pattern_ok(enum match_type, const char *pattern, char *why, size_t whysz);
+enum rule_check { RULE_OK = 0, RULE_INVALID, RULE_UNBOUNDED };
+enum rule_check	rule_pattern_ok(enum match_type, const char *pattern, char *why,
+		    size_t whysz);
 /* Compile the rules' regexes; false (with why) when one cannot be. */
 bool	rules_prepare(struct url_rule *, size_t n, char *why, size_t whysz);
 void	rules_free(struct url_rule *, size_t n);
 /* Sort into evaluation order: priority (null last), campaign, position. */
 void	rules_sort(struct url_rule *, size_t n);
-/* Does one rule match the location? */
+/*
+ * Does one rule match the location?  A regex runs under match limits
+ * (100000 steps, depth 1000, 1 MiB of heap); one that runs into them is
+ * no match.
+ */
 bool	rule_match(const struct url_rule *, const struct url_loc *);
 /*
  * The decision over rules in evaluation order: the index of the first

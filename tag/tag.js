@@ -23,11 +23,66 @@ function globMatch(p, s) {
 	return i === p.length;
 }
 
+/* What keeps a match bounded: the server's rule (src/match.c regex_check,
+ * match.h), so that no pattern can stall a visitor's page either: a
+ * repeating quantifier (* + {n,m} with m > 1) on a group that holds a
+ * quantifier or a |, more than 6 unbounded quantifiers, a count above
+ * 256 or groups 16 deep are refused.  Syntax is the server's to check. */
+function regexBounded(p) {
+	const g = [{ rep: false, alt: false }];
+	let last = null, group = false, unbounded = 0;
+	for (let i = 0; i < p.length; i++) {
+		const c = p[i];
+		let m = null;
+		if (c === '\\') { i++; group = false; continue; }
+		if (c === '[') {
+			for (i++; i < p.length && p[i] !== ']'; i++) if (p[i] === '\\') i++;
+			group = false;
+			continue;
+		}
+		if (c === '(') {
+			if (p[i + 1] === '?') i += 2;
+			if (g.length > 16) return false;
+			g.push({ rep: false, alt: false });
+			group = false;
+			continue;
+		}
+		if (c === ')') {
+			if (g.length < 2) return false;
+			last = g.pop();
+			g[g.length - 1].rep = g[g.length - 1].rep || last.rep;
+			g[g.length - 1].alt = g[g.length - 1].alt || last.alt;
+			group = true;
+			continue;
+		}
+		if (c === '|') { g[g.length - 1].alt = true; group = false; continue; }
+		if (c === '*' || c === '+') m = -1;
+		else if (c === '?') m = 1;
+		else if (c === '{') {
+			const q = /^\{(\d+)(,(\d*))?\}/.exec(p.slice(i));
+			if (!q) { group = false; continue; }
+			const n = +q[1];
+			m = q[2] === undefined ? n : q[3] === '' ? -1 : +q[3];
+			if (n > 256 || m > 256) return false;
+			i += q[0].length - 1;
+		} else { group = false; continue; }
+		if (p[i + 1] === '?') i++;
+		const repeats = m < 0 || m > 1;
+		if (repeats && group && (last.rep || last.alt)) return false;
+		if (m < 0 && ++unbounded > 6) return false;
+		g[g.length - 1].rep = true;
+		group = false;
+	}
+	return true;
+}
+
 const reCache = new Map();
 function regexOf(p) {
 	if (!reCache.has(p)) {
 		let r = null;
-		try { r = new RegExp(p); } catch (e) { /* the server refuses these */ }
+		/* the server refuses the others; rules of older releases too */
+		if (regexBounded(p))
+			try { r = new RegExp(p); } catch (e) { r = null; }
 		reCache.set(p, r);
 	}
 	return reCache.get(p);
@@ -38,7 +93,8 @@ function ruleMatches(r, loc) {
 	switch (r && r.match_type) {
 	case 'prefix': return loc.pathname.slice(0, p.length) === p;
 	case 'glob': return globMatch(p, loc.pathname);
-	case 'regex': return !!(q = regexOf(p)) && q.test(loc.pathname + loc.search);
+	case 'regex': return !!(q = regexOf(p)) &&
+		q.test((loc.pathname + loc.search).slice(0, 4096));
 	case 'query':	/* the pattern as written, the query decoded */
 		i = p.indexOf('=');
 		q = new URLSearchParams(loc.search);
@@ -285,7 +341,7 @@ function boot() {
 }
 
 if (typeof module !== 'undefined' && module.exports)
-	module.exports = { parseLocation, decide, ruleMatches, globMatch, normalizeTel, normalizeEmail, looksLikeEmail };
+	module.exports = { parseLocation, decide, ruleMatches, globMatch, regexBounded, normalizeTel, normalizeEmail, looksLikeEmail };
 if (typeof window !== 'undefined' && typeof document !== 'undefined')
 	try { boot(); } catch (e) { /* never into the page */ }
 })();

@@ -4,6 +4,7 @@
  */
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "../api.h"
 #include "../publish.h"
@@ -13,6 +14,11 @@
 #define WAIT_DEFAULT		30
 #define WAIT_MIN		1
 #define WAIT_MAX		10080	/* 7 days */
+/*
+ * The takeover check's time budget, wall clock: past it the save goes on
+ * with the warnings found so far (formback.fcgi(8), URL rules).
+ */
+#define TAKEOVER_BUDGET_MS	200
 
 /* The one writer of a campaign's common fields (list row and detail). */
 static json_object *
@@ -240,9 +246,12 @@ takeover_warnings(struct req *r, const char *site, const char *campaign,
 	unsigned	 i, j, count;
 	size_t		 evaluated;
 	long		 hit, prev, rule = -1;
+	struct timespec	 t0, t;
+	bool		 spent = false;
 	enum fb_err	 e;
 
 	*out = warnings;
+	clock_gettime(CLOCK_MONOTONIC, &t0);
 	if ((e = live_rules_load(r->db, r->auth.tenant_id, site, &lr)) != FB_OK)
 		return e;
 	if ((e = db_campaign_list(r->db, r->auth.tenant_id, site, "active", NULL,
@@ -250,14 +259,23 @@ takeover_warnings(struct req *r, const char *site, const char *campaign,
 		live_rules_free(&lr);
 		return e;
 	}
-	for (i = 0; i < camps.nrows && e == FB_OK; i++) {
+	for (i = 0; i < camps.nrows && e == FB_OK && !spent; i++) {
 		if (strcmp(dbres_get(&camps, i, CAMP_C_ID), campaign) == 0)
 			continue;
 		if ((e = db_takeover_pages(r->db, dbres_get(&camps, i, CAMP_C_ID),
 		    &pages)) != FB_OK)
 			break;
 		ex = json_object_new_array();
-		for (count = 0, j = 0; j < pages.nrows; j++) {
+		for (count = 0, j = 0; j < pages.nrows && !spent; j++) {
+			/* a time budget, whatever the rules (issue 11) */
+			clock_gettime(CLOCK_MONOTONIC, &t);
+			if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) /
+			    1000000 > TAKEOVER_BUDGET_MS) {
+				logx(LOG_WARN, "takeover check of campaign %s stopped "
+				    "at its %d ms budget", campaign, TAKEOVER_BUDGET_MS);
+				spent = true;
+				break;
+			}
 			if (!url_parse(dbres_get(&pages, j, 0), &loc))
 				continue;
 			hit = rules_decide(lr.rules, lr.n, &loc, &evaluated);
@@ -414,6 +432,7 @@ api_campaigns_url_rules(struct req *r)
 	int		 role, type;
 	long		 prio;
 	const char	*pattern;
+	enum rule_check	 check;
 	enum fb_err	 e;
 
 	if (!json_object_object_get_ex(r->json, "rules", &rules) || rules == NULL)
@@ -445,11 +464,13 @@ api_campaigns_url_rules(struct req *r)
 		if (!json_object_is_type(v, json_type_string) ||
 		    utf8_len(json_object_get_string(v)) < 0 ||
 		    strlen(json_object_get_string(v)) !=
-		    (size_t)json_object_get_string_len(v) ||
-		    !rule_pattern_ok((enum match_type)type, json_object_get_string(v),
-		    why, sizeof(why))) {
-			logx(LOG_INFO, "%s refused: %s", param, why);
+		    (size_t)json_object_get_string_len(v))
 			return api_error(r, AC_PARAMETER_INVALID, param);
+		if ((check = rule_pattern_ok((enum match_type)type,
+		    json_object_get_string(v), why, sizeof(why))) != RULE_OK) {
+			logx(LOG_INFO, "%s refused: %s", param, why);
+			return api_error(r, check == RULE_UNBOUNDED ?
+			    AC_REGEX_TOO_COMPLEX : AC_PARAMETER_INVALID, param);
 		}
 		snprintf(param, sizeof(param), "rules[%zu].priority", i);
 		if (json_object_object_get_ex(it, "priority", &v) && v != NULL &&

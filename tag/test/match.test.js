@@ -112,3 +112,17 @@ test('host: wildcard needs a label, case-insensitive', () => {
   assert.equal(m('*.example.jp', 'https://badexample.jp/'), false);
   assert.equal(m('example.jp', 'https://www.example.jp/'), false);
 });
+
+// What keeps a match bounded: the server's rule (src/match.c), the same
+// vectors; a refused pattern never matches, so it never stalls a page.
+test('unbounded_regex: refused by the server, skipped by the tag', () => {
+  for (const p of data.unbounded_regex) {
+    assert.equal(tag.regexBounded(p), false, p);
+    assert.equal(tag.ruleMatches({ match_type: 'regex', pattern: p },
+      { hostname: 'a.jp', pathname: '/form' + 'a'.repeat(40) + 'b', search: '' }), false, p);
+  }
+});
+
+test('bounded_regex: accepted by both', () => {
+  for (const p of data.bounded_regex) assert.equal(tag.regexBounded(p), true, p);
+});

@@ -441,3 +441,32 @@ Test(security, block_url_checked_after_expansion)
 	    "%s", r->body);
 	resp_free(r);
 }
+
+/*
+ * Finding 2: URL rules with nested quantifiers stalled every tenant.  They
+ * are refused with a code of their own, and nothing is saved.
+ */
+Test(security, unbounded_regex_refused)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 c[40], p[128];
+
+	fx_new(&f, "pro", 0);
+	fx_campaign(&f, "re", c);
+	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/url-rules", c);
+	r = http("PUT", p, f.live, "{\"rules\":[{\"role\":\"form\",\"match_type\":\"regex\","
+	    "\"pattern\":\"^/lp/[0-9]+$\"},{\"role\":\"form\",\"match_type\":\"regex\","
+	    "\"pattern\":\"^/form(a|aa)+$\"}]}", NULL);
+	expect_error(r, 422, "invalid_request", "regex_too_complex", "rules[1].pattern");
+	resp_free(r);
+	r = http("PUT", p, f.test, "{\"rules\":[{\"role\":\"form\",\"match_type\":\"regex\","
+	    "\"pattern\":\"(a+)+$\"}]}", NULL);
+	expect_error(r, 422, "invalid_request", "regex_too_complex", "rules[0].pattern");
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM url_rules WHERE campaign_id = '%s'", c), "0");
+	r = http("PUT", p, f.live, "{\"rules\":[{\"role\":\"form\",\"match_type\":\"regex\","
+	    "\"pattern\":\"^/(form|entry)/step[12]$\"}]}", NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+}

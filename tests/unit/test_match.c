@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include <criterion/criterion.h>
+#include <criterion/redirect.h>
 #include <json-c/json.h>
 
 #include "../../src/match.h"
@@ -66,7 +67,7 @@ Test(match, shared_vectors)
 				if (strcmp(json_object_get_string(json_object_array_get_idx(camps, k)),
 				    r[j].campaign) == 0)
 					r[j].campaign_order = (int)k;
-			cr_assert(rule_pattern_ok(r[j].type, r[j].pattern, why, sizeof(why)),
+			cr_assert_eq(rule_pattern_ok(r[j].type, r[j].pattern, why, sizeof(why)), RULE_OK,
 			    "%s: rule %zu: %s", str(c, "name"), j, why);
 		}
 		cr_assert(rules_prepare(r, n, why, sizeof(why)), "%s", why);
@@ -99,7 +100,7 @@ Test(match, divergent_regexes_are_refused)
 	cr_assert(json_object_object_get_ex(v, "invalid_regex", &bad));
 	for (i = 0; i < json_object_array_length(bad); i++) {
 		p = json_object_get_string(json_object_array_get_idx(bad, i));
-		cr_assert(!rule_pattern_ok(MT_REGEX, p, why, sizeof(why)),
+		cr_assert_eq(rule_pattern_ok(MT_REGEX, p, why, sizeof(why)), RULE_INVALID,
 		    "accepted %s", p);
 	}
 	json_object_put(v);
@@ -138,14 +139,17 @@ Test(match, other_patterns)
 {
 	char	 why[128];
 
-	cr_assert(!rule_pattern_ok(MT_PREFIX, "form", why, sizeof(why)));
-	cr_assert(!rule_pattern_ok(MT_PREFIX, "", why, sizeof(why)));
-	cr_assert(!rule_pattern_ok(MT_HOST, "a b", why, sizeof(why)));
-	cr_assert(!rule_pattern_ok(MT_HOST, "x.*.jp", why, sizeof(why)));
-	cr_assert(rule_pattern_ok(MT_HOST, "*.example.jp", why, sizeof(why)));
-	cr_assert(!rule_pattern_ok(MT_QUERY, "=x", why, sizeof(why)));
-	cr_assert(!rule_pattern_ok(MT_QUERY, "a=1&b=2", why, sizeof(why)));
-	cr_assert(rule_pattern_ok(MT_REGEX, "^/(a|b)+[^/]*?$", why, sizeof(why)), "%s", why);
+	cr_assert_eq(rule_pattern_ok(MT_PREFIX, "form", why, sizeof(why)), RULE_INVALID);
+	cr_assert_eq(rule_pattern_ok(MT_PREFIX, "", why, sizeof(why)), RULE_INVALID);
+	cr_assert_eq(rule_pattern_ok(MT_HOST, "a b", why, sizeof(why)), RULE_INVALID);
+	cr_assert_eq(rule_pattern_ok(MT_HOST, "x.*.jp", why, sizeof(why)), RULE_INVALID);
+	cr_assert_eq(rule_pattern_ok(MT_HOST, "*.example.jp", why, sizeof(why)), RULE_OK);
+	cr_assert_eq(rule_pattern_ok(MT_QUERY, "=x", why, sizeof(why)), RULE_INVALID);
+	cr_assert_eq(rule_pattern_ok(MT_QUERY, "a=1&b=2", why, sizeof(why)), RULE_INVALID);
+	cr_assert_eq(rule_pattern_ok(MT_REGEX, "^/(a|b)[^/]*?$", why, sizeof(why)), RULE_OK,
+	    "%s", why);
+	cr_assert_eq(rule_pattern_ok(MT_REGEX, "^/(a|b)+[^/]*?$", why, sizeof(why)),
+	    RULE_UNBOUNDED);
 }
 
 /* What a URL may not keep: contacts in any of its parts (issue 11). */
@@ -176,4 +180,55 @@ Test(match, url_scrub)
 		cr_assert(url_href(&l, href, sizeof(href)));
 		cr_assert_str_eq(href, v[i].out, "%s", v[i].in);
 	}
+}
+
+/*
+ * Patterns that could stall the matcher are refused, the same ones as
+ * tag.js skips (issue 11; the shared vectors).
+ */
+Test(match, regex_bounds)
+{
+	json_object	*v = vectors(), *a;
+	char		 why[128];
+	const char	*p;
+	size_t		 i;
+
+	cr_assert(json_object_object_get_ex(v, "unbounded_regex", &a));
+	for (i = 0; i < json_object_array_length(a); i++) {
+		p = json_object_get_string(json_object_array_get_idx(a, i));
+		cr_assert_eq(rule_pattern_ok(MT_REGEX, p, why, sizeof(why)),
+		    RULE_UNBOUNDED, "accepted %s", p);
+	}
+	cr_assert(json_object_object_get_ex(v, "bounded_regex", &a));
+	for (i = 0; i < json_object_array_length(a); i++) {
+		p = json_object_get_string(json_object_array_get_idx(a, i));
+		cr_assert_eq(rule_pattern_ok(MT_REGEX, p, why, sizeof(why)), RULE_OK,
+		    "%s: %s", p, why);
+	}
+	json_object_put(v);
+}
+
+/*
+ * A pattern stored before the check (compiled here without it) cannot
+ * stall the matcher: its match limits end it, as no match, and say so.
+ * 24 letters take about a million steps of PCRE2 (its own default limit
+ * is ten million): past this matcher's limit, so only the limit ends it.
+ */
+Test(match, regex_match_limits, .init = cr_redirect_stderr)
+{
+	struct url_rule	 r = { .campaign = "c", .type = MT_REGEX,
+			    .pattern = "^/form(a|aa)+$", .role = ROLE_FORM };
+	struct url_loc	 l;
+	char		 why[128], err[4096];
+	size_t		 n;
+
+	log_init("test", LOG_WARN);
+	cr_assert(url_parse("https://a.jp/formaaaaaaaaaaaaaaaaaaaaaaaab", &l));
+	cr_assert(rules_prepare(&r, 1, why, sizeof(why)), "%s", why);
+	cr_assert_not(rule_match(&r, &l));
+	rules_free(&r, 1);
+	fflush(stderr);
+	n = fread(err, 1, sizeof(err) - 1, cr_get_redirected_stderr());
+	err[n] = '\0';
+	cr_assert_not_null(strstr(err, "ran into its match limits"), "%s", err);
 }
