@@ -111,7 +111,7 @@ sms_from = FormbackDemo
 hook_token = ${FB_HOOK_TOKEN:-stand-in-hook-token}
 tag_events_per_hour = ${FB_TAG_EVENTS_PER_HOUR:-3600}
 tag_captures_per_hour = ${FB_TAG_CAPTURES_PER_HOUR:-30}
-tag_visitor_captures_per_hour = ${FB_TAG_VISITOR_CAPTURES_PER_HOUR:-10}
+tag_visitor_captures = ${FB_TAG_VISITOR_CAPTURES:-10}
 site_new_leads_floor = ${FB_SITE_NEW_LEADS_FLOOR:-30}
 CONF
 }

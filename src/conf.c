@@ -66,7 +66,7 @@ static const struct conf_key conf_keys[] = {
 	{ "max_json_depth",	CT_INT,	O(max_json_depth), false, "32", 2, 256 },
 	{ "tag_events_per_hour", CT_INT, O(tag_events_per_hour), false, "3600", 1, 1000000000 },
 	{ "tag_captures_per_hour", CT_INT, O(tag_captures_per_hour), false, "30", 1, 1000000000 },
-	{ "tag_visitor_captures_per_hour", CT_INT, O(tag_visitor_captures_per_hour), false, "10", 1, 1000000000 },
+	{ "tag_visitor_captures", CT_INT, O(tag_visitor_captures), false, "10", 1, 1000000 },
 	{ "site_new_leads_floor", CT_INT, O(site_new_leads_floor), false, "30", 1, 1000000000 },
 	{ "site_new_leads_factor", CT_INT, O(site_new_leads_factor), false, "5", 1, 1000 },
 };

@@ -299,8 +299,8 @@ struct tag_event_row {
 enum fb_err db_tag_events_insert(struct db *, const struct tag_event_row *rows,
 	    size_t n) FB_WUR;
 /*
- * The visitor's open lead of the campaign (id, status), locked; in no
- * order, should there be more than one.
+ * The visitor's open lead of the campaign (id, status, captures with a
+ * contact so far), locked; in no order, should there be more than one.
  */
 enum fb_err db_lead_find_open(struct db *, const char *site, const char *visitor,
 	    const char *campaign, struct dbres *) FB_WUR;
@@ -492,20 +492,18 @@ enum fb_err db_migrate(struct db *, const char *dir, json_object *applied,
  * db/flood.c: the public collector's abuse limits (issue 11; migration
  * 0014; formback.fcgi(8) "Abuse limits").
  *
- * One counter of the hour (UTC, the database's clock): `kind` "addr"
- * (key: the client's IPv4 address, or the /64 of an IPv6 one) or
- * "visitor" (key: a hash of the visitor id), on `site`; the batch adds
- * `events` and `captures` (events that carry a contact).
+ * One counter of the hour (UTC, the database's clock) of a client
+ * address on `site` (key: the IPv4 address, or the /64 of an IPv6 one);
+ * the batch adds `events` and `captures` (events that carry a contact).
  */
 struct flood_row {
 	const char		*site;
-	const char		*kind;
 	const unsigned char	*key;
 	size_t			 keylen;	/* at most 16 */
 	int			 events, captures;
 	long long		 events_total, captures_total;	/* out: after */
 };
-#define FLOOD_ROWS_MAX	(2 * INGEST_ADD_MAX)
+#define FLOOD_ROWS_MAX	INGEST_ADD_MAX
 /*
  * Add n counters (1 .. FLOOD_ROWS_MAX, each key once, sorted so that
  * concurrent batches lock rows in one order) with one statement in the
@@ -516,12 +514,14 @@ enum fb_err db_tag_flood_count(struct db *, struct flood_row *, size_t n) FB_WUR
 /* Drop the counters of hours before the last (formback-abandon). */
 enum fb_err db_tag_flood_prune(struct db *, unsigned long long *removed) FB_WUR;
 /*
- * One more new lead of `site` in the UTC hour of `at` (a receive time,
- * SQL DATETIME): that hour's count in *leads, and the busiest hour of
- * the 7 days before in *busiest.
+ * n more new leads of `site` in the UTC hour `hour` ("YYYY-MM-DD
+ * HH:00:00"): that hour's count after them in *leads.
  */
-enum fb_err db_site_leads_add(struct db *, const char *site, const char *at,
-	    long long *leads, long long *busiest) FB_WUR;
+enum fb_err db_site_leads_add(struct db *, const char *site, const char *hour,
+	    long long n, long long *leads) FB_WUR;
+/* The busiest hour of `site` in the 7 days before `hour`, in *busiest. */
+enum fb_err db_site_leads_busiest(struct db *, const char *site, const char *hour,
+	    long long *busiest) FB_WUR;
 /* Hold a site's sending; *newly when it was not held already. */
 enum fb_err db_site_hold(struct db *, const char *site, long long leads,
 	    bool *newly) FB_WUR;

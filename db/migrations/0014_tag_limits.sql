@@ -2,21 +2,27 @@
 -- "Abuse limits").  The tag's events are unauthenticated: a flood of
 -- made-up contacts must cost the sender, not the shop.
 --
--- tag_flood counts, per site and UTC hour, the events and the captures
--- that carry a contact, by client address (an IPv4 address, or the /64
--- of an IPv6 one) and by visitor; the collector counts a batch with one
--- statement and refuses (429) what passes the configured limits.  Rows
--- of past hours are pruned by formback-abandon.
+-- tag_flood counts, per site, client address (an IPv4 address, or the
+-- /64 of an IPv6 one) and UTC hour, the events and the captures that
+-- carry a contact; the collector counts a batch with one statement and
+-- refuses (429) what passes the configured limits.  Rows of past hours
+-- are pruned by formback-abandon.
 CREATE TABLE tag_flood (
   site_id   UUID NOT NULL,
-  kind      ENUM('addr','visitor') NOT NULL,
-  k         VARBINARY(16) NOT NULL COMMENT 'client address, or a hash of the visitor id',
+  addr      VARBINARY(16) NOT NULL COMMENT 'IPv4 address, or the /64 of an IPv6 one',
   hour      DATETIME NOT NULL COMMENT 'the UTC hour counted',
   events    INT UNSIGNED NOT NULL DEFAULT 0,
   captures  INT UNSIGNED NOT NULL DEFAULT 0,
-  PRIMARY KEY (site_id, kind, k, hour),
+  PRIMARY KEY (site_id, addr, hour),
   KEY tag_flood_hour (hour)
 ) ENGINE=InnoDB;
+
+-- A visitor's lead takes so many captures with a contact, no more
+-- (tag_visitor_captures): cycling made-up numbers through one lead
+-- changes nothing.
+ALTER TABLE leads
+  ADD COLUMN captures SMALLINT UNSIGNED NOT NULL DEFAULT 0
+    COMMENT 'captures with a contact applied to this lead';
 
 -- New captured leads per site and UTC hour (of the events' receive
 -- times): an hour past the site's ceiling (the larger of a floor and a

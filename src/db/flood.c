@@ -25,16 +25,15 @@ enum {
 };
 
 static const struct dbstmt flood_sql[FL__MAX] = {
-	/* FL_SITE_LEADS_ADD: one more new lead in the hour of a receive time */
+	/* FL_SITE_LEADS_ADD: new leads of a site in an hour ("... HH:00:00") */
 	{ "site_leads_add",
-	  "INSERT INTO site_lead_hours (site_id, hour, leads) VALUES (?, "
-	  HOUR_OF("CAST(? AS DATETIME(6))") ", 1) ON DUPLICATE KEY UPDATE "
-	  "leads = leads + 1 RETURNING leads" },
+	  "INSERT INTO site_lead_hours (site_id, hour, leads) VALUES (?, ?, ?) "
+	  "ON DUPLICATE KEY UPDATE leads = leads + VALUES(leads) RETURNING leads" },
 	/* FL_SITE_LEADS_BUSIEST: the busiest hour of the 7 days before that hour */
 	{ "site_leads_busiest",
 	  "SELECT COALESCE(MAX(leads), 0) FROM site_lead_hours WHERE site_id = ? "
-	  "AND hour >= " HOUR_OF("CAST(? AS DATETIME(6))") " - INTERVAL 7 DAY "
-	  "AND hour < " HOUR_OF("CAST(? AS DATETIME(6))") },
+	  "AND hour >= CAST(? AS DATETIME) - INTERVAL 7 DAY "
+	  "AND hour < CAST(? AS DATETIME)" },
 	/* FL_SITE_HOLD: only the first time (affected rows tell) */
 	{ "site_hold",
 	  "UPDATE sites SET sending_held_at = NOW(6), sending_held_leads = ?, "
@@ -83,9 +82,9 @@ run(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
  * The counting statement of n rows (1 .. FLOOD_ROWS_MAX), written on
  * first use and cached as statement FL__MAX + n - 1 of the set.
  */
-#define FLOOD_HEAD	"INSERT INTO tag_flood (site_id, kind, k, hour, events, " \
+#define FLOOD_HEAD	"INSERT INTO tag_flood (site_id, addr, hour, events, " \
 	"captures) VALUES "
-#define FLOOD_ROW	"(?, ?, ?, " HOUR_OF("NOW()") ", ?, ?)"
+#define FLOOD_ROW	"(?, ?, " HOUR_OF("NOW()") ", ?, ?)"
 #define FLOOD_TAIL	" ON DUPLICATE KEY UPDATE events = events + VALUES(events), " \
 	"captures = captures + VALUES(captures) RETURNING events, captures"
 
@@ -116,7 +115,7 @@ count_stmt(size_t n)
 enum fb_err
 db_tag_flood_count(struct db *db, struct flood_row *rows, size_t n)
 {
-	struct dbp	 p[FLOOD_ROWS_MAX * 5], *q = p;
+	struct dbp	 p[FLOOD_ROWS_MAX * 4], *q = p;
 	struct dbres	 r;
 	size_t		 i;
 	enum fb_err	 e;
@@ -127,13 +126,12 @@ db_tag_flood_count(struct db *db, struct flood_row *rows, size_t n)
 		return FB_EINVAL;
 	for (i = 0; i < n; i++) {
 		*q++ = P_STR(rows[i].site);
-		*q++ = P_STR(rows[i].kind);
 		*q++ = P_BIN(rows[i].key, rows[i].keylen);
 		*q++ = P_INT(rows[i].events);
 		*q++ = P_INT(rows[i].captures);
 	}
 	if ((e = db_run(db, DBSET_FLOOD, FL__MAX + (int)n - 1, count_stmt(n), p,
-	    n * 5, &r)) != FB_OK)
+	    n * 4, &r)) != FB_OK)
 		return e;
 	/* RETURNING gives the rows' counts after the statement, in its order */
 	if (r.nrows != n) {
@@ -150,19 +148,31 @@ db_tag_flood_count(struct db *db, struct flood_row *rows, size_t n)
 }
 
 enum fb_err
-db_site_leads_add(struct db *db, const char *site, const char *at, long long *leads,
+db_site_leads_add(struct db *db, const char *site, const char *hour, long long n,
+    long long *leads)
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	*leads = 0;
+	if ((e = run(db, FL_SITE_LEADS_ADD, DBPARAMS(P_STR(site), P_STR(hour),
+	    P_INT(n)), &r)) != FB_OK)
+		return e;
+	*leads = r.nrows == 1 ? dbres_int(&r, 0, 0) : 0;
+	dbres_free(&r);
+	return FB_OK;
+}
+
+enum fb_err
+db_site_leads_busiest(struct db *db, const char *site, const char *hour,
     long long *busiest)
 {
 	struct dbres	 r;
 	enum fb_err	 e;
 
-	*leads = *busiest = 0;
-	if ((e = run(db, FL_SITE_LEADS_ADD, DBPARAMS(P_STR(site), P_STR(at)), &r)) != FB_OK)
-		return e;
-	*leads = r.nrows == 1 ? dbres_int(&r, 0, 0) : 0;
-	dbres_free(&r);
-	if ((e = run(db, FL_SITE_LEADS_BUSIEST, DBPARAMS(P_STR(site), P_STR(at),
-	    P_STR(at)), &r)) != FB_OK)
+	*busiest = 0;
+	if ((e = run(db, FL_SITE_LEADS_BUSIEST, DBPARAMS(P_STR(site), P_STR(hour),
+	    P_STR(hour)), &r)) != FB_OK)
 		return e;
 	*busiest = r.nrows == 1 ? dbres_int(&r, 0, 0) : 0;
 	dbres_free(&r);

@@ -94,7 +94,7 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	 * newest should there ever be two.
 	 */
 	{ "lead_find_open",
-	  "SELECT id, status FROM leads WHERE site_id = ? AND visitor_id = ? "
+	  "SELECT id, status, captures FROM leads WHERE site_id = ? AND visitor_id = ? "
 	  "AND campaign_id = ? AND status NOT IN ('converted', 'suppressed') "
 	  "FOR UPDATE" },
 	/* LEAD_INSERT */
@@ -108,9 +108,10 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "session_id, status, landing_url, referrer, utm, lp_key, captured_at, "
 	  "last_activity_at, consent_state, email_sealed, email_bidx, email_masked, "
 	  "tel_sealed, tel_bidx, tel_masked, tel_kind, sms_capable, pii_key_id, "
-	  "pii_state, created_at) VALUES (?, ?, ?, ?, ?, ?, 'captured', ?, ?, ?, "
-	  "?, COALESCE(?, NOW(6)), COALESCE(?, NOW(6)), ?, ?, ?, ?, ?, ?, ?, ?, "
-	  "COALESCE(? = 'mobile', FALSE), ?, 'present', COALESCE(?, NOW(6)))" },
+	  "pii_state, captures, created_at) VALUES (?, ?, ?, ?, ?, ?, 'captured', "
+	  "?, ?, ?, ?, COALESCE(?, NOW(6)), COALESCE(?, NOW(6)), ?, ?, ?, ?, ?, ?, "
+	  "?, ?, COALESCE(? = 'mobile', FALSE), ?, 'present', 1, "
+	  "COALESCE(?, NOW(6)))" },
 	/*
 	 * LEAD_CAPTURE: NULL leaves a contact as it was; a lead already
 	 * judged (abandoned, queued, sent) keeps its status and scenario
@@ -126,7 +127,8 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "tel_sealed = COALESCE(?, tel_sealed), tel_bidx = COALESCE(?, tel_bidx), "
 	  "tel_masked = COALESCE(?, tel_masked), tel_kind = COALESCE(?, tel_kind), "
 	  "sms_capable = COALESCE(tel_kind = 'mobile', FALSE), pii_key_id = ?, "
-	  "pii_state = 'present', updated_at = NOW(6) WHERE id = ?" },
+	  "pii_state = 'present', captures = captures + 1, updated_at = NOW(6) "
+	  "WHERE id = ?" },
 	/* LEAD_TOUCH: activity delays the abandonment judgement */
 	{ "lead_touch",
 	  "UPDATE leads SET last_activity_at = COALESCE(?, NOW(6)) WHERE site_id = ? "

@@ -38,10 +38,19 @@ struct row_copy {
 	char	 url_path[URL_MAX];
 };
 
+/* New leads of one site in one UTC hour, counted once per batch. */
+struct new_leads {
+	char		 tenant[UUID_STRLEN + 1], site[UUID_STRLEN + 1];
+	char		 domain[256], hour[20];	/* "YYYY-MM-DD HH:00:00" */
+	long long	 n;
+};
+
 struct rows {
 	struct tag_event_row	 row[APPLY_BATCH];
 	struct row_copy		 copy[APPLY_BATCH];
 	size_t			 n;
+	struct new_leads	 leads[APPLY_BATCH];
+	size_t			 nleads;
 };
 
 /* An applier's transaction: its connection, keys, the event's time and rows. */
@@ -106,18 +115,20 @@ utm_from(const char *search, char *out, size_t outsz)
 
 /*
  * The visitor's unfinished lead of the campaign into id, if any (*found);
- * *was_captured when it has been captured before (any status past started).
+ * *was_captured when it has been captured before (any status past
+ * started); *captures, the captures with a contact it has taken.
  */
 static enum fb_err
 find_lead(struct apply *a, const char *site, const char *campaign,
     const struct tag_ev *ev, char id[UUID_STRLEN + 1], bool *was_captured,
-    bool *found)
+    long long *captures, bool *found)
 {
 	struct dbres	 l;
 	unsigned	 i, n = 0;
 	enum fb_err	 e;
 
 	*was_captured = *found = false;
+	*captures = 0;
 	if ((e = db_lead_find_open(a->db, site, ev->visitor, campaign, &l)) != FB_OK)
 		return e;
 	if (l.nrows >= 1) {
@@ -127,6 +138,7 @@ find_lead(struct apply *a, const char *site, const char *campaign,
 				n = i;
 		snprintf(id, UUID_STRLEN + 1, "%s", dbres_get(&l, n, 0));
 		*was_captured = strcmp(dbres_get(&l, n, 1), "started") != 0;
+		*captures = dbres_int(&l, n, 2);
 		*found = true;
 	}
 	dbres_free(&l);
@@ -181,67 +193,105 @@ static enum fb_err
 open_lead(struct apply *a, const char *tenant, const char *site,
     const char *campaign, const struct tag_ev *ev, char id[UUID_STRLEN + 1])
 {
+	long long	 captures;
 	bool		 found, was;
 	enum fb_err	 e;
 
-	if ((e = find_lead(a, site, campaign, ev, id, &was, &found)) != FB_OK || found)
+	if ((e = find_lead(a, site, campaign, ev, id, &was, &captures, &found)) != FB_OK ||
+	    found)
 		return e;
 	uuid_v7(id);
 	return create_lead(a, tenant, site, campaign, ev, id, NULL);
 }
 
-/*
- * A new captured lead of `site` (domain `domain`): counted in the hour it
- * was received, and when that hour passes the site's ceiling -- the
- * larger of site_new_leads_floor and site_new_leads_factor times its
- * busiest hour of the week before -- the site's sending is held and its
- * owners and admins are told, once (issue 11; formback.fcgi(8) "Abuse
- * limits").  Nothing is sent for a held site until someone releases it
- * (formbackctl site release).
- */
-static enum fb_err
+/* A new captured lead of `site`, counted in its batch (count_new_leads()). */
+static void
 count_new_lead(struct apply *a, const char *tenant, const char *site,
     const char *domain)
 {
+	struct rows	*w = a->rows;
+	struct new_leads *l;
+	char		 hour[20];
+	size_t		 i;
+
+	snprintf(hour, sizeof(hour), "%.13s:00:00", a->at);
+	for (i = 0; i < w->nleads; i++)
+		if (strcmp(w->leads[i].site, site) == 0 &&
+		    strcmp(w->leads[i].hour, hour) == 0) {
+			w->leads[i].n++;
+			return;
+		}
+	if (w->nleads == NELEM(w->leads))
+		return;	/* cannot be: one per event at most */
+	l = &w->leads[w->nleads++];
+	snprintf(l->tenant, sizeof(l->tenant), "%s", tenant);
+	snprintf(l->site, sizeof(l->site), "%s", site);
+	snprintf(l->domain, sizeof(l->domain), "%s", domain);
+	snprintf(l->hour, sizeof(l->hour), "%s", hour);
+	l->n = 1;
+}
+
+/*
+ * The batch's new leads, one statement per site and hour just before it
+ * commits (a short row lock, not one for the whole batch): when an
+ * hour passes the site's ceiling -- the larger of site_new_leads_floor
+ * and site_new_leads_factor times its busiest hour of the week before --
+ * the site's sending is held and its owners and admins are told, once
+ * (issue 11; formback.fcgi(8) "Abuse limits").  Nothing is sent for a
+ * held site until someone releases it (formbackctl site release).
+ */
+static enum fb_err
+count_new_leads(struct db *db, const struct conf *conf, const struct rows *w)
+{
+	const struct new_leads *l;
 	long long	 leads, busiest, ceiling;
 	struct dbres	 m;
 	json_object	*mail, *ids;
-	char		 hour[32];
 	unsigned	 j;
+	size_t		 i;
 	bool		 newly;
-	enum fb_err	 e;
+	enum fb_err	 e = FB_OK;
 
-	if ((e = db_site_leads_add(a->db, site, a->at, &leads, &busiest)) != FB_OK)
-		return e;
-	ceiling = (long long)a->conf->site_new_leads_factor * busiest;
-	if (ceiling < a->conf->site_new_leads_floor)
-		ceiling = a->conf->site_new_leads_floor;
-	if (leads <= ceiling)
-		return FB_OK;
-	if ((e = db_site_hold(a->db, site, leads, &newly)) != FB_OK || !newly)
-		return e;
-	logx(LOG_WARN, "site %s: %lld new leads in the hour, past its ceiling of "
-	    "%lld: its sending is held until released", site, leads, ceiling);
-	if ((e = db_notify_members(a->db, tenant, &m)) != FB_OK)
-		return e;
-	mail = json_object_new_object();
-	jadd_str(mail, "template", "sending_held");
-	ids = json_object_new_array();
-	for (j = 0; j < m.nrows; j++)
-		json_object_array_add(ids, json_object_new_string(dbres_get(&m, j, 0)));
-	dbres_free(&m);
-	json_object_object_add(mail, "member_ids", ids);
-	jadd_str(mail, "site_id", site);
-	jadd_str(mail, "domain", domain);
-	jadd_int(mail, "leads", leads);
-	jadd_int(mail, "ceiling", ceiling);
-	snprintf(hour, sizeof(hour), "%.13s:00:00", a->at);
-	jadd_time(mail, "hour", hour);
-	e = db_outbox_add(a->db, tenant, "email", "sending_held", json_text(mail));
-	json_object_put(mail);
-	if (e == FB_OK)
-		e = db_audit_add(a->db, tenant, "system", NULL, NULL, "site.sending_held",
-		    "site", site, NULL);
+	for (i = 0; i < w->nleads && e == FB_OK; i++) {
+		l = &w->leads[i];
+		if ((e = db_site_leads_add(db, l->site, l->hour, l->n, &leads)) != FB_OK)
+			break;
+		/* under the floor, the busiest hour need not be read */
+		if (leads <= conf->site_new_leads_floor)
+			continue;
+		if ((e = db_site_leads_busiest(db, l->site, l->hour, &busiest)) != FB_OK)
+			break;
+		ceiling = (long long)conf->site_new_leads_factor * busiest;
+		if (ceiling < conf->site_new_leads_floor)
+			ceiling = conf->site_new_leads_floor;
+		if (leads <= ceiling)
+			continue;
+		if ((e = db_site_hold(db, l->site, leads, &newly)) != FB_OK || !newly)
+			continue;
+		logx(LOG_WARN, "site %s: %lld new leads in the hour, past its ceiling "
+		    "of %lld: its sending is held until released", l->site, leads,
+		    ceiling);
+		if ((e = db_notify_members(db, l->tenant, &m)) != FB_OK)
+			break;
+		mail = json_object_new_object();
+		jadd_str(mail, "template", "sending_held");
+		ids = json_object_new_array();
+		for (j = 0; j < m.nrows; j++)
+			json_object_array_add(ids, json_object_new_string(
+			    dbres_get(&m, j, 0)));
+		dbres_free(&m);
+		json_object_object_add(mail, "member_ids", ids);
+		jadd_str(mail, "site_id", l->site);
+		jadd_str(mail, "domain", l->domain);
+		jadd_int(mail, "leads", leads);
+		jadd_int(mail, "ceiling", ceiling);
+		jadd_time(mail, "hour", l->hour);
+		e = db_outbox_add(db, l->tenant, "email", "sending_held", json_text(mail));
+		json_object_put(mail);
+		if (e == FB_OK)
+			e = db_audit_add(db, l->tenant, "system", NULL, NULL,
+			    "site.sending_held", "site", l->site, NULL);
+	}
 	return e;
 }
 
@@ -259,6 +309,7 @@ capture(struct apply *a, const char *tenant, const char *site, const char *domai
 	enum tel_kind	 kind;
 	bool		 has_tel, has_email, was, found;
 	json_object	*d, *ch;
+	long long	 captures;
 	enum fb_err	 e;
 
 	has_tel = ev->tel != NULL && contact_tel_normalize(ev->tel, tel, &kind);
@@ -269,8 +320,20 @@ capture(struct apply *a, const char *tenant, const char *site, const char *domai
 	if (strcmp(consent_mode, "explicit") == 0 && ev->consent != 1)
 		return FB_OK;
 	/* the id first: it is the sealed contacts' associated data */
-	if ((e = find_lead(a, site, campaign, ev, lead, &was, &found)) != FB_OK)
+	if ((e = find_lead(a, site, campaign, ev, lead, &was, &captures, &found)) != FB_OK)
 		return e;
+	/*
+	 * one visitor's lead takes so many contacts, no more: cycling made-up
+	 * numbers through one lead changes nothing (issue 11; formback.fcgi(8)
+	 * "Abuse limits")
+	 */
+	if (found && captures >= a->conf->tag_visitor_captures) {
+		logx(LOG_INFO, "lead %s: capture past its %d, not kept", lead,
+		    a->conf->tag_visitor_captures);
+		sodium_memzero(tel, sizeof(tel));
+		sodium_memzero(email, sizeof(email));
+		return FB_OK;
+	}
 	if (!found)
 		uuid_v7(lead);
 	memset(&c, 0, sizeof(c));
@@ -301,8 +364,7 @@ capture(struct apply *a, const char *tenant, const char *site, const char *domai
 	    create_lead(a, tenant, site, campaign, ev, lead, &c);
 	if (e != FB_OK || was)
 		return e;
-	if ((e = count_new_lead(a, tenant, site, domain)) != FB_OK)
-		return e;
+	count_new_lead(a, tenant, site, domain);
 	/* lead.captured (contract: Events, LeadCapturedData), first time only */
 	d = json_object_new_object();
 	jadd_str(d, "lead_id", lead);
@@ -549,6 +611,8 @@ apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
 	}
 	if (cxkey[0] != '\0')
 		dbres_free(&cx);
+	if (e == FB_OK)
+		e = count_new_leads(db, conf, rows);
 	if (e == FB_OK)
 		e = db_tag_events_insert(db, rows->row, rows->n);
 	if (e == FB_OK)

@@ -253,8 +253,8 @@ struct tag_pending {
 	char			 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
 	char			 site[UUID_STRLEN + 1];
 	unsigned char		 ts[PII_SEALED_MAX(16)], es[PII_SEALED_MAX(256)];
-	/* the abuse limits' keys (tag_collect_file()) */
-	unsigned char		 addr[16], vkey[16];
+	/* the abuse limits' key (tag_collect_file()) */
+	unsigned char		 addr[16];
 	size_t			 addrlen;
 	bool			 contact;	/* a capture that carries one */
 	bool			 refused;	/* past a limit: answered 429 */
@@ -333,8 +333,6 @@ prepare(struct req *r, struct tag_pending *p, enum fb_err *e)
 	ie->client_ts = ev->ts;
 	ie->key_id = r->conf->master_key_id;
 	p->addrlen = addr_key(r->client_addr, p->addr);
-	crypto_generichash(p->vkey, sizeof(p->vkey), (const unsigned char *)ev->visitor,
-	    strlen(ev->visitor), NULL, 0);
 	/* contacts only on a capture; kept only when they normalise */
 	if (strcmp(ev->type, "capture") == 0 &&
 	    (!site->explicit_consent || ev->consent == 1)) {
@@ -438,54 +436,38 @@ flood_cmp(const void *a, const void *b)
 	const struct flood_row *x = a, *y = b;
 	int		 c;
 
-	if ((c = strcmp(x->site, y->site)) != 0 || (c = strcmp(x->kind, y->kind)) != 0)
+	if ((c = strcmp(x->site, y->site)) != 0)
 		return c;
 	if (x->keylen != y->keylen)
 		return x->keylen < y->keylen ? -1 : 1;
 	return memcmp(x->key, y->key, x->keylen);
 }
 
-/* The counter row of (site, kind, key) among rows[0..n), added when new. */
-static struct flood_row *
-flood_row(struct flood_row *rows, size_t *n, const char *site, const char *kind,
-    const unsigned char *key, size_t keylen)
-{
-	struct flood_row	 want = { site, kind, key, keylen, 0, 0, 0, 0 };
-	size_t			 i;
-
-	for (i = 0; i < *n; i++)
-		if (flood_cmp(&rows[i], &want) == 0)
-			return &rows[i];
-	rows[*n] = want;
-	return &rows[(*n)++];
-}
-
 /*
  * Count the batch and decide, event by event in arrival order, which
- * pass a limit (formback.fcgi(8) "Abuse limits"): its site and client
- * address's events or captures of the hour, or its site and visitor's
- * captures of the hour.  Refused events count too: a flood keeps being
- * refused for the rest of the hour.
+ * pass a limit (formback.fcgi(8) "Abuse limits"): the events, or the
+ * captures with a contact, of its site and client address in the hour.
+ * Refused events count too: a flood keeps being refused for the rest of
+ * the hour.
  */
 static enum fb_err
 flood_check(struct db *db, const struct conf *c, struct tag_pending **ps, size_t n)
 {
-	struct flood_row	 rows[FLOOD_ROWS_MAX], *a, *v;
-	long long		 ae, ac, vc;
+	struct flood_row	 rows[FLOOD_ROWS_MAX], *a, want;
 	size_t			 nrows = 0, i, j;
 	enum fb_err		 e;
 
 	for (i = 0; i < n; i++) {
-		if (ps[i]->addrlen > 0) {
-			a = flood_row(rows, &nrows, ps[i]->site, "addr", ps[i]->addr,
-			    ps[i]->addrlen);
-			a->events++;
-			a->captures += ps[i]->contact;
-		}
-		v = flood_row(rows, &nrows, ps[i]->site, "visitor", ps[i]->vkey,
-		    sizeof(ps[i]->vkey));
-		v->events++;
-		v->captures += ps[i]->contact;
+		if (ps[i]->addrlen == 0)
+			continue;	/* no address: nothing to count by */
+		want = (struct flood_row){ ps[i]->site, ps[i]->addr, ps[i]->addrlen,
+		    0, 0, 0, 0 };
+		for (j = 0; j < nrows && flood_cmp(&rows[j], &want) != 0; j++)
+			continue;
+		if (j == nrows)
+			rows[nrows++] = want;
+		rows[j].events++;
+		rows[j].captures += ps[i]->contact;
 	}
 	qsort(rows, nrows, sizeof(rows[0]), flood_cmp);
 	if ((e = db_tag_flood_count(db, rows, nrows)) != FB_OK)
@@ -496,25 +478,15 @@ flood_check(struct db *db, const struct conf *c, struct tag_pending **ps, size_t
 		rows[i].captures_total -= rows[i].captures;
 	}
 	for (i = 0; i < n; i++) {
-		a = NULL;
-		v = NULL;
-		for (j = 0; j < nrows; j++) {
-			if (strcmp(rows[j].site, ps[i]->site) != 0)
-				continue;
-			if (strcmp(rows[j].kind, "addr") == 0 && ps[i]->addrlen > 0 &&
-			    rows[j].keylen == ps[i]->addrlen &&
-			    memcmp(rows[j].key, ps[i]->addr, ps[i]->addrlen) == 0)
-				a = &rows[j];
-			else if (strcmp(rows[j].kind, "visitor") == 0 &&
-			    memcmp(rows[j].key, ps[i]->vkey, sizeof(ps[i]->vkey)) == 0)
-				v = &rows[j];
-		}
-		ae = a != NULL ? ++a->events_total : 0;
-		ac = a != NULL ? (a->captures_total += ps[i]->contact) : 0;
-		vc = v != NULL ? (v->captures_total += ps[i]->contact) : 0;
-		ps[i]->refused = ae > c->tag_events_per_hour || (ps[i]->contact &&
-		    (ac > c->tag_captures_per_hour ||
-		    vc > c->tag_visitor_captures_per_hour));
+		if (ps[i]->addrlen == 0)
+			continue;
+		want = (struct flood_row){ ps[i]->site, ps[i]->addr, ps[i]->addrlen,
+		    0, 0, 0, 0 };
+		a = bsearch(&want, rows, nrows, sizeof(rows[0]), flood_cmp);
+		a->events_total++;
+		a->captures_total += ps[i]->contact;
+		ps[i]->refused = a->events_total > c->tag_events_per_hour ||
+		    (ps[i]->contact && a->captures_total > c->tag_captures_per_hour);
 	}
 	return FB_OK;
 }
