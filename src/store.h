@@ -506,11 +506,15 @@ struct flood_row {
 #define FLOOD_ROWS_MAX	INGEST_ADD_MAX
 /*
  * Add n counters (1 .. FLOOD_ROWS_MAX, each key once, sorted so that
- * concurrent batches lock rows in one order) with one statement in the
- * caller's transaction; each row's totals after it in events_total and
- * captures_total.
+ * concurrent batches lock rows in one order) to shard `shard` (mod
+ * FLOOD_SHARDS: one per worker, so that workers do not queue on one row
+ * lock) in the caller's transaction, then read each counter's hour over
+ * every shard into events_total and captures_total: exact for this
+ * transaction, and for others once they have committed.
  */
-enum fb_err db_tag_flood_count(struct db *, struct flood_row *, size_t n) FB_WUR;
+#define FLOOD_SHARDS	32
+enum fb_err db_tag_flood_count(struct db *, unsigned shard, struct flood_row *,
+	    size_t n) FB_WUR;
 /* Drop the counters of hours before the last (formback-abandon). */
 enum fb_err db_tag_flood_prune(struct db *, unsigned long long *removed) FB_WUR;
 /*

@@ -4,16 +4,18 @@
 --
 -- tag_flood counts, per site, client address (an IPv4 address, or the
 -- /64 of an IPv6 one) and UTC hour, the events and the captures that
--- carry a contact; the collector counts a batch with one statement and
--- refuses (429) what passes the configured limits.  Rows of past hours
--- are pruned by formback-abandon.
+-- carry a contact; the collector adds a batch's counts to its worker's
+-- shard of the counter and reads the sum of the shards, and refuses
+-- (429) what passes the configured limits.  Rows of past hours are
+-- pruned by formback-abandon.
 CREATE TABLE tag_flood (
   site_id   UUID NOT NULL,
   addr      VARBINARY(16) NOT NULL COMMENT 'IPv4 address, or the /64 of an IPv6 one',
   hour      DATETIME NOT NULL COMMENT 'the UTC hour counted',
+  shard     TINYINT UNSIGNED NOT NULL COMMENT 'the counting worker: no shared row lock',
   events    INT UNSIGNED NOT NULL DEFAULT 0,
   captures  INT UNSIGNED NOT NULL DEFAULT 0,
-  PRIMARY KEY (site_id, addr, hour),
+  PRIMARY KEY (site_id, addr, hour, shard),
   KEY tag_flood_hour (hour)
 ) ENGINE=InnoDB;
 

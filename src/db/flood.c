@@ -79,45 +79,55 @@ run(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
 }
 
 /*
- * The counting statement of n rows (1 .. FLOOD_ROWS_MAX), written on
- * first use and cached as statement FL__MAX + n - 1 of the set.
+ * The counting statements of n rows (1 .. FLOOD_ROWS_MAX), written on
+ * first use and cached as statements FL__MAX + n - 1 (the counts) and
+ * FL__MAX + FLOOD_ROWS_MAX + n - 1 (their sums) of the set.  A worker
+ * adds to its own shard of a counter, so that workers filing at once do
+ * not queue on one row lock held until their commits; the sums of the
+ * shards are then read without a lock.
  */
-#define FLOOD_HEAD	"INSERT INTO tag_flood (site_id, addr, hour, events, " \
+#define FLOOD_HEAD	"INSERT INTO tag_flood (site_id, addr, hour, shard, events, " \
 	"captures) VALUES "
-#define FLOOD_ROW	"(?, ?, " HOUR_OF("NOW()") ", ?, ?)"
+#define FLOOD_ROW	"(?, ?, " HOUR_OF("NOW()") ", ?, ?, ?)"
 #define FLOOD_TAIL	" ON DUPLICATE KEY UPDATE events = events + VALUES(events), " \
-	"captures = captures + VALUES(captures) RETURNING events, captures"
+	"captures = captures + VALUES(captures)"
+#define SUM_HEAD	"SELECT site_id, addr, SUM(events), SUM(captures) FROM " \
+	"tag_flood WHERE hour = " HOUR_OF("NOW()") " AND ("
+#define SUM_ROW		"(site_id = ? AND addr = ?)"
+#define SUM_TAIL	") GROUP BY site_id, addr"
 
-_Static_assert(FL__MAX + FLOOD_ROWS_MAX <= DBSET_STMT_MAX,
+_Static_assert(FL__MAX + 2 * FLOOD_ROWS_MAX <= DBSET_STMT_MAX,
     "the counting statements fit the set");
 
 static const struct dbstmt *
-count_stmt(size_t n)
+count_stmt(bool sum, size_t n)
 {
-	static char		 sql[FLOOD_ROWS_MAX][sizeof(FLOOD_HEAD) +
+	static char		 sql[2][FLOOD_ROWS_MAX][sizeof(FLOOD_HEAD) +
 				    FLOOD_ROWS_MAX * sizeof(FLOOD_ROW ", ") +
 				    sizeof(FLOOD_TAIL)];
-	static struct dbstmt	 st[FLOOD_ROWS_MAX];
-	size_t			 i, o;
+	static struct dbstmt	 st[2][FLOOD_ROWS_MAX];
+	char			*q = sql[sum][n - 1];
+	size_t			 i, o, qn = sizeof(sql[sum][n - 1]);
 
-	if (st[n - 1].sql == NULL) {
-		o = (size_t)snprintf(sql[n - 1], sizeof(sql[n - 1]), "%s", FLOOD_HEAD);
+	if (st[sum][n - 1].sql == NULL) {
+		o = (size_t)snprintf(q, qn, "%s", sum ? SUM_HEAD : FLOOD_HEAD);
 		for (i = 0; i < n; i++)
-			o += (size_t)snprintf(sql[n - 1] + o, sizeof(sql[n - 1]) - o,
-			    "%s%s", i > 0 ? ", " : "", FLOOD_ROW);
-		snprintf(sql[n - 1] + o, sizeof(sql[n - 1]) - o, "%s", FLOOD_TAIL);
-		st[n - 1].name = "tag_flood_count";
-		st[n - 1].sql = sql[n - 1];
+			o += (size_t)snprintf(q + o, qn - o, "%s%s", i == 0 ? "" :
+			    sum ? " OR " : ", ", sum ? SUM_ROW : FLOOD_ROW);
+		snprintf(q + o, qn - o, "%s", sum ? SUM_TAIL : FLOOD_TAIL);
+		st[sum][n - 1].name = sum ? "tag_flood_sum" : "tag_flood_count";
+		st[sum][n - 1].sql = q;
 	}
-	return &st[n - 1];
+	return &st[sum][n - 1];
 }
 
 enum fb_err
-db_tag_flood_count(struct db *db, struct flood_row *rows, size_t n)
+db_tag_flood_count(struct db *db, unsigned shard, struct flood_row *rows, size_t n)
 {
-	struct dbp	 p[FLOOD_ROWS_MAX * 4], *q = p;
+	struct dbp	 p[FLOOD_ROWS_MAX * 5], *q = p;
 	struct dbres	 r;
-	size_t		 i;
+	size_t		 i, at;
+	unsigned	 j;
 	enum fb_err	 e;
 
 	if (n == 0)
@@ -127,22 +137,33 @@ db_tag_flood_count(struct db *db, struct flood_row *rows, size_t n)
 	for (i = 0; i < n; i++) {
 		*q++ = P_STR(rows[i].site);
 		*q++ = P_BIN(rows[i].key, rows[i].keylen);
+		*q++ = P_INT(shard % FLOOD_SHARDS);
 		*q++ = P_INT(rows[i].events);
 		*q++ = P_INT(rows[i].captures);
 	}
-	if ((e = db_run(db, DBSET_FLOOD, FL__MAX + (int)n - 1, count_stmt(n), p,
-	    n * 4, &r)) != FB_OK)
+	if ((e = db_run(db, DBSET_FLOOD, FL__MAX + (int)n - 1, count_stmt(false, n),
+	    p, n * 5, NULL)) != FB_OK)
 		return e;
-	/* RETURNING gives the rows' counts after the statement, in its order */
-	if (r.nrows != n) {
-		logx(LOG_ERR, "tag_flood_count: %u rows back for %zu", r.nrows, n);
-		dbres_free(&r);
-		return FB_EDB;
+	for (q = p, i = 0; i < n; i++) {
+		*q++ = P_STR(rows[i].site);
+		*q++ = P_BIN(rows[i].key, rows[i].keylen);
+		rows[i].events_total = rows[i].events;
+		rows[i].captures_total = rows[i].captures;
 	}
-	for (i = 0; i < n; i++) {
-		rows[i].events_total = dbres_int(&r, (unsigned)i, 0);
-		rows[i].captures_total = dbres_int(&r, (unsigned)i, 1);
-	}
+	if ((e = db_run(db, DBSET_FLOOD, FL__MAX + FLOOD_ROWS_MAX + (int)n - 1,
+	    count_stmt(true, n), p, n * 2, &r)) != FB_OK)
+		return e;
+	/* every shard's count of the hour, this transaction's own included */
+	for (j = 0; j < r.nrows; j++)
+		for (i = 0; i < n; i++) {
+			at = (size_t)j * r.ncols + 1;
+			if (strcmp(dbres_get(&r, j, 0), rows[i].site) == 0 &&
+			    r.len[at] == rows[i].keylen &&
+			    memcmp(r.cell[at], rows[i].key, rows[i].keylen) == 0) {
+				rows[i].events_total = dbres_int(&r, j, 2);
+				rows[i].captures_total = dbres_int(&r, j, 3);
+			}
+		}
 	dbres_free(&r);
 	return FB_OK;
 }

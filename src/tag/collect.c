@@ -14,6 +14,7 @@
 #include <string.h>
 #include <strings.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <sodium.h>
 
@@ -470,7 +471,7 @@ flood_check(struct db *db, const struct conf *c, struct tag_pending **ps, size_t
 		rows[j].captures += ps[i]->contact;
 	}
 	qsort(rows, nrows, sizeof(rows[0]), flood_cmp);
-	if ((e = db_tag_flood_count(db, rows, nrows)) != FB_OK)
+	if ((e = db_tag_flood_count(db, (unsigned)getpid(), rows, nrows)) != FB_OK)
 		return e;
 	/* what the hour held before the batch, then each event's own turn */
 	for (i = 0; i < nrows; i++) {
