@@ -498,6 +498,7 @@ enum fb_err db_migrate(struct db *, const char *dir, json_object *applied,
  */
 struct flood_row {
 	const char		*site;
+	const char		*hour;		/* "YYYY-MM-DD HH:00:00" */
 	const unsigned char	*key;
 	size_t			 keylen;	/* at most 16 */
 	int			 events, captures;
@@ -505,12 +506,10 @@ struct flood_row {
 };
 #define FLOOD_ROWS_MAX	INGEST_ADD_MAX
 /*
- * Add n counters (1 .. FLOOD_ROWS_MAX, each key once, sorted so that
- * concurrent batches lock rows in one order) to shard `shard` (mod
- * FLOOD_SHARDS: one per worker, so that workers do not queue on one row
- * lock) in the caller's transaction, then read each counter's hour over
- * every shard into events_total and captures_total: exact for this
- * transaction, and for others once they have committed.
+ * Add n counts (1 .. FLOOD_ROWS_MAX, each key once) to shard `shard`
+ * (mod FLOOD_SHARDS: one per worker, so that workers do not queue on one
+ * row lock), autocommitted, then read each counter's hour over every
+ * shard, every worker's and host's, into events_total and captures_total.
  */
 #define FLOOD_SHARDS	32
 enum fb_err db_tag_flood_count(struct db *, unsigned shard, struct flood_row *,

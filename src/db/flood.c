@@ -88,13 +88,13 @@ run(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
  */
 #define FLOOD_HEAD	"INSERT INTO tag_flood (site_id, addr, hour, shard, events, " \
 	"captures) VALUES "
-#define FLOOD_ROW	"(?, ?, " HOUR_OF("NOW()") ", ?, ?, ?)"
+#define FLOOD_ROW	"(?, ?, ?, ?, ?, ?)"
 #define FLOOD_TAIL	" ON DUPLICATE KEY UPDATE events = events + VALUES(events), " \
 	"captures = captures + VALUES(captures)"
-#define SUM_HEAD	"SELECT site_id, addr, SUM(events), SUM(captures) FROM " \
-	"tag_flood WHERE hour = " HOUR_OF("NOW()") " AND ("
-#define SUM_ROW		"(site_id = ? AND addr = ?)"
-#define SUM_TAIL	") GROUP BY site_id, addr"
+#define SUM_HEAD	"SELECT site_id, addr, hour, SUM(events), SUM(captures) " \
+	"FROM tag_flood WHERE "
+#define SUM_ROW		"(site_id = ? AND addr = ? AND hour = ?)"
+#define SUM_TAIL	" GROUP BY site_id, addr, hour"
 
 _Static_assert(FL__MAX + 2 * FLOOD_ROWS_MAX <= DBSET_STMT_MAX,
     "the counting statements fit the set");
@@ -102,9 +102,9 @@ _Static_assert(FL__MAX + 2 * FLOOD_ROWS_MAX <= DBSET_STMT_MAX,
 static const struct dbstmt *
 count_stmt(bool sum, size_t n)
 {
-	static char		 sql[2][FLOOD_ROWS_MAX][sizeof(FLOOD_HEAD) +
-				    FLOOD_ROWS_MAX * sizeof(FLOOD_ROW ", ") +
-				    sizeof(FLOOD_TAIL)];
+	static char		 sql[2][FLOOD_ROWS_MAX][sizeof(FLOOD_HEAD SUM_HEAD) +
+				    FLOOD_ROWS_MAX * sizeof(SUM_ROW " OR ") +
+				    sizeof(FLOOD_TAIL SUM_TAIL)];
 	static struct dbstmt	 st[2][FLOOD_ROWS_MAX];
 	char			*q = sql[sum][n - 1];
 	size_t			 i, o, qn = sizeof(sql[sum][n - 1]);
@@ -124,7 +124,7 @@ count_stmt(bool sum, size_t n)
 enum fb_err
 db_tag_flood_count(struct db *db, unsigned shard, struct flood_row *rows, size_t n)
 {
-	struct dbp	 p[FLOOD_ROWS_MAX * 5], *q = p;
+	struct dbp	 p[FLOOD_ROWS_MAX * 6], *q = p;
 	struct dbres	 r;
 	size_t		 i, at;
 	unsigned	 j;
@@ -137,21 +137,23 @@ db_tag_flood_count(struct db *db, unsigned shard, struct flood_row *rows, size_t
 	for (i = 0; i < n; i++) {
 		*q++ = P_STR(rows[i].site);
 		*q++ = P_BIN(rows[i].key, rows[i].keylen);
+		*q++ = P_STR(rows[i].hour);
 		*q++ = P_INT(shard % FLOOD_SHARDS);
 		*q++ = P_INT(rows[i].events);
 		*q++ = P_INT(rows[i].captures);
 	}
 	if ((e = db_run(db, DBSET_FLOOD, FL__MAX + (int)n - 1, count_stmt(false, n),
-	    p, n * 5, NULL)) != FB_OK)
+	    p, n * 6, NULL)) != FB_OK)
 		return e;
 	for (q = p, i = 0; i < n; i++) {
 		*q++ = P_STR(rows[i].site);
 		*q++ = P_BIN(rows[i].key, rows[i].keylen);
+		*q++ = P_STR(rows[i].hour);
 		rows[i].events_total = rows[i].events;
 		rows[i].captures_total = rows[i].captures;
 	}
 	if ((e = db_run(db, DBSET_FLOOD, FL__MAX + FLOOD_ROWS_MAX + (int)n - 1,
-	    count_stmt(true, n), p, n * 2, &r)) != FB_OK)
+	    count_stmt(true, n), p, n * 3, &r)) != FB_OK)
 		return e;
 	/* every shard's count of the hour, this transaction's own included */
 	for (j = 0; j < r.nrows; j++)
@@ -159,9 +161,10 @@ db_tag_flood_count(struct db *db, unsigned shard, struct flood_row *rows, size_t
 			at = (size_t)j * r.ncols + 1;
 			if (strcmp(dbres_get(&r, j, 0), rows[i].site) == 0 &&
 			    r.len[at] == rows[i].keylen &&
-			    memcmp(r.cell[at], rows[i].key, rows[i].keylen) == 0) {
-				rows[i].events_total = dbres_int(&r, j, 2);
-				rows[i].captures_total = dbres_int(&r, j, 3);
+			    memcmp(r.cell[at], rows[i].key, rows[i].keylen) == 0 &&
+			    strncmp(dbres_get(&r, j, 2), rows[i].hour, 13) == 0) {
+				rows[i].events_total = dbres_int(&r, j, 3);
+				rows[i].captures_total = dbres_int(&r, j, 4);
 			}
 		}
 	dbres_free(&r);

@@ -430,66 +430,125 @@ tag_collect_begin(struct req *r)
 	return NULL;
 }
 
-/* The batch's counters, each key once, in one order for every worker. */
-static int
-flood_cmp(const void *a, const void *b)
-{
-	const struct flood_row *x = a, *y = b;
-	int		 c;
+/*
+ * The abuse limits' counts (formback.fcgi(8) "Abuse limits"), per site,
+ * client address and UTC hour.  A worker counts what it takes in memory
+ * and, at most once a second, adds it to its own shard of the counter in
+ * MariaDB and reads the sum over every worker and host (flood_sync()):
+ * so filing costs no statement more, the limit holds across workers and
+ * hosts to within a second, and no address gets past it by more than one
+ * limit per worker in an hour.
+ */
+#define FLOOD_LOCAL	1024	/* addresses a worker keeps count of */
 
-	if ((c = strcmp(x->site, y->site)) != 0)
-		return c;
-	if (x->keylen != y->keylen)
-		return x->keylen < y->keylen ? -1 : 1;
-	return memcmp(x->key, y->key, x->keylen);
+struct flood_count {
+	char		 site[UUID_STRLEN + 1];
+	unsigned char	 addr[16];
+	size_t		 addrlen;
+	char		 hour[20];	/* "YYYY-MM-DD HH:00:00", UTC */
+	long long	 db_events, db_captures;	/* every shard, last read */
+	long long	 events, captures;	/* taken here since */
+};
+
+static struct flood_count	 counts[FLOOD_LOCAL];
+static size_t			 ncounts;
+static time_t			 synced;	/* CLOCK_MONOTONIC seconds */
+
+/* This hour's count of (site, address), made when it is new. */
+static struct flood_count *
+flood_count(const char *site, const unsigned char *addr, size_t addrlen,
+    const char *hour)
+{
+	struct flood_count	*f;
+	size_t			 i;
+
+	for (i = 0; i < ncounts; i++) {
+		f = &counts[i];
+		if (f->addrlen == addrlen && memcmp(f->addr, addr, addrlen) == 0 &&
+		    strcmp(f->site, site) == 0) {
+			if (strcmp(f->hour, hour) != 0) {
+				/* a new hour: its counts begin again */
+				snprintf(f->hour, sizeof(f->hour), "%s", hour);
+				f->db_events = f->db_captures = 0;
+				f->events = f->captures = 0;
+			}
+			return f;
+		}
+	}
+	if (ncounts == FLOOD_LOCAL)
+		return NULL;
+	f = &counts[ncounts++];
+	snprintf(f->site, sizeof(f->site), "%s", site);
+	memcpy(f->addr, addr, addrlen);
+	f->addrlen = addrlen;
+	snprintf(f->hour, sizeof(f->hour), "%s", hour);
+	f->db_events = f->db_captures = f->events = f->captures = 0;
+	return f;
 }
 
 /*
- * Count the batch and decide, event by event in arrival order, which
- * pass a limit (formback.fcgi(8) "Abuse limits"): the events, or the
- * captures with a contact, of its site and client address in the hour.
- * Refused events count too: a flood keeps being refused for the rest of
- * the hour.
+ * Add what this worker took since the last time to MariaDB and read the
+ * sums back; forget what is of past hours or was not seen since.  A
+ * failure keeps the counts here for the next time.
  */
 static enum fb_err
-flood_check(struct db *db, const struct conf *c, struct tag_pending **ps, size_t n)
+flood_sync(struct db *db, const char *hour)
 {
-	struct flood_row	 rows[FLOOD_ROWS_MAX], *a, want;
-	size_t			 nrows = 0, i, j;
-	enum fb_err		 e;
+	struct flood_row	 rows[FLOOD_ROWS_MAX];
+	struct flood_count	*f;
+	size_t			 i, j, k, n;
+	enum fb_err		 e = FB_OK;
+
+	for (i = 0; i < ncounts && e == FB_OK; i += n) {
+		for (n = 0; i + n < ncounts && n < FLOOD_ROWS_MAX; n++) {
+			f = &counts[i + n];
+			rows[n] = (struct flood_row){ f->site, f->hour, f->addr,
+			    f->addrlen, f->events, f->captures, 0, 0 };
+		}
+		if ((e = db_tag_flood_count(db, (unsigned)getpid(), rows, n)) != FB_OK)
+			break;
+		for (j = 0; j < n; j++) {
+			f = &counts[i + j];
+			f->db_events = rows[j].events_total;
+			f->db_captures = rows[j].captures_total;
+			f->events = f->captures = 0;
+		}
+	}
+	if (e != FB_OK)
+		return e;
+	/* the counts of past hours are of no more use */
+	for (i = k = 0; i < ncounts; i++)
+		if (strcmp(counts[i].hour, hour) == 0)
+			counts[k++] = counts[i];
+	ncounts = k;
+	return FB_OK;
+}
+
+/*
+ * Decide, event by event in arrival order, which pass a limit: the
+ * events, or the captures with a contact, of its site and client address
+ * in this hour.  Refused events count too: a flood keeps being refused
+ * for the rest of the hour.
+ */
+static void
+flood_check(const struct conf *c, struct tag_pending **ps, size_t n,
+    const char *hour)
+{
+	struct flood_count	*f;
+	size_t			 i;
 
 	for (i = 0; i < n; i++) {
 		if (ps[i]->addrlen == 0)
 			continue;	/* no address: nothing to count by */
-		want = (struct flood_row){ ps[i]->site, ps[i]->addr, ps[i]->addrlen,
-		    0, 0, 0, 0 };
-		for (j = 0; j < nrows && flood_cmp(&rows[j], &want) != 0; j++)
-			continue;
-		if (j == nrows)
-			rows[nrows++] = want;
-		rows[j].events++;
-		rows[j].captures += ps[i]->contact;
+		if ((f = flood_count(ps[i]->site, ps[i]->addr, ps[i]->addrlen,
+		    hour)) == NULL)
+			continue;	/* full until the next sync */
+		f->events++;
+		f->captures += ps[i]->contact;
+		ps[i]->refused = f->db_events + f->events > c->tag_events_per_hour ||
+		    (ps[i]->contact &&
+		    f->db_captures + f->captures > c->tag_captures_per_hour);
 	}
-	qsort(rows, nrows, sizeof(rows[0]), flood_cmp);
-	if ((e = db_tag_flood_count(db, (unsigned)getpid(), rows, nrows)) != FB_OK)
-		return e;
-	/* what the hour held before the batch, then each event's own turn */
-	for (i = 0; i < nrows; i++) {
-		rows[i].events_total -= rows[i].events;
-		rows[i].captures_total -= rows[i].captures;
-	}
-	for (i = 0; i < n; i++) {
-		if (ps[i]->addrlen == 0)
-			continue;
-		want = (struct flood_row){ ps[i]->site, ps[i]->addr, ps[i]->addrlen,
-		    0, 0, 0, 0 };
-		a = bsearch(&want, rows, nrows, sizeof(rows[0]), flood_cmp);
-		a->events_total++;
-		a->captures_total += ps[i]->contact;
-		ps[i]->refused = a->events_total > c->tag_events_per_hour ||
-		    (ps[i]->contact && a->captures_total > c->tag_captures_per_hour);
-	}
-	return FB_OK;
 }
 
 enum fb_err
@@ -497,34 +556,35 @@ tag_collect_file(struct db *db, const struct conf *c, struct tag_pending **ps,
     size_t n)
 {
 	const struct ingest_event *evs[INGEST_ADD_MAX];
+	char			 hour[20];
 	size_t			 i, nev;
-	int			 try;
-	enum fb_err		 e = FB_OK;
+	time_t			 now = time(NULL), mono = mono_now();
+	struct tm		 tm;
+	enum fb_err		 e;
 
 	if (n == 0)
 		return FB_OK;
 	if (n > INGEST_ADD_MAX)
 		return FB_EINVAL;
-	/* one transaction, one commit; retried whole on a deadlock */
-	for (try = 0; try < 3; try++) {
-		if ((e = db_begin(db)) != FB_OK)
-			break;
-		if ((e = flood_check(db, c, ps, n)) == FB_OK) {
-			for (i = nev = 0; i < n; i++)
-				if (!ps[i]->refused)
-					evs[nev++] = &ps[i]->ie;
-			e = db_ingest_add(db, evs, nev);
-		}
-		if (e == FB_OK && (e = db_commit(db)) == FB_OK)
-			break;
-		db_rollback(db);
-		if (e != FB_ERETRY)
-			break;
+	gmtime_r(&now, &tm);
+	strftime(hour, sizeof(hour), "%Y-%m-%d %H:00:00", &tm);
+	flood_check(c, ps, n, hour);
+	if ((mono != synced || ncounts == FLOOD_LOCAL) &&
+	    flood_sync(db, hour) == FB_OK) {
+		synced = mono;
+		/* too many to look through: they are in MariaDB, start again */
+		if (ncounts >= FLOOD_LOCAL / 2)
+			ncounts = 0;
 	}
-	for (i = 0; i < n; i++)
+	for (i = nev = 0; i < n; i++) {
 		if (ps[i]->refused)
-			logx(LOG_INFO, "tag event refused: site %s past a limit of the "
-			    "hour", ps[i]->site);
+			logx(LOG_INFO, "tag event refused: site %s past a limit of "
+			    "the hour", ps[i]->site);
+		else
+			evs[nev++] = &ps[i]->ie;
+	}
+	if ((e = db_ingest_add(db, evs, nev)) == FB_ERETRY)
+		e = db_ingest_add(db, evs, nev);
 	return e;
 }
 
