@@ -17,7 +17,7 @@
 #include <string.h>
 #include <time.h>
 
-#include "api.h"
+#include "formback.h"
 #include "ingest.h"
 #include "store.h"
 

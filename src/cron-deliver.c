@@ -32,7 +32,8 @@
 #include <curl/curl.h>
 #include <sodium.h>
 
-#include "api.h"
+#include "formback.h"
+#include "links.h"
 #include "ingest.h"
 #include "match.h"
 #include "pii.h"

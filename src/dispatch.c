@@ -15,6 +15,7 @@
 #include <sodium.h>
 
 #include "api.h"
+#include "links.h"
 #include "authcache.h"
 #include "publish.h"
 #include "store.h"

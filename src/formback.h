@@ -135,6 +135,60 @@ void	log_set_request_id(const char *);
 void	logx(enum log_level, const char *, ...) FB_PRINTF(2, 3);
 int	log_level_parse(const char *, enum log_level *);
 
+/* jsonw.c */
+
+/*
+ * One-line builders over json-c that accept NULL as null.  The
+ * key must outlive the object (a string literal): it is not copied.
+ * Adding a key again replaces its value.
+ */
+void	jadd_str(json_object *, const char *key, const char *val);
+void	jadd_int(json_object *, const char *key, long long val);
+void	jadd_bool(json_object *, const char *key, bool val);
+/*
+ * Add a datetime: "YYYY-MM-DD HH:MM:SS[.ffffff]" as the client library
+ * writes a DATETIME column (UTC) becomes "YYYY-MM-DDTHH:MM:SSZ"
+ * (contract: conventions); anything else, and NULL, as it is.
+ */
+void	jadd_time(json_object *, const char *key, const char *val);
+/* Serialize without escaping '/' (json-c's default). Borrowed string. */
+const char *json_text(json_object *);
+/*
+ * Parse s[0..n) from outside as one JSON object (RFC 8259, strict, valid
+ * UTF-8, nested at most `depth` deep, white space only after it).
+ * Returns it (the caller puts it) or NULL for anything else.  The one
+ * parser of request bodies: the API, the collector, provider receipts.
+ */
+json_object *json_parse_object(const char *s, size_t n, int depth);
+
+/* text.c: text from outside, checked and cut as it may be kept. */
+
+/* Length of a UTF-8 string in code points; -1 when not valid UTF-8. */
+long	utf8_len(const char *);
+/*
+ * Text from outside (a provider's error, say) as it may be stored: at
+ * most `maxchars` characters, cut at a character boundary, an invalid
+ * byte or a control character written as '?', into out (outsz bytes,
+ * NUL-terminated, cut shorter when full).  Never fails: a value is
+ * never refused for its length (issue 11).
+ */
+void	text_clip(const char *in, size_t maxchars, char *out, size_t outsz);
+/*
+ * An identifier of ours (campaign key, preset key, site public key): 1 to
+ * max characters of [A-Za-z0-9_-].  Every identifier a client or visitor
+ * sends is checked with it before it reaches SQL, so a character the
+ * column's character set cannot hold is a clear 4xx, never a database
+ * error (issue 11).
+ */
+bool	ident_ok(const char *, size_t max);
+#define CAMPAIGN_KEY_MAX	64	/* a campaign key's characters */
+#define SITE_KEY_MAX		32	/* a site public key's ("pk_" + 24) */
+/* Empty or nothing but white space (ASCII, or the ideographic U+3000)? */
+bool	text_blank(const char *);
+
+/* The token of a short link, /r/, /o/ or /u/ (links.c): base62. */
+#define LINK_TOKEN_LEN	10
+
 /* conf.c */
 
 /*

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "api.h"
+#include "formback.h"
 
 /*
  * Keys are string literals (api.h): json-c keeps the pointer instead of

@@ -11,7 +11,8 @@
 
 #include <sodium.h>
 
-#include "api.h"
+#include "links.h"
+#include "req.h"
 #include "match.h"
 #include "store.h"
 

@@ -17,7 +17,7 @@
 
 #include <fcgiapp.h>
 
-#include "api.h"
+#include "req.h"
 #include "ingest.h"
 #include "store.h"
 

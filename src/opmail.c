@@ -10,7 +10,7 @@
 
 #include <json-c/json_pointer.h>
 
-#include "api.h"
+#include "formback.h"
 #include "send.h"
 #include "sms.h"
 #include "store.h"

@@ -13,7 +13,7 @@
 
 #include <sodium.h>
 
-#include "api.h"
+#include "req.h"
 
 #define CUR_VERSION	2
 #define CUR_TAGLEN	4

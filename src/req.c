@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "api.h"
+#include "req.h"
 #include "publish.h"
 
 #define OUT_MAX		(64u << 20)

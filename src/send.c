@@ -7,7 +7,7 @@
 #include <curl/curl.h>
 #include <sodium.h>
 
-#include "api.h"
+#include "formback.h"
 #include "send.h"
 #include "store.h"
 

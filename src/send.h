@@ -7,6 +7,8 @@
 
 #include "formback.h"
 
+struct db;
+
 enum send_result {
 	SEND_OK = 0,		/* accepted by the provider */
 	SEND_RETRY,		/* 5xx or a broken connection: try again later */

@@ -33,7 +33,7 @@ utf16_units(const char *s, size_t n, bool *ok)
 bool
 sms_count(const char *body, const char *base_url, struct sms_count *c)
 {
-	long		 link = (long)strlen(base_url) + 3 + SHORT_TOKEN_LEN;
+	long		 link = (long)strlen(base_url) + 3 + LINK_TOKEN_LEN;
 	const char	*p = body, *v;
 	bool		 ok;
 

@@ -19,7 +19,6 @@
 #define SMS_SINGLE_CHARS	70
 #define SMS_PART_CHARS		67
 #define SMS_PRODUCT_NAME_CHARS	16	/* {{product_name}} when unknown */
-#define SHORT_TOKEN_LEN		10	/* the token of /r/ and /u/ links */
 
 /* The placeholder of the examples that must be replaced before activation. */
 #define STORE_PLACEHOLDER	"【店舗名】"

@@ -19,7 +19,7 @@
 
 #include <sodium.h>
 
-#include "../api.h"
+#include "../formback.h"
 #include "../ingest.h"
 #include "../match.h"
 #include "../pii.h"

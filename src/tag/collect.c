@@ -18,7 +18,7 @@
 
 #include <sodium.h>
 
-#include "../api.h"
+#include "../req.h"
 #include "../ingest.h"
 #include "../match.h"
 #include "../pii.h"

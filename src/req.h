@@ -1,0 +1,274 @@
+/*
+ * The request core of formback.fcgi: the request, the route table's
+ * types, responses and errors, request bodies, paging and the dispatcher
+ * (req.c, body.c, page.c, dispatch.c, route.c).  The dispatcher applies
+ * the route row's policy -- authentication, rate limit, scopes,
+ * parameter checks, idempotency, the transaction, dry runs and the audit
+ * row -- so handlers only do their resource's work.  Handlers are
+ * declared in api.h.
+ */
+#ifndef FORMBACK_REQ_H
+#define FORMBACK_REQ_H
+
+#include "formback.h"
+#include "db.h"
+
+#define REQ_MAX_QUERY	32
+#define REQ_MAX_PATHVARS 4
+#define REQ_MAX_HEADERS	16
+#define REQ_MAX_PUBLISH	4
+
+/* Kinds of request parameter (path and query), checked by the dispatcher. */
+enum ptype {
+	PT_UUID,	/* canonical UUID, lower-cased */
+	PT_STRING,	/* free text, at most `max` bytes */
+	PT_ENUM,	/* one of `enums` ("a|b|c") */
+	PT_BOOL,	/* true|false (also 1|0) */
+	PT_INT,		/* integer in [min, max] */
+	PT_LIMIT,	/* page size, 1..200, default `def` (contract: conventions 5) */
+	PT_CURSOR,	/* an opaque cursor issued by this list */
+	PT_DATETIME,	/* ISO 8601 date-time with offset */
+};
+
+enum pin { IN_PATH, IN_QUERY };
+
+struct param_def {
+	const char	*name;
+	enum pin	 in;
+	enum ptype	 type;
+	bool		 required;
+	const char	*enums;
+	long		 min, max, def;
+	const char	*desc;		/* English, for openapi.json */
+};
+
+/* Route flags. */
+#define R_PUBLIC	0x01	/* no authentication (openapi.json) */
+#define R_WRITE		0x02	/* changes data: audit row, dry run for test keys */
+
+struct req;
+typedef enum fb_err (*handler_fn)(struct req *);
+
+/*
+ * One row of the route table (route.c).  The dispatcher applies every
+ * column; openapi.c describes the same rows.
+ */
+struct route {
+	const char		*method;
+	const char		*path;		/* "/api/v1/sites/{site_id}" */
+	handler_fn		 fn;
+	const char		*operation_id;	/* contract: Authentication 7 */
+	uint32_t		 scopes;	/* all are required */
+	unsigned		 flags;
+	const struct param_def	*params;	/* NULL-terminated by name */
+	const char		*body_schema;	/* components/schemas name or NULL */
+	int			 status;	/* success status */
+	const char		*resp_schema;	/* NULL: no body (204) */
+	const char		*summary;
+};
+
+extern const struct route routes[];
+extern const size_t routes_len;
+
+struct qparam {
+	char	*name;
+	char	*value;
+};
+
+struct auth {
+	char		 key_id[UUID_STRLEN + 1];
+	char		 tenant_id[UUID_STRLEN + 1];
+	char		 member_id[UUID_STRLEN + 1];
+	bool		 test;
+	uint32_t	 scopes;
+	int		 rate_limit;	/* effective: custom or plan */
+	/* a cached look-up (authcache.c) waiting for dispatch_admit() */
+	bool		 cached;
+	long long	 epoch;
+	unsigned char	 hash[APIKEY_HASH_LEN];
+};
+
+struct rate {
+	bool		 set;
+	int		 limit, remaining;
+	long long	 reset;		/* unix seconds */
+	long long	 retry_after;	/* seconds, when rejected */
+};
+
+struct req {
+	/* input */
+	const char		*method;
+	char			*path;		/* decoded path, no query */
+	char			*query;		/* raw query string */
+	struct qparam		 q[REQ_MAX_QUERY];
+	size_t			 nq;
+	const char		*authorization;
+	const char		*idem_key;
+	const char		*content_type;
+	const char		*origin;	/* Origin header */
+	const char		*client_addr;	/* REMOTE_ADDR, as the web server saw it */
+	long			 content_length;
+	struct buf		 body;
+	bool			 body_too_large;
+	json_object		*json;		/* parsed body, or NULL */
+	char			 request_id[UUID_STRLEN + 1];
+
+	/* routing */
+	const struct route	*route;
+	char			 pathvar_name[REQ_MAX_PATHVARS][64];
+	char			*pathvar[REQ_MAX_PATHVARS];
+	size_t			 npathvars;
+
+	/* context */
+	struct db		*db;
+	const struct conf	*conf;
+	struct auth		 auth;
+	bool			 authed;
+	bool			 dry_run;
+	bool			 replayed;	/* Idempotency-Replayed: true */
+	bool			 committed;	/* the write transaction committed */
+	struct rate		 rate;
+
+	/* tag configurations written for this request (publish.c) */
+	char			 publish_site[REQ_MAX_PUBLISH][UUID_STRLEN + 1];
+	char			*publish_tmp[REQ_MAX_PUBLISH];
+	char			*publish_final[REQ_MAX_PUBLISH];
+	size_t			 npublish;
+
+	/* audit (set by write handlers) */
+	const char		*audit_type;
+	char			 audit_id[UUID_STRLEN + 1];
+
+	/* output */
+	int			 status;
+	struct buf		 out;
+	const char		*out_type;	/* NULL: JSON */
+	char			*hdr_name[REQ_MAX_HEADERS];
+	char			*hdr_value[REQ_MAX_HEADERS];
+	size_t			 nhdr;
+};
+
+/* req.c */
+
+/* Prepare r for a new request; req_release() frees what it gathered. */
+void		 req_init(struct req *, struct db *, const struct conf *);
+void		 req_release(struct req *);
+/*
+ * Split the raw query string into r->q with percent-decoding.  Returns
+ * FB_EINVAL on bad escapes (with the parameter's name, as sent, in
+ * bad[0..badsz-1]) or too many parameters (bad empty).
+ */
+enum fb_err	 req_parse_query(struct req *, const char *query, char *bad,
+		    size_t badsz) FB_WUR;
+/* Value of the first query parameter `name`, or NULL. */
+const char	*req_query(const struct req *, const char *name);
+/* Value of path variable `name` ("site_id"), or NULL. */
+const char	*req_pathvar(const struct req *, const char *name);
+/*
+ * Whether a response header may be written: the name a token, the value
+ * visible ASCII with spaces and tabs (RFC 9110 5.1, 5.5), never CR, LF,
+ * NUL or another control character, never a byte past 0x7e.  Every
+ * header Formback writes passes it (response splitting, CWE-113).
+ */
+bool		 http_header_ok(const char *name, const char *value);
+/*
+ * Add a response header; both strings are copied.  FB_EINVAL (logged,
+ * nothing added) when http_header_ok() refuses it; FB_ENOMEM when full.
+ */
+enum fb_err	 req_header(struct req *, const char *name, const char *value);
+/* Drop headers and body, for a retried transaction. */
+void		 req_reset_response(struct req *);
+
+/*
+ * Set a success response: status and the JSON object, which this takes
+ * over (json_object_put).  Returns FB_OK or FB_ENOMEM.
+ */
+enum fb_err	 req_json(struct req *, int status, json_object *) FB_WUR;
+/* A response without a body (204). */
+void		 req_empty(struct req *, int status);
+
+/*
+ * Write the contract's error envelope (contract: Errors) for `code`, with
+ * `param` naming the offending field (NULL: none) and the request id.
+ * Always returns FB_OK so handlers can `return api_error(...)`.
+ */
+enum fb_err	 api_error(struct req *, enum api_code, const char *param);
+
+/*
+ * body.c: reading JSON body fields with the contract's errors.  Each
+ * returns 1 when the field holds a value, 0 when it is absent or null
+ * (allowed only when not required), and -1 after writing a 422 naming the
+ * field (parameter_missing or parameter_invalid).
+ */
+int	body_str(struct req *, const char *name, bool required, size_t maxchars,
+	    const char **out);
+int	body_int(struct req *, const char *name, bool required, long long min,
+	    long long max, long long *out);
+/* True when the body has `name` at all (even null). */
+bool	body_has(struct req *, const char *name);
+/* page.c: cursor paging (contract: conventions 5; design 6). */
+
+struct page {
+	int	 limit;
+	bool	 has_after;
+	char	 after[UUID_STRLEN + 1];	/* last id of the previous page */
+};
+
+/*
+ * Read `limit` and `cursor` (already shape-checked by the dispatcher) for
+ * the current route.  A cursor is base64url of (version, list tag, last id)
+ * plus a MAC under a key derived from the master key over it and its
+ * scope (the list, the tenant, the path, the filters), so a cursor never
+ * issued by this list for this tenant and these filters is refused: 400
+ * cursor_invalid, param "cursor".
+ * Returns 0, or -1 after writing the error.
+ */
+int	page_from_req(struct req *, struct page *);
+/*
+ * Finish a list: given rows fetched with limit+1, set "has_more" and
+ * "next_cursor" (signed with the last id of the page) on `envelope`.
+ * `last_id` is the id of row `limit - 1` when there are more rows.
+ */
+enum fb_err page_finish(struct req *, json_object *envelope, const struct page *,
+	    unsigned nrows, const char *last_id) FB_WUR;
+/*
+ * Answer a list page (contract: conventions 5): "object", "data" with
+ * row(res, i) for the first pg->limit rows, then "next_cursor" (signed
+ * with the id in column id_col of the last row shown) and "has_more".
+ * `res` holds up to limit+1 rows and is freed here; `extra` (may be NULL)
+ * is merged into the envelope and taken over.
+ */
+typedef json_object *(*row_writer)(const struct dbres *, unsigned);
+enum fb_err page_answer(struct req *, const struct page *, struct dbres *res,
+	    unsigned id_col, row_writer row, json_object *extra) FB_WUR;
+/* Encode and decode cursors for list `tag` (unit-tested). */
+void	cursor_encode(const unsigned char *mk, const char *tag, const char *id,
+	    char *out, size_t outsz);
+bool	cursor_decode(const unsigned char *mk, const char *tag, const char *cur,
+	    char id[UUID_STRLEN + 1]);
+
+/* dispatch.c */
+
+/*
+ * Handle requests that req_init() prepared and the caller filled in, in
+ * three steps, so that the rate admissions (contract: Limits) of those
+ * that arrived together are made with one statement per tenant
+ * (db_rate_admit_n()) instead of one each.
+ * dispatch_begin() answers r, or returns true when r, authenticated by a
+ * cached key look-up, waits for its admission; dispatch_admit() admits
+ * the waiting ones among rs[0..n-1] (or answers them: 401 after a stale
+ * look-up, 429); dispatch_end() then answers a request dispatch_begin()
+ * left waiting.
+ */
+bool	dispatch_begin(struct req *r);
+void	dispatch_admit(struct req **rs, size_t n);
+void	dispatch_end(struct req *r);
+/*
+ * Find the route for (method, path).  Returns it and fills the path
+ * variables; NULL with *path_known set when the path exists for another
+ * method (then `allow` holds "GET, POST").
+ */
+const struct route *route_match(struct req *, const char *method,
+	    const char *path, bool *path_known, char *allow, size_t allowsz);
+
+#endif
