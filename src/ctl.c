@@ -13,7 +13,7 @@
 #include <idn2.h>
 #include <sodium.h>
 
-#include "formback.h"
+#include "api.h"
 #include "pii.h"
 #include "publish.h"
 #include "store.h"

@@ -361,11 +361,22 @@ idem_key_ok(const char *k)
 	return true;
 }
 
+/*
+ * A new start for the handler (a retried transaction): no answer, and no
+ * file an earlier try published.
+ */
+static void
+reset(struct req *r)
+{
+	req_reset_response(r);
+	publish_abort(r);
+}
+
 /* Answer an internal error as the contract's api_error. */
 static void
 internal(struct req *r, enum fb_err e)
 {
-	req_reset_response(r);
+	reset(r);
 	logx(LOG_ERR, "request failed: %s", fb_strerror(e));
 	(void)api_error(r, e == FB_EGONE || e == FB_ERETRY ? AC_UNAVAILABLE :
 	    AC_INTERNAL, NULL);
@@ -486,7 +497,7 @@ run_handler_tx(struct req *r)
 		return;
 	}
 	for (try = 0; try < TX_TRIES; try++) {
-		req_reset_response(r);
+		reset(r);
 		if ((e = db_begin(r->db)) != FB_OK)
 			break;
 		if (idem) {

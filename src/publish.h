@@ -6,7 +6,7 @@
 #ifndef FORMBACK_PUBLISH_H
 #define FORMBACK_PUBLISH_H
 
-#include "api.h"
+#include "req.h"
 #include "match.h"
 
 /* The live rules of a site, in evaluation order, ready for rules_decide(). */

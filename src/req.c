@@ -5,7 +5,6 @@
 #include <string.h>
 
 #include "req.h"
-#include "publish.h"
 
 #define OUT_MAX		(64u << 20)
 #define RETRY_AFTER_UNAVAILABLE	"5"	/* seconds, on a 503 */
@@ -37,7 +36,6 @@ req_release(struct req *r)
 		free(r->hdr_name[i]);
 		free(r->hdr_value[i]);
 	}
-	publish_abort(r);
 	free(r->path);
 	free(r->query);
 	if (r->json != NULL)
@@ -196,7 +194,6 @@ req_reset_response(struct req *r)
 	buf_reset(&r->out);
 	r->audit_type = NULL;
 	r->audit_id[0] = '\0';
-	publish_abort(r);
 }
 
 enum fb_err

@@ -5,7 +5,7 @@
 #ifndef FORMBACK_SMS_H
 #define FORMBACK_SMS_H
 
-#include "api.h"
+#include "formback.h"
 
 /*
  * Japanese carriers' long SMS (NTT docomo, au, SoftBank): a message is
