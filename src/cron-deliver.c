@@ -32,6 +32,7 @@
 #include <curl/curl.h>
 #include <sodium.h>
 
+#include "events.h"
 #include "formback.h"
 #include "links.h"
 #include "ingest.h"

@@ -23,7 +23,7 @@
 #include <sodium.h>
 
 #include "api.h"
-#include "send.h"
+#include "events.h"
 #include "store.h"
 
 #define ERROR_CODE_MAX	64	/* characters of deliveries.error_code */

@@ -239,29 +239,3 @@ send_sms(const struct conf *c, const char *to, const char *body,
 	curl_slist_free_all(hdr);
 	return res;
 }
-
-enum fb_err
-delivery_event(struct db *db, const char *tenant, const char *delivery,
-    const char *lead, const char *campaign, const char *channel,
-    const char *step, const char *status, const char *error_code)
-{
-	json_object	*ev = json_object_new_object();
-	bool		 failed = strcmp(status, "failed") == 0;
-	enum fb_err	 e;
-
-	jadd_str(ev, "delivery_id", delivery);
-	jadd_str(ev, "lead_id", lead);
-	jadd_str(ev, "campaign_id", campaign);
-	jadd_str(ev, "channel", channel);
-	if (step != NULL)
-		jadd_int(ev, "step", strtol(step, NULL, 10));
-	else
-		jadd_str(ev, "step", NULL);
-	jadd_str(ev, "status", status);
-	if (failed)
-		jadd_str(ev, "error_code", error_code);
-	e = db_outbox_add(db, tenant, "webhook", failed ? "delivery.failed" :
-	    "delivery.sent", json_text(ev));
-	json_object_put(ev);
-	return e;
-}

@@ -29,17 +29,6 @@ enum send_result send_email(const struct conf *, const char *to,
 	    const char *unsubscribe, const char *reference, char *error,
 	    size_t errsz);
 /*
- * Queue the DeliveryEventData of delivery `delivery` (contract: Events:
- * delivery.sent, delivery.failed as `status` is "sent" or "failed") in
- * the outbox, in the caller's transaction.  `step` is the 1-based step
- * number, NULL when the step is gone; `error_code` goes with a failure.
- */
-enum fb_err	delivery_event(struct db *, const char *tenant,
-		    const char *delivery, const char *lead, const char *campaign,
-		    const char *channel, const char *step, const char *status,
-		    const char *error_code) FB_WUR;
-
-/*
  * Send the outbox's operator emails (URL takeover notices, usage alerts)
  * to the owners and admins each row names who are still active, and mark
  * the rows processed; rows another pass holds are skipped, a row whose
