@@ -8,8 +8,11 @@
 
 #include "req.h"
 
-/* hooks.c: POST /hooks/sms/{provider}, /hooks/email/{provider}. */
-void	hooks_handle(struct req *);
+/*
+ * hooks.c: POST /hooks/sms/{provider}, /hooks/email/{provider}, a
+ * provider's receipt, in the dispatcher's transaction.
+ */
+enum fb_err	hooks_receipt(struct req *);
 
 /* openapi.c */
 

@@ -69,6 +69,9 @@ route_match(struct req *r, const char *method, const char *path,
 
 	*path_known = false;
 	allow[0] = '\0';
+	/* HEAD is GET without the body (respond() leaves it out) */
+	if (strcmp(method, "HEAD") == 0)
+		method = "GET";
 	for (i = 0; i < routes_len; i++) {
 		if (!template_match(r, routes[i].path, path, false))
 			continue;
@@ -178,6 +181,17 @@ has_body(const struct req *r)
 {
 	return strcmp(r->method, "POST") == 0 || strcmp(r->method, "PUT") == 0 ||
 	    strcmp(r->method, "PATCH") == 0;
+}
+
+/*
+ * Is the body the route's JSON?  The API's writes always (contract:
+ * conventions 2); a route outside the contract when its row names a body.
+ */
+static bool
+wants_json(const struct req *r)
+{
+	return has_body(r) && ((r->route->flags & R_INTERNAL) == 0 ||
+	    r->route->body_schema != NULL);
 }
 
 /* Parse the body as one JSON object, capped in depth (STYLE 9). */
@@ -557,6 +571,40 @@ run_handler_tx(struct req *r)
 	internal(r, e);
 }
 
+/*
+ * A public route that writes (R_TX: an opt-out, a provider's receipt):
+ * the handler in one transaction, retried as a whole on deadlock,
+ * committed when it answers below 400, else rolled back.
+ */
+static void
+run_public_tx(struct req *r)
+{
+	enum fb_err	 e;
+	int		 try;
+
+	if ((e = db_ensure(r->db)) != FB_OK) {
+		internal(r, FB_EGONE);
+		return;
+	}
+	for (try = 0; try < TX_TRIES; try++) {
+		reset(r);
+		if ((e = db_begin(r->db)) != FB_OK)
+			break;
+		if ((e = r->route->fn(r)) == FB_OK && r->status == 0)
+			e = FB_EINVAL;
+		if (e == FB_OK && r->status >= 400) {
+			db_rollback(r->db);
+			return;
+		}
+		if (e == FB_OK && (e = db_commit(r->db)) == FB_OK)
+			return;
+		db_rollback(r->db);
+		if (e != FB_ERETRY)
+			break;
+	}
+	internal(r, e);
+}
+
 /* The transaction, then the files it published: renamed in on commit. */
 static void
 run_handler(struct req *r)
@@ -589,12 +637,12 @@ dispatch_admitted(struct req *r)
 	}
 	if (!check_params(r))
 		return;
-	if (has_body(r) && !parse_body(r))
+	if (wants_json(r) && !parse_body(r))
 		return;
 	run_handler(r);
 }
 
-bool
+enum dispatch_next
 dispatch_begin(struct req *r)
 {
 	char		 allow[128];
@@ -602,17 +650,6 @@ dispatch_begin(struct req *r)
 	enum fb_err	 e;
 
 	log_set_request_id(r->request_id);
-	/* POST /tag/v1/events never comes here: see tag_collect_begin() */
-	if ((strncmp(r->path, "/hooks/sms/", 11) == 0 && r->path[11] != '\0') ||
-	    (strncmp(r->path, "/hooks/email/", 13) == 0 && r->path[13] != '\0')) {
-		hooks_handle(r);
-		return false;
-	}
-	if (strncmp(r->path, "/r/", 3) == 0 || strncmp(r->path, "/o/", 3) == 0 ||
-	    strncmp(r->path, "/u/", 3) == 0) {
-		links_handle(r);
-		return false;
-	}
 	r->route = route_match(r, r->method, r->path, &known, allow, sizeof(allow));
 	if (r->route == NULL) {
 		/*
@@ -622,47 +659,53 @@ dispatch_begin(struct req *r)
 		 * the 404 or 405 alone, never a 401.
 		 */
 		if (r->authorization == NULL || *r->authorization == '\0' ||
-		    db_ensure(r->db) != FB_OK) {
+		    strncmp(r->path, "/api/", 5) != 0 || db_ensure(r->db) != FB_OK) {
 			no_route(r, known, allow);
-			return false;
+			return DISPATCH_DONE;
 		}
 		e = authenticate(r);
 		if (e == FB_OK && r->status == 0 && r->auth.cached)
-			return true;
+			return DISPATCH_ADMIT;
 		if (e != FB_OK || r->status != 429) {
 			req_reset_response(r);
 			no_route(r, known, allow);
 		}
-		return false;
+		return DISPATCH_DONE;
 	}
+	/* the tag's events are filed in batches by the main loop */
+	if ((r->route->flags & R_COLLECT) != 0)
+		return DISPATCH_COLLECT;
 	/*
 	 * Bodies are JSON whatever Content-Type says (contract: conventions
 	 * 2): a client that forgets the header still gets a precise answer.
 	 */
 	if (has_body(r) && r->body_too_large) {
 		(void)api_error(r, AC_BODY_TOO_LARGE, NULL);
-		return false;
+		return DISPATCH_DONE;
 	}
 	if ((r->route->flags & R_PUBLIC) != 0) {
-		if (check_params(r) && (!has_body(r) || parse_body(r)) &&
-		    (e = r->route->fn(r)) != FB_OK)
+		if (!check_params(r) || (wants_json(r) && !parse_body(r)))
+			return DISPATCH_DONE;
+		if ((r->route->flags & R_TX) != 0)
+			run_public_tx(r);
+		else if ((e = r->route->fn(r)) != FB_OK)
 			internal(r, e);
-		return false;
+		return DISPATCH_DONE;
 	}
 	if ((e = db_ensure(r->db)) != FB_OK) {
 		internal(r, FB_EGONE);
-		return false;
+		return DISPATCH_DONE;
 	}
 	if ((e = authenticate(r)) != FB_OK) {
 		internal(r, e);
-		return false;
+		return DISPATCH_DONE;
 	}
 	if (r->status != 0)
-		return false;
+		return DISPATCH_DONE;
 	if (r->auth.cached)
-		return true;
+		return DISPATCH_ADMIT;
 	dispatch_admitted(r);
-	return false;
+	return DISPATCH_DONE;
 }
 
 /* Do a and b wait for the same admission (tenant, look-up, limit)? */

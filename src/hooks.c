@@ -14,7 +14,8 @@
  * with the error; a hard bounce also adds a tenant-wide `bounce`
  * suppression of that contact, so no later send goes to it.  Answers 204,
  * 400 for a malformed body, 401 for a wrong token (or none configured),
- * 404 for an unknown delivery.  Emails carry Message-ID
+ * 404 for an unknown delivery.  Rows of the route table (route.c): the
+ * dispatcher parses the body and runs the receipt in its transaction.  Emails carry Message-ID
  * <delivery id@domain of smtp_from>, so a bounce that quotes it is enough.
  */
 #include <stdio.h>
@@ -132,47 +133,23 @@ apply(struct req *r, json_object *o, bool *found)
 	return e;
 }
 
-void
-hooks_handle(struct req *r)
+enum fb_err
+hooks_receipt(struct req *r)
 {
-	json_object	*o;
 	const char	*st;
 	bool		 found;
 	enum fb_err	 e;
 
-	if (strcmp(r->method, "POST") != 0) {
-		req_header(r, "Allow", "POST");
-		(void)api_error(r, AC_METHOD_NOT_ALLOWED, NULL);
-		return;
-	}
-	if (!token_ok(r)) {
-		(void)api_error(r, AC_API_KEY_INVALID, NULL);
-		return;
-	}
-	o = !r->body_too_large ? json_parse_object(r->body.data, r->body.len,
-	    r->conf->max_json_depth) : NULL;
-	if (o == NULL) {
-		(void)api_error(r, AC_INVALID_JSON, "body");
-		return;
-	}
-	st = str(o, "status");
+	if (!token_ok(r))
+		return api_error(r, AC_API_KEY_INVALID, NULL);
+	st = str(r->json, "status");
 	if (st == NULL || (strcmp(st, "delivered") != 0 && strcmp(st, "failed") != 0 &&
-	    strcmp(st, "bounced") != 0)) {
-		json_object_put(o);
-		(void)api_error(r, AC_EVENT_INVALID, "status");
-		return;
-	}
-	if ((e = db_ensure(r->db)) == FB_OK && (e = db_begin(r->db)) == FB_OK) {
-		if ((e = apply(r, o, &found)) == FB_OK && found)
-			e = db_commit(r->db);
-		else
-			db_rollback(r->db);
-	}
-	json_object_put(o);
-	if (e != FB_OK)
-		(void)api_error(r, AC_UNAVAILABLE, NULL);
-	else if (!found)
-		(void)api_error(r, AC_NOT_FOUND, "reference");
-	else
-		req_empty(r, 204);
+	    strcmp(st, "bounced") != 0))
+		return api_error(r, AC_EVENT_INVALID, "status");
+	if ((e = apply(r, r->json, &found)) != FB_OK)
+		return e;
+	if (!found)
+		return api_error(r, AC_NOT_FOUND, "reference");
+	req_empty(r, 204);
+	return FB_OK;
 }

@@ -42,15 +42,14 @@ enum fb_err	tag_apply_part(struct db *, const struct conf *, unsigned part,
 
 /*
  * The collector in steps, so that a worker files the events that arrived
- * together with one INSERT and one commit (formback.fcgi's main loop):
+ * together with one INSERT and one commit (formback.fcgi's main loop,
+ * for the route that dispatch_begin() gives over, DISPATCH_COLLECT):
  * tag_collect_begin() checks a request and makes its event's row, or
- * answers it (an error, the CORS preflight) and returns NULL;
+ * answers it (an error) and returns NULL;
  * tag_collect_file() counts the batch against the abuse limits and files
  * the events within them; tag_collect_end() then writes each request's
  * answer (204, 429 for an event past a limit, or 503/500 with the
- * filing's error) and frees the pending event.  The collector has no
- * other entry: formback.fcgi takes POST /tag/v1/events before
- * dispatch_begin().
+ * filing's error) and frees the pending event.
  */
 struct req;
 struct tag_pending;
@@ -65,6 +64,11 @@ struct tag_pending	*tag_collect_begin(struct req *);
  */
 enum fb_err		 tag_collect_file(struct db *, const struct conf *,
 			    struct tag_pending **, size_t n) FB_WUR;
+/*
+ * OPTIONS /tag/v1/events, the CORS preflight, a route of its own: 204,
+ * with the CORS headers for an origin on a site's domain only.
+ */
+enum fb_err		 tag_preflight(struct req *);
 void			 tag_collect_end(struct req *, struct tag_pending *,
 			    enum fb_err);
 

@@ -4,7 +4,8 @@
  * pixel, /u/{token} is the recipient's opt-out page: GET shows it, POST
  * (the page's button, or an RFC 8058 one-click request) adds opt_out
  * suppressions for the lead's contacts and cancels its pending
- * deliveries, so no later send goes out.
+ * deliveries, so no later send goes out.  Rows of the route table
+ * (route.c); the dispatcher runs the POST in its transaction.
  */
 #include <stdio.h>
 #include <string.h>
@@ -98,66 +99,118 @@ opt_out(struct req *r, const char *tenant, const char *lead)
 	return e;
 }
 
-void
-links_handle(struct req *r)
+#define NOT_FOUND_TITLE	"ページが見つかりません"
+#define NOT_FOUND_TEXT	"リンクが正しくないか、期限が切れています。"
+
+/*
+ * The link of the request's token, of `kind`, counted as visited: its
+ * tenant, lead and URL (NULL for none) into the caller's buffers.
+ * Returns FB_OK with *found, false after answering 404; or the
+ * database's error.
+ */
+static enum fb_err
+link_visit(struct req *r, const char *kind, char tenant[UUID_STRLEN + 1],
+    char lead[UUID_STRLEN + 1], char url[URL_MAX + 1], bool *found)
+{
+	const char	*tok = req_pathvar(r, "token");
+	struct dbres	 l;
+	enum fb_err	 e;
+
+	*found = false;
+	if (strlen(tok) != LINK_TOKEN_LEN || strspn(tok, b62) != LINK_TOKEN_LEN) {
+		page(r, 404, NOT_FOUND_TITLE, NOT_FOUND_TEXT, NULL);
+		return FB_OK;
+	}
+	if ((e = db_ensure(r->db)) != FB_OK ||
+	    (e = db_sd(r->db, SD_LINK_GET, DBPARAMS(P_STR(tok)), &l)) != FB_OK)
+		return e;
+	if (l.nrows == 0 || strcmp(dbres_get(&l, 0, 3), kind) != 0) {
+		dbres_free(&l);
+		page(r, 404, NOT_FOUND_TITLE, NOT_FOUND_TEXT, NULL);
+		return FB_OK;
+	}
+	snprintf(tenant, UUID_STRLEN + 1, "%s", dbres_get(&l, 0, 0));
+	snprintf(lead, UUID_STRLEN + 1, "%s", dbres_get(&l, 0, 2));
+	snprintf(url, URL_MAX + 1, "%s", dbres_get(&l, 0, 4) != NULL ?
+	    dbres_get(&l, 0, 4) : "");
+	dbres_free(&l);
+	if ((e = db_sd(r->db, SD_LINK_HIT, DBPARAMS(P_STR(tok)), NULL)) != FB_OK)
+		return e;
+	*found = true;
+	return FB_OK;
+}
+
+enum fb_err
+links_click(struct req *r)
+{
+	char		 tenant[UUID_STRLEN + 1], lead[UUID_STRLEN + 1];
+	char		 url[URL_MAX + 1], to[URL_MAX + 1];
+	bool		 found;
+	enum fb_err	 e;
+
+	if ((e = link_visit(r, "click", tenant, lead, url, &found)) != FB_OK || !found)
+		return e;
+	/* only ever a URL as the parser writes it (rows of older releases too) */
+	if (url_normalize(url, to) && req_header(r, "Location", to) == FB_OK) {
+		req_header(r, "Referrer-Policy", "no-referrer");
+		req_empty(r, 302);
+	} else
+		page(r, 404, NOT_FOUND_TITLE, "リンク先がありません。", NULL);
+	return FB_OK;
+}
+
+enum fb_err
+links_open(struct req *r)
 {
 	static const unsigned char gif[] = {
 		0x47, 0x49, 0x46, 0x38, 0x39, 0x61, 0x01, 0x00, 0x01, 0x00, 0x80,
 		0x00, 0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0x21, 0xf9, 0x04,
 		0x01, 0x00, 0x00, 0x00, 0x00, 0x2c, 0x00, 0x00, 0x00, 0x00, 0x01,
 		0x00, 0x01, 0x00, 0x00, 0x02, 0x02, 0x44, 0x01, 0x00, 0x3b };
-	const char	*tok = r->path + 3;
-	struct dbres	 l;
-	char		 kind = r->path[1], tenant[UUID_STRLEN + 1], lead[UUID_STRLEN + 1];
-	char		 to[URL_MAX + 1];
+	char		 tenant[UUID_STRLEN + 1], lead[UUID_STRLEN + 1], url[URL_MAX + 1];
+	bool		 found;
 	enum fb_err	 e;
-	bool		 post = strcmp(r->method, "POST") == 0;
 
-	if (strlen(tok) != LINK_TOKEN_LEN || strspn(tok, b62) != LINK_TOKEN_LEN ||
-	    (!post && strcmp(r->method, "GET") != 0 && strcmp(r->method, "HEAD") != 0) ||
-	    (post && kind != 'u') || db_ensure(r->db) != FB_OK ||
-	    db_sd(r->db, SD_LINK_GET, DBPARAMS(P_STR(tok)), &l) != FB_OK) {
-		page(r, 404, "ページが見つかりません", "リンクが正しくないか、期限が切れています。", NULL);
-		return;
-	}
-	if (l.nrows == 0 || strcmp(dbres_get(&l, 0, 3), kind == 'r' ? "click" :
-	    kind == 'o' ? "open" : "optout") != 0) {
-		dbres_free(&l);
-		page(r, 404, "ページが見つかりません", "リンクが正しくないか、期限が切れています。", NULL);
-		return;
-	}
-	snprintf(tenant, sizeof(tenant), "%s", dbres_get(&l, 0, 0));
-	snprintf(lead, sizeof(lead), "%s", dbres_get(&l, 0, 2));
-	e = db_sd(r->db, SD_LINK_HIT, DBPARAMS(P_STR(tok)), NULL);
-	if (kind == 'r') {
-		/* only ever a URL as the parser writes it (rows of older releases too) */
-		if (e == FB_OK && dbres_get(&l, 0, 4) != NULL &&
-		    url_normalize(dbres_get(&l, 0, 4), to) &&
-		    req_header(r, "Location", to) == FB_OK) {
-			req_header(r, "Referrer-Policy", "no-referrer");
-			req_empty(r, 302);
-		} else
-			page(r, 404, "ページが見つかりません", "リンク先がありません。", NULL);
-	} else if (kind == 'o') {
-		buf_reset(&r->out);
-		r->status = buf_add(&r->out, gif, sizeof(gif)) == FB_OK ? 200 : 500;
-		r->out_type = "image/gif";
-	} else if (!post)
-		page(r, 200, "配信停止", "今後のご案内(SMS・メール)が不要な場合は、下のボタンを"
-		    "押してください。", r->path);
-	else {
-		e = db_begin(r->db);
-		if (e == FB_OK)
-			e = opt_out(r, tenant, lead);
-		if (e == FB_OK)
-			e = db_commit(r->db);
-		else
-			db_rollback(r->db);
-		if (e == FB_OK)
-			page(r, 200, "配信を停止しました", "今後、ご案内はお送りしません。", NULL);
-		else
-			page(r, 503, "ただいま混み合っています", "時間をおいてもう一度お試しください。",
-			    r->path);
-	}
-	dbres_free(&l);
+	if ((e = link_visit(r, "open", tenant, lead, url, &found)) != FB_OK || !found)
+		return e;
+	buf_reset(&r->out);
+	if ((e = buf_add(&r->out, gif, sizeof(gif))) != FB_OK)
+		return e;
+	r->status = 200;
+	r->out_type = "image/gif";
+	return FB_OK;
+}
+
+enum fb_err
+links_optout_page(struct req *r)
+{
+	char		 tenant[UUID_STRLEN + 1], lead[UUID_STRLEN + 1], url[URL_MAX + 1];
+	bool		 found;
+	enum fb_err	 e;
+
+	if ((e = link_visit(r, "optout", tenant, lead, url, &found)) != FB_OK || !found)
+		return e;
+	page(r, 200, "配信停止", "今後のご案内(SMS・メール)が不要な場合は、下のボタンを"
+	    "押してください。", r->path);
+	return FB_OK;
+}
+
+enum fb_err
+links_optout(struct req *r)
+{
+	char		 tenant[UUID_STRLEN + 1], lead[UUID_STRLEN + 1], url[URL_MAX + 1];
+	bool		 found;
+	enum fb_err	 e;
+
+	if ((e = link_visit(r, "optout", tenant, lead, url, &found)) == FB_OK && found)
+		e = opt_out(r, tenant, lead);
+	if (e == FB_ERETRY)
+		return e;	/* the dispatcher runs the transaction again */
+	if (e != FB_OK)
+		/* the page again, with its button (the dispatcher rolls back) */
+		page(r, 503, "ただいま混み合っています", "時間をおいてもう一度お試しください。",
+		    r->path);
+	else if (found)
+		page(r, 200, "配信を停止しました", "今後、ご案内はお送りしません。", NULL);
+	return FB_OK;
 }

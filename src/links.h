@@ -17,7 +17,16 @@ struct req;
 enum fb_err	link_create(struct db *, const char *tenant, const char *delivery,
 		    const char *lead, const char *kind, const char *url,
 		    char token[LINK_TOKEN_LEN + 1]) FB_WUR;
-/* GET /r/{token}, GET /o/{token}, GET and POST /u/{token} (design 2). */
-void	links_handle(struct req *);
+/*
+ * The links' routes (design 2): GET /r/{token} (302 to the link's URL),
+ * GET /o/{token} (the open pixel), GET /u/{token} (the opt-out page) and
+ * POST /u/{token} (the opt-out, in the dispatcher's transaction).  Each
+ * counts the visit; an unknown token, or one of another kind, is a 404
+ * page.  Return FB_OK after answering, or the database's error.
+ */
+enum fb_err	links_click(struct req *);
+enum fb_err	links_open(struct req *);
+enum fb_err	links_optout_page(struct req *);
+enum fb_err	links_optout(struct req *);
 
 #endif

@@ -176,10 +176,16 @@ take(struct slot *s, struct db *db, const struct conf *conf)
 		(void)api_error(r, AC_QUERY_INVALID, bad[0] != '\0' ? bad : NULL);
 	else {
 		read_body(r, s->fr.in);
-		if (strcmp(path, "/tag/v1/events") == 0)
+		switch (dispatch_begin(r)) {
+		case DISPATCH_COLLECT:
 			s->tp = tag_collect_begin(r);
-		else
-			s->waits = dispatch_begin(r);
+			break;
+		case DISPATCH_ADMIT:
+			s->waits = true;
+			break;
+		case DISPATCH_DONE:
+			break;
+		}
 	}
 	log_set_request_id(NULL);
 }

@@ -172,6 +172,9 @@ openapi_document(const char *base_url)
 	json_object_object_add(doc, "servers", servers);
 	paths = json_object_new_object();
 	for (i = 0; i < routes_len; i++) {
+		/* outside the public contract (Conventions 6) */
+		if ((routes[i].flags & R_INTERNAL) != 0)
+			continue;
 		if (!json_object_object_get_ex(paths, routes[i].path, &item)) {
 			item = json_object_new_object();
 			json_object_object_add(paths, routes[i].path, item);

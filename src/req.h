@@ -43,8 +43,11 @@ struct param_def {
 };
 
 /* Route flags. */
-#define R_PUBLIC	0x01	/* no authentication (openapi.json) */
+#define R_PUBLIC	0x01	/* no API key (openapi.json, the tag, links, receipts) */
 #define R_WRITE		0x02	/* changes data: audit row, dry run for test keys */
+#define R_INTERNAL	0x04	/* outside the public contract: not in openapi.json */
+#define R_TX		0x08	/* a public route that writes: one transaction */
+#define R_COLLECT	0x10	/* the tag's events: filed in batches (main loop) */
 
 struct req;
 typedef enum fb_err (*handler_fn)(struct req *);
@@ -250,23 +253,29 @@ bool	cursor_decode(const unsigned char *mk, const char *tag, const char *cur,
 /* dispatch.c */
 
 /*
- * Handle requests that req_init() prepared and the caller filled in, in
- * three steps, so that the rate admissions (contract: Limits) of those
- * that arrived together are made with one statement per tenant
- * (db_rate_admit_n()) instead of one each.
- * dispatch_begin() answers r, or returns true when r, authenticated by a
- * cached key look-up, waits for its admission; dispatch_admit() admits
- * the waiting ones among rs[0..n-1] (or answers them: 401 after a stale
- * look-up, 429); dispatch_end() then answers a request dispatch_begin()
- * left waiting.
+ * Every path formback.fcgi answers is a row of the one route table
+ * (route.c); the dispatcher applies the row's policy and is the one place
+ * that begins and ends transactions.  Requests are handled in three
+ * steps, so that the rate admissions (contract: Limits) of those that
+ * arrived together are made with one statement per tenant
+ * (db_rate_admit_n()) instead of one each, and the tag's events that
+ * arrived together are filed with one INSERT.
+ * dispatch_begin() answers r (DISPATCH_DONE), or says that r,
+ * authenticated by a cached key look-up, waits for its admission
+ * (DISPATCH_ADMIT), or that r is one of the tag's events
+ * (DISPATCH_COLLECT: tag_collect_begin() takes it over);
+ * dispatch_admit() admits the waiting ones among rs[0..n-1] (or answers
+ * them: 401 after a stale look-up, 429); dispatch_end() then answers a
+ * request dispatch_begin() left waiting.
  */
-bool	dispatch_begin(struct req *r);
+enum dispatch_next { DISPATCH_DONE, DISPATCH_ADMIT, DISPATCH_COLLECT };
+enum dispatch_next dispatch_begin(struct req *r);
 void	dispatch_admit(struct req **rs, size_t n);
 void	dispatch_end(struct req *r);
 /*
- * Find the route for (method, path).  Returns it and fills the path
- * variables; NULL with *path_known set when the path exists for another
- * method (then `allow` holds "GET, POST").
+ * Find the route for (method, path); HEAD takes the GET row.  Returns it
+ * and fills the path variables; NULL with *path_known set when the path
+ * exists for another method (then `allow` holds "GET, POST").
  */
 const struct route *route_match(struct req *, const char *method,
 	    const char *path, bool *path_known, char *allow, size_t allowsz);

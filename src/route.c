@@ -1,12 +1,17 @@
 /*
- * The one route table.  Each row carries its policy: scopes (all are
- * required), flags, the parameters the dispatcher checks, and the schema
- * names openapi.json shows.  To add a route: write the handler in
- * src/api/<resource>.c, declare it in api.h, add its row here (the
- * operationId from the contract's scope table), and its schemas to
- * openapi-schemas.json; tests/integ/openapi.c checks the rest.
+ * The one route table: every path formback.fcgi answers, the public API
+ * and what is outside the contract (the tag's collector, the links of
+ * sent messages, providers' receipts: R_INTERNAL, not in openapi.json).
+ * Each row carries its policy: scopes (all are required), flags, the
+ * parameters the dispatcher checks, and the schema names openapi.json
+ * shows.  To add a route: write the handler in src/api/<resource>.c,
+ * declare it in api.h, add its row here (the operationId from the
+ * contract's scope table), and its schemas to openapi-schemas.json;
+ * tests/integ/test_openapi.c checks the rest.
  */
 #include "api.h"
+#include "ingest.h"
+#include "links.h"
 
 #define LIMIT(def)	{ "limit", IN_QUERY, PT_LIMIT, false, NULL, 1, 200, def, \
 			  "Page size, 1 to 200." }
@@ -87,7 +92,17 @@ static const struct param_def p_variables[] = {
 	END
 };
 
+static const struct param_def p_token[] = {
+	{ "token", IN_PATH, PT_STRING, true, NULL, 0, 64, 0, "The link's token." },
+	END
+};
+static const struct param_def p_provider[] = {
+	{ "provider", IN_PATH, PT_STRING, true, NULL, 0, 64, 0, "The provider's name." },
+	END
+};
+
 #define S(x)	SCOPE_BIT(SC_##x)
+#define OUTSIDE	(R_PUBLIC | R_INTERNAL)	/* no key, not in the contract */
 
 const struct route routes[] = {
 	{ "GET", "/api/v1/openapi.json", api_openapi_get, "getOpenApiDocument",
@@ -222,6 +237,28 @@ const struct route routes[] = {
 	{ "GET", "/api/v1/leads/{lead_id}", api_leads_get, "getLead", S(LEADS_READ),
 	  0, p_get_lead, NULL, 200, "LeadDetailOut",
 	  "Get a lead with its landing page, UTM and timeline; contacts masked." },
+
+	/* the page tag's collector (design 3), filed in batches by the main loop */
+	{ "POST", "/tag/v1/events", NULL, "collectTagEvent", 0, OUTSIDE | R_COLLECT,
+	  p_none, NULL, 204, NULL, "An event of the page tag." },
+	{ "OPTIONS", "/tag/v1/events", tag_preflight, "preflightTagEvent", 0,
+	  OUTSIDE, p_none, NULL, 204, NULL, "The CORS preflight of the collector." },
+	/* the short links of sent messages (design 2) */
+	{ "GET", "/r/{token}", links_click, "followLink", 0, OUTSIDE, p_token,
+	  NULL, 302, NULL, "A message's click link." },
+	{ "GET", "/o/{token}", links_open, "openPixel", 0, OUTSIDE, p_token,
+	  NULL, 200, NULL, "An email's open pixel." },
+	{ "GET", "/u/{token}", links_optout_page, "optOutPage", 0, OUTSIDE, p_token,
+	  NULL, 200, NULL, "A recipient's opt-out page." },
+	{ "POST", "/u/{token}", links_optout, "optOut", 0, OUTSIDE | R_TX, p_token,
+	  NULL, 200, NULL, "Opt out (the page's button, RFC 8058 one-click)." },
+	/* providers' receipts (design 2) */
+	{ "POST", "/hooks/sms/{provider}", hooks_receipt, "smsReceipt", 0,
+	  OUTSIDE | R_TX, p_provider, "ReceiptIn", 204, NULL,
+	  "An SMS provider's receipt." },
+	{ "POST", "/hooks/email/{provider}", hooks_receipt, "emailReceipt", 0,
+	  OUTSIDE | R_TX, p_provider, "ReceiptIn", 204, NULL,
+	  "An email provider's receipt." },
 };
 
 const size_t routes_len = NELEM(routes);

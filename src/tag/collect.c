@@ -360,8 +360,8 @@ prepare(struct req *r, struct tag_pending *p, enum fb_err *e)
  * subdomains, and for no other (issue 11).  No body is read here, so the
  * site is not known: any site's domain will do.
  */
-static void
-preflight(struct req *r)
+enum fb_err
+tag_preflight(struct req *r)
 {
 	struct url_loc	*o;
 	bool		 known = false;
@@ -380,6 +380,7 @@ preflight(struct req *r)
 	} else
 		req_header(r, "Vary", "Origin");
 	req_empty(r, 204);
+	return FB_OK;
 }
 
 static void
@@ -395,15 +396,6 @@ tag_collect_begin(struct req *r)
 	struct tag_pending	*p;
 	enum fb_err		 e = FB_OK;
 
-	if (strcmp(r->method, "OPTIONS") == 0) {
-		preflight(r);
-		return NULL;
-	}
-	if (strcmp(r->method, "POST") != 0) {
-		req_header(r, "Allow", "POST, OPTIONS");
-		(void)api_error(r, AC_METHOD_NOT_ALLOWED, NULL);
-		return NULL;
-	}
 	if (r->body_too_large || r->body.len > EVENT_BODY_MAX) {
 		(void)api_error(r, AC_BODY_TOO_LARGE, NULL);
 		return NULL;

@@ -79,10 +79,14 @@ Test(tables, routes_are_well_formed)
 	const struct param_def	*p;
 
 	for (i = 0; i < routes_len; i++) {
-		cr_assert_not_null(routes[i].fn);
+		/* the collector alone is taken by the main loop, not a handler */
+		cr_assert((routes[i].fn == NULL) == ((routes[i].flags & R_COLLECT) != 0),
+		    "%s %s", routes[i].method, routes[i].path);
 		cr_assert_not_null(routes[i].operation_id);
 		cr_assert_not_null(routes[i].params);
-		cr_assert_eq(strncmp(routes[i].path, "/api/v1/", 8), 0);
+		/* the contract's paths, and the rest outside it */
+		cr_assert(strncmp(routes[i].path, "/api/v1/", 8) == 0 ||
+		    (routes[i].flags & R_INTERNAL) != 0, "%s", routes[i].path);
 		cr_assert(routes[i].scopes != 0 || (routes[i].flags & R_PUBLIC));
 		for (j = 0; j < i; j++) {
 			cr_assert_str_neq(routes[i].operation_id, routes[j].operation_id);
