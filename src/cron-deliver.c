@@ -36,7 +36,7 @@
 #include "formback.h"
 #include "links.h"
 #include "ingest.h"
-#include "match.h"
+#include "url.h"
 #include "pii.h"
 #include "send.h"
 #include "sms.h"

@@ -14,7 +14,7 @@
 
 #include "links.h"
 #include "req.h"
-#include "match.h"
+#include "url.h"
 #include "store.h"
 
 static const char b62[] =

@@ -6,24 +6,9 @@
 #ifndef FORMBACK_MATCH_H
 #define FORMBACK_MATCH_H
 
-#include "formback.h"
+#include "url.h"
 
-#define URL_MAX		2048
 #define RULE_PATTERN_MAX 512
-
-/*
- * A URL as a browser's location gives it: the three parts used for
- * judging (hostname, pathname, search), and what url_href() needs to
- * write the whole URL back.
- */
-struct url_loc {
-	char	 protocol[8];		/* "http:" or "https:" */
-	char	 hostname[256];		/* lower case, no port */
-	char	 port[8];		/* "" when the scheme's default */
-	char	 pathname[URL_MAX];	/* percent-encoded, "/" when empty */
-	char	 search[URL_MAX];	/* "" or "?..." percent-encoded */
-	char	 hash[URL_MAX];		/* "" or "#..." percent-encoded */
-};
 
 enum match_type { MT_PREFIX = 0, MT_GLOB, MT_REGEX, MT_QUERY, MT_HOST, MT__MAX };
 enum rule_role { ROLE_LANDING = 0, ROLE_FORM, ROLE_THANKS, ROLE__MAX };
@@ -42,43 +27,6 @@ struct url_rule {
 	void		*re;		/* compiled regex, for MT_REGEX; rules_free() */
 };
 
-/*
- * Parse an absolute http(s) URL into its location as a browser's URL
- * parser gives it (the URL Standard, WHATWG: trimming, '\' as '/', user
- * info and port dropped, IDNA and IPv4/IPv6 host forms, dot segments
- * removed, the path and query percent-encoded with the standard's sets).
- * Returns false for what a browser would not parse, or past URL_MAX.
- */
-bool	url_parse(const char *url, struct url_loc *);
-/*
- * Write the URL of `loc` as the URL Standard serializes it (href), user
- * info left out: only printable ASCII, never a space, quote, '<', '>' or
- * a control character, so it is safe in a header (Location) and in HTML
- * attributes.  Returns false when it does not fit in outsz bytes or
- * passes URL_MAX characters (out is then "").
- */
-bool	url_href(const struct url_loc *, char *out, size_t outsz);
-/*
- * The one way an outside URL is kept or emitted: parse `in` as a browser
- * would (url_parse) and write its href (url_href) into out (URL_MAX + 1
- * bytes).  Returns false when `in` is not an http(s) URL a browser would
- * load or its href passes URL_MAX; out is then "".  (STYLE 23: a URL is
- * stored and emitted only as the parser serialized it.)
- */
-bool	url_normalize(const char *in, char out[URL_MAX + 1]);
-/*
- * Take out of a parsed URL every part that may carry a contact, so that
- * no clear contact reaches the database or the logs through a URL (issue
- * 11; design 6): a path segment that holds one (contact_in_text(), after
- * percent-decoding) becomes "redacted"; a query or fragment parameter
- * goes when its name says it is a contact (tel, phone, mail, denwa,
- * keitai, mobile, contact) or its name or value holds one, and so do
- * neighbouring parameters of nothing but 2 to 5 digits that together
- * make a phone number (a number typed into split fields); a fragment
- * that is not parameters goes whole when it holds one.  Returns whether
- * anything was taken out.
- */
-bool	url_scrub(struct url_loc *);
 /* Look a name up in a table; -1 when unknown. */
 int	match_type_parse(const char *);
 int	rule_role_parse(const char *);

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "req.h"
+#include "url.h"
 
 #define OUT_MAX		(64u << 20)
 #define RETRY_AFTER_UNAVAILABLE	"5"	/* seconds, on a 503 */
@@ -45,82 +46,41 @@ req_release(struct req *r)
 	memset(r, 0, sizeof(*r));
 }
 
-static int
-hexval(int c)
-{
-	if (c >= '0' && c <= '9')
-		return c - '0';
-	if (c >= 'a' && c <= 'f')
-		return c - 'a' + 10;
-	if (c >= 'A' && c <= 'F')
-		return c - 'A' + 10;
-	return -1;
-}
-
-/* Percent-decode [s, s+n) into a new string; '+' is a space. */
+/* A part of the query, percent-decoded strictly into a new string, or NULL. */
 static char *
-pct_decode(const char *s, size_t n)
+query_part(const char *s, size_t n)
 {
-	char	*o, *p;
-	size_t	 i;
-	int	 hi, lo;
+	char	*o;
 
-	if ((o = p = malloc(n + 1)) == NULL)
-		return NULL;
-	for (i = 0; i < n; i++) {
-		if (s[i] == '%') {
-			if (i + 2 >= n) {
-				free(o);
-				return NULL;
-			}
-			if ((hi = hexval((unsigned char)s[i + 1])) < 0 ||
-			    (lo = hexval((unsigned char)s[i + 2])) < 0 ||
-			    (hi == 0 && lo == 0)) {
-				free(o);
-				return NULL;
-			}
-			*p++ = (char)(hi << 4 | lo);
-			i += 2;
-		} else if (s[i] == '+')
-			*p++ = ' ';
-		else
-			*p++ = s[i];
+	if ((o = malloc(n + 1)) != NULL && !pct_decode(s, n, PCT_PLUS | PCT_STRICT,
+	    o, n + 1)) {
+		free(o);
+		o = NULL;
 	}
-	*p = '\0';
 	return o;
 }
 
 enum fb_err
 req_parse_query(struct req *r, const char *query, char *bad, size_t badsz)
 {
-	const char	*p, *amp, *eq;
-	size_t		 n;
+	struct query_pair q;
+	const char	*p;
 
 	bad[0] = '\0';
 	if (query == NULL || *query == '\0')
 		return FB_OK;
 	if ((r->query = strdup(query)) == NULL)
 		return FB_ENOMEM;
-	for (p = query; *p != '\0'; p = amp + 1) {
-		amp = strchr(p, '&');
-		n = amp != NULL ? (size_t)(amp - p) : strlen(p);
-		if (n > 0) {
-			if (r->nq == REQ_MAX_QUERY)
-				return FB_EINVAL;
-			eq = memchr(p, '=', n);
-			r->q[r->nq].name = pct_decode(p, eq != NULL ? (size_t)(eq - p) : n);
-			r->q[r->nq].value = eq != NULL ?
-			    pct_decode(eq + 1, n - (size_t)(eq + 1 - p)) : strdup("");
-			r->nq++;
-			if (r->q[r->nq - 1].name == NULL ||
-			    r->q[r->nq - 1].value == NULL) {
-				snprintf(bad, badsz, "%.*s", (int)(eq != NULL ?
-				    (size_t)(eq - p) : n), p);
-				return FB_EINVAL;
-			}
+	for (p = query; query_next(&p, &q); ) {
+		if (r->nq == REQ_MAX_QUERY)
+			return FB_EINVAL;
+		r->q[r->nq].name = query_part(q.name, q.name_len);
+		r->q[r->nq].value = query_part(q.value, q.value_len);
+		r->nq++;
+		if (r->q[r->nq - 1].name == NULL || r->q[r->nq - 1].value == NULL) {
+			snprintf(bad, badsz, "%.*s", (int)q.name_len, q.name);
+			return FB_EINVAL;
 		}
-		if (amp == NULL)
-			break;
 	}
 	return FB_OK;
 }

@@ -3,7 +3,7 @@
 #include <string.h>
 #include <strings.h>
 
-#include "match.h"
+#include "url.h"
 #include "sms.h"
 
 static long

@@ -10,7 +10,7 @@
 #include <strings.h>
 
 #include "../api.h"
-#include "../match.h"
+#include "../url.h"
 #include "../sms.h"
 #include "../store.h"
 

@@ -79,35 +79,27 @@ outbox_lead(struct apply *a, const char *tenant, const char *type, json_object *
 	return e;
 }
 
+/* The UTM parameters of a page's query, decoded, as JSON into out. */
 static void
 utm_from(const char *search, char *out, size_t outsz)
 {
 	static const char *const keys[] = { "utm_source", "utm_medium",
 	    "utm_campaign", "utm_term", "utm_content" };
+	struct query_pair q;
 	json_object	*o = json_object_new_object();
-	const char	*p, *amp, *eq;
+	const char	*p;
 	char		 name[32], val[256];
-	size_t		 i, n, k, vn;
+	size_t		 k;
 
-	for (p = *search == '?' ? search + 1 : search; *p != '\0'; p = amp + 1) {
-		amp = p + strcspn(p, "&");
-		n = (size_t)(amp - p);
-		eq = memchr(p, '=', n);
-		if (eq != NULL && (size_t)(eq - p) < sizeof(name)) {
-			snprintf(name, sizeof(name), "%.*s", (int)(eq - p), p);
-			for (k = 0; k < NELEM(keys); k++)
-				if (strcmp(name, keys[k]) == 0) {
-					vn = (size_t)(amp - eq - 1);
-					if (vn >= sizeof(val))
-						vn = sizeof(val) - 1;
-					for (i = 0; i < vn; i++)
-						val[i] = eq[1 + i] == '+' ? ' ' : eq[1 + i];
-					val[vn] = '\0';
-					jadd_str(o, keys[k], val);
-				}
-		}
-		if (*amp == '\0')
-			break;
+	for (p = *search == '?' ? search + 1 : search; query_next(&p, &q); ) {
+		if (!q.has_value || q.name_len >= sizeof(name))
+			continue;
+		pct_decode(q.name, q.name_len, PCT_PLUS, name, sizeof(name));
+		for (k = 0; k < NELEM(keys); k++)
+			if (strcmp(name, keys[k]) == 0 && pct_decode(q.value,
+			    q.value_len, PCT_PLUS, val, sizeof(val)) &&
+			    utf8_len(val) >= 0)
+				jadd_str(o, keys[k], val);
 	}
 	snprintf(out, outsz, "%s", json_text(o));
 	json_object_put(o);

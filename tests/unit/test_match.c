@@ -232,3 +232,33 @@ Test(match, regex_match_limits, .init = cr_redirect_stderr)
 	err[n] = '\0';
 	cr_assert_not_null(strstr(err, "ran into its match limits"), "%s", err);
 }
+
+/* url.c: the one query reader and percent-decoder. */
+Test(url, query_next_and_pct_decode)
+{
+	struct query_pair q;
+	const char	*p = "&a=1&&b&c=x%20y+z&=v&";
+	char		 o[64];
+
+	cr_assert(query_next(&p, &q));
+	cr_assert(q.name_len == 1 && strncmp(q.name, "a", 1) == 0 && q.has_value);
+	cr_assert(q.value_len == 1 && q.value[0] == '1');
+	cr_assert(query_next(&p, &q));
+	cr_assert(q.name_len == 1 && !q.has_value && q.value_len == 0);
+	cr_assert(query_next(&p, &q));
+	cr_assert(pct_decode(q.value, q.value_len, PCT_PLUS, o, sizeof(o)));
+	cr_assert_str_eq(o, "x y z");
+	cr_assert(pct_decode(q.value, q.value_len, 0, o, sizeof(o)));
+	cr_assert_str_eq(o, "x y+z");
+	cr_assert(query_next(&p, &q));
+	cr_assert(q.name_len == 0 && q.value_len == 1);
+	cr_assert_not(query_next(&p, &q));
+	/* strict: a broken escape or %00 is an error; lenient keeps it */
+	cr_assert_not(pct_decode("a%2", 3, PCT_STRICT, o, sizeof(o)));
+	cr_assert_not(pct_decode("a%zz", 4, PCT_STRICT, o, sizeof(o)));
+	cr_assert_not(pct_decode("a%00b", 5, PCT_STRICT, o, sizeof(o)));
+	cr_assert(pct_decode("a%zz", 4, 0, o, sizeof(o)));
+	cr_assert_str_eq(o, "a%zz");
+	cr_assert_not(pct_decode("abcdef", 6, 0, o, 4), "too small");
+	cr_assert_str_eq(o, "abc");
+}
