@@ -14,6 +14,7 @@
 #include <sodium.h>
 
 #include "formback.h"
+#include "url.h"
 
 #ifndef SYSCONFDIR
 #define SYSCONFDIR "/usr/local/etc"
@@ -79,16 +80,19 @@ conf_default_path(void)
 	return e != NULL && *e != '\0' ? e : SYSCONFDIR "/formback/formback.conf";
 }
 
-/* scheme://host... with no space or control character in it. */
+/*
+ * smtp:// or smtps:// and a host, with no space or control character
+ * (libcurl reads the rest); an http(s) URL is read by url_parse().
+ */
 static bool
-url_ok(const char *v, const char *s1, const char *s2)
+smtp_url_ok(const char *v)
 {
 	const char	*h, *p;
 
-	if (strncmp(v, s1, strlen(s1)) == 0)
-		h = v + strlen(s1);
-	else if (strncmp(v, s2, strlen(s2)) == 0)
-		h = v + strlen(s2);
+	if (strncmp(v, "smtp://", 7) == 0)
+		h = v + 7;
+	else if (strncmp(v, "smtps://", 8) == 0)
+		h = v + 8;
 	else
 		return false;
 	if (*h == '\0' || *h == '/' || *h == ':')
@@ -103,15 +107,15 @@ static enum fb_err
 conf_set(struct conf *c, const struct conf_key *k, const char *v,
     char *err, size_t errsz, int line)
 {
-	char		*end;
+	char		*end, href[URL_MAX + 1];
 	long		 n;
 	enum log_level	 lvl;
 
 	switch (k->type) {
 	case CT_HTTP_URL:
 	case CT_SMTP_URL:
-		if (k->type == CT_HTTP_URL ? !url_ok(v, "http://", "https://") :
-		    !url_ok(v, "smtp://", "smtps://")) {
+		if (k->type == CT_HTTP_URL ? !url_normalize(v, href) ||
+		    strcspn(v, " \t\r\n") != strlen(v) : !smtp_url_ok(v)) {
 			snprintf(err, errsz, "key '%s' at line %d: expected a "
 			    "URL %s", k->name, line, k->type == CT_HTTP_URL ?
 			    "http://host... or https://host..." :
