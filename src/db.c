@@ -420,3 +420,67 @@ db_run(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
 	}
 	return FB_OK;
 }
+
+enum fb_err
+db_rows(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
+    const struct dbp *p, size_t np, const struct dbcol *cols, size_t ncols,
+    size_t rowsize, struct dbrows *out)
+{
+	char		*row, *cell;
+	size_t		 i, j, at;
+	enum fb_err	 e;
+
+	out->row = NULL;
+	out->n = 0;
+	if ((e = db_run(db, set, idx, st, p, np, &out->res)) != FB_OK)
+		return e;
+	if (out->res.ncols != ncols && out->res.nrows > 0) {
+		logx(LOG_ERR, "statement '%s': %u columns, %zu expected", st->name,
+		    out->res.ncols, ncols);
+		dbres_free(&out->res);
+		return FB_EDB;
+	}
+	if (out->res.nrows > 0 &&
+	    (out->row = calloc(out->res.nrows, rowsize)) == NULL) {
+		dbres_free(&out->res);
+		return FB_ENOMEM;
+	}
+	out->n = out->res.nrows;
+	for (i = 0; i < out->n; i++) {
+		row = (char *)out->row + i * rowsize;
+		for (j = 0; j < ncols; j++) {
+			at = i * ncols + j;
+			cell = out->res.cell[at];
+			switch (cols[j].type) {
+			case DBT_TEXT:
+			case DBT_TIME:
+				*(const char **)(void *)(row + cols[j].off) = cell;
+				break;
+			case DBT_INT:
+				*(long long *)(void *)(row + cols[j].off) =
+				    cell != NULL ? strtoll(cell, NULL, 10) : 0;
+				break;
+			case DBT_BOOL:
+				*(bool *)(void *)(row + cols[j].off) = cell != NULL &&
+				    strcmp(cell, "0") != 0;
+				break;
+			case DBT_BIN:
+				((struct dbbin *)(void *)(row + cols[j].off))->p =
+				    (const unsigned char *)cell;
+				((struct dbbin *)(void *)(row + cols[j].off))->n =
+				    cell != NULL ? out->res.len[at] : 0;
+				break;
+			}
+		}
+	}
+	return FB_OK;
+}
+
+void
+dbrows_free(struct dbrows *r)
+{
+	free(r->row);
+	dbres_free(&r->res);
+	r->row = NULL;
+	r->n = 0;
+}

@@ -8,6 +8,8 @@
 #ifndef FORMBACK_DB_H
 #define FORMBACK_DB_H
 
+#include <stddef.h>
+
 #include <mysql.h>
 
 #include "formback.h"
@@ -125,6 +127,68 @@ enum fb_err	db_exec_raw(struct db *, const char *sql) FB_WUR;
 enum fb_err	db_begin(struct db *) FB_WUR;
 enum fb_err	db_commit(struct db *) FB_WUR;
 void		db_rollback(struct db *);
+
+/*
+ * Typed rows (STYLE 21).  A resource's columns are written once, as an
+ * X-macro of (field, type, SQL expression) rows, the first with F and
+ * the others with N:
+ *
+ *   #define SITE_COLS(F, N) F(id, TEXT, "id") N(name, TEXT, "name") ...
+ *
+ * It gives the row's struct (DB_FIELDS), the SELECT's column text
+ * (DB_SELECT) and the table that db_rows() fills the structs by
+ * (DB_COLUMNS).  Callers get structs, never a result cell or a column
+ * number.  Types: TEXT and TIME (a DATETIME as the client writes it,
+ * "YYYY-MM-DD HH:MM:SS[.ffffff]", UTC) are strings, NULL for SQL NULL;
+ * INT is a long long and BOOL a bool (0 for NULL); BIN a struct dbbin.
+ */
+enum dbt { DBT_TEXT, DBT_TIME, DBT_INT, DBT_BOOL, DBT_BIN };
+
+struct dbbin {
+	const unsigned char	*p;	/* NULL for SQL NULL */
+	size_t			 n;
+};
+
+struct dbcol {
+	const char	*name;
+	enum dbt	 type;
+	size_t		 off;	/* offsetof() the field in the row's struct */
+};
+
+#define DB_CTYPE_TEXT	const char *
+#define DB_CTYPE_TIME	const char *
+#define DB_CTYPE_INT	long long
+#define DB_CTYPE_BOOL	bool
+#define DB_CTYPE_BIN	struct dbbin
+#define DB_FIELD_(f, t, sql)	DB_CTYPE_##t f;
+#define DB_FIELDS(COLS)		COLS(DB_FIELD_, DB_FIELD_)
+#define DB_SQL_F_(f, t, sql)	sql
+#define DB_SQL_N_(f, t, sql)	", " sql
+#define DB_SELECT(COLS)		COLS(DB_SQL_F_, DB_SQL_N_)
+#define DB_COL_(f, t, sql)	{ #f, DBT_##t, offsetof(DB_ROW, f) },
+/* The table of a row struct: #define DB_ROW struct site_row first. */
+#define DB_COLUMNS(COLS)	COLS(DB_COL_, DB_COL_)
+
+/*
+ * The rows of a typed read: `row` is an array of n structs, whose strings
+ * point into `res`; dbrows_free() releases both.
+ */
+struct dbrows {
+	void		*row;
+	size_t		 n;
+	struct dbres	 res;
+};
+
+/*
+ * Run statement `idx` of `set` (as db_run()) and read its rows into
+ * structs of `rowsize` bytes by the ncols columns `cols`, which must be
+ * the statement's, in order (FB_EDB, logged, when they are not).
+ */
+enum fb_err	db_rows(struct db *, enum db_set set, int idx,
+		    const struct dbstmt *st, const struct dbp *p, size_t np,
+		    const struct dbcol *cols, size_t ncols, size_t rowsize,
+		    struct dbrows *out) FB_WUR;
+void		dbrows_free(struct dbrows *);
 
 void		dbres_init(struct dbres *);
 void		dbres_free(struct dbres *);

@@ -94,7 +94,8 @@ enum fb_err
 tagconf_build(struct db *db, const struct conf *c, const char *tenant,
     const char *site, json_object **out)
 {
-	struct dbres	 s, cs, tpl, camps;
+	struct dbres	 cs, tpl, camps;
+	struct dbrows	 s;
 	struct live_rules lr;
 	json_object	*o, *consent, *text, *arr, *co, *fp;
 	char		 collect[1024];
@@ -107,7 +108,7 @@ tagconf_build(struct db *db, const struct conf *c, const char *tenant,
 	if ((e = db_site_get(db, tenant, site, &s)) != FB_OK)
 		return e;
 	if ((e = db_consent_get(db, tenant, &cs)) != FB_OK) {
-		dbres_free(&s);
+		dbrows_free(&s);
 		return e;
 	}
 	if ((e = db_consent_templates(db, &tpl)) != FB_OK)
@@ -118,7 +119,7 @@ tagconf_build(struct db *db, const struct conf *c, const char *tenant,
 		goto out4;
 	o = json_object_new_object();
 	jadd_int(o, "v", 1);
-	jadd_str(o, "site", dbres_get(&s, 0, SITE_C_PUBLIC_KEY));
+	jadd_str(o, "site", ((const struct site_row *)s.row)->public_key);
 	snprintf(collect, sizeof(collect), "%s/tag/v1/events", c->base_url);
 	jadd_str(o, "collect", collect);
 	consent = json_object_new_object();
@@ -167,7 +168,7 @@ out3:
 	dbres_free(&tpl);
 out2:
 	dbres_free(&cs);
-	dbres_free(&s);
+	dbrows_free(&s);
 	return e;
 }
 
@@ -178,8 +179,8 @@ write_temp(struct db *db, const struct conf *c, const char *tenant,
     char *err, size_t errsz)
 {
 	json_object	*o;
-	struct dbres	 s;
-	const char	*text;
+	struct dbrows	 s;
+	const char	*text, *pk;
 	unsigned char	 rnd[6];
 	char		 hex[13];
 	int		 fd;
@@ -197,11 +198,10 @@ write_temp(struct db *db, const struct conf *c, const char *tenant,
 	}
 	randombytes_buf(rnd, sizeof(rnd));
 	sodium_bin2hex(hex, sizeof(hex), rnd, sizeof(rnd));
-	snprintf(final, finalsz, "%s/%s.json", c->publish_dir,
-	    dbres_get(&s, 0, SITE_C_PUBLIC_KEY));
-	snprintf(tmp, tmpsz, "%s/.%s.%s.tmp", c->publish_dir,
-	    dbres_get(&s, 0, SITE_C_PUBLIC_KEY), hex);
-	dbres_free(&s);
+	pk = ((const struct site_row *)s.row)->public_key;
+	snprintf(final, finalsz, "%s/%s.json", c->publish_dir, pk);
+	snprintf(tmp, tmpsz, "%s/.%s.%s.tmp", c->publish_dir, pk, hex);
+	dbrows_free(&s);
 	text = json_text(o);
 	len = strlen(text);
 	ok = false;

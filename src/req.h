@@ -244,6 +244,14 @@ enum fb_err page_finish(struct req *, json_object *envelope, const struct page *
 typedef json_object *(*row_writer)(const struct dbres *, unsigned);
 enum fb_err page_answer(struct req *, const struct page *, struct dbres *res,
 	    unsigned id_col, row_writer row, json_object *extra) FB_WUR;
+/*
+ * page_answer() for typed rows (db.h): `rows` holds up to limit+1 structs
+ * of `rowsize` bytes, each written by json(row), the id for the cursor a
+ * string field at `id_off` (offsetof); `rows` is freed here.
+ */
+typedef json_object *(*row_json)(const void *row);
+enum fb_err page_answer_rows(struct req *, const struct page *, struct dbrows *rows,
+	    size_t rowsize, size_t id_off, row_json json, json_object *extra) FB_WUR;
 /* Encode and decode cursors for list `tag` (unit-tested). */
 void	cursor_encode(const unsigned char *mk, const char *tag, const char *id,
 	    char *out, size_t outsz);

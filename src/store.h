@@ -140,26 +140,36 @@ enum fb_err db_apikey_revoke(struct db *, const char *id,
 enum fb_err db_site_create(struct db *, const char *id, const char *tenant,
 	    const char *name, const char *domain, const char *public_key) FB_WUR;
 
-enum { SITE_C_ID, SITE_C_NAME, SITE_C_DOMAIN, SITE_C_PUBLIC_KEY,
-    SITE_C_CREATED, SITE_C_UPDATED, SITE_C_SENDING_HELD };
+/* A site (contract: SiteOut): typed rows, see db.h. */
+#define SITE_COLS(F, N) F(id, TEXT, "id") N(name, TEXT, "name") \
+	N(domain, TEXT, "domain") N(public_key, TEXT, "public_key") \
+	N(created_at, TIME, "created_at") N(updated_at, TIME, "updated_at") \
+	N(sending_held_at, TIME, "sending_held_at")
+struct site_row { DB_FIELDS(SITE_COLS) };
+/* ... with the campaigns its snippets name: [{"id","key","name"}] or NULL */
+struct site_snippets_row {
+	struct site_row	 site;		/* first: its columns come first */
+	const char	*snippet_campaigns;
+};
 /* The tenant of site `id` (operator path); FB_ENOTFOUND when none. */
 enum fb_err db_site_tenant(struct db *, const char *id,
 	    char tenant_out[UUID_STRLEN + 1]) FB_WUR;
-/* Sites newest first, after id `after` (NULL: from the top), n rows max. */
-enum fb_err db_site_list(struct db *, const char *tenant, const char *after,
-	    int n, struct dbres *) FB_WUR;
-enum fb_err db_site_get(struct db *, const char *tenant, const char *id,
-	    struct dbres *) FB_WUR;
-
-enum { SITE_C_SNIPPET_CAMPAIGNS = SITE_C_SENDING_HELD + 1 };
 /*
- * The site (columns SITE_C_*) and the campaigns that are not archived, as
- * the JSON array [{"id","key","name"}] oldest first, or NULL for none
- * (SITE_C_SNIPPET_CAMPAIGNS; kept by triggers, migration 0010), in one
+ * The tenant's sites newest first, after id `after` (NULL: from the top),
+ * n rows max: rows of struct site_row.
+ */
+enum fb_err db_site_list(struct db *, const char *tenant, const char *after,
+	    int n, struct dbrows *) FB_WUR;
+/* One struct site_row; FB_ENOTFOUND when the site is not the tenant's. */
+enum fb_err db_site_get(struct db *, const char *tenant, const char *id,
+	    struct dbrows *) FB_WUR;
+/*
+ * One struct site_snippets_row: the site and the campaigns that are not
+ * archived, oldest first (kept by triggers, migration 0010), in one
  * look-up; FB_ENOTFOUND when the site is not the tenant's.
  */
 enum fb_err db_site_with_campaigns(struct db *, const char *tenant,
-	    const char *id, struct dbres *) FB_WUR;
+	    const char *id, struct dbrows *) FB_WUR;
 
 enum { CONSENT_C_CHECKBOX, CONSENT_C_DEFAULT_CHECKED, CONSENT_C_TEMPLATE,
     CONSENT_C_OPTOUT_LINK, CONSENT_C_MODE, CONSENT_C_OPTOUT_TITLE,

@@ -96,7 +96,9 @@ form_profile_json(const struct dbres *p)
 static enum fb_err
 campaign_detail(struct req *r, const char *id, int status, json_object *extra)
 {
-	struct dbres	 c, s, rules, prof;
+	struct dbres	 c, rules, prof;
+	struct dbrows	 s;
+	const struct site_row *sr;
 	json_object	*o, *site;
 	enum fb_err	 e;
 
@@ -111,9 +113,9 @@ campaign_detail(struct req *r, const char *id, int status, json_object *extra)
 	}
 	e = db_site_get(r->db, r->auth.tenant_id, dbres_get(&c, 0, CAMP_C_SITE_ID), &s);
 	if (e == FB_OK && (e = db_url_rules(r->db, r->auth.tenant_id, id, &rules)) != FB_OK)
-		dbres_free(&s);
+		dbrows_free(&s);
 	if (e == FB_OK && (e = db_form_profile(r->db, r->auth.tenant_id, id, &prof)) != FB_OK) {
-		dbres_free(&s);
+		dbrows_free(&s);
 		dbres_free(&rules);
 	}
 	if (e != FB_OK) {
@@ -122,10 +124,11 @@ campaign_detail(struct req *r, const char *id, int status, json_object *extra)
 		return e == FB_ENOTFOUND ? FB_EDB : e;
 	}
 	o = campaign_json(&c, 0);
+	sr = s.row;
 	site = json_object_new_object();
-	jadd_str(site, "id", dbres_get(&s, 0, SITE_C_ID));
-	jadd_str(site, "name", dbres_get(&s, 0, SITE_C_NAME));
-	jadd_str(site, "domain", dbres_get(&s, 0, SITE_C_DOMAIN));
+	jadd_str(site, "id", sr->id);
+	jadd_str(site, "name", sr->name);
+	jadd_str(site, "domain", sr->domain);
 	json_object_object_add(o, "site", site);
 	json_object_object_add(o, "url_rules", url_rules_json(&rules));
 	json_object_object_add(o, "form_profile", form_profile_json(&prof));
@@ -136,7 +139,7 @@ campaign_detail(struct req *r, const char *id, int status, json_object *extra)
 		json_object_put(extra);
 	}
 	dbres_free(&c);
-	dbres_free(&s);
+	dbrows_free(&s);
 	dbres_free(&rules);
 	dbres_free(&prof);
 	return req_json(r, status, o);
@@ -182,7 +185,7 @@ api_campaigns_create(struct req *r)
 	const char	*site, *key, *name, *product, *status;
 	long long	 wait = WAIT_DEFAULT;
 	char		 id[UUID_STRLEN + 1], site_id[UUID_STRLEN + 1];
-	struct dbres	 s;
+	struct dbrows	 s;
 	enum fb_err	 e;
 
 	if (body_str(r, "site_id", true, UUID_STRLEN, &site) < 0 ||
@@ -211,7 +214,7 @@ api_campaigns_create(struct req *r)
 		return api_error(r, AC_NOT_FOUND, "site_id");
 	if (e != FB_OK)
 		return e;
-	dbres_free(&s);
+	dbrows_free(&s);
 	uuid_v7(id);
 	e = db_campaign_insert(r->db, id, r->auth.tenant_id, site_id, key, name,
 	    product, "paused", wait);

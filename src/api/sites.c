@@ -7,21 +7,22 @@
 #include "../publish.h"
 #include "../store.h"
 
-/* The one writer of a site row (list and detail). */
+/* The one writer of a site (list and detail). */
 static json_object *
-site_json(const struct dbres *r, unsigned i)
+site_json(const void *row)
 {
+	const struct site_row *s = row;
 	json_object	*o = json_object_new_object();
 
-	jadd_str(o, "id", dbres_get(r, i, SITE_C_ID));
+	jadd_str(o, "id", s->id);
 	jadd_str(o, "object", "site");
-	jadd_str(o, "name", dbres_get(r, i, SITE_C_NAME));
-	jadd_str(o, "domain", dbres_get(r, i, SITE_C_DOMAIN));
-	jadd_str(o, "public_key", dbres_get(r, i, SITE_C_PUBLIC_KEY));
-	jadd_time(o, "created_at", dbres_get(r, i, SITE_C_CREATED));
-	jadd_time(o, "updated_at", dbres_get(r, i, SITE_C_UPDATED));
+	jadd_str(o, "name", s->name);
+	jadd_str(o, "domain", s->domain);
+	jadd_str(o, "public_key", s->public_key);
+	jadd_time(o, "created_at", s->created_at);
+	jadd_time(o, "updated_at", s->updated_at);
 	/* a flood of new leads held its sending (formback.fcgi(8) "Abuse limits") */
-	jadd_time(o, "sending_held_at", dbres_get(r, i, SITE_C_SENDING_HELD));
+	jadd_time(o, "sending_held_at", s->sending_held_at);
 	return o;
 }
 
@@ -29,15 +30,16 @@ enum fb_err
 api_sites_list(struct req *r)
 {
 	struct page	 pg;
-	struct dbres	 res;
+	struct dbrows	 rows;
 	enum fb_err	 e;
 
 	if (page_from_req(r, &pg) != 0)
 		return FB_OK;
 	if ((e = db_site_list(r->db, r->auth.tenant_id,
-	    pg.has_after ? pg.after : NULL, pg.limit + 1, &res)) != FB_OK)
+	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
-	return page_answer(r, &pg, &res, SITE_C_ID, site_json, NULL);
+	return page_answer_rows(r, &pg, &rows, sizeof(struct site_row),
+	    offsetof(struct site_row, id), site_json, NULL);
 }
 
 /*
@@ -75,9 +77,10 @@ snippet_json(struct req *r, const char *pk, json_object *c, bool nonce)
 enum fb_err
 api_sites_get(struct req *r)
 {
-	struct dbres	 site;
+	struct dbrows	 rows;
+	const struct site_snippets_row *site;
 	json_object	*o, *snips, *list = NULL;
-	const char	*id = req_pathvar(r, "site_id"), *nonce, *camps;
+	const char	*id = req_pathvar(r, "site_id"), *nonce;
 	size_t		 i, n;
 	bool		 with_nonce;
 	enum fb_err	 e;
@@ -86,29 +89,30 @@ api_sites_get(struct req *r)
 	nonce = req_query(r, "nonce");
 	with_nonce = nonce != NULL && (strcmp(nonce, "true") == 0 ||
 	    strcmp(nonce, "1") == 0);
-	e = db_site_with_campaigns(r->db, r->auth.tenant_id, id, &site);
+	e = db_site_with_campaigns(r->db, r->auth.tenant_id, id, &rows);
 	if (e == FB_ENOTFOUND)
 		return api_error(r, AC_NOT_FOUND, "site_id");
 	if (e != FB_OK)
 		return e;
-	o = site_json(&site, 0);
+	site = rows.row;
+	o = site_json(&site->site);
 	snprintf(tag, sizeof(tag), "%s/tag.js", r->conf->base_url);
 	jadd_str(o, "tag_url", tag);
 	/* oldest campaign first, as the triggers keep them */
 	snips = json_object_new_array();
-	if ((camps = dbres_get(&site, 0, SITE_C_SNIPPET_CAMPAIGNS)) != NULL &&
-	    (list = json_tokener_parse(camps)) != NULL &&
+	if (site->snippet_campaigns != NULL &&
+	    (list = json_tokener_parse(site->snippet_campaigns)) != NULL &&
 	    json_object_is_type(list, json_type_array)) {
 		n = json_object_array_length(list);
 		for (i = 0; i < n; i++)
 			json_object_array_add(snips, snippet_json(r,
-			    dbres_get(&site, 0, SITE_C_PUBLIC_KEY),
-			    json_object_array_get_idx(list, i), with_nonce));
-	} else if (camps != NULL)
+			    site->site.public_key, json_object_array_get_idx(list, i),
+			    with_nonce));
+	} else if (site->snippet_campaigns != NULL)
 		logx(LOG_ERR, "site %s: snippet_campaigns is not a JSON array", id);
 	json_object_put(list);
 	json_object_object_add(o, "snippets", snips);
-	dbres_free(&site);
+	dbrows_free(&rows);
 	return req_json(r, 200, o);
 }
 
@@ -138,7 +142,7 @@ api_sites_match_test(struct req *r)
 	const char		*url;
 	struct url_loc		 loc;
 	struct live_rules	 lr;
-	struct dbres		 s;
+	struct dbrows		 s;
 	json_object		*o, *l, *ev;
 	size_t			 evaluated, i;
 	long			 hit;
@@ -153,7 +157,7 @@ api_sites_match_test(struct req *r)
 		return api_error(r, AC_NOT_FOUND, "site_id");
 	if (e != FB_OK)
 		return e;
-	dbres_free(&s);
+	dbrows_free(&s);
 	if ((e = live_rules_load(r->db, r->auth.tenant_id, req_pathvar(r, "site_id"),
 	    &lr)) != FB_OK)
 		return e;

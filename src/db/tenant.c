@@ -27,8 +27,6 @@ enum {
 	TEN__MAX
 };
 
-#define SITE_COLS "id, name, domain, public_key, " DB_TS("created_at") ", " \
-	DB_TS("updated_at") ", " DB_TS("sending_held_at")
 
 static const struct dbstmt ten_sql[TEN__MAX] = {
 	/* TEN_CREATE */
@@ -66,17 +64,17 @@ static const struct dbstmt ten_sql[TEN__MAX] = {
 	{ "site_tenant", "SELECT tenant_id FROM sites WHERE id = ?" },
 	/* TEN_SITE_LIST */
 	{ "site_list",
-	  "SELECT " SITE_COLS " FROM sites WHERE tenant_id = ? "
+	  "SELECT " DB_SELECT(SITE_COLS) " FROM sites WHERE tenant_id = ? "
 	  "AND (? IS NULL OR id < ?) ORDER BY id DESC LIMIT ?" },
 	/* TEN_SITE_GET */
 	{ "site_get",
-	  "SELECT " SITE_COLS " FROM sites WHERE tenant_id = ? AND id = ?" },
+	  "SELECT " DB_SELECT(SITE_COLS) " FROM sites WHERE tenant_id = ? AND id = ?" },
 	/*
 	 * TEN_SITE_SNIPPETS: the site and the campaigns its snippets name,
 	 * kept on its row by triggers (migration 0010): one look-up.
 	 */
 	{ "site_with_campaigns",
-	  "SELECT " SITE_COLS ", snippet_campaigns FROM sites "
+	  "SELECT " DB_SELECT(SITE_COLS) ", snippet_campaigns FROM sites "
 	  "WHERE tenant_id = ? AND id = ?" },
 	/* TEN_CONSENT_GET */
 	{ "consent_get",
@@ -109,6 +107,31 @@ static enum fb_err
 run(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
 {
 	return db_run(db, DBSET_TENANT, id, &ten_sql[id], p, n, r);
+}
+
+#define DB_ROW struct site_row
+static const struct dbcol site_cols[] = { DB_COLUMNS(SITE_COLS) };
+/* the site is the first member: its fields are where site_row has them */
+static const struct dbcol site_snippets_cols[] = { DB_COLUMNS(SITE_COLS)
+	{ "snippet_campaigns", DBT_TEXT,
+	  offsetof(struct site_snippets_row, snippet_campaigns) } };
+#undef DB_ROW
+
+/* A typed read (db_rows()); with `one`, no row is FB_ENOTFOUND. */
+static enum fb_err
+rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *cols,
+    size_t ncols, size_t rowsize, bool one, struct dbrows *out)
+{
+	enum fb_err	 e;
+
+	if ((e = db_rows(db, DBSET_TENANT, id, &ten_sql[id], p, n, cols, ncols,
+	    rowsize, out)) != FB_OK)
+		return e;
+	if (one && out->n == 0) {
+		dbrows_free(out);
+		return FB_ENOTFOUND;
+	}
+	return FB_OK;
 }
 
 /* Run a look-up that must give one row; FB_ENOTFOUND otherwise. */
@@ -237,23 +260,27 @@ db_site_tenant(struct db *db, const char *id, char tenant_out[UUID_STRLEN + 1])
 
 enum fb_err
 db_site_list(struct db *db, const char *tenant, const char *after, int n,
-    struct dbres *r)
+    struct dbrows *out)
 {
-	return run(db, TEN_SITE_LIST, DBPARAMS(P_STR(tenant), P_STR(after),
-	    P_STR(after), P_INT(n)), r);
+	return rows(db, TEN_SITE_LIST, DBPARAMS(P_STR(tenant), P_STR(after),
+	    P_STR(after), P_INT(n)), site_cols, NELEM(site_cols),
+	    sizeof(struct site_row), false, out);
 }
 
 enum fb_err
-db_site_get(struct db *db, const char *tenant, const char *id, struct dbres *r)
+db_site_get(struct db *db, const char *tenant, const char *id, struct dbrows *out)
 {
-	return run_one(db, TEN_SITE_GET, DBPARAMS(P_STR(tenant), P_STR(id)), r);
+	return rows(db, TEN_SITE_GET, DBPARAMS(P_STR(tenant), P_STR(id)), site_cols,
+	    NELEM(site_cols), sizeof(struct site_row), true, out);
 }
 
 enum fb_err
 db_site_with_campaigns(struct db *db, const char *tenant, const char *id,
-    struct dbres *r)
+    struct dbrows *out)
 {
-	return run_one(db, TEN_SITE_SNIPPETS, DBPARAMS(P_STR(tenant), P_STR(id)), r);
+	return rows(db, TEN_SITE_SNIPPETS, DBPARAMS(P_STR(tenant), P_STR(id)),
+	    site_snippets_cols, NELEM(site_snippets_cols),
+	    sizeof(struct site_snippets_row), true, out);
 }
 
 enum fb_err

@@ -22,7 +22,8 @@ main(void)
 	FCGX_Request		 fr;
 	struct conf		 conf;
 	struct db		 db;
-	struct dbres		 site;
+	struct dbrows		 rows;
+	const struct site_snippets_row *site;
 	struct rate_result	 rr;
 	json_object		*o;
 	const char		*tenant = getenv("FB_BARE_TENANT"), *uri, *id;
@@ -31,9 +32,6 @@ main(void)
 	const char		*lim = getenv("FB_BARE_LIMIT");
 	int			 limit = lim != NULL ? (int)strtol(lim, NULL, 10) :
 				    1000000;
-	unsigned		 c;
-	static const char *const cols[] = { "id", "name", "domain",
-	    "public_key", "created_at", "updated_at", "snippets" };
 
 	if (tenant == NULL || conf_load(&conf, NULL, err, sizeof(err)) != FB_OK ||
 	    db_open(&db, &conf) != FB_OK) {
@@ -46,16 +44,21 @@ main(void)
 		uri = FCGX_GetParam("REQUEST_URI", fr.envp);
 		id = uri != NULL && strrchr(uri, '/') != NULL ? strrchr(uri, '/') + 1 : "";
 		if (db_rate_admit(&db, tenant, limit, -1, 1, false, &rr, &epoch) != FB_OK ||
-		    db_site_with_campaigns(&db, tenant, id, &site) != FB_OK) {
+		    db_site_with_campaigns(&db, tenant, id, &rows) != FB_OK) {
 			FCGX_PutS("Status: 404 Not Found\r\n\r\n", fr.out);
 			FCGX_Finish_r(&fr);
 			continue;
 		}
+		site = rows.row;
 		o = json_object_new_object();
-		for (c = 0; c < site.ncols && c < sizeof(cols) / sizeof(cols[0]); c++)
-			json_object_object_add(o, cols[c], dbres_get(&site, 0, c) != NULL ?
-			    json_object_new_string(dbres_get(&site, 0, c)) : NULL);
-		dbres_free(&site);
+		jadd_str(o, "id", site->site.id);
+		jadd_str(o, "name", site->site.name);
+		jadd_str(o, "domain", site->site.domain);
+		jadd_str(o, "public_key", site->site.public_key);
+		jadd_str(o, "created_at", site->site.created_at);
+		jadd_str(o, "updated_at", site->site.updated_at);
+		jadd_str(o, "snippets", site->snippet_campaigns);
+		dbrows_free(&rows);
 		FCGX_FPrintF(fr.out, "Status: 200 OK\r\nContent-Type: application/json\r\n"
 		    "X-RateLimit-Remaining: %d\r\n\r\n%s", rr.remaining,
 		    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));

@@ -5,6 +5,7 @@
 #include <criterion/criterion.h>
 
 #include "../../src/api.h"
+#include "../../src/store.h"
 
 Test(tables, error_catalog_is_complete)
 {
@@ -102,4 +103,20 @@ Test(tables, routes_are_well_formed)
 				cr_assert_not_null(strstr(routes[i].path, v));
 			}
 	}
+}
+
+/* Typed rows (db.h): one column list gives the SELECT text and the struct. */
+Test(tables, typed_rows_from_one_column_list)
+{
+#define DB_ROW struct site_row
+	static const struct dbcol cols[] = { DB_COLUMNS(SITE_COLS) };
+#undef DB_ROW
+
+	cr_assert_str_eq(DB_SELECT(SITE_COLS), "id, name, domain, public_key, "
+	    "created_at, updated_at, sending_held_at");
+	cr_assert_eq(sizeof(cols) / sizeof(cols[0]), 7);
+	cr_assert_str_eq(cols[0].name, "id");
+	cr_assert_eq(cols[0].off, offsetof(struct site_row, id));
+	cr_assert_eq(cols[6].type, DBT_TIME);
+	cr_assert_eq(cols[6].off, offsetof(struct site_row, sending_held_at));
 }
