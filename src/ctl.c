@@ -727,16 +727,16 @@ cmd_apikey(int argc, char *argv[])
 static void
 republish_campaign_site(const char *tenant, const char *campaign)
 {
-	struct dbres	 c;
+	struct dbrows	 c;
 	char		 err[512];
 
 	if (db_campaign_get(&db, tenant, campaign, &c) != FB_OK)
 		return;
-	if (publish_now(&db, &conf, tenant, dbres_get(&c, 0, CAMP_C_SITE_ID),
-	    err, sizeof(err)) != FB_OK)
+	if (publish_now(&db, &conf, tenant,
+	    ((const struct campaign_row *)c.row)->site_id, err, sizeof(err)) != FB_OK)
 		fprintf(stderr, "formbackctl: warning: publishing failed: %s "
 		    "(run formbackctl publish)\n", err);
-	dbres_free(&c);
+	dbrows_free(&c);
 }
 
 /* Rebuild the published tag configurations from the database. */

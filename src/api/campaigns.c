@@ -22,21 +22,28 @@
 
 /* The one writer of a campaign's common fields (list row and detail). */
 static json_object *
-campaign_json(const struct dbres *c, unsigned i)
+campaign_json(const struct campaign_row *c)
 {
 	json_object	*o = json_object_new_object();
 
-	jadd_str(o, "id", dbres_get(c, i, CAMP_C_ID));
+	jadd_str(o, "id", c->id);
 	jadd_str(o, "object", "campaign");
-	jadd_str(o, "site_id", dbres_get(c, i, CAMP_C_SITE_ID));
-	jadd_str(o, "key", dbres_get(c, i, CAMP_C_KEY));
-	jadd_str(o, "name", dbres_get(c, i, CAMP_C_NAME));
-	jadd_str(o, "product_name", dbres_get(c, i, CAMP_C_PRODUCT));
-	jadd_str(o, "status", dbres_get(c, i, CAMP_C_STATUS));
-	jadd_int(o, "abandon_wait_minutes", dbres_int(c, i, CAMP_C_WAIT));
-	jadd_time(o, "created_at", dbres_get(c, i, CAMP_C_CREATED));
-	jadd_time(o, "updated_at", dbres_get(c, i, CAMP_C_UPDATED));
+	jadd_str(o, "site_id", c->site_id);
+	jadd_str(o, "key", c->key);
+	jadd_str(o, "name", c->name);
+	jadd_str(o, "product_name", c->product_name);
+	jadd_str(o, "status", c->status);
+	jadd_int(o, "abandon_wait_minutes", c->abandon_wait_minutes);
+	jadd_time(o, "created_at", c->created_at);
+	jadd_time(o, "updated_at", c->updated_at);
 	return o;
+}
+
+/* The campaign a one-row read gave. */
+static const struct campaign_row *
+campaign_of(const struct dbrows *rows)
+{
+	return rows->row;
 }
 
 static json_object *
@@ -96,8 +103,8 @@ form_profile_json(const struct dbres *p)
 static enum fb_err
 campaign_detail(struct req *r, const char *id, int status, json_object *extra)
 {
-	struct dbres	 c, rules, prof;
-	struct dbrows	 s;
+	struct dbres	 rules, prof;
+	struct dbrows	 c, s;
 	const struct site_row *sr;
 	json_object	*o, *site;
 	enum fb_err	 e;
@@ -111,7 +118,7 @@ campaign_detail(struct req *r, const char *id, int status, json_object *extra)
 		json_object_put(extra);
 		return e;
 	}
-	e = db_site_get(r->db, r->auth.tenant_id, dbres_get(&c, 0, CAMP_C_SITE_ID), &s);
+	e = db_site_get(r->db, r->auth.tenant_id, campaign_of(&c)->site_id, &s);
 	if (e == FB_OK && (e = db_url_rules(r->db, r->auth.tenant_id, id, &rules)) != FB_OK)
 		dbrows_free(&s);
 	if (e == FB_OK && (e = db_form_profile(r->db, r->auth.tenant_id, id, &prof)) != FB_OK) {
@@ -119,11 +126,11 @@ campaign_detail(struct req *r, const char *id, int status, json_object *extra)
 		dbres_free(&rules);
 	}
 	if (e != FB_OK) {
-		dbres_free(&c);
+		dbrows_free(&c);
 		json_object_put(extra);
 		return e == FB_ENOTFOUND ? FB_EDB : e;
 	}
-	o = campaign_json(&c, 0);
+	o = campaign_json(campaign_of(&c));
 	sr = s.row;
 	site = json_object_new_object();
 	jadd_str(site, "id", sr->id);
@@ -138,7 +145,7 @@ campaign_detail(struct req *r, const char *id, int status, json_object *extra)
 			json_object_object_add(o, k, json_object_get(v));
 		json_object_put(extra);
 	}
-	dbres_free(&c);
+	dbrows_free(&c);
 	dbrows_free(&s);
 	dbres_free(&rules);
 	dbres_free(&prof);
@@ -153,30 +160,31 @@ api_campaigns_get(struct req *r)
 
 /* CampaignListItemOut: the common fields and the scenario counts. */
 static json_object *
-campaign_row_json(const struct dbres *res, unsigned i)
+campaign_row_json(const void *row)
 {
-	json_object	*row = campaign_json(res, i);
+	const struct campaign_row *c = row;
+	json_object	*o = campaign_json(c);
 
-	jadd_int(row, "scenario_count", dbres_int(res, i, CAMP_C_SCENARIOS));
-	jadd_int(row, "active_scenario_count",
-	    dbres_int(res, i, CAMP_C_ACTIVE_SCENARIOS));
-	return row;
+	jadd_int(o, "scenario_count", c->scenario_count);
+	jadd_int(o, "active_scenario_count", c->active_scenario_count);
+	return o;
 }
 
 enum fb_err
 api_campaigns_list(struct req *r)
 {
 	struct page	 pg;
-	struct dbres	 res;
+	struct dbrows	 rows;
 	enum fb_err	 e;
 
 	if (page_from_req(r, &pg) != 0)
 		return FB_OK;
 	if ((e = db_campaign_list(r->db, r->auth.tenant_id,
 	    req_query(r, "site_id"), req_query(r, "status"),
-	    pg.has_after ? pg.after : NULL, pg.limit + 1, &res)) != FB_OK)
+	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
-	return page_answer(r, &pg, &res, CAMP_C_ID, campaign_row_json, NULL);
+	return page_answer_rows(r, &pg, &rows, sizeof(struct campaign_row),
+	    offsetof(struct campaign_row, id), campaign_row_json, NULL);
 }
 
 enum fb_err
@@ -242,7 +250,9 @@ takeover_warnings(struct req *r, const char *site, const char *campaign,
     json_object **out)
 {
 	struct live_rules lr;
-	struct dbres	 camps, pages, members;
+	struct dbres	 pages, members;
+	struct dbrows	 camps;
+	const struct campaign_row *cr;
 	struct url_loc	 loc;
 	json_object	*warnings = json_object_new_array(), *w, *lost, *took, *ex;
 	json_object	*mail, *ids;
@@ -262,10 +272,11 @@ takeover_warnings(struct req *r, const char *site, const char *campaign,
 		live_rules_free(&lr);
 		return e;
 	}
-	for (i = 0; i < camps.nrows && e == FB_OK && !spent; i++) {
-		if (strcmp(dbres_get(&camps, i, CAMP_C_ID), campaign) == 0)
+	for (i = 0; i < camps.n && e == FB_OK && !spent; i++) {
+		cr = (const struct campaign_row *)camps.row + i;
+		if (strcmp(cr->id, campaign) == 0)
 			continue;
-		if ((e = db_takeover_pages(r->db, dbres_get(&camps, i, CAMP_C_ID),
+		if ((e = db_takeover_pages(r->db, cr->id,
 		    &pages)) != FB_OK)
 			break;
 		ex = json_object_new_array();
@@ -301,9 +312,9 @@ takeover_warnings(struct req *r, const char *site, const char *campaign,
 		w = json_object_new_object();
 		jadd_str(w, "code", "url_takeover");
 		lost = json_object_new_object();
-		jadd_str(lost, "id", dbres_get(&camps, i, CAMP_C_ID));
-		jadd_str(lost, "key", dbres_get(&camps, i, CAMP_C_KEY));
-		jadd_str(lost, "name", dbres_get(&camps, i, CAMP_C_NAME));
+		jadd_str(lost, "id", cr->id);
+		jadd_str(lost, "key", cr->key);
+		jadd_str(lost, "name", cr->name);
 		json_object_object_add(w, "lost_campaign", lost);
 		took = json_object_new_object();
 		jadd_str(took, "id", campaign);
@@ -334,7 +345,7 @@ takeover_warnings(struct req *r, const char *site, const char *campaign,
 			    campaign, json_text(w));
 		json_object_put(mail);
 	}
-	dbres_free(&camps);
+	dbrows_free(&camps);
 	live_rules_free(&lr);
 	return e;
 }
@@ -349,7 +360,7 @@ static enum fb_err
 after_save(struct req *r, const char *campaign,
     const struct live_rules *before, json_object **extra)
 {
-	struct dbres	 c;
+	struct dbrows	 c;
 	json_object	*warnings, *failed;
 	char		 site[UUID_STRLEN + 1];
 	enum fb_err	 e = FB_OK;
@@ -357,13 +368,13 @@ after_save(struct req *r, const char *campaign,
 	*extra = json_object_new_object();
 	if ((e = db_campaign_get(r->db, r->auth.tenant_id, campaign, &c)) != FB_OK)
 		return e;
-	snprintf(site, sizeof(site), "%s", dbres_get(&c, 0, CAMP_C_SITE_ID));
+	snprintf(site, sizeof(site), "%s", campaign_of(&c)->site_id);
 	if (before != NULL)
-		e = takeover_warnings(r, site, campaign, dbres_get(&c, 0, CAMP_C_KEY),
-		    dbres_get(&c, 0, CAMP_C_NAME), before, &warnings);
+		e = takeover_warnings(r, site, campaign, campaign_of(&c)->key,
+		    campaign_of(&c)->name, before, &warnings);
 	else
 		warnings = json_object_new_array();
-	dbres_free(&c);
+	dbrows_free(&c);
 	json_object_object_add(*extra, "warnings", warnings);
 	if (e != FB_OK)
 		return e;
@@ -380,7 +391,7 @@ api_campaigns_update(struct req *r)
 {
 	const char	*id = req_pathvar(r, "campaign_id"), *name, *product, *status;
 	long long	 wait = 0;
-	struct dbres	 c;
+	struct dbrows	 c;
 	json_object	*extra;
 	bool		 set_product;
 	enum fb_err	 e;
@@ -401,11 +412,11 @@ api_campaigns_update(struct req *r)
 	if (e != FB_OK)
 		return e;
 	/* a status change needs a session (contract: Authentication 9) */
-	if (status != NULL && strcmp(status, dbres_get(&c, 0, CAMP_C_STATUS)) != 0) {
-		dbres_free(&c);
+	if (status != NULL && strcmp(status, campaign_of(&c)->status) != 0) {
+		dbrows_free(&c);
 		return api_error(r, AC_SESSION_REQUIRED, "status");
 	}
-	dbres_free(&c);
+	dbrows_free(&c);
 	set_product = body_has(r, "product_name");
 	if ((e = db_campaign_update(r->db, r->auth.tenant_id, id, name, set_product,
 	    product, wait)) != FB_OK)
@@ -428,7 +439,7 @@ api_campaigns_url_rules(struct req *r)
 {
 	const char	*id = req_pathvar(r, "campaign_id");
 	json_object	*rules, *it, *v, *extra = NULL;
-	struct dbres	 c;
+	struct dbrows	 c;
 	struct live_rules before;
 	char		 param[64], why[256], site[UUID_STRLEN + 1];
 	size_t		 i, n;
@@ -486,8 +497,8 @@ api_campaigns_url_rules(struct req *r)
 		return api_error(r, AC_NOT_FOUND, "campaign_id");
 	if (e != FB_OK)
 		return e;
-	snprintf(site, sizeof(site), "%s", dbres_get(&c, 0, CAMP_C_SITE_ID));
-	dbres_free(&c);
+	snprintf(site, sizeof(site), "%s", campaign_of(&c)->site_id);
+	dbrows_free(&c);
 	if ((e = live_rules_load(r->db, r->auth.tenant_id, site, &before)) != FB_OK)
 		return e;
 	e = db_url_rules_delete(r->db, r->auth.tenant_id, id);
@@ -566,7 +577,7 @@ api_campaigns_form_profile(struct req *r)
 	const char	*id = req_pathvar(r, "campaign_id"), *consent;
 	char		*tel = NULL, *email = NULL, *split = NULL;
 	size_t		 ntel, nemail, nsplit;
-	struct dbres	 c;
+	struct dbrows	 c;
 	json_object	*extra;
 	bool		 autodetect;
 	enum fb_err	 e;
@@ -589,7 +600,7 @@ api_campaigns_form_profile(struct req *r)
 	}
 	if (e != FB_OK)
 		goto out;
-	dbres_free(&c);
+	dbrows_free(&c);
 	/* empty arrays restore automatic detection (contract: FormProfileIn) */
 	autodetect = ntel == 0 && nemail == 0 && nsplit == 0;
 	if ((e = db_form_profile_put(r->db, r->auth.tenant_id, id, tel, email,
@@ -632,7 +643,8 @@ api_campaigns_duplicate(struct req *r)
 	char		 id[UUID_STRLEN + 1], newkey[CAMPAIGN_KEY_MAX + 1];
 	char		 newname[CAMPAIGN_NAME_MAX * 4 + 64];
 	char		 srckey[CAMPAIGN_KEY_MAX + 1];
-	struct dbres	 c, k;
+	struct dbres	 k;
+	struct dbrows	 c;
 	int		 i, n = 0;
 	enum fb_err	 e;
 
@@ -652,12 +664,12 @@ api_campaigns_duplicate(struct req *r)
 		snprintf(newkey, sizeof(newkey), "%s", key);
 	else {
 		/* "<key>-copy", then "<key>-copy-2", ...: the first free one */
-		snprintf(srckey, sizeof(srckey), "%s", dbres_get(&c, 0, CAMP_C_KEY));
+		snprintf(srckey, sizeof(srckey), "%s", campaign_of(&c)->key);
 		for (n = 1; n < COPY_KEYS_MAX; n++) {
 			copy_key(srckey, n, newkey, sizeof(newkey));
 			if ((e = db_campaign_by_key(r->db, r->auth.tenant_id, newkey,
 			    &k)) != FB_OK) {
-				dbres_free(&c);
+				dbrows_free(&c);
 				return e;
 			}
 			if (k.nrows == 0) {
@@ -670,7 +682,7 @@ api_campaigns_duplicate(struct req *r)
 	if (name != NULL)
 		snprintf(newname, sizeof(newname), "%s", name);
 	else
-		snprintf(newname, sizeof(newname), "%s のコピー", dbres_get(&c, 0, CAMP_C_NAME));
+		snprintf(newname, sizeof(newname), "%s のコピー", campaign_of(&c)->name);
 	if (utf8_len(newname) > CAMPAIGN_NAME_MAX) {
 		/* keep it within the column: cut whole characters */
 		size_t	 cut = strlen(newname);
@@ -678,7 +690,7 @@ api_campaigns_duplicate(struct req *r)
 		while (utf8_len(newname) > CAMPAIGN_NAME_MAX || utf8_len(newname) < 0)
 			newname[--cut] = '\0';
 	}
-	dbres_free(&c);
+	dbrows_free(&c);
 	uuid_v7(id);
 	e = db_campaign_copy(r->db, r->auth.tenant_id, from, id, newkey, newname);
 	/*

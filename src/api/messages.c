@@ -393,7 +393,7 @@ api_message_examples(struct req *r)
 static enum fb_err
 campaign_product(struct req *r, const char *id, char **product, bool *found)
 {
-	struct dbres	 c;
+	struct dbrows	 c;
 	enum fb_err	 e;
 
 	*product = NULL;
@@ -404,8 +404,8 @@ campaign_product(struct req *r, const char *id, char **product, bool *found)
 	if (e != FB_OK)
 		return e;
 	*found = true;
-	*product = dup_or_null(dbres_get(&c, 0, CAMP_C_PRODUCT));
-	dbres_free(&c);
+	*product = dup_or_null(((const struct campaign_row *)c.row)->product_name);
+	dbrows_free(&c);
 	return FB_OK;
 }
 

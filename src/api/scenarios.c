@@ -106,11 +106,11 @@ steps_limit(struct db *db, const char *tenant, int *limit)
 static bool
 campaign_exists(struct req *r, const char *id, enum fb_err *e)
 {
-	struct dbres	 c;
+	struct dbrows	 c;
 
 	*e = db_campaign_get(r->db, r->auth.tenant_id, id, &c);
 	if (*e == FB_OK) {
-		dbres_free(&c);
+		dbrows_free(&c);
 		return true;
 	}
 	if (*e == FB_ENOTFOUND)

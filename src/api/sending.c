@@ -192,6 +192,7 @@ api_suppressions_create(struct req *r)
 	char		 exp[32];
 	int64_t		 t;
 	struct dbres	 res;
+	struct dbrows	 c;
 	enum fb_err	 e;
 
 	if (body_str(r, "scope", false, 16, &scope) < 0 ||
@@ -220,12 +221,12 @@ api_suppressions_create(struct req *r)
 	if (cid != NULL) {
 		snprintf(camp, sizeof(camp), "%s", cid);
 		uuid_lower(camp);
-		e = db_campaign_get(r->db, r->auth.tenant_id, camp, &res);
+		e = db_campaign_get(r->db, r->auth.tenant_id, camp, &c);
 		if (e == FB_ENOTFOUND)
 			return api_error(r, AC_NOT_FOUND, "campaign_id");
 		if (e != FB_OK)
 			return e;
-		dbres_free(&res);
+		dbrows_free(&c);
 	}
 	/* a tenant-wide entry names no campaign */
 	if (strcmp(scope, "tenant") == 0)

@@ -13,15 +13,6 @@ enum {
 	CAMP__MAX
 };
 
-#define CAMP_COLS "c.id, c.site_id, c.campaign_key, c.name, c.product_name, " \
-	"c.status, c.abandon_wait_minutes, " DB_TS("c.created_at") ", " \
-	DB_TS("c.updated_at") ", " \
-	"(SELECT COUNT(*) FROM scenarios s WHERE s.tenant_id = c.tenant_id " \
-	"AND s.campaign_id = c.id AND s.deleted_at IS NULL), " \
-	"(SELECT COUNT(*) FROM scenarios s WHERE s.tenant_id = c.tenant_id " \
-	"AND s.campaign_id = c.id AND s.deleted_at IS NULL " \
-	"AND s.status = 'active')"
-
 static const struct dbstmt camp_sql[CAMP__MAX] = {
 	/* CAMP_INSERT */
 	{ "campaign_insert",
@@ -30,11 +21,11 @@ static const struct dbstmt camp_sql[CAMP__MAX] = {
 	  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, IF(? = 'active', NOW(6), NULL))" },
 	/* CAMP_GET */
 	{ "campaign_get",
-	  "SELECT " CAMP_COLS " FROM campaigns c "
+	  "SELECT " DB_SELECT(CAMPAIGN_COLS) " FROM campaigns c "
 	  "WHERE c.tenant_id = ? AND c.id = ?" },
 	/* CAMP_LIST */
 	{ "campaign_list",
-	  "SELECT " CAMP_COLS " FROM campaigns c WHERE c.tenant_id = ? "
+	  "SELECT " DB_SELECT(CAMPAIGN_COLS) " FROM campaigns c WHERE c.tenant_id = ? "
 	  "AND (? IS NULL OR c.site_id = ?) AND (? IS NULL OR c.status = ?) "
 	  "AND (? IS NULL OR c.id < ?) ORDER BY c.id DESC LIMIT ?" },
 	/* CAMP_SET_STATUS */
@@ -63,16 +54,22 @@ db_campaign_insert(struct db *db, const char *id, const char *tenant,
 	    P_STR(status), P_INT(wait), P_STR(status)), NULL);
 }
 
+#define DB_ROW struct campaign_row
+static const struct dbcol campaign_cols[] = { DB_COLUMNS(CAMPAIGN_COLS) };
+#undef DB_ROW
+
 enum fb_err
 db_campaign_get(struct db *db, const char *tenant, const char *id,
-    struct dbres *r)
+    struct dbrows *out)
 {
 	enum fb_err	 e;
 
-	if ((e = run(db, CAMP_GET, DBPARAMS(P_STR(tenant), P_STR(id)), r)) != FB_OK)
+	if ((e = db_rows(db, DBSET_CAMPAIGN, CAMP_GET, &camp_sql[CAMP_GET],
+	    DBPARAMS(P_STR(tenant), P_STR(id)), campaign_cols, NELEM(campaign_cols),
+	    sizeof(struct campaign_row), out)) != FB_OK)
 		return e;
-	if (r->nrows == 0) {
-		dbres_free(r);
+	if (out->n == 0) {
+		dbrows_free(out);
 		return FB_ENOTFOUND;
 	}
 	return FB_OK;
@@ -80,11 +77,12 @@ db_campaign_get(struct db *db, const char *tenant, const char *id,
 
 enum fb_err
 db_campaign_list(struct db *db, const char *tenant, const char *site,
-    const char *status, const char *after, int n, struct dbres *r)
+    const char *status, const char *after, int n, struct dbrows *out)
 {
-	return run(db, CAMP_LIST, DBPARAMS(P_STR(tenant), P_STR(site),
-	    P_STR(site), P_STR(status), P_STR(status), P_STR(after),
-	    P_STR(after), P_INT(n)), r);
+	return db_rows(db, DBSET_CAMPAIGN, CAMP_LIST, &camp_sql[CAMP_LIST],
+	    DBPARAMS(P_STR(tenant), P_STR(site), P_STR(site), P_STR(status),
+	    P_STR(status), P_STR(after), P_STR(after), P_INT(n)), campaign_cols,
+	    NELEM(campaign_cols), sizeof(struct campaign_row), out);
 }
 
 enum fb_err
