@@ -286,13 +286,43 @@ enum fb_err db_notify_members(struct db *, const char *tenant, struct dbres *) F
 
 /* db/lead.c */
 
-enum { LEAD_C_ID, LEAD_C_SITE_ID, LEAD_C_SITE_NAME, LEAD_C_SITE_DOMAIN,
-    LEAD_C_CAMPAIGN_ID, LEAD_C_CAMPAIGN_KEY, LEAD_C_CAMPAIGN_NAME,
-    LEAD_C_STATUS, LEAD_C_CONSENT, LEAD_C_EMAIL_MASKED, LEAD_C_TEL_MASKED,
-    LEAD_C_PII_STATE, LEAD_C_TEL_KIND, LEAD_C_SMS, LEAD_C_CREATED,
-    LEAD_C_CAPTURED, LEAD_C_ABANDONED, LEAD_C_CONVERTED, LEAD_C_SOURCE,
-    LEAD_C_SUPPRESS, LEAD_C_LANDING, LEAD_C_REFERRER, LEAD_C_UTM,
-    LEAD_C_LP_KEY, LEAD_C_VISITOR };
+/*
+ * A lead as the API shows it (contract: LeadOut): masked contacts only,
+ * the queries never read a sealed value (STYLE 11).  Site and campaign
+ * names come from scalar subqueries, not joins: with a join the
+ * optimizer of a prepared statement sorts all the tenant's leads before
+ * the LIMIT; this way it walks leads_tenant and looks up 200 names.
+ */
+#define LEAD_COLS(F, N) F(id, TEXT, "l.id") N(site_id, TEXT, "l.site_id") \
+	N(site_name, TEXT, "(SELECT s.name FROM sites s WHERE s.id = l.site_id)") \
+	N(site_domain, TEXT, "(SELECT s.domain FROM sites s WHERE s.id = l.site_id)") \
+	N(campaign_id, TEXT, "l.campaign_id") \
+	N(campaign_key, TEXT, "(SELECT c.campaign_key FROM campaigns c " \
+	    "WHERE c.id = l.campaign_id)") \
+	N(campaign_name, TEXT, "(SELECT c.name FROM campaigns c " \
+	    "WHERE c.id = l.campaign_id)") \
+	N(status, TEXT, "l.status") N(consent_state, TEXT, "l.consent_state") \
+	N(email_masked, TEXT, "l.email_masked") N(tel_masked, TEXT, "l.tel_masked") \
+	N(pii_state, TEXT, "l.pii_state") N(tel_kind, TEXT, "l.tel_kind") \
+	N(sms_capable, BOOL, "l.sms_capable") N(created_at, TIME, "l.created_at") \
+	N(captured_at, TIME, "l.captured_at") N(abandoned_at, TIME, "l.abandoned_at") \
+	N(converted_at, TIME, "l.converted_at") \
+	N(conversion_source, TEXT, "l.conversion_source") \
+	N(suppress_reason, TEXT, "l.suppress_reason")
+struct lead_row { DB_FIELDS(LEAD_COLS) };
+/* ... and what only the detail shows (contract: LeadDetailOut) */
+#define LEAD_DETAIL_COLS(F, N) F(landing_url, TEXT, "l.landing_url") \
+	N(referrer, TEXT, "l.referrer") N(utm, TEXT, "l.utm") \
+	N(lp_key, TEXT, "l.lp_key") N(visitor_id, TEXT, "l.visitor_id")
+struct lead_detail_row {
+	struct lead_row	 lead;		/* first: its columns come first */
+	DB_FIELDS(LEAD_DETAIL_COLS)
+};
+/* One event of a lead's timeline (display only). */
+#define TIMELINE_COLS(F, N) F(type, TEXT, "e.event_type") N(role, TEXT, "e.role") \
+	N(path, TEXT, "e.url_path") N(campaign, TEXT, "c.campaign_key") \
+	N(at, TIME, "e.received_at")
+struct timeline_row { DB_FIELDS(TIMELINE_COLS) };
 
 struct lead_filter {
 	const char	*site, *campaign, *status;	/* NULL: any */
@@ -300,14 +330,15 @@ struct lead_filter {
 	bool		 has_from, has_to;
 	long long	 from, to;	/* unix seconds, [from, to) */
 };
-/* Leads newest first; only masked contacts are read (STYLE 11). */
+/* Rows of struct lead_row, newest first, n max. */
 enum fb_err db_lead_list(struct db *, const char *tenant, const struct lead_filter *,
-	    const char *after, int n, struct dbres *) FB_WUR;
+	    const char *after, int n, struct dbrows *) FB_WUR;
+/* One struct lead_detail_row; FB_ENOTFOUND when it is not the tenant's. */
 enum fb_err db_lead_get(struct db *, const char *tenant, const char *id,
-	    struct dbres *) FB_WUR;
-enum { TL_C_TYPE, TL_C_ROLE, TL_C_PATH, TL_C_CAMPAIGN, TL_C_AT };
-enum fb_err db_lead_timeline(struct db *, const char *site, const char *visitor,
-	    struct dbres *) FB_WUR;
+	    struct dbrows *) FB_WUR;
+/* The visitor's events on the site, oldest first, 200 max: timeline_row. */
+enum fb_err db_lead_timeline(struct db *, const char *tenant, const char *site,
+	    const char *visitor, struct dbrows *) FB_WUR;
 
 struct tag_event_row {
 	const char	*tenant, *site, *campaign, *lead, *visitor, *session;

@@ -1,7 +1,7 @@
 /*
  * Leads (contract: Lead, LeadListOut; Endpoints, Leads).  The one writer
  * of a lead receives masked contacts only: the queries never read a
- * sealed value (STYLE 11).
+ * sealed value (STYLE 11).  The list reads the list's columns only.
  */
 #include <stdio.h>
 #include <string.h>
@@ -13,36 +13,38 @@ static const char *const date_fields[] = {
 	"created_at", "captured_at", "abandoned_at", "converted_at"
 };
 
+/* The one writer of a lead (list and detail): masked contacts only. */
 static json_object *
-lead_json(const struct dbres *l, unsigned i)
+lead_json(const void *row)
 {
+	const struct lead_row *l = row;
 	json_object	*o = json_object_new_object(), *s, *c;
 
-	jadd_str(o, "id", dbres_get(l, i, LEAD_C_ID));
+	jadd_str(o, "id", l->id);
 	jadd_str(o, "object", "lead");
 	s = json_object_new_object();
-	jadd_str(s, "id", dbres_get(l, i, LEAD_C_SITE_ID));
-	jadd_str(s, "name", dbres_get(l, i, LEAD_C_SITE_NAME));
-	jadd_str(s, "domain", dbres_get(l, i, LEAD_C_SITE_DOMAIN));
+	jadd_str(s, "id", l->site_id);
+	jadd_str(s, "name", l->site_name);
+	jadd_str(s, "domain", l->site_domain);
 	json_object_object_add(o, "site", s);
 	c = json_object_new_object();
-	jadd_str(c, "id", dbres_get(l, i, LEAD_C_CAMPAIGN_ID));
-	jadd_str(c, "key", dbres_get(l, i, LEAD_C_CAMPAIGN_KEY));
-	jadd_str(c, "name", dbres_get(l, i, LEAD_C_CAMPAIGN_NAME));
+	jadd_str(c, "id", l->campaign_id);
+	jadd_str(c, "key", l->campaign_key);
+	jadd_str(c, "name", l->campaign_name);
 	json_object_object_add(o, "campaign", c);
-	jadd_str(o, "status", dbres_get(l, i, LEAD_C_STATUS));
-	jadd_str(o, "consent_state", dbres_get(l, i, LEAD_C_CONSENT));
-	jadd_str(o, "email_masked", dbres_get(l, i, LEAD_C_EMAIL_MASKED));
-	jadd_str(o, "tel_masked", dbres_get(l, i, LEAD_C_TEL_MASKED));
-	jadd_str(o, "pii_state", dbres_get(l, i, LEAD_C_PII_STATE));
-	jadd_str(o, "tel_kind", dbres_get(l, i, LEAD_C_TEL_KIND));
-	jadd_bool(o, "sms_capable", dbres_int(l, i, LEAD_C_SMS) != 0);
-	jadd_time(o, "created_at", dbres_get(l, i, LEAD_C_CREATED));
-	jadd_time(o, "captured_at", dbres_get(l, i, LEAD_C_CAPTURED));
-	jadd_time(o, "abandoned_at", dbres_get(l, i, LEAD_C_ABANDONED));
-	jadd_time(o, "converted_at", dbres_get(l, i, LEAD_C_CONVERTED));
-	jadd_str(o, "conversion_source", dbres_get(l, i, LEAD_C_SOURCE));
-	jadd_str(o, "suppress_reason", dbres_get(l, i, LEAD_C_SUPPRESS));
+	jadd_str(o, "status", l->status);
+	jadd_str(o, "consent_state", l->consent_state);
+	jadd_str(o, "email_masked", l->email_masked);
+	jadd_str(o, "tel_masked", l->tel_masked);
+	jadd_str(o, "pii_state", l->pii_state);
+	jadd_str(o, "tel_kind", l->tel_kind);
+	jadd_bool(o, "sms_capable", l->sms_capable);
+	jadd_time(o, "created_at", l->created_at);
+	jadd_time(o, "captured_at", l->captured_at);
+	jadd_time(o, "abandoned_at", l->abandoned_at);
+	jadd_time(o, "converted_at", l->converted_at);
+	jadd_str(o, "conversion_source", l->conversion_source);
+	jadd_str(o, "suppress_reason", l->suppress_reason);
 	return o;
 }
 
@@ -51,7 +53,7 @@ api_leads_list(struct req *r)
 {
 	struct page		 pg;
 	struct lead_filter	 f;
-	struct dbres		 res;
+	struct dbrows		 rows;
 	json_object		*extra;
 	const char		*df, *v;
 	int64_t			 t;
@@ -79,11 +81,12 @@ api_leads_list(struct req *r)
 	if (f.has_from && f.has_to && f.from >= f.to)
 		return api_error(r, AC_QUERY_INVALID, "to");
 	if ((e = db_lead_list(r->db, r->auth.tenant_id, &f,
-	    pg.has_after ? pg.after : NULL, pg.limit + 1, &res)) != FB_OK)
+	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	extra = json_object_new_object();
 	jadd_str(extra, "date_field", date_fields[f.date_field]);
-	return page_answer(r, &pg, &res, LEAD_C_ID, lead_json, extra);
+	return page_answer_rows(r, &pg, &rows, sizeof(struct lead_row),
+	    offsetof(struct lead_row, id), lead_json, extra);
 }
 
 /* utm_* parameters of the landing URL, decoded (display only). */
@@ -98,9 +101,11 @@ utm_json(const char *stored)
 enum fb_err
 api_leads_get(struct req *r)
 {
-	struct dbres	 l, tl;
+	struct dbrows	 l, tl;
+	const struct lead_detail_row *d;
+	const struct timeline_row *t;
 	json_object	*o, *timeline, *ev;
-	unsigned	 i;
+	size_t		 i;
 	enum fb_err	 e;
 
 	e = db_lead_get(r->db, r->auth.tenant_id, req_pathvar(r, "lead_id"), &l);
@@ -108,28 +113,29 @@ api_leads_get(struct req *r)
 		return api_error(r, AC_NOT_FOUND, "lead_id");
 	if (e != FB_OK)
 		return e;
-	if ((e = db_lead_timeline(r->db, dbres_get(&l, 0, LEAD_C_SITE_ID),
-	    dbres_get(&l, 0, LEAD_C_VISITOR), &tl)) != FB_OK) {
-		dbres_free(&l);
+	d = l.row;
+	if ((e = db_lead_timeline(r->db, r->auth.tenant_id, d->lead.site_id,
+	    d->visitor_id, &tl)) != FB_OK) {
+		dbrows_free(&l);
 		return e;
 	}
-	o = lead_json(&l, 0);
-	jadd_str(o, "landing_url", dbres_get(&l, 0, LEAD_C_LANDING));
-	jadd_str(o, "referrer", dbres_get(&l, 0, LEAD_C_REFERRER));
-	json_object_object_add(o, "utm", utm_json(dbres_get(&l, 0, LEAD_C_UTM)));
-	jadd_str(o, "lp_key", dbres_get(&l, 0, LEAD_C_LP_KEY));
+	o = lead_json(&d->lead);
+	jadd_str(o, "landing_url", d->landing_url);
+	jadd_str(o, "referrer", d->referrer);
+	json_object_object_add(o, "utm", utm_json(d->utm));
+	jadd_str(o, "lp_key", d->lp_key);
 	timeline = json_object_new_array();
-	for (i = 0; i < tl.nrows; i++) {
+	for (i = 0, t = tl.row; i < tl.n; i++, t++) {
 		ev = json_object_new_object();
-		jadd_str(ev, "type", dbres_get(&tl, i, TL_C_TYPE));
-		jadd_str(ev, "role", dbres_get(&tl, i, TL_C_ROLE));
-		jadd_str(ev, "path", dbres_get(&tl, i, TL_C_PATH));
-		jadd_str(ev, "campaign", dbres_get(&tl, i, TL_C_CAMPAIGN));
-		jadd_time(ev, "at", dbres_get(&tl, i, TL_C_AT));
+		jadd_str(ev, "type", t->type);
+		jadd_str(ev, "role", t->role);
+		jadd_str(ev, "path", t->path);
+		jadd_str(ev, "campaign", t->campaign);
+		jadd_time(ev, "at", t->at);
 		json_object_array_add(timeline, ev);
 	}
 	json_object_object_add(o, "timeline", timeline);
-	dbres_free(&tl);
-	dbres_free(&l);
+	dbrows_free(&tl);
+	dbrows_free(&l);
 	return req_json(r, 200, o);
 }

@@ -10,20 +10,6 @@
 #define Q100	Q10 ", " Q10 ", " Q10 ", " Q10 ", " Q10 ", " Q10 ", " Q10 ", " \
 	Q10 ", " Q10 ", " Q10
 
-/*
- * Site and campaign names come from scalar subqueries, not joins: with a
- * join the optimizer of a prepared statement sorts all the tenant's leads
- * before the LIMIT; this way it walks leads_tenant and looks up 200 names.
- */
-#define LEAD_COLS "l.id, l.site_id, " \
-	"(SELECT s.name FROM sites s WHERE s.id = l.site_id), " \
-	"(SELECT s.domain FROM sites s WHERE s.id = l.site_id), l.campaign_id, " \
-	"(SELECT c.campaign_key FROM campaigns c WHERE c.id = l.campaign_id), " \
-	"(SELECT c.name FROM campaigns c WHERE c.id = l.campaign_id), l.status, l.consent_state, l.email_masked, l.tel_masked, " \
-	"l.pii_state, l.tel_kind, l.sms_capable, " DB_TS("l.created_at") ", " \
-	DB_TS("l.captured_at") ", " DB_TS("l.abandoned_at") ", " \
-	DB_TS("l.converted_at") ", l.conversion_source, l.suppress_reason, " \
-	"l.landing_url, l.referrer, l.utm, l.lp_key, l.visitor_id"
 #define LEAD_FROM " FROM leads l "
 /*
  * The cursor bound and the date range are always bound (with sentinels
@@ -35,7 +21,7 @@
 	"AND (? IS NULL OR l.campaign_id = ?) AND (? IS NULL OR l.status = ?) "
 #define LEAD_RANGE(col) "AND (? OR " col " >= ?) AND (? OR " col " < ?) "
 /* newest first by walking leads_tenant backwards; never a sort */
-#define LEAD_LIST(col) "SELECT " LEAD_COLS \
+#define LEAD_LIST(col) "SELECT " DB_SELECT(LEAD_COLS) \
 	" FROM leads l FORCE INDEX (leads_tenant) " LEAD_FILTERS \
 	LEAD_RANGE(col) "ORDER BY l.id DESC LIMIT ?"
 
@@ -78,14 +64,14 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	{ "lead_list_abandoned", LEAD_LIST("l.abandoned_at") },
 	{ "lead_list_converted", LEAD_LIST("l.converted_at") },
 	/* LEAD_GET */
-	{ "lead_get", "SELECT " LEAD_COLS LEAD_FROM
+	{ "lead_get", "SELECT " DB_SELECT(LEAD_COLS) ", " DB_SELECT(LEAD_DETAIL_COLS)
+	  LEAD_FROM
 	  "WHERE l.tenant_id = ? AND l.id = ?" },
 	/* LEAD_TIMELINE: the visitor's events on the site, oldest first */
 	{ "lead_timeline",
-	  "SELECT e.event_type, e.role, e.url_path, c.campaign_key, "
-	  DB_TS("e.received_at") " FROM tag_events e LEFT JOIN campaigns c "
-	  "ON c.id = e.campaign_id WHERE e.site_id = ? AND e.visitor_id = ? "
-	  "ORDER BY e.received_at, e.id LIMIT 200" },
+	  "SELECT " DB_SELECT(TIMELINE_COLS) " FROM tag_events e LEFT JOIN "
+	  "campaigns c ON c.id = e.campaign_id WHERE e.tenant_id = ? AND "
+	  "e.site_id = ? AND e.visitor_id = ? ORDER BY e.received_at, e.id LIMIT 200" },
 	/*
 	 * LEAD_FIND_OPEN: one lead per site, campaign and visitor while it is
 	 * not finished (design 3): every status but converted and suppressed.
@@ -209,9 +195,33 @@ run(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
 	return db_run(db, DBSET_LEAD, id, &lead_sql[id], p, n, r);
 }
 
+#define DB_ROW struct lead_row
+static const struct dbcol lead_cols[] = { DB_COLUMNS(LEAD_COLS) };
+#undef DB_ROW
+/* the lead is the first member: its fields are where lead_row has them */
+static const struct dbcol lead_detail_cols[] = {
+#define DB_ROW struct lead_row
+	DB_COLUMNS(LEAD_COLS)
+#undef DB_ROW
+#define DB_ROW struct lead_detail_row
+	DB_COLUMNS(LEAD_DETAIL_COLS)
+#undef DB_ROW
+};
+#define DB_ROW struct timeline_row
+static const struct dbcol timeline_cols[] = { DB_COLUMNS(TIMELINE_COLS) };
+#undef DB_ROW
+
+static enum fb_err
+rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *cols,
+    size_t ncols, size_t rowsize, struct dbrows *out)
+{
+	return db_rows(db, DBSET_LEAD, id, &lead_sql[id], p, n, cols, ncols, rowsize,
+	    out);
+}
+
 enum fb_err
 db_lead_list(struct db *db, const char *tenant, const struct lead_filter *f,
-    const char *after, int n, struct dbres *r)
+    const char *after, int n, struct dbrows *out)
 {
 	int		 st = LEAD_LIST_CREATED + f->date_field;
 	char		 fs[32] = "1000-01-01 00:00:00", ts[32] = "9999-12-31 00:00:00";
@@ -220,35 +230,39 @@ db_lead_list(struct db *db, const char *tenant, const struct lead_filter *f,
 		time_sql(f->from, fs);
 	if (f->has_to)
 		time_sql(f->to, ts);
-
 	if (f->date_field < 0 || f->date_field > 3)
 		return FB_EINVAL;
-	return run(db, st, DBPARAMS(P_STR(tenant),
+	return rows(db, st, DBPARAMS(P_STR(tenant),
 	    P_STR(after != NULL ? after : "ffffffff-ffff-ffff-ffff-ffffffffffff"),
 	    P_STR(f->site), P_STR(f->site), P_STR(f->campaign), P_STR(f->campaign),
 	    P_STR(f->status), P_STR(f->status), P_INT(!f->has_from), P_STR(fs),
-	    P_INT(!f->has_to), P_STR(ts), P_INT(n)), r);
+	    P_INT(!f->has_to), P_STR(ts), P_INT(n)), lead_cols, NELEM(lead_cols),
+	    sizeof(struct lead_row), out);
 }
 
 enum fb_err
-db_lead_get(struct db *db, const char *tenant, const char *id, struct dbres *r)
+db_lead_get(struct db *db, const char *tenant, const char *id, struct dbrows *out)
 {
 	enum fb_err	 e;
 
-	if ((e = run(db, LEAD_GET, DBPARAMS(P_STR(tenant), P_STR(id)), r)) != FB_OK)
+	if ((e = rows(db, LEAD_GET, DBPARAMS(P_STR(tenant), P_STR(id)),
+	    lead_detail_cols, NELEM(lead_detail_cols), sizeof(struct lead_detail_row),
+	    out)) != FB_OK)
 		return e;
-	if (r->nrows == 0) {
-		dbres_free(r);
+	if (out->n == 0) {
+		dbrows_free(out);
 		return FB_ENOTFOUND;
 	}
 	return FB_OK;
 }
 
 enum fb_err
-db_lead_timeline(struct db *db, const char *site, const char *visitor,
-    struct dbres *r)
+db_lead_timeline(struct db *db, const char *tenant, const char *site,
+    const char *visitor, struct dbrows *out)
 {
-	return run(db, LEAD_TIMELINE, DBPARAMS(P_STR(site), P_STR(visitor)), r);
+	return rows(db, LEAD_TIMELINE, DBPARAMS(P_STR(tenant), P_STR(site),
+	    P_STR(visitor)), timeline_cols, NELEM(timeline_cols),
+	    sizeof(struct timeline_row), out);
 }
 
 enum fb_err
