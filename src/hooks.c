@@ -76,11 +76,12 @@ apply(struct req *r, json_object *o, bool *found)
 {
 	const char	*ref = str(o, "reference"), *pid = str(o, "id"), *st = str(o, "status");
 	const char	*bounce = str(o, "bounce"), *err = str(o, "error");
-	struct dbres	 d, a;
+	struct dbrows	 d;
+	const struct receipt_row *rd;
+	struct suppression_new sn;
 	char		 id[UUID_STRLEN + 1], mref[UUID_STRLEN + 1];
 	char		 errbuf[ERROR_CODE_MAX * 4 + 1];
-	unsigned	 bcol;
-	bool		 changed;
+	bool		 changed, sms, added;
 	enum fb_err	 e;
 
 	*found = false;
@@ -92,44 +93,36 @@ apply(struct req *r, json_object *o, bool *found)
 	if (ref == NULL && str(o, "message_id") != NULL &&
 	    message_id_reference(str(o, "message_id"), mref))
 		ref = mref;
-	if ((e = db_sd(r->db, SD_HOOK_FIND, DBPARAMS(P_STR(ref != NULL && uuid_valid(ref) ?
-	    ref : "00000000-0000-0000-0000-000000000000"), P_STR(pid != NULL ? pid : "")),
-	    &d)) != FB_OK)
+	if ((e = db_receipt_delivery(r->db, ref != NULL && uuid_valid(ref) ? ref : NULL,
+	    pid, &d)) != FB_OK)
 		return e;
-	if (d.nrows == 0) {
-		dbres_free(&d);
+	if (d.n == 0) {
+		dbrows_free(&d);
 		return FB_OK;
 	}
 	*found = true;
-	e = db_sd(r->db, SD_HOOK_RESULT, DBPARAMS(P_STR(strcmp(st, "delivered") == 0 ?
-	    "delivered" : "failed"), P_STR(strcmp(st, "delivered") == 0 ? NULL :
-	    (err != NULL ? err : st)), P_STR(dbres_get(&d, 0, 0))), &a);
-	changed = e == FB_OK && a.affected > 0;
-	if (e == FB_OK)
-		dbres_free(&a);
+	rd = d.row;
+	e = db_receipt_result(r->db, rd->id, strcmp(st, "delivered") == 0 ?
+	    "delivered" : "failed", strcmp(st, "delivered") == 0 ? NULL :
+	    (err != NULL ? err : st), &changed);
 	/* a failure the provider reports is final: delivery.failed (Events) */
 	if (e == FB_OK && changed && strcmp(st, "delivered") != 0)
-		e = delivery_event(r->db, dbres_get(&d, 0, 1), dbres_get(&d, 0, 0),
-		    dbres_get(&d, 0, 2), dbres_get(&d, 0, 9), dbres_get(&d, 0, 3),
-		    dbres_get(&d, 0, 10), "failed", err != NULL ? err : st);
-	bcol = strcmp(dbres_get(&d, 0, 3), "sms") == 0 ? 7 : 5;
+		e = delivery_event(r->db, rd->tenant_id, rd->id, rd->lead_id,
+		    rd->campaign_id, rd->channel, rd->step_no, "failed",
+		    err != NULL ? err : st);
+	/* a hard bounce: nothing more to that contact, tenant-wide */
+	sms = strcmp(rd->channel, "sms") == 0;
 	if (e == FB_OK && strcmp(st, "bounced") == 0 && bounce != NULL &&
-	    strcmp(bounce, "hard") == 0 && d.cell[bcol] != NULL) {
-		if ((e = db_sd(r->db, SD_SUP_ACTIVE, DBPARAMS(P_STR(dbres_get(&d, 0, 1)),
-		    P_STR(bcol == 7 ? "tel" : "email"), P_BIN(d.cell[bcol], d.len[bcol]),
-		    P_STR("tenant"), P_NULL), &a)) == FB_OK) {
-			if (a.nrows == 0) {
-				uuid_v7(id);
-				e = db_sd(r->db, SD_SUP_INSERT, DBPARAMS(P_STR(id),
-				    P_STR(dbres_get(&d, 0, 1)), P_STR(bcol == 7 ? "tel" : "email"),
-				    P_BIN(d.cell[bcol], d.len[bcol]), P_STR(d.cell[bcol + 1]),
-				    P_STR("tenant"), P_NULL, P_STR("bounce"),
-				    P_STR("ハードバウンス"), P_NULL), NULL);
-			}
-			dbres_free(&a);
-		}
+	    strcmp(bounce, "hard") == 0 &&
+	    (sms ? rd->tel_bidx.p : rd->email_bidx.p) != NULL) {
+		uuid_v7(id);
+		sn = (struct suppression_new){ id, rd->tenant_id, sms ? "tel" : "email",
+		    sms ? rd->tel_bidx.p : rd->email_bidx.p,
+		    sms ? rd->tel_masked : rd->email_masked, "tenant", NULL, "bounce",
+		    "ハードバウンス", NULL };
+		e = db_suppression_add(r->db, &sn, &added);
 	}
-	dbres_free(&d);
+	dbrows_free(&d);
 	return e;
 }
 

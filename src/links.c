@@ -65,34 +65,37 @@ page(struct req *r, int status, const char *title, const char *body,
 static enum fb_err
 opt_out(struct req *r, const char *tenant, const char *lead)
 {
-	struct dbres	 k, a;
-	char		 id[UUID_STRLEN + 1];
-	static const char *const kinds[] = { "email", "tel" };
-	unsigned	 i;
-	enum fb_err	 e;
+	struct dbrows		 k;
+	const struct contact_key_row *c;
+	struct suppression_new	 sn;
+	char			 id[UUID_STRLEN + 1];
+	bool			 added;
+	enum fb_err		 e;
 
-	if ((e = db_sd(r->db, SD_LEAD_CONTACT_KEYS, DBPARAMS(P_STR(tenant),
-	    P_STR(lead)), &k)) != FB_OK)
+	if ((e = db_lead_contact_keys(r->db, tenant, lead, &k)) == FB_ENOTFOUND)
+		return FB_OK;
+	if (e != FB_OK)
 		return e;
-	for (i = 0; i < 2 && k.nrows == 1 && e == FB_OK; i++) {
-		if (k.cell[i * 2] == NULL)
-			continue;
-		if ((e = db_sd(r->db, SD_SUP_ACTIVE, DBPARAMS(P_STR(tenant),
-		    P_STR(kinds[i]), P_BIN(k.cell[i * 2], k.len[i * 2]),
-		    P_STR("tenant"), P_NULL), &a)) != FB_OK)
-			break;
-		if (a.nrows == 0) {
-			uuid_v7(id);
-			e = db_sd(r->db, SD_SUP_INSERT, DBPARAMS(P_STR(id), P_STR(tenant),
-			    P_STR(kinds[i]), P_BIN(k.cell[i * 2], k.len[i * 2]),
-			    P_STR(k.cell[i * 2 + 1]), P_STR("tenant"), P_NULL,
-			    P_STR("opt_out"), P_STR("受信者による配信停止"), P_NULL), NULL);
-		}
-		dbres_free(&a);
+	c = k.row;
+	sn = (struct suppression_new){ id, tenant, NULL, NULL, NULL, "tenant", NULL,
+	    "opt_out", "受信者による配信停止", NULL };
+	if (c->email_bidx.p != NULL) {
+		uuid_v7(id);
+		sn.kind = "email";
+		sn.bidx = c->email_bidx.p;
+		sn.masked = c->email_masked;
+		e = db_suppression_add(r->db, &sn, &added);
 	}
-	dbres_free(&k);
+	if (e == FB_OK && c->tel_bidx.p != NULL) {
+		uuid_v7(id);
+		sn.kind = "tel";
+		sn.bidx = c->tel_bidx.p;
+		sn.masked = c->tel_masked;
+		e = db_suppression_add(r->db, &sn, &added);
+	}
+	dbrows_free(&k);
 	if (e == FB_OK)
-		e = db_sd(r->db, SD_OPTOUT_CANCEL, DBPARAMS(P_STR(tenant), P_STR(lead)), NULL);
+		e = db_optout_cancel(r->db, tenant, lead);
 	if (e == FB_OK)
 		e = db_audit_add(r->db, tenant, "system", NULL, r->request_id,
 		    "opt_out", "lead", lead, NULL);

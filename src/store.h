@@ -511,13 +511,105 @@ enum { CL_C_ID, CL_C_TENANT, CL_C_LEAD, CL_C_CAMPAIGN, CL_C_CHANNEL, CL_C_STEP_N
     CL_C_ATTEMPTS, CL_C_SITE_NAME, CL_C_QUIET_START, CL_C_QUIET_END, CL_C_PLAN,
     CL_C_QUOTA, CL_C_CONSENT, CL_C_LANDING, CL_C_SITE_DOMAIN, CL_C_KEY_ID,
     CL_C_SITE_HELD };
-enum { DLV_C_ID, DLV_C_LEAD, DLV_C_STATUS, DLV_C_CHANNEL, DLV_C_TO,
-    DLV_C_PII, DLV_C_CAMPAIGN, DLV_C_CAMPAIGN_KEY, DLV_C_CAMPAIGN_NAME,
-    DLV_C_SCENARIO, DLV_C_SCENARIO_NAME, DLV_C_STEP, DLV_C_STEP_NO,
-    DLV_C_SCHEDULED, DLV_C_SENT, DLV_C_CREATED, DLV_C_CANCEL, DLV_C_ERROR,
-    DLV_C_SEGMENTS };
-enum { SUP_C_ID, SUP_C_KIND, SUP_C_MASKED, SUP_C_SCOPE, SUP_C_CAMPAIGN,
-    SUP_C_REASON, SUP_C_MEMO, SUP_C_EXPIRES, SUP_C_CREATED };
+/* A delivery (contract: DeliveryOut): its destination masked only. */
+#define DELIVERY_COLS(F, N) F(id, TEXT, "d.id") N(lead_id, TEXT, "d.lead_id") \
+	N(status, TEXT, "d.status") N(channel, TEXT, "d.channel") \
+	N(to_masked, TEXT, "d.to_masked") N(pii_state, TEXT, "d.pii_state") \
+	N(campaign_id, TEXT, "d.campaign_id") \
+	N(campaign_key, TEXT, "(SELECT c.campaign_key FROM campaigns c " \
+	    "WHERE c.id = d.campaign_id)") \
+	N(campaign_name, TEXT, "(SELECT c.name FROM campaigns c " \
+	    "WHERE c.id = d.campaign_id)") \
+	N(scenario_id, TEXT, "d.scenario_id") \
+	N(scenario_name, TEXT, "(SELECT s.name FROM scenarios s " \
+	    "WHERE s.id = d.scenario_id)") \
+	N(step_id, TEXT, "d.step_id") N(step_no, INT, "d.step_no") \
+	N(scheduled_at, TIME, "d.scheduled_at") N(sent_at, TIME, "d.sent_at") \
+	N(created_at, TIME, "d.created_at") N(cancel_reason, TEXT, "d.cancel_reason") \
+	N(error_code, TEXT, "d.error_code") N(segments, TEXT, "d.segments")
+struct delivery_row { DB_FIELDS(DELIVERY_COLS) };
+struct delivery_filter {
+	const char	*status, *campaign, *scenario;	/* NULL: any */
+	int		 date_field;	/* 0 created_at, 1 scheduled_at, 2 sent_at */
+	bool		 has_from, has_to;
+	long long	 from, to;	/* unix seconds, [from, to) */
+};
+/* Rows of struct delivery_row, newest first, n max. */
+enum fb_err db_delivery_list(struct db *, const char *tenant,
+	    const struct delivery_filter *, const char *after, int n,
+	    struct dbrows *) FB_WUR;
+/* One struct delivery_row; FB_ENOTFOUND when it is not the tenant's. */
+enum fb_err db_delivery_get(struct db *, const char *tenant, const char *id,
+	    struct dbrows *) FB_WUR;
+
+/* A suppression (contract: Suppression): its contact masked only. */
+#define SUPPRESSION_COLS(F, N) F(id, TEXT, "id") N(kind, TEXT, "kind") \
+	N(masked, TEXT, "masked") N(scope, TEXT, "scope") \
+	N(campaign_id, TEXT, "campaign_id") N(reason, TEXT, "reason") \
+	N(memo, TEXT, "memo") N(expires_at, TIME, "expires_at") \
+	N(created_at, TIME, "created_at")
+struct suppression_row { DB_FIELDS(SUPPRESSION_COLS) };
+struct suppression_filter {
+	const char	*kind, *reason, *scope, *campaign;	/* NULL: any */
+	const unsigned char *bidx;	/* the contact's blind index, or NULL */
+};
+/* Rows of struct suppression_row, newest first, n max. */
+enum fb_err db_suppression_list(struct db *, const char *tenant,
+	    const struct suppression_filter *, const char *after, int n,
+	    struct dbrows *) FB_WUR;
+/* One struct suppression_row; FB_ENOTFOUND when it is not the tenant's. */
+enum fb_err db_suppression_get(struct db *, const char *tenant, const char *id,
+	    struct dbrows *) FB_WUR;
+/* A new entry (its id made by the caller); campaign NULL for tenant scope. */
+struct suppression_new {
+	const char		*id, *tenant, *kind;
+	const unsigned char	*bidx;		/* PII_BIDXBYTES */
+	const char		*masked, *scope, *campaign, *reason, *memo;
+	const char		*expires_at;	/* SQL DATETIME, or NULL */
+};
+/*
+ * Add the entry unless an unexpired one of the same contact and scope is
+ * in force (locked: concurrent adds wait); *added tells which.  In the
+ * caller's transaction.
+ */
+enum fb_err db_suppression_add(struct db *, const struct suppression_new *,
+	    bool *added) FB_WUR;
+enum fb_err db_suppression_delete(struct db *, const char *tenant,
+	    const char *id) FB_WUR;
+
+/* A lead's contacts as the suppression list keys them: blind index, mask. */
+#define CONTACT_KEY_COLS(F, N) F(email_bidx, BIN, "email_bidx") \
+	N(email_masked, TEXT, "email_masked") N(tel_bidx, BIN, "tel_bidx") \
+	N(tel_masked, TEXT, "tel_masked")
+struct contact_key_row { DB_FIELDS(CONTACT_KEY_COLS) };
+/* One struct contact_key_row; FB_ENOTFOUND when it is not the tenant's. */
+enum fb_err db_lead_contact_keys(struct db *, const char *tenant, const char *lead,
+	    struct dbrows *) FB_WUR;
+/* Cancel the lead's scheduled deliveries: opted_out. */
+enum fb_err db_optout_cancel(struct db *, const char *tenant, const char *lead) FB_WUR;
+
+/*
+ * The delivery a provider's receipt names, by its id (the reference we
+ * sent) or the provider's message id, locked, with its lead's contact
+ * keys.  Across tenants: a receipt names no tenant, and the provider's
+ * id is ours only for deliveries we sent.
+ */
+#define RECEIPT_COLS(F, N) F(id, TEXT, "d.id") N(tenant_id, TEXT, "d.tenant_id") \
+	N(lead_id, TEXT, "d.lead_id") N(channel, TEXT, "d.channel") \
+	N(status, TEXT, "d.status") N(campaign_id, TEXT, "d.campaign_id") \
+	N(step_no, TEXT, "d.step_no") N(email_bidx, BIN, "l.email_bidx") \
+	N(email_masked, TEXT, "l.email_masked") N(tel_bidx, BIN, "l.tel_bidx") \
+	N(tel_masked, TEXT, "l.tel_masked")
+struct receipt_row { DB_FIELDS(RECEIPT_COLS) };
+/* Zero or one struct receipt_row. */
+enum fb_err db_receipt_delivery(struct db *, const char *reference,
+	    const char *provider_id, struct dbrows *) FB_WUR;
+/*
+ * What the provider says became of a sent (or delivered) delivery:
+ * status "delivered" or "failed" with its error; *changed when it did.
+ */
+enum fb_err db_receipt_result(struct db *, const char *id, const char *status,
+	    const char *error_code, bool *changed) FB_WUR;
 enum fb_err db_sd(struct db *, int stmt, const struct dbp *, size_t,
 	    struct dbres *) FB_WUR;
 /*

@@ -12,8 +12,6 @@
 #include "../pii.h"
 #include "../store.h"
 
-#define MAX_ID "ffffffff-ffff-ffff-ffff-ffffffffffff"
-
 static const char *const dlv_date_fields[] = { "created_at", "scheduled_at", "sent_at" };
 
 static json_object *
@@ -31,119 +29,123 @@ summary(const char *id, const char *k1, const char *v1, const char *k2, const ch
 	return o;
 }
 
+/* Opt-outs and complaints are the recipient's word: they stay (contract). */
+static bool
+deletable(const struct suppression_row *s)
+{
+	return strcmp(s->reason, "opt_out") != 0 && strcmp(s->reason, "complaint") != 0;
+}
+
 /* The one writer of a delivery (DeliveryOut). */
 static json_object *
-delivery_json(const struct dbres *d, unsigned i)
+delivery_json(const void *row)
 {
+	const struct delivery_row *d = row;
 	json_object	*o = json_object_new_object(), *st;
 
-	jadd_str(o, "id", dbres_get(d, i, DLV_C_ID));
+	jadd_str(o, "id", d->id);
 	jadd_str(o, "object", "delivery");
-	jadd_str(o, "lead_id", dbres_get(d, i, DLV_C_LEAD));
-	jadd_str(o, "status", dbres_get(d, i, DLV_C_STATUS));
-	jadd_str(o, "channel", dbres_get(d, i, DLV_C_CHANNEL));
-	jadd_str(o, "to_masked", dbres_get(d, i, DLV_C_TO));
-	jadd_str(o, "pii_state", dbres_get(d, i, DLV_C_PII));
-	json_object_object_add(o, "campaign", summary(dbres_get(d, i, DLV_C_CAMPAIGN),
-	    "key", dbres_get(d, i, DLV_C_CAMPAIGN_KEY), "name",
-	    dbres_get(d, i, DLV_C_CAMPAIGN_NAME)));
-	json_object_object_add(o, "scenario", summary(dbres_get(d, i, DLV_C_SCENARIO),
-	    "name", dbres_get(d, i, DLV_C_SCENARIO_NAME), NULL, NULL));
+	jadd_str(o, "lead_id", d->lead_id);
+	jadd_str(o, "status", d->status);
+	jadd_str(o, "channel", d->channel);
+	jadd_str(o, "to_masked", d->to_masked);
+	jadd_str(o, "pii_state", d->pii_state);
+	json_object_object_add(o, "campaign", summary(d->campaign_id, "key",
+	    d->campaign_key, "name", d->campaign_name));
+	json_object_object_add(o, "scenario", summary(d->scenario_id, "name",
+	    d->scenario_name, NULL, NULL));
 	st = NULL;
-	if (dbres_get(d, i, DLV_C_STEP) != NULL) {
+	if (d->step_id != NULL) {
 		st = json_object_new_object();
-		jadd_str(st, "id", dbres_get(d, i, DLV_C_STEP));
-		jadd_int(st, "position", dbres_int(d, i, DLV_C_STEP_NO));
+		jadd_str(st, "id", d->step_id);
+		jadd_int(st, "position", d->step_no);
 	}
 	json_object_object_add(o, "step", st);
-	jadd_time(o, "scheduled_at", dbres_get(d, i, DLV_C_SCHEDULED));
-	jadd_time(o, "sent_at", dbres_get(d, i, DLV_C_SENT));
-	jadd_time(o, "created_at", dbres_get(d, i, DLV_C_CREATED));
-	jadd_str(o, "cancel_reason", dbres_get(d, i, DLV_C_CANCEL));
-	jadd_str(o, "error_code", dbres_get(d, i, DLV_C_ERROR));
+	jadd_time(o, "scheduled_at", d->scheduled_at);
+	jadd_time(o, "sent_at", d->sent_at);
+	jadd_time(o, "created_at", d->created_at);
+	jadd_str(o, "cancel_reason", d->cancel_reason);
+	jadd_str(o, "error_code", d->error_code);
 	/* the SMS parts as sent (contract: Messages, the estimate's note) */
-	json_object_object_add(o, "segments", dbres_get(d, i, DLV_C_SEGMENTS) != NULL ?
-	    json_object_new_int64(dbres_int(d, i, DLV_C_SEGMENTS)) : NULL);
+	json_object_object_add(o, "segments", d->segments != NULL ?
+	    json_object_new_int64(strtoll(d->segments, NULL, 10)) : NULL);
 	return o;
 }
 
 enum fb_err
 api_deliveries_list(struct req *r)
 {
-	struct page	 pg;
-	struct dbres	 res;
-	json_object	*extra;
-	const char	*df = req_query(r, "date_field"), *v;
-	char		 fs[32] = "1000-01-01 00:00:00", ts[32] = "9999-12-31 00:00:00";
-	int64_t		 t;
-	bool		 hf = false, ht = false;
-	int		 f = 0;
-	unsigned	 i;
-	enum fb_err	 e;
+	struct page		 pg;
+	struct delivery_filter	 f;
+	struct dbrows		 rows;
+	json_object		*extra;
+	const char		*df = req_query(r, "date_field"), *v;
+	int64_t			 t;
+	unsigned		 i;
+	enum fb_err		 e;
 
 	if (page_from_req(r, &pg) != 0)
 		return FB_OK;
+	memset(&f, 0, sizeof(f));
+	f.status = req_query(r, "status");
+	f.campaign = req_query(r, "campaign_id");
+	f.scenario = req_query(r, "scenario_id");
 	for (i = 0; df != NULL && i < NELEM(dlv_date_fields); i++)
 		if (strcmp(df, dlv_date_fields[i]) == 0)
-			f = (int)i;
+			f.date_field = (int)i;
 	if ((v = req_query(r, "from")) != NULL && time_parse_iso8601(v, &t)) {
-		hf = true;
-		time_sql(t, fs);
+		f.has_from = true;
+		f.from = t;
 	}
 	if ((v = req_query(r, "to")) != NULL && time_parse_iso8601(v, &t)) {
-		ht = true;
-		time_sql(t, ts);
+		f.has_to = true;
+		f.to = t;
 	}
-	if (hf && ht && strcmp(fs, ts) >= 0)
+	if (f.has_from && f.has_to && f.from >= f.to)
 		return api_error(r, AC_QUERY_INVALID, "to");
-	if ((e = db_sd(r->db, SD_LIST_CREATED + f, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(pg.has_after ? pg.after : MAX_ID), P_STR(req_query(r, "status")),
-	    P_STR(req_query(r, "status")), P_STR(req_query(r, "campaign_id")),
-	    P_STR(req_query(r, "campaign_id")), P_STR(req_query(r, "scenario_id")),
-	    P_STR(req_query(r, "scenario_id")), P_INT(!hf), P_STR(fs), P_INT(!ht),
-	    P_STR(ts), P_INT(pg.limit + 1)), &res)) != FB_OK)
+	if ((e = db_delivery_list(r->db, r->auth.tenant_id, &f,
+	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	extra = json_object_new_object();
-	jadd_str(extra, "date_field", dlv_date_fields[f]);
-	return page_answer(r, &pg, &res, DLV_C_ID, delivery_json, extra);
+	jadd_str(extra, "date_field", dlv_date_fields[f.date_field]);
+	return page_answer_rows(r, &pg, &rows, sizeof(struct delivery_row),
+	    offsetof(struct delivery_row, id), delivery_json, extra);
 }
 
 enum fb_err
 api_deliveries_get(struct req *r)
 {
-	struct dbres	 d;
+	struct dbrows	 d;
 	enum fb_err	 e;
 
-	if ((e = db_sd(r->db, SD_GET, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(req_pathvar(r, "delivery_id"))), &d)) != FB_OK)
-		return e;
-	if (d.nrows == 0) {
-		dbres_free(&d);
+	e = db_delivery_get(r->db, r->auth.tenant_id, req_pathvar(r, "delivery_id"), &d);
+	if (e == FB_ENOTFOUND)
 		return api_error(r, AC_NOT_FOUND, "delivery_id");
-	}
-	e = req_json(r, 200, delivery_json(&d, 0));
-	dbres_free(&d);
+	if (e != FB_OK)
+		return e;
+	e = req_json(r, 200, delivery_json(d.row));
+	dbrows_free(&d);
 	return e;
 }
 
 /* The one writer of a suppression: masked value only. */
 static json_object *
-suppression_json(const struct dbres *s, unsigned i)
+suppression_json(const void *row)
 {
+	const struct suppression_row *s = row;
 	json_object	*o = json_object_new_object();
 
-	jadd_str(o, "id", dbres_get(s, i, SUP_C_ID));
+	jadd_str(o, "id", s->id);
 	jadd_str(o, "object", "suppression");
-	jadd_str(o, "kind", dbres_get(s, i, SUP_C_KIND));
-	jadd_str(o, "value_masked", dbres_get(s, i, SUP_C_MASKED));
-	jadd_str(o, "scope", dbres_get(s, i, SUP_C_SCOPE));
-	jadd_str(o, "campaign_id", dbres_get(s, i, SUP_C_CAMPAIGN));
-	jadd_str(o, "reason", dbres_get(s, i, SUP_C_REASON));
-	jadd_str(o, "memo", dbres_get(s, i, SUP_C_MEMO));
-	jadd_time(o, "expires_at", dbres_get(s, i, SUP_C_EXPIRES));
-	jadd_time(o, "created_at", dbres_get(s, i, SUP_C_CREATED));
-	jadd_bool(o, "deletable", strcmp(dbres_get(s, i, SUP_C_REASON), "opt_out") != 0 &&
-	    strcmp(dbres_get(s, i, SUP_C_REASON), "complaint") != 0);
+	jadd_str(o, "kind", s->kind);
+	jadd_str(o, "value_masked", s->masked);
+	jadd_str(o, "scope", s->scope);
+	jadd_str(o, "campaign_id", s->campaign_id);
+	jadd_str(o, "reason", s->reason);
+	jadd_str(o, "memo", s->memo);
+	jadd_time(o, "expires_at", s->expires_at);
+	jadd_time(o, "created_at", s->created_at);
+	jadd_bool(o, "deletable", deletable(s));
 	return o;
 }
 
@@ -154,32 +156,32 @@ suppression_json(const struct dbres *s, unsigned i)
 enum fb_err
 api_suppressions_list(struct req *r)
 {
-	struct page	 pg;
-	struct dbres	 res;
-	const char	*q = req_query(r, "q"), *kind;
-	unsigned char	 bidx[PII_BIDXBYTES];
-	char		 masked[300];
-	bool		 has_q = false;
-	enum fb_err	 e;
+	struct page		 pg;
+	struct suppression_filter f;
+	struct dbrows		 rows;
+	const char		*q = req_query(r, "q"), *kind;
+	unsigned char		 bidx[PII_BIDXBYTES];
+	char			 masked[300];
+	enum fb_err		 e;
 
 	if (page_from_req(r, &pg) != 0)
 		return FB_OK;
+	memset(&f, 0, sizeof(f));
+	f.kind = req_query(r, "kind");
+	f.reason = req_query(r, "reason");
+	f.scope = req_query(r, "scope");
+	f.campaign = req_query(r, "campaign_id");
 	if (q != NULL && *q != '\0') {
 		if (!contact_key(r->conf->index_key, r->auth.tenant_id, q,
 		    &kind, bidx, masked))
 			memset(bidx, 0, sizeof(bidx));	/* matches nothing */
-		has_q = true;
+		f.bidx = bidx;
 	}
-	if ((e = db_sd(r->db, SD_SUP_LIST, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(pg.has_after ? pg.after : MAX_ID), P_STR(req_query(r, "kind")),
-	    P_STR(req_query(r, "kind")), P_STR(req_query(r, "reason")),
-	    P_STR(req_query(r, "reason")), P_STR(req_query(r, "scope")),
-	    P_STR(req_query(r, "scope")), P_STR(req_query(r, "campaign_id")),
-	    P_STR(req_query(r, "campaign_id")), has_q ? P_INT(1) : P_NULL,
-	    P_BIN(bidx, sizeof(bidx)), P_BIN(bidx, sizeof(bidx)),
-	    P_INT(pg.limit + 1)), &res)) != FB_OK)
+	if ((e = db_suppression_list(r->db, r->auth.tenant_id, &f,
+	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
-	return page_answer(r, &pg, &res, SUP_C_ID, suppression_json, NULL);
+	return page_answer_rows(r, &pg, &rows, sizeof(struct suppression_row),
+	    offsetof(struct suppression_row, id), suppression_json, NULL);
 }
 
 /* POST /suppressions: one entry (contract: SuppressionIn). */
@@ -191,8 +193,9 @@ api_suppressions_create(struct req *r)
 	char		 masked[300], id[UUID_STRLEN + 1], camp[UUID_STRLEN + 1] = "";
 	char		 exp[32];
 	int64_t		 t;
-	struct dbres	 res;
+	struct suppression_new sn;
 	struct dbrows	 c;
+	bool		 added;
 	enum fb_err	 e;
 
 	if (body_str(r, "scope", false, 16, &scope) < 0 ||
@@ -231,28 +234,20 @@ api_suppressions_create(struct req *r)
 	/* a tenant-wide entry names no campaign */
 	if (strcmp(scope, "tenant") == 0)
 		camp[0] = '\0';
-	if ((e = db_sd(r->db, SD_SUP_ACTIVE, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(kind), P_BIN(bidx, sizeof(bidx)), P_STR(scope),
-	    P_STR(camp[0] != '\0' ? camp : NULL)), &res)) != FB_OK)
-		return e;
-	if (res.nrows > 0) {
-		dbres_free(&res);
-		return api_error(r, AC_SUPPRESSION_EXISTS, "value");
-	}
-	dbres_free(&res);
 	uuid_v7(id);
-	if ((e = db_sd(r->db, SD_SUP_INSERT, DBPARAMS(P_STR(id), P_STR(r->auth.tenant_id),
-	    P_STR(kind), P_BIN(bidx, sizeof(bidx)), P_STR(masked), P_STR(scope),
-	    P_STR(camp[0] != '\0' ? camp : NULL), P_STR("manual"), P_STR(memo),
-	    P_STR(expires != NULL ? exp : NULL)), NULL)) != FB_OK)
+	sn = (struct suppression_new){ id, r->auth.tenant_id, kind, bidx, masked,
+	    scope, camp[0] != '\0' ? camp : NULL, "manual", memo,
+	    expires != NULL ? exp : NULL };
+	if ((e = db_suppression_add(r->db, &sn, &added)) != FB_OK)
 		return e;
+	if (!added)
+		return api_error(r, AC_SUPPRESSION_EXISTS, "value");
 	r->audit_type = "suppression";
 	memcpy(r->audit_id, id, sizeof(id));
-	if ((e = db_sd(r->db, SD_SUP_GET, DBPARAMS(P_STR(r->auth.tenant_id), P_STR(id)),
-	    &res)) != FB_OK)
+	if ((e = db_suppression_get(r->db, r->auth.tenant_id, id, &c)) != FB_OK)
 		return e;
-	e = req_json(r, 201, suppression_json(&res, 0));
-	dbres_free(&res);
+	e = req_json(r, 201, suppression_json(c.row));
+	dbrows_free(&c);
 	return e;
 }
 
@@ -261,24 +256,20 @@ enum fb_err
 api_suppressions_delete(struct req *r)
 {
 	const char	*id = req_pathvar(r, "suppression_id");
-	struct dbres	 s;
+	struct dbrows	 s;
+	bool		 ok;
 	enum fb_err	 e;
 
-	if ((e = db_sd(r->db, SD_SUP_GET, DBPARAMS(P_STR(r->auth.tenant_id), P_STR(id)),
-	    &s)) != FB_OK)
-		return e;
-	if (s.nrows == 0) {
-		dbres_free(&s);
+	e = db_suppression_get(r->db, r->auth.tenant_id, id, &s);
+	if (e == FB_ENOTFOUND)
 		return api_error(r, AC_NOT_FOUND, "suppression_id");
-	}
-	if (strcmp(dbres_get(&s, 0, SUP_C_REASON), "opt_out") == 0 ||
-	    strcmp(dbres_get(&s, 0, SUP_C_REASON), "complaint") == 0) {
-		dbres_free(&s);
+	if (e != FB_OK)
+		return e;
+	ok = deletable(s.row);
+	dbrows_free(&s);
+	if (!ok)
 		return api_error(r, AC_SUPPRESSION_NOT_DELETABLE, NULL);
-	}
-	dbres_free(&s);
-	if ((e = db_sd(r->db, SD_SUP_DELETE, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(id)), NULL)) != FB_OK)
+	if ((e = db_suppression_delete(r->db, r->auth.tenant_id, id)) != FB_OK)
 		return e;
 	r->audit_type = "suppression";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);

@@ -2,21 +2,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "../pii.h"
 #include "../store.h"
 
-#define DLV_COLS "d.id, d.lead_id, d.status, d.channel, d.to_masked, d.pii_state, " \
-	"d.campaign_id, (SELECT c.campaign_key FROM campaigns c WHERE c.id = d.campaign_id), " \
-	"(SELECT c.name FROM campaigns c WHERE c.id = d.campaign_id), d.scenario_id, " \
-	"(SELECT s.name FROM scenarios s WHERE s.id = d.scenario_id), d.step_id, " \
-	"d.step_no, " DB_TS("d.scheduled_at") ", " DB_TS("d.sent_at") ", " \
-	DB_TS("d.created_at") ", d.cancel_reason, d.error_code, d.segments"
-#define DLV_LIST(col) "SELECT " DLV_COLS " FROM deliveries d FORCE INDEX " \
-	"(deliveries_tenant) WHERE d.tenant_id = ? AND d.id < ? " \
+#define DLV_LIST(col) "SELECT " DB_SELECT(DELIVERY_COLS) " FROM deliveries d " \
+	"FORCE INDEX (deliveries_tenant) WHERE d.tenant_id = ? AND d.id < ? " \
 	"AND (? IS NULL OR d.status = ?) AND (? IS NULL OR d.campaign_id = ?) " \
 	"AND (? IS NULL OR d.scenario_id = ?) AND (? OR " col " >= ?) " \
 	"AND (? OR " col " < ?) ORDER BY d.id DESC LIMIT ?"
-#define SUP_COLS "id, kind, masked, scope, campaign_id, reason, memo, " \
-	DB_TS("expires_at") ", " DB_TS("created_at")
 
 /* The daily cap's count for one channel (see SD_CAP_TEL, SD_CAP_EMAIL). */
 #define CAP_SQL(bidx, channel) "SELECT COUNT(*) FROM leads l JOIN deliveries d " \
@@ -55,7 +48,7 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	{ "delivery_list_scheduled", DLV_LIST("d.scheduled_at") },
 	{ "delivery_list_sent", DLV_LIST("d.sent_at") },
 	/* SD_GET */
-	{ "delivery_get", "SELECT " DLV_COLS " FROM deliveries d "
+	{ "delivery_get", "SELECT " DB_SELECT(DELIVERY_COLS) " FROM deliveries d "
 	  "WHERE d.tenant_id = ? AND d.id = ?" },
 	/* SD_SUP_INSERT */
 	{ "suppression_insert",
@@ -69,13 +62,14 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "AND (expires_at IS NULL OR expires_at > NOW(6)) LIMIT 1 FOR UPDATE" },
 	/* SD_SUP_LIST */
 	{ "suppression_list",
-	  "SELECT " SUP_COLS " FROM suppressions FORCE INDEX (suppressions_tenant) "
+	  "SELECT " DB_SELECT(SUPPRESSION_COLS) " FROM suppressions "
+	  "FORCE INDEX (suppressions_tenant) "
 	  "WHERE tenant_id = ? AND id < ? AND (? IS NULL OR kind = ?) "
 	  "AND (? IS NULL OR reason = ?) AND (? IS NULL OR scope = ?) "
 	  "AND (? IS NULL OR campaign_id = ?) AND (? IS NULL OR bidx IN (?, ?)) "
 	  "ORDER BY id DESC LIMIT ?" },
 	/* SD_SUP_GET */
-	{ "suppression_get", "SELECT " SUP_COLS " FROM suppressions "
+	{ "suppression_get", "SELECT " DB_SELECT(SUPPRESSION_COLS) " FROM suppressions "
 	  "WHERE tenant_id = ? AND id = ?" },
 	/* SD_SUP_DELETE */
 	{ "suppression_delete",
@@ -147,7 +141,7 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "AND status NOT IN ('sent', 'converted')" },
 	/* SD_LEAD_CONTACT_KEYS: the lead's indexes and masks, for an opt-out */
 	{ "lead_contact_keys",
-	  "SELECT email_bidx, email_masked, tel_bidx, tel_masked FROM leads "
+	  "SELECT " DB_SELECT(CONTACT_KEY_COLS) " FROM leads "
 	  "WHERE tenant_id = ? AND id = ?" },
 	/* SD_OPTOUT_CANCEL: the lead's pending deliveries */
 	{ "optout_cancel",
@@ -165,9 +159,7 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "updated_at = NOW(6) WHERE lead_id = ? AND status = 'scheduled'" },
 	/* SD_HOOK_FIND: a sent delivery by the provider's id or our reference */
 	{ "hook_find",
-	  "SELECT d.id, d.tenant_id, d.lead_id, d.channel, d.status, l.email_bidx, "
-	  "l.email_masked, l.tel_bidx, l.tel_masked, d.campaign_id, d.step_no "
-	  "FROM deliveries d JOIN leads l "
+	  "SELECT " DB_SELECT(RECEIPT_COLS) " FROM deliveries d JOIN leads l "
 	  "ON l.id = d.lead_id WHERE d.id = ? OR d.provider_id = ? LIMIT 1 FOR UPDATE" },
 	/* SD_HOOK_RESULT */
 	{ "hook_result",
@@ -329,4 +321,163 @@ db_deliveries_schedule(struct db *db, const char *tenant, const char *lead,
 	if (e == FB_OK && *n > 0)
 		e = db_sd(db, SD_LEAD_QUEUED, DBPARAMS(P_STR(lead)), NULL);
 	return e;
+}
+
+#define DB_ROW struct delivery_row
+static const struct dbcol delivery_cols[] = { DB_COLUMNS(DELIVERY_COLS) };
+#undef DB_ROW
+#define DB_ROW struct suppression_row
+static const struct dbcol suppression_cols[] = { DB_COLUMNS(SUPPRESSION_COLS) };
+#undef DB_ROW
+
+/* A typed read (db_rows()); with `one`, no row is FB_ENOTFOUND. */
+static enum fb_err
+rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *cols,
+    size_t ncols, size_t rowsize, bool one, struct dbrows *out)
+{
+	enum fb_err	 e;
+
+	if ((e = db_rows(db, DBSET_SENDING, id, &sd_sql[id], p, n, cols, ncols,
+	    rowsize, out)) != FB_OK)
+		return e;
+	if (one && out->n == 0) {
+		dbrows_free(out);
+		return FB_ENOTFOUND;
+	}
+	return FB_OK;
+}
+
+#define MAX_ID	"ffffffff-ffff-ffff-ffff-ffffffffffff"
+
+enum fb_err
+db_delivery_list(struct db *db, const char *tenant, const struct delivery_filter *f,
+    const char *after, int n, struct dbrows *out)
+{
+	char	 fs[32] = "1000-01-01 00:00:00", ts[32] = "9999-12-31 00:00:00";
+
+	if (f->date_field < 0 || f->date_field > 2)
+		return FB_EINVAL;
+	if (f->has_from)
+		time_sql(f->from, fs);
+	if (f->has_to)
+		time_sql(f->to, ts);
+	return rows(db, SD_LIST_CREATED + f->date_field, DBPARAMS(P_STR(tenant),
+	    P_STR(after != NULL ? after : MAX_ID), P_STR(f->status), P_STR(f->status),
+	    P_STR(f->campaign), P_STR(f->campaign), P_STR(f->scenario),
+	    P_STR(f->scenario), P_INT(!f->has_from), P_STR(fs), P_INT(!f->has_to),
+	    P_STR(ts), P_INT(n)), delivery_cols, NELEM(delivery_cols),
+	    sizeof(struct delivery_row), false, out);
+}
+
+enum fb_err
+db_delivery_get(struct db *db, const char *tenant, const char *id,
+    struct dbrows *out)
+{
+	return rows(db, SD_GET, DBPARAMS(P_STR(tenant), P_STR(id)), delivery_cols,
+	    NELEM(delivery_cols), sizeof(struct delivery_row), true, out);
+}
+
+enum fb_err
+db_suppression_list(struct db *db, const char *tenant,
+    const struct suppression_filter *f, const char *after, int n,
+    struct dbrows *out)
+{
+	static const unsigned char none[PII_BIDXBYTES];
+	const unsigned char *b = f->bidx != NULL ? f->bidx : none;
+
+	return rows(db, SD_SUP_LIST, DBPARAMS(P_STR(tenant),
+	    P_STR(after != NULL ? after : MAX_ID), P_STR(f->kind), P_STR(f->kind),
+	    P_STR(f->reason), P_STR(f->reason), P_STR(f->scope), P_STR(f->scope),
+	    P_STR(f->campaign), P_STR(f->campaign),
+	    f->bidx != NULL ? P_INT(1) : P_NULL, P_BIN(b, PII_BIDXBYTES),
+	    P_BIN(b, PII_BIDXBYTES), P_INT(n)), suppression_cols,
+	    NELEM(suppression_cols), sizeof(struct suppression_row), false, out);
+}
+
+enum fb_err
+db_suppression_get(struct db *db, const char *tenant, const char *id,
+    struct dbrows *out)
+{
+	return rows(db, SD_SUP_GET, DBPARAMS(P_STR(tenant), P_STR(id)),
+	    suppression_cols, NELEM(suppression_cols), sizeof(struct suppression_row),
+	    true, out);
+}
+
+enum fb_err
+db_suppression_add(struct db *db, const struct suppression_new *s, bool *added)
+{
+	struct dbres	 a;
+	enum fb_err	 e;
+
+	*added = false;
+	if ((e = db_sd(db, SD_SUP_ACTIVE, DBPARAMS(P_STR(s->tenant), P_STR(s->kind),
+	    P_BIN(s->bidx, PII_BIDXBYTES), P_STR(s->scope), P_STR(s->campaign)),
+	    &a)) != FB_OK)
+		return e;
+	if (a.nrows > 0) {
+		dbres_free(&a);
+		return FB_OK;
+	}
+	dbres_free(&a);
+	if ((e = db_sd(db, SD_SUP_INSERT, DBPARAMS(P_STR(s->id), P_STR(s->tenant),
+	    P_STR(s->kind), P_BIN(s->bidx, PII_BIDXBYTES), P_STR(s->masked),
+	    P_STR(s->scope), P_STR(s->campaign), P_STR(s->reason), P_STR(s->memo),
+	    P_STR(s->expires_at)), NULL)) != FB_OK)
+		return e;
+	*added = true;
+	return FB_OK;
+}
+
+enum fb_err
+db_suppression_delete(struct db *db, const char *tenant, const char *id)
+{
+	return db_sd(db, SD_SUP_DELETE, DBPARAMS(P_STR(tenant), P_STR(id)), NULL);
+}
+
+#define DB_ROW struct contact_key_row
+static const struct dbcol contact_key_cols[] = { DB_COLUMNS(CONTACT_KEY_COLS) };
+#undef DB_ROW
+#define DB_ROW struct receipt_row
+static const struct dbcol receipt_cols[] = { DB_COLUMNS(RECEIPT_COLS) };
+#undef DB_ROW
+
+enum fb_err
+db_lead_contact_keys(struct db *db, const char *tenant, const char *lead,
+    struct dbrows *out)
+{
+	return rows(db, SD_LEAD_CONTACT_KEYS, DBPARAMS(P_STR(tenant), P_STR(lead)),
+	    contact_key_cols, NELEM(contact_key_cols), sizeof(struct contact_key_row),
+	    true, out);
+}
+
+enum fb_err
+db_optout_cancel(struct db *db, const char *tenant, const char *lead)
+{
+	return db_sd(db, SD_OPTOUT_CANCEL, DBPARAMS(P_STR(tenant), P_STR(lead)), NULL);
+}
+
+enum fb_err
+db_receipt_delivery(struct db *db, const char *reference, const char *provider_id,
+    struct dbrows *out)
+{
+	return rows(db, SD_HOOK_FIND, DBPARAMS(P_STR(reference != NULL ? reference :
+	    "00000000-0000-0000-0000-000000000000"), P_STR(provider_id != NULL ?
+	    provider_id : "")), receipt_cols, NELEM(receipt_cols),
+	    sizeof(struct receipt_row), false, out);
+}
+
+enum fb_err
+db_receipt_result(struct db *db, const char *id, const char *status,
+    const char *error_code, bool *changed)
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	*changed = false;
+	if ((e = db_sd(db, SD_HOOK_RESULT, DBPARAMS(P_STR(status), P_STR(error_code),
+	    P_STR(id)), &r)) != FB_OK)
+		return e;
+	*changed = r.affected > 0;
+	dbres_free(&r);
+	return FB_OK;
 }
