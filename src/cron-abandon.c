@@ -22,42 +22,35 @@
 #include "store.h"
 
 static enum fb_err
-judge(struct db *db, const char *id, long long now, bool *done)
+judge(struct db *db, const struct lead_owner_row *l, long long now, bool *done)
 {
-	struct dbres	 r;
 	json_object	*d;
 	char		 at[32];
 	int		 scheduled = 0;
+	bool		 claimed;
 	enum fb_err	 e;
 
 	*done = false;
 	if ((e = db_begin(db)) != FB_OK)
 		return e;
-	if ((e = db_lead_abandon_claim(db, id, &r)) != FB_OK)
+	if ((e = db_lead_abandon(db, l->tenant_id, l->id, now, &claimed)) != FB_OK)
 		goto fail;
-	if (r.nrows == 0) {
+	if (!claimed) {
 		/* converted meanwhile, or another pass holds it */
-		dbres_free(&r);
 		db_rollback(db);
 		return FB_OK;
 	}
-	if ((e = db_lead_abandon_set(db, id, now)) != FB_OK) {
-		dbres_free(&r);
-		goto fail;
-	}
 	time_iso8601(now, at);
 	d = json_object_new_object();
-	jadd_str(d, "lead_id", id);
-	jadd_str(d, "campaign_id", dbres_get(&r, 0, 2));
+	jadd_str(d, "lead_id", l->id);
+	jadd_str(d, "campaign_id", l->campaign_id);
 	jadd_str(d, "abandoned_at", at);
-	e = db_outbox_add(db, dbres_get(&r, 0, 1), "webhook", "lead.abandoned",
-	    json_text(d));
+	e = db_outbox_add(db, l->tenant_id, "webhook", "lead.abandoned", json_text(d));
 	json_object_put(d);
 	/* the active scenario's deliveries, in the same transaction */
 	if (e == FB_OK)
-		e = db_deliveries_schedule(db, dbres_get(&r, 0, 1), id,
-		    dbres_get(&r, 0, 2), now, &scheduled);
-	dbres_free(&r);
+		e = db_deliveries_schedule(db, l->tenant_id, l->id, l->campaign_id,
+		    now, &scheduled);
 	if (e == FB_OK && (e = db_commit(db)) == FB_OK) {
 		*done = true;
 		return FB_OK;
@@ -73,8 +66,8 @@ main(int argc, char *argv[])
 	struct cron_opts	 o = { .limit = 1000 };
 	struct conf	 conf;
 	struct db	 db;
-	struct dbres	 due, q;
-	long long	 queued;
+	struct dbrows	 due;
+	const struct lead_owner_row *l;
 	unsigned long long pruned = 0;
 	char		 err[512];
 	long long	 now;
@@ -102,13 +95,7 @@ main(int argc, char *argv[])
 	 * What was queued when the pass began: under a flood that outruns
 	 * the applier a pass still ends, and judges.
 	 */
-	if ((e = db_ingest_status(&db, &q)) == FB_OK) {
-		queued = dbres_int(&q, 0, 0) - dbres_int(&q, 0, 1);
-		dbres_free(&q);
-		e = tag_apply(&db, &conf, queued > INT_MAX ? INT_MAX : (int)queued,
-		    true, &applied);
-	}
-	if (e != FB_OK) {
+	if ((e = tag_apply_backlog(&db, &conf, &applied)) != FB_OK) {
 		fprintf(stderr, "formback-abandon: cannot apply queued tag "
 		    "events: %s\n", fb_strerror(e));
 		db_close(&db);
@@ -120,17 +107,17 @@ main(int argc, char *argv[])
 		db_close(&db);
 		return 1;
 	}
-	for (i = 0; i < due.nrows; i++) {
-		if ((e = judge(&db, dbres_get(&due, i, 0), now, &done)) != FB_OK) {
+	for (i = 0, l = due.row; i < due.n; i++) {
+		if ((e = judge(&db, &l[i], now, &done)) != FB_OK) {
 			fprintf(stderr, "formback-abandon: lead '%s': %s\n",
-			    dbres_get(&due, i, 0), fb_strerror(e));
+			    l[i].id, fb_strerror(e));
 			failed++;
 			if (e == FB_EGONE)
 				break;
 		} else if (done)
 			judged++;
 	}
-	dbres_free(&due);
+	dbrows_free(&due);
 	/* the collector's counts of hours that no longer matter (issue 11) */
 	if ((e = db_tag_flood_prune(&db, &pruned)) != FB_OK) {
 		fprintf(stderr, "formback-abandon: cannot prune the collector's "

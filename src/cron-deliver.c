@@ -49,7 +49,7 @@
 #define HELD_RETRY	600	/* seconds: a held site's deliveries look again */
 #define GUARD_APPLY	10000	/* queued events applied to reach a conversion */
 
-_Static_assert(BATCH <= SD_CLAIM_MARK_IDS, "a batch is claimed by one SD_CLAIM_MARK");
+_Static_assert(BATCH <= DELIVERY_CLAIM_MAX, "a batch is one claim");
 
 static struct conf	 conf;
 static struct db	 db;
@@ -79,56 +79,51 @@ static char		 month[8];	/* the pass's JST month, YYYY-MM */
  * claim, in the caller's transaction.
  */
 static enum fb_err
-finish_one(const struct dbres *d, unsigned i, const char *token, struct outcome *o)
+finish_one(const struct delivery_ref *d, const char *token, struct outcome *o)
 {
 	char		 at[32], re[32];
-	struct dbres	 r;
+	struct delivery_outcome w = { .id = d->id, .token = token,
+	    .status = o->status, .error_code = o->error_code,
+	    .cancel_reason = o->cancel_reason, .at = at,
+	    .provider_id = o->provider_id[0] != '\0' ? o->provider_id : NULL,
+	    .segments = o->segments, .give_back = o->give_back };
 	bool		 held;
 	enum fb_err	 e;
 
 	time_sql(now, at);
-	if (o->reschedule > 0)
+	if (o->reschedule > 0) {
 		time_sql(o->reschedule, re);
-	e = db_sd(&db, SD_FINISH, DBPARAMS(P_STR(o->status), P_STR(o->error_code),
-	    P_STR(o->cancel_reason), P_STR(o->status), P_STR(at),
-	    P_STR(o->provider_id[0] != '\0' ? o->provider_id : NULL),
-	    o->segments > 0 ? P_INT(o->segments) : P_NULL,
-	    P_STR(o->reschedule > 0 ? re : NULL), P_INT(o->give_back),
-	    P_STR(dbres_get(d, i, CL_C_ID)), P_STR(token)), &r);
-	if (e != FB_OK)
+		w.reschedule = re;
+	}
+	if ((e = db_delivery_finish(&db, &w, &held)) != FB_OK)
 		return e;
-	held = r.affected > 0;
-	dbres_free(&r);
 	if (!held)	/* another pass took it over: leave its outcome alone */
 		return FB_OK;
 	/* a counted message that did not leave frees its place in the quota */
-	if (o->counted && strcmp(o->status, "sent") != 0 && (e = db_sd(&db,
-	    SD_USAGE_GIVE_BACK, DBPARAMS(P_STR(dbres_get(d, i, CL_C_TENANT)),
-	    P_STR(month)), NULL)) != FB_OK)
+	if (o->counted && strcmp(o->status, "sent") != 0 &&
+	    (e = db_usage_give_back(&db, d->tenant_id, month)) != FB_OK)
 		return e;
-	if (o->lead_reason != NULL && (e = db_sd(&db, SD_LEAD_SUPPRESS,
-	    DBPARAMS(P_STR(o->lead_reason), P_STR(dbres_get(d, i, CL_C_LEAD))), NULL)) != FB_OK)
+	if (o->lead_reason != NULL && (e = db_lead_suppress(&db, d->tenant_id,
+	    d->lead_id, o->lead_reason)) != FB_OK)
 		return e;
-	if (strcmp(o->status, "sent") == 0 && (e = db_sd(&db, SD_LEAD_SENT,
-	    DBPARAMS(P_STR(dbres_get(d, i, CL_C_LEAD))), NULL)) != FB_OK)
+	if (strcmp(o->status, "sent") == 0 &&
+	    (e = db_lead_sent(&db, d->tenant_id, d->lead_id)) != FB_OK)
 		return e;
 	if (strcmp(o->status, "sent") == 0 || strcmp(o->status, "failed") == 0)
-		e = delivery_event(&db, dbres_get(d, i, CL_C_TENANT),
-		    dbres_get(d, i, CL_C_ID), dbres_get(d, i, CL_C_LEAD),
-		    dbres_get(d, i, CL_C_CAMPAIGN), dbres_get(d, i, CL_C_CHANNEL),
-		    dbres_get(d, i, CL_C_STEP_NO), o->status, o->error_code);
+		e = delivery_event(&db, d->tenant_id, d->id, d->lead_id,
+		    d->campaign_id, d->channel, d->step_no, o->status, o->error_code);
 	return e;
 }
 
 /* One outcome in its own transaction. */
 static enum fb_err
-finish(const struct dbres *d, unsigned i, const char *token, struct outcome *o)
+finish(const struct delivery_ref *d, const char *token, struct outcome *o)
 {
 	enum fb_err	 e;
 
 	if ((e = db_begin(&db)) != FB_OK)
 		return e;
-	if ((e = finish_one(d, i, token, o)) == FB_OK && (e = db_commit(&db)) == FB_OK)
+	if ((e = finish_one(d, token, o)) == FB_OK && (e = db_commit(&db)) == FB_OK)
 		return FB_OK;
 	db_rollback(&db);
 	return e;
@@ -151,20 +146,16 @@ quiet_until(long start, long end)
 	return (m < end ? day : day + 86400) + end * 60;
 }
 
-static bool
-suppressed(const struct dbres *d, unsigned i, unsigned bidx_col, const char **reason)
+/* The contact of `bidx` on the suppression list: the reason to cancel, or NULL. */
+static const char *
+suppressed(const struct claim_row *d, const struct dbbin *bidx)
 {
-	struct dbres	 s;
-	bool		 hit;
+	bool	 hit, opt_out;
 
-	if (db_sd(&db, SD_SUPPRESSED, DBPARAMS(P_STR(dbres_get(d, i, CL_C_TENANT)),
-	    dbres_param(d, i, bidx_col),
-	    P_STR(dbres_get(d, i, CL_C_CAMPAIGN))), &s) != FB_OK)
-		return false;
-	hit = s.nrows > 0;
-	*reason = hit && strcmp(dbres_get(&s, 0, 0), "opt_out") == 0 ? "opted_out" : "suppressed";
-	dbres_free(&s);
-	return hit;
+	if (db_contact_suppressed(&db, d->d.tenant_id, d->d.campaign_id, bidx,
+	    &hit, &opt_out) != FB_OK || !hit)
+		return NULL;
+	return opt_out ? "opted_out" : "suppressed";
 }
 
 struct links {
@@ -178,44 +169,37 @@ struct links {
  * transaction before any message leaves.
  */
 static enum fb_err
-make_links(const struct dbres *d, struct links *l)
+make_links(const struct dbrows *claimed, struct links *l)
 {
+	const struct claim_row *d = claimed->row;
 	char		 t[LINK_TOKEN_LEN + 1], top[300], href[URL_MAX + 1];
-	const char	*url;
-	unsigned	 i;
+	size_t		 i;
 	enum fb_err	 e;
 
 	if ((e = db_begin(&db)) != FB_OK)
 		return e;
-	for (i = 0; i < d->nrows; i++) {
+	for (i = 0; i < claimed->n; i++) {
 		/*
 		 * The continuation page: the message's link, else the page
 		 * the lead left its form on, else the site's top page.
 		 */
-		if (((url = dbres_get(d, i, CL_C_LINK_URL)) == NULL ||
-		    !url_normalize(url, href)) &&
-		    ((url = dbres_get(d, i, CL_C_LANDING)) == NULL ||
-		    !url_normalize(url, href))) {
-			snprintf(top, sizeof(top), "https://%s/",
-			    dbres_get(d, i, CL_C_SITE_DOMAIN));
+		if ((d[i].link_url == NULL || !url_normalize(d[i].link_url, href)) &&
+		    (d[i].landing_url == NULL ||
+		    !url_normalize(d[i].landing_url, href))) {
+			snprintf(top, sizeof(top), "https://%s/", d[i].site_domain);
 			if (!url_normalize(top, href))
 				snprintf(href, sizeof(href), "%s", top);
 		}
 		/* stored only as the URL parser wrote it (STYLE 23) */
-		if ((e = link_create(&db, dbres_get(d, i, CL_C_TENANT),
-		    dbres_get(d, i, CL_C_ID), dbres_get(d, i, CL_C_LEAD), "click",
-		    href, t)) != FB_OK)
+		if ((e = link_create(&db, &d[i].d, "click", href, t)) != FB_OK)
 			goto fail;
 		snprintf(l[i].click, sizeof(l[i].click), "%s/r/%s", conf.base_url, t);
-		if ((e = link_create(&db, dbres_get(d, i, CL_C_TENANT), dbres_get(d, i, CL_C_ID),
-		    dbres_get(d, i, CL_C_LEAD), "optout", NULL, t)) != FB_OK)
+		if ((e = link_create(&db, &d[i].d, "optout", NULL, t)) != FB_OK)
 			goto fail;
 		snprintf(l[i].optout, sizeof(l[i].optout), "%s/u/%s", conf.base_url, t);
 		l[i].open[0] = '\0';
-		if (strcmp(dbres_get(d, i, CL_C_CHANNEL), "email") == 0) {
-			if ((e = link_create(&db, dbres_get(d, i, CL_C_TENANT),
-			    dbres_get(d, i, CL_C_ID), dbres_get(d, i, CL_C_LEAD), "open",
-			    NULL, t)) != FB_OK)
+		if (strcmp(d[i].d.channel, "email") == 0) {
+			if ((e = link_create(&db, &d[i].d, "open", NULL, t)) != FB_OK)
 				goto fail;
 			snprintf(l[i].open, sizeof(l[i].open), "%s/o/%s", conf.base_url, t);
 		}
@@ -226,20 +210,22 @@ fail:
 	return e;
 }
 
-/* Whether the contact in column `bidx` is one of the tenant's test recipients. */
+/* Whether the contact of `bidx` is one of the tenant's test recipients. */
 static bool
-test_recipient(const struct dbres *d, unsigned i, const char *kind, unsigned bidx)
+test_recipient(const struct claim_row *d, const char *kind,
+    const struct dbbin *bidx)
 {
-	struct dbres	 t;
-	bool		 yes;
+	bool	 yes;
 
-	if (dbres_get(d, i, bidx) == NULL ||
-	    db_sd(&db, SD_TEST_RCPT_IS, DBPARAMS(P_STR(dbres_get(d, i, CL_C_TENANT)),
-	    P_STR(kind), dbres_param(d, i, bidx)), &t) != FB_OK)
-		return false;
-	yes = t.nrows > 0;
-	dbres_free(&t);
-	return yes;
+	return bidx->p != NULL && db_test_recipient_is(&db, d->d.tenant_id, kind,
+	    bidx, &yes) == FB_OK && yes;
+}
+
+/* The blind index of the contact a claimed row goes to. */
+static const struct dbbin *
+bidx_of(const struct claim_row *d)
+{
+	return strcmp(d->d.channel, "sms") == 0 ? &d->tel_bidx : &d->email_bidx;
 }
 
 /*
@@ -249,32 +235,26 @@ test_recipient(const struct dbres *d, unsigned i, const char *kind, unsigned bid
  * and the earlier rows of this batch that passed their checks.
  */
 static bool
-capped(const struct dbres *d, unsigned i, const struct outcome *o,
-    const char *token, bool sms, unsigned bidx)
+capped(const struct claim_row *d, size_t i, const struct outcome *o,
+    const char *token)
 {
-	struct dbres	 c;
-	long long	 n = 0;
-	size_t		 at = (size_t)i * d->ncols + bidx, bt;
+	const struct dbbin *b = bidx_of(&d[i]), *bj;
+	long long	 n = 0, left;
 	char		 since[32];
-	unsigned	 j;
+	size_t		 j;
 
 	for (j = 0; j < i; j++) {
-		bt = (size_t)j * d->ncols + bidx;
-		if (o[j].go && strcmp(dbres_get(d, j, CL_C_CHANNEL),
-		    dbres_get(d, i, CL_C_CHANNEL)) == 0 &&
-		    strcmp(dbres_get(d, j, CL_C_TENANT), dbres_get(d, i, CL_C_TENANT)) == 0 &&
-		    d->cell[bt] != NULL && d->len[bt] == d->len[at] &&
-		    memcmp(d->cell[bt], d->cell[at], d->len[at]) == 0)
+		bj = bidx_of(&d[j]);
+		if (o[j].go && strcmp(d[j].d.channel, d[i].d.channel) == 0 &&
+		    strcmp(d[j].d.tenant_id, d[i].d.tenant_id) == 0 &&
+		    bj->p != NULL && bj->n == b->n && memcmp(bj->p, b->p, b->n) == 0)
 			n++;
 	}
 	time_sql(time_jst_midnight(now), since);
-	if (db_sd(&db, sms ? SD_CAP_TEL : SD_CAP_EMAIL, DBPARAMS(
-	    P_STR(dbres_get(d, i, CL_C_TENANT)), dbres_param(d, i, bidx),
-	    P_STR(token), P_STR(since)), &c) != FB_OK)
+	if (db_contact_sends(&db, d[i].d.tenant_id, d[i].d.channel, b, token,
+	    since, &left) != FB_OK)
 		return false;
-	n += dbres_int(&c, 0, 0);
-	dbres_free(&c);
-	return n >= DAILY_CAP;
+	return n + left >= DAILY_CAP;
 }
 
 /*
@@ -284,55 +264,53 @@ capped(const struct dbres *d, unsigned i, const struct outcome *o,
  * holds its outcome.
  */
 static void
-check(const struct dbres *d, unsigned i, struct outcome *outs, const char *token)
+check(const struct claim_row *rows, size_t i, struct outcome *outs,
+    const char *token)
 {
+	const struct claim_row *d = &rows[i];
 	struct outcome	*o = &outs[i];
-	const char	*ch = dbres_get(d, i, CL_C_CHANNEL), *reason, *mode;
-	bool		 sms = strcmp(ch, "sms") == 0;
-	unsigned	 sealed = sms ? CL_C_TEL_SEALED : CL_C_EMAIL_SEALED;
-	unsigned	 bidx = sms ? CL_C_TEL_BIDX : CL_C_EMAIL_BIDX;
+	bool		 sms = strcmp(d->d.channel, "sms") == 0;
+	const struct dbbin *sealed = sms ? &d->tel_sealed : &d->email_sealed;
+	const char	*reason;
 	long long	 q;
 
 	memset(o, 0, sizeof(*o));
 	o->status = "sent";
-	mode = dbres_get(d, i, CL_C_MODE);
 #define STOP(st, cr, lr) do { o->status = st; o->cancel_reason = cr; \
 	o->lead_reason = lr; return; } while (0)
-	if (dbres_int(d, i, CL_C_STEP_GONE))
+	if (d->step_gone)
 		STOP("cancelled", "step_removed", NULL);
-	if (strcmp(dbres_get(d, i, CL_C_LEAD_STATUS), "converted") == 0)
+	if (strcmp(d->lead_status, "converted") == 0)
 		STOP("cancelled", "converted", NULL);
 	/* a flood of new leads held the site: wait for the release (issue 11) */
-	if (dbres_int(d, i, CL_C_SITE_HELD)) {
+	if (d->site_held) {
 		o->status = "scheduled";
 		o->reschedule = now + HELD_RETRY;
 		o->give_back = 1;	/* waiting is not an attempt */
 		return;
 	}
-	if (strcmp(mode, "off") == 0)
+	if (strcmp(d->delivery_mode, "off") == 0)
 		STOP("suppressed", NULL, "delivery_disabled");
-	if (strcmp(mode, "test_only") == 0 && !test_recipient(d, i, sms ? "tel" :
-	    "email", bidx))
+	if (strcmp(d->delivery_mode, "test_only") == 0 &&
+	    !test_recipient(d, sms ? "tel" : "email", bidx_of(d)))
 		STOP("suppressed", NULL, "not_test_recipient");
-	if (strcmp(dbres_get(d, i, CL_C_CAMPAIGN_STATUS), "active") != 0)
-		STOP("suppressed", NULL, strcmp(dbres_get(d, i, CL_C_CAMPAIGN_STATUS),
-		    "paused") == 0 ? "campaign_paused" : "campaign_inactive");
-	if (dbres_int(d, i, CL_C_SCENARIO_DELETED) ||
-	    strcmp(dbres_get(d, i, CL_C_SCENARIO_STATUS), "active") != 0)
-		STOP("suppressed", NULL, strcmp(dbres_get(d, i, CL_C_SCENARIO_STATUS),
-		    "paused") == 0 ? "scenario_paused" : "scenario_inactive");
-	if (dbres_get(d, i, sealed) == NULL || (sms && !dbres_int(d, i, CL_C_SMS_CAPABLE)))
+	if (strcmp(d->campaign_status, "active") != 0)
+		STOP("suppressed", NULL, strcmp(d->campaign_status, "paused") == 0 ?
+		    "campaign_paused" : "campaign_inactive");
+	if (d->scenario_deleted || strcmp(d->scenario_status, "active") != 0)
+		STOP("suppressed", NULL, strcmp(d->scenario_status, "paused") == 0 ?
+		    "scenario_paused" : "scenario_inactive");
+	if (sealed->p == NULL || (sms && !d->sms_capable))
 		STOP("suppressed", NULL, "no_contact");
 	/* captured under consent mode none: the visitor was told nothing */
-	if (strcmp(dbres_get(d, i, CL_C_CONSENT), "none") == 0)
+	if (strcmp(d->consent_state, "none") == 0)
 		STOP("suppressed", NULL, "lead_ineligible");
-	if (suppressed(d, i, bidx, &reason))
-		STOP("cancelled", reason, strcmp(reason, "opted_out") == 0 ? "opted_out" :
-		    "suppressed");
-	if (capped(d, i, outs, token, sms, bidx))
+	if ((reason = suppressed(d, bidx_of(d))) != NULL)
+		STOP("cancelled", reason, strcmp(reason, "opted_out") == 0 ?
+		    "opted_out" : "suppressed");
+	if (capped(rows, i, outs, token))
 		STOP("cancelled", "cap_exceeded", "cap_exceeded");
-	if (sms && (q = quiet_until(dbres_int(d, i, CL_C_QUIET_START),
-	    dbres_int(d, i, CL_C_QUIET_END))) > 0) {
+	if (sms && (q = quiet_until(d->quiet_start, d->quiet_end)) > 0) {
 		o->status = "scheduled";
 		o->reschedule = q;
 		o->give_back = 1;	/* waiting is not an attempt */
@@ -344,13 +322,13 @@ check(const struct dbres *d, unsigned i, struct outcome *outs, const char *token
 
 /* The monthly quota of claimed row i's tenant: its own, else its plan's. */
 static long
-quota_of(const struct dbres *d, unsigned i)
+quota_of(const struct claim_row *d)
 {
 	enum plan	 p;
 
-	if (dbres_get(d, i, CL_C_QUOTA) != NULL)
-		return (long)dbres_int(d, i, CL_C_QUOTA);
-	if (!plan_parse(dbres_get(d, i, CL_C_PLAN), &p))
+	if (d->send_quota >= 0)
+		return (long)d->send_quota;
+	if (!plan_parse(d->plan, &p))
 		p = PLAN_FREE;
 	return plans[p].monthly_sends;
 }
@@ -362,9 +340,7 @@ quota_of(const struct dbres *d, unsigned i)
 static enum fb_err
 announce(const char *tenant, int pct, long used, long quota, const char *plan)
 {
-	json_object	*ev, *mail, *ids;
-	struct dbres	 m;
-	unsigned	 j;
+	json_object	*ev, *mail;
 	enum fb_err	 e;
 
 	ev = json_object_new_object();
@@ -375,17 +351,10 @@ announce(const char *tenant, int pct, long used, long quota, const char *plan)
 	jadd_str(ev, "plan", plan);
 	e = db_outbox_add(&db, tenant, "webhook", "usage.threshold_reached",
 	    json_text(ev));
-	if (e == FB_OK && (e = db_notify_members(&db, tenant, &m)) == FB_OK) {
+	if (e == FB_OK) {
 		mail = json_object_new_object();
-		jadd_str(mail, "template", "usage_threshold");
-		ids = json_object_new_array();
-		for (j = 0; j < m.nrows; j++)
-			json_object_array_add(ids, json_object_new_string(
-			    dbres_get(&m, j, 0)));
-		dbres_free(&m);
-		json_object_object_add(mail, "member_ids", ids);
 		json_object_object_add(mail, "usage", json_object_get(ev));
-		e = db_outbox_add(&db, tenant, "email", "usage_threshold", json_text(mail));
+		e = db_opmail_add(&db, tenant, "usage_threshold", mail);
 		json_object_put(mail);
 	}
 	json_object_put(ev);
@@ -394,50 +363,45 @@ announce(const char *tenant, int pct, long used, long quota, const char *plan)
 
 /* Is row i the first counted one of its tenant in the batch? */
 static bool
-first_of_tenant(const struct dbres *d, const struct outcome *o, unsigned i)
+first_of_tenant(const struct claim_row *d, const struct outcome *o, size_t i)
 {
-	unsigned	 j;
+	size_t	 j;
 
 	for (j = 0; j < i; j++)
-		if (o[j].counted && strcmp(dbres_get(d, j, CL_C_TENANT),
-		    dbres_get(d, i, CL_C_TENANT)) == 0)
+		if (o[j].counted && strcmp(d[j].d.tenant_id, d[i].d.tenant_id) == 0)
 			return false;
 	return true;
 }
 
 /*
  * Announce the thresholds (80% and 100% of the quota) that the messages
- * of row i's tenant which have left now reach, once each per JST month
+ * of row d's tenant which have left now reach, once each per JST month
  * (contract: Events, usage.threshold_reached): after the batch's
  * outcomes, so that messages counted but given back (a failure, an
  * invalid contact) announce nothing.  Its month's row locked.
  */
 static void
-announce_usage(const struct dbres *d, unsigned i)
+announce_usage(const struct claim_row *d)
 {
-	const char	*tenant = dbres_get(d, i, CL_C_TENANT);
-	struct dbres	 u;
-	long		 sends, quota = quota_of(d, i);
+	const char	*tenant = d->d.tenant_id;
+	long long	 sends;
+	long		 quota = quota_of(d);
 	int		 told, pct, k;
+	bool		 found;
 	static const int thr[2] = { 80, 100 };
 	enum fb_err	 e;
 
 	if (quota <= 0 || (e = db_begin(&db)) != FB_OK)
 		return;
-	if ((e = db_sd(&db, SD_USAGE_LOCK, DBPARAMS(P_STR(tenant), P_STR(month)),
-	    &u)) == FB_OK) {
-		sends = u.nrows > 0 ? (long)dbres_int(&u, 0, 0) : 0;
-		told = u.nrows > 0 ? (int)dbres_int(&u, 0, 1) : 100;
-		dbres_free(&u);
+	if ((e = db_usage_lock(&db, tenant, month, false, &sends, &told,
+	    &found)) == FB_OK) {
 		for (k = 0, pct = told; k < 2 && e == FB_OK; k++)
-			if (told < thr[k] && sends * 100 >= (long)thr[k] * quota) {
-				e = announce(tenant, thr[k], sends, quota,
-				    dbres_get(d, i, CL_C_PLAN));
+			if (told < thr[k] && sends * 100 >= (long long)thr[k] * quota) {
+				e = announce(tenant, thr[k], (long)sends, quota, d->plan);
 				pct = thr[k];
 			}
 		if (e == FB_OK && pct != told)
-			e = db_sd(&db, SD_USAGE_SET, DBPARAMS(P_INT(sends),
-			    P_INT(pct), P_STR(tenant), P_STR(month)), NULL);
+			e = db_usage_set(&db, tenant, month, sends, pct);
 	}
 	if (e == FB_OK)
 		e = db_commit(&db);
@@ -458,42 +422,34 @@ announce_usage(const struct dbres *d, unsigned i)
  * wait a minute.
  */
 static void
-count_quota(const struct dbres *d, struct outcome *o)
+count_quota(const struct dbrows *claimed, struct outcome *o)
 {
-	struct dbres	 u;
+	const struct claim_row *d = claimed->row;
 	const char	*tenant;
-	unsigned	 i, j;
-	long		 want, allowed, sends, quota, used;
+	size_t		 i, j;
+	long long	 want, allowed, sends, quota;
 	int		 told;
-	bool		 free_plan;
+	bool		 found;
 	enum fb_err	 e;
 
-	for (i = 0; i < d->nrows; i++) {
+	for (i = 0; i < claimed->n; i++) {
 		if (!o[i].go || o[i].counted)
 			continue;
-		tenant = dbres_get(d, i, CL_C_TENANT);
-		for (want = 0, j = i; j < d->nrows; j++)
-			if (o[j].go && strcmp(dbres_get(d, j, CL_C_TENANT), tenant) == 0)
+		tenant = d[i].d.tenant_id;
+		for (want = 0, j = i; j < claimed->n; j++)
+			if (o[j].go && strcmp(d[j].d.tenant_id, tenant) == 0)
 				want++;
 		allowed = 0;
 		if ((e = db_begin(&db)) == FB_OK &&
-		    (e = db_sd(&db, SD_USAGE_ROW, DBPARAMS(P_STR(tenant), P_STR(month)),
-		    NULL)) == FB_OK &&
-		    (e = db_sd(&db, SD_USAGE_LOCK, DBPARAMS(P_STR(tenant), P_STR(month)),
-		    &u)) == FB_OK) {
-			sends = (long)dbres_int(&u, 0, 0);
-			told = (int)dbres_int(&u, 0, 1);
-			quota = quota_of(d, i);
-			free_plan = strcmp(dbres_get(d, i, CL_C_PLAN), "free") == 0;
-			allowed = !free_plan ? want : quota - sends < 0 ? 0 :
-			    quota - sends < want ? quota - sends : want;
-			used = sends + allowed;
-			dbres_free(&u);
+		    (e = db_usage_lock(&db, tenant, month, true, &sends, &told,
+		    &found)) == FB_OK) {
+			quota = quota_of(&d[i]);
+			allowed = strcmp(d[i].plan, "free") != 0 ? want :
+			    quota - sends < 0 ? 0 : quota - sends < want ?
+			    quota - sends : want;
 			/* announced once they have left: announce_usage() */
-			if (e == FB_OK)
-				e = db_sd(&db, SD_USAGE_SET, DBPARAMS(P_INT(used),
-				    P_INT(told), P_STR(tenant), P_STR(month)), NULL);
-			if (e == FB_OK)
+			if ((e = db_usage_set(&db, tenant, month, sends + allowed,
+			    told)) == FB_OK)
 				e = db_commit(&db);
 		}
 		if (e != FB_OK) {
@@ -501,8 +457,8 @@ count_quota(const struct dbres *d, struct outcome *o)
 			fprintf(stderr, "formback-deliver: cannot count the monthly "
 			    "quota: %s\n", fb_strerror(e));
 		}
-		for (j = i; j < d->nrows; j++) {
-			if (!o[j].go || strcmp(dbres_get(d, j, CL_C_TENANT), tenant) != 0)
+		for (j = i; j < claimed->n; j++) {
+			if (!o[j].go || strcmp(d[j].d.tenant_id, tenant) != 0)
 				continue;
 			if (e != FB_OK) {
 				o[j].go = false;
@@ -540,11 +496,10 @@ contact_sendable(const char *to, bool sms)
 
 /* Render and send one delivery that passed its checks and was counted. */
 static void
-deliver(const struct dbres *d, unsigned i, const struct links *l, struct outcome *o)
+deliver(const struct claim_row *d, const struct links *l, struct outcome *o)
 {
-	const char	*ch = dbres_get(d, i, CL_C_CHANNEL);
-	bool		 sms = strcmp(ch, "sms") == 0;
-	unsigned	 sealed = sms ? CL_C_TEL_SEALED : CL_C_EMAIL_SEALED;
+	bool		 sms = strcmp(d->d.channel, "sms") == 0;
+	const struct dbbin *sealed = sms ? &d->tel_sealed : &d->email_sealed;
 	char		 to[256];
 	const char	*click = l->click, *optout = l->optout;
 	struct buf	 body, html, subj;
@@ -554,11 +509,9 @@ deliver(const struct dbres *d, unsigned i, const struct links *l, struct outcome
 	enum send_result sr;
 
 	/* the key the lead's contacts were sealed under, current or earlier */
-	key = conf_master_key(&conf, (unsigned)dbres_int(d, i, CL_C_KEY_ID));
-	if (key == NULL || !pii_open(key, dbres_get(d, i, CL_C_TENANT),
-	    dbres_get(d, i, CL_C_LEAD), sms ? "tel" : "email",
-	    (const unsigned char *)dbres_get(d, i, sealed),
-	    d->len[(size_t)i * d->ncols + sealed], to, sizeof(to))) {
+	key = conf_master_key(&conf, (unsigned)d->pii_key_id);
+	if (key == NULL || !pii_open(key, d->d.tenant_id, d->d.lead_id,
+	    sms ? "tel" : "email", sealed->p, sealed->n, to, sizeof(to))) {
 		o->status = "failed";
 		o->error_code = "pii_error";
 		return;
@@ -575,25 +528,24 @@ deliver(const struct dbres *d, unsigned i, const struct links *l, struct outcome
 	buf_init(&html, 4u << 20);
 	buf_init(&subj, 4096);
 	if (sms) {
-		if (vars_expand(&body, dbres_get(d, i, CL_C_BODY) ? dbres_get(d, i, CL_C_BODY) : "",
-		    dbres_get(d, i, CL_C_PRODUCT), click, optout) != FB_OK)
+		if (vars_expand(&body, d->body != NULL ? d->body : "",
+		    d->product_name, click, optout) != FB_OK)
 			sr = SEND_FAIL;
 		else {
 			/* the text as it leaves: every link and name expanded */
 			if (sms_count(body.data, conf.base_url, &parts))
 				o->segments = parts.segments;
-			sr = send_sms(&conf, to, body.data, dbres_get(d, i, CL_C_ID),
+			sr = send_sms(&conf, to, body.data, d->d.id,
 			    o->provider_id, sizeof(o->provider_id), o->error_buf,
 			    sizeof(o->error_buf));
 		}
 	} else {
-		blocks = dbres_get(d, i, CL_C_BLOCKS) != NULL ?
-		    json_tokener_parse(dbres_get(d, i, CL_C_BLOCKS)) : NULL;
+		blocks = d->blocks != NULL ? json_tokener_parse(d->blocks) : NULL;
 		if (blocks == NULL)
 			blocks = json_object_new_array();
-		if (vars_expand(&subj, dbres_get(d, i, CL_C_SUBJECT) ? dbres_get(d, i, CL_C_SUBJECT) :
-		    "", dbres_get(d, i, CL_C_PRODUCT), click, optout) != FB_OK ||
-		    blocks_html(blocks, dbres_get(d, i, CL_C_PRODUCT), click, optout, &html) != FB_OK ||
+		if (vars_expand(&subj, d->subject != NULL ? d->subject : "",
+		    d->product_name, click, optout) != FB_OK ||
+		    blocks_html(blocks, d->product_name, click, optout, &html) != FB_OK ||
 		    buf_printf(&body, "%s\n\n%s\n\n配信停止: %s\n", subj.data ? subj.data : "",
 		    click, optout) != FB_OK)
 			sr = SEND_FAIL;
@@ -607,8 +559,7 @@ deliver(const struct dbres *d, unsigned i, const struct links *l, struct outcome
 				sr = SEND_FAIL;
 			else
 				sr = send_email(&conf, to, subj.data ? subj.data : "",
-				    body.data, html.data, optout, dbres_get(d, i, CL_C_ID),
-				    o->error_buf,
+				    body.data, html.data, optout, d->d.id, o->error_buf,
 				    sizeof(o->error_buf));
 		}
 		json_object_put(blocks);
@@ -620,9 +571,9 @@ deliver(const struct dbres *d, unsigned i, const struct links *l, struct outcome
 	if (sr == SEND_OK)
 		return;
 	o->error_code = o->error_buf[0] ? o->error_buf : "render_failed";
-	if (sr == SEND_RETRY && dbres_int(d, i, CL_C_ATTEMPTS) < RETRY_MAX) {
+	if (sr == SEND_RETRY && d->attempts < RETRY_MAX) {
 		o->status = "scheduled";
-		o->reschedule = now + 300 * dbres_int(d, i, CL_C_ATTEMPTS);
+		o->reschedule = now + 300 * d->attempts;
 		return;
 	}
 	o->status = "failed";
@@ -637,37 +588,33 @@ deliver(const struct dbres *d, unsigned i, const struct links *l, struct outcome
 static enum fb_err
 recover(void)
 {
-	struct dbres	 st;
+	struct dbrows	 st;
+	const struct stale_row *r;
 	struct outcome	 o;
 	char		 at[32];
-	unsigned	 i;
+	size_t		 i;
 	enum fb_err	 e;
 
 	time_sql(now, at);
-	if ((e = db_begin(&db)) != FB_OK)
+	if ((e = db_deliveries_stale(&db, at, &st)) != FB_OK)
 		return e;
-	if ((e = db_sd(&db, SD_STALE, DBPARAMS(P_STR(at)), &st)) != FB_OK) {
-		db_rollback(&db);
-		return e;
-	}
-	db_rollback(&db);
-	for (i = 0; i < st.nrows; i++) {
+	for (i = 0, r = st.row; i < st.n; i++) {
 		memset(&o, 0, sizeof(o));
-		if (dbres_int(&st, i, 7)) {
+		if (r[i].attempt_begun) {
 			o.status = "failed";
 			o.error_code = "outcome_unknown";
 		} else {
 			o.status = "scheduled";
 			o.give_back = 1;
 		}
-		if (finish(&st, i, dbres_get(&st, i, 6), &o) != FB_OK)
+		if (finish(&r[i].d, r[i].claim_token, &o) != FB_OK)
 			continue;
 		if (strcmp(o.status, "failed") == 0)
 			n_failed++;
 		else
 			n_returned++;
 	}
-	dbres_free(&st);
+	dbrows_free(&st);
 	return FB_OK;
 }
 
@@ -684,22 +631,17 @@ recover(void)
  * the conversion could not be applied or the claim was lost.
  */
 static bool
-send_guard(const struct dbres *d, unsigned i, const char *token, struct outcome *o)
+send_guard(const struct claim_row *d, const char *token, struct outcome *o)
 {
-	struct dbres	 g;
 	long long	 part[2];
 	int		 k, n, round;
-	bool		 converted = false, pending = false;
+	bool		 converted = false, pending = false, held;
 	enum fb_err	 e;
 
 	for (round = 0; round < 2; round++) {
-		if ((e = db_sd(&db, SD_SEND_GUARD, DBPARAMS(P_STR(dbres_get(d, i,
-		    CL_C_TENANT)), P_STR(dbres_get(d, i, CL_C_LEAD))), &g)) != FB_OK)
+		if ((e = db_delivery_send_guard(&db, d->d.tenant_id, d->d.lead_id,
+		    &converted, part)) != FB_OK)
 			break;
-		converted = g.nrows == 1 && dbres_int(&g, 0, 0) != 0;
-		part[0] = g.nrows == 1 && dbres_get(&g, 0, 1) != NULL ? dbres_int(&g, 0, 1) : -1;
-		part[1] = g.nrows == 1 && dbres_get(&g, 0, 2) != NULL ? dbres_int(&g, 0, 2) : -1;
-		dbres_free(&g);
 		pending = part[0] >= 0 || part[1] >= 0;
 		if (converted || !pending || round == 1)
 			break;
@@ -716,23 +658,15 @@ send_guard(const struct dbres *d, unsigned i, const char *token, struct outcome 
 		o->cancel_reason = "converted";
 		return false;
 	}
-	if (e != FB_OK || pending) {
+	if (e != FB_OK || pending ||
+	    db_delivery_attempt(&db, d->d.id, token, &held) != FB_OK) {
 		/* not seen through yet: a later pass sends or cancels it */
 		o->status = "scheduled";
 		o->reschedule = now + 60;
 		o->give_back = 1;
 		return false;
 	}
-	if ((e = db_sd(&db, SD_ATTEMPT, DBPARAMS(P_STR(dbres_get(d, i, CL_C_ID)),
-	    P_STR(token)), &g)) != FB_OK) {
-		o->status = "scheduled";
-		o->reschedule = now + 60;
-		o->give_back = 1;
-		return false;
-	}
-	n = (int)g.affected;
-	dbres_free(&g);
-	if (n == 0) {
+	if (!held) {
 		/* another pass took the claim over: its outcome stands */
 		o->status = "scheduled";
 		return false;
@@ -743,65 +677,26 @@ send_guard(const struct dbres *d, unsigned i, const char *token, struct outcome 
 
 /*
  * The deliveries of a batch sent to a lead already converted when their
- * send began (SD_SENT_AFTER_CONVERSION): 0 is the rule, anything else is
- * logged and counted.
+ * send began: 0 is the rule, anything else is logged and counted.
  */
 static void
-count_after_conversion(const struct dbres *d)
+count_after_conversion(const struct dbrows *claimed)
 {
-	struct dbp	 p[16];
-	struct dbres	 r;
-	unsigned	 i;
+	const struct claim_row *d = claimed->row;
+	const char	*ids[DELIVERY_CLAIM_MAX];
+	size_t		 i;
 	long long	 n;
 
-	if (d->nrows == 0)
+	if (claimed->n == 0)
 		return;
-	for (i = 0; i < 16; i++)
-		p[i] = P_STR(dbres_get(d, i < d->nrows ? i : d->nrows - 1, CL_C_ID));
-	if (db_sd(&db, SD_SENT_AFTER_CONVERSION, p, 16, &r) != FB_OK)
+	for (i = 0; i < claimed->n; i++)
+		ids[i] = d[i].d.id;
+	if (db_sent_after_conversion(&db, ids, claimed->n, &n) != FB_OK)
 		return;
-	n = dbres_int(&r, 0, 0);
-	dbres_free(&r);
 	if (n > 0) {
 		logx(LOG_ERR, "%lld message(s) sent after their lead's conversion", n);
 		n_after_conversion += (int)n;
 	}
-}
-
-/*
- * Claim up to n due deliveries for `token` in one short transaction: the
- * oldest that no other claimer holds (SKIP LOCKED), stamped `sending`
- * with a 10-minute lease from `at`; then read back everything their
- * sends need into `claimed` (caller frees).
- */
-static enum fb_err
-claim(const char *token, const char *at, long n, struct dbres *claimed)
-{
-	struct dbp	 p[2 + SD_CLAIM_MARK_IDS];
-	struct dbres	 pick;
-	unsigned	 i;
-	enum fb_err	 e;
-
-	if ((e = db_begin(&db)) != FB_OK)
-		return e;
-	if ((e = db_sd(&db, SD_CLAIM, DBPARAMS(P_STR(at), P_INT(n)), &pick)) != FB_OK) {
-		db_rollback(&db);
-		return e;
-	}
-	p[0] = P_STR(token);
-	p[1] = P_STR(at);
-	for (i = 0; i < SD_CLAIM_MARK_IDS; i++)
-		p[2 + i] = i < pick.nrows ? P_STR(dbres_get(&pick, i, 0)) : P_NULL;
-	e = pick.nrows > 0 ? db_sd(&db, SD_CLAIM_MARK, p, 2 + SD_CLAIM_MARK_IDS, NULL) :
-	    FB_OK;
-	dbres_free(&pick);
-	if (e == FB_OK)
-		e = db_commit(&db);
-	else
-		db_rollback(&db);
-	if (e != FB_OK)
-		return e;
-	return db_sd(&db, SD_CLAIMED, DBPARAMS(P_STR(token)), claimed);
 }
 
 /*
@@ -811,12 +706,13 @@ claim(const char *token, const char *at, long n, struct dbres *claimed)
 static int
 claimer(long limit)
 {
-	struct dbres	 claimed;
+	struct dbrows	 claimed;
+	const struct claim_row *d;
 	static struct outcome outs[BATCH];
 	static struct links links[BATCH];
 	char		 token[UUID_STRLEN + 1], at[32];
 	long		 done;
-	unsigned	 i;
+	size_t		 i;
 	enum fb_err	 e;
 
 	if (db_open(&db, &conf) != FB_OK) {
@@ -825,54 +721,55 @@ claimer(long limit)
 	}
 	time_sql(now, at);
 	/* claim a small batch at a time, so no claim outlives its lease */
-	for (done = 0; done < limit; done += (long)claimed.nrows) {
+	for (done = 0; done < limit; done += (long)claimed.n) {
 		uuid_v7(token);
-		if ((e = claim(token, at, limit - done < BATCH ? limit - done : BATCH,
-		    &claimed)) != FB_OK) {
+		if ((e = db_deliveries_claim(&db, token, at, limit - done < BATCH ?
+		    (int)(limit - done) : BATCH, &claimed)) != FB_OK) {
 			fprintf(stderr, "formback-deliver: cannot claim deliveries: %s\n",
 			    fb_strerror(e));
 			n_errors++;
 			break;
 		}
-		if (claimed.nrows == 0) {
-			dbres_free(&claimed);
+		if (claimed.n == 0) {
+			dbrows_free(&claimed);
 			break;
 		}
+		d = claimed.row;
 		if ((e = make_links(&claimed, links)) != FB_OK) {
 			/* the claims lapse and the next pass after the lease retries */
 			fprintf(stderr, "formback-deliver: cannot make links: %s\n",
 			    fb_strerror(e));
-			dbres_free(&claimed);
+			dbrows_free(&claimed);
 			n_errors++;
 			break;
 		}
-		for (i = 0; i < claimed.nrows; i++)
-			check(&claimed, i, outs, token);
+		for (i = 0; i < claimed.n; i++)
+			check(d, i, outs, token);
 		count_quota(&claimed, outs);
-		for (i = 0; i < claimed.nrows; i++)
-			if (outs[i].go && send_guard(&claimed, i, token, &outs[i]))
-				deliver(&claimed, i, &links[i], &outs[i]);
+		for (i = 0; i < claimed.n; i++)
+			if (outs[i].go && send_guard(&d[i], token, &outs[i]))
+				deliver(&d[i], &links[i], &outs[i]);
 		/*
 		 * The batch's outcomes in one transaction (a crash before it
 		 * leaves them to outcome_unknown); one by one if that fails.
 		 */
 		e = db_begin(&db);
-		for (i = 0; e == FB_OK && i < claimed.nrows; i++)
-			e = finish_one(&claimed, i, token, &outs[i]);
+		for (i = 0; e == FB_OK && i < claimed.n; i++)
+			e = finish_one(&d[i].d, token, &outs[i]);
 		if (e == FB_OK)
 			e = db_commit(&db);
 		else
 			db_rollback(&db);
-		for (i = 0; i < claimed.nrows; i++) {
-			if (e != FB_OK && finish(&claimed, i, token, &outs[i]) != FB_OK) {
+		for (i = 0; i < claimed.n; i++) {
+			if (e != FB_OK && finish(&d[i].d, token, &outs[i]) != FB_OK) {
 				fprintf(stderr, "formback-deliver: delivery '%s': cannot "
-				    "record its outcome\n", dbres_get(&claimed, i, CL_C_ID));
+				    "record its outcome\n", d[i].d.id);
 				n_errors++;
 				continue;
 			}
 			/* the first of each tenant's counted messages announces */
-			if (outs[i].counted && first_of_tenant(&claimed, outs, i))
-				announce_usage(&claimed, i);
+			if (outs[i].counted && first_of_tenant(d, outs, i))
+				announce_usage(&d[i]);
 			if (strcmp(outs[i].status, "sent") == 0)
 				n_sent++;
 			else if (strcmp(outs[i].status, "failed") == 0)
@@ -885,7 +782,7 @@ claimer(long limit)
 				n_later++;
 		}
 		count_after_conversion(&claimed);
-		dbres_free(&claimed);
+		dbrows_free(&claimed);
 	}
 	db_close(&db);
 	return n_errors > 0 ? 1 : 0;
@@ -956,8 +853,6 @@ int
 main(int argc, char *argv[])
 {
 	struct cron_opts	 o = { .limit = 500, .jobs = JOBS_DEFAULT };
-	struct dbres	 q;
-	long long	 queued;
 	char		 err[512];
 	int		 ch, rc, applied = 0;
 	enum fb_err	 e;
@@ -985,13 +880,7 @@ main(int argc, char *argv[])
 	 * conversion acknowledged before the pass is applied before a send
 	 * (issue 11); what arrives later send_guard() looks for.
 	 */
-	if ((e = db_ingest_status(&db, &q)) == FB_OK) {
-		queued = dbres_int(&q, 0, 0) - dbres_int(&q, 0, 1);
-		dbres_free(&q);
-		e = tag_apply(&db, &conf, queued > INT_MAX ? INT_MAX : (int)queued,
-		    true, &applied);
-	}
-	if (e != FB_OK)
+	if ((e = tag_apply_backlog(&db, &conf, &applied)) != FB_OK)
 		fprintf(stderr, "formback-deliver: cannot apply queued tag events: "
 		    "%s\n", fb_strerror(e));
 	db_close(&db);

@@ -14,6 +14,7 @@
 #include <sodium.h>
 
 #include "api.h"
+#include "ingest.h"
 #include "pii.h"
 #include "publish.h"
 #include "store.h"
@@ -280,8 +281,7 @@ cmd_quota(int argc, char *argv[])
 	}
 	connect_db();
 	need_tenant(tenant);
-	check(db_sd(&db, SD_TENANT_QUOTA, DBPARAMS(n < 0 ? P_NULL : P_INT(n),
-	    P_STR(tenant)), NULL), "set the quota");
+	check(db_tenant_quota(&db, tenant, n), "set the quota");
 	audit_commit(tenant, "tenant.send_quota", "tenant", tenant);
 	out = json_object_new_object();
 	jadd_str(out, "tenant_id", tenant);
@@ -299,11 +299,13 @@ cmd_usage(int argc, char *argv[])
 	struct opts	 o;
 	char		 tenant[UUID_STRLEN + 1], month[8], tail;
 	const char	*m;
-	struct dbres	 r;
+	struct dbrows	 r;
+	const struct usage_row *u;
 	json_object	*out;
 	enum plan	 p;
 	int		 y, mo;
 	long long	 quota;
+	enum fb_err	 e;
 
 	parse_opts(argc, argv, "tenant|month", &o);
 	opt_uuid(&o, "tenant", tenant);
@@ -315,22 +317,22 @@ cmd_usage(int argc, char *argv[])
 	} else
 		time_jst_month((int64_t)time(NULL), month);
 	connect_db();
-	check(db_sd(&db, SD_USAGE_GET, DBPARAMS(P_STR(month), P_STR(tenant)), &r),
-	    "read the usage");
-	if (r.nrows == 0)
+	if ((e = db_usage_get(&db, tenant, month, &r)) == FB_ENOTFOUND)
 		die(1, "tenant '%s' not found", tenant);
-	if (!plan_parse(dbres_get(&r, 0, 0), &p))
+	check(e, "read the usage");
+	u = r.row;
+	if (!plan_parse(u->plan, &p))
 		p = PLAN_FREE;
-	quota = dbres_get(&r, 0, 1) != NULL ? dbres_int(&r, 0, 1) :
+	quota = u->send_quota != NULL ? strtoll(u->send_quota, NULL, 10) :
 	    plans[p].monthly_sends;
 	out = json_object_new_object();
 	jadd_str(out, "tenant_id", tenant);
 	jadd_str(out, "month", month);
 	jadd_str(out, "plan", plans[p].name);
-	jadd_int(out, "sends", dbres_int(&r, 0, 2));
+	jadd_int(out, "sends", u->sends);
 	jadd_int(out, "quota", quota);
-	jadd_int(out, "notified_percent", dbres_int(&r, 0, 3));
-	dbres_free(&r);
+	jadd_int(out, "notified_percent", u->notified_pct);
+	dbrows_free(&r);
 	db_rollback(&db);
 	print(out);
 }
@@ -344,7 +346,8 @@ cmd_usage(int argc, char *argv[])
 static void
 cmd_tag_queue(int argc, char *argv[])
 {
-	struct dbres	 r;
+	struct dbrows	 r;
+	const struct ingest_status_row *q;
 	json_object	*out;
 	long long	 n = 0;
 	bool		 retry = argc == 1 && strcmp(argv[0], "retry-parked") == 0;
@@ -356,12 +359,13 @@ cmd_tag_queue(int argc, char *argv[])
 		check(db_ingest_retry(&db, &n), "retry the parked events");
 	check(db_ingest_status(&db, &r), "read the queue");
 	out = json_object_new_object();
-	jadd_int(out, "queued", dbres_int(&r, 0, 0));
-	jadd_int(out, "parked", dbres_int(&r, 0, 1));
-	jadd_time(out, "oldest_received_at", dbres_get(&r, 0, 2));
+	q = r.row;
+	jadd_int(out, "queued", q->queued);
+	jadd_int(out, "parked", q->parked);
+	jadd_time(out, "oldest_received_at", q->oldest_received_at);
 	if (retry)
 		jadd_int(out, "retried", n);
-	dbres_free(&r);
+	dbrows_free(&r);
 	if (db_commit(&db) != FB_OK)
 		die(1, "cannot commit (see above)");
 	print(out);
@@ -378,9 +382,11 @@ cmd_test_recipient(int argc, char *argv[])
 	char		 tenant[UUID_STRLEN + 1], id[UUID_STRLEN + 1], masked[300];
 	const char	*kind;
 	unsigned char	 bidx[PII_BIDXBYTES];
-	struct dbres	 r;
+	struct dbbin	 b = { bidx, sizeof(bidx) };
+	struct dbrows	 r;
+	const struct test_recipient_row *t;
 	json_object	*out, *list, *x;
-	unsigned	 i;
+	size_t		 i;
 	enum fb_err	 e;
 
 	if (argc < 1)
@@ -390,18 +396,18 @@ cmd_test_recipient(int argc, char *argv[])
 		opt_uuid(&o, "tenant", tenant);
 		connect_db();
 		need_tenant(tenant);
-		check(db_sd(&db, SD_TEST_RCPT_LIST, DBPARAMS(P_STR(tenant)), &r),
+		check(db_test_recipient_list(&db, tenant, &r),
 		    "list the test recipients");
 		list = json_object_new_array();
-		for (i = 0; i < r.nrows; i++) {
+		for (i = 0, t = r.row; i < r.n; i++) {
 			x = json_object_new_object();
-			jadd_str(x, "id", dbres_get(&r, i, 0));
-			jadd_str(x, "kind", dbres_get(&r, i, 1));
-			jadd_str(x, "masked", dbres_get(&r, i, 2));
-			jadd_time(x, "created_at", dbres_get(&r, i, 3));
+			jadd_str(x, "id", t[i].id);
+			jadd_str(x, "kind", t[i].kind);
+			jadd_str(x, "masked", t[i].masked);
+			jadd_time(x, "created_at", t[i].created_at);
 			json_object_array_add(list, x);
 		}
-		dbres_free(&r);
+		dbrows_free(&r);
 		db_rollback(&db);
 		out = json_object_new_object();
 		jadd_str(out, "tenant_id", tenant);
@@ -421,19 +427,19 @@ cmd_test_recipient(int argc, char *argv[])
 	need_tenant(tenant);
 	if (strcmp(argv[0], "add") == 0) {
 		uuid_v7(id);
-		e = db_sd(&db, SD_TEST_RCPT_ADD, DBPARAMS(P_STR(id), P_STR(tenant),
-		    P_STR(kind), P_BIN(bidx, sizeof(bidx)), P_STR(masked)), NULL);
+		e = db_test_recipient_add(&db, id, tenant, kind, &b, masked);
 		if (e == FB_EDUP)
 			die(1, "%s is already a test recipient", masked);
 		check(e, "add the test recipient");
 		audit_commit(tenant, "test_recipient.add", "test_recipient", id);
 	} else {
-		check(db_sd(&db, SD_TEST_RCPT_DELETE, DBPARAMS(P_STR(tenant), P_STR(kind),
-		    P_BIN(bidx, sizeof(bidx))), &r), "remove the test recipient");
-		if (r.nrows == 0)
+		check(db_test_recipient_delete(&db, tenant, kind, &b, &r),
+		    "remove the test recipient");
+		if (r.n == 0)
 			die(1, "%s is not a test recipient", masked);
-		snprintf(id, sizeof(id), "%s", dbres_get(&r, 0, 0));
-		dbres_free(&r);
+		snprintf(id, sizeof(id), "%s", ((const struct test_recipient_row *)
+		    r.row)->id);
+		dbrows_free(&r);
 		audit_commit(tenant, "test_recipient.remove", "test_recipient", id);
 	}
 	out = json_object_new_object();
@@ -874,11 +880,13 @@ static void
 cmd_lead(int argc, char *argv[])
 {
 	struct opts	 o;
-	struct dbres	 r;
+	struct dbrows	 r;
+	const struct lead_owner_row *l;
 	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1], at[32];
 	const char	*source;
-	json_object	*d, *out;
+	json_object	*out;
 	bool		 changed;
+	enum fb_err	 e;
 
 	if (argc < 1 || strcmp(argv[0], "convert") != 0)
 		usage();
@@ -889,26 +897,16 @@ cmd_lead(int argc, char *argv[])
 	if (strcmp(source, "manual") != 0 && strcmp(source, "cart_api") != 0)
 		die(2, "option '--source': expected manual or cart_api");
 	connect_db();
-	check(db_lead_owner(&db, id, &r), "look the lead up");
-	if (r.nrows == 0)
+	if ((e = db_lead_owner(&db, id, &r)) == FB_ENOTFOUND)
 		die(1, "lead '%s' not found", id);
-	snprintf(tenant, sizeof(tenant), "%s", dbres_get(&r, 0, 0));
-	check(db_lead_convert(&db, id, source, NULL, &changed), "convert the lead");
+	check(e, "look the lead up");
+	l = r.row;
+	snprintf(tenant, sizeof(tenant), "%s", l->tenant_id);
+	time_sql((int64_t)time(NULL), at);
+	check(lead_convert(&db, l, source, at, &changed), "convert the lead");
 	if (!changed)
 		die(1, "lead '%s' is already converted or suppressed", id);
-	check(db_sd(&db, SD_CONVERTED_CANCEL, DBPARAMS(P_STR(id)), NULL),
-	    "cancel its deliveries");
-	time_iso8601((int64_t)time(NULL), at);
-	d = json_object_new_object();
-	jadd_str(d, "lead_id", id);
-	jadd_str(d, "campaign_id", dbres_get(&r, 0, 1));
-	jadd_str(d, "site_id", dbres_get(&r, 0, 2));
-	jadd_str(d, "conversion_source", source);
-	jadd_str(d, "converted_at", at);
-	check(db_outbox_add(&db, tenant, "webhook", "conversion.detected", json_text(d)),
-	    "write the event");
-	json_object_put(d);
-	dbres_free(&r);
+	dbrows_free(&r);
 	audit_commit(tenant, "lead.convert", "lead", id);
 	out = json_object_new_object();
 	jadd_str(out, "id", id);

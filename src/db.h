@@ -28,7 +28,7 @@ enum db_set {
 	DBSET_FLOOD,		/* db/flood.c: the collector's abuse limits */
 	DBSET__MAX
 };
-#define DBSET_STMT_MAX 48
+#define DBSET_STMT_MAX 64
 
 struct dbstmt {
 	const char	*name;	/* for logs: "campaign_get" */

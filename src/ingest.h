@@ -13,6 +13,7 @@
 #include "formback.h"
 
 struct db;
+struct lead_owner_row;
 
 /*
  * Apply up to `limit` queued events to leads, part after part of the
@@ -31,6 +32,23 @@ struct db;
  * contacts.
  */
 enum fb_err	tag_apply(struct db *, const struct conf *, int limit, bool wait,
+		    int *applied) FB_WUR;
+/*
+ * Convert lead `l` from `source` at `at` (SQL DATETIME, UTC; contract:
+ * Lead conversion_source, Events conversion.detected), in the caller's
+ * transaction: unless it was converted or suppressed already (*changed
+ * false), its scheduled deliveries are cancelled (cancel_reason
+ * converted) and conversion.detected goes to the outbox.
+ */
+enum fb_err	lead_convert(struct db *, const struct lead_owner_row *l,
+		    const char *source, const char *at, bool *changed) FB_WUR;
+/*
+ * tag_apply(), waiting, for the events queued (not parked) when it is
+ * called: the cron jobs apply the queue as it stood when their pass
+ * began, so that every conversion acknowledged before it is seen (issue
+ * 11), without chasing what arrives meanwhile.
+ */
+enum fb_err	tag_apply_backlog(struct db *, const struct conf *,
 		    int *applied) FB_WUR;
 /*
  * tag_apply() for one part of the queue (0 .. INGEST_PARTS - 1), oldest

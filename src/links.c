@@ -21,16 +21,15 @@ static const char b62[] =
     "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 enum fb_err
-link_create(struct db *db, const char *tenant, const char *delivery,
-    const char *lead, const char *kind, const char *url, char token[LINK_TOKEN_LEN + 1])
+link_create(struct db *db, const struct delivery_ref *d, const char *kind,
+    const char *url, char token[LINK_TOKEN_LEN + 1])
 {
 	size_t	 i;
 
 	for (i = 0; i < LINK_TOKEN_LEN; i++)
 		token[i] = b62[randombytes_uniform(62)];
 	token[i] = '\0';
-	return db_sd(db, SD_LINK_INSERT, DBPARAMS(P_STR(token), P_STR(tenant),
-	    P_STR(delivery), P_STR(lead), P_STR(kind), P_STR(url)), NULL);
+	return db_link_add(db, token, d->tenant_id, d->id, d->lead_id, kind, url);
 }
 
 static void
@@ -116,7 +115,8 @@ link_visit(struct req *r, const char *kind, char tenant[UUID_STRLEN + 1],
     char lead[UUID_STRLEN + 1], char url[URL_MAX + 1], bool *found)
 {
 	const char	*tok = req_pathvar(r, "token");
-	struct dbres	 l;
+	struct dbrows	 l;
+	const struct link_row *k;
 	enum fb_err	 e;
 
 	*found = false;
@@ -124,20 +124,22 @@ link_visit(struct req *r, const char *kind, char tenant[UUID_STRLEN + 1],
 		page(r, 404, NOT_FOUND_TITLE, NOT_FOUND_TEXT, NULL);
 		return FB_OK;
 	}
-	if ((e = db_ensure(r->db)) != FB_OK ||
-	    (e = db_sd(r->db, SD_LINK_GET, DBPARAMS(P_STR(tok)), &l)) != FB_OK)
-		return e;
-	if (l.nrows == 0 || strcmp(dbres_get(&l, 0, 3), kind) != 0) {
-		dbres_free(&l);
+	if ((e = db_ensure(r->db)) == FB_OK)
+		e = db_link_get(r->db, tok, &l);
+	if (e == FB_ENOTFOUND || (e == FB_OK &&
+	    strcmp((k = l.row)->kind, kind) != 0)) {
+		if (e == FB_OK)
+			dbrows_free(&l);
 		page(r, 404, NOT_FOUND_TITLE, NOT_FOUND_TEXT, NULL);
 		return FB_OK;
 	}
-	snprintf(tenant, UUID_STRLEN + 1, "%s", dbres_get(&l, 0, 0));
-	snprintf(lead, UUID_STRLEN + 1, "%s", dbres_get(&l, 0, 2));
-	snprintf(url, URL_MAX + 1, "%s", dbres_get(&l, 0, 4) != NULL ?
-	    dbres_get(&l, 0, 4) : "");
-	dbres_free(&l);
-	if ((e = db_sd(r->db, SD_LINK_HIT, DBPARAMS(P_STR(tok)), NULL)) != FB_OK)
+	if (e != FB_OK)
+		return e;
+	snprintf(tenant, UUID_STRLEN + 1, "%s", k->tenant_id);
+	snprintf(lead, UUID_STRLEN + 1, "%s", k->lead_id);
+	snprintf(url, URL_MAX + 1, "%s", k->url != NULL ? k->url : "");
+	dbrows_free(&l);
+	if ((e = db_link_hit(r->db, tok)) != FB_OK)
 		return e;
 	*found = true;
 	return FB_OK;

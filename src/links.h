@@ -8,14 +8,17 @@
 #include "formback.h"
 
 struct db;
+struct delivery_ref;
 struct req;
 
 /*
- * A new short link of `kind` (click, open, optout) for a delivery; the
- * token (10 base62 characters) in `token`, in the caller's transaction.
+ * A new short link of `kind` (click, open, optout) for delivery `d`, to
+ * `url` (click links; NULL otherwise) as url_normalize() wrote it; its
+ * token (LINK_TOKEN_LEN base62 characters) in `token`, in the caller's
+ * transaction.
  */
-enum fb_err	link_create(struct db *, const char *tenant, const char *delivery,
-		    const char *lead, const char *kind, const char *url,
+enum fb_err	link_create(struct db *, const struct delivery_ref *d,
+		    const char *kind, const char *url,
 		    char token[LINK_TOKEN_LEN + 1]) FB_WUR;
 /*
  * The links' routes (design 2): GET /r/{token} (302 to the link's URL),

@@ -99,40 +99,39 @@ render(const char *type, json_object *p, struct buf *subj, struct buf *text)
 
 /* Send one outbox row to its recipients; false when any send must be retried. */
 static bool
-send_row(struct db *db, const struct conf *c, const struct dbres *r, unsigned i,
-    int *n)
+send_row(struct db *db, const struct conf *c, const struct opmail_row *r, int *n)
 {
-	json_object	*p = json_tokener_parse(dbres_get(r, i, 3)), *ids;
+	json_object	*p = json_tokener_parse(r->payload), *ids;
 	struct buf	 subj, text, html;
-	struct dbres	 to;
+	struct dbrows	 to;
+	const struct opmail_to_row *t;
 	char		 err[64];
-	unsigned	 j;
+	size_t		 j;
 	bool		 ok = true;
 
 	if (p == NULL || !json_object_object_get_ex(p, "member_ids", &ids)) {
-		logx(LOG_ERR, "outbox '%s': unreadable operator email", dbres_get(r, i, 0));
+		logx(LOG_ERR, "outbox '%s': unreadable operator email", r->id);
 		json_object_put(p);
 		return true;	/* nothing to retry */
 	}
 	buf_init(&subj, 4096);
 	buf_init(&text, 1u << 16);
 	buf_init(&html, 1u << 17);
-	if (!render(dbres_get(r, i, 2), p, &subj, &text) ||
+	if (!render(r->template, p, &subj, &text) ||
 	    buf_addstr(&html, "<!DOCTYPE html><html><body><pre style=\"font-family:"
 	    "sans-serif;white-space:pre-wrap\">") != FB_OK ||
 	    html_escape(&html, text.data) != FB_OK ||
 	    buf_addstr(&html, "</pre></body></html>") != FB_OK) {
-		logx(LOG_ERR, "outbox '%s': no template '%s'", dbres_get(r, i, 0),
-		    dbres_get(r, i, 2));
+		logx(LOG_ERR, "outbox '%s': no template '%s'", r->id, r->template);
 		goto done;
 	}
-	if (db_sd(db, SD_OPMAIL_TO, DBPARAMS(P_STR(dbres_get(r, i, 1)),
-	    P_STR(json_object_to_json_string(ids))), &to) != FB_OK) {
+	if (db_opmail_to(db, r->tenant_id, json_object_to_json_string(ids),
+	    &to) != FB_OK) {
 		ok = false;
 		goto done;
 	}
-	for (j = 0; j < to.nrows; j++) {
-		switch (send_email(c, dbres_get(&to, j, 0), subj.data, text.data,
+	for (j = 0, t = to.row; j < to.n; j++) {
+		switch (send_email(c, t[j].email, subj.data, text.data,
 		    html.data, NULL, NULL, err, sizeof(err))) {
 		case SEND_OK:
 			(*n)++;
@@ -142,11 +141,11 @@ send_row(struct db *db, const struct conf *c, const struct dbres *r, unsigned i,
 			break;
 		case SEND_FAIL:
 			logx(LOG_WARN, "outbox '%s': a member's address was refused: %s",
-			    dbres_get(r, i, 0), err);
+			    r->id, err);
 			break;
 		}
 	}
-	dbres_free(&to);
+	dbrows_free(&to);
 done:
 	buf_release(&subj);
 	buf_release(&text);
@@ -158,8 +157,9 @@ done:
 enum fb_err
 opmail_pass(struct db *db, const struct conf *c, int *sent)
 {
-	struct dbres	 r;
-	unsigned	 i, done;
+	struct dbrows	 r;
+	const struct opmail_row *row;
+	size_t		 i, done;
 	int		 pass;
 	enum fb_err	 e = FB_OK;
 
@@ -167,22 +167,21 @@ opmail_pass(struct db *db, const struct conf *c, int *sent)
 	for (pass = 0; pass < OPMAIL_PASSES; pass++) {
 		if ((e = db_begin(db)) != FB_OK)
 			return e;
-		if ((e = db_sd(db, SD_OPMAIL_CLAIM, NULL, 0, &r)) != FB_OK) {
+		if ((e = db_opmail_claim(db, &r)) != FB_OK) {
 			db_rollback(db);
 			return e;
 		}
-		for (i = done = 0; i < r.nrows && e == FB_OK; i++)
-			if (send_row(db, c, &r, i, sent)) {
-				e = db_sd(db, SD_OPMAIL_DONE, DBPARAMS(P_STR(
-				    dbres_get(&r, i, 0))), NULL);
+		for (i = done = 0, row = r.row; i < r.n && e == FB_OK; i++)
+			if (send_row(db, c, &row[i], sent)) {
+				e = db_opmail_done(db, row[i].id);
 				done++;
 			}
 		if (e == FB_OK)
 			e = db_commit(db);
 		else
 			db_rollback(db);
-		i = r.nrows;
-		dbres_free(&r);
+		i = r.n;
+		dbrows_free(&r);
 		if (e != FB_OK || i < 20 || done < i)
 			break;
 	}

@@ -281,8 +281,6 @@ enum fb_err db_sites_all(struct db *, struct dbres *) FB_WUR;
 /* Distinct page URLs the campaign handled in the last 30 days (max 1000). */
 enum fb_err db_takeover_pages(struct db *, const char *campaign,
 	    struct dbres *) FB_WUR;
-/* Active owners' and admins' member ids. */
-enum fb_err db_notify_members(struct db *, const char *tenant, struct dbres *) FB_WUR;
 
 /* db/lead.c */
 
@@ -389,18 +387,23 @@ enum fb_err db_lead_touch(struct db *, const char *site, const char *visitor,
 /* url, referrer, url_path of the session's first page view. */
 enum fb_err db_lead_landing(struct db *, const char *site, const char *session,
 	    struct dbres *) FB_WUR;
-/* id, campaign_id of the visitor's unfinished leads, locked. */
-enum fb_err db_leads_of_visitor(struct db *, const char *site, const char *visitor,
-	    struct dbres *) FB_WUR;
-/* id, campaign_id, site_id of unfinished leads sharing a contact with `lead`. */
+/* Where a lead belongs. */
+#define LEAD_OWNER_COLS(F, N) F(id, TEXT, "l.id") \
+	N(tenant_id, TEXT, "l.tenant_id") N(campaign_id, TEXT, "l.campaign_id") \
+	N(site_id, TEXT, "l.site_id")
+struct lead_owner_row { DB_FIELDS(LEAD_OWNER_COLS) };
+/* The visitor's unfinished leads on the site, locked: struct lead_owner_row. */
+enum fb_err db_leads_of_visitor(struct db *, const char *tenant,
+	    const char *site, const char *visitor, struct dbrows *) FB_WUR;
+/* Unfinished leads sharing a contact with `lead`, locked: struct lead_owner_row. */
 enum fb_err db_leads_of_contact(struct db *, const char *tenant, const char *lead,
-	    struct dbres *) FB_WUR;
+	    struct dbrows *) FB_WUR;
 /*
- * Convert an unfinished lead at `at` (SQL DATETIME, UTC; NULL: now);
- * *changed false when it already was finished.
+ * Convert an unfinished lead of `tenant` at `at` (SQL DATETIME, UTC;
+ * NULL: now); *changed false when it already was finished.
  */
-enum fb_err db_lead_convert(struct db *, const char *id, const char *source,
-	    const char *at, bool *changed) FB_WUR;
+enum fb_err db_lead_convert(struct db *, const char *tenant, const char *id,
+	    const char *source, const char *at, bool *changed) FB_WUR;
 /*
  * The collector's intake queue (db/migrations/0008_ingest.sql).  An event
  * as the collector files it, everything borrowed: its site and tenant
@@ -449,18 +452,33 @@ enum fb_err db_ingest_done(struct db *, const char *const *ids, size_t n) FB_WUR
 enum fb_err db_ingest_failed(struct db *, const char *id, const char *error) FB_WUR;
 /* Is anything queued that is not parked? */
 enum fb_err db_ingest_pending(struct db *, bool *pending) FB_WUR;
-/* One row: events in the queue, of them parked, oldest received_at (or NULL). */
-enum fb_err db_ingest_status(struct db *, struct dbres *) FB_WUR;
+/* The intake queue: events in it, of them parked, the oldest's arrival. */
+#define INGEST_STATUS_COLS(F, N) F(queued, INT, "COUNT(*)") \
+	N(parked, INT, "COALESCE(SUM(attempts >= 3), 0)") \
+	N(oldest_received_at, TIME, "MIN(received_at)")
+struct ingest_status_row { DB_FIELDS(INGEST_STATUS_COLS) };
+/* One struct ingest_status_row. */
+enum fb_err db_ingest_status(struct db *, struct dbrows *) FB_WUR;
 /* Give parked events three more tries; *n: how many. */
 enum fb_err db_ingest_retry(struct db *, long long *n) FB_WUR;
-/* Ids of captured leads whose wait has passed at `now` (unix seconds). */
+/*
+ * Up to `limit` struct lead_owner_row of the captured leads whose wait
+ * (the active scenario's, else the campaign's) has passed at `now` (unix
+ * seconds), the longest idle first: across tenants, formback-abandon's.
+ */
 enum fb_err db_leads_abandon_due(struct db *, long long now, int limit,
-	    struct dbres *) FB_WUR;
-/* Lock one still-captured lead, skipping one another pass holds: id, tenant, campaign. */
-enum fb_err db_lead_abandon_claim(struct db *, const char *id, struct dbres *) FB_WUR;
-enum fb_err db_lead_abandon_set(struct db *, const char *id, long long now) FB_WUR;
-/* tenant_id, campaign_id, site_id of a lead (operator path, no tenant). */
-enum fb_err db_lead_owner(struct db *, const char *id, struct dbres *) FB_WUR;
+	    struct dbrows *) FB_WUR;
+/*
+ * Lock the lead when it is still captured and no other pass holds it,
+ * then mark it abandoned at `now`: *claimed false when it was not taken.
+ */
+enum fb_err db_lead_abandon(struct db *, const char *tenant, const char *id,
+	    long long now, bool *claimed) FB_WUR;
+/*
+ * One struct lead_owner_row; FB_ENOTFOUND when none.  Across tenants:
+ * formbackctl's operator path, which names a lead by its id alone.
+ */
+enum fb_err db_lead_owner(struct db *, const char *id, struct dbrows *) FB_WUR;
 
 /*
  * db/scenario.c: scenarios, steps, messages, presets, examples.  One
@@ -485,32 +503,203 @@ enum fb_err db_sq(struct db *, int stmt, const struct dbp *, size_t,
 	    struct dbres *) FB_WUR;
 
 /*
- * db/sending.c: deliveries and suppressions, one runner over the file's
- * statement table like db/scenario.c.
+ * db/sending.c: deliveries, suppressions, links, test recipients, usage
+ * and the operator emails' outbox.
  */
-enum {
-	SD_ACTIVE_STEPS, SD_LEAD_CONTACTS, SD_SCHEDULE, SD_LEAD_QUEUED,
-	SD_LIST_CREATED, SD_LIST_SCHEDULED, SD_LIST_SENT, SD_GET,
-	SD_SUP_INSERT, SD_SUP_ACTIVE, SD_SUP_LIST, SD_SUP_GET, SD_SUP_DELETE,
-	SD_STALE, SD_CLAIM, SD_CLAIMED, SD_FINISH, SD_SUPPRESSED, SD_LINK_INSERT,
-	SD_LINK_GET, SD_LINK_HIT, SD_LEAD_SENT, SD_LEAD_SUPPRESS,
-	SD_LEAD_CONTACT_KEYS, SD_OPTOUT_CANCEL, SD_STEPS_GONE_CANCEL,
-	SD_CONVERTED_CANCEL, SD_HOOK_FIND, SD_HOOK_RESULT, SD_TEST_RCPT_ADD,
-	SD_TEST_RCPT_DELETE, SD_TEST_RCPT_LIST, SD_TEST_RCPT_IS, SD_USAGE_ROW,
-	SD_USAGE_LOCK, SD_USAGE_SET, SD_USAGE_GIVE_BACK, SD_TENANT_QUOTA,
-	SD_OPMAIL_CLAIM, SD_OPMAIL_DONE, SD_OPMAIL_TO, SD_CLAIM_MARK, SD_USAGE_GET,
-	SD_CAP_TEL, SD_CAP_EMAIL, SD_ATTEMPT, SD_SEND_GUARD, SD_SENT_AFTER_CONVERSION
+
+/* What an outcome and its event name of a delivery (formback-deliver). */
+#define DELIVERY_REF_COLS(F, N) F(id, TEXT, "d.id") \
+	N(tenant_id, TEXT, "d.tenant_id") N(lead_id, TEXT, "d.lead_id") \
+	N(campaign_id, TEXT, "d.campaign_id") N(channel, TEXT, "d.channel") \
+	N(step_no, TEXT, "d.step_no")
+struct delivery_ref { DB_FIELDS(DELIVERY_REF_COLS) };
+
+/* A claimed delivery: everything its send re-checks and needs. */
+#define CLAIM_COLS(F, N) F(lead_status, TEXT, "l.status") \
+	N(email_sealed, BIN, "l.email_sealed") N(tel_sealed, BIN, "l.tel_sealed") \
+	N(email_bidx, BIN, "l.email_bidx") N(tel_bidx, BIN, "l.tel_bidx") \
+	N(sms_capable, BOOL, "l.sms_capable") N(pii_key_id, INT, "l.pii_key_id") \
+	N(consent_state, TEXT, "l.consent_state") \
+	N(landing_url, TEXT, "l.landing_url") \
+	N(campaign_status, TEXT, "c.status") \
+	N(product_name, TEXT, "c.product_name") \
+	N(scenario_status, TEXT, "s.status") \
+	N(scenario_deleted, BOOL, "s.deleted_at IS NOT NULL") \
+	N(step_gone, BOOL, "st.id IS NULL OR m.id IS NULL") \
+	N(subject, TEXT, "m.subject") N(body, TEXT, "m.body") \
+	N(blocks, TEXT, "m.blocks") N(link_url, TEXT, "m.link_url") \
+	N(attempts, INT, "d.attempts") N(site_domain, TEXT, "si.domain") \
+	N(site_held, BOOL, "si.sending_held_at IS NOT NULL") \
+	N(delivery_mode, TEXT, "t.delivery_mode") \
+	N(quiet_start, INT, "t.sms_quiet_start") \
+	N(quiet_end, INT, "t.sms_quiet_end") N(plan, TEXT, "t.plan") \
+	N(send_quota, INT, "COALESCE(t.send_quota, -1)")
+struct claim_row {
+	struct delivery_ref	 d;	/* first: its columns come first */
+	DB_FIELDS(CLAIM_COLS)
 };
-/* SD_CLAIM_MARK's parameters: token, clock, then this many ids (NULL: none). */
-#define SD_CLAIM_MARK_IDS	16
-enum { CL_C_ID, CL_C_TENANT, CL_C_LEAD, CL_C_CAMPAIGN, CL_C_CHANNEL, CL_C_STEP_NO,
-    CL_C_LEAD_STATUS, CL_C_EMAIL_SEALED, CL_C_TEL_SEALED, CL_C_EMAIL_BIDX,
-    CL_C_TEL_BIDX, CL_C_SMS_CAPABLE, CL_C_CAMPAIGN_STATUS, CL_C_PRODUCT,
-    CL_C_SCENARIO_STATUS, CL_C_SCENARIO_DELETED, CL_C_MODE, CL_C_SUBJECT,
-    CL_C_BODY, CL_C_BLOCKS, CL_C_LINK_URL, CL_C_HEADER_IMAGE, CL_C_STEP_GONE,
-    CL_C_ATTEMPTS, CL_C_SITE_NAME, CL_C_QUIET_START, CL_C_QUIET_END, CL_C_PLAN,
-    CL_C_QUOTA, CL_C_CONSENT, CL_C_LANDING, CL_C_SITE_DOMAIN, CL_C_KEY_ID,
-    CL_C_SITE_HELD };
+/*
+ * Claim up to n (1..DELIVERY_CLAIM_MAX) due deliveries for `token` in one
+ * short transaction of its own: the oldest that no other claimer holds
+ * (SKIP LOCKED), stamped `sending` with a 10-minute lease from `at` (SQL
+ * DATETIME, UTC; design 6).  Then `out` gets their struct claim_row, by
+ * id.
+ */
+#define DELIVERY_CLAIM_MAX	16
+enum fb_err db_deliveries_claim(struct db *, const char *token, const char *at,
+	    int n, struct dbrows *out) FB_WUR;
+
+/* A claim whose lease ran out (design 6; migration 0013). */
+struct stale_row {
+	struct delivery_ref	 d;
+	const char		*claim_token;
+	bool			 attempt_begun;	/* its provider call had begun */
+};
+/* Up to 1000 struct stale_row whose lease ended before `at`, by id. */
+enum fb_err db_deliveries_stale(struct db *, const char *at,
+	    struct dbrows *out) FB_WUR;
+
+/* The outcome of a claimed delivery (contract: Delivery). */
+struct delivery_outcome {
+	const char	*id, *token;	/* the delivery and the claim */
+	const char	*status;	/* sent, failed, cancelled, suppressed, scheduled */
+	const char	*error_code, *cancel_reason;	/* or NULL */
+	const char	*at;		/* SQL DATETIME: sent_at when sent */
+	const char	*provider_id;	/* or NULL */
+	int		 segments;	/* SMS parts; 0: unknown */
+	const char	*reschedule;	/* SQL DATETIME when scheduled again, or NULL */
+	int		 give_back;	/* attempts not to count (a wait) */
+};
+/*
+ * Write the outcome while the claim is still `token`'s; *held false when
+ * another pass took the claim over (nothing written).  In the caller's
+ * transaction.
+ */
+enum fb_err db_delivery_finish(struct db *, const struct delivery_outcome *,
+	    bool *held) FB_WUR;
+/*
+ * Stamp attempt_started_at, autocommitted, right before the provider is
+ * called; *held false when the claim is no longer `token`'s.
+ */
+enum fb_err db_delivery_attempt(struct db *, const char *id, const char *token,
+	    bool *held) FB_WUR;
+/*
+ * Right before a send (issue 11): is the lead converted, and which part of
+ * the intake queue holds a conversion (not parked) of its visitor
+ * (part[0]) or of a visitor whose lead shares its contact (part[1]); -1
+ * for none.  A plain read, no lock on the queue.
+ */
+enum fb_err db_delivery_send_guard(struct db *, const char *tenant,
+	    const char *lead, bool *converted, long long part[2]) FB_WUR;
+/*
+ * Of n (1..DELIVERY_CLAIM_MAX) deliveries, how many were sent to a lead
+ * already converted when their send began (issue 11: 0 is the rule).
+ */
+enum fb_err db_sent_after_conversion(struct db *, const char *const *ids,
+	    size_t n, long long *count) FB_WUR;
+/* A lead reached: status sent (from abandoned or queued). */
+enum fb_err db_lead_sent(struct db *, const char *tenant, const char *lead) FB_WUR;
+/* Why a lead not yet reached is held back (contract: Lead suppress_reason). */
+enum fb_err db_lead_suppress(struct db *, const char *tenant, const char *lead,
+	    const char *reason) FB_WUR;
+/*
+ * Whether an unexpired suppression of the tenant or of `campaign` holds
+ * the contact of blind index `bidx`: *hit, and *opt_out when it is the
+ * contact's own opt-out.
+ */
+enum fb_err db_contact_suppressed(struct db *, const char *tenant,
+	    const char *campaign, const struct dbbin *bidx, bool *hit,
+	    bool *opt_out) FB_WUR;
+/*
+ * The tenant's messages on `channel` (sms: a tel_bidx, email: an
+ * email_bidx) to one contact that left since `since` (SQL DATETIME), or
+ * that claims other than `token` are sending now: the daily cap's count.
+ */
+enum fb_err db_contact_sends(struct db *, const char *tenant, const char *channel,
+	    const struct dbbin *bidx, const char *token, const char *since,
+	    long long *n) FB_WUR;
+/* Cancel the scheduled deliveries of a lead that converted. */
+enum fb_err db_converted_cancel(struct db *, const char *tenant,
+	    const char *lead) FB_WUR;
+/* Cancel the scheduled deliveries of steps no longer in the scenario. */
+enum fb_err db_steps_gone_cancel(struct db *, const char *tenant,
+	    const char *scenario) FB_WUR;
+
+/*
+ * Usage of the JST month `month` ("YYYY-MM"; contract: Events,
+ * usage.threshold_reached).  lock: the month's sends and the highest
+ * threshold announced (*found false, 0 and 100, when it has no row),
+ * locked FOR UPDATE; with `create`, the row is made first when missing
+ * and locked exclusively at once.  set: both values.  give_back: one
+ * counted message that did not leave.
+ */
+enum fb_err db_usage_lock(struct db *, const char *tenant, const char *month,
+	    bool create, long long *sends, int *notified_pct, bool *found) FB_WUR;
+enum fb_err db_usage_set(struct db *, const char *tenant, const char *month,
+	    long long sends, int notified_pct) FB_WUR;
+enum fb_err db_usage_give_back(struct db *, const char *tenant,
+	    const char *month) FB_WUR;
+/* The tenant's plan, own quota and the month's usage (formbackctl usage). */
+#define USAGE_COLS(F, N) F(plan, TEXT, "t.plan") \
+	N(send_quota, TEXT, "t.send_quota") \
+	N(sends, INT, "COALESCE(u.sends, 0)") \
+	N(notified_pct, INT, "COALESCE(u.notified_pct, 0)")
+struct usage_row { DB_FIELDS(USAGE_COLS) };
+/* One struct usage_row; FB_ENOTFOUND when no such tenant. */
+enum fb_err db_usage_get(struct db *, const char *tenant, const char *month,
+	    struct dbrows *out) FB_WUR;
+/* Set the tenant's own monthly quota; < 0: its plan's. */
+enum fb_err db_tenant_quota(struct db *, const char *tenant, long long quota) FB_WUR;
+
+/* The tenant's test recipients (contract: Delivery switch test_only). */
+#define TEST_RECIPIENT_COLS(F, N) F(id, TEXT, "id") N(kind, TEXT, "kind") \
+	N(masked, TEXT, "masked") N(created_at, TIME, "created_at")
+struct test_recipient_row { DB_FIELDS(TEST_RECIPIENT_COLS) };
+/* Rows of struct test_recipient_row, by id. */
+enum fb_err db_test_recipient_list(struct db *, const char *tenant,
+	    struct dbrows *out) FB_WUR;
+enum fb_err db_test_recipient_add(struct db *, const char *id, const char *tenant,
+	    const char *kind, const struct dbbin *bidx, const char *masked) FB_WUR;
+/* The removed struct test_recipient_row (none when there was none). */
+enum fb_err db_test_recipient_delete(struct db *, const char *tenant,
+	    const char *kind, const struct dbbin *bidx, struct dbrows *out) FB_WUR;
+/* Whether kind's contact of blind index `bidx` is a test recipient. */
+enum fb_err db_test_recipient_is(struct db *, const char *tenant,
+	    const char *kind, const struct dbbin *bidx, bool *yes) FB_WUR;
+
+/* A short link (src/links.c). */
+#define LINK_COLS(F, N) F(tenant_id, TEXT, "tenant_id") \
+	N(delivery_id, TEXT, "delivery_id") N(lead_id, TEXT, "lead_id") \
+	N(kind, TEXT, "kind") N(url, TEXT, "url")
+struct link_row { DB_FIELDS(LINK_COLS) };
+enum fb_err db_link_add(struct db *, const char *token, const char *tenant,
+	    const char *delivery, const char *lead, const char *kind,
+	    const char *url) FB_WUR;
+/* One struct link_row; FB_ENOTFOUND when no such token. */
+enum fb_err db_link_get(struct db *, const char *token, struct dbrows *out) FB_WUR;
+/* Count a visit of the link. */
+enum fb_err db_link_hit(struct db *, const char *token) FB_WUR;
+
+/* An operator email of the outbox (src/opmail.c). */
+#define OPMAIL_COLS(F, N) F(id, TEXT, "id") N(tenant_id, TEXT, "tenant_id") \
+	N(template, TEXT, "event_type") N(payload, TEXT, "payload")
+struct opmail_row { DB_FIELDS(OPMAIL_COLS) };
+/*
+ * Queue operator email `template` to the tenant's active owners and
+ * admins, in the caller's transaction: its payload is {"template",
+ * "member_ids", then the members of `fields` (borrowed)}.
+ */
+enum fb_err db_opmail_add(struct db *, const char *tenant, const char *template,
+	    json_object *fields) FB_WUR;
+/* Up to 20 struct opmail_row not sent yet and no other pass's, locked. */
+enum fb_err db_opmail_claim(struct db *, struct dbrows *out) FB_WUR;
+enum fb_err db_opmail_done(struct db *, const char *id) FB_WUR;
+/* The email addresses of the members of `ids` (a JSON array) still active. */
+#define OPMAIL_TO_COLS(F, N) F(email, TEXT, "email")
+struct opmail_to_row { DB_FIELDS(OPMAIL_TO_COLS) };
+enum fb_err db_opmail_to(struct db *, const char *tenant, const char *ids,
+	    struct dbrows *out) FB_WUR;
+
 /* A delivery (contract: DeliveryOut): its destination masked only. */
 #define DELIVERY_COLS(F, N) F(id, TEXT, "d.id") N(lead_id, TEXT, "d.lead_id") \
 	N(status, TEXT, "d.status") N(channel, TEXT, "d.channel") \
@@ -610,8 +799,6 @@ enum fb_err db_receipt_delivery(struct db *, const char *reference,
  */
 enum fb_err db_receipt_result(struct db *, const char *id, const char *status,
 	    const char *error_code, bool *changed) FB_WUR;
-enum fb_err db_sd(struct db *, int stmt, const struct dbp *, size_t,
-	    struct dbres *) FB_WUR;
 /*
  * Schedule the deliveries of a lead just judged abandoned at `at` (unix
  * seconds): one per step of its campaign's active scenario, due at `at`

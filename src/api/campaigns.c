@@ -250,12 +250,12 @@ takeover_warnings(struct req *r, const char *site, const char *campaign,
     json_object **out)
 {
 	struct live_rules lr;
-	struct dbres	 pages, members;
+	struct dbres	 pages;
 	struct dbrows	 camps;
 	const struct campaign_row *cr;
 	struct url_loc	 loc;
 	json_object	*warnings = json_object_new_array(), *w, *lost, *took, *ex;
-	json_object	*mail, *ids;
+	json_object	*mail;
 	unsigned	 i, j, count;
 	size_t		 evaluated;
 	long		 hit, prev, rule = -1;
@@ -326,19 +326,9 @@ takeover_warnings(struct req *r, const char *site, const char *campaign,
 		json_object_object_add(w, "rule", match_rule_json(&lr.rules[rule]));
 		json_object_array_add(warnings, w);
 		/* the notice to owners and admins, and its audit row */
-		if ((e = db_notify_members(r->db, r->auth.tenant_id, &members)) != FB_OK)
-			break;
 		mail = json_object_new_object();
-		jadd_str(mail, "template", "url_takeover");
-		ids = json_object_new_array();
-		for (j = 0; j < members.nrows; j++)
-			json_object_array_add(ids, json_object_new_string(
-			    dbres_get(&members, j, 0)));
-		dbres_free(&members);
-		json_object_object_add(mail, "member_ids", ids);
 		json_object_object_add(mail, "warning", json_object_get(w));
-		e = db_outbox_add(r->db, r->auth.tenant_id, "email", "url_takeover",
-		    json_text(mail));
+		e = db_opmail_add(r->db, r->auth.tenant_id, "url_takeover", mail);
 		if (e == FB_OK)
 			e = db_audit_add(r->db, r->auth.tenant_id, "api_key",
 			    r->auth.key_id, r->request_id, "url_takeover", "campaign",

@@ -348,8 +348,7 @@ api_scenarios_steps(struct req *r)
 	}
 	/* a step removed cancels its pending deliveries (step_removed) */
 	if (e == FB_OK)
-		e = db_sd(r->db, SD_STEPS_GONE_CANCEL, DBPARAMS(P_STR(r->auth.tenant_id),
-		    P_STR(id)), NULL);
+		e = db_steps_gone_cancel(r->db, r->auth.tenant_id, id);
 	if (e == FB_OK && active)
 		e = scenario_keep_sendable(r, id, campaign, &refused);
 	if (e != FB_OK || refused)

@@ -24,7 +24,6 @@ enum {
 	CAP_EVENT_CONTEXT_SITE,
 	CAP_SITES_ALL,
 	CAP_TAKEOVER_PAGES,
-	CAP_NOTIFY_MEMBERS,
 	CAP__MAX
 };
 
@@ -115,10 +114,6 @@ static const struct dbstmt cap_sql[CAP__MAX] = {
 	  "SELECT DISTINCT url FROM tag_events WHERE campaign_id = ? "
 	  "AND event_type = 'page_view' "
 	  "AND received_at > NOW(6) - INTERVAL 30 DAY LIMIT 1000" },
-	/* CAP_NOTIFY_MEMBERS: owners and admins (contract: Errors, takeover) */
-	{ "notify_members",
-	  "SELECT id FROM members WHERE tenant_id = ? AND status = 'active' "
-	  "AND role IN ('owner', 'admin') ORDER BY id" },
 };
 
 static enum fb_err
@@ -241,12 +236,6 @@ enum fb_err
 db_takeover_pages(struct db *db, const char *campaign, struct dbres *r)
 {
 	return run(db, CAP_TAKEOVER_PAGES, DBPARAMS(P_STR(campaign)), r);
-}
-
-enum fb_err
-db_notify_members(struct db *db, const char *tenant, struct dbres *r)
-{
-	return run(db, CAP_NOTIFY_MEMBERS, DBPARAMS(P_STR(tenant)), r);
 }
 
 enum fb_err

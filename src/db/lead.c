@@ -126,24 +126,27 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "ORDER BY received_at, id LIMIT 1" },
 	/* LEAD_OF_VISITOR: the visitor's unfinished leads on the site */
 	{ "leads_of_visitor",
-	  "SELECT id, campaign_id FROM leads WHERE site_id = ? AND visitor_id = ? "
-	  "AND status NOT IN ('converted', 'suppressed') ORDER BY id FOR UPDATE" },
+	  "SELECT " DB_SELECT(LEAD_OWNER_COLS) " FROM leads l WHERE l.tenant_id = ? "
+	  "AND l.site_id = ? AND l.visitor_id = ? "
+	  "AND l.status NOT IN ('converted', 'suppressed') ORDER BY l.id FOR UPDATE" },
 	/* LEAD_OF_CONTACT: unfinished leads with the same contact */
 	{ "leads_of_contact",
-	  "SELECT id, campaign_id, site_id FROM leads WHERE tenant_id = ? "
-	  "AND ((? IS NOT NULL AND email_bidx = ?) OR (? IS NOT NULL AND tel_bidx = ?)) "
-	  "AND status NOT IN ('converted', 'suppressed') ORDER BY id FOR UPDATE" },
+	  "SELECT " DB_SELECT(LEAD_OWNER_COLS) " FROM leads l WHERE l.tenant_id = ? "
+	  "AND ((? IS NOT NULL AND l.email_bidx = ?) OR "
+	  "(? IS NOT NULL AND l.tel_bidx = ?)) "
+	  "AND l.status NOT IN ('converted', 'suppressed') ORDER BY l.id FOR UPDATE" },
 	/* LEAD_CONTACT_OF */
 	{ "lead_contact_of",
-	  "SELECT email_bidx, tel_bidx FROM leads WHERE id = ?" },
+	  "SELECT email_bidx, tel_bidx FROM leads WHERE tenant_id = ? AND id = ?" },
 	/* LEAD_CONVERT */
 	{ "lead_convert",
 	  "UPDATE leads SET status = 'converted', converted_at = COALESCE(?, NOW(6)), "
-	  "conversion_source = ?, updated_at = NOW(6) WHERE id = ? "
+	  "conversion_source = ?, updated_at = NOW(6) WHERE tenant_id = ? AND id = ? "
 	  "AND status NOT IN ('converted', 'suppressed')" },
 	/* LEAD_ABANDON_DUE: captured leads past their wait (active scenario's, else campaign's) */
 	{ "leads_abandon_due",
-	  "SELECT l.id FROM leads l JOIN campaigns c ON c.id = l.campaign_id "
+	  "SELECT " DB_SELECT(LEAD_OWNER_COLS) " FROM leads l "
+	  "JOIN campaigns c ON c.id = l.campaign_id "
 	  "LEFT JOIN scenarios s ON s.tenant_id = l.tenant_id "
 	  "AND s.campaign_id = l.campaign_id AND s.status = 'active' "
 	  "AND s.deleted_at IS NULL WHERE l.status = 'captured' "
@@ -152,14 +155,15 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "ORDER BY l.last_activity_at, l.id LIMIT ?" },
 	/* LEAD_ABANDON_CLAIM: one row, skipped when another pass holds it */
 	{ "lead_abandon_claim",
-	  "SELECT id, tenant_id, campaign_id FROM leads WHERE id = ? "
+	  "SELECT id FROM leads WHERE tenant_id = ? AND id = ? "
 	  "AND status = 'captured' FOR UPDATE SKIP LOCKED" },
 	/* LEAD_ABANDON_SET */
 	{ "lead_abandon_set",
 	  "UPDATE leads SET status = 'abandoned', abandoned_at = ?, "
-	  "updated_at = NOW(6) WHERE id = ?" },
+	  "updated_at = NOW(6) WHERE tenant_id = ? AND id = ?" },
 	/* LEAD_OWNER: tenant, campaign and site of a lead (operator path) */
-	{ "lead_owner", "SELECT tenant_id, campaign_id, site_id FROM leads WHERE id = ?" },
+	{ "lead_owner", "SELECT " DB_SELECT(LEAD_OWNER_COLS) " FROM leads l "
+	  "WHERE l.id = ?" },
 	/* LEAD_INGEST_LOCK: a part's applier turn, or nothing when another has it */
 	{ "ingest_lock",
 	  "SELECT id FROM tag_ingest_applier WHERE id = ? FOR UPDATE SKIP LOCKED" },
@@ -182,8 +186,7 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "SELECT EXISTS (SELECT 1 FROM tag_ingest WHERE attempts < 3)" },
 	/* LEAD_INGEST_STATUS */
 	{ "ingest_status",
-	  "SELECT COUNT(*), COALESCE(SUM(attempts >= 3), 0), MIN(received_at) "
-	  "FROM tag_ingest" },
+	  "SELECT " DB_SELECT(INGEST_STATUS_COLS) " FROM tag_ingest" },
 	/* LEAD_INGEST_RETRY */
 	{ "ingest_retry",
 	  "UPDATE tag_ingest SET attempts = 0, last_error = NULL WHERE attempts >= 3" },
@@ -209,6 +212,9 @@ static const struct dbcol lead_detail_cols[] = {
 };
 #define DB_ROW struct timeline_row
 static const struct dbcol timeline_cols[] = { DB_COLUMNS(TIMELINE_COLS) };
+#undef DB_ROW
+#define DB_ROW struct lead_owner_row
+static const struct dbcol lead_owner_cols[] = { DB_COLUMNS(LEAD_OWNER_COLS) };
 #undef DB_ROW
 
 static enum fb_err
@@ -330,38 +336,43 @@ db_lead_landing(struct db *db, const char *site, const char *session,
 }
 
 enum fb_err
-db_leads_of_visitor(struct db *db, const char *site, const char *visitor,
-    struct dbres *r)
+db_leads_of_visitor(struct db *db, const char *tenant, const char *site,
+    const char *visitor, struct dbrows *out)
 {
-	return run(db, LEAD_OF_VISITOR, DBPARAMS(P_STR(site), P_STR(visitor)), r);
+	return rows(db, LEAD_OF_VISITOR, DBPARAMS(P_STR(tenant), P_STR(site),
+	    P_STR(visitor)), lead_owner_cols, NELEM(lead_owner_cols),
+	    sizeof(struct lead_owner_row), out);
 }
 
 enum fb_err
 db_leads_of_contact(struct db *db, const char *tenant, const char *lead,
-    struct dbres *r)
+    struct dbrows *out)
 {
 	struct dbres	 c;
 	struct dbp	 em, tel;
 	enum fb_err	 e;
 
-	if ((e = run(db, LEAD_CONTACT_OF, DBPARAMS(P_STR(lead)), &c)) != FB_OK)
+	if ((e = run(db, LEAD_CONTACT_OF, DBPARAMS(P_STR(tenant), P_STR(lead)),
+	    &c)) != FB_OK)
 		return e;
 	em = c.nrows == 1 && c.cell[0] != NULL ? P_BIN(c.cell[0], c.len[0]) : P_NULL;
 	tel = c.nrows == 1 && c.cell[1] != NULL ? P_BIN(c.cell[1], c.len[1]) : P_NULL;
-	e = run(db, LEAD_OF_CONTACT, DBPARAMS(P_STR(tenant), em, em, tel, tel), r);
+	e = rows(db, LEAD_OF_CONTACT, DBPARAMS(P_STR(tenant), em, em, tel, tel),
+	    lead_owner_cols, NELEM(lead_owner_cols), sizeof(struct lead_owner_row),
+	    out);
 	dbres_free(&c);
 	return e;
 }
 
 enum fb_err
-db_lead_convert(struct db *db, const char *id, const char *source,
-    const char *at, bool *changed)
+db_lead_convert(struct db *db, const char *tenant, const char *id,
+    const char *source, const char *at, bool *changed)
 {
 	struct dbres	 r;
 	enum fb_err	 e;
 
 	if ((e = run(db, LEAD_CONVERT, DBPARAMS(P_STR(at), P_STR(source),
-	    P_STR(id)), &r)) != FB_OK)
+	    P_STR(tenant), P_STR(id)), &r)) != FB_OK)
 		return e;
 	*changed = r.affected > 0;
 	dbres_free(&r);
@@ -369,33 +380,50 @@ db_lead_convert(struct db *db, const char *id, const char *source,
 }
 
 enum fb_err
-db_leads_abandon_due(struct db *db, long long now, int limit, struct dbres *r)
+db_leads_abandon_due(struct db *db, long long now, int limit, struct dbrows *out)
 {
 	char	 at[32];
 
 	time_sql(now, at);
-	return run(db, LEAD_ABANDON_DUE, DBPARAMS(P_STR(at), P_INT(limit)), r);
+	return rows(db, LEAD_ABANDON_DUE, DBPARAMS(P_STR(at), P_INT(limit)),
+	    lead_owner_cols, NELEM(lead_owner_cols), sizeof(struct lead_owner_row),
+	    out);
 }
 
 enum fb_err
-db_lead_abandon_claim(struct db *db, const char *id, struct dbres *r)
+db_lead_abandon(struct db *db, const char *tenant, const char *id, long long now,
+    bool *claimed)
 {
-	return run(db, LEAD_ABANDON_CLAIM, DBPARAMS(P_STR(id)), r);
-}
+	struct dbres	 r;
+	char		 at[32];
+	enum fb_err	 e;
 
-enum fb_err
-db_lead_abandon_set(struct db *db, const char *id, long long now)
-{
-	char	 at[32];
-
+	*claimed = false;
+	if ((e = run(db, LEAD_ABANDON_CLAIM, DBPARAMS(P_STR(tenant), P_STR(id)),
+	    &r)) != FB_OK)
+		return e;
+	*claimed = r.nrows > 0;
+	dbres_free(&r);
+	if (!*claimed)
+		return FB_OK;
 	time_sql(now, at);
-	return run(db, LEAD_ABANDON_SET, DBPARAMS(P_STR(at), P_STR(id)), NULL);
+	return run(db, LEAD_ABANDON_SET, DBPARAMS(P_STR(at), P_STR(tenant),
+	    P_STR(id)), NULL);
 }
 
 enum fb_err
-db_lead_owner(struct db *db, const char *id, struct dbres *r)
+db_lead_owner(struct db *db, const char *id, struct dbrows *out)
 {
-	return run(db, LEAD_OWNER, DBPARAMS(P_STR(id)), r);
+	enum fb_err	 e;
+
+	if ((e = rows(db, LEAD_OWNER, DBPARAMS(P_STR(id)), lead_owner_cols,
+	    NELEM(lead_owner_cols), sizeof(struct lead_owner_row), out)) != FB_OK)
+		return e;
+	if (out->n == 0) {
+		dbrows_free(out);
+		return FB_ENOTFOUND;
+	}
+	return FB_OK;
 }
 
 /*
@@ -572,9 +600,14 @@ db_ingest_pending(struct db *db, bool *pending)
 }
 
 enum fb_err
-db_ingest_status(struct db *db, struct dbres *r)
+db_ingest_status(struct db *db, struct dbrows *out)
 {
-	return run(db, LEAD_INGEST_STATUS, DBNOPARAMS, r);
+#define DB_ROW struct ingest_status_row
+	static const struct dbcol cols[] = { DB_COLUMNS(INGEST_STATUS_COLS) };
+#undef DB_ROW
+
+	return rows(db, LEAD_INGEST_STATUS, DBNOPARAMS, cols, NELEM(cols),
+	    sizeof(struct ingest_status_row), out);
 }
 
 enum fb_err

@@ -1,5 +1,7 @@
 /* SQL of deliveries and suppressions (contract: Delivery, Suppression). */
+#include <stddef.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../pii.h"
@@ -18,9 +20,30 @@
 	"d.channel = '" channel "' AND (d.claim_token <> ? AND d.status = " \
 	"'sending' OR (d.status IN ('sent', 'delivered') AND d.sent_at >= ?))"
 
-/* statement indexes: enum SD_* in store.h */
-#define SD__MAX (SD_SENT_AFTER_CONVERSION + 1)
+enum {
+	SD_ACTIVE_STEPS, SD_LEAD_CONTACTS, SD_SCHEDULE, SD_LEAD_QUEUED,
+	SD_LIST_CREATED, SD_LIST_SCHEDULED, SD_LIST_SENT, SD_GET,
+	SD_SUP_INSERT, SD_SUP_ACTIVE, SD_SUP_LIST, SD_SUP_GET, SD_SUP_DELETE,
+	SD_STALE, SD_CLAIM, SD_CLAIMED, SD_FINISH, SD_SUPPRESSED, SD_LINK_INSERT,
+	SD_LINK_GET, SD_LINK_HIT, SD_LEAD_SENT, SD_LEAD_SUPPRESS,
+	SD_LEAD_CONTACT_KEYS, SD_OPTOUT_CANCEL, SD_STEPS_GONE_CANCEL,
+	SD_CONVERTED_CANCEL, SD_HOOK_FIND, SD_HOOK_RESULT, SD_TEST_RCPT_ADD,
+	SD_TEST_RCPT_DELETE, SD_TEST_RCPT_LIST, SD_TEST_RCPT_IS, SD_USAGE_ROW,
+	SD_USAGE_LOCK, SD_USAGE_SET, SD_USAGE_GIVE_BACK, SD_TENANT_QUOTA,
+	SD_OPMAIL_CLAIM, SD_OPMAIL_DONE, SD_OPMAIL_TO, SD_CLAIM_MARK, SD_USAGE_GET,
+	SD_CAP_TEL, SD_CAP_EMAIL, SD_ATTEMPT, SD_SEND_GUARD,
+	SD_SENT_AFTER_CONVERSION, SD_OPMAIL_MEMBERS,
+	SD__MAX
+};
 _Static_assert(SD__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
+
+/*
+ * Statements that name a row by its id alone, without the tenant, are
+ * the system paths': a claim's rows by its token (a fresh UUID per
+ * pass), a link by its token (unguessable, LINK_TOKEN_LEN), a receipt by
+ * our reference or the provider's id (a receipt names no tenant), an
+ * outbox row.  Everything a tenant's request reaches filters on it.
+ */
 
 static const struct dbstmt sd_sql[SD__MAX] = {
 	/* SD_ACTIVE_STEPS: the steps of the campaign's active scenario */
@@ -32,7 +55,8 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "AND s.deleted_at IS NULL ORDER BY st.position" },
 	/* SD_LEAD_CONTACTS */
 	{ "lead_contacts",
-	  "SELECT tel_masked, email_masked, sms_capable FROM leads WHERE id = ?" },
+	  "SELECT tel_masked, email_masked, sms_capable FROM leads "
+	  "WHERE tenant_id = ? AND id = ?" },
 	/* SD_SCHEDULE */
 	{ "delivery_schedule",
 	  "INSERT INTO deliveries (id, tenant_id, lead_id, campaign_id, scenario_id, "
@@ -41,8 +65,8 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "CAST(? AS DATETIME(6)) + INTERVAL ? MINUTE)" },
 	/* SD_LEAD_QUEUED */
 	{ "lead_queued",
-	  "UPDATE leads SET status = 'queued', updated_at = NOW(6) WHERE id = ? "
-	  "AND status = 'abandoned'" },
+	  "UPDATE leads SET status = 'queued', updated_at = NOW(6) "
+	  "WHERE tenant_id = ? AND id = ? AND status = 'abandoned'" },
 	/* SD_LIST_* by date_field (contract: DeliveryListOut) */
 	{ "delivery_list_created", DLV_LIST("d.created_at") },
 	{ "delivery_list_scheduled", DLV_LIST("d.scheduled_at") },
@@ -79,9 +103,10 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	 * provider call had begun (attempt_started_at, migration 0013)
 	 */
 	{ "deliveries_stale",
-	  "SELECT id, tenant_id, lead_id, campaign_id, channel, step_no, claim_token, "
-	  "attempt_started_at IS NOT NULL FROM deliveries WHERE status = 'sending' "
-	  "AND claim_until < ? ORDER BY id LIMIT 1000 FOR UPDATE SKIP LOCKED" },
+	  "SELECT " DB_SELECT(DELIVERY_REF_COLS) ", d.claim_token, "
+	  "d.attempt_started_at IS NOT NULL FROM deliveries d "
+	  "WHERE d.status = 'sending' AND d.claim_until < ? ORDER BY d.id "
+	  "LIMIT 1000 FOR UPDATE SKIP LOCKED" },
 	/*
 	 * SD_CLAIM: the oldest due deliveries no other claimer holds, locked
 	 * in index order (deliveries_due) so that a claim reads what it
@@ -93,13 +118,7 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "LIMIT ? FOR UPDATE SKIP LOCKED" },
 	/* SD_CLAIMED: everything a send re-checks and needs */
 	{ "deliveries_claimed",
-	  "SELECT d.id, d.tenant_id, d.lead_id, d.campaign_id, d.channel, d.step_no, "
-	  "l.status, l.email_sealed, l.tel_sealed, l.email_bidx, l.tel_bidx, "
-	  "l.sms_capable, c.status, c.product_name, s.status, s.deleted_at IS NOT NULL, "
-	  "t.delivery_mode, m.subject, m.body, m.blocks, m.link_url, m.header_image_url, "
-	  "st.id IS NULL OR m.id IS NULL, d.attempts, si.name, t.sms_quiet_start, "
-	  "t.sms_quiet_end, t.plan, t.send_quota, l.consent_state, l.landing_url, "
-	  "si.domain, l.pii_key_id, si.sending_held_at IS NOT NULL "
+	  "SELECT " DB_SELECT(DELIVERY_REF_COLS) ", " DB_SELECT(CLAIM_COLS) " "
 	  "FROM deliveries d JOIN leads l ON l.id = d.lead_id "
 	  "JOIN campaigns c ON c.id = d.campaign_id JOIN scenarios s ON s.id = d.scenario_id "
 	  "JOIN tenants t ON t.id = d.tenant_id JOIN sites si ON si.id = l.site_id "
@@ -126,19 +145,19 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "VALUES (?, ?, ?, ?, ?, ?)" },
 	/* SD_LINK_GET */
 	{ "link_get",
-	  "SELECT tenant_id, delivery_id, lead_id, kind, url FROM links WHERE token = ?" },
+	  "SELECT " DB_SELECT(LINK_COLS) " FROM links WHERE token = ?" },
 	/* SD_LINK_HIT */
 	{ "link_hit",
 	  "UPDATE links SET hits = hits + 1, first_hit_at = COALESCE(first_hit_at, NOW(6)) "
 	  "WHERE token = ?" },
 	/* SD_LEAD_SENT */
 	{ "lead_sent",
-	  "UPDATE leads SET status = 'sent', updated_at = NOW(6) WHERE id = ? "
-	  "AND status IN ('abandoned', 'queued')" },
+	  "UPDATE leads SET status = 'sent', updated_at = NOW(6) "
+	  "WHERE tenant_id = ? AND id = ? AND status IN ('abandoned', 'queued')" },
 	/* SD_LEAD_SUPPRESS: why a lead not yet reached is held back */
 	{ "lead_suppress",
-	  "UPDATE leads SET suppress_reason = ?, updated_at = NOW(6) WHERE id = ? "
-	  "AND status NOT IN ('sent', 'converted')" },
+	  "UPDATE leads SET suppress_reason = ?, updated_at = NOW(6) "
+	  "WHERE tenant_id = ? AND id = ? AND status NOT IN ('sent', 'converted')" },
 	/* SD_LEAD_CONTACT_KEYS: the lead's indexes and masks, for an opt-out */
 	{ "lead_contact_keys",
 	  "SELECT " DB_SELECT(CONTACT_KEY_COLS) " FROM leads "
@@ -156,7 +175,8 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	/* SD_CONVERTED_CANCEL: a conversion stops what is pending */
 	{ "converted_cancel",
 	  "UPDATE deliveries SET status = 'cancelled', cancel_reason = 'converted', "
-	  "updated_at = NOW(6) WHERE lead_id = ? AND status = 'scheduled'" },
+	  "updated_at = NOW(6) WHERE tenant_id = ? AND lead_id = ? "
+	  "AND status = 'scheduled'" },
 	/* SD_HOOK_FIND: a sent delivery by the provider's id or our reference */
 	{ "hook_find",
 	  "SELECT " DB_SELECT(RECEIPT_COLS) " FROM deliveries d JOIN leads l "
@@ -172,10 +192,10 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	/* SD_TEST_RCPT_DELETE */
 	{ "test_recipient_delete",
 	  "DELETE FROM test_recipients WHERE tenant_id = ? AND kind = ? AND bidx = ? "
-	  "RETURNING id, kind, masked" },
+	  "RETURNING " DB_SELECT(TEST_RECIPIENT_COLS) },
 	/* SD_TEST_RCPT_LIST */
 	{ "test_recipient_list",
-	  "SELECT id, kind, masked, " DB_TS("created_at") " FROM test_recipients "
+	  "SELECT " DB_SELECT(TEST_RECIPIENT_COLS) " FROM test_recipients "
 	  "WHERE tenant_id = ? ORDER BY id" },
 	/* SD_TEST_RCPT_IS */
 	{ "test_recipient_is",
@@ -209,14 +229,15 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "UPDATE tenants SET send_quota = ?, updated_at = NOW(6) WHERE id = ?" },
 	/* SD_OPMAIL_CLAIM: operator emails not sent yet, no other pass's */
 	{ "opmail_claim",
-	  "SELECT id, tenant_id, event_type, payload FROM outbox WHERE topic = 'email' "
+	  "SELECT " DB_SELECT(OPMAIL_COLS) " FROM outbox WHERE topic = 'email' "
 	  "AND processed_at IS NULL ORDER BY id LIMIT 20 FOR UPDATE SKIP LOCKED" },
 	/* SD_OPMAIL_DONE */
 	{ "opmail_done",
 	  "UPDATE outbox SET processed_at = NOW(6) WHERE id = ?" },
 	/* SD_OPMAIL_TO: the addresses of the listed members still active */
 	{ "opmail_to",
-	  "SELECT email FROM members WHERE tenant_id = ? AND status = 'active' "
+	  "SELECT " DB_SELECT(OPMAIL_TO_COLS) " FROM members "
+	  "WHERE tenant_id = ? AND status = 'active' "
 	  "AND JSON_CONTAINS(?, JSON_QUOTE(CAST(id AS CHAR))) ORDER BY id" },
 	/* SD_CLAIM_MARK: the picked rows (up to 16 ids, NULL for none) */
 	{ "deliveries_claim_mark",
@@ -226,8 +247,7 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "AND id IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
 	/* SD_USAGE_GET: plan, own quota, the month's count and notices */
 	{ "usage_get",
-	  "SELECT t.plan, t.send_quota, COALESCE(u.sends, 0), "
-	  "COALESCE(u.notified_pct, 0) FROM tenants t LEFT JOIN usage_months u "
+	  "SELECT " DB_SELECT(USAGE_COLS) " FROM tenants t LEFT JOIN usage_months u "
 	  "ON u.tenant_id = t.id AND u.month = ? WHERE t.id = ?" },
 	/*
 	 * SD_CAP_TEL, SD_CAP_EMAIL: the tenant's messages on the channel to
@@ -270,12 +290,52 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "WHERE d.tenant_id = l.tenant_id AND d.status IN ('sent', 'delivered') "
 	  "AND l.converted_at <= d.attempt_started_at AND d.id IN "
 	  "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+	/* SD_OPMAIL_MEMBERS: who operator emails go to */
+	{ "opmail_members",
+	  "SELECT id FROM members WHERE tenant_id = ? AND status = 'active' "
+	  "AND role IN ('owner', 'admin') ORDER BY id" },
 };
 
-enum fb_err
-db_sd(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
+static enum fb_err
+sd(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
 {
 	return db_run(db, DBSET_SENDING, id, &sd_sql[id], p, n, r);
+}
+
+/* Run a write; *n the rows it changed. */
+static enum fb_err
+sd_affected(struct db *db, int id, const struct dbp *p, size_t np,
+    unsigned long long *n)
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	*n = 0;
+	if ((e = sd(db, id, p, np, &r)) != FB_OK)
+		return e;
+	*n = r.affected;
+	dbres_free(&r);
+	return FB_OK;
+}
+
+/* Run a read of one value; *found false (and *v 0) when no row or NULL. */
+static enum fb_err
+sd_int(struct db *db, int id, const struct dbp *p, size_t np, long long *v,
+    bool *found)
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	*v = 0;
+	*found = false;
+	if ((e = sd(db, id, p, np, &r)) != FB_OK)
+		return e;
+	if (r.nrows > 0 && r.cell[0] != NULL) {
+		*v = strtoll(r.cell[0], NULL, 10);
+		*found = true;
+	}
+	dbres_free(&r);
+	return FB_OK;
 }
 
 enum fb_err
@@ -289,14 +349,14 @@ db_deliveries_schedule(struct db *db, const char *tenant, const char *lead,
 	enum fb_err	 e;
 
 	*n = 0;
-	if ((e = db_sd(db, SD_ACTIVE_STEPS, DBPARAMS(P_STR(tenant), P_STR(campaign)),
+	if ((e = sd(db, SD_ACTIVE_STEPS, DBPARAMS(P_STR(tenant), P_STR(campaign)),
 	    &steps)) != FB_OK)
 		return e;
 	if (steps.nrows == 0) {
 		dbres_free(&steps);
 		return FB_OK;
 	}
-	if ((e = db_sd(db, SD_LEAD_CONTACTS, DBPARAMS(P_STR(lead)), &c)) != FB_OK) {
+	if ((e = sd(db, SD_LEAD_CONTACTS, DBPARAMS(P_STR(tenant), P_STR(lead)), &c)) != FB_OK) {
 		dbres_free(&steps);
 		return e;
 	}
@@ -307,7 +367,7 @@ db_deliveries_schedule(struct db *db, const char *tenant, const char *lead,
 		to = strcmp(ch, "sms") == 0 ? (dbres_int(&c, 0, 2) ?
 		    dbres_get(&c, 0, 0) : NULL) : dbres_get(&c, 0, 1);
 		uuid_v7(id);
-		e = db_sd(db, SD_SCHEDULE, DBPARAMS(P_STR(id), P_STR(tenant), P_STR(lead),
+		e = sd(db, SD_SCHEDULE, DBPARAMS(P_STR(id), P_STR(tenant), P_STR(lead),
 		    P_STR(campaign), P_STR(dbres_get(&steps, i, 5)),
 		    P_STR(dbres_get(&steps, i, 0)), P_INT(dbres_int(&steps, i, 1) + 1),
 		    P_STR(dbres_get(&steps, i, 2)), P_STR(ch), P_STR(to),
@@ -319,7 +379,7 @@ db_deliveries_schedule(struct db *db, const char *tenant, const char *lead,
 	dbres_free(&c);
 	dbres_free(&steps);
 	if (e == FB_OK && *n > 0)
-		e = db_sd(db, SD_LEAD_QUEUED, DBPARAMS(P_STR(lead)), NULL);
+		e = sd(db, SD_LEAD_QUEUED, DBPARAMS(P_STR(tenant), P_STR(lead)), NULL);
 	return e;
 }
 
@@ -410,7 +470,7 @@ db_suppression_add(struct db *db, const struct suppression_new *s, bool *added)
 	enum fb_err	 e;
 
 	*added = false;
-	if ((e = db_sd(db, SD_SUP_ACTIVE, DBPARAMS(P_STR(s->tenant), P_STR(s->kind),
+	if ((e = sd(db, SD_SUP_ACTIVE, DBPARAMS(P_STR(s->tenant), P_STR(s->kind),
 	    P_BIN(s->bidx, PII_BIDXBYTES), P_STR(s->scope), P_STR(s->campaign)),
 	    &a)) != FB_OK)
 		return e;
@@ -419,7 +479,7 @@ db_suppression_add(struct db *db, const struct suppression_new *s, bool *added)
 		return FB_OK;
 	}
 	dbres_free(&a);
-	if ((e = db_sd(db, SD_SUP_INSERT, DBPARAMS(P_STR(s->id), P_STR(s->tenant),
+	if ((e = sd(db, SD_SUP_INSERT, DBPARAMS(P_STR(s->id), P_STR(s->tenant),
 	    P_STR(s->kind), P_BIN(s->bidx, PII_BIDXBYTES), P_STR(s->masked),
 	    P_STR(s->scope), P_STR(s->campaign), P_STR(s->reason), P_STR(s->memo),
 	    P_STR(s->expires_at)), NULL)) != FB_OK)
@@ -431,7 +491,7 @@ db_suppression_add(struct db *db, const struct suppression_new *s, bool *added)
 enum fb_err
 db_suppression_delete(struct db *db, const char *tenant, const char *id)
 {
-	return db_sd(db, SD_SUP_DELETE, DBPARAMS(P_STR(tenant), P_STR(id)), NULL);
+	return sd(db, SD_SUP_DELETE, DBPARAMS(P_STR(tenant), P_STR(id)), NULL);
 }
 
 #define DB_ROW struct contact_key_row
@@ -453,7 +513,7 @@ db_lead_contact_keys(struct db *db, const char *tenant, const char *lead,
 enum fb_err
 db_optout_cancel(struct db *db, const char *tenant, const char *lead)
 {
-	return db_sd(db, SD_OPTOUT_CANCEL, DBPARAMS(P_STR(tenant), P_STR(lead)), NULL);
+	return sd(db, SD_OPTOUT_CANCEL, DBPARAMS(P_STR(tenant), P_STR(lead)), NULL);
 }
 
 enum fb_err
@@ -470,14 +530,379 @@ enum fb_err
 db_receipt_result(struct db *db, const char *id, const char *status,
     const char *error_code, bool *changed)
 {
-	struct dbres	 r;
+	unsigned long long n;
 	enum fb_err	 e;
 
-	*changed = false;
-	if ((e = db_sd(db, SD_HOOK_RESULT, DBPARAMS(P_STR(status), P_STR(error_code),
-	    P_STR(id)), &r)) != FB_OK)
+	e = sd_affected(db, SD_HOOK_RESULT, DBPARAMS(P_STR(status),
+	    P_STR(error_code), P_STR(id)), &n);
+	*changed = n > 0;
+	return e;
+}
+
+#define DB_ROW struct delivery_ref
+#define DELIVERY_REF_COLUMNS DB_COLUMNS(DELIVERY_REF_COLS)
+static const struct dbcol stale_cols[] = { DELIVERY_REF_COLUMNS
+	{ "claim_token", DBT_TEXT, offsetof(struct stale_row, claim_token) },
+	{ "attempt_begun", DBT_BOOL, offsetof(struct stale_row, attempt_begun) } };
+static const struct dbcol claim_cols[] = { DELIVERY_REF_COLUMNS
+#undef DB_ROW
+#define DB_ROW struct claim_row
+	DB_COLUMNS(CLAIM_COLS) };
+#undef DB_ROW
+#undef DELIVERY_REF_COLUMNS
+
+enum fb_err
+db_deliveries_claim(struct db *db, const char *token, const char *at, int n,
+    struct dbrows *out)
+{
+	struct dbp	 p[2 + DELIVERY_CLAIM_MAX];
+	struct dbres	 pick;
+	unsigned	 i;
+	enum fb_err	 e;
+
+	if (n < 1 || n > DELIVERY_CLAIM_MAX)
+		return FB_EINVAL;
+	if ((e = db_begin(db)) != FB_OK)
 		return e;
-	*changed = r.affected > 0;
-	dbres_free(&r);
+	if ((e = sd(db, SD_CLAIM, DBPARAMS(P_STR(at), P_INT(n)), &pick)) != FB_OK) {
+		db_rollback(db);
+		return e;
+	}
+	/* SD_CLAIM_MARK: the token, the clock, then the ids (NULL: none) */
+	p[0] = P_STR(token);
+	p[1] = P_STR(at);
+	for (i = 0; i < DELIVERY_CLAIM_MAX; i++)
+		p[2 + i] = i < pick.nrows ? P_STR(pick.cell[i]) : P_NULL;
+	e = pick.nrows > 0 ? sd(db, SD_CLAIM_MARK, p, NELEM(p), NULL) : FB_OK;
+	dbres_free(&pick);
+	if (e == FB_OK)
+		e = db_commit(db);
+	else
+		db_rollback(db);
+	if (e != FB_OK)
+		return e;
+	return rows(db, SD_CLAIMED, DBPARAMS(P_STR(token)), claim_cols,
+	    NELEM(claim_cols), sizeof(struct claim_row), false, out);
+}
+
+enum fb_err
+db_deliveries_stale(struct db *db, const char *at, struct dbrows *out)
+{
+	enum fb_err	 e;
+
+	/* locked while read, so that two passes do not both take a row */
+	if ((e = db_begin(db)) != FB_OK)
+		return e;
+	e = rows(db, SD_STALE, DBPARAMS(P_STR(at)), stale_cols, NELEM(stale_cols),
+	    sizeof(struct stale_row), false, out);
+	db_rollback(db);
+	return e;
+}
+
+enum fb_err
+db_delivery_finish(struct db *db, const struct delivery_outcome *o, bool *held)
+{
+	unsigned long long n;
+	enum fb_err	 e;
+
+	e = sd_affected(db, SD_FINISH, DBPARAMS(P_STR(o->status),
+	    P_STR(o->error_code), P_STR(o->cancel_reason), P_STR(o->status),
+	    P_STR(o->at), P_STR(o->provider_id),
+	    o->segments > 0 ? P_INT(o->segments) : P_NULL, P_STR(o->reschedule),
+	    P_INT(o->give_back), P_STR(o->id), P_STR(o->token)), &n);
+	*held = n > 0;
+	return e;
+}
+
+enum fb_err
+db_delivery_attempt(struct db *db, const char *id, const char *token, bool *held)
+{
+	unsigned long long n;
+	enum fb_err	 e;
+
+	e = sd_affected(db, SD_ATTEMPT, DBPARAMS(P_STR(id), P_STR(token)), &n);
+	*held = n > 0;
+	return e;
+}
+
+enum fb_err
+db_delivery_send_guard(struct db *db, const char *tenant, const char *lead,
+    bool *converted, long long part[2])
+{
+	struct dbres	 g;
+	unsigned	 k;
+	enum fb_err	 e;
+
+	*converted = false;
+	part[0] = part[1] = -1;
+	if ((e = sd(db, SD_SEND_GUARD, DBPARAMS(P_STR(tenant), P_STR(lead)),
+	    &g)) != FB_OK)
+		return e;
+	if (g.nrows == 1) {
+		*converted = dbres_int(&g, 0, 0) != 0;
+		for (k = 0; k < 2; k++)
+			if (dbres_get(&g, 0, 1 + k) != NULL)
+				part[k] = dbres_int(&g, 0, 1 + k);
+	}
+	dbres_free(&g);
 	return FB_OK;
+}
+
+enum fb_err
+db_sent_after_conversion(struct db *db, const char *const *ids, size_t n,
+    long long *count)
+{
+	struct dbp	 p[DELIVERY_CLAIM_MAX];
+	size_t		 i;
+	bool		 found;
+
+	*count = 0;
+	if (n < 1 || n > DELIVERY_CLAIM_MAX)
+		return FB_EINVAL;
+	/* the last id repeated to fill the list */
+	for (i = 0; i < DELIVERY_CLAIM_MAX; i++)
+		p[i] = P_STR(ids[i < n ? i : n - 1]);
+	return sd_int(db, SD_SENT_AFTER_CONVERSION, p, NELEM(p), count, &found);
+}
+
+enum fb_err
+db_lead_sent(struct db *db, const char *tenant, const char *lead)
+{
+	return sd(db, SD_LEAD_SENT, DBPARAMS(P_STR(tenant), P_STR(lead)), NULL);
+}
+
+enum fb_err
+db_lead_suppress(struct db *db, const char *tenant, const char *lead,
+    const char *reason)
+{
+	return sd(db, SD_LEAD_SUPPRESS, DBPARAMS(P_STR(reason), P_STR(tenant),
+	    P_STR(lead)), NULL);
+}
+
+enum fb_err
+db_contact_suppressed(struct db *db, const char *tenant, const char *campaign,
+    const struct dbbin *bidx, bool *hit, bool *opt_out)
+{
+	struct dbres	 s;
+	enum fb_err	 e;
+
+	*hit = *opt_out = false;
+	if ((e = sd(db, SD_SUPPRESSED, DBPARAMS(P_STR(tenant), P_BIN(bidx->p,
+	    bidx->n), P_STR(campaign)), &s)) != FB_OK)
+		return e;
+	if (s.nrows > 0) {
+		*hit = true;
+		*opt_out = strcmp(s.cell[0], "opt_out") == 0;
+	}
+	dbres_free(&s);
+	return FB_OK;
+}
+
+enum fb_err
+db_contact_sends(struct db *db, const char *tenant, const char *channel,
+    const struct dbbin *bidx, const char *token, const char *since,
+    long long *n)
+{
+	bool	 found;
+
+	return sd_int(db, strcmp(channel, "sms") == 0 ? SD_CAP_TEL : SD_CAP_EMAIL,
+	    DBPARAMS(P_STR(tenant), P_BIN(bidx->p, bidx->n), P_STR(token),
+	    P_STR(since)), n, &found);
+}
+
+enum fb_err
+db_converted_cancel(struct db *db, const char *tenant, const char *lead)
+{
+	return sd(db, SD_CONVERTED_CANCEL, DBPARAMS(P_STR(tenant), P_STR(lead)), NULL);
+}
+
+enum fb_err
+db_steps_gone_cancel(struct db *db, const char *tenant, const char *scenario)
+{
+	return sd(db, SD_STEPS_GONE_CANCEL, DBPARAMS(P_STR(tenant),
+	    P_STR(scenario)), NULL);
+}
+
+enum fb_err
+db_usage_lock(struct db *db, const char *tenant, const char *month, bool create,
+    long long *sends, int *notified_pct, bool *found)
+{
+	struct dbres	 u;
+	enum fb_err	 e;
+
+	*sends = 0;
+	*notified_pct = 100;
+	*found = false;
+	if (create && (e = sd(db, SD_USAGE_ROW, DBPARAMS(P_STR(tenant),
+	    P_STR(month)), NULL)) != FB_OK)
+		return e;
+	if ((e = sd(db, SD_USAGE_LOCK, DBPARAMS(P_STR(tenant), P_STR(month)),
+	    &u)) != FB_OK)
+		return e;
+	if (u.nrows > 0) {
+		*found = true;
+		*sends = dbres_int(&u, 0, 0);
+		*notified_pct = (int)dbres_int(&u, 0, 1);
+	}
+	dbres_free(&u);
+	return FB_OK;
+}
+
+enum fb_err
+db_usage_set(struct db *db, const char *tenant, const char *month,
+    long long sends, int notified_pct)
+{
+	return sd(db, SD_USAGE_SET, DBPARAMS(P_INT(sends), P_INT(notified_pct),
+	    P_STR(tenant), P_STR(month)), NULL);
+}
+
+enum fb_err
+db_usage_give_back(struct db *db, const char *tenant, const char *month)
+{
+	return sd(db, SD_USAGE_GIVE_BACK, DBPARAMS(P_STR(tenant), P_STR(month)),
+	    NULL);
+}
+
+enum fb_err
+db_usage_get(struct db *db, const char *tenant, const char *month,
+    struct dbrows *out)
+{
+#define DB_ROW struct usage_row
+	static const struct dbcol cols[] = { DB_COLUMNS(USAGE_COLS) };
+#undef DB_ROW
+
+	return rows(db, SD_USAGE_GET, DBPARAMS(P_STR(month), P_STR(tenant)), cols,
+	    NELEM(cols), sizeof(struct usage_row), true, out);
+}
+
+enum fb_err
+db_tenant_quota(struct db *db, const char *tenant, long long quota)
+{
+	unsigned long long n;
+	enum fb_err	 e;
+
+	if ((e = sd_affected(db, SD_TENANT_QUOTA, DBPARAMS(quota < 0 ? P_NULL :
+	    P_INT(quota), P_STR(tenant)), &n)) != FB_OK)
+		return e;
+	return n > 0 ? FB_OK : db_tenant_exists(db, tenant);
+}
+
+#define DB_ROW struct test_recipient_row
+static const struct dbcol test_recipient_cols[] = {
+	DB_COLUMNS(TEST_RECIPIENT_COLS) };
+#undef DB_ROW
+
+enum fb_err
+db_test_recipient_list(struct db *db, const char *tenant, struct dbrows *out)
+{
+	return rows(db, SD_TEST_RCPT_LIST, DBPARAMS(P_STR(tenant)),
+	    test_recipient_cols, NELEM(test_recipient_cols),
+	    sizeof(struct test_recipient_row), false, out);
+}
+
+enum fb_err
+db_test_recipient_add(struct db *db, const char *id, const char *tenant,
+    const char *kind, const struct dbbin *bidx, const char *masked)
+{
+	return sd(db, SD_TEST_RCPT_ADD, DBPARAMS(P_STR(id), P_STR(tenant),
+	    P_STR(kind), P_BIN(bidx->p, bidx->n), P_STR(masked)), NULL);
+}
+
+enum fb_err
+db_test_recipient_delete(struct db *db, const char *tenant, const char *kind,
+    const struct dbbin *bidx, struct dbrows *out)
+{
+	return rows(db, SD_TEST_RCPT_DELETE, DBPARAMS(P_STR(tenant), P_STR(kind),
+	    P_BIN(bidx->p, bidx->n)), test_recipient_cols,
+	    NELEM(test_recipient_cols), sizeof(struct test_recipient_row), false,
+	    out);
+}
+
+enum fb_err
+db_test_recipient_is(struct db *db, const char *tenant, const char *kind,
+    const struct dbbin *bidx, bool *yes)
+{
+	long long	 v;
+
+	return sd_int(db, SD_TEST_RCPT_IS, DBPARAMS(P_STR(tenant), P_STR(kind),
+	    P_BIN(bidx->p, bidx->n)), &v, yes);
+}
+
+enum fb_err
+db_link_add(struct db *db, const char *token, const char *tenant,
+    const char *delivery, const char *lead, const char *kind, const char *url)
+{
+	return sd(db, SD_LINK_INSERT, DBPARAMS(P_STR(token), P_STR(tenant),
+	    P_STR(delivery), P_STR(lead), P_STR(kind), P_STR(url)), NULL);
+}
+
+enum fb_err
+db_link_get(struct db *db, const char *token, struct dbrows *out)
+{
+#define DB_ROW struct link_row
+	static const struct dbcol cols[] = { DB_COLUMNS(LINK_COLS) };
+#undef DB_ROW
+
+	return rows(db, SD_LINK_GET, DBPARAMS(P_STR(token)), cols, NELEM(cols),
+	    sizeof(struct link_row), true, out);
+}
+
+enum fb_err
+db_link_hit(struct db *db, const char *token)
+{
+	return sd(db, SD_LINK_HIT, DBPARAMS(P_STR(token)), NULL);
+}
+
+enum fb_err
+db_opmail_add(struct db *db, const char *tenant, const char *template,
+    json_object *fields)
+{
+	struct dbres	 m;
+	json_object	*mail, *ids;
+	unsigned	 i;
+	enum fb_err	 e;
+
+	if ((e = sd(db, SD_OPMAIL_MEMBERS, DBPARAMS(P_STR(tenant)), &m)) != FB_OK)
+		return e;
+	mail = json_object_new_object();
+	jadd_str(mail, "template", template);
+	ids = json_object_new_array();
+	for (i = 0; i < m.nrows; i++)
+		json_object_array_add(ids, json_object_new_string(m.cell[i]));
+	dbres_free(&m);
+	json_object_object_add(mail, "member_ids", ids);
+	json_object_object_foreach(fields, k, v)
+		json_object_object_add(mail, k, json_object_get(v));
+	e = db_outbox_add(db, tenant, "email", template, json_text(mail));
+	json_object_put(mail);
+	return e;
+}
+
+enum fb_err
+db_opmail_claim(struct db *db, struct dbrows *out)
+{
+#define DB_ROW struct opmail_row
+	static const struct dbcol cols[] = { DB_COLUMNS(OPMAIL_COLS) };
+#undef DB_ROW
+
+	return rows(db, SD_OPMAIL_CLAIM, DBNOPARAMS, cols, NELEM(cols),
+	    sizeof(struct opmail_row), false, out);
+}
+
+enum fb_err
+db_opmail_done(struct db *db, const char *id)
+{
+	return sd(db, SD_OPMAIL_DONE, DBPARAMS(P_STR(id)), NULL);
+}
+
+enum fb_err
+db_opmail_to(struct db *db, const char *tenant, const char *ids,
+    struct dbrows *out)
+{
+#define DB_ROW struct opmail_to_row
+	static const struct dbcol cols[] = { DB_COLUMNS(OPMAIL_TO_COLS) };
+#undef DB_ROW
+
+	return rows(db, SD_OPMAIL_TO, DBPARAMS(P_STR(tenant), P_STR(ids)), cols,
+	    NELEM(cols), sizeof(struct opmail_to_row), false, out);
 }

@@ -237,9 +237,7 @@ count_new_leads(struct db *db, const struct conf *conf, const struct rows *w)
 {
 	const struct new_leads *l;
 	long long	 leads, busiest, ceiling;
-	struct dbres	 m;
-	json_object	*mail, *ids;
-	unsigned	 j;
+	json_object	*mail;
 	size_t		 i;
 	bool		 newly;
 	enum fb_err	 e = FB_OK;
@@ -263,22 +261,13 @@ count_new_leads(struct db *db, const struct conf *conf, const struct rows *w)
 		logx(LOG_WARN, "site %s: %lld new leads in the hour, past its ceiling "
 		    "of %lld: its sending is held until released", l->site, leads,
 		    ceiling);
-		if ((e = db_notify_members(db, l->tenant, &m)) != FB_OK)
-			break;
 		mail = json_object_new_object();
-		jadd_str(mail, "template", "sending_held");
-		ids = json_object_new_array();
-		for (j = 0; j < m.nrows; j++)
-			json_object_array_add(ids, json_object_new_string(
-			    dbres_get(&m, j, 0)));
-		dbres_free(&m);
-		json_object_object_add(mail, "member_ids", ids);
 		jadd_str(mail, "site_id", l->site);
 		jadd_str(mail, "domain", l->domain);
 		jadd_int(mail, "leads", leads);
 		jadd_int(mail, "ceiling", ceiling);
 		jadd_time(mail, "hour", l->hour);
-		e = db_outbox_add(db, l->tenant, "email", "sending_held", json_text(mail));
+		e = db_opmail_add(db, l->tenant, "sending_held", mail);
 		json_object_put(mail);
 		if (e == FB_OK)
 			e = db_audit_add(db, l->tenant, "system", NULL, NULL,
@@ -371,26 +360,29 @@ capture(struct apply *a, const char *tenant, const char *site, const char *domai
 	return outbox_lead(a, tenant, "lead.captured", d);
 }
 
-static enum fb_err
-convert_one(struct apply *a, const char *tenant, const char *lead,
-    const char *campaign, const char *site, const char *source, bool *changed)
+enum fb_err
+lead_convert(struct db *db, const struct lead_owner_row *l, const char *source,
+    const char *at, bool *changed)
 {
 	json_object	*d;
 	enum fb_err	 e;
 
-	if ((e = db_lead_convert(a->db, lead, source, a->at, changed)) != FB_OK ||
-	    !*changed)
+	if ((e = db_lead_convert(db, l->tenant_id, l->id, source, at,
+	    changed)) != FB_OK || !*changed)
 		return e;
 	/* nothing pending is sent after a conversion */
-	if ((e = db_sd(a->db, SD_CONVERTED_CANCEL, DBPARAMS(P_STR(lead)), NULL)) != FB_OK)
+	if ((e = db_converted_cancel(db, l->tenant_id, l->id)) != FB_OK)
 		return e;
 	d = json_object_new_object();
-	jadd_str(d, "lead_id", lead);
-	jadd_str(d, "campaign_id", campaign);
-	jadd_str(d, "site_id", site);
+	jadd_str(d, "lead_id", l->id);
+	jadd_str(d, "campaign_id", l->campaign_id);
+	jadd_str(d, "site_id", l->site_id);
 	jadd_str(d, "conversion_source", source);
-	jadd_time(d, "converted_at", a->at);
-	return outbox_lead(a, tenant, "conversion.detected", d);
+	jadd_time(d, "converted_at", at);
+	e = db_outbox_add(db, l->tenant_id, "webhook", "conversion.detected",
+	    json_text(d));
+	json_object_put(d);
+	return e;
 }
 
 /* A conversion on a thanks page (design 3). */
@@ -398,31 +390,28 @@ static enum fb_err
 conversion(struct apply *a, const char *tenant, const char *site,
     const char *campaign, const struct tag_ev *ev)
 {
-	struct dbres	 v, m;
-	unsigned	 i, j;
-	bool		 changed;
+	struct dbrows	 v, m;
+	const struct lead_owner_row *l, *o;
+	size_t		 i, j;
+	bool		 changed, own;
 	enum fb_err	 e;
 
-	if ((e = db_leads_of_visitor(a->db, site, ev->visitor, &v)) != FB_OK)
+	if ((e = db_leads_of_visitor(a->db, tenant, site, ev->visitor, &v)) != FB_OK)
 		return e;
-	for (i = 0; i < v.nrows && e == FB_OK; i++) {
-		const char *lead = dbres_get(&v, i, 0), *cid = dbres_get(&v, i, 1);
-		bool	 own = strcmp(cid, campaign) == 0;
-
-		e = convert_one(a, tenant, lead, cid, site, own ? "tag" : "tag_visitor",
+	for (i = 0, l = v.row; i < v.n && e == FB_OK; i++) {
+		own = strcmp(l[i].campaign_id, campaign) == 0;
+		e = lead_convert(a->db, &l[i], own ? "tag" : "tag_visitor", a->at,
 		    &changed);
 		if (e != FB_OK || !own || !changed)
 			continue;
 		/* the same contact's other leads */
-		if ((e = db_leads_of_contact(a->db, tenant, lead, &m)) != FB_OK)
+		if ((e = db_leads_of_contact(a->db, tenant, l[i].id, &m)) != FB_OK)
 			break;
-		for (j = 0; j < m.nrows && e == FB_OK; j++)
-			e = convert_one(a, tenant, dbres_get(&m, j, 0),
-			    dbres_get(&m, j, 1), dbres_get(&m, j, 2), "hash_match",
-			    &changed);
-		dbres_free(&m);
+		for (j = 0, o = m.row; j < m.n && e == FB_OK; j++)
+			e = lead_convert(a->db, &o[j], "hash_match", a->at, &changed);
+		dbrows_free(&m);
 	}
-	dbres_free(&v);
+	dbrows_free(&v);
 	return e;
 }
 
@@ -705,4 +694,22 @@ tag_apply(struct db *db, const struct conf *conf, int limit, bool wait,
 		*applied += n;
 	}
 	return FB_OK;
+}
+
+enum fb_err
+tag_apply_backlog(struct db *db, const struct conf *conf, int *applied)
+{
+	struct dbrows	 q;
+	const struct ingest_status_row *st;
+	long long	 n;
+	enum fb_err	 e;
+
+	*applied = 0;
+	if ((e = db_ingest_status(db, &q)) != FB_OK)
+		return e;
+	st = q.row;
+	n = q.n == 1 ? st->queued - st->parked : 0;
+	dbrows_free(&q);
+	return n > 0 ? tag_apply(db, conf, n > INT_MAX ? INT_MAX : (int)n, true,
+	    applied) : FB_OK;
 }
