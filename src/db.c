@@ -424,7 +424,7 @@ db_run(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
 enum fb_err
 db_rows(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
     const struct dbp *p, size_t np, const struct dbcol *cols, size_t ncols,
-    size_t rowsize, struct dbrows *out)
+    size_t rowsize, bool one, struct dbrows *out)
 {
 	char		*row, *cell;
 	size_t		 i, j, at;
@@ -434,6 +434,10 @@ db_rows(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
 	out->n = 0;
 	if ((e = db_run(db, set, idx, st, p, np, &out->res)) != FB_OK)
 		return e;
+	if (one && out->res.nrows == 0) {
+		dbres_free(&out->res);
+		return FB_ENOTFOUND;
+	}
 	if (out->res.ncols != ncols && out->res.nrows > 0) {
 		logx(LOG_ERR, "statement '%s': %u columns, %zu expected", st->name,
 		    out->res.ncols, ncols);

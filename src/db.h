@@ -182,12 +182,13 @@ struct dbrows {
 /*
  * Run statement `idx` of `set` (as db_run()) and read its rows into
  * structs of `rowsize` bytes by the ncols columns `cols`, which must be
- * the statement's, in order (FB_EDB, logged, when they are not).
+ * the statement's, in order (FB_EDB, logged, when they are not).  With
+ * `one`, no row is FB_ENOTFOUND (and `out` holds nothing to free).
  */
 enum fb_err	db_rows(struct db *, enum db_set set, int idx,
 		    const struct dbstmt *st, const struct dbp *p, size_t np,
 		    const struct dbcol *cols, size_t ncols, size_t rowsize,
-		    struct dbrows *out) FB_WUR;
+		    bool one, struct dbrows *out) FB_WUR;
 void		dbrows_free(struct dbrows *);
 
 void		dbres_init(struct dbres *);

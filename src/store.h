@@ -263,19 +263,29 @@ enum fb_err db_published_rules(struct db *, const char *tenant, const char *site
 /* Record a publish: error NULL for success. */
 enum fb_err db_site_published(struct db *, const char *tenant, const char *site,
 	    const char *error) FB_WUR;
-enum { EVC_C_SITE, EVC_C_TENANT, EVC_C_DOMAIN, EVC_C_CONSENT_MODE,
-    EVC_C_CAMPAIGN, EVC_C_CAMPAIGN_SITE, EVC_C_CAMPAIGN_STATUS,
-    EVC_C_PUBLISHED };
+/* A campaign whose configuration the tag is given (design 2). */
+#define DB_CAMPAIGN_PUBLISHED "(c.status = 'active' OR (c.status = 'paused' " \
+	"AND c.first_activated_at IS NOT NULL))"
 /*
- * The site with this public key, its tenant's consent mode, and the
- * tenant's campaign with this key (NULL columns when none): everything the
- * collector needs to file an event.  No row for an unknown site.
+ * A site, its tenant's consent mode, and the tenant's campaign of a key
+ * (NULL campaign fields when none): what the collector files an event by.
+ */
+#define EVENT_CONTEXT_COLS(F, N) F(site_id, TEXT, "s.id") \
+	N(tenant_id, TEXT, "s.tenant_id") N(domain, TEXT, "s.domain") \
+	N(consent_mode, TEXT, "cs.consent_mode") N(campaign_id, TEXT, "c.id") \
+	N(campaign_site_id, TEXT, "c.site_id") \
+	N(campaign_status, TEXT, "c.status") \
+	N(published, BOOL, DB_CAMPAIGN_PUBLISHED)
+struct event_context_row { DB_FIELDS(EVENT_CONTEXT_COLS) };
+/*
+ * One struct event_context_row for the site with public key `pk`;
+ * FB_ENOTFOUND for an unknown site.
  */
 enum fb_err db_event_context(struct db *, const char *pk, const char *campaign_key,
-	    struct dbres *) FB_WUR;
+	    struct dbrows *) FB_WUR;
 /* The same, for the site with this id (the intake queue's events). */
 enum fb_err db_event_context_site(struct db *, const char *site,
-	    const char *campaign_key, struct dbres *) FB_WUR;
+	    const char *campaign_key, struct dbrows *) FB_WUR;
 /* tenant_id, id of every site (formbackctl publish). */
 enum fb_err db_sites_all(struct db *, struct dbres *) FB_WUR;
 /* Distinct page URLs the campaign handled in the last 30 days (max 1000). */
@@ -348,12 +358,16 @@ struct tag_event_row {
 /* n rows (at not NULL) with one INSERT per 16. */
 enum fb_err db_tag_events_insert(struct db *, const struct tag_event_row *rows,
 	    size_t n) FB_WUR;
+/* The visitor's open lead of a campaign: captures with a contact so far. */
+#define OPEN_LEAD_COLS(F, N) F(id, TEXT, "id") N(status, TEXT, "status") \
+	N(captures, INT, "captures")
+struct open_lead_row { DB_FIELDS(OPEN_LEAD_COLS) };
 /*
- * The visitor's open lead of the campaign (id, status, captures with a
- * contact so far), locked; in no order, should there be more than one.
+ * Rows of struct open_lead_row, locked; in no order, should there be
+ * more than one.
  */
-enum fb_err db_lead_find_open(struct db *, const char *site, const char *visitor,
-	    const char *campaign, struct dbres *) FB_WUR;
+enum fb_err db_lead_find_open(struct db *, const char *tenant, const char *site,
+	    const char *visitor, const char *campaign, struct dbrows *) FB_WUR;
 
 
 /* What a capture stores: sealed contacts, blind indexes, masks only. */
@@ -384,9 +398,11 @@ enum fb_err db_lead_capture(struct db *, const char *id, const struct lead_conta
 /* Activity at `at` on the visitor's open lead of the campaign. */
 enum fb_err db_lead_touch(struct db *, const char *site, const char *visitor,
 	    const char *campaign, const char *at) FB_WUR;
-/* url, referrer, url_path of the session's first page view. */
+/* The session's first page view: zero or one struct landing_row. */
+#define LANDING_COLS(F, N) F(url, TEXT, "url") N(referrer, TEXT, "referrer")
+struct landing_row { DB_FIELDS(LANDING_COLS) };
 enum fb_err db_lead_landing(struct db *, const char *site, const char *session,
-	    struct dbres *) FB_WUR;
+	    struct dbrows *) FB_WUR;
 /* Where a lead belongs. */
 #define LEAD_OWNER_COLS(F, N) F(id, TEXT, "l.id") \
 	N(tenant_id, TEXT, "l.tenant_id") N(campaign_id, TEXT, "l.campaign_id") \
@@ -439,12 +455,23 @@ unsigned	ingest_part(const char *visitor);
  * true).
  */
 enum fb_err db_ingest_lock(struct db *, unsigned part, bool wait, bool *held) FB_WUR;
-enum { IG_C_ID, IG_C_TENANT, IG_C_SITE, IG_C_VISITOR, IG_C_SESSION, IG_C_TYPE,
-    IG_C_CAMPAIGN_KEY, IG_C_ROLE, IG_C_URL, IG_C_REFERRER, IG_C_CONSENT,
-    IG_C_CLIENT_TS, IG_C_TEL, IG_C_EMAIL, IG_C_KEY_ID, IG_C_AT };
-/* The part's `limit` oldest queued events that are not parked, oldest first. */
+/* A queued event (contacts sealed under the "ingest" context, its id). */
+#define INGEST_COLS(F, N) F(id, TEXT, "id") N(tenant_id, TEXT, "tenant_id") \
+	N(site_id, TEXT, "site_id") N(visitor_id, TEXT, "visitor_id") \
+	N(session_id, TEXT, "session_id") N(event_type, TEXT, "event_type") \
+	N(campaign_key, TEXT, "campaign_key") N(role, TEXT, "role") \
+	N(url, TEXT, "url") N(referrer, TEXT, "referrer") \
+	N(consent, INT, "COALESCE(consent, -1)") \
+	N(client_ts, INT, "COALESCE(client_ts, 0)") \
+	N(tel_sealed, BIN, "tel_sealed") N(email_sealed, BIN, "email_sealed") \
+	N(pii_key_id, INT, "pii_key_id") N(received_at, TIME, "received_at")
+struct ingest_row { DB_FIELDS(INGEST_COLS) };
+/*
+ * The part's `limit` oldest queued events that are not parked, oldest
+ * first: rows of struct ingest_row.
+ */
 enum fb_err db_ingest_batch(struct db *, unsigned part, int limit,
-	    struct dbres *) FB_WUR;
+	    struct dbrows *) FB_WUR;
 /* Remove applied events: n ids (borrowed), 1 to INGEST_DONE_MAX; one statement. */
 #define INGEST_DONE_MAX	100
 enum fb_err db_ingest_done(struct db *, const char *const *ids, size_t n) FB_WUR;

@@ -62,17 +62,9 @@ enum fb_err
 db_campaign_get(struct db *db, const char *tenant, const char *id,
     struct dbrows *out)
 {
-	enum fb_err	 e;
-
-	if ((e = db_rows(db, DBSET_CAMPAIGN, CAMP_GET, &camp_sql[CAMP_GET],
+	return db_rows(db, DBSET_CAMPAIGN, CAMP_GET, &camp_sql[CAMP_GET],
 	    DBPARAMS(P_STR(tenant), P_STR(id)), campaign_cols, NELEM(campaign_cols),
-	    sizeof(struct campaign_row), out)) != FB_OK)
-		return e;
-	if (out->n == 0) {
-		dbrows_free(out);
-		return FB_ENOTFOUND;
-	}
-	return FB_OK;
+	    sizeof(struct campaign_row), true, out);
 }
 
 enum fb_err
@@ -82,7 +74,7 @@ db_campaign_list(struct db *db, const char *tenant, const char *site,
 	return db_rows(db, DBSET_CAMPAIGN, CAMP_LIST, &camp_sql[CAMP_LIST],
 	    DBPARAMS(P_STR(tenant), P_STR(site), P_STR(site), P_STR(status),
 	    P_STR(status), P_STR(after), P_STR(after), P_INT(n)), campaign_cols,
-	    NELEM(campaign_cols), sizeof(struct campaign_row), out);
+	    NELEM(campaign_cols), sizeof(struct campaign_row), false, out);
 }
 
 enum fb_err

@@ -28,13 +28,11 @@ enum {
 };
 
 /* Campaigns a site publishes (design 2; contract: States, Campaign). */
-#define PUBLISHED "(c.status = 'active' OR (c.status = 'paused' AND " \
-	"c.first_activated_at IS NOT NULL))"
+#define PUBLISHED DB_CAMPAIGN_PUBLISHED
 
 /* The site found by `by`, its consent mode and its tenant's campaign by key. */
 #define EVENT_CONTEXT(by) \
-	"SELECT s.id, s.tenant_id, s.domain, cs.consent_mode, c.id, c.site_id, " \
-	"c.status, " PUBLISHED " FROM sites s " \
+	"SELECT " DB_SELECT(EVENT_CONTEXT_COLS) " FROM sites s " \
 	"JOIN consent_settings cs ON cs.tenant_id = s.tenant_id " \
 	"LEFT JOIN campaigns c ON c.tenant_id = s.tenant_id AND c.campaign_key = ? " \
 	"WHERE " by " = ?"
@@ -121,6 +119,18 @@ run(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
 {
 	return db_run(db, DBSET_CAPTURE, id, &cap_sql[id], p, n, r);
 }
+
+static enum fb_err
+rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *cols,
+    size_t ncols, size_t rowsize, bool one, struct dbrows *out)
+{
+	return db_rows(db, DBSET_CAPTURE, id, &cap_sql[id], p, n, cols, ncols,
+	    rowsize, one, out);
+}
+
+#define DB_ROW struct event_context_row
+static const struct dbcol event_context_cols[] = { DB_COLUMNS(EVENT_CONTEXT_COLS) };
+#undef DB_ROW
 
 enum fb_err
 db_campaign_update(struct db *db, const char *tenant, const char *id,
@@ -213,17 +223,20 @@ db_site_published(struct db *db, const char *tenant, const char *site,
 
 enum fb_err
 db_event_context(struct db *db, const char *pk, const char *campaign_key,
-    struct dbres *r)
+    struct dbrows *out)
 {
-	return run(db, CAP_EVENT_CONTEXT, DBPARAMS(P_STR(campaign_key), P_STR(pk)), r);
+	return rows(db, CAP_EVENT_CONTEXT, DBPARAMS(P_STR(campaign_key), P_STR(pk)),
+	    event_context_cols, NELEM(event_context_cols),
+	    sizeof(struct event_context_row), true, out);
 }
 
 enum fb_err
 db_event_context_site(struct db *db, const char *site, const char *campaign_key,
-    struct dbres *r)
+    struct dbrows *out)
 {
-	return run(db, CAP_EVENT_CONTEXT_SITE, DBPARAMS(P_STR(campaign_key),
-	    P_STR(site)), r);
+	return rows(db, CAP_EVENT_CONTEXT_SITE, DBPARAMS(P_STR(campaign_key),
+	    P_STR(site)), event_context_cols, NELEM(event_context_cols),
+	    sizeof(struct event_context_row), true, out);
 }
 
 enum fb_err

@@ -80,9 +80,9 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	 * newest should there ever be two.
 	 */
 	{ "lead_find_open",
-	  "SELECT id, status, captures FROM leads WHERE site_id = ? AND visitor_id = ? "
-	  "AND campaign_id = ? AND status NOT IN ('converted', 'suppressed') "
-	  "FOR UPDATE" },
+	  "SELECT " DB_SELECT(OPEN_LEAD_COLS) " FROM leads WHERE tenant_id = ? "
+	  "AND site_id = ? AND visitor_id = ? AND campaign_id = ? "
+	  "AND status NOT IN ('converted', 'suppressed') FOR UPDATE" },
 	/* LEAD_INSERT */
 	{ "lead_insert",
 	  "INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
@@ -121,7 +121,7 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "AND visitor_id = ? AND campaign_id = ? AND status IN ('started', 'captured')" },
 	/* LEAD_LANDING: the session's first page view */
 	{ "lead_landing",
-	  "SELECT url, referrer, url_path FROM tag_events WHERE site_id = ? "
+	  "SELECT " DB_SELECT(LANDING_COLS) " FROM tag_events WHERE site_id = ? "
 	  "AND session_id = ? AND event_type = 'page_view' "
 	  "ORDER BY received_at, id LIMIT 1" },
 	/* LEAD_OF_VISITOR: the visitor's unfinished leads on the site */
@@ -172,9 +172,7 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "SELECT id FROM tag_ingest_applier WHERE id = ? FOR UPDATE" },
 	/* LEAD_INGEST_BATCH: a part's oldest queued events not parked */
 	{ "ingest_batch",
-	  "SELECT id, tenant_id, site_id, visitor_id, session_id, event_type, "
-	  "campaign_key, role, url, referrer, consent, client_ts, tel_sealed, "
-	  "email_sealed, pii_key_id, received_at FROM tag_ingest "
+	  "SELECT " DB_SELECT(INGEST_COLS) " FROM tag_ingest "
 	  "WHERE part = ? AND attempts < 3 ORDER BY id LIMIT ?" },
 	/* LEAD_INGEST_DONE: INGEST_DONE_MAX ids, the last repeated to fill */
 	{ "ingest_done", "DELETE FROM tag_ingest WHERE id IN (" Q100 ")" },
@@ -219,10 +217,10 @@ static const struct dbcol lead_owner_cols[] = { DB_COLUMNS(LEAD_OWNER_COLS) };
 
 static enum fb_err
 rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *cols,
-    size_t ncols, size_t rowsize, struct dbrows *out)
+    size_t ncols, size_t rowsize, bool one, struct dbrows *out)
 {
 	return db_rows(db, DBSET_LEAD, id, &lead_sql[id], p, n, cols, ncols, rowsize,
-	    out);
+	    one, out);
 }
 
 enum fb_err
@@ -243,23 +241,15 @@ db_lead_list(struct db *db, const char *tenant, const struct lead_filter *f,
 	    P_STR(f->site), P_STR(f->site), P_STR(f->campaign), P_STR(f->campaign),
 	    P_STR(f->status), P_STR(f->status), P_INT(!f->has_from), P_STR(fs),
 	    P_INT(!f->has_to), P_STR(ts), P_INT(n)), lead_cols, NELEM(lead_cols),
-	    sizeof(struct lead_row), out);
+	    sizeof(struct lead_row), false, out);
 }
 
 enum fb_err
 db_lead_get(struct db *db, const char *tenant, const char *id, struct dbrows *out)
 {
-	enum fb_err	 e;
-
-	if ((e = rows(db, LEAD_GET, DBPARAMS(P_STR(tenant), P_STR(id)),
-	    lead_detail_cols, NELEM(lead_detail_cols), sizeof(struct lead_detail_row),
-	    out)) != FB_OK)
-		return e;
-	if (out->n == 0) {
-		dbrows_free(out);
-		return FB_ENOTFOUND;
-	}
-	return FB_OK;
+	return rows(db, LEAD_GET, DBPARAMS(P_STR(tenant), P_STR(id)),
+	    lead_detail_cols, NELEM(lead_detail_cols),
+	    sizeof(struct lead_detail_row), true, out);
 }
 
 enum fb_err
@@ -268,15 +258,20 @@ db_lead_timeline(struct db *db, const char *tenant, const char *site,
 {
 	return rows(db, LEAD_TIMELINE, DBPARAMS(P_STR(tenant), P_STR(site),
 	    P_STR(visitor)), timeline_cols, NELEM(timeline_cols),
-	    sizeof(struct timeline_row), out);
+	    sizeof(struct timeline_row), false, out);
 }
 
 enum fb_err
-db_lead_find_open(struct db *db, const char *site, const char *visitor,
-    const char *campaign, struct dbres *r)
+db_lead_find_open(struct db *db, const char *tenant, const char *site,
+    const char *visitor, const char *campaign, struct dbrows *out)
 {
-	return run(db, LEAD_FIND_OPEN, DBPARAMS(P_STR(site), P_STR(visitor),
-	    P_STR(campaign)), r);
+#define DB_ROW struct open_lead_row
+	static const struct dbcol cols[] = { DB_COLUMNS(OPEN_LEAD_COLS) };
+#undef DB_ROW
+
+	return rows(db, LEAD_FIND_OPEN, DBPARAMS(P_STR(tenant), P_STR(site),
+	    P_STR(visitor), P_STR(campaign)), cols, NELEM(cols),
+	    sizeof(struct open_lead_row), false, out);
 }
 
 static struct dbp
@@ -330,9 +325,14 @@ db_lead_touch(struct db *db, const char *site, const char *visitor,
 
 enum fb_err
 db_lead_landing(struct db *db, const char *site, const char *session,
-    struct dbres *r)
+    struct dbrows *out)
 {
-	return run(db, LEAD_LANDING, DBPARAMS(P_STR(site), P_STR(session)), r);
+#define DB_ROW struct landing_row
+	static const struct dbcol cols[] = { DB_COLUMNS(LANDING_COLS) };
+#undef DB_ROW
+
+	return rows(db, LEAD_LANDING, DBPARAMS(P_STR(site), P_STR(session)), cols,
+	    NELEM(cols), sizeof(struct landing_row), false, out);
 }
 
 enum fb_err
@@ -341,7 +341,7 @@ db_leads_of_visitor(struct db *db, const char *tenant, const char *site,
 {
 	return rows(db, LEAD_OF_VISITOR, DBPARAMS(P_STR(tenant), P_STR(site),
 	    P_STR(visitor)), lead_owner_cols, NELEM(lead_owner_cols),
-	    sizeof(struct lead_owner_row), out);
+	    sizeof(struct lead_owner_row), false, out);
 }
 
 enum fb_err
@@ -358,7 +358,7 @@ db_leads_of_contact(struct db *db, const char *tenant, const char *lead,
 	em = c.nrows == 1 && c.cell[0] != NULL ? P_BIN(c.cell[0], c.len[0]) : P_NULL;
 	tel = c.nrows == 1 && c.cell[1] != NULL ? P_BIN(c.cell[1], c.len[1]) : P_NULL;
 	e = rows(db, LEAD_OF_CONTACT, DBPARAMS(P_STR(tenant), em, em, tel, tel),
-	    lead_owner_cols, NELEM(lead_owner_cols), sizeof(struct lead_owner_row),
+	    lead_owner_cols, NELEM(lead_owner_cols), sizeof(struct lead_owner_row), false,
 	    out);
 	dbres_free(&c);
 	return e;
@@ -386,7 +386,7 @@ db_leads_abandon_due(struct db *db, long long now, int limit, struct dbrows *out
 
 	time_sql(now, at);
 	return rows(db, LEAD_ABANDON_DUE, DBPARAMS(P_STR(at), P_INT(limit)),
-	    lead_owner_cols, NELEM(lead_owner_cols), sizeof(struct lead_owner_row),
+	    lead_owner_cols, NELEM(lead_owner_cols), sizeof(struct lead_owner_row), false,
 	    out);
 }
 
@@ -414,16 +414,8 @@ db_lead_abandon(struct db *db, const char *tenant, const char *id, long long now
 enum fb_err
 db_lead_owner(struct db *db, const char *id, struct dbrows *out)
 {
-	enum fb_err	 e;
-
-	if ((e = rows(db, LEAD_OWNER, DBPARAMS(P_STR(id)), lead_owner_cols,
-	    NELEM(lead_owner_cols), sizeof(struct lead_owner_row), out)) != FB_OK)
-		return e;
-	if (out->n == 0) {
-		dbrows_free(out);
-		return FB_ENOTFOUND;
-	}
-	return FB_OK;
+	return rows(db, LEAD_OWNER, DBPARAMS(P_STR(id)), lead_owner_cols,
+	    NELEM(lead_owner_cols), sizeof(struct lead_owner_row), true, out);
 }
 
 /*
@@ -432,7 +424,7 @@ db_lead_owner(struct db *db, const char *id, struct dbrows *out)
  * rows of up to 16 columns each.
  */
 #define MULTI_MAX	16
-#define INGEST_COLS	16
+#define INGEST_NCOLS	16
 #define INGEST_HEAD	"INSERT INTO tag_ingest (part, id, tenant_id, site_id, " \
 	"visitor_id, session_id, event_type, campaign_key, role, url, referrer, " \
 	"consent, client_ts, tel_sealed, email_sealed, pii_key_id) VALUES "
@@ -504,7 +496,7 @@ db_tag_events_insert(struct db *db, const struct tag_event_row *rows, size_t n)
 enum fb_err
 db_ingest_add(struct db *db, const struct ingest_event *const *evs, size_t n)
 {
-	struct dbp			 p[INGEST_ADD_MAX * INGEST_COLS], *q = p;
+	struct dbp			 p[INGEST_ADD_MAX * INGEST_NCOLS], *q = p;
 	const struct ingest_event	*ev;
 	size_t				 i;
 
@@ -532,7 +524,7 @@ db_ingest_add(struct db *db, const struct ingest_event *const *evs, size_t n)
 		*q++ = P_INT(ev->key_id);
 	}
 	return db_run(db, DBSET_INGEST, (int)(n - 1), multi_stmt(0, INGEST_HEAD, n),
-	    p, n * INGEST_COLS, NULL);
+	    p, n * INGEST_NCOLS, NULL);
 }
 
 unsigned
@@ -560,9 +552,14 @@ db_ingest_lock(struct db *db, unsigned part, bool wait, bool *held)
 }
 
 enum fb_err
-db_ingest_batch(struct db *db, unsigned part, int limit, struct dbres *r)
+db_ingest_batch(struct db *db, unsigned part, int limit, struct dbrows *out)
 {
-	return run(db, LEAD_INGEST_BATCH, DBPARAMS(P_INT(part), P_INT(limit)), r);
+#define DB_ROW struct ingest_row
+	static const struct dbcol cols[] = { DB_COLUMNS(INGEST_COLS) };
+#undef DB_ROW
+
+	return rows(db, LEAD_INGEST_BATCH, DBPARAMS(P_INT(part), P_INT(limit)),
+	    cols, NELEM(cols), sizeof(struct ingest_row), false, out);
 }
 
 enum fb_err
@@ -607,7 +604,7 @@ db_ingest_status(struct db *db, struct dbrows *out)
 #undef DB_ROW
 
 	return rows(db, LEAD_INGEST_STATUS, DBNOPARAMS, cols, NELEM(cols),
-	    sizeof(struct ingest_status_row), out);
+	    sizeof(struct ingest_status_row), false, out);
 }
 
 enum fb_err

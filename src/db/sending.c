@@ -395,16 +395,8 @@ static enum fb_err
 rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *cols,
     size_t ncols, size_t rowsize, bool one, struct dbrows *out)
 {
-	enum fb_err	 e;
-
-	if ((e = db_rows(db, DBSET_SENDING, id, &sd_sql[id], p, n, cols, ncols,
-	    rowsize, out)) != FB_OK)
-		return e;
-	if (one && out->n == 0) {
-		dbrows_free(out);
-		return FB_ENOTFOUND;
-	}
-	return FB_OK;
+	return db_rows(db, DBSET_SENDING, id, &sd_sql[id], p, n, cols, ncols, rowsize,
+	    one, out);
 }
 
 #define MAX_ID	"ffffffff-ffff-ffff-ffff-ffffffffffff"

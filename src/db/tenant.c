@@ -122,16 +122,8 @@ static enum fb_err
 rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *cols,
     size_t ncols, size_t rowsize, bool one, struct dbrows *out)
 {
-	enum fb_err	 e;
-
-	if ((e = db_rows(db, DBSET_TENANT, id, &ten_sql[id], p, n, cols, ncols,
-	    rowsize, out)) != FB_OK)
-		return e;
-	if (one && out->n == 0) {
-		dbrows_free(out);
-		return FB_ENOTFOUND;
-	}
-	return FB_OK;
+	return db_rows(db, DBSET_TENANT, id, &ten_sql[id], p, n, cols, ncols, rowsize,
+	    one, out);
 }
 
 /* Run a look-up that must give one row; FB_ENOTFOUND otherwise. */

@@ -111,29 +111,31 @@ utm_from(const char *search, char *out, size_t outsz)
  * started); *captures, the captures with a contact it has taken.
  */
 static enum fb_err
-find_lead(struct apply *a, const char *site, const char *campaign,
-    const struct tag_ev *ev, char id[UUID_STRLEN + 1], bool *was_captured,
-    long long *captures, bool *found)
+find_lead(struct apply *a, const char *tenant, const char *site,
+    const char *campaign, const struct tag_ev *ev, char id[UUID_STRLEN + 1],
+    bool *was_captured, long long *captures, bool *found)
 {
-	struct dbres	 l;
-	unsigned	 i, n = 0;
+	struct dbrows	 l;
+	const struct open_lead_row *o;
+	size_t		 i, n = 0;
 	enum fb_err	 e;
 
 	*was_captured = *found = false;
 	*captures = 0;
-	if ((e = db_lead_find_open(a->db, site, ev->visitor, campaign, &l)) != FB_OK)
+	if ((e = db_lead_find_open(a->db, tenant, site, ev->visitor, campaign,
+	    &l)) != FB_OK)
 		return e;
-	if (l.nrows >= 1) {
+	if (l.n >= 1) {
 		/* the newest (UUIDv7 ids sort by time) */
-		for (i = 1; i < l.nrows; i++)
-			if (strcmp(dbres_get(&l, i, 0), dbres_get(&l, n, 0)) > 0)
+		for (i = 1, o = l.row; i < l.n; i++)
+			if (strcmp(o[i].id, o[n].id) > 0)
 				n = i;
-		snprintf(id, UUID_STRLEN + 1, "%s", dbres_get(&l, n, 0));
-		*was_captured = strcmp(dbres_get(&l, n, 1), "started") != 0;
-		*captures = dbres_int(&l, n, 2);
+		snprintf(id, UUID_STRLEN + 1, "%s", o[n].id);
+		*was_captured = strcmp(o[n].status, "started") != 0;
+		*captures = o[n].captures;
 		*found = true;
 	}
-	dbres_free(&l);
+	dbrows_free(&l);
 	return FB_OK;
 }
 
@@ -146,7 +148,8 @@ create_lead(struct apply *a, const char *tenant, const char *site,
     const char *campaign, const struct tag_ev *ev, const char *id,
     const struct lead_contact *c)
 {
-	struct dbres	 land;
+	struct dbrows	 land;
+	const struct landing_row *lr;
 	struct url_loc	 ll;
 	char		 utm[2048];
 	const char	*landing = ev->url, *ref = ev->referrer;
@@ -155,9 +158,10 @@ create_lead(struct apply *a, const char *tenant, const char *site,
 
 	if ((e = db_lead_landing(a->db, site, ev->session, &land)) != FB_OK)
 		return e;
-	if (land.nrows == 1) {
-		landing = dbres_get(&land, 0, 0);
-		ref = dbres_get(&land, 0, 1);
+	if (land.n == 1) {
+		lr = land.row;
+		landing = lr->url;
+		ref = lr->referrer;
 	} else
 		for (i = 0; i < a->rows->n; i++) {
 			const struct tag_event_row *w = &a->rows->row[i];
@@ -176,7 +180,7 @@ create_lead(struct apply *a, const char *tenant, const char *site,
 	utm_from(ll.search, utm, sizeof(utm));
 	e = db_lead_insert(a->db, id, tenant, site, campaign, ev->visitor,
 	    ev->session, landing, ref, utm, ll.pathname, c, a->at);
-	dbres_free(&land);
+	dbrows_free(&land);
 	return e;
 }
 
@@ -189,7 +193,8 @@ open_lead(struct apply *a, const char *tenant, const char *site,
 	bool		 found, was;
 	enum fb_err	 e;
 
-	if ((e = find_lead(a, site, campaign, ev, id, &was, &captures, &found)) != FB_OK ||
+	if ((e = find_lead(a, tenant, site, campaign, ev, id, &was, &captures,
+	    &found)) != FB_OK ||
 	    found)
 		return e;
 	uuid_v7(id);
@@ -301,7 +306,8 @@ capture(struct apply *a, const char *tenant, const char *site, const char *domai
 	if (strcmp(consent_mode, "explicit") == 0 && ev->consent != 1)
 		return FB_OK;
 	/* the id first: it is the sealed contacts' associated data */
-	if ((e = find_lead(a, site, campaign, ev, lead, &was, &captures, &found)) != FB_OK)
+	if ((e = find_lead(a, tenant, site, campaign, ev, lead, &was, &captures,
+	    &found)) != FB_OK)
 		return e;
 	/*
 	 * one visitor's lead takes so many contacts, no more: cycling made-up
@@ -417,27 +423,26 @@ conversion(struct apply *a, const char *tenant, const char *site,
 
 /* One event against its site and campaign (`cx`: db_event_context_site). */
 static enum fb_err
-handle(struct apply *a, const struct tag_ev *ev, const struct dbres *cx)
+handle(struct apply *a, const struct tag_ev *ev, const struct event_context_row *cx)
 {
 	struct tag_event_row	*row;
 	struct row_copy		*c;
-	const char		*tenant = dbres_get(cx, 0, EVC_C_TENANT);
-	const char		*site = dbres_get(cx, 0, EVC_C_SITE);
-	const char		*cid = dbres_get(cx, 0, EVC_C_CAMPAIGN);
+	const char		*tenant = cx->tenant_id;
+	const char		*site = cx->site_id;
+	const char		*cid = cx->campaign_id;
 	char			 lead[UUID_STRLEN + 1] = "", campaign[UUID_STRLEN + 1] = "";
 	bool			 published = false, active = false;
 	enum fb_err		 e;
 
 	/* the campaign counts only when it is this site's and published */
-	if (cid != NULL && strcmp(dbres_get(cx, 0, EVC_C_CAMPAIGN_SITE), site) == 0 &&
-	    dbres_int(cx, 0, EVC_C_PUBLISHED) != 0) {
+	if (cid != NULL && strcmp(cx->campaign_site_id, site) == 0 && cx->published) {
 		published = true;
-		active = strcmp(dbres_get(cx, 0, EVC_C_CAMPAIGN_STATUS), "active") == 0;
+		active = strcmp(cx->campaign_status, "active") == 0;
 		snprintf(campaign, sizeof(campaign), "%s", cid);
 	}
 	if (active && strcmp(ev->type, "capture") == 0) {
-		if ((e = capture(a, tenant, site, dbres_get(cx, 0, EVC_C_DOMAIN), campaign,
-		    dbres_get(cx, 0, EVC_C_CONSENT_MODE), ev, lead)) != FB_OK)
+		if ((e = capture(a, tenant, site, cx->domain, campaign,
+		    cx->consent_mode, ev, lead)) != FB_OK)
 			return e;
 	} else if (active && strcmp(ev->type, "form_start") == 0) {
 		if ((e = open_lead(a, tenant, site, campaign, ev, lead)) != FB_OK)
@@ -476,72 +481,68 @@ handle(struct apply *a, const struct tag_ev *ev, const struct dbres *cx)
 	return FB_OK;
 }
 
-/* Open a sealed contact of queued event `id` into out; false when absent. */
+/* Open a sealed contact of queued event q into out; false when absent. */
 static bool
-open_contact(const struct conf *conf, const struct dbres *q, unsigned i, int col,
-    const char *field, char *out, size_t outsz)
+open_contact(const struct conf *conf, const struct ingest_row *q,
+    const struct dbbin *sealed, const char *field, char *out, size_t outsz)
 {
-	const char	*id = dbres_get(q, i, IG_C_ID);
 	const unsigned char *key;
-	size_t		 at = (size_t)i * q->ncols + (unsigned)col;
 
-	if (q->cell[at] == NULL)
+	if (sealed->p == NULL)
 		return false;
 	/* sealed under the key of its id, current or earlier */
-	key = conf_master_key(conf, (unsigned)dbres_int(q, i, IG_C_KEY_ID));
-	if (key != NULL && pii_open(key, "ingest", id, field,
-	    (const unsigned char *)q->cell[at], q->len[at], out, outsz))
+	key = conf_master_key(conf, (unsigned)q->pii_key_id);
+	if (key != NULL && pii_open(key, "ingest", q->id, field, sealed->p,
+	    sealed->n, out, outsz))
 		return true;
 	logx(LOG_WARN, "queued event %s: its %s does not open under this "
-	    "master key; applied without it", id, field);
+	    "master key; applied without it", q->id, field);
 	return false;
 }
 
 /*
- * Apply queued event i of q.  `cx` caches the context of the previous
- * event (site and campaign key in `cxkey`): a batch is mostly one site's.
+ * Apply queued event q.  `cx` caches the context of the previous event
+ * (site and campaign key in `cxkey`; none when cx->n is 0): a batch is
+ * mostly one site's.
  */
 static enum fb_err
-apply_one(struct db *db, const struct conf *conf, const struct dbres *q,
-    unsigned i, struct dbres *cx, char *cxkey, size_t cxkeysz, struct rows *rows)
+apply_one(struct db *db, const struct conf *conf, const struct ingest_row *q,
+    struct dbrows *cx, char *cxkey, size_t cxkeysz, struct rows *rows)
 {
-	struct apply	 a = { db, conf, dbres_get(q, i, IG_C_AT), rows };
+	struct apply	 a = { db, conf, q->received_at, rows };
 	struct tag_ev	 ev;
 	char		 key[UUID_STRLEN + 80], tel[64], email[256];
-	const char	*site = dbres_get(q, i, IG_C_SITE);
-	const char	*ck = dbres_get(q, i, IG_C_CAMPAIGN_KEY);
+	const char	*ck = q->campaign_key;
 	enum fb_err	 e;
 
-	snprintf(key, sizeof(key), "%s %s", site, ck != NULL ? ck : "");
+	snprintf(key, sizeof(key), "%s %s", q->site_id, ck != NULL ? ck : "");
 	if (cxkey[0] == '\0' || strcmp(key, cxkey) != 0) {
-		if (cxkey[0] != '\0')
-			dbres_free(cx);
+		dbrows_free(cx);
 		cxkey[0] = '\0';
-		if ((e = db_event_context_site(db, site, ck, cx)) != FB_OK)
+		e = db_event_context_site(db, q->site_id, ck, cx);
+		if (e != FB_OK && e != FB_ENOTFOUND)
 			return e;
 		snprintf(cxkey, cxkeysz, "%s", key);
 	}
-	if (cx->nrows != 1)
+	if (cx->n != 1)
 		return FB_OK;	/* the site was deleted since: nothing to apply */
 	memset(&ev, 0, sizeof(ev));
-	ev.id = dbres_get(q, i, IG_C_ID);
-	ev.visitor = dbres_get(q, i, IG_C_VISITOR);
-	ev.session = dbres_get(q, i, IG_C_SESSION);
-	ev.type = dbres_get(q, i, IG_C_TYPE);
-	ev.url = dbres_get(q, i, IG_C_URL);
-	ev.referrer = dbres_get(q, i, IG_C_REFERRER);
-	ev.role = dbres_get(q, i, IG_C_ROLE);
-	ev.consent = dbres_get(q, i, IG_C_CONSENT) != NULL ?
-	    (int)dbres_int(q, i, IG_C_CONSENT) : -1;
-	ev.ts = dbres_get(q, i, IG_C_CLIENT_TS) != NULL ?
-	    dbres_int(q, i, IG_C_CLIENT_TS) : 0;
+	ev.id = q->id;
+	ev.visitor = q->visitor_id;
+	ev.session = q->session_id;
+	ev.type = q->event_type;
+	ev.url = q->url;
+	ev.referrer = q->referrer;
+	ev.role = q->role;
+	ev.consent = (int)q->consent;
+	ev.ts = q->client_ts;
 	if (!url_parse(ev.url, &ev.loc))
 		return FB_OK;	/* checked when filed; cannot happen */
-	if (open_contact(conf, q, i, IG_C_TEL, "tel", tel, sizeof(tel)))
+	if (open_contact(conf, q, &q->tel_sealed, "tel", tel, sizeof(tel)))
 		ev.tel = tel;
-	if (open_contact(conf, q, i, IG_C_EMAIL, "email", email, sizeof(email)))
+	if (open_contact(conf, q, &q->email_sealed, "email", email, sizeof(email)))
 		ev.email = email;
-	e = handle(&a, &ev, cx);
+	e = handle(&a, &ev, cx->row);
 	sodium_memzero(tel, sizeof(tel));
 	sodium_memzero(email, sizeof(email));
 	return e;
@@ -557,11 +558,12 @@ static enum fb_err
 apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
     bool wait, unsigned *done, char failed[UUID_STRLEN + 1])
 {
-	struct dbres	 q, cx;
+	struct dbrows	 q, cx = { 0 };
+	const struct ingest_row *ev;
 	struct rows	*rows;
 	const char	*ids[APPLY_BATCH];
 	char		 cxkey[UUID_STRLEN + 80] = "";
-	unsigned	 i;
+	size_t		 i;
 	bool		 held;
 	enum fb_err	 e;
 
@@ -584,28 +586,27 @@ apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
 		free(rows);
 		return e;
 	}
-	for (i = 0; i < q.nrows && e == FB_OK; i++) {
-		ids[i] = dbres_get(&q, i, IG_C_ID);
-		if ((e = apply_one(db, conf, &q, i, &cx, cxkey, sizeof(cxkey),
+	for (i = 0, ev = q.row; i < q.n && e == FB_OK; i++) {
+		ids[i] = ev[i].id;
+		if ((e = apply_one(db, conf, &ev[i], &cx, cxkey, sizeof(cxkey),
 		    rows)) != FB_OK)
 			snprintf(failed, UUID_STRLEN + 1, "%s", ids[i]);
 	}
-	if (cxkey[0] != '\0')
-		dbres_free(&cx);
+	dbrows_free(&cx);
 	if (e == FB_OK)
 		e = count_new_leads(db, conf, rows);
 	if (e == FB_OK)
 		e = db_tag_events_insert(db, rows->row, rows->n);
 	if (e == FB_OK)
-		e = db_ingest_done(db, ids, q.nrows);
+		e = db_ingest_done(db, ids, q.n);
 	/* a batch of one: the failure of the batch is the event's */
-	if (e != FB_OK && failed[0] == '\0' && q.nrows == 1)
+	if (e != FB_OK && failed[0] == '\0' && q.n == 1)
 		snprintf(failed, UUID_STRLEN + 1, "%s", ids[0]);
 	if (e == FB_OK && (e = db_commit(db)) == FB_OK)
-		*done = q.nrows;
+		*done = (unsigned)q.n;
 	else
 		db_rollback(db);
-	dbres_free(&q);
+	dbrows_free(&q);
 	free(rows);
 	return e;
 }

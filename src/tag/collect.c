@@ -216,7 +216,8 @@ static enum fb_err
 site_of(struct req *r, const char *pk, const struct site_seen **out)
 {
 	struct site_seen	*s;
-	struct dbres		 cx;
+	struct dbrows		 cx;
+	const struct event_context_row *c;
 	time_t			 now = mono_now();
 	unsigned		 i;
 	enum fb_err		 e;
@@ -227,22 +228,22 @@ site_of(struct req *r, const char *pk, const struct site_seen **out)
 			*out = &seen[i];
 			return FB_OK;
 		}
-	if ((e = db_event_context(r->db, pk, NULL, &cx)) != FB_OK)
+	if ((e = db_event_context(r->db, pk, NULL, &cx)) == FB_ENOTFOUND)
+		return FB_OK;
+	if (e != FB_OK)
 		return e;
-	if (cx.nrows == 1 && strlen(pk) < sizeof(s->pk)) {
+	if (strlen(pk) < sizeof(s->pk)) {
+		c = cx.row;
 		s = &seen[seen_next++ % SITE_CACHE];
 		snprintf(s->pk, sizeof(s->pk), "%s", pk);
-		snprintf(s->id, sizeof(s->id), "%s", dbres_get(&cx, 0, EVC_C_SITE));
-		snprintf(s->tenant, sizeof(s->tenant), "%s",
-		    dbres_get(&cx, 0, EVC_C_TENANT));
-		snprintf(s->domain, sizeof(s->domain), "%s",
-		    dbres_get(&cx, 0, EVC_C_DOMAIN));
-		s->explicit_consent = strcmp(dbres_get(&cx, 0, EVC_C_CONSENT_MODE),
-		    "explicit") == 0;
+		snprintf(s->id, sizeof(s->id), "%s", c->site_id);
+		snprintf(s->tenant, sizeof(s->tenant), "%s", c->tenant_id);
+		snprintf(s->domain, sizeof(s->domain), "%s", c->domain);
+		s->explicit_consent = strcmp(c->consent_mode, "explicit") == 0;
 		s->until = now + SITE_TTL;
 		*out = s;
 	}
-	dbres_free(&cx);
+	dbrows_free(&cx);
 	return FB_OK;
 }
 

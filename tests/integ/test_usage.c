@@ -215,7 +215,13 @@ Test(usage, three_messages_a_day_per_recipient, .timeout = 90)
 	for (i = 0; i < 4; i++)
 		capture(&f, "cap", 600 + i, i % 2 ? "090-7300-0001" : "０９０７３０００００１", "");
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2034-05-14T03:00:00Z"), 0);
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2034-05-14T03:10:00Z"), 0);
+	/*
+	 * One claimer: claimers at once count each other's sends in flight
+	 * and may stop one message more than the cap asks (by design: they
+	 * err towards fewer), which would make the count below a race.
+	 */
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --jobs 1 "
+	    "--now 2034-05-14T03:10:00Z"), 0);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
 	    "AND status = 'sent'", f.tenant), "3");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
