@@ -750,10 +750,11 @@ static void
 cmd_publish(int argc, char *argv[])
 {
 	struct opts	 o;
-	struct dbres	 sites;
+	struct dbrows	 sites;
+	const struct site_ref_row *s;
 	json_object	*out, *ok, *failed;
 	char		 site[UUID_STRLEN + 1], err[512];
-	unsigned	 i;
+	size_t		 i;
 	bool		 one;
 
 	parse_opts(argc, argv, "site", &o);
@@ -765,20 +766,18 @@ cmd_publish(int argc, char *argv[])
 	db_rollback(&db);
 	ok = json_object_new_array();
 	failed = json_object_new_array();
-	for (i = 0; i < sites.nrows; i++) {
-		if (one && strcmp(dbres_get(&sites, i, 1), site) != 0)
+	for (i = 0, s = sites.row; i < sites.n; i++) {
+		if (one && strcmp(s[i].id, site) != 0)
 			continue;
-		if (publish_now(&db, &conf, dbres_get(&sites, i, 0),
-		    dbres_get(&sites, i, 1), err, sizeof(err)) == FB_OK) {
-			json_object_array_add(ok, json_object_new_string(dbres_get(&sites, i, 1)));
-		} else {
-			fprintf(stderr, "formbackctl: site '%s': %s\n",
-			    dbres_get(&sites, i, 1), err);
-			json_object_array_add(failed,
-			    json_object_new_string(dbres_get(&sites, i, 1)));
+		if (publish_now(&db, &conf, s[i].tenant_id, s[i].id, err,
+		    sizeof(err)) == FB_OK)
+			json_object_array_add(ok, json_object_new_string(s[i].id));
+		else {
+			fprintf(stderr, "formbackctl: site '%s': %s\n", s[i].id, err);
+			json_object_array_add(failed, json_object_new_string(s[i].id));
 		}
 	}
-	dbres_free(&sites);
+	dbrows_free(&sites);
 	if (one && json_object_array_length(ok) + json_object_array_length(failed) == 0)
 		die(1, "site '%s' not found", site);
 	out = json_object_new_object();

@@ -15,6 +15,7 @@ enum fb_err
 live_rules_load(struct db *db, const char *tenant, const char *site,
     struct live_rules *lr)
 {
+	const struct published_rule_row *p;
 	enum fb_err	 e;
 	size_t		 i;
 	const char	*last = NULL;
@@ -22,32 +23,28 @@ live_rules_load(struct db *db, const char *tenant, const char *site,
 	char		 why[128];
 
 	memset(lr, 0, sizeof(*lr));
-	if ((e = db_published_rules(db, tenant, site, &lr->res)) != FB_OK)
+	if ((e = db_published_rules(db, tenant, site, &lr->rows)) != FB_OK)
 		return e;
-	if (lr->res.nrows == 0)
+	if (lr->rows.n == 0)
 		return FB_OK;
-	if ((lr->rules = calloc(lr->res.nrows, sizeof(*lr->rules))) == NULL) {
-		dbres_free(&lr->res);
+	if ((lr->rules = calloc(lr->rows.n, sizeof(*lr->rules))) == NULL) {
+		dbrows_free(&lr->rows);
 		return FB_ENOMEM;
 	}
-	lr->n = lr->res.nrows;
-	for (i = 0; i < lr->n; i++) {
+	lr->n = lr->rows.n;
+	for (i = 0, p = lr->rows.row; i < lr->n; i++) {
 		struct url_rule	*r = &lr->rules[i];
-		const char	*cid = dbres_get(&lr->res, (unsigned)i, PUBR_C_CAMPAIGN_ID);
 
-		if (last == NULL || strcmp(last, cid) != 0)
+		if (last == NULL || strcmp(last, p[i].campaign_id) != 0)
 			order++;
-		last = cid;
-		r->campaign = dbres_get(&lr->res, (unsigned)i, PUBR_C_KEY);
+		last = p[i].campaign_id;
+		r->campaign = p[i].campaign_key;
 		r->campaign_order = order;
-		r->position = (int)dbres_int(&lr->res, (unsigned)i, PUBR_C_POSITION);
-		r->role = (enum rule_role)rule_role_parse(dbres_get(&lr->res,
-		    (unsigned)i, PUBR_C_ROLE));
-		r->type = (enum match_type)match_type_parse(dbres_get(&lr->res,
-		    (unsigned)i, PUBR_C_TYPE));
-		r->pattern = dbres_get(&lr->res, (unsigned)i, PUBR_C_PATTERN);
-		r->priority = dbres_get(&lr->res, (unsigned)i, PUBR_C_PRIORITY) != NULL ?
-		    (long)dbres_int(&lr->res, (unsigned)i, PUBR_C_PRIORITY) : -1;
+		r->position = (int)p[i].position;
+		r->role = (enum rule_role)rule_role_parse(p[i].role);
+		r->type = (enum match_type)match_type_parse(p[i].match_type);
+		r->pattern = p[i].pattern;
+		r->priority = (long)p[i].priority;
 	}
 	if (!rules_prepare(lr->rules, lr->n, why, sizeof(why)))
 		logx(LOG_WARN, "stored rule does not compile: %s", why);
@@ -59,7 +56,7 @@ live_rules_free(struct live_rules *lr)
 {
 	rules_free(lr->rules, lr->n);
 	free(lr->rules);
-	dbres_free(&lr->res);
+	dbrows_free(&lr->rows);
 	memset(lr, 0, sizeof(*lr));
 }
 
@@ -90,18 +87,36 @@ json_or(const char *text, bool null_when_missing)
 	return o;
 }
 
+json_object *
+form_profile_json(const struct form_profile_row *p)
+{
+	static const struct form_profile_row none;
+	json_object	*o = json_object_new_object();
+
+	if (p == NULL)
+		p = &none;
+	json_object_object_add(o, "tel_selectors", json_or(p->tel_selectors, false));
+	json_object_object_add(o, "email_selectors",
+	    json_or(p->email_selectors, false));
+	jadd_str(o, "consent_selector", p->consent_selector);
+	json_object_object_add(o, "tel_split_selectors",
+	    json_or(p->tel_split_selectors, true));
+	jadd_str(o, "detected_by", p->detected_by != NULL ? p->detected_by : "auto");
+	return o;
+}
+
 enum fb_err
-tagconf_build(struct db *db, const struct conf *c, const char *tenant,
+tagconf_build(struct db *db, const struct conf *conf, const char *tenant,
     const char *site, json_object **out)
 {
-	struct dbres	 cs, tpl, camps;
-	struct dbrows	 s;
+	struct dbrows	 s, cs, tpl, camps;
+	const struct consent_row *c;
+	const struct consent_template_row *t;
+	const struct published_campaign_row *pc;
 	struct live_rules lr;
-	json_object	*o, *consent, *text, *arr, *co, *fp;
+	json_object	*o, *consent, *text, *arr, *co;
 	char		 collect[1024];
-	const char	*key;
-	unsigned	 i;
-	size_t		 j;
+	size_t		 i;
 	enum fb_err	 e;
 
 	*out = NULL;
@@ -120,54 +135,45 @@ tagconf_build(struct db *db, const struct conf *c, const char *tenant,
 	o = json_object_new_object();
 	jadd_int(o, "v", 1);
 	jadd_str(o, "site", ((const struct site_row *)s.row)->public_key);
-	snprintf(collect, sizeof(collect), "%s/tag/v1/events", c->base_url);
+	snprintf(collect, sizeof(collect), "%s/tag/v1/events", conf->base_url);
 	jadd_str(o, "collect", collect);
 	consent = json_object_new_object();
-	jadd_str(consent, "mode", dbres_get(&cs, 0, CONSENT_C_MODE));
-	jadd_bool(consent, "checkbox_enabled", dbres_int(&cs, 0, CONSENT_C_CHECKBOX));
-	jadd_bool(consent, "default_checked", dbres_int(&cs, 0, CONSENT_C_DEFAULT_CHECKED));
-	jadd_bool(consent, "optout_link_enabled", dbres_int(&cs, 0, CONSENT_C_OPTOUT_LINK));
-	key = dbres_get(&cs, 0, CONSENT_C_TEMPLATE);
+	c = cs.row;
+	jadd_str(consent, "mode", c->mode);
+	jadd_bool(consent, "checkbox_enabled", c->checkbox_enabled);
+	jadd_bool(consent, "default_checked", c->default_checked);
+	jadd_bool(consent, "optout_link_enabled", c->optout_link_enabled);
 	text = NULL;
-	for (i = 0; i < tpl.nrows; i++)
-		if (key != NULL && strcmp(key, dbres_get(&tpl, i, TPL_C_KEY)) == 0) {
+	for (i = 0, t = tpl.row; i < tpl.n; i++)
+		if (c->template_key != NULL && strcmp(c->template_key, t[i].key) == 0) {
 			text = json_object_new_object();
-			jadd_str(text, "main", dbres_get(&tpl, i, TPL_C_MAIN));
-			jadd_str(text, "note", dbres_get(&tpl, i, TPL_C_NOTE));
+			jadd_str(text, "main", t[i].main);
+			jadd_str(text, "note", t[i].note);
 		}
 	json_object_object_add(consent, "text", text);
 	json_object_object_add(o, "consent", consent);
 	arr = json_object_new_array();
-	for (i = 0; i < camps.nrows; i++) {
+	for (i = 0, pc = camps.row; i < camps.n; i++) {
 		co = json_object_new_object();
-		jadd_str(co, "key", dbres_get(&camps, i, PUBC_C_KEY));
-		jadd_str(co, "status", dbres_get(&camps, i, PUBC_C_STATUS));
-		fp = json_object_new_object();
-		json_object_object_add(fp, "tel_selectors",
-		    json_or(dbres_get(&camps, i, PUBC_C_TEL), false));
-		json_object_object_add(fp, "email_selectors",
-		    json_or(dbres_get(&camps, i, PUBC_C_EMAIL), false));
-		jadd_str(fp, "consent_selector", dbres_get(&camps, i, PUBC_C_CONSENT));
-		json_object_object_add(fp, "tel_split_selectors",
-		    json_or(dbres_get(&camps, i, PUBC_C_SPLIT), true));
-		jadd_str(fp, "detected_by", dbres_get(&camps, i, PUBC_C_BY) != NULL ?
-		    dbres_get(&camps, i, PUBC_C_BY) : "auto");
-		json_object_object_add(co, "form_profile", fp);
+		jadd_str(co, "key", pc[i].key);
+		jadd_str(co, "status", pc[i].status);
+		json_object_object_add(co, "form_profile",
+		    form_profile_json(&pc[i].profile));
 		json_object_array_add(arr, co);
 	}
 	json_object_object_add(o, "campaigns", arr);
 	arr = json_object_new_array();
-	for (j = 0; j < lr.n; j++)
-		json_object_array_add(arr, match_rule_json(&lr.rules[j]));
+	for (i = 0; i < lr.n; i++)
+		json_object_array_add(arr, match_rule_json(&lr.rules[i]));
 	json_object_object_add(o, "rules", arr);
 	*out = o;
 	live_rules_free(&lr);
 out4:
-	dbres_free(&camps);
+	dbrows_free(&camps);
 out3:
-	dbres_free(&tpl);
+	dbrows_free(&tpl);
 out2:
-	dbres_free(&cs);
+	dbrows_free(&cs);
 	dbrows_free(&s);
 	return e;
 }

@@ -11,7 +11,7 @@
 
 /* The live rules of a site, in evaluation order, ready for rules_decide(). */
 struct live_rules {
-	struct dbres	 res;		/* owns the strings the rules borrow */
+	struct dbrows	 rows;		/* owns the strings the rules borrow */
 	struct url_rule	*rules;
 	size_t		 n;
 };
@@ -22,6 +22,13 @@ enum fb_err	live_rules_load(struct db *, const char *tenant, const char *site,
 void		live_rules_free(struct live_rules *);
 /* MatchRuleOut (contract: Match test) of rule i. */
 json_object	*match_rule_json(const struct url_rule *);
+struct form_profile_row;
+/*
+ * A form profile's selectors and detected_by as the tag configuration
+ * and FormProfileOut (contract) both write them; NULL (or a row of NULL
+ * fields) is automatic detection.  The caller puts it.
+ */
+json_object	*form_profile_json(const struct form_profile_row *);
 
 /*
  * The configuration object of docs/internals/tag.md for the site, as the

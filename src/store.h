@@ -171,15 +171,31 @@ enum fb_err db_site_get(struct db *, const char *tenant, const char *id,
 enum fb_err db_site_with_campaigns(struct db *, const char *tenant,
 	    const char *id, struct dbrows *) FB_WUR;
 
-enum { CONSENT_C_CHECKBOX, CONSENT_C_DEFAULT_CHECKED, CONSENT_C_TEMPLATE,
-    CONSENT_C_OPTOUT_LINK, CONSENT_C_MODE, CONSENT_C_OPTOUT_TITLE,
-    CONSENT_C_OPTOUT_BODY, CONSENT_C_OPTOUT_LABEL };
-enum fb_err db_consent_get(struct db *, const char *tenant, struct dbres *) FB_WUR;
-enum { TPL_C_KEY, TPL_C_MAIN, TPL_C_NOTE };
-enum fb_err db_consent_templates(struct db *, struct dbres *) FB_WUR;
+/* A tenant's consent settings (contract: Consent settings). */
+#define CONSENT_COLS(F, N) \
+	F(checkbox_enabled, BOOL, "consent_checkbox_enabled") \
+	N(default_checked, BOOL, "consent_default_checked") \
+	N(template_key, TEXT, "consent_template_key") \
+	N(optout_link_enabled, BOOL, "consent_optout_link_enabled") \
+	N(mode, TEXT, "consent_mode") N(optout_title, TEXT, "optout_title") \
+	N(optout_body, TEXT, "optout_body") \
+	N(optout_link_label, TEXT, "optout_link_label")
+struct consent_row { DB_FIELDS(CONSENT_COLS) };
+/* One struct consent_row; FB_ENOTFOUND when the tenant has none. */
+enum fb_err db_consent_get(struct db *, const char *tenant, struct dbrows *) FB_WUR;
+/* The consent texts a tenant may pick from, in their order. */
+#define CONSENT_TEMPLATE_COLS(F, N) F(key, TEXT, "template_key") \
+	N(main, TEXT, "main") N(note, TEXT, "note")
+struct consent_template_row { DB_FIELDS(CONSENT_TEMPLATE_COLS) };
+enum fb_err db_consent_templates(struct db *, struct dbrows *) FB_WUR;
 
-enum { DSW_C_MODE, DSW_C_ENABLED_AT };
-enum fb_err db_delivery_status(struct db *, const char *tenant, struct dbres *) FB_WUR;
+/* The delivery switch (contract: Delivery switch). */
+#define DELIVERY_STATUS_COLS(F, N) F(mode, TEXT, "delivery_mode") \
+	N(enabled_at, TIME, "delivery_enabled_at")
+struct delivery_status_row { DB_FIELDS(DELIVERY_STATUS_COLS) };
+/* One struct delivery_status_row; FB_ENOTFOUND when no such tenant. */
+enum fb_err db_delivery_status(struct db *, const char *tenant,
+	    struct dbrows *) FB_WUR;
 enum fb_err db_delivery_switch(struct db *, const char *tenant, const char *mode) FB_WUR;
 /* SMS quiet hours in minutes after midnight JST; start == end: none. */
 enum fb_err db_tenant_quiet_hours(struct db *, const char *tenant, int start,
@@ -223,43 +239,67 @@ enum fb_err db_campaign_set_status(struct db *, const char *id, const char *stat
 enum fb_err db_campaign_update(struct db *, const char *tenant, const char *id,
 	    const char *name, bool set_product, const char *product,
 	    long long wait) FB_WUR;
-/* id, site_id, status, published (0/1) of the campaign with this key. */
-enum fb_err db_campaign_by_key(struct db *, const char *tenant, const char *key,
-	    struct dbres *) FB_WUR;
+/* Whether the tenant has a campaign with this key. */
+enum fb_err db_campaign_key_taken(struct db *, const char *tenant,
+	    const char *key, bool *taken) FB_WUR;
 /* Copy a campaign as `id` with key and name, paused and never run. */
 enum fb_err db_campaign_copy(struct db *, const char *tenant, const char *from,
 	    const char *id, const char *key, const char *name) FB_WUR;
 /* Copy URL rules and the form profile of campaign `from` to `to`. */
 enum fb_err db_campaign_copy_children(struct db *, const char *tenant,
 	    const char *from, const char *to) FB_WUR;
-enum { RULE_C_ID, RULE_C_ROLE, RULE_C_TYPE, RULE_C_PATTERN, RULE_C_PRIORITY,
-    RULE_C_POSITION };
+/* A URL rule (contract: UrlRuleOut); priority -1 for none. */
+#define URL_RULE_COLS(F, N) F(id, TEXT, "r.id") N(role, TEXT, "r.role") \
+	N(match_type, TEXT, "r.match_type") N(pattern, TEXT, "r.pattern") \
+	N(priority, INT, "COALESCE(r.priority, -1)") N(position, INT, "r.position")
+struct url_rule_row { DB_FIELDS(URL_RULE_COLS) };
+/* The campaign's rules in their order: rows of struct url_rule_row. */
 enum fb_err db_url_rules(struct db *, const char *tenant, const char *campaign,
-	    struct dbres *) FB_WUR;
+	    struct dbrows *) FB_WUR;
 enum fb_err db_url_rules_delete(struct db *, const char *tenant,
 	    const char *campaign) FB_WUR;
 /* priority < 0: NULL */
 enum fb_err db_url_rule_insert(struct db *, const char *tenant,
 	    const char *campaign, int position, const char *role,
 	    const char *type, const char *pattern, long priority) FB_WUR;
-enum { PROF_C_TEL, PROF_C_EMAIL, PROF_C_CONSENT, PROF_C_SPLIT, PROF_C_BY,
-    PROF_C_AT };
-/* The form profile (JSON arrays as text); no row: automatic detection. */
+/*
+ * A campaign's form profile (contract: FormProfileOut): selectors as JSON
+ * arrays in text; all NULL when the campaign has none (detection auto).
+ */
+#define FORM_PROFILE_COLS(F, N) F(tel_selectors, TEXT, "p.tel_selectors") \
+	N(email_selectors, TEXT, "p.email_selectors") \
+	N(consent_selector, TEXT, "p.consent_selector") \
+	N(tel_split_selectors, TEXT, "p.tel_split_selectors") \
+	N(detected_by, TEXT, "p.detected_by") N(detected_at, TIME, "p.detected_at")
+struct form_profile_row { DB_FIELDS(FORM_PROFILE_COLS) };
+/* Zero or one struct form_profile_row. */
 enum fb_err db_form_profile(struct db *, const char *tenant, const char *campaign,
-	    struct dbres *) FB_WUR;
+	    struct dbrows *) FB_WUR;
 enum fb_err db_form_profile_put(struct db *, const char *tenant,
 	    const char *campaign, const char *tel_json, const char *email_json,
 	    const char *consent, const char *split_json, const char *detected_by) FB_WUR;
-enum { PUBC_C_ID, PUBC_C_KEY, PUBC_C_STATUS, PUBC_C_TEL, PUBC_C_EMAIL,
-    PUBC_C_CONSENT, PUBC_C_SPLIT, PUBC_C_BY };
-/* Campaigns the site publishes, oldest first, with their profiles. */
+/* A campaign a site publishes, with its form profile (design 2). */
+#define PUBLISHED_CAMPAIGN_COLS(F, N) F(id, TEXT, "c.id") \
+	N(key, TEXT, "c.campaign_key") N(status, TEXT, "c.status")
+struct published_campaign_row {
+	struct form_profile_row	 profile;	/* first: its columns come first */
+	DB_FIELDS(PUBLISHED_CAMPAIGN_COLS)
+};
+/* The site's published campaigns, oldest first: struct published_campaign_row. */
 enum fb_err db_published_campaigns(struct db *, const char *tenant,
-	    const char *site, struct dbres *) FB_WUR;
-enum { PUBR_C_KEY, PUBR_C_ROLE, PUBR_C_TYPE, PUBR_C_PATTERN, PUBR_C_PRIORITY,
-    PUBR_C_CAMPAIGN_ID, PUBR_C_POSITION };
-/* Their rules in evaluation order (contract: MatchRuleOut, priority). */
+	    const char *site, struct dbrows *) FB_WUR;
+/* A rule of a published campaign (contract: MatchRuleOut). */
+#define PUBLISHED_RULE_COLS(F, N) F(campaign_key, TEXT, "c.campaign_key") \
+	N(campaign_id, TEXT, "c.id") N(role, TEXT, "r.role") \
+	N(match_type, TEXT, "r.match_type") N(pattern, TEXT, "r.pattern") \
+	N(priority, INT, "COALESCE(r.priority, -1)") N(position, INT, "r.position")
+struct published_rule_row { DB_FIELDS(PUBLISHED_RULE_COLS) };
+/*
+ * Their rules in evaluation order (priority, none last; campaign;
+ * position): rows of struct published_rule_row.
+ */
 enum fb_err db_published_rules(struct db *, const char *tenant, const char *site,
-	    struct dbres *) FB_WUR;
+	    struct dbrows *) FB_WUR;
 /* Record a publish: error NULL for success. */
 enum fb_err db_site_published(struct db *, const char *tenant, const char *site,
 	    const char *error) FB_WUR;
@@ -286,11 +326,19 @@ enum fb_err db_event_context(struct db *, const char *pk, const char *campaign_k
 /* The same, for the site with this id (the intake queue's events). */
 enum fb_err db_event_context_site(struct db *, const char *site,
 	    const char *campaign_key, struct dbrows *) FB_WUR;
-/* tenant_id, id of every site (formbackctl publish). */
-enum fb_err db_sites_all(struct db *, struct dbres *) FB_WUR;
-/* Distinct page URLs the campaign handled in the last 30 days (max 1000). */
-enum fb_err db_takeover_pages(struct db *, const char *campaign,
-	    struct dbres *) FB_WUR;
+/* Every site, across tenants (formbackctl publish). */
+#define SITE_REF_COLS(F, N) F(tenant_id, TEXT, "tenant_id") N(id, TEXT, "id")
+struct site_ref_row { DB_FIELDS(SITE_REF_COLS) };
+enum fb_err db_sites_all(struct db *, struct dbrows *) FB_WUR;
+/* A page a campaign handled. */
+#define PAGE_COLS(F, N) F(url, TEXT, "url")
+struct page_row { DB_FIELDS(PAGE_COLS) };
+/*
+ * The distinct page URLs the campaign handled in the last 30 days (1000
+ * at most): rows of struct page_row.
+ */
+enum fb_err db_takeover_pages(struct db *, const char *tenant,
+	    const char *campaign, struct dbrows *) FB_WUR;
 
 /* db/lead.c */
 

@@ -47,22 +47,23 @@ campaign_of(const struct dbrows *rows)
 }
 
 static json_object *
-url_rules_json(const struct dbres *rr)
+url_rules_json(const struct dbrows *rr)
 {
+	const struct url_rule_row *u = rr->row;
 	json_object	*a = json_object_new_array(), *o;
-	unsigned	 i;
+	size_t		 i;
 
-	for (i = 0; i < rr->nrows; i++) {
+	for (i = 0; i < rr->n; i++) {
 		o = json_object_new_object();
-		jadd_str(o, "id", dbres_get(rr, i, RULE_C_ID));
-		jadd_str(o, "role", dbres_get(rr, i, RULE_C_ROLE));
-		jadd_str(o, "match_type", dbres_get(rr, i, RULE_C_TYPE));
-		jadd_str(o, "pattern", dbres_get(rr, i, RULE_C_PATTERN));
-		if (dbres_get(rr, i, RULE_C_PRIORITY) != NULL)
-			jadd_int(o, "priority", dbres_int(rr, i, RULE_C_PRIORITY));
+		jadd_str(o, "id", u[i].id);
+		jadd_str(o, "role", u[i].role);
+		jadd_str(o, "match_type", u[i].match_type);
+		jadd_str(o, "pattern", u[i].pattern);
+		if (u[i].priority >= 0)
+			jadd_int(o, "priority", u[i].priority);
 		else
 			jadd_str(o, "priority", NULL);
-		jadd_int(o, "position", dbres_int(rr, i, RULE_C_POSITION));
+		jadd_int(o, "position", u[i].position);
 		json_object_array_add(a, o);
 	}
 	return a;
@@ -70,29 +71,12 @@ url_rules_json(const struct dbres *rr)
 
 /* FormProfileOut; automatic detection when the campaign has no profile. */
 static json_object *
-form_profile_json(const struct dbres *p)
+form_profile_out(const struct dbrows *p)
 {
-	json_object	*o = json_object_new_object(), *v;
+	const struct form_profile_row *f = p->n > 0 ? p->row : NULL;
+	json_object	*o = form_profile_json(f);
 
-	if (p->nrows == 0) {
-		json_object_object_add(o, "tel_selectors", json_object_new_array());
-		json_object_object_add(o, "email_selectors", json_object_new_array());
-		jadd_str(o, "consent_selector", NULL);
-		jadd_str(o, "tel_split_selectors", NULL);
-		jadd_str(o, "detected_by", "auto");
-		jadd_str(o, "detected_at", NULL);
-		return o;
-	}
-	v = json_tokener_parse(dbres_get(p, 0, PROF_C_TEL));
-	json_object_object_add(o, "tel_selectors", v != NULL ? v : json_object_new_array());
-	v = json_tokener_parse(dbres_get(p, 0, PROF_C_EMAIL));
-	json_object_object_add(o, "email_selectors", v != NULL ? v : json_object_new_array());
-	jadd_str(o, "consent_selector", dbres_get(p, 0, PROF_C_CONSENT));
-	json_object_object_add(o, "tel_split_selectors",
-	    dbres_get(p, 0, PROF_C_SPLIT) != NULL ?
-	    json_tokener_parse(dbres_get(p, 0, PROF_C_SPLIT)) : NULL);
-	jadd_str(o, "detected_by", dbres_get(p, 0, PROF_C_BY));
-	jadd_time(o, "detected_at", dbres_get(p, 0, PROF_C_AT));
+	jadd_time(o, "detected_at", f != NULL ? f->detected_at : NULL);
 	return o;
 }
 
@@ -103,8 +87,7 @@ form_profile_json(const struct dbres *p)
 static enum fb_err
 campaign_detail(struct req *r, const char *id, int status, json_object *extra)
 {
-	struct dbres	 rules, prof;
-	struct dbrows	 c, s;
+	struct dbrows	 rules, prof, c, s;
 	const struct site_row *sr;
 	json_object	*o, *site;
 	enum fb_err	 e;
@@ -123,7 +106,7 @@ campaign_detail(struct req *r, const char *id, int status, json_object *extra)
 		dbrows_free(&s);
 	if (e == FB_OK && (e = db_form_profile(r->db, r->auth.tenant_id, id, &prof)) != FB_OK) {
 		dbrows_free(&s);
-		dbres_free(&rules);
+		dbrows_free(&rules);
 	}
 	if (e != FB_OK) {
 		dbrows_free(&c);
@@ -138,7 +121,7 @@ campaign_detail(struct req *r, const char *id, int status, json_object *extra)
 	jadd_str(site, "domain", sr->domain);
 	json_object_object_add(o, "site", site);
 	json_object_object_add(o, "url_rules", url_rules_json(&rules));
-	json_object_object_add(o, "form_profile", form_profile_json(&prof));
+	json_object_object_add(o, "form_profile", form_profile_out(&prof));
 	json_object_object_add(o, "warnings", json_object_new_array());
 	if (extra != NULL) {
 		json_object_object_foreach(extra, k, v)
@@ -147,8 +130,8 @@ campaign_detail(struct req *r, const char *id, int status, json_object *extra)
 	}
 	dbrows_free(&c);
 	dbrows_free(&s);
-	dbres_free(&rules);
-	dbres_free(&prof);
+	dbrows_free(&rules);
+	dbrows_free(&prof);
 	return req_json(r, status, o);
 }
 
@@ -250,8 +233,8 @@ takeover_warnings(struct req *r, const char *site, const char *campaign,
     json_object **out)
 {
 	struct live_rules lr;
-	struct dbres	 pages;
-	struct dbrows	 camps;
+	struct dbrows	 pages, camps;
+	const struct page_row *pg;
 	const struct campaign_row *cr;
 	struct url_loc	 loc;
 	json_object	*warnings = json_object_new_array(), *w, *lost, *took, *ex;
@@ -276,11 +259,12 @@ takeover_warnings(struct req *r, const char *site, const char *campaign,
 		cr = (const struct campaign_row *)camps.row + i;
 		if (strcmp(cr->id, campaign) == 0)
 			continue;
-		if ((e = db_takeover_pages(r->db, cr->id,
+		if ((e = db_takeover_pages(r->db, r->auth.tenant_id, cr->id,
 		    &pages)) != FB_OK)
 			break;
 		ex = json_object_new_array();
-		for (count = 0, j = 0; j < pages.nrows && !spent; j++) {
+		pg = pages.row;
+		for (count = 0, j = 0; j < pages.n && !spent; j++) {
 			/* a time budget, whatever the rules (issue 11) */
 			clock_gettime(CLOCK_MONOTONIC, &t);
 			if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) /
@@ -290,7 +274,7 @@ takeover_warnings(struct req *r, const char *site, const char *campaign,
 				spent = true;
 				break;
 			}
-			if (!url_parse(dbres_get(&pages, j, 0), &loc))
+			if (!url_parse(pg[j].url, &loc))
 				continue;
 			hit = rules_decide(lr.rules, lr.n, &loc, &evaluated);
 			if (hit < 0 || strcmp(lr.rules[hit].campaign, key) != 0)
@@ -301,10 +285,10 @@ takeover_warnings(struct req *r, const char *site, const char *campaign,
 				continue;
 			if (count++ < 3)
 				json_object_array_add(ex, json_object_new_string(
-				    dbres_get(&pages, j, 0)));
+				    pg[j].url));
 			rule = hit;
 		}
-		dbres_free(&pages);
+		dbrows_free(&pages);
 		if (count == 0) {
 			json_object_put(ex);
 			continue;
@@ -636,6 +620,7 @@ api_campaigns_duplicate(struct req *r)
 	struct dbres	 k;
 	struct dbrows	 c;
 	int		 i, n = 0;
+	bool		 taken;
 	enum fb_err	 e;
 
 	if (body_str(r, "key", false, CAMPAIGN_KEY_MAX, &key) < 0 ||
@@ -657,16 +642,13 @@ api_campaigns_duplicate(struct req *r)
 		snprintf(srckey, sizeof(srckey), "%s", campaign_of(&c)->key);
 		for (n = 1; n < COPY_KEYS_MAX; n++) {
 			copy_key(srckey, n, newkey, sizeof(newkey));
-			if ((e = db_campaign_by_key(r->db, r->auth.tenant_id, newkey,
-			    &k)) != FB_OK) {
+			if ((e = db_campaign_key_taken(r->db, r->auth.tenant_id,
+			    newkey, &taken)) != FB_OK) {
 				dbrows_free(&c);
 				return e;
 			}
-			if (k.nrows == 0) {
-				dbres_free(&k);
+			if (!taken)
 				break;
-			}
-			dbres_free(&k);
 		}
 	}
 	if (name != NULL)

@@ -8,23 +8,24 @@
 #include "../store.h"
 
 static json_object *
-template_json(const struct dbres *t, unsigned i)
+template_json(const struct consent_template_row *t)
 {
 	json_object	*o = json_object_new_object();
 
-	jadd_str(o, "key", dbres_get(t, i, TPL_C_KEY));
-	jadd_str(o, "main", dbres_get(t, i, TPL_C_MAIN));
-	jadd_str(o, "note", dbres_get(t, i, TPL_C_NOTE));
+	jadd_str(o, "key", t->key);
+	jadd_str(o, "main", t->main);
+	jadd_str(o, "note", t->note);
 	return o;
 }
 
 enum fb_err
 api_consent_get(struct req *r)
 {
-	struct dbres	 cs, tpl;
+	struct dbrows	 cs, tpl;
+	const struct consent_row *c;
+	const struct consent_template_row *t;
 	json_object	*o, *list, *opt, *cur = NULL;
-	const char	*key;
-	unsigned	 i;
+	size_t		 i;
 	enum fb_err	 e;
 
 	e = db_consent_get(r->db, r->auth.tenant_id, &cs);
@@ -33,47 +34,46 @@ api_consent_get(struct req *r)
 	if (e != FB_OK)
 		return e;
 	if ((e = db_consent_templates(r->db, &tpl)) != FB_OK) {
-		dbres_free(&cs);
+		dbrows_free(&cs);
 		return e;
 	}
-	key = dbres_get(&cs, 0, CONSENT_C_TEMPLATE);
+	c = cs.row;
+	t = tpl.row;
 	o = json_object_new_object();
 	jadd_str(o, "object", "consent_settings");
-	jadd_bool(o, "consent_checkbox_enabled", dbres_int(&cs, 0, CONSENT_C_CHECKBOX));
-	jadd_bool(o, "consent_default_checked",
-	    dbres_int(&cs, 0, CONSENT_C_DEFAULT_CHECKED));
-	jadd_str(o, "consent_template_key", key);
+	jadd_bool(o, "consent_checkbox_enabled", c->checkbox_enabled);
+	jadd_bool(o, "consent_default_checked", c->default_checked);
+	jadd_str(o, "consent_template_key", c->template_key);
 	list = json_object_new_array();
-	for (i = 0; i < tpl.nrows; i++) {
-		json_object_array_add(list, template_json(&tpl, i));
-		if (cur == NULL && strcmp(dbres_get(&tpl, i, TPL_C_KEY),
-		    key != NULL ? key : "standard") == 0)
-			cur = template_json(&tpl, i);
+	for (i = 0; i < tpl.n; i++) {
+		json_object_array_add(list, template_json(&t[i]));
+		if (cur == NULL && strcmp(t[i].key, c->template_key != NULL ?
+		    c->template_key : "standard") == 0)
+			cur = template_json(&t[i]);
 	}
-	if (cur == NULL && tpl.nrows > 0)
-		cur = template_json(&tpl, 0);
+	if (cur == NULL && tpl.n > 0)
+		cur = template_json(&t[0]);
 	json_object_object_add(o, "template", cur);
 	json_object_object_add(o, "templates", list);
-	jadd_bool(o, "consent_optout_link_enabled",
-	    dbres_int(&cs, 0, CONSENT_C_OPTOUT_LINK));
-	jadd_str(o, "consent_mode", dbres_get(&cs, 0, CONSENT_C_MODE));
+	jadd_bool(o, "consent_optout_link_enabled", c->optout_link_enabled);
+	jadd_str(o, "consent_mode", c->mode);
 	opt = json_object_new_object();
-	jadd_str(opt, "title", dbres_get(&cs, 0, CONSENT_C_OPTOUT_TITLE));
-	jadd_str(opt, "body", dbres_get(&cs, 0, CONSENT_C_OPTOUT_BODY));
-	jadd_str(opt, "link_label", dbres_get(&cs, 0, CONSENT_C_OPTOUT_LABEL));
+	jadd_str(opt, "title", c->optout_title);
+	jadd_str(opt, "body", c->optout_body);
+	jadd_str(opt, "link_label", c->optout_link_label);
 	json_object_object_add(o, "optout_text", opt);
 	json_object_object_add(o, "publish_failed", json_object_new_array());
-	dbres_free(&cs);
-	dbres_free(&tpl);
+	dbrows_free(&cs);
+	dbrows_free(&tpl);
 	return req_json(r, 200, o);
 }
 
 enum fb_err
 api_delivery_status_get(struct req *r)
 {
-	struct dbres	 res;
+	struct dbrows	 res;
+	const struct delivery_status_row *d;
 	json_object	*o;
-	const char	*mode;
 	enum fb_err	 e;
 
 	e = db_delivery_status(r->db, r->auth.tenant_id, &res);
@@ -81,12 +81,12 @@ api_delivery_status_get(struct req *r)
 		return api_error(r, AC_NOT_FOUND, NULL);
 	if (e != FB_OK)
 		return e;
-	mode = dbres_get(&res, 0, DSW_C_MODE);
+	d = res.row;
 	o = json_object_new_object();
 	jadd_str(o, "object", "delivery_status");
-	jadd_bool(o, "enabled", strcmp(mode, "off") != 0);
-	jadd_time(o, "enabled_at", dbres_get(&res, 0, DSW_C_ENABLED_AT));
-	jadd_str(o, "mode", mode);
-	dbres_free(&res);
+	jadd_bool(o, "enabled", strcmp(d->mode, "off") != 0);
+	jadd_time(o, "enabled_at", d->enabled_at);
+	jadd_str(o, "mode", d->mode);
+	dbrows_free(&res);
 	return req_json(r, 200, o);
 }

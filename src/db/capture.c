@@ -46,8 +46,7 @@ static const struct dbstmt cap_sql[CAP__MAX] = {
 	  "updated_at = NOW(6) WHERE tenant_id = ? AND id = ?" },
 	/* CAP_CAMP_BY_KEY */
 	{ "campaign_by_key",
-	  "SELECT c.id, c.site_id, c.status, " PUBLISHED " FROM campaigns c "
-	  "WHERE c.tenant_id = ? AND c.campaign_key = ?" },
+	  "SELECT c.id FROM campaigns c WHERE c.tenant_id = ? AND c.campaign_key = ?" },
 	/* CAP_CAMP_COPY: paused and never run (contract: States, Campaign) */
 	{ "campaign_copy",
 	  "INSERT INTO campaigns (id, tenant_id, site_id, campaign_key, name, "
@@ -56,8 +55,8 @@ static const struct dbstmt cap_sql[CAP__MAX] = {
 	  "FROM campaigns WHERE tenant_id = ? AND id = ?" },
 	/* CAP_RULES_LIST */
 	{ "url_rules_list",
-	  "SELECT id, role, match_type, pattern, priority, position FROM url_rules "
-	  "WHERE tenant_id = ? AND campaign_id = ? ORDER BY position" },
+	  "SELECT " DB_SELECT(URL_RULE_COLS) " FROM url_rules r "
+	  "WHERE r.tenant_id = ? AND r.campaign_id = ? ORDER BY r.position" },
 	/* CAP_RULES_DELETE */
 	{ "url_rules_delete",
 	  "DELETE FROM url_rules WHERE tenant_id = ? AND campaign_id = ?" },
@@ -67,9 +66,8 @@ static const struct dbstmt cap_sql[CAP__MAX] = {
 	  "match_type, pattern, priority) VALUES (?, ?, ?, ?, ?, ?, ?, ?)" },
 	/* CAP_PROFILE_GET */
 	{ "form_profile_get",
-	  "SELECT tel_selectors, email_selectors, consent_selector, "
-	  "tel_split_selectors, detected_by, " DB_TS("detected_at")
-	  " FROM form_profiles WHERE tenant_id = ? AND campaign_id = ?" },
+	  "SELECT " DB_SELECT(FORM_PROFILE_COLS) " FROM form_profiles p "
+	  "WHERE p.tenant_id = ? AND p.campaign_id = ?" },
 	/* CAP_PROFILE_PUT */
 	{ "form_profile_put",
 	  "INSERT INTO form_profiles (campaign_id, tenant_id, tel_selectors, "
@@ -86,15 +84,14 @@ static const struct dbstmt cap_sql[CAP__MAX] = {
 	  "DELETE FROM form_profiles WHERE tenant_id = ? AND campaign_id = ?" },
 	/* CAP_PUB_CAMPAIGNS: oldest first, with their profiles */
 	{ "published_campaigns",
-	  "SELECT c.id, c.campaign_key, c.status, p.tel_selectors, "
-	  "p.email_selectors, p.consent_selector, p.tel_split_selectors, "
-	  "p.detected_by FROM campaigns c LEFT JOIN form_profiles p "
+	  "SELECT " DB_SELECT(FORM_PROFILE_COLS) ", "
+	  DB_SELECT(PUBLISHED_CAMPAIGN_COLS) " FROM campaigns c LEFT JOIN form_profiles p "
 	  "ON p.campaign_id = c.id WHERE c.tenant_id = ? AND c.site_id = ? "
 	  "AND " PUBLISHED " ORDER BY c.id" },
 	/* CAP_PUB_RULES: in evaluation order (priority, null last; campaign; position) */
 	{ "published_rules",
-	  "SELECT c.campaign_key, r.role, r.match_type, r.pattern, r.priority, "
-	  "c.id, r.position FROM url_rules r JOIN campaigns c ON c.id = r.campaign_id "
+	  "SELECT " DB_SELECT(PUBLISHED_RULE_COLS) " FROM url_rules r "
+	  "JOIN campaigns c ON c.id = r.campaign_id "
 	  "WHERE c.tenant_id = ? AND c.site_id = ? AND " PUBLISHED
 	  " ORDER BY r.priority IS NULL, r.priority, c.id, r.position" },
 	/* CAP_SITE_PUBLISHED */
@@ -106,10 +103,11 @@ static const struct dbstmt cap_sql[CAP__MAX] = {
 	/* CAP_EVENT_CONTEXT_SITE: the same by site id */
 	{ "event_context_site", EVENT_CONTEXT("s.id") },
 	/* CAP_SITES_ALL */
-	{ "sites_all", "SELECT tenant_id, id FROM sites ORDER BY id" },
+	{ "sites_all", "SELECT " DB_SELECT(SITE_REF_COLS) " FROM sites ORDER BY id" },
 	/* CAP_TAKEOVER_PAGES: what an active campaign handled in 30 days */
 	{ "takeover_pages",
-	  "SELECT DISTINCT url FROM tag_events WHERE campaign_id = ? "
+	  "SELECT DISTINCT " DB_SELECT(PAGE_COLS) " FROM tag_events "
+	  "WHERE tenant_id = ? AND campaign_id = ? "
 	  "AND event_type = 'page_view' "
 	  "AND received_at > NOW(6) - INTERVAL 30 DAY LIMIT 1000" },
 };
@@ -131,6 +129,18 @@ rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *c
 #define DB_ROW struct event_context_row
 static const struct dbcol event_context_cols[] = { DB_COLUMNS(EVENT_CONTEXT_COLS) };
 #undef DB_ROW
+#define DB_ROW struct url_rule_row
+static const struct dbcol url_rule_cols[] = { DB_COLUMNS(URL_RULE_COLS) };
+#undef DB_ROW
+#define DB_ROW struct form_profile_row
+#define FORM_PROFILE_COLUMNS DB_COLUMNS(FORM_PROFILE_COLS)
+static const struct dbcol form_profile_cols[] = { FORM_PROFILE_COLUMNS };
+static const struct dbcol published_campaign_cols[] = { FORM_PROFILE_COLUMNS
+#undef DB_ROW
+#define DB_ROW struct published_campaign_row
+	DB_COLUMNS(PUBLISHED_CAMPAIGN_COLS) };
+#undef DB_ROW
+#undef FORM_PROFILE_COLUMNS
 
 enum fb_err
 db_campaign_update(struct db *db, const char *tenant, const char *id,
@@ -142,10 +152,19 @@ db_campaign_update(struct db *db, const char *tenant, const char *id,
 }
 
 enum fb_err
-db_campaign_by_key(struct db *db, const char *tenant, const char *key,
-    struct dbres *r)
+db_campaign_key_taken(struct db *db, const char *tenant, const char *key,
+    bool *taken)
 {
-	return run(db, CAP_CAMP_BY_KEY, DBPARAMS(P_STR(tenant), P_STR(key)), r);
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	*taken = false;
+	if ((e = run(db, CAP_CAMP_BY_KEY, DBPARAMS(P_STR(tenant), P_STR(key)),
+	    &r)) != FB_OK)
+		return e;
+	*taken = r.nrows > 0;
+	dbres_free(&r);
+	return FB_OK;
 }
 
 enum fb_err
@@ -158,9 +177,11 @@ db_campaign_copy(struct db *db, const char *tenant, const char *from,
 
 enum fb_err
 db_url_rules(struct db *db, const char *tenant, const char *campaign,
-    struct dbres *r)
+    struct dbrows *out)
 {
-	return run(db, CAP_RULES_LIST, DBPARAMS(P_STR(tenant), P_STR(campaign)), r);
+	return rows(db, CAP_RULES_LIST, DBPARAMS(P_STR(tenant), P_STR(campaign)),
+	    url_rule_cols, NELEM(url_rule_cols), sizeof(struct url_rule_row), false,
+	    out);
 }
 
 enum fb_err
@@ -184,9 +205,11 @@ db_url_rule_insert(struct db *db, const char *tenant, const char *campaign,
 
 enum fb_err
 db_form_profile(struct db *db, const char *tenant, const char *campaign,
-    struct dbres *r)
+    struct dbrows *out)
 {
-	return run(db, CAP_PROFILE_GET, DBPARAMS(P_STR(tenant), P_STR(campaign)), r);
+	return rows(db, CAP_PROFILE_GET, DBPARAMS(P_STR(tenant), P_STR(campaign)),
+	    form_profile_cols, NELEM(form_profile_cols),
+	    sizeof(struct form_profile_row), false, out);
 }
 
 enum fb_err
@@ -201,16 +224,23 @@ db_form_profile_put(struct db *db, const char *tenant, const char *campaign,
 
 enum fb_err
 db_published_campaigns(struct db *db, const char *tenant, const char *site,
-    struct dbres *r)
+    struct dbrows *out)
 {
-	return run(db, CAP_PUB_CAMPAIGNS, DBPARAMS(P_STR(tenant), P_STR(site)), r);
+	return rows(db, CAP_PUB_CAMPAIGNS, DBPARAMS(P_STR(tenant), P_STR(site)),
+	    published_campaign_cols, NELEM(published_campaign_cols),
+	    sizeof(struct published_campaign_row), false, out);
 }
 
 enum fb_err
 db_published_rules(struct db *db, const char *tenant, const char *site,
-    struct dbres *r)
+    struct dbrows *out)
 {
-	return run(db, CAP_PUB_RULES, DBPARAMS(P_STR(tenant), P_STR(site)), r);
+#define DB_ROW struct published_rule_row
+	static const struct dbcol cols[] = { DB_COLUMNS(PUBLISHED_RULE_COLS) };
+#undef DB_ROW
+
+	return rows(db, CAP_PUB_RULES, DBPARAMS(P_STR(tenant), P_STR(site)), cols,
+	    NELEM(cols), sizeof(struct published_rule_row), false, out);
 }
 
 enum fb_err
@@ -240,44 +270,57 @@ db_event_context_site(struct db *db, const char *site, const char *campaign_key,
 }
 
 enum fb_err
-db_sites_all(struct db *db, struct dbres *r)
+db_sites_all(struct db *db, struct dbrows *out)
 {
-	return run(db, CAP_SITES_ALL, DBNOPARAMS, r);
+#define DB_ROW struct site_ref_row
+	static const struct dbcol cols[] = { DB_COLUMNS(SITE_REF_COLS) };
+#undef DB_ROW
+
+	return rows(db, CAP_SITES_ALL, DBNOPARAMS, cols, NELEM(cols),
+	    sizeof(struct site_ref_row), false, out);
 }
 
 enum fb_err
-db_takeover_pages(struct db *db, const char *campaign, struct dbres *r)
+db_takeover_pages(struct db *db, const char *tenant, const char *campaign,
+    struct dbrows *out)
 {
-	return run(db, CAP_TAKEOVER_PAGES, DBPARAMS(P_STR(campaign)), r);
+#define DB_ROW struct page_row
+	static const struct dbcol cols[] = { DB_COLUMNS(PAGE_COLS) };
+#undef DB_ROW
+
+	return rows(db, CAP_TAKEOVER_PAGES, DBPARAMS(P_STR(tenant),
+	    P_STR(campaign)), cols, NELEM(cols), sizeof(struct page_row), false,
+	    out);
 }
 
 enum fb_err
 db_campaign_copy_children(struct db *db, const char *tenant, const char *from,
     const char *to)
 {
-	struct dbres	 r;
+	struct dbrows	 r;
+	const struct url_rule_row *u;
+	const struct form_profile_row *p;
 	enum fb_err	 e;
-	unsigned	 i;
+	size_t		 i;
 
 	/* URL rules, in their order */
 	if ((e = db_url_rules(db, tenant, from, &r)) != FB_OK)
 		return e;
-	for (i = 0; i < r.nrows && e == FB_OK; i++)
-		e = db_url_rule_insert(db, tenant, to, (int)dbres_int(&r, i, 5),
-		    dbres_get(&r, i, 1), dbres_get(&r, i, 2), dbres_get(&r, i, 3),
-		    dbres_get(&r, i, 4) != NULL ? (long)dbres_int(&r, i, 4) : -1);
-	dbres_free(&r);
+	for (i = 0, u = r.row; i < r.n && e == FB_OK; i++)
+		e = db_url_rule_insert(db, tenant, to, (int)u[i].position, u[i].role,
+		    u[i].match_type, u[i].pattern, (long)u[i].priority);
+	dbrows_free(&r);
 	if (e != FB_OK)
 		return e;
 	/* the form profile */
 	if ((e = db_form_profile(db, tenant, from, &r)) != FB_OK)
 		return e;
-	if (r.nrows == 1)
-		e = db_form_profile_put(db, tenant, to, dbres_get(&r, 0, 0),
-		    dbres_get(&r, 0, 1), dbres_get(&r, 0, 2), dbres_get(&r, 0, 3),
-		    dbres_get(&r, 0, 4));
-	dbres_free(&r);
-	if (e != FB_OK)
-		return e;
-	return FB_OK;
+	if (r.n == 1) {
+		p = r.row;
+		e = db_form_profile_put(db, tenant, to, p->tel_selectors,
+		    p->email_selectors, p->consent_selector, p->tel_split_selectors,
+		    p->detected_by);
+	}
+	dbrows_free(&r);
+	return e;
 }

@@ -78,18 +78,15 @@ static const struct dbstmt ten_sql[TEN__MAX] = {
 	  "WHERE tenant_id = ? AND id = ?" },
 	/* TEN_CONSENT_GET */
 	{ "consent_get",
-	  "SELECT consent_checkbox_enabled, consent_default_checked, "
-	  "consent_template_key, consent_optout_link_enabled, consent_mode, "
-	  "optout_title, optout_body, optout_link_label "
-	  "FROM consent_settings WHERE tenant_id = ?" },
+	  "SELECT " DB_SELECT(CONSENT_COLS) " FROM consent_settings "
+	  "WHERE tenant_id = ?" },
 	/* TEN_TEMPLATES */
 	{ "consent_templates",
-	  "SELECT template_key, main, note FROM consent_templates "
+	  "SELECT " DB_SELECT(CONSENT_TEMPLATE_COLS) " FROM consent_templates "
 	  "ORDER BY position" },
 	/* TEN_DSW_GET */
 	{ "delivery_status",
-	  "SELECT delivery_mode, " DB_TS("delivery_enabled_at")
-	  " FROM tenants WHERE id = ?" },
+	  "SELECT " DB_SELECT(DELIVERY_STATUS_COLS) " FROM tenants WHERE id = ?" },
 	/* TEN_DSW_SET */
 	{ "delivery_switch",
 	  "UPDATE tenants SET delivery_enabled_at = CASE "
@@ -276,21 +273,36 @@ db_site_with_campaigns(struct db *db, const char *tenant, const char *id,
 }
 
 enum fb_err
-db_consent_get(struct db *db, const char *tenant, struct dbres *r)
+db_consent_get(struct db *db, const char *tenant, struct dbrows *out)
 {
-	return run_one(db, TEN_CONSENT_GET, DBPARAMS(P_STR(tenant)), r);
+#define DB_ROW struct consent_row
+	static const struct dbcol cols[] = { DB_COLUMNS(CONSENT_COLS) };
+#undef DB_ROW
+
+	return rows(db, TEN_CONSENT_GET, DBPARAMS(P_STR(tenant)), cols,
+	    NELEM(cols), sizeof(struct consent_row), true, out);
 }
 
 enum fb_err
-db_consent_templates(struct db *db, struct dbres *r)
+db_consent_templates(struct db *db, struct dbrows *out)
 {
-	return run(db, TEN_TEMPLATES, DBNOPARAMS, r);
+#define DB_ROW struct consent_template_row
+	static const struct dbcol cols[] = { DB_COLUMNS(CONSENT_TEMPLATE_COLS) };
+#undef DB_ROW
+
+	return rows(db, TEN_TEMPLATES, DBNOPARAMS, cols, NELEM(cols),
+	    sizeof(struct consent_template_row), false, out);
 }
 
 enum fb_err
-db_delivery_status(struct db *db, const char *tenant, struct dbres *r)
+db_delivery_status(struct db *db, const char *tenant, struct dbrows *out)
 {
-	return run_one(db, TEN_DSW_GET, DBPARAMS(P_STR(tenant)), r);
+#define DB_ROW struct delivery_status_row
+	static const struct dbcol cols[] = { DB_COLUMNS(DELIVERY_STATUS_COLS) };
+#undef DB_ROW
+
+	return rows(db, TEN_DSW_GET, DBPARAMS(P_STR(tenant)), cols, NELEM(cols),
+	    sizeof(struct delivery_status_row), true, out);
 }
 
 enum fb_err
