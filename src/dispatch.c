@@ -266,46 +266,42 @@ admitted(struct req *r, const struct rate_result *rr)
 static enum fb_err
 authenticate_fresh(struct req *r)
 {
-	struct dbres	 res;
+	struct dbrows	 res;
+	const struct auth_key_row *k;
 	enum fb_err	 e;
 	struct rate_result rr;
 	struct authcache_entry fresh;
+	bool		 revoked, inactive;
 	enum plan	 plan;
 	long long	 epoch;
 
 	r->auth.cached = false;
-	if ((e = db_auth_lookup(r->db, r->auth.hash, sizeof(r->auth.hash),
-	    &res)) != FB_OK)
-		return e;
-	if (res.nrows != 1) {
-		dbres_free(&res);
+	e = db_auth_lookup(r->db, r->auth.hash, sizeof(r->auth.hash), &res);
+	if (e == FB_ENOTFOUND)
 		return unauthorized(r, AC_API_KEY_INVALID);
-	}
-	if (dbres_int(&res, 0, AUTH_C_REVOKED) != 0) {
-		dbres_free(&res);
-		return unauthorized(r, AC_API_KEY_REVOKED);
-	}
-	if (strcmp(dbres_get(&res, 0, AUTH_C_MEMBER_STATUS), "active") != 0) {
-		dbres_free(&res);
-		return unauthorized(r, AC_API_KEY_CREATOR_INACTIVE);
-	}
+	if (e != FB_OK)
+		return e;
+	k = res.row;
+	revoked = k->revoked;
+	inactive = strcmp(k->member_status, "active") != 0;
 	memset(&fresh, 0, sizeof(fresh));
 	memcpy(fresh.hash, r->auth.hash, sizeof(fresh.hash));
-	snprintf(fresh.key_id, sizeof(fresh.key_id), "%s",
-	    dbres_get(&res, 0, AUTH_C_KEY_ID));
-	snprintf(fresh.tenant_id, sizeof(fresh.tenant_id), "%s",
-	    dbres_get(&res, 0, AUTH_C_TENANT_ID));
-	snprintf(fresh.member_id, sizeof(fresh.member_id), "%s",
-	    dbres_get(&res, 0, AUTH_C_MEMBER_ID));
-	fresh.test = strcmp(dbres_get(&res, 0, AUTH_C_KIND), "test") == 0;
-	if (!scope_parse(dbres_get(&res, 0, AUTH_C_SCOPES), &fresh.scopes))
+	snprintf(fresh.key_id, sizeof(fresh.key_id), "%s", k->key_id);
+	snprintf(fresh.tenant_id, sizeof(fresh.tenant_id), "%s", k->tenant_id);
+	snprintf(fresh.member_id, sizeof(fresh.member_id), "%s", k->member_id);
+	fresh.test = strcmp(k->kind, "test") == 0;
+	if (!scope_parse(k->scopes, &fresh.scopes))
 		fresh.scopes = 0;
-	if (!plan_parse(dbres_get(&res, 0, AUTH_C_PLAN), &plan))
+	if (!plan_parse(k->plan, &plan))
 		plan = PLAN_FREE;
-	fresh.rate_limit = dbres_get(&res, 0, AUTH_C_RATE_LIMIT) != NULL ?
-	    (int)dbres_int(&res, 0, AUTH_C_RATE_LIMIT) : plans[plan].rate_limit;
-	fresh.epoch = dbres_int(&res, 0, AUTH_C_EPOCH);
-	dbres_free(&res);
+	fresh.rate_limit = k->rate_limit >= 0 ? (int)k->rate_limit :
+	    plans[plan].rate_limit;
+	fresh.epoch = k->auth_epoch;
+	dbrows_free(&res);
+	if (revoked)
+		return unauthorized(r, AC_API_KEY_REVOKED);
+	if (inactive)
+		return unauthorized(r, AC_API_KEY_CREATOR_INACTIVE);
 	e = db_rate_admit(r->db, fresh.tenant_id, fresh.rate_limit, -1,
 	    fresh.epoch, false, &rr, &epoch);
 	if (e != FB_OK)
@@ -404,44 +400,44 @@ internal(struct req *r, enum fb_err e)
 static enum fb_err
 idem_existing(struct req *r, const char *endpoint, const unsigned char hash[32])
 {
-	struct dbres	 res;
+	struct dbrows	 res;
+	const struct idem_row *k;
 	enum fb_err	 e;
 
 	db_rollback(r->db);
-	if ((e = db_idem_get(r->db, r->auth.tenant_id, endpoint, r->idem_key,
-	    &res)) != FB_OK)
-		return e;
-	if (res.nrows == 0) {
+	e = db_idem_get(r->db, r->auth.tenant_id, endpoint, r->idem_key, &res);
+	if (e == FB_ENOTFOUND) {
 		/* the holder rolled back between our insert and look-up */
-		dbres_free(&res);
 		db_rollback(r->db);
 		return FB_ERETRY;
 	}
-	if (dbres_int(&res, 0, IDEM_C_EXPIRED) != 0) {
-		dbres_free(&res);
+	if (e != FB_OK)
+		return e;
+	k = res.row;
+	if (k->expired) {
+		dbrows_free(&res);
 		if ((e = db_idem_delete_expired(r->db, r->auth.tenant_id,
 		    endpoint, r->idem_key)) != FB_OK || (e = db_commit(r->db)) != FB_OK)
 			return e;
 		return FB_ERETRY;
 	}
 	db_rollback(r->db);
-	if (res.len[IDEM_C_HASH] != 32 ||
-	    sodium_memcmp(res.cell[IDEM_C_HASH], hash, 32) != 0) {
-		dbres_free(&res);
+	if (k->request_hash.n != 32 ||
+	    sodium_memcmp(k->request_hash.p, hash, 32) != 0) {
+		dbrows_free(&res);
 		return api_error(r, AC_IDEMPOTENCY_KEY_REUSED, NULL);
 	}
-	if (dbres_get(&res, 0, IDEM_C_STATUS) == NULL) {
-		dbres_free(&res);
+	if (k->status == 0) {
+		dbrows_free(&res);
 		return api_error(r, AC_IDEMPOTENCY_KEY_IN_PROGRESS, NULL);
 	}
-	r->status = (int)dbres_int(&res, 0, IDEM_C_STATUS);
+	r->status = (int)k->status;
 	buf_reset(&r->out);
-	if (dbres_get(&res, 0, IDEM_C_BODY) != NULL &&
-	    buf_addstr(&r->out, dbres_get(&res, 0, IDEM_C_BODY)) != FB_OK) {
-		dbres_free(&res);
+	if (k->body != NULL && buf_addstr(&r->out, k->body) != FB_OK) {
+		dbrows_free(&res);
 		return FB_ENOMEM;
 	}
-	dbres_free(&res);
+	dbrows_free(&res);
 	r->replayed = true;
 	logx(LOG_INFO, "replayed %d for idempotency key", r->status);
 	return FB_OK;

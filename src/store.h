@@ -14,16 +14,21 @@
 
 /* db/core.c: the request core's tables. */
 
-enum { AUTH_C_KEY_ID, AUTH_C_TENANT_ID, AUTH_C_MEMBER_ID, AUTH_C_KIND,
-    AUTH_C_SCOPES, AUTH_C_REVOKED, AUTH_C_MEMBER_STATUS, AUTH_C_PLAN,
-    AUTH_C_RATE_LIMIT, AUTH_C_EPOCH };
 /*
- * The API key with this hash (no row when unknown), with its member's
- * status, its tenant's plan, custom limit (NULL: the plan's) and auth
- * epoch (contract: Authentication 5, 6).
+ * An API key with its member's status, its tenant's plan, custom limit
+ * (-1: the plan's) and auth epoch (contract: Authentication 5, 6).
  */
+#define AUTH_KEY_COLS(F, N) F(key_id, TEXT, "k.id") \
+	N(tenant_id, TEXT, "k.tenant_id") N(member_id, TEXT, "k.member_id") \
+	N(kind, TEXT, "k.kind") N(scopes, TEXT, "k.scopes") \
+	N(revoked, BOOL, "k.revoked_at IS NOT NULL") \
+	N(member_status, TEXT, "m.status") N(plan, TEXT, "t.plan") \
+	N(rate_limit, INT, "COALESCE(t.rate_limit, -1)") \
+	N(auth_epoch, INT, "t.auth_epoch")
+struct auth_key_row { DB_FIELDS(AUTH_KEY_COLS) };
+/* One struct auth_key_row for the key of this hash; FB_ENOTFOUND when none. */
 enum fb_err db_auth_lookup(struct db *, const unsigned char *hash, size_t n,
-	    struct dbres *) FB_WUR;
+	    struct dbrows *) FB_WUR;
 
 struct rate_result {
 	bool		 admitted;
@@ -97,9 +102,15 @@ void	rate_result_from(const char *ring, long long base, long long total,
  */
 enum fb_err db_idem_claim(struct db *, const char *tenant, const char *endpoint,
 	    const char *key, const unsigned char hash[32]) FB_WUR;
-enum { IDEM_C_HASH, IDEM_C_STATUS, IDEM_C_BODY, IDEM_C_EXPIRED };
+/* A stored answer: status 0 while its request is in progress. */
+#define IDEM_COLS(F, N) F(request_hash, BIN, "request_hash") \
+	N(status, INT, "COALESCE(status_code, 0)") \
+	N(body, TEXT, "response_body") \
+	N(expired, BOOL, "created_at < NOW(6) - INTERVAL 24 HOUR")
+struct idem_row { DB_FIELDS(IDEM_COLS) };
+/* One struct idem_row; FB_ENOTFOUND when none. */
 enum fb_err db_idem_get(struct db *, const char *tenant, const char *endpoint,
-	    const char *key, struct dbres *) FB_WUR;
+	    const char *key, struct dbrows *) FB_WUR;
 /* Delete the row when older than 24 hours (the contract's window). */
 enum fb_err db_idem_delete_expired(struct db *, const char *tenant,
 	    const char *endpoint, const char *key) FB_WUR;

@@ -51,9 +51,7 @@ enum {
 static const struct dbstmt core_sql[CORE__MAX] = {
 	/* CORE_AUTH */
 	{ "auth_lookup",
-	  "SELECT k.id, k.tenant_id, k.member_id, k.kind, k.scopes, "
-	  "k.revoked_at IS NOT NULL, m.status, t.plan, t.rate_limit, t.auth_epoch "
-	  "FROM api_keys k JOIN members m ON m.id = k.member_id "
+	  "SELECT " DB_SELECT(AUTH_KEY_COLS) " FROM api_keys k JOIN members m ON m.id = k.member_id "
 	  "JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = ?" },
 	/*
 	 * CORE_ADMIT_FRESH: after a look-up in the database.  The epoch
@@ -86,8 +84,7 @@ static const struct dbstmt core_sql[CORE__MAX] = {
 	  "request_hash) VALUES (?, ?, ?, ?)" },
 	/* CORE_IDEM_GET */
 	{ "idem_get",
-	  "SELECT request_hash, status_code, response_body, "
-	  "created_at < NOW(6) - INTERVAL 24 HOUR FROM idempotency_keys "
+	  "SELECT " DB_SELECT(IDEM_COLS) " FROM idempotency_keys "
 	  "WHERE tenant_id = ? AND endpoint = ? AND idem_key = ?" },
 	/* CORE_IDEM_DELETE_EXPIRED */
 	{ "idem_delete_expired",
@@ -116,9 +113,15 @@ run(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
 
 enum fb_err
 db_auth_lookup(struct db *db, const unsigned char *hash, size_t n,
-    struct dbres *r)
+    struct dbrows *out)
 {
-	return run(db, CORE_AUTH, DBPARAMS(P_BIN(hash, n)), r);
+#define DB_ROW struct auth_key_row
+	static const struct dbcol cols[] = { DB_COLUMNS(AUTH_KEY_COLS) };
+#undef DB_ROW
+
+	return db_rows(db, DBSET_CORE, CORE_AUTH, &core_sql[CORE_AUTH],
+	    DBPARAMS(P_BIN(hash, n)), cols, NELEM(cols),
+	    sizeof(struct auth_key_row), true, out);
 }
 
 enum fb_err
@@ -204,10 +207,15 @@ db_idem_claim(struct db *db, const char *tenant, const char *endpoint,
 
 enum fb_err
 db_idem_get(struct db *db, const char *tenant, const char *endpoint,
-    const char *key, struct dbres *r)
+    const char *key, struct dbrows *out)
 {
-	return run(db, CORE_IDEM_GET, DBPARAMS(P_STR(tenant), P_STR(endpoint),
-	    P_STR(key)), r);
+#define DB_ROW struct idem_row
+	static const struct dbcol cols[] = { DB_COLUMNS(IDEM_COLS) };
+#undef DB_ROW
+
+	return db_rows(db, DBSET_CORE, CORE_IDEM_GET, &core_sql[CORE_IDEM_GET],
+	    DBPARAMS(P_STR(tenant), P_STR(endpoint), P_STR(key)), cols,
+	    NELEM(cols), sizeof(struct idem_row), true, out);
 }
 
 enum fb_err
