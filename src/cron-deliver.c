@@ -545,23 +545,14 @@ deliver(const struct claim_row *d, const struct links *l, struct outcome *o)
 			blocks = json_object_new_array();
 		if (vars_expand(&subj, d->subject != NULL ? d->subject : "",
 		    d->product_name, click, optout) != FB_OK ||
-		    blocks_html(blocks, d->product_name, click, optout, &html) != FB_OK ||
-		    buf_printf(&body, "%s\n\n%s\n\n配信停止: %s\n", subj.data ? subj.data : "",
-		    click, optout) != FB_OK)
+		    blocks_html(blocks, d->product_name, click, optout, l->open,
+		    &html) != FB_OK ||
+		    buf_printf(&body, "%s\n\n%s\n\n配信停止: %s\n", subj.data, click,
+		    optout) != FB_OK)
 			sr = SEND_FAIL;
-		else {
-			/* the opt-out link at the foot of the HTML */
-			if (html.len > 14)
-				html.len -= 14;	/* drop "</body></html>" */
-			if (buf_printf(&html, "<p style=\"font-size:small\"><a href=\"%s\">"
-			    "配信停止</a></p><img src=\"%s\" width=\"1\" height=\"1\" "
-			    "alt=\"\"></body></html>", optout, l->open) != FB_OK)
-				sr = SEND_FAIL;
-			else
-				sr = send_email(&conf, to, subj.data ? subj.data : "",
-				    body.data, html.data, optout, d->d.id, o->error_buf,
-				    sizeof(o->error_buf));
-		}
+		else
+			sr = send_email(&conf, to, subj.data, body.data, html.data,
+			    optout, d->d.id, o->error_buf, sizeof(o->error_buf));
 		json_object_put(blocks);
 	}
 	sodium_memzero(to, sizeof(to));

@@ -185,6 +185,14 @@ bool	ident_ok(const char *, size_t max);
 #define SITE_KEY_MAX		32	/* a site public key's ("pk_" + 24) */
 /* Empty or nothing but white space (ASCII, or the ideographic U+3000)? */
 bool	text_blank(const char *);
+/*
+ * Whether a header may be written, in an HTTP response or an email: the
+ * name a token, the value visible ASCII with spaces and tabs (RFC 9110
+ * 5.1, 5.5; RFC 5322 2.2), never CR, LF, NUL or another control
+ * character, never a byte past 0x7e.  Every header Formback writes passes
+ * it (response splitting, CWE-113; header injection, CWE-93).
+ */
+bool	header_ok(const char *name, const char *value);
 
 /* The token of a short link, /r/, /o/ or /u/ (links.c): base62. */
 #define LINK_TOKEN_LEN	10

@@ -68,13 +68,13 @@ read_body(struct req *r, FCGX_Stream *in)
 
 /*
  * Write one header line.  Every header of a response goes through here,
- * and what http_header_ok() refuses is left out (logged), so no value can
+ * and what header_ok() refuses is left out (logged), so no value can
  * split the response (CWE-113).
  */
 static void
 header(FCGX_Stream *out, const char *name, const char *value)
 {
-	if (!http_header_ok(name, value)) {
+	if (!header_ok(name, value)) {
 		logx(LOG_ERR, "header '%s' not written: a control character or "
 		    "non-ASCII byte in it", name);
 		return;

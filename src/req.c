@@ -107,25 +107,10 @@ req_pathvar(const struct req *r, const char *name)
 	return NULL;
 }
 
-bool
-http_header_ok(const char *name, const char *value)
-{
-	static const char tchar[] = "!#$%&'*+-.^_`|~0123456789"
-	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
-	const unsigned char *v;
-
-	if (name[0] == '\0' || strspn(name, tchar) != strlen(name))
-		return false;
-	for (v = (const unsigned char *)value; *v != '\0'; v++)
-		if ((*v < 0x20 && *v != '\t') || *v >= 0x7f)
-			return false;
-	return true;
-}
-
 enum fb_err
 req_header(struct req *r, const char *name, const char *value)
 {
-	if (!http_header_ok(name, value)) {
+	if (!header_ok(name, value)) {
 		logx(LOG_WARN, "header '%s' refused: a control character or "
 		    "non-ASCII byte in it", name);
 		return FB_EINVAL;

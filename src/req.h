@@ -168,15 +168,8 @@ const char	*req_query(const struct req *, const char *name);
 /* Value of path variable `name` ("site_id"), or NULL. */
 const char	*req_pathvar(const struct req *, const char *name);
 /*
- * Whether a response header may be written: the name a token, the value
- * visible ASCII with spaces and tabs (RFC 9110 5.1, 5.5), never CR, LF,
- * NUL or another control character, never a byte past 0x7e.  Every
- * header Formback writes passes it (response splitting, CWE-113).
- */
-bool		 http_header_ok(const char *name, const char *value);
-/*
  * Add a response header; both strings are copied.  FB_EINVAL (logged,
- * nothing added) when http_header_ok() refuses it; FB_ENOMEM when full.
+ * nothing added) when header_ok() refuses it; FB_ENOMEM when full.
  */
 enum fb_err	 req_header(struct req *, const char *name, const char *value);
 /* Drop headers and body, for a retried transaction. */

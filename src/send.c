@@ -11,11 +11,6 @@
 #include "send.h"
 #include "store.h"
 
-struct reader {
-	const char	*p;
-	size_t		 left;
-};
-
 /* One handle per kind for the whole pass: libcurl keeps its connection. */
 static CURL	*smtp_handle, *sms_handle;
 
@@ -27,38 +22,6 @@ handle(CURL **h)
 	else
 		curl_easy_reset(*h);
 	return *h;
-}
-
-static size_t
-read_cb(char *dst, size_t sz, size_t n, void *ud)
-{
-	struct reader	*r = ud;
-	size_t		 k = sz * n < r->left ? sz * n : r->left;
-
-	memcpy(dst, r->p, k);
-	r->p += k;
-	r->left -= k;
-	return k;
-}
-
-/* Base64 of s, folded at 76 columns (RFC 2045). */
-static enum fb_err
-b64_fold(struct buf *b, const char *s)
-{
-	size_t	 n = strlen(s), elen = sodium_base64_encoded_len(n,
-	    sodium_base64_VARIANT_ORIGINAL), i, len;
-	char	*e = malloc(elen);
-	enum fb_err rc = FB_OK;
-
-	if (e == NULL)
-		return FB_ENOMEM;
-	sodium_bin2base64(e, elen, (const unsigned char *)s, n,
-	    sodium_base64_VARIANT_ORIGINAL);
-	len = strlen(e);
-	for (i = 0; i < len && rc == FB_OK; i += 76)
-		rc = buf_printf(b, "%.76s\r\n", e + i);
-	free(e);
-	return rc;
 }
 
 /* The domain of the From address ("Shop <a@shop.example>" or "a@shop.example"). */
@@ -80,60 +43,141 @@ from_domain(const char *from)
 	return d;
 }
 
+/*
+ * Append the header "name: value" to a list; false when header_ok()
+ * refuses it or memory runs out (the message is not sent).
+ */
+static bool
+header_add(struct curl_slist **l, const char *name, const char *value)
+{
+	struct curl_slist *n = NULL;
+	struct buf	 b;
+
+	if (!header_ok(name, value))
+		return false;
+	buf_init(&b, 8192);
+	if (buf_printf(&b, "%s: %s", name, value) == FB_OK &&
+	    (n = curl_slist_append(*l, b.data)) != NULL)
+		*l = n;
+	buf_release(&b);
+	return n != NULL;
+}
+
+/*
+ * The Subject header: the text as RFC 2047 encoded words (UTF-8, "B"),
+ * each at most 75 characters and holding whole characters (section 5),
+ * one word a line of at most 76 (section 2), folded (RFC 5322 2.2.3).  Every word passes
+ * header_ok(); libcurl writes the folded entry as it is.
+ */
+#define WORD_BYTES	45	/* base64 of 45 bytes is 60: 72 with =?UTF-8?B??= */
+#define FIRST_BYTES	36	/* 48, 60: 69 after "Subject: " (76 at most) */
+static bool
+subject_add(struct curl_slist **l, const char *subject)
+{
+	const unsigned char *s = (const unsigned char *)subject;
+	size_t		 n = strlen(subject), k;
+	char		 b64[sodium_base64_ENCODED_LEN(WORD_BYTES,
+			    sodium_base64_VARIANT_ORIGINAL)], word[96];
+	struct curl_slist *h = NULL;
+	struct buf	 v;
+	bool		 ok;
+
+	buf_init(&v, 16384);
+	ok = buf_addstr(&v, "Subject:") == FB_OK;
+	while (ok && n > 0) {
+		k = s == (const unsigned char *)subject ? FIRST_BYTES : WORD_BYTES;
+		if (k > n)
+			k = n;
+		while (k < n && k > 1 && (s[k] & 0xc0) == 0x80)
+			k--;	/* back to the first byte of a character */
+		sodium_bin2base64(b64, sizeof(b64), s, k,
+		    sodium_base64_VARIANT_ORIGINAL);
+		snprintf(word, sizeof(word), "=?UTF-8?B?%s?=", b64);
+		ok = header_ok("Subject", word) && buf_printf(&v, "%s%s",
+		    s == (const unsigned char *)subject ? " " : "\r\n ", word) == FB_OK;
+		s += k;
+		n -= k;
+	}
+	if (ok && (h = curl_slist_append(*l, v.data)) != NULL)
+		*l = h;
+	buf_release(&v);
+	return h != NULL;
+}
+
+/* A text part of `type` ("text/plain", "text/html"), UTF-8 in base64. */
+static bool
+text_part(curl_mime *m, const char *type, const char *text)
+{
+	curl_mimepart	*p = curl_mime_addpart(m);
+
+	return p != NULL && curl_mime_data(p, text, CURL_ZERO_TERMINATED) ==
+	    CURLE_OK && curl_mime_type(p, type) == CURLE_OK &&
+	    curl_mime_encoder(p, "base64") == CURLE_OK;
+}
+
 enum send_result
 send_email(const struct conf *c, const char *to, const char *subject,
     const char *text, const char *html, const char *unsub, const char *ref,
     char *error, size_t errsz)
 {
 	CURL			*h;
-	struct curl_slist	*rcpt = NULL;
-	struct buf		 m;
-	struct reader		 rd;
-	char			 date[64], boundary[40], subj_b64[1024], mid[320];
-	char			 env_to[300], env_from[300];
+	curl_mime		*mime = NULL, *alt = NULL;
+	curl_mimepart		*part = NULL;
+	struct curl_slist	*rcpt = NULL, *hdr = NULL;
+	char			 date[64], mid[320], addr[300];
+	char			 env_to[300], env_from[300], list[1100];
 	const char		*lt;
-	unsigned char		 rnd[12];
+	unsigned char		 rnd[8];
 	time_t			 now = time(NULL);
 	struct tm		 tm;
 	CURLcode		 rc;
 	long			 code = 0;
+	bool			 ok;
 	enum send_result	 res;
 
 	gmtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
-	randombytes_buf(rnd, sizeof(rnd));
-	sodium_bin2hex(boundary, sizeof(boundary), rnd, sizeof(rnd));
 	if (ref != NULL)
-		snprintf(mid, sizeof(mid), "%s@%s", ref, from_domain(c->smtp_from));
+		snprintf(mid, sizeof(mid), "<%s@%s>", ref, from_domain(c->smtp_from));
 	else {
-		sodium_bin2hex(mid, sizeof(mid), rnd, 8);
-		snprintf(mid + strlen(mid), sizeof(mid) - strlen(mid), "@%s",
+		randombytes_buf(rnd, sizeof(rnd));
+		mid[0] = '<';
+		sodium_bin2hex(mid + 1, sizeof(mid) - 1, rnd, sizeof(rnd));
+		snprintf(mid + strlen(mid), sizeof(mid) - strlen(mid), "@%s>",
 		    from_domain(c->smtp_from));
 	}
-	sodium_bin2base64(subj_b64, sizeof(subj_b64), (const unsigned char *)subject,
-	    strlen(subject) > 700 ? 700 : strlen(subject),
-	    sodium_base64_VARIANT_ORIGINAL);
-	buf_init(&m, 8u << 20);
-	if (buf_printf(&m, "Date: %s\r\nFrom: %s\r\nTo: <%s>\r\n"
-	    "Subject: =?UTF-8?B?%s?=\r\nMessage-ID: <%s>\r\n"
-	    "MIME-Version: 1.0\r\n", date, c->smtp_from, to, subj_b64, mid) != FB_OK ||
-	    (unsub != NULL && buf_printf(&m, "List-Unsubscribe: <%s>\r\n"
-	    "List-Unsubscribe-Post: List-Unsubscribe=One-Click\r\n", unsub) != FB_OK) ||
-	    buf_printf(&m, "Content-Type: multipart/alternative; boundary=\"%s\"\r\n\r\n"
-	    "--%s\r\nContent-Type: text/plain; charset=UTF-8\r\n"
-	    "Content-Transfer-Encoding: base64\r\n\r\n", boundary, boundary) != FB_OK ||
-	    b64_fold(&m, text) != FB_OK ||
-	    buf_printf(&m, "--%s\r\nContent-Type: text/html; charset=UTF-8\r\n"
-	    "Content-Transfer-Encoding: base64\r\n\r\n", boundary) != FB_OK ||
-	    b64_fold(&m, html) != FB_OK ||
-	    buf_printf(&m, "--%s--\r\n", boundary) != FB_OK) {
-		buf_release(&m);
-		snprintf(error, errsz, "message_too_large");
+	snprintf(addr, sizeof(addr), "<%s>", to);
+	h = handle(&smtp_handle);
+	/* the message: its headers, then multipart/alternative (RFC 2046 5.1.4) */
+	ok = header_add(&hdr, "Date", date) && header_add(&hdr, "From",
+	    c->smtp_from) && header_add(&hdr, "To", addr) &&
+	    subject_add(&hdr, subject) && header_add(&hdr, "Message-ID", mid);
+	if (ok && unsub != NULL) {
+		/* one-click unsubscribe (RFC 8058) */
+		snprintf(list, sizeof(list), "<%s>", unsub);
+		ok = header_add(&hdr, "List-Unsubscribe", list) &&
+		    header_add(&hdr, "List-Unsubscribe-Post",
+		    "List-Unsubscribe=One-Click");
+	}
+	if (ok) {
+		mime = curl_mime_init(h);
+		alt = curl_mime_init(h);
+		ok = mime != NULL && alt != NULL &&
+		    text_part(alt, "text/plain; charset=UTF-8", text) &&
+		    text_part(alt, "text/html; charset=UTF-8", html) &&
+		    (part = curl_mime_addpart(mime)) != NULL &&
+		    curl_mime_subparts(part, alt) == CURLE_OK;
+		if (ok)
+			alt = NULL;	/* the part owns it now */
+		ok = ok && curl_mime_type(part, "multipart/alternative") == CURLE_OK;
+	}
+	if (!ok) {
+		curl_mime_free(alt);
+		curl_mime_free(mime);
+		curl_slist_free_all(hdr);
+		snprintf(error, errsz, "message_invalid");
 		return SEND_FAIL;
 	}
-	rd.p = m.data;
-	rd.left = m.len;
-	h = handle(&smtp_handle);
 	/* the envelope takes the bare addresses: "<a@b>" */
 	snprintf(env_to, sizeof(env_to), "<%s>", to);
 	lt = strchr(c->smtp_from, '<');
@@ -143,8 +187,8 @@ send_email(const struct conf *c, const char *to, const char *subject,
 	curl_easy_setopt(h, CURLOPT_URL, c->smtp_url);
 	curl_easy_setopt(h, CURLOPT_MAIL_FROM, env_from);
 	curl_easy_setopt(h, CURLOPT_MAIL_RCPT, rcpt);
-	curl_easy_setopt(h, CURLOPT_READFUNCTION, read_cb);
-	curl_easy_setopt(h, CURLOPT_READDATA, &rd);
+	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
+	curl_easy_setopt(h, CURLOPT_MIMEPOST, mime);
 	curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
 	curl_easy_setopt(h, CURLOPT_TIMEOUT, 30L);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
@@ -164,8 +208,10 @@ send_email(const struct conf *c, const char *to, const char *subject,
 		res = code >= 400 && code < 500 ? SEND_RETRY :
 		    rc == CURLE_LOGIN_DENIED ? SEND_FAIL : SEND_RETRY;
 	}
+	/* the handle is reset before its next use: nothing points here then */
 	curl_slist_free_all(rcpt);
-	buf_release(&m);
+	curl_slist_free_all(hdr);
+	curl_mime_free(mime);
 	return res;
 }
 

@@ -224,7 +224,7 @@ block_url(struct buf *b, json_object *blk, const char *product, const char *link
 
 enum fb_err
 blocks_html(json_object *blocks, const char *product, const char *link,
-    const char *optout, struct buf *b)
+    const char *optout, const char *open_pixel, struct buf *b)
 {
 	json_object	*blk, *tv;
 	const char	*t;
@@ -271,6 +271,13 @@ blocks_html(json_object *blocks, const char *product, const char *link,
 			if (e == FB_OK) e = buf_addstr(b, "</a></p>");
 		} else if (strcmp(t, "divider") == 0)
 			e = buf_addstr(b, "<hr>");
+	}
+	if (e == FB_OK && open_pixel != NULL) {
+		e = buf_addstr(b, "<p style=\"font-size:small\"><a href=\"");
+		if (e == FB_OK) e = html_escape(b, optout);
+		if (e == FB_OK) e = buf_addstr(b, "\">配信停止</a></p><img src=\"");
+		if (e == FB_OK) e = html_escape(b, open_pixel);
+		if (e == FB_OK) e = buf_addstr(b, "\" width=\"1\" height=\"1\" alt=\"\">");
 	}
 	if (e == FB_OK)
 		e = buf_addstr(b, "</body></html>");

@@ -49,15 +49,18 @@ bool	sms_count(const char *body, const char *base_url, struct sms_count *);
 bool	blocks_ok(json_object *blocks, char *param, size_t paramsz);
 
 /*
- * Render blocks to HTML into b, every user value escaped and
+ * Render blocks to an HTML document into b, every user value escaped and
  * {{product_name}}, {{link_url}}, {{optout_url}} replaced by the given
  * values (escaped too).  A block URL is checked after its variables are
  * replaced and written only as the URL parser writes it: an image whose
  * URL is not an http(s) URL then is left out, such a button leads to
- * `link` (issue 11: "{{product_name}}" set to "javascript:...").
+ * `link` (issue 11: "{{product_name}}" set to "javascript:...").  With
+ * `open_pixel` (an email as sent), the foot of the body has the opt-out
+ * link and the 1x1 open pixel of that URL; NULL for a preview.
  */
 enum fb_err blocks_html(json_object *blocks, const char *product,
-	    const char *link, const char *optout, struct buf *b) FB_WUR;
+	    const char *link, const char *optout, const char *open_pixel,
+	    struct buf *b) FB_WUR;
 /* HTML-escape s (& < > " ') into b. */
 enum fb_err html_escape(struct buf *b, const char *s) FB_WUR;
 /* Replace the variables in s into b (no escaping). */

@@ -90,3 +90,18 @@ text_clip(const char *in, size_t maxchars, char *out, size_t outsz)
 	if (outsz > 0)
 		out[o] = '\0';
 }
+
+bool
+header_ok(const char *name, const char *value)
+{
+	static const char tchar[] = "!#$%&'*+-.^_`|~0123456789"
+	    "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	const unsigned char *v;
+
+	if (name[0] == '\0' || strspn(name, tchar) != strlen(name))
+		return false;
+	for (v = (const unsigned char *)value; *v != '\0'; v++)
+		if ((*v < 0x20 && *v != '\t') || *v >= 0x7f)
+			return false;
+	return true;
+}

@@ -490,7 +490,7 @@ api_message_previews(struct req *r)
 	sample_link(optout, sizeof(optout), r->conf->base_url, 'u');
 	buf_init(&html, 4u << 20);
 	buf_init(&subj, 4096);
-	e = blocks_html(blocks, product, link, optout, &html);
+	e = blocks_html(blocks, product, link, optout, NULL, &html);
 	if (e == FB_OK && subject != NULL)
 		e = vars_expand(&subj, subject, product, link, optout);
 	free(product);

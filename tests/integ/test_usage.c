@@ -67,6 +67,18 @@ mail_to(const char *to, int nth)
 	return out;
 }
 
+/* How many lines of the output of a shell command hold a number. */
+static int
+count_of(const char *cmd)
+{
+	FILE	*p = popen(cmd, "r");
+	int	 n = -1;
+
+	cr_assert_eq(fscanf(p, "%d", &n), 1, "%s", cmd);
+	pclose(p);
+	return n;
+}
+
 Test(usage, free_quota_stops_sending_and_is_announced, .timeout = 90)
 {
 	struct fx	 f;
@@ -238,6 +250,47 @@ Test(usage, three_messages_a_day_per_recipient, .timeout = 90)
 	    "AND status = 'sent'", f.tenant), "4");
 }
 
+/*
+ * A long subject of mixed scripts leaves as RFC 2047 encoded words of at
+ * most 75 characters, each of whole characters, on folded lines: a mail
+ * reader gives back the subject as written (issue 12).
+ */
+Test(usage, long_subjects_are_whole_encoded_words, .timeout = 90)
+{
+	struct fx	 f;
+	char		 subj[1024], want[1100], longer[4096];
+	const char	*m;
+	FILE		*p;
+	size_t		 n;
+	int		 i;
+
+	fx_new(&f, "pro", 0);
+	fx_one_step(&f, "subj", "email", "live", "https://shop.example.jp/form");
+	/* 2-, 3- and 4-byte characters, so that cuts would land inside one */
+	subj[0] = '\0';
+	for (i = 0; i < 60; i++)
+		strcat(subj, i % 3 == 0 ? "é" : i % 3 == 1 ? "ご案内" : "😀a");
+	sql("SET NAMES utf8mb4; UPDATE messages SET subject = '%s' "
+	    "WHERE tenant_id = '%s'", subj, f.tenant);
+	capture(&f, "subj", 510, "", "long.subject@example.jp");
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2034-05-13T03:00:00Z"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2034-05-13T03:10:00Z"), 0);
+	m = mail_to("long.subject@example.jp", 0);
+	snprintf(want, sizeof(want), "Subject: %s\n", subj);
+	cr_assert_not_null(strstr(m, want), "%s", m);
+	/* the Subject's lines are at most 76 characters (RFC 2047 section 2) */
+	p = popen("f=$(grep -l -r -F 'X-Envelope-To: long.subject@example.jp' "
+	    "\"$FB_MAIL_DIR\"); sed -n '1,/^\\r*$/p' \"$f\" | tr -d '\\r' | "
+	    "grep -E '^(Subject:| =[?])' | awk 'length($0) > 76'", "r");
+	n = fread(longer, 1, sizeof(longer) - 1, p);
+	pclose(p);
+	longer[n] = '\0';
+	cr_assert_eq(n, 0, "%s", longer);
+	/* 320 bytes: eight words, seven of them on continuation lines */
+	cr_assert_eq(count_of("f=$(grep -l -r -F 'X-Envelope-To: long.subject@example.jp' "
+	    "\"$FB_MAIL_DIR\"); grep -c '^ =[?]UTF-8[?]B[?]' \"$f\""), 7);
+}
+
 Test(usage, emails_name_their_delivery_and_count_opens, .timeout = 90)
 {
 	struct fx	 f;
@@ -347,17 +400,6 @@ seed_leads(const struct fx *f, const char *c, int n)
 	conf_free(&conf);
 }
 
-/* How many lines of the output of a shell command hold a number. */
-static int
-count_of(const char *cmd)
-{
-	FILE	*p = popen(cmd, "r");
-	int	 n = -1;
-
-	cr_assert_eq(fscanf(p, "%d", &n), 1, "%s", cmd);
-	pclose(p);
-	return n;
-}
 
 /*
  * Two passes draining 20,000 due deliveries (10,000 leads, an SMS and an

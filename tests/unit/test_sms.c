@@ -78,12 +78,33 @@ Test(blocks, escaping)
 
 	cr_assert(blocks_ok(b, param, sizeof(param)));
 	buf_init(&h, 1 << 20);
-	cr_assert_eq(blocks_html(b, "<i>美容液</i>", "L", "O", &h), FB_OK);
+	cr_assert_eq(blocks_html(b, "<i>美容液</i>", "L", "O", NULL, &h), FB_OK);
 	cr_assert_null(strstr(h.data, "<script>"));
 	cr_assert_not_null(strstr(h.data, "&lt;script&gt;"));
 	cr_assert_null(strstr(h.data, "\"><b>"));
 	cr_assert_not_null(strstr(h.data, "a=1&amp;b=2"));
 	cr_assert_not_null(strstr(h.data, "&lt;i&gt;美容液"));
+	buf_release(&h);
+	json_object_put(b);
+}
+
+/* An email as sent ends with its opt-out link and open pixel, in the body. */
+Test(blocks, footer)
+{
+	json_object	*b = json_tokener_parse("[{\"type\":\"text\",\"text\":\"x\"}]");
+	struct buf	 h;
+	const char	*foot;
+
+	buf_init(&h, 1 << 20);
+	cr_assert_eq(blocks_html(b, "P", "L", "https://f.jp/u/a\"b", "https://f.jp/o/c",
+	    &h), FB_OK);
+	foot = strstr(h.data, "<p style=\"font-size:small\"><a href=\"https://f.jp/u/a&quot;b\">");
+	cr_assert_not_null(foot, "%s", h.data);
+	cr_assert_not_null(strstr(foot, "<img src=\"https://f.jp/o/c\" width=\"1\""));
+	cr_assert_str_eq(h.data + h.len - strlen("</body></html>"), "</body></html>");
+	buf_reset(&h);
+	cr_assert_eq(blocks_html(b, "P", "L", "O", NULL, &h), FB_OK);
+	cr_assert_null(strstr(h.data, "<img"), "a preview has no pixel");
 	buf_release(&h);
 	json_object_put(b);
 }
