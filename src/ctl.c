@@ -830,12 +830,13 @@ cmd_scenario(int argc, char *argv[])
 {
 	static const char *const st[] = { "draft", "active", "paused", NULL };
 	struct opts	 o;
-	struct dbres	 r;
+	struct dbrows	 r;
 	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
 	char		 campaign[UUID_STRLEN + 1], why[256], param[64];
 	const char	*status;
 	json_object	*out;
 	bool		 ok;
+	enum fb_err	 e;
 
 	if (argc < 1 || strcmp(argv[0], "set-status") != 0)
 		usage();
@@ -845,15 +846,13 @@ cmd_scenario(int argc, char *argv[])
 	if (!one_of(status, st))
 		die(2, "option '--status': expected draft, active or paused");
 	connect_db();
-	check(db_sq(&db, SQ_SCN_OWNER, DBPARAMS(P_STR(id)), &r), "look the scenario up");
-	if (r.nrows == 0)
+	if ((e = db_scenario_tenant(&db, id, tenant)) == FB_ENOTFOUND)
 		die(1, "scenario '%s' not found", id);
-	snprintf(tenant, sizeof(tenant), "%s", dbres_get(&r, 0, 0));
-	dbres_free(&r);
-	check(db_sq(&db, SQ_SCN_GET, DBPARAMS(P_STR(tenant), P_STR(id)), &r),
-	    "read the scenario");
-	snprintf(campaign, sizeof(campaign), "%s", dbres_get(&r, 0, SCN_C_CAMPAIGN));
-	dbres_free(&r);
+	check(e, "look the scenario up");
+	check(db_scenario_get(&db, tenant, id, &r), "read the scenario");
+	snprintf(campaign, sizeof(campaign), "%s",
+	    ((const struct scenario_row *)r.row)->campaign_id);
+	dbrows_free(&r);
 	if (strcmp(status, "active") == 0) {
 		check(scenario_ready(&db, &conf, tenant, id, campaign, &ok, why,
 		    sizeof(why), param, sizeof(param)), "check the scenario");
@@ -861,8 +860,7 @@ cmd_scenario(int argc, char *argv[])
 			die(1, "cannot activate scenario '%s': %s (field '%s')", id,
 			    why, param);
 	}
-	check(db_sq(&db, SQ_SCN_STATUS, DBPARAMS(P_STR(status), P_STR(tenant),
-	    P_STR(id)), NULL), "update the scenario");
+	check(db_scenario_set_status(&db, tenant, id, status), "update the scenario");
 	audit_commit(tenant, "scenario.set_status", "scenario", id);
 	out = json_object_new_object();
 	jadd_str(out, "id", id);

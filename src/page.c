@@ -177,17 +177,20 @@ page_finish(struct req *r, json_object *env, const struct page *pg,
 	return FB_OK;
 }
 
-/*
- * The list envelope (contract: conventions 5) around `data`, the first
- * rows of the nrows fetched, `extra` merged in: answered, both taken over.
- */
-static enum fb_err
-list_answer(struct req *r, const struct page *pg, json_object *data,
-    unsigned nrows, const char *last_id, json_object *extra)
+enum fb_err
+page_answer(struct req *r, const struct page *pg, struct dbrows *rows,
+    size_t rowsize, size_t id_off, row_json json, json_object *extra)
 {
-	json_object	*o = json_object_new_object();
+	json_object	*o = json_object_new_object(), *data = json_object_new_array();
+	size_t		 i, n = rows->n > (size_t)pg->limit ? (size_t)pg->limit : rows->n;
+	const char	*last = NULL;
 	enum fb_err	 e;
 
+	for (i = 0; i < n; i++)
+		json_object_array_add(data, json((const char *)rows->row + i * rowsize));
+	if (rows->n > (size_t)pg->limit)
+		last = *(const char *const *)(const void *)
+		    ((const char *)rows->row + (n - 1) * rowsize + id_off);
 	jadd_str(o, "object", "list");
 	json_object_object_add(o, "data", data);
 	if (extra != NULL) {
@@ -195,48 +198,12 @@ list_answer(struct req *r, const struct page *pg, json_object *data,
 			json_object_object_add(o, k, json_object_get(v));
 		json_object_put(extra);
 	}
-	if ((e = page_finish(r, o, pg, nrows, last_id)) != FB_OK) {
+	e = page_finish(r, o, pg, (unsigned)rows->n, last);
+	dbrows_free(rows);
+	if (e != FB_OK) {
 		json_object_put(o);
 		return e;
 	}
 	return req_json(r, 200, o);
-}
-
-enum fb_err
-page_answer(struct req *r, const struct page *pg, struct dbres *res,
-    unsigned id_col, row_writer row, json_object *extra)
-{
-	json_object	*data = json_object_new_array();
-	unsigned	 i, n = res->nrows > (unsigned)pg->limit ? (unsigned)pg->limit : res->nrows;
-	char		 last[UUID_STRLEN + 1] = "";
-	enum fb_err	 e;
-
-	for (i = 0; i < n; i++)
-		json_object_array_add(data, row(res, i));
-	if (res->nrows > (unsigned)pg->limit)
-		snprintf(last, sizeof(last), "%s", dbres_get(res, n - 1, id_col));
-	e = list_answer(r, pg, data, res->nrows, last[0] != '\0' ? last : NULL, extra);
-	dbres_free(res);
-	return e;
-}
-
-enum fb_err
-page_answer_rows(struct req *r, const struct page *pg, struct dbrows *rows,
-    size_t rowsize, size_t id_off, row_json json, json_object *extra)
-{
-	json_object	*data = json_object_new_array();
-	size_t		 i, n = rows->n > (size_t)pg->limit ? (size_t)pg->limit : rows->n;
-	char		 last[UUID_STRLEN + 1] = "";
-	enum fb_err	 e;
-
-	for (i = 0; i < n; i++)
-		json_object_array_add(data, json((const char *)rows->row + i * rowsize));
-	if (rows->n > (size_t)pg->limit)
-		snprintf(last, sizeof(last), "%s", *(const char *const *)(const void *)
-		    ((const char *)rows->row + (n - 1) * rowsize + id_off));
-	e = list_answer(r, pg, data, (unsigned)rows->n, last[0] != '\0' ? last : NULL,
-	    extra);
-	dbrows_free(rows);
-	return e;
 }
 

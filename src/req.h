@@ -229,21 +229,14 @@ enum fb_err page_finish(struct req *, json_object *envelope, const struct page *
 	    unsigned nrows, const char *last_id) FB_WUR;
 /*
  * Answer a list page (contract: conventions 5): "object", "data" with
- * row(res, i) for the first pg->limit rows, then "next_cursor" (signed
- * with the id in column id_col of the last row shown) and "has_more".
- * `res` holds up to limit+1 rows and is freed here; `extra` (may be NULL)
+ * json(row) for the first pg->limit of the structs of `rowsize` bytes in
+ * `rows` (up to limit+1, typed rows, db.h), then "next_cursor" (signed
+ * with the id of the last row shown, a string field at `id_off`,
+ * offsetof) and "has_more".  `rows` is freed here; `extra` (may be NULL)
  * is merged into the envelope and taken over.
  */
-typedef json_object *(*row_writer)(const struct dbres *, unsigned);
-enum fb_err page_answer(struct req *, const struct page *, struct dbres *res,
-	    unsigned id_col, row_writer row, json_object *extra) FB_WUR;
-/*
- * page_answer() for typed rows (db.h): `rows` holds up to limit+1 structs
- * of `rowsize` bytes, each written by json(row), the id for the cursor a
- * string field at `id_off` (offsetof); `rows` is freed here.
- */
 typedef json_object *(*row_json)(const void *row);
-enum fb_err page_answer_rows(struct req *, const struct page *, struct dbrows *rows,
+enum fb_err page_answer(struct req *, const struct page *, struct dbrows *rows,
 	    size_t rowsize, size_t id_off, row_json json, json_object *extra) FB_WUR;
 /* Encode and decode cursors for list `tag` (unit-tested). */
 void	cursor_encode(const unsigned char *mk, const char *tag, const char *id,

@@ -166,7 +166,7 @@ api_campaigns_list(struct req *r)
 	    req_query(r, "site_id"), req_query(r, "status"),
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
-	return page_answer_rows(r, &pg, &rows, sizeof(struct campaign_row),
+	return page_answer(r, &pg, &rows, sizeof(struct campaign_row),
 	    offsetof(struct campaign_row, id), campaign_row_json, NULL);
 }
 
@@ -617,9 +617,10 @@ api_campaigns_duplicate(struct req *r)
 	char		 id[UUID_STRLEN + 1], newkey[CAMPAIGN_KEY_MAX + 1];
 	char		 newname[CAMPAIGN_NAME_MAX * 4 + 64];
 	char		 srckey[CAMPAIGN_KEY_MAX + 1];
-	struct dbres	 k;
-	struct dbrows	 c;
-	int		 i, n = 0;
+	struct dbrows	 k, c;
+	const struct scenario_row *s;
+	size_t		 i;
+	int		 n = 0;
 	bool		 taken;
 	enum fb_err	 e;
 
@@ -681,15 +682,14 @@ api_campaigns_duplicate(struct req *r)
 	if ((e = db_campaign_copy_children(r->db, r->auth.tenant_id, from, id)) != FB_OK)
 		return e;
 	/* child scenarios as drafts, with their steps and copies of their messages */
-	if ((e = db_sq(r->db, SQ_SCN_LIST, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(from)), &k)) != FB_OK)
+	if ((e = db_scenario_list(r->db, r->auth.tenant_id, from, &k)) != FB_OK)
 		return e;
-	for (i = 0; i < (int)k.nrows && e == FB_OK; i++) {
+	for (i = 0, s = k.row; i < k.n && e == FB_OK; i++) {
 		char	 sid[UUID_STRLEN + 1];
 
-		e = scenario_copy(r, dbres_get(&k, (unsigned)i, SCN_C_ID), id, NULL, sid);
+		e = scenario_copy(r, s[i].id, id, NULL, sid);
 	}
-	dbres_free(&k);
+	dbrows_free(&k);
 	if (e != FB_OK)
 		return e;
 	r->audit_type = "campaign";

@@ -85,7 +85,7 @@ api_leads_list(struct req *r)
 		return e;
 	extra = json_object_new_object();
 	jadd_str(extra, "date_field", date_fields[f.date_field]);
-	return page_answer_rows(r, &pg, &rows, sizeof(struct lead_row),
+	return page_answer(r, &pg, &rows, sizeof(struct lead_row),
 	    offsetof(struct lead_row, id), lead_json, extra);
 }
 

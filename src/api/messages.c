@@ -4,6 +4,7 @@
  * 403 session_required (the contract's error for what only the admin UI
  * may do).
  */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,47 +25,46 @@ parsed(const char *text)
 	return text != NULL ? json_tokener_parse(text) : NULL;
 }
 
-/* The one writer of a message. */
+/* The one writer of a message (contract: Message). */
 static json_object *
-message_json(const struct dbres *m, unsigned i)
+message_json(const void *row)
 {
+	const struct message_row *m = row;
 	json_object	*o = json_object_new_object(), *lp;
 
-	jadd_str(o, "id", dbres_get(m, i, MSG_C_ID));
+	jadd_str(o, "id", m->id);
 	jadd_str(o, "object", "message");
-	jadd_str(o, "channel", dbres_get(m, i, MSG_C_CHANNEL));
-	jadd_str(o, "subject", dbres_get(m, i, MSG_C_SUBJECT));
-	jadd_str(o, "body", dbres_get(m, i, MSG_C_BODY));
-	jadd_bool(o, "has_body_html", dbres_int(m, i, MSG_C_HAS_HTML) != 0);
-	jadd_str(o, "header_image_url", dbres_get(m, i, MSG_C_HEADER_IMAGE));
-	jadd_str(o, "link_url", dbres_get(m, i, MSG_C_LINK_URL));
-	lp = parsed(dbres_get(m, i, MSG_C_LINK_PARAMS));
+	jadd_str(o, "channel", m->channel);
+	jadd_str(o, "subject", m->subject);
+	jadd_str(o, "body", m->body);
+	jadd_bool(o, "has_body_html", m->has_body_html);
+	jadd_str(o, "header_image_url", m->header_image_url);
+	jadd_str(o, "link_url", m->link_url);
+	lp = parsed(m->link_params);
 	json_object_object_add(o, "link_params", lp != NULL ? lp : json_object_new_object());
-	json_object_object_add(o, "blocks", parsed(dbres_get(m, i, MSG_C_BLOCKS)));
-	if (dbres_get(m, i, MSG_C_SEGMENTS) != NULL)
-		jadd_int(o, "sms_segments", dbres_int(m, i, MSG_C_SEGMENTS));
+	json_object_object_add(o, "blocks", parsed(m->blocks));
+	if (m->sms_segments >= 0)
+		jadd_int(o, "sms_segments", m->sms_segments);
 	else
 		jadd_str(o, "sms_segments", NULL);
-	jadd_time(o, "created_at", dbres_get(m, i, MSG_C_CREATED));
-	jadd_time(o, "updated_at", dbres_get(m, i, MSG_C_UPDATED));
+	jadd_time(o, "created_at", m->created_at);
+	jadd_time(o, "updated_at", m->updated_at);
 	return o;
 }
 
 static enum fb_err
 message_answer(struct req *r, const char *id, int status)
 {
-	struct dbres	 m;
+	struct dbrows	 m;
 	enum fb_err	 e;
 
-	if ((e = db_sq(r->db, SQ_MSG_GET, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(id)), &m)) != FB_OK)
-		return e;
-	if (m.nrows == 0) {
-		dbres_free(&m);
+	e = db_message_get(r->db, r->auth.tenant_id, id, &m);
+	if (e == FB_ENOTFOUND)
 		return api_error(r, AC_NOT_FOUND, "message_id");
-	}
-	e = req_json(r, status, message_json(&m, 0));
-	dbres_free(&m);
+	if (e != FB_OK)
+		return e;
+	e = req_json(r, status, message_json(m.row));
+	dbrows_free(&m);
 	return e;
 }
 
@@ -85,6 +85,18 @@ msg_free(struct msg *m)
 	free(m->params);
 	free(m->blocks);
 	memset(m, 0, sizeof(*m));
+}
+
+/* The message as msg_from_body() made it, as the database takes it. */
+static struct message_fields
+message_fields(const struct msg *m)
+{
+	struct message_fields f = { .channel = m->channel, .subject = m->subject,
+	    .body = m->body, .header_image_url = m->header, .link_url = m->link,
+	    .link_params = m->params, .blocks = m->blocks,
+	    .sms_segments = m->segments };
+
+	return f;
 }
 
 static char *
@@ -191,6 +203,7 @@ enum fb_err
 api_messages_create(struct req *r)
 {
 	struct msg	 m;
+	struct message_fields f;
 	char		 id[UUID_STRLEN + 1];
 	enum fb_err	 e;
 
@@ -200,10 +213,8 @@ api_messages_create(struct req *r)
 		return FB_OK;
 	}
 	uuid_v7(id);
-	e = db_sq(r->db, SQ_MSG_INSERT, DBPARAMS(P_STR(id), P_STR(r->auth.tenant_id),
-	    P_STR(m.channel), P_STR(m.subject), P_STR(m.body), P_NULL,
-	    P_STR(m.header), P_STR(m.link), P_STR(m.params), P_STR(m.blocks),
-	    m.segments >= 0 ? P_INT(m.segments) : P_NULL), NULL);
+	f = message_fields(&m);
+	e = db_message_insert(r->db, r->auth.tenant_id, id, &f);
 	msg_free(&m);
 	if (e != FB_OK)
 		return e;
@@ -222,47 +233,46 @@ enum fb_err
 api_messages_update(struct req *r)
 {
 	const char	*id = req_pathvar(r, "message_id");
-	struct dbres	 cur;
+	struct dbrows	 cur;
+	const struct message_row *c;
+	const struct scenario_ref_row *s;
+	struct message_fields f;
 	struct msg	 m;
-	unsigned	 i;
+	size_t		 i;
 	bool		 refused = false;
 	enum fb_err	 e;
 
-	if ((e = db_sq(r->db, SQ_MSG_GET, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(id)), &cur)) != FB_OK)
-		return e;
-	if (cur.nrows == 0) {
-		dbres_free(&cur);
+	e = db_message_get(r->db, r->auth.tenant_id, id, &cur);
+	if (e == FB_ENOTFOUND)
 		return api_error(r, AC_NOT_FOUND, "message_id");
-	}
+	if (e != FB_OK)
+		return e;
+	c = cur.row;
 	memset(&m, 0, sizeof(m));
-	m.channel = dup_or_null(dbres_get(&cur, 0, MSG_C_CHANNEL));
-	m.subject = dup_or_null(dbres_get(&cur, 0, MSG_C_SUBJECT));
-	m.body = dup_or_null(dbres_get(&cur, 0, MSG_C_BODY));
-	m.header = dup_or_null(dbres_get(&cur, 0, MSG_C_HEADER_IMAGE));
-	m.link = dup_or_null(dbres_get(&cur, 0, MSG_C_LINK_URL));
-	m.params = dup_or_null(dbres_get(&cur, 0, MSG_C_LINK_PARAMS));
-	m.blocks = dup_or_null(dbres_get(&cur, 0, MSG_C_BLOCKS));
-	dbres_free(&cur);
+	m.channel = dup_or_null(c->channel);
+	m.subject = dup_or_null(c->subject);
+	m.body = dup_or_null(c->body);
+	m.header = dup_or_null(c->header_image_url);
+	m.link = dup_or_null(c->link_url);
+	m.params = dup_or_null(c->link_params);
+	m.blocks = dup_or_null(c->blocks);
+	dbrows_free(&cur);
 	if (msg_from_body(r, &m, false) < 0) {
 		msg_free(&m);
 		return FB_OK;
 	}
-	e = db_sq(r->db, SQ_MSG_UPDATE, DBPARAMS(P_STR(m.channel), P_STR(m.subject),
-	    P_STR(m.body), P_STR(m.header), P_STR(m.link), P_STR(m.params),
-	    P_STR(m.blocks), m.segments >= 0 ? P_INT(m.segments) : P_NULL,
-	    P_STR(r->auth.tenant_id), P_STR(id)), NULL);
+	f = message_fields(&m);
+	e = db_message_update(r->db, r->auth.tenant_id, id, &f);
 	msg_free(&m);
 	if (e != FB_OK)
 		return e;
 	/* the active scenarios that send it must stay sendable */
-	if ((e = db_sq(r->db, SQ_SCN_ACTIVE_USING, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(id)), &cur)) != FB_OK)
+	if ((e = db_scenario_active_using(r->db, r->auth.tenant_id, id,
+	    &cur)) != FB_OK)
 		return e;
-	for (i = 0; i < cur.nrows && e == FB_OK && !refused; i++)
-		e = scenario_keep_sendable(r, dbres_get(&cur, i, 0),
-		    dbres_get(&cur, i, 1), &refused);
-	dbres_free(&cur);
+	for (i = 0, s = cur.row; i < cur.n && e == FB_OK && !refused; i++)
+		e = scenario_keep_sendable(r, s[i].id, s[i].campaign_id, &refused);
+	dbrows_free(&cur);
 	if (e != FB_OK || refused)
 		return e;
 	r->audit_type = "message";
@@ -274,28 +284,22 @@ enum fb_err
 api_messages_delete(struct req *r)
 {
 	const char	*id = req_pathvar(r, "message_id");
-	struct dbres	 res;
+	struct dbrows	 res;
+	bool		 in_use;
 	enum fb_err	 e;
 
-	if ((e = db_sq(r->db, SQ_MSG_GET, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(id)), &res)) != FB_OK)
-		return e;
-	if (res.nrows == 0) {
-		dbres_free(&res);
+	e = db_message_get(r->db, r->auth.tenant_id, id, &res);
+	if (e == FB_ENOTFOUND)
 		return api_error(r, AC_NOT_FOUND, "message_id");
-	}
-	dbres_free(&res);
-	if ((e = db_sq(r->db, SQ_MSG_IN_USE, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(id)), &res)) != FB_OK)
+	if (e != FB_OK)
 		return e;
-	if (dbres_int(&res, 0, 0) > 0) {
-		dbres_free(&res);
+	dbrows_free(&res);
+	if ((e = db_message_in_use(r->db, r->auth.tenant_id, id, &in_use)) != FB_OK)
+		return e;
+	if (in_use)
 		return api_error(r, AC_MESSAGE_IN_USE, NULL);
-	}
-	dbres_free(&res);
 	/* steps of deleted scenarios still point at it: drop those first */
-	if ((e = db_sq(r->db, SQ_MSG_DELETE, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(id)), NULL)) != FB_OK)
+	if ((e = db_message_delete(r->db, r->auth.tenant_id, id)) != FB_OK)
 		return e == FB_EDB ? api_error(r, AC_MESSAGE_IN_USE, NULL) : e;
 	r->audit_type = "message";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
@@ -308,31 +312,28 @@ enum fb_err
 message_copy(struct req *r, const char *from, char id[UUID_STRLEN + 1])
 {
 	uuid_v7(id);
-	return db_sq(r->db, SQ_MSG_COPY, DBPARAMS(P_STR(id), P_STR(r->auth.tenant_id),
-	    P_STR(from)), NULL);
+	return db_message_copy(r->db, r->auth.tenant_id, from, id);
 }
 
 enum fb_err
 api_messages_duplicate(struct req *r)
 {
 	const char	*from = req_pathvar(r, "message_id");
-	struct dbres	 res;
+	struct dbrows	 res;
 	char		 id[UUID_STRLEN + 1];
+	bool		 html;
 	enum fb_err	 e;
 
-	if ((e = db_sq(r->db, SQ_MSG_GET, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(from)), &res)) != FB_OK)
-		return e;
-	if (res.nrows == 0) {
-		dbres_free(&res);
+	e = db_message_get(r->db, r->auth.tenant_id, from, &res);
+	if (e == FB_ENOTFOUND)
 		return api_error(r, AC_NOT_FOUND, "message_id");
-	}
+	if (e != FB_OK)
+		return e;
+	html = ((const struct message_row *)res.row)->has_body_html;
+	dbrows_free(&res);
 	/* the same permission as create: direct HTML is not for API keys */
-	if (dbres_int(&res, 0, MSG_C_HAS_HTML) != 0) {
-		dbres_free(&res);
+	if (html)
 		return api_error(r, AC_SESSION_REQUIRED, "body_html");
-	}
-	dbres_free(&res);
 	if ((e = message_copy(r, from, id)) != FB_OK)
 		return e;
 	r->audit_type = "message";
@@ -344,45 +345,44 @@ enum fb_err
 api_messages_list(struct req *r)
 {
 	struct page	 pg;
-	struct dbres	 res;
+	struct dbrows	 rows;
 	enum fb_err	 e;
 
 	if (page_from_req(r, &pg) != 0)
 		return FB_OK;
-	if ((e = db_sq(r->db, SQ_MSG_LIST, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(pg.has_after ? pg.after : "ffffffff-ffff-ffff-ffff-ffffffffffff"),
-	    P_STR(req_query(r, "channel")), P_STR(req_query(r, "channel")),
-	    P_INT(pg.limit + 1)), &res)) != FB_OK)
+	if ((e = db_message_list(r->db, r->auth.tenant_id, req_query(r, "channel"),
+	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
-	return page_answer(r, &pg, &res, MSG_C_ID, message_json, NULL);
+	return page_answer(r, &pg, &rows, sizeof(struct message_row),
+	    offsetof(struct message_row, id), message_json, NULL);
 }
 
 /* GET /message_examples: fixed data, in full, no paging. */
 enum fb_err
 api_message_examples(struct req *r)
 {
-	struct dbres	 ex;
-	json_object	*o, *data, *x;
-	unsigned	 i;
+	struct dbrows	 ex;
+	const struct example_row *x;
+	json_object	*o, *data, *j;
+	size_t		 i;
 	enum fb_err	 e;
 
-	if ((e = db_sq(r->db, SQ_EXAMPLES, DBPARAMS(P_STR(req_query(r, "channel")),
-	    P_STR(req_query(r, "channel")), P_NULL, P_NULL), &ex)) != FB_OK)
+	if ((e = db_examples(r->db, req_query(r, "channel"), NULL, &ex)) != FB_OK)
 		return e;
 	data = json_object_new_array();
-	for (i = 0; i < ex.nrows; i++) {
-		x = json_object_new_object();
-		jadd_str(x, "key", dbres_get(&ex, i, 0));
-		jadd_str(x, "channel", dbres_get(&ex, i, 1));
-		jadd_int(x, "position", dbres_int(&ex, i, 2));
-		jadd_int(x, "delay_minutes", dbres_int(&ex, i, 3));
-		jadd_str(x, "label", dbres_get(&ex, i, 4));
-		jadd_str(x, "body", dbres_get(&ex, i, 5));
-		jadd_str(x, "subject", dbres_get(&ex, i, 6));
-		json_object_object_add(x, "blocks", parsed(dbres_get(&ex, i, 7)));
-		json_object_array_add(data, x);
+	for (i = 0, x = ex.row; i < ex.n; i++) {
+		j = json_object_new_object();
+		jadd_str(j, "key", x[i].key);
+		jadd_str(j, "channel", x[i].channel);
+		jadd_int(j, "position", x[i].position);
+		jadd_int(j, "delay_minutes", x[i].delay_minutes);
+		jadd_str(j, "label", x[i].label);
+		jadd_str(j, "body", x[i].body);
+		jadd_str(j, "subject", x[i].subject);
+		json_object_object_add(j, "blocks", parsed(x[i].blocks));
+		json_object_array_add(data, j);
 	}
-	dbres_free(&ex);
+	dbrows_free(&ex);
 	o = json_object_new_object();
 	jadd_str(o, "object", "list");
 	json_object_object_add(o, "data", data);

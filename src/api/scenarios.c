@@ -17,72 +17,76 @@
 #define WAIT_MIN		1
 #define WAIT_MAX		10080
 
+/* The one writer of a scenario (contract: Scenario), with its steps. */
 static json_object *
-scenario_json(const struct dbres *s, unsigned i, const struct dbres *steps)
+scenario_json(const struct scenario_row *s, const struct dbrows *steps)
 {
-	json_object	*o = json_object_new_object(), *a, *st;
-	unsigned	 j;
+	const struct step_row *st = steps->row;
+	json_object	*o = json_object_new_object(), *a, *x;
+	size_t		 j;
 
-	jadd_str(o, "id", dbres_get(s, i, SCN_C_ID));
+	jadd_str(o, "id", s->id);
 	jadd_str(o, "object", "scenario");
-	jadd_str(o, "campaign_id", dbres_get(s, i, SCN_C_CAMPAIGN));
-	jadd_str(o, "name", dbres_get(s, i, SCN_C_NAME));
-	jadd_str(o, "status", dbres_get(s, i, SCN_C_STATUS));
-	if (dbres_get(s, i, SCN_C_WAIT) != NULL)
-		jadd_int(o, "abandon_wait_minutes", dbres_int(s, i, SCN_C_WAIT));
+	jadd_str(o, "campaign_id", s->campaign_id);
+	jadd_str(o, "name", s->name);
+	jadd_str(o, "status", s->status);
+	if (s->abandon_wait_minutes >= 0)
+		jadd_int(o, "abandon_wait_minutes", s->abandon_wait_minutes);
 	else
 		jadd_str(o, "abandon_wait_minutes", NULL);
 	a = json_object_new_array();
-	for (j = 0; steps != NULL && j < steps->nrows; j++) {
-		st = json_object_new_object();
-		jadd_str(st, "id", dbres_get(steps, j, STEP_C_ID));
-		jadd_int(st, "position", dbres_int(steps, j, STEP_C_POSITION) + 1);
-		jadd_str(st, "message_id", dbres_get(steps, j, STEP_C_MESSAGE));
-		jadd_str(st, "channel", dbres_get(steps, j, STEP_C_CHANNEL));
-		jadd_int(st, "delay_minutes", dbres_int(steps, j, STEP_C_DELAY));
-		json_object_array_add(a, st);
+	for (j = 0; j < steps->n; j++) {
+		x = json_object_new_object();
+		jadd_str(x, "id", st[j].id);
+		jadd_int(x, "position", st[j].position + 1);
+		jadd_str(x, "message_id", st[j].message_id);
+		jadd_str(x, "channel", st[j].channel);
+		jadd_int(x, "delay_minutes", st[j].delay_minutes);
+		json_object_array_add(a, x);
 	}
 	json_object_object_add(o, "steps", a);
-	jadd_int(o, "step_count", steps != NULL ? steps->nrows : 0);
-	jadd_time(o, "created_at", dbres_get(s, i, SCN_C_CREATED));
-	jadd_time(o, "updated_at", dbres_get(s, i, SCN_C_UPDATED));
+	jadd_int(o, "step_count", (long long)steps->n);
+	jadd_time(o, "created_at", s->created_at);
+	jadd_time(o, "updated_at", s->updated_at);
 	return o;
 }
 
+/* The scenario the request names; 404 answered when it is not the tenant's. */
 static enum fb_err
-scenario_load(struct req *r, const char *id, struct dbres *s)
+scenario_load(struct req *r, const char *id, struct dbrows *s, bool *found)
 {
 	enum fb_err	 e;
 
-	if ((e = db_sq(r->db, SQ_SCN_GET, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(id)), s)) != FB_OK)
-		return e;
-	if (s->nrows == 0) {
-		dbres_free(s);
-		return FB_ENOTFOUND;
-	}
-	return FB_OK;
+	*found = false;
+	e = db_scenario_get(r->db, r->auth.tenant_id, id, s);
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_NOT_FOUND, "scenario_id");
+	*found = e == FB_OK;
+	return e;
+}
+
+static const struct scenario_row *
+scenario_of(const struct dbrows *s)
+{
+	return s->row;
 }
 
 static enum fb_err
 scenario_answer(struct req *r, const char *id, int status)
 {
-	struct dbres	 s, st;
+	struct dbrows	 s, st;
+	bool		 found;
 	enum fb_err	 e;
 
-	e = scenario_load(r, id, &s);
-	if (e == FB_ENOTFOUND)
-		return api_error(r, AC_NOT_FOUND, "scenario_id");
-	if (e != FB_OK)
+	if ((e = scenario_load(r, id, &s, &found)) != FB_OK || !found)
 		return e;
-	if ((e = db_sq(r->db, SQ_STEPS_LIST, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(id)), &st)) != FB_OK) {
-		dbres_free(&s);
+	if ((e = db_steps_list(r->db, r->auth.tenant_id, id, &st)) != FB_OK) {
+		dbrows_free(&s);
 		return e;
 	}
-	e = req_json(r, status, scenario_json(&s, 0, &st));
-	dbres_free(&s);
-	dbres_free(&st);
+	e = req_json(r, status, scenario_json(scenario_of(&s), &st));
+	dbrows_free(&s);
+	dbrows_free(&st);
 	return e;
 }
 
@@ -90,15 +94,11 @@ scenario_answer(struct req *r, const char *id, int status)
 static enum fb_err
 steps_limit(struct db *db, const char *tenant, int *limit)
 {
-	struct dbres	 p;
-	enum plan	 pl = PLAN_FREE;
+	enum plan	 pl;
 	enum fb_err	 e;
 
-	if ((e = db_sq(db, SQ_PLAN, DBPARAMS(P_STR(tenant)), &p)) != FB_OK)
+	if ((e = db_tenant_plan(db, tenant, &pl)) != FB_OK)
 		return e;
-	if (p.nrows == 1 && !plan_parse(dbres_get(&p, 0, 0), &pl))
-		pl = PLAN_FREE;
-	dbres_free(&p);
 	*limit = plans[pl].steps_per_scenario;
 	return FB_OK;
 }
@@ -121,25 +121,26 @@ campaign_exists(struct req *r, const char *id, enum fb_err *e)
 enum fb_err
 api_scenarios_list(struct req *r)
 {
-	struct dbres	 s, st;
+	struct dbrows	 s, st;
+	const struct scenario_row *sr;
 	json_object	*o, *data;
-	unsigned	 i;
+	size_t		 i;
 	enum fb_err	 e;
 
 	if (!campaign_exists(r, req_pathvar(r, "campaign_id"), &e))
 		return e != FB_OK ? e : api_error(r, AC_NOT_FOUND, "campaign_id");
-	if ((e = db_sq(r->db, SQ_SCN_LIST, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(req_pathvar(r, "campaign_id"))), &s)) != FB_OK)
+	if ((e = db_scenario_list(r->db, r->auth.tenant_id,
+	    req_pathvar(r, "campaign_id"), &s)) != FB_OK)
 		return e;
 	data = json_object_new_array();
-	for (i = 0; i < s.nrows && e == FB_OK; i++) {
-		if ((e = db_sq(r->db, SQ_STEPS_LIST, DBPARAMS(P_STR(r->auth.tenant_id),
-		    P_STR(dbres_get(&s, i, SCN_C_ID))), &st)) != FB_OK)
+	for (i = 0, sr = s.row; i < s.n && e == FB_OK; i++) {
+		if ((e = db_steps_list(r->db, r->auth.tenant_id, sr[i].id,
+		    &st)) != FB_OK)
 			break;
-		json_object_array_add(data, scenario_json(&s, i, &st));
-		dbres_free(&st);
+		json_object_array_add(data, scenario_json(&sr[i], &st));
+		dbrows_free(&st);
 	}
-	dbres_free(&s);
+	dbrows_free(&s);
 	if (e != FB_OK) {
 		json_object_put(data);
 		return e;
@@ -174,9 +175,8 @@ api_scenarios_create(struct req *r)
 	if (!campaign_exists(r, campaign, &e))
 		return e != FB_OK ? e : api_error(r, AC_NOT_FOUND, "campaign_id");
 	uuid_v7(id);
-	if ((e = db_sq(r->db, SQ_SCN_INSERT, DBPARAMS(P_STR(id),
-	    P_STR(r->auth.tenant_id), P_STR(campaign), P_STR(name),
-	    has_wait ? P_INT(wait) : P_NULL), NULL)) != FB_OK)
+	if ((e = db_scenario_insert(r->db, r->auth.tenant_id, id, campaign, name,
+	    has_wait ? wait : -1)) != FB_OK)
 		return e;
 	r->audit_type = "scenario";
 	memcpy(r->audit_id, id, sizeof(id));
@@ -194,8 +194,9 @@ api_scenarios_update(struct req *r)
 {
 	const char	*id = req_pathvar(r, "scenario_id"), *name, *status;
 	long long	 wait = 0;
-	struct dbres	 s;
+	struct dbrows	 s;
 	int		 w;
+	bool		 found, other;
 	enum fb_err	 e;
 
 	if (body_str(r, "name", false, SCENARIO_NAME_MAX, &name) < 0 ||
@@ -207,19 +208,14 @@ api_scenarios_update(struct req *r)
 	if (status != NULL && strcmp(status, "draft") != 0 &&
 	    strcmp(status, "active") != 0 && strcmp(status, "paused") != 0)
 		return api_error(r, AC_PARAMETER_INVALID, "status");
-	e = scenario_load(r, id, &s);
-	if (e == FB_ENOTFOUND)
-		return api_error(r, AC_NOT_FOUND, "scenario_id");
-	if (e != FB_OK)
+	if ((e = scenario_load(r, id, &s, &found)) != FB_OK || !found)
 		return e;
-	if (status != NULL && strcmp(status, dbres_get(&s, 0, SCN_C_STATUS)) != 0) {
-		dbres_free(&s);
+	other = status != NULL && strcmp(status, scenario_of(&s)->status) != 0;
+	dbrows_free(&s);
+	if (other)
 		return api_error(r, AC_SESSION_REQUIRED, "status");
-	}
-	dbres_free(&s);
-	if ((e = db_sq(r->db, SQ_SCN_UPDATE, DBPARAMS(P_STR(name),
-	    P_INT(body_has(r, "abandon_wait_minutes")), w > 0 ? P_INT(wait) : P_NULL,
-	    P_STR(r->auth.tenant_id), P_STR(id)), NULL)) != FB_OK)
+	if ((e = db_scenario_update(r->db, r->auth.tenant_id, id, name,
+	    body_has(r, "abandon_wait_minutes"), w > 0 ? wait : -1)) != FB_OK)
 		return e;
 	r->audit_type = "scenario";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
@@ -230,23 +226,17 @@ enum fb_err
 api_scenarios_delete(struct req *r)
 {
 	const char	*id = req_pathvar(r, "scenario_id");
-	struct dbres	 s;
+	struct dbrows	 s;
+	bool		 found, active;
 	enum fb_err	 e;
 
-	e = scenario_load(r, id, &s);
-	if (e == FB_ENOTFOUND)
-		return api_error(r, AC_NOT_FOUND, "scenario_id");
-	if (e != FB_OK)
+	if ((e = scenario_load(r, id, &s, &found)) != FB_OK || !found)
 		return e;
-	if (strcmp(dbres_get(&s, 0, SCN_C_STATUS), "active") == 0) {
-		dbres_free(&s);
+	active = strcmp(scenario_of(&s)->status, "active") == 0;
+	dbrows_free(&s);
+	if (active)
 		return api_error(r, AC_SCENARIO_ACTIVE, NULL);
-	}
-	dbres_free(&s);
-	if ((e = db_sq(r->db, SQ_STEPS_DELETE, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(id)), NULL)) != FB_OK ||
-	    (e = db_sq(r->db, SQ_SCN_DELETE, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(id)), NULL)) != FB_OK)
+	if ((e = db_scenario_delete(r->db, r->auth.tenant_id, id)) != FB_OK)
 		return e;
 	r->audit_type = "scenario";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
@@ -260,12 +250,12 @@ api_scenarios_steps(struct req *r)
 {
 	const char	*id = req_pathvar(r, "scenario_id"), *mid;
 	json_object	*steps, *it, *v;
-	struct dbres	 s, m;
+	struct dbrows	 s, m;
 	char		 param[64], sid[UUID_STRLEN + 1];
 	char		 campaign[UUID_STRLEN + 1];
 	size_t		 i, n, had;
 	int		 limit;
-	bool		 active, refused = false;
+	bool		 active, found, refused = false;
 	enum fb_err	 e;
 
 	if (!json_object_object_get_ex(r->json, "steps", &steps) || steps == NULL)
@@ -273,14 +263,11 @@ api_scenarios_steps(struct req *r)
 	if (!json_object_is_type(steps, json_type_array))
 		return api_error(r, AC_PARAMETER_INVALID, "steps");
 	n = json_object_array_length(steps);
-	e = scenario_load(r, id, &s);
-	if (e == FB_ENOTFOUND)
-		return api_error(r, AC_NOT_FOUND, "scenario_id");
-	if (e != FB_OK)
+	if ((e = scenario_load(r, id, &s, &found)) != FB_OK || !found)
 		return e;
-	active = strcmp(dbres_get(&s, 0, SCN_C_STATUS), "active") == 0;
-	snprintf(campaign, sizeof(campaign), "%s", dbres_get(&s, 0, SCN_C_CAMPAIGN));
-	dbres_free(&s);
+	active = strcmp(scenario_of(&s)->status, "active") == 0;
+	snprintf(campaign, sizeof(campaign), "%s", scenario_of(&s)->campaign_id);
+	dbrows_free(&s);
 	for (i = 0; i < n; i++) {
 		it = json_object_array_get_idx(steps, i);
 		snprintf(param, sizeof(param), "steps[%zu]", i);
@@ -294,14 +281,12 @@ api_scenarios_steps(struct req *r)
 			return api_error(r, AC_PARAMETER_INVALID, param);
 		snprintf(sid, sizeof(sid), "%s", json_object_get_string(v));
 		uuid_lower(sid);
-		if ((e = db_sq(r->db, SQ_MSG_GET, DBPARAMS(P_STR(r->auth.tenant_id),
-		    P_STR(sid)), &m)) != FB_OK)
-			return e;
-		if (m.nrows == 0) {
-			dbres_free(&m);
+		e = db_message_get(r->db, r->auth.tenant_id, sid, &m);
+		if (e == FB_ENOTFOUND)
 			return api_error(r, AC_PARAMETER_INVALID, param);
-		}
-		dbres_free(&m);
+		if (e != FB_OK)
+			return e;
+		dbrows_free(&m);
 		snprintf(param, sizeof(param), "steps[%zu].delay_minutes", i);
 		if (!json_object_object_get_ex(it, "delay_minutes", &v) || v == NULL)
 			return api_error(r, AC_PARAMETER_MISSING, param);
@@ -318,13 +303,11 @@ api_scenarios_steps(struct req *r)
 	 * deliveries go on, with the new message and delay); positions past
 	 * the new list go, and their pending deliveries are cancelled.
 	 */
-	if ((e = db_sq(r->db, SQ_STEPS_LIST, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(id)), &s)) != FB_OK)
+	if ((e = db_steps_list(r->db, r->auth.tenant_id, id, &s)) != FB_OK)
 		return e;
-	had = s.nrows;
-	dbres_free(&s);
-	if ((e = db_sq(r->db, SQ_STEPS_TRIM, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(id), P_INT((long long)n)), NULL)) != FB_OK)
+	had = s.n;
+	dbrows_free(&s);
+	if ((e = db_steps_trim(r->db, r->auth.tenant_id, id, (long long)n)) != FB_OK)
 		return e;
 	for (i = 0; i < n && e == FB_OK; i++) {
 		it = json_object_array_get_idx(steps, i);
@@ -334,16 +317,14 @@ api_scenarios_steps(struct req *r)
 		mid = sid;
 		json_object_object_get_ex(it, "delay_minutes", &v);
 		if (i < had)
-			e = db_sq(r->db, SQ_STEP_UPDATE, DBPARAMS(P_STR(mid),
-			    P_INT(json_object_get_int64(v)), P_STR(r->auth.tenant_id),
-			    P_STR(id), P_INT((long long)i)), NULL);
+			e = db_step_update(r->db, r->auth.tenant_id, id,
+			    (long long)i, mid, json_object_get_int64(v));
 		else {
 			char	 stid[UUID_STRLEN + 1];
 
 			uuid_v7(stid);
-			e = db_sq(r->db, SQ_STEP_INSERT, DBPARAMS(P_STR(stid),
-			    P_STR(r->auth.tenant_id), P_STR(id), P_INT((long long)i),
-			    P_STR(mid), P_INT(json_object_get_int64(v))), NULL);
+			e = db_step_insert(r->db, r->auth.tenant_id, stid, id,
+			    (long long)i, mid, json_object_get_int64(v));
 		}
 	}
 	/* a step removed cancels its pending deliveries (step_removed) */
@@ -363,33 +344,32 @@ enum fb_err
 scenario_copy(struct req *r, const char *from, const char *to, const char *name,
     char id[UUID_STRLEN + 1])
 {
-	struct dbres	 s, st;
+	struct dbrows	 s, st;
+	const struct scenario_row *sr;
+	const struct step_row *p;
 	char		 mid[UUID_STRLEN + 1], stid[UUID_STRLEN + 1];
-	unsigned	 i;
+	size_t		 i;
 	enum fb_err	 e;
 
-	if ((e = scenario_load(r, from, &s)) != FB_OK)
+	if ((e = db_scenario_get(r->db, r->auth.tenant_id, from, &s)) != FB_OK)
 		return e;
 	uuid_v7(id);
-	e = db_sq(r->db, SQ_SCN_INSERT, DBPARAMS(P_STR(id), P_STR(r->auth.tenant_id),
-	    P_STR(to), P_STR(name != NULL ? name : dbres_get(&s, 0, SCN_C_NAME)),
-	    dbres_get(&s, 0, SCN_C_WAIT) != NULL ? P_INT(dbres_int(&s, 0, SCN_C_WAIT)) :
-	    P_NULL), NULL);
-	dbres_free(&s);
+	sr = s.row;
+	e = db_scenario_insert(r->db, r->auth.tenant_id, id, to, name != NULL ?
+	    name : sr->name, sr->abandon_wait_minutes);
+	dbrows_free(&s);
 	if (e != FB_OK)
 		return e;
-	if ((e = db_sq(r->db, SQ_STEPS_LIST, DBPARAMS(P_STR(r->auth.tenant_id),
-	    P_STR(from)), &st)) != FB_OK)
+	if ((e = db_steps_list(r->db, r->auth.tenant_id, from, &st)) != FB_OK)
 		return e;
-	for (i = 0; i < st.nrows && e == FB_OK; i++) {
-		if ((e = message_copy(r, dbres_get(&st, i, STEP_C_MESSAGE), mid)) != FB_OK)
+	for (i = 0, p = st.row; i < st.n && e == FB_OK; i++) {
+		if ((e = message_copy(r, p[i].message_id, mid)) != FB_OK)
 			break;
 		uuid_v7(stid);
-		e = db_sq(r->db, SQ_STEP_INSERT, DBPARAMS(P_STR(stid),
-		    P_STR(r->auth.tenant_id), P_STR(id), P_INT(i), P_STR(mid),
-		    P_INT(dbres_int(&st, i, STEP_C_DELAY))), NULL);
+		e = db_step_insert(r->db, r->auth.tenant_id, stid, id, (long long)i,
+		    mid, p[i].delay_minutes);
 	}
-	dbres_free(&st);
+	dbrows_free(&st);
 	return e;
 }
 
@@ -398,7 +378,8 @@ api_scenarios_duplicate(struct req *r)
 {
 	const char	*from = req_pathvar(r, "scenario_id"), *cid, *name;
 	char		 id[UUID_STRLEN + 1], to[UUID_STRLEN + 1];
-	struct dbres	 s;
+	struct dbrows	 s;
+	bool		 found;
 	enum fb_err	 e;
 
 	if (body_str(r, "campaign_id", false, UUID_STRLEN, &cid) < 0 ||
@@ -406,14 +387,12 @@ api_scenarios_duplicate(struct req *r)
 		return FB_OK;
 	if (cid != NULL && !uuid_valid(cid))
 		return api_error(r, AC_PARAMETER_INVALID, "campaign_id");
-	e = scenario_load(r, from, &s);
-	if (e == FB_ENOTFOUND)
-		return api_error(r, AC_NOT_FOUND, "scenario_id");
-	if (e != FB_OK)
+	if ((e = scenario_load(r, from, &s, &found)) != FB_OK || !found)
 		return e;
-	snprintf(to, sizeof(to), "%s", cid != NULL ? cid : dbres_get(&s, 0, SCN_C_CAMPAIGN));
+	snprintf(to, sizeof(to), "%s", cid != NULL ? cid :
+	    scenario_of(&s)->campaign_id);
 	uuid_lower(to);
-	dbres_free(&s);
+	dbrows_free(&s);
 	/* another campaign of the same tenant; a foreign one is 404 */
 	if (!campaign_exists(r, to, &e))
 		return e != FB_OK ? e : api_error(r, AC_NOT_FOUND, "campaign_id");
@@ -427,43 +406,43 @@ api_scenarios_duplicate(struct req *r)
 enum fb_err
 api_scenario_presets(struct req *r)
 {
-	struct dbres	 p, ex;
+	struct dbrows	 p, ex;
+	const struct preset_row *pr;
+	const struct example_row *er;
 	json_object	*o, *data, *x, *steps, *st, *in;
 	int		 limit;
-	size_t		 j, n;
-	unsigned	 i;
+	size_t		 i, j, n, q;
 	enum fb_err	 e;
 
 	if ((e = steps_limit(r->db, r->auth.tenant_id, &limit)) != FB_OK)
 		return e;
-	if ((e = db_sq(r->db, SQ_PRESETS, DBPARAMS(P_NULL, P_NULL), &p)) != FB_OK)
+	if ((e = db_presets(r->db, NULL, &p)) != FB_OK)
 		return e;
-	if ((e = db_sq(r->db, SQ_EXAMPLES, DBPARAMS(P_NULL, P_NULL, P_NULL, P_NULL),
-	    &ex)) != FB_OK) {
-		dbres_free(&p);
+	if ((e = db_examples(r->db, NULL, NULL, &ex)) != FB_OK) {
+		dbrows_free(&p);
 		return e;
 	}
 	data = json_object_new_array();
-	for (i = 0; i < p.nrows; i++) {
+	er = ex.row;
+	for (i = 0, pr = p.row; i < p.n; i++) {
 		x = json_object_new_object();
-		jadd_str(x, "key", dbres_get(&p, i, 0));
-		jadd_str(x, "name", dbres_get(&p, i, 1));
-		jadd_str(x, "description", dbres_get(&p, i, 2));
-		in = json_tokener_parse(dbres_get(&p, i, 3));
+		jadd_str(x, "key", pr[i].key);
+		jadd_str(x, "name", pr[i].name);
+		jadd_str(x, "description", pr[i].description);
+		in = json_tokener_parse(pr[i].steps);
 		n = in != NULL ? json_object_array_length(in) : 0;
 		steps = json_object_new_array();
 		for (j = 0; j < n; j++) {
 			json_object *s = json_object_array_get_idx(in, j), *k, *d;
-			unsigned     q;
 
 			json_object_object_get_ex(s, "example", &k);
 			json_object_object_get_ex(s, "delay_minutes", &d);
 			st = json_object_new_object();
 			jadd_int(st, "position", (long long)j + 1);
 			jadd_str(st, "example_key", json_object_get_string(k));
-			for (q = 0; q < ex.nrows; q++)
-				if (strcmp(dbres_get(&ex, q, 0), json_object_get_string(k)) == 0)
-					jadd_str(st, "channel", dbres_get(&ex, q, 1));
+			for (q = 0; q < ex.n; q++)
+				if (strcmp(er[q].key, json_object_get_string(k)) == 0)
+					jadd_str(st, "channel", er[q].channel);
 			jadd_int(st, "delay_minutes", json_object_get_int64(d));
 			json_object_array_add(steps, st);
 		}
@@ -473,8 +452,8 @@ api_scenario_presets(struct req *r)
 		jadd_bool(x, "available", (int)n <= limit);
 		json_object_array_add(data, x);
 	}
-	dbres_free(&p);
-	dbres_free(&ex);
+	dbrows_free(&p);
+	dbrows_free(&ex);
 	o = json_object_new_object();
 	jadd_str(o, "object", "list");
 	jadd_int(o, "steps_per_scenario_limit", limit);
@@ -491,7 +470,10 @@ enum fb_err
 api_scenarios_from_preset(struct req *r)
 {
 	const char	*campaign = req_pathvar(r, "campaign_id"), *key, *name;
-	struct dbres	 p, ex;
+	struct dbrows	 p, ex;
+	const struct preset_row *pr;
+	const struct example_row *x;
+	struct message_fields f;
 	json_object	*in = NULL, *s, *k, *d;
 	char		 id[UUID_STRLEN + 1], mid[UUID_STRLEN + 1], stid[UUID_STRLEN + 1];
 	int		 limit;
@@ -507,13 +489,14 @@ api_scenarios_from_preset(struct req *r)
 	/* no such preset: nothing else than its alphabet can name one */
 	if (!ident_ok(key, 32))
 		return api_error(r, AC_PARAMETER_INVALID, "preset_key");
-	if ((e = db_sq(r->db, SQ_PRESETS, DBPARAMS(P_STR(key), P_STR(key)), &p)) != FB_OK)
+	if ((e = db_presets(r->db, key, &p)) != FB_OK)
 		return e;
-	if (p.nrows == 0) {
-		dbres_free(&p);
+	if (p.n == 0) {
+		dbrows_free(&p);
 		return api_error(r, AC_PARAMETER_INVALID, "preset_key");
 	}
-	in = json_tokener_parse(dbres_get(&p, 0, 3));
+	pr = p.row;
+	in = json_tokener_parse(pr->steps);
 	n = in != NULL ? json_object_array_length(in) : 0;
 	if ((e = steps_limit(r->db, r->auth.tenant_id, &limit)) != FB_OK)
 		goto out;
@@ -522,40 +505,40 @@ api_scenarios_from_preset(struct req *r)
 		goto out;
 	}
 	uuid_v7(id);
-	if ((e = db_sq(r->db, SQ_SCN_INSERT, DBPARAMS(P_STR(id),
-	    P_STR(r->auth.tenant_id), P_STR(campaign),
-	    P_STR(name != NULL ? name : dbres_get(&p, 0, 1)), P_NULL), NULL)) != FB_OK)
+	if ((e = db_scenario_insert(r->db, r->auth.tenant_id, id, campaign,
+	    name != NULL ? name : pr->name, -1)) != FB_OK)
 		goto out;
 	for (j = 0; j < n && e == FB_OK; j++) {
 		s = json_object_array_get_idx(in, j);
 		json_object_object_get_ex(s, "example", &k);
 		json_object_object_get_ex(s, "delay_minutes", &d);
-		if ((e = db_sq(r->db, SQ_EXAMPLES, DBPARAMS(P_NULL, P_NULL,
-		    P_STR(json_object_get_string(k)), P_STR(json_object_get_string(k))),
+		if ((e = db_examples(r->db, NULL, json_object_get_string(k),
 		    &ex)) != FB_OK)
 			break;
-		if (ex.nrows != 1) {
-			dbres_free(&ex);
+		if (ex.n != 1) {
+			dbrows_free(&ex);
 			e = FB_EDB;
 			break;
 		}
+		x = ex.row;
 		c.segments = 0;
-		if (dbres_get(&ex, 0, 5) != NULL)
-			(void)sms_count(dbres_get(&ex, 0, 5), r->conf->base_url, &c);
+		if (x->body != NULL)
+			(void)sms_count(x->body, r->conf->base_url, &c);
+		memset(&f, 0, sizeof(f));
+		f.channel = x->channel;
+		f.subject = x->subject;
+		f.body = x->body;
+		f.link_params = "{}";
+		f.blocks = x->blocks;
+		f.sms_segments = strcmp(x->channel, "sms") == 0 ? c.segments : -1;
 		uuid_v7(mid);
-		e = db_sq(r->db, SQ_MSG_INSERT, DBPARAMS(P_STR(mid), P_STR(r->auth.tenant_id),
-		    P_STR(dbres_get(&ex, 0, 1)), P_STR(dbres_get(&ex, 0, 6)),
-		    P_STR(dbres_get(&ex, 0, 5)), P_NULL, P_NULL, P_NULL, P_STR("{}"),
-		    P_STR(dbres_get(&ex, 0, 7)),
-		    strcmp(dbres_get(&ex, 0, 1), "sms") == 0 ? P_INT(c.segments) : P_NULL),
-		    NULL);
-		dbres_free(&ex);
+		e = db_message_insert(r->db, r->auth.tenant_id, mid, &f);
+		dbrows_free(&ex);
 		if (e != FB_OK)
 			break;
 		uuid_v7(stid);
-		e = db_sq(r->db, SQ_STEP_INSERT, DBPARAMS(P_STR(stid),
-		    P_STR(r->auth.tenant_id), P_STR(id), P_INT((long long)j), P_STR(mid),
-		    P_INT(json_object_get_int64(d))), NULL);
+		e = db_step_insert(r->db, r->auth.tenant_id, stid, id, (long long)j,
+		    mid, json_object_get_int64(d));
 	}
 	if (e != FB_OK)
 		goto out;
@@ -564,7 +547,7 @@ api_scenarios_from_preset(struct req *r)
 	e = scenario_answer(r, id, 201);
 out:
 	json_object_put(in);
-	dbres_free(&p);
+	dbrows_free(&p);
 	return e;
 }
 
@@ -581,63 +564,64 @@ scenario_ready(struct db *db, const struct conf *conf, const char *tenant,
     const char *scenario, const char *campaign, bool *ok, char *why,
     size_t whysz, char *param, size_t paramsz)
 {
-	struct dbres	 m, other;
+	struct dbrows	 m, other;
+	const struct step_message_row *sm;
+	const struct scenario_ref_row *o;
 	struct sms_count c;
-	unsigned	 i;
+	size_t		 i;
 	const char	*ch, *subj, *body, *blocks;
 	enum fb_err	 e;
 
 	*ok = false;
-	if ((e = db_sq(db, SQ_STEP_MESSAGES, DBPARAMS(P_STR(tenant),
-	    P_STR(scenario)), &m)) != FB_OK)
+	if ((e = db_step_messages(db, tenant, scenario, &m)) != FB_OK)
 		return e;
-	if (m.nrows == 0) {
+	if (m.n == 0) {
 		snprintf(why, whysz, "the scenario has no steps");
 		snprintf(param, paramsz, "steps");
-		dbres_free(&m);
+		dbrows_free(&m);
 		return FB_OK;
 	}
-	for (i = 0; i < m.nrows; i++) {
-		ch = dbres_get(&m, i, 2);
-		subj = dbres_get(&m, i, 3);
-		body = dbres_get(&m, i, 4);
-		blocks = dbres_get(&m, i, 5);
-#define BAD(f, ...) do { snprintf(param, paramsz, "steps[%u].%s", i, f); \
-	snprintf(why, whysz, __VA_ARGS__); dbres_free(&m); return FB_OK; } while (0)
+	for (i = 0, sm = m.row; i < m.n; i++) {
+		ch = sm[i].channel;
+		subj = sm[i].subject;
+		body = sm[i].body;
+		blocks = sm[i].blocks;
+#define BAD(f, ...) do { snprintf(param, paramsz, "steps[%zu].%s", i, f); \
+	snprintf(why, whysz, __VA_ARGS__); dbrows_free(&m); return FB_OK; } while (0)
 		if ((subj != NULL && strstr(subj, STORE_PLACEHOLDER) != NULL))
-			BAD("subject", "step %u: the subject still holds %s", i + 1, STORE_PLACEHOLDER);
+			BAD("subject", "step %zu: the subject still holds %s", i + 1, STORE_PLACEHOLDER);
 		if ((body != NULL && strstr(body, STORE_PLACEHOLDER) != NULL))
-			BAD("body", "step %u: the message still holds %s", i + 1, STORE_PLACEHOLDER);
+			BAD("body", "step %zu: the message still holds %s", i + 1, STORE_PLACEHOLDER);
 		if ((blocks != NULL && strstr(blocks, STORE_PLACEHOLDER) != NULL))
-			BAD("blocks", "step %u: the blocks still hold %s", i + 1, STORE_PLACEHOLDER);
+			BAD("blocks", "step %zu: the blocks still hold %s", i + 1, STORE_PLACEHOLDER);
 		if (strcmp(ch, "sms") == 0) {
 			if (body == NULL || *body == '\0')
-				BAD("body", "step %u: the SMS has no body", i + 1);
+				BAD("body", "step %zu: the SMS has no body", i + 1);
 			if (!sms_count(body, conf->base_url, &c) || c.characters > SMS_MAX_CHARS)
-				BAD("body", "step %u: the SMS is longer than %d characters",
+				BAD("body", "step %zu: the SMS is longer than %d characters",
 				    i + 1, SMS_MAX_CHARS);
 		} else {
 			if (subj == NULL || *subj == '\0')
-				BAD("subject", "step %u: the email has no subject", i + 1);
+				BAD("subject", "step %zu: the email has no subject", i + 1);
 			if ((blocks == NULL || strcmp(blocks, "[]") == 0) &&
-			    dbres_get(&m, i, 6) == NULL)
-				BAD("blocks", "step %u: the email has no content", i + 1);
+			    !sm[i].has_body_html)
+				BAD("blocks", "step %zu: the email has no content", i + 1);
 		}
 #undef BAD
 	}
-	dbres_free(&m);
-	if ((e = db_sq(db, SQ_SCN_OTHER_ACTIVE, DBPARAMS(P_STR(tenant),
-	    P_STR(campaign), P_STR(scenario)), &other)) != FB_OK)
+	dbrows_free(&m);
+	if ((e = db_scenario_other_active(db, tenant, campaign, scenario,
+	    &other)) != FB_OK)
 		return e;
-	if (other.nrows > 0) {
+	if (other.n > 0) {
+		o = other.row;
 		snprintf(why, whysz, "scenario '%s' (%s) is already active in this "
-		    "campaign; pause it first", dbres_get(&other, 0, 1),
-		    dbres_get(&other, 0, 0));
+		    "campaign; pause it first", o->name, o->id);
 		snprintf(param, paramsz, "status");
-		dbres_free(&other);
+		dbrows_free(&other);
 		return FB_OK;
 	}
-	dbres_free(&other);
+	dbrows_free(&other);
 	*ok = true;
 	return FB_OK;
 }

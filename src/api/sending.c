@@ -108,7 +108,7 @@ api_deliveries_list(struct req *r)
 		return e;
 	extra = json_object_new_object();
 	jadd_str(extra, "date_field", dlv_date_fields[f.date_field]);
-	return page_answer_rows(r, &pg, &rows, sizeof(struct delivery_row),
+	return page_answer(r, &pg, &rows, sizeof(struct delivery_row),
 	    offsetof(struct delivery_row, id), delivery_json, extra);
 }
 
@@ -180,7 +180,7 @@ api_suppressions_list(struct req *r)
 	if ((e = db_suppression_list(r->db, r->auth.tenant_id, &f,
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
-	return page_answer_rows(r, &pg, &rows, sizeof(struct suppression_row),
+	return page_answer(r, &pg, &rows, sizeof(struct suppression_row),
 	    offsetof(struct suppression_row, id), suppression_json, NULL);
 }
 

@@ -38,7 +38,7 @@ api_sites_list(struct req *r)
 	if ((e = db_site_list(r->db, r->auth.tenant_id,
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
-	return page_answer_rows(r, &pg, &rows, sizeof(struct site_row),
+	return page_answer(r, &pg, &rows, sizeof(struct site_row),
 	    offsetof(struct site_row, id), site_json, NULL);
 }
 
