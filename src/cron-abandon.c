@@ -19,7 +19,7 @@
 
 #include "formback.h"
 #include "ingest.h"
-#include "store.h"
+#include "db/store.h"
 
 static enum fb_err
 judge(struct db *db, const struct lead_owner_row *l, long long now, bool *done)

@@ -40,7 +40,7 @@
 #include "pii.h"
 #include "send.h"
 #include "sms.h"
-#include "store.h"
+#include "db/store.h"
 
 #define RETRY_MAX	3
 #define BATCH		16	/* claimed at a time: 16 sends fit the 10-minute lease */

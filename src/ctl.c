@@ -17,7 +17,7 @@
 #include "ingest.h"
 #include "pii.h"
 #include "publish.h"
-#include "store.h"
+#include "db/store.h"
 
 #ifndef MIGRATIONSDIR
 #define MIGRATIONSDIR "/usr/local/share/formback/migrations"

@@ -18,7 +18,7 @@
 #include "links.h"
 #include "authcache.h"
 #include "publish.h"
-#include "store.h"
+#include "db/store.h"
 
 #define TX_TRIES	3
 #define SEG_MAX		128

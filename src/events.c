@@ -3,7 +3,7 @@
 #include <string.h>
 
 #include "events.h"
-#include "store.h"
+#include "db/store.h"
 
 enum fb_err
 delivery_event(struct db *db, const char *tenant, const char *delivery,

@@ -25,7 +25,7 @@
 
 #include "api.h"
 #include "events.h"
-#include "store.h"
+#include "db/store.h"
 
 #define ERROR_CODE_MAX	64	/* characters of deliveries.error_code */
 

@@ -15,7 +15,7 @@
 #include "links.h"
 #include "req.h"
 #include "url.h"
-#include "store.h"
+#include "db/store.h"
 
 static const char b62[] =
     "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";

@@ -19,7 +19,7 @@
 
 #include "req.h"
 #include "ingest.h"
-#include "store.h"
+#include "db/store.h"
 
 #define IDLE_APPLY	50	/* queued events per turn between requests */
 #define BATCH_MAX	INGEST_ADD_MAX	/* collector events filed together */

@@ -13,7 +13,7 @@
 #include "formback.h"
 #include "send.h"
 #include "sms.h"
-#include "store.h"
+#include "db/store.h"
 
 #define OPMAIL_PASSES	50	/* batches of 20 per pass */
 

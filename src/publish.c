@@ -9,7 +9,7 @@
 #include <sodium.h>
 
 #include "publish.h"
-#include "store.h"
+#include "db/store.h"
 
 enum fb_err
 live_rules_load(struct db *db, const char *tenant, const char *site,

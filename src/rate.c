@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "store.h"
+#include "db/store.h"
 
 static long long
 slot(const char *ring, long long i)

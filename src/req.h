@@ -11,7 +11,7 @@
 #define FORMBACK_REQ_H
 
 #include "formback.h"
-#include "db.h"
+#include "db/db.h"
 
 #define REQ_MAX_QUERY	32
 #define REQ_MAX_PATHVARS 4

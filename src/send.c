@@ -9,7 +9,7 @@
 
 #include "formback.h"
 #include "send.h"
-#include "store.h"
+#include "db/store.h"
 
 /* One handle per kind for the whole pass: libcurl keeps its connection. */
 static CURL	*smtp_handle, *sms_handle;

@@ -8,7 +8,7 @@
 
 #include "../api.h"
 #include "../publish.h"
-#include "../store.h"
+#include "../db/store.h"
 
 #define CAMPAIGN_NAME_MAX	200
 #define WAIT_DEFAULT		30

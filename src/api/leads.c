@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "../api.h"
-#include "../store.h"
+#include "../db/store.h"
 
 static const char *const date_fields[] = {
 	"created_at", "captured_at", "abandoned_at", "converted_at"

@@ -13,7 +13,7 @@
 #include "../api.h"
 #include "../url.h"
 #include "../sms.h"
-#include "../store.h"
+#include "../db/store.h"
 
 #define SUBJECT_MAX	255
 #define BODY_MAX	5000

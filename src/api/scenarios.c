@@ -10,7 +10,7 @@
 
 #include "../api.h"
 #include "../sms.h"
-#include "../store.h"
+#include "../db/store.h"
 
 #define SCENARIO_NAME_MAX	200
 #define DELAY_MAX		43200	/* 30 days */

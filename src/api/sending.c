@@ -10,7 +10,7 @@
 
 #include "../api.h"
 #include "../pii.h"
-#include "../store.h"
+#include "../db/store.h"
 
 static const char *const dlv_date_fields[] = { "created_at", "scheduled_at", "sent_at" };
 

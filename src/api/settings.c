@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../api.h"
-#include "../store.h"
+#include "../db/store.h"
 
 static json_object *
 template_json(const struct consent_template_row *t)

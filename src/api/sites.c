@@ -5,7 +5,7 @@
 
 #include "../api.h"
 #include "../publish.h"
-#include "../store.h"
+#include "../db/store.h"
 
 /* The one writer of a site (list and detail). */
 static json_object *

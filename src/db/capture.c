@@ -5,7 +5,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../store.h"
+#include "store.h"
 
 enum {
 	CAP_CAMP_UPDATE,

@@ -4,7 +4,7 @@
  */
 #include <string.h>
 
-#include "../store.h"
+#include "store.h"
 
 /*
  * Admission, shared by both forms, in as few expressions as MariaDB will

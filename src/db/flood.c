@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../store.h"
+#include "store.h"
 
 /* the UTC hour of a DATETIME (the session's time zone is UTC) */
 #define HOUR_OF(t)	"DATE_FORMAT(" t ", '%Y-%m-%d %H:00:00')"

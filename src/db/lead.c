@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../store.h"
+#include "store.h"
 
 /* 100 placeholders (INGEST_DONE_MAX) */
 #define Q10	"?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
@@ -114,7 +114,7 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "tel_masked = COALESCE(?, tel_masked), tel_kind = COALESCE(?, tel_kind), "
 	  "sms_capable = COALESCE(tel_kind = 'mobile', FALSE), pii_key_id = ?, "
 	  "pii_state = 'present', captures = captures + 1, updated_at = NOW(6) "
-	  "WHERE id = ?" },
+	  "WHERE tenant_id = ? AND id = ?" },
 	/* LEAD_TOUCH: activity delays the abandonment judgement */
 	{ "lead_touch",
 	  "UPDATE leads SET last_activity_at = COALESCE(?, NOW(6)) WHERE site_id = ? "
@@ -303,8 +303,8 @@ db_lead_insert(struct db *db, const char *id, const char *tenant,
 }
 
 enum fb_err
-db_lead_capture(struct db *db, const char *id, const struct lead_contact *c,
-    const char *at)
+db_lead_capture(struct db *db, const char *tenant, const char *id,
+    const struct lead_contact *c, const char *at)
 {
 	return run(db, LEAD_CAPTURE, DBPARAMS(P_STR(at), P_STR(at),
 	    P_STR(c->consent_state),
@@ -312,7 +312,7 @@ db_lead_capture(struct db *db, const char *id, const struct lead_contact *c,
 	    bin_or_null(c->email_bidx, 32), P_STR(c->email_masked),
 	    bin_or_null(c->tel_sealed, c->tel_sealed_len),
 	    bin_or_null(c->tel_bidx, 32), P_STR(c->tel_masked),
-	    P_STR(c->tel_kind), P_INT(c->key_id), P_STR(id)), NULL);
+	    P_STR(c->tel_kind), P_INT(c->key_id), P_STR(tenant), P_STR(id)), NULL);
 }
 
 enum fb_err

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../store.h"
+#include "store.h"
 
 enum {
 	SQ_MSG_INSERT, SQ_MSG_GET, SQ_MSG_LIST, SQ_MSG_UPDATE, SQ_MSG_DELETE,

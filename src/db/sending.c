@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "../pii.h"
-#include "../store.h"
+#include "store.h"
 
 #define DLV_LIST(col) "SELECT " DB_SELECT(DELIVERY_COLS) " FROM deliveries d " \
 	"FORCE INDEX (deliveries_tenant) WHERE d.tenant_id = ? AND d.id < ? " \

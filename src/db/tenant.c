@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "../store.h"
+#include "store.h"
 
 enum {
 	TEN_CREATE,

@@ -23,7 +23,7 @@
 #include "../ingest.h"
 #include "../match.h"
 #include "../pii.h"
-#include "../store.h"
+#include "../db/store.h"
 
 #define APPLY_BATCH	INGEST_DONE_MAX	/* events per transaction */
 #define TX_TRIES	3
@@ -347,7 +347,7 @@ capture(struct apply *a, const char *tenant, const char *site, const char *domai
 	sodium_memzero(tel, sizeof(tel));
 	sodium_memzero(email, sizeof(email));
 	/* a new lead is inserted captured: one write instead of two */
-	e = found ? db_lead_capture(a->db, lead, &c, a->at) :
+	e = found ? db_lead_capture(a->db, tenant, lead, &c, a->at) :
 	    create_lead(a, tenant, site, campaign, ev, lead, &c);
 	if (e != FB_OK || was)
 		return e;

@@ -22,7 +22,7 @@
 #include "../ingest.h"
 #include "../match.h"
 #include "../pii.h"
-#include "../store.h"
+#include "../db/store.h"
 
 #define EVENT_BODY_MAX	16384
 #define EVENT_DEPTH	6

@@ -14,7 +14,7 @@
 #include <fcgiapp.h>
 #include <json-c/json.h>
 
-#include "../../src/store.h"
+#include "../../src/db/store.h"
 
 int
 main(void)

@@ -8,7 +8,7 @@
 #include <criterion/criterion.h>
 #include <sodium.h>
 
-#include "../../src/store.h"
+#include "../../src/db/store.h"
 #include "harness.h"
 
 static struct db db;

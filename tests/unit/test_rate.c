@@ -4,7 +4,7 @@
 
 #include <criterion/criterion.h>
 
-#include "../../src/store.h"
+#include "../../src/db/store.h"
 
 /* A ring whose slot i holds v[i] (61 values). */
 static void

@@ -5,7 +5,7 @@
 #include <criterion/criterion.h>
 
 #include "../../src/api.h"
-#include "../../src/store.h"
+#include "../../src/db/store.h"
 
 Test(tables, error_catalog_is_complete)
 {

@@ -12,7 +12,7 @@
 
 #include <mysql.h>
 
-#include "formback.h"
+#include "../formback.h"
 
 /* One set per src/db/<resource>.c. */
 enum db_set {

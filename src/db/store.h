@@ -1,16 +1,20 @@
 /*
- * Typed database functions, one group per src/db/<resource>.c.  Every
- * function on tenant data takes the tenant id and filters on it (design
- * 6).  Functions that return rows fill a struct dbres the caller frees;
- * the column order is the enum beside each function.  Datetimes come back
- * as "YYYY-MM-DDTHH:MM:SSZ" (UTC).
+ * Typed database functions, one group per src/db/<resource>.c: the only
+ * way the rest of the tree reaches MariaDB.  Every function on tenant
+ * data takes the tenant id and filters on it (design 6); the few that
+ * name a row by its id alone are the system paths' and say why (a claim
+ * or link token, a provider's receipt, an operator's command).  Reads
+ * fill a struct dbrows of the row struct beside each function, made from
+ * one column list (db.h, "Typed rows"), that the caller frees with
+ * dbrows_free(); a look-up of one row is FB_ENOTFOUND when there is none.
+ * Writes take their values as arguments or a named struct, never a
+ * position.  Datetimes are "YYYY-MM-DD HH:MM:SS[.ffffff]" (UTC), as
+ * jadd_time() writes them for the API.
  */
 #ifndef FORMBACK_STORE_H
 #define FORMBACK_STORE_H
 
 #include "db.h"
-
-#define DB_TS(col) col
 
 /* db/core.c: the request core's tables. */
 
@@ -452,8 +456,8 @@ enum fb_err db_lead_insert(struct db *, const char *id, const char *tenant,
 	    const char *utm, const char *lp_key, const struct lead_contact *c,
 	    const char *at) FB_WUR;
 /* A capture at `at` (as db_lead_insert) on an open lead. */
-enum fb_err db_lead_capture(struct db *, const char *id, const struct lead_contact *,
-	    const char *at) FB_WUR;
+enum fb_err db_lead_capture(struct db *, const char *tenant, const char *id,
+	    const struct lead_contact *, const char *at) FB_WUR;
 /* Activity at `at` on the visitor's open lead of the campaign. */
 enum fb_err db_lead_touch(struct db *, const char *site, const char *visitor,
 	    const char *campaign, const char *at) FB_WUR;
