@@ -422,6 +422,40 @@ db_run(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
 }
 
 enum fb_err
+db_value(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
+    const struct dbp *p, size_t np, long long *v, bool *found)
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	*v = 0;
+	*found = false;
+	if ((e = db_run(db, set, idx, st, p, np, &r)) != FB_OK)
+		return e;
+	if (r.nrows > 0 && r.ncols > 0 && r.cell[0] != NULL) {
+		*v = strtoll(r.cell[0], NULL, 10);
+		*found = true;
+	}
+	dbres_free(&r);
+	return FB_OK;
+}
+
+enum fb_err
+db_changed(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
+    const struct dbp *p, size_t np, unsigned long long *n)
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	*n = 0;
+	if ((e = db_run(db, set, idx, st, p, np, &r)) != FB_OK)
+		return e;
+	*n = r.affected;
+	dbres_free(&r);
+	return FB_OK;
+}
+
+enum fb_err
 db_rows(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
     const struct dbp *p, size_t np, const struct dbcol *cols, size_t ncols,
     size_t rowsize, bool one, struct dbrows *out)

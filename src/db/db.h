@@ -121,6 +121,17 @@ enum fb_err	db_ensure(struct db *) FB_WUR;
 enum fb_err	db_run(struct db *, enum db_set set, int idx,
 		    const struct dbstmt *st, const struct dbp *p, size_t np,
 		    struct dbres *res) FB_WUR;
+/*
+ * db_run() of a read of one value: *v the first column of the first row
+ * as an integer; 0 and *found false when there is no row or it is NULL.
+ */
+enum fb_err	db_value(struct db *, enum db_set set, int idx,
+		    const struct dbstmt *st, const struct dbp *p, size_t np,
+		    long long *v, bool *found) FB_WUR;
+/* db_run() of a write: *n the rows it changed. */
+enum fb_err	db_changed(struct db *, enum db_set set, int idx,
+		    const struct dbstmt *st, const struct dbp *p, size_t np,
+		    unsigned long long *n) FB_WUR;
 /* Run a statement without parameters that is not cached (SET, DDL). */
 enum fb_err	db_exec_raw(struct db *, const char *sql) FB_WUR;
 /* START TRANSACTION. */

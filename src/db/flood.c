@@ -78,6 +78,20 @@ run(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
 	return db_run(db, DBSET_FLOOD, id, &flood_sql[id], p, n, r);
 }
 
+static enum fb_err
+value(struct db *db, int id, const struct dbp *p, size_t n, long long *v,
+    bool *found)
+{
+	return db_value(db, DBSET_FLOOD, id, &flood_sql[id], p, n, v, found);
+}
+
+static enum fb_err
+changed(struct db *db, int id, const struct dbp *p, size_t n,
+    unsigned long long *rows)
+{
+	return db_changed(db, DBSET_FLOOD, id, &flood_sql[id], p, n, rows);
+}
+
 /*
  * The counting statements of n rows (1 .. FLOOD_ROWS_MAX), written on
  * first use and cached as statements FL__MAX + n - 1 (the counts) and
@@ -175,95 +189,67 @@ enum fb_err
 db_site_leads_add(struct db *db, const char *site, const char *hour, long long n,
     long long *leads)
 {
-	struct dbres	 r;
-	enum fb_err	 e;
+	bool	 found;
 
-	*leads = 0;
-	if ((e = run(db, FL_SITE_LEADS_ADD, DBPARAMS(P_STR(site), P_STR(hour),
-	    P_INT(n)), &r)) != FB_OK)
-		return e;
-	*leads = r.nrows == 1 ? dbres_int(&r, 0, 0) : 0;
-	dbres_free(&r);
-	return FB_OK;
+	return value(db, FL_SITE_LEADS_ADD, DBPARAMS(P_STR(site), P_STR(hour),
+	    P_INT(n)), leads, &found);
 }
 
 enum fb_err
 db_site_leads_busiest(struct db *db, const char *site, const char *hour,
     long long *busiest)
 {
-	struct dbres	 r;
-	enum fb_err	 e;
+	bool	 found;
 
-	*busiest = 0;
-	if ((e = run(db, FL_SITE_LEADS_BUSIEST, DBPARAMS(P_STR(site), P_STR(hour),
-	    P_STR(hour)), &r)) != FB_OK)
-		return e;
-	*busiest = r.nrows == 1 ? dbres_int(&r, 0, 0) : 0;
-	dbres_free(&r);
-	return FB_OK;
+	return value(db, FL_SITE_LEADS_BUSIEST, DBPARAMS(P_STR(site), P_STR(hour),
+	    P_STR(hour)), busiest, &found);
 }
 
 enum fb_err
 db_site_hold(struct db *db, const char *site, long long leads, bool *newly)
 {
-	struct dbres	 r;
+	unsigned long long n;
 	enum fb_err	 e;
 
-	*newly = false;
-	if ((e = run(db, FL_SITE_HOLD, DBPARAMS(P_INT(leads), P_STR(site)), &r)) != FB_OK)
-		return e;
-	*newly = r.affected > 0;
-	dbres_free(&r);
-	return FB_OK;
+	e = changed(db, FL_SITE_HOLD, DBPARAMS(P_INT(leads), P_STR(site)), &n);
+	*newly = n > 0;
+	return e;
 }
 
 enum fb_err
 db_site_release(struct db *db, const char *tenant, const char *site, bool discard,
     bool *released, unsigned long long *discarded)
 {
-	struct dbres	 r;
+	unsigned long long n;
 	enum fb_err	 e;
 
 	*released = false;
 	*discarded = 0;
 	if (discard) {
-		if ((e = run(db, FL_SITE_DISCARD_LEADS, DBPARAMS(P_STR(site),
-		    P_STR(tenant)), &r)) != FB_OK)
+		if ((e = changed(db, FL_SITE_DISCARD_LEADS, DBPARAMS(P_STR(site),
+		    P_STR(tenant)), discarded)) != FB_OK)
 			return e;
-		*discarded = r.affected;
-		dbres_free(&r);
 		if ((e = run(db, FL_SITE_DISCARD_DELIVERIES, DBPARAMS(P_STR(tenant),
 		    P_STR(site)), NULL)) != FB_OK)
 			return e;
 	}
-	if ((e = run(db, FL_SITE_RELEASE, DBPARAMS(P_STR(site), P_STR(tenant)),
-	    &r)) != FB_OK)
-		return e;
-	*released = r.affected > 0;
-	dbres_free(&r);
-	return FB_OK;
+	e = changed(db, FL_SITE_RELEASE, DBPARAMS(P_STR(site), P_STR(tenant)), &n);
+	*released = n > 0;
+	return e;
 }
 
 enum fb_err
 db_tag_flood_prune(struct db *db, unsigned long long *removed)
 {
-	struct dbres	 r;
-	enum fb_err	 e;
-
-	*removed = 0;
-	if ((e = run(db, FL_PRUNE, DBNOPARAMS, &r)) != FB_OK)
-		return e;
-	*removed = r.affected;
-	dbres_free(&r);
-	return FB_OK;
+	return changed(db, FL_PRUNE, DBNOPARAMS, removed);
 }
 
 enum fb_err
 db_site_domain_known(struct db *db, const char *host, bool *known)
 {
 	struct dbp	 p[8];
-	struct dbres	 r;
 	const char	*h = host;
+	long long	 v;
 	size_t		 i;
 	enum fb_err	 e;
 
@@ -273,10 +259,7 @@ db_site_domain_known(struct db *db, const char *host, bool *known)
 		if (i + 1 < NELEM(p) && strchr(h, '.') != NULL)
 			h = strchr(h, '.') + 1;
 	}
-	*known = false;
-	if ((e = run(db, FL_DOMAIN_KNOWN, p, NELEM(p), &r)) != FB_OK)
-		return e;
-	*known = r.nrows == 1 && dbres_int(&r, 0, 0) != 0;
-	dbres_free(&r);
-	return FB_OK;
+	e = value(db, FL_DOMAIN_KNOWN, p, NELEM(p), &v, known);
+	*known = *known && v != 0;
+	return e;
 }

@@ -368,15 +368,13 @@ enum fb_err
 db_lead_convert(struct db *db, const char *tenant, const char *id,
     const char *source, const char *at, bool *changed)
 {
-	struct dbres	 r;
+	unsigned long long n;
 	enum fb_err	 e;
 
-	if ((e = run(db, LEAD_CONVERT, DBPARAMS(P_STR(at), P_STR(source),
-	    P_STR(tenant), P_STR(id)), &r)) != FB_OK)
-		return e;
-	*changed = r.affected > 0;
-	dbres_free(&r);
-	return FB_OK;
+	e = db_changed(db, DBSET_LEAD, LEAD_CONVERT, &lead_sql[LEAD_CONVERT],
+	    DBPARAMS(P_STR(at), P_STR(source), P_STR(tenant), P_STR(id)), &n);
+	*changed = n > 0;
+	return e;
 }
 
 enum fb_err
@@ -586,14 +584,13 @@ db_ingest_failed(struct db *db, const char *id, const char *error)
 enum fb_err
 db_ingest_pending(struct db *db, bool *pending)
 {
-	struct dbres	 r;
+	long long	 v;
 	enum fb_err	 e;
 
-	if ((e = run(db, LEAD_INGEST_PENDING, DBNOPARAMS, &r)) != FB_OK)
-		return e;
-	*pending = r.nrows == 1 && dbres_int(&r, 0, 0) != 0;
-	dbres_free(&r);
-	return FB_OK;
+	e = db_value(db, DBSET_LEAD, LEAD_INGEST_PENDING,
+	    &lead_sql[LEAD_INGEST_PENDING], DBNOPARAMS, &v, pending);
+	*pending = *pending && v != 0;
+	return e;
 }
 
 enum fb_err
@@ -610,12 +607,11 @@ db_ingest_status(struct db *db, struct dbrows *out)
 enum fb_err
 db_ingest_retry(struct db *db, long long *n)
 {
-	struct dbres	 r;
+	unsigned long long changed;
 	enum fb_err	 e;
 
-	if ((e = run(db, LEAD_INGEST_RETRY, DBNOPARAMS, &r)) != FB_OK)
-		return e;
-	*n = (long long)r.affected;
-	dbres_free(&r);
-	return FB_OK;
+	e = db_changed(db, DBSET_LEAD, LEAD_INGEST_RETRY,
+	    &lead_sql[LEAD_INGEST_RETRY], DBNOPARAMS, &changed);
+	*n = (long long)changed;
+	return e;
 }

@@ -195,16 +195,14 @@ db_message_delete(struct db *db, const char *tenant, const char *id)
 enum fb_err
 db_message_in_use(struct db *db, const char *tenant, const char *id, bool *in_use)
 {
-	struct dbres	 r;
+	long long	 n;
+	bool		 found;
 	enum fb_err	 e;
 
-	*in_use = false;
-	if ((e = run(db, SQ_MSG_IN_USE, DBPARAMS(P_STR(tenant), P_STR(id)),
-	    &r)) != FB_OK)
-		return e;
-	*in_use = dbres_int(&r, 0, 0) > 0;
-	dbres_free(&r);
-	return FB_OK;
+	e = db_value(db, DBSET_SCENARIO, SQ_MSG_IN_USE, &sq_sql[SQ_MSG_IN_USE],
+	    DBPARAMS(P_STR(tenant), P_STR(id)), &n, &found);
+	*in_use = n > 0;
+	return e;
 }
 
 enum fb_err

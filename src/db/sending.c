@@ -302,40 +302,18 @@ sd(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
 	return db_run(db, DBSET_SENDING, id, &sd_sql[id], p, n, r);
 }
 
-/* Run a write; *n the rows it changed. */
 static enum fb_err
 sd_affected(struct db *db, int id, const struct dbp *p, size_t np,
     unsigned long long *n)
 {
-	struct dbres	 r;
-	enum fb_err	 e;
-
-	*n = 0;
-	if ((e = sd(db, id, p, np, &r)) != FB_OK)
-		return e;
-	*n = r.affected;
-	dbres_free(&r);
-	return FB_OK;
+	return db_changed(db, DBSET_SENDING, id, &sd_sql[id], p, np, n);
 }
 
-/* Run a read of one value; *found false (and *v 0) when no row or NULL. */
 static enum fb_err
 sd_int(struct db *db, int id, const struct dbp *p, size_t np, long long *v,
     bool *found)
 {
-	struct dbres	 r;
-	enum fb_err	 e;
-
-	*v = 0;
-	*found = false;
-	if ((e = sd(db, id, p, np, &r)) != FB_OK)
-		return e;
-	if (r.nrows > 0 && r.cell[0] != NULL) {
-		*v = strtoll(r.cell[0], NULL, 10);
-		*found = true;
-	}
-	dbres_free(&r);
-	return FB_OK;
+	return db_value(db, DBSET_SENDING, id, &sd_sql[id], p, np, v, found);
 }
 
 enum fb_err
