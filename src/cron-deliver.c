@@ -129,23 +129,6 @@ finish(const struct delivery_ref *d, const char *token, struct outcome *o)
 	return e;
 }
 
-/* The next minute SMS may go out, or 0 when now is allowed (quiet hours, JST). */
-static long long
-quiet_until(long start, long end)
-{
-	long long	 day = time_jst_midnight(now);
-	long		 m = (long)((now - day) / 60);
-	bool		 quiet;
-
-	if (start == end)
-		return 0;
-	quiet = start < end ? (m >= start && m < end) : (m >= start || m < end);
-	if (!quiet)
-		return 0;
-	/* the end of the window, today or tomorrow (local), back in UTC */
-	return (m < end ? day : day + 86400) + end * 60;
-}
-
 /* The contact of `bidx` on the suppression list: the reason to cancel, or NULL. */
 static const char *
 suppressed(const struct claim_row *d, const struct dbbin *bidx)
@@ -310,7 +293,7 @@ check(const struct claim_row *rows, size_t i, struct outcome *outs,
 		    "opted_out" : "suppressed");
 	if (capped(rows, i, outs, token))
 		STOP("cancelled", "cap_exceeded", "cap_exceeded");
-	if (sms && (q = quiet_until(d->quiet_start, d->quiet_end)) > 0) {
+	if (sms && (q = sms_quiet_until(now, d->quiet_start, d->quiet_end)) > 0) {
 		o->status = "scheduled";
 		o->reschedule = q;
 		o->give_back = 1;	/* waiting is not an attempt */

@@ -63,28 +63,18 @@ header_add(struct curl_slist **l, const char *name, const char *value)
 	return n != NULL;
 }
 
-/*
- * The Subject header: the text as RFC 2047 encoded words (UTF-8, "B"),
- * each at most 75 characters and holding whole characters (section 5),
- * one word a line of at most 76 (section 2), folded (RFC 5322 2.2.3).  Every word passes
- * header_ok(); libcurl writes the folded entry as it is.
- */
 #define WORD_BYTES	45	/* base64 of 45 bytes is 60: 72 with =?UTF-8?B??= */
 #define FIRST_BYTES	36	/* 48, 60: 69 after "Subject: " (76 at most) */
-static bool
-subject_add(struct curl_slist **l, const char *subject)
+
+bool
+mail_subject(struct buf *b, const char *subject)
 {
 	const unsigned char *s = (const unsigned char *)subject;
 	size_t		 n = strlen(subject), k;
 	char		 b64[sodium_base64_ENCODED_LEN(WORD_BYTES,
 			    sodium_base64_VARIANT_ORIGINAL)], word[96];
-	struct curl_slist *h = NULL;
-	struct buf	 v;
-	bool		 ok;
 
-	buf_init(&v, 16384);
-	ok = buf_addstr(&v, "Subject:") == FB_OK;
-	while (ok && n > 0) {
+	while (n > 0) {
 		k = s == (const unsigned char *)subject ? FIRST_BYTES : WORD_BYTES;
 		if (k > n)
 			k = n;
@@ -93,12 +83,25 @@ subject_add(struct curl_slist **l, const char *subject)
 		sodium_bin2base64(b64, sizeof(b64), s, k,
 		    sodium_base64_VARIANT_ORIGINAL);
 		snprintf(word, sizeof(word), "=?UTF-8?B?%s?=", b64);
-		ok = header_ok("Subject", word) && buf_printf(&v, "%s%s",
-		    s == (const unsigned char *)subject ? " " : "\r\n ", word) == FB_OK;
+		if (!header_ok("Subject", word) || buf_printf(b, "%s%s",
+		    s == (const unsigned char *)subject ? "" : "\r\n ", word) != FB_OK)
+			return false;
 		s += k;
 		n -= k;
 	}
-	if (ok && (h = curl_slist_append(*l, v.data)) != NULL)
+	return true;
+}
+
+/* The Subject header (mail_subject()): libcurl writes the folded entry as is. */
+static bool
+subject_add(struct curl_slist **l, const char *subject)
+{
+	struct curl_slist *h = NULL;
+	struct buf	 v;
+
+	buf_init(&v, 16384);
+	if (buf_addstr(&v, "Subject: ") == FB_OK && mail_subject(&v, subject) &&
+	    (h = curl_slist_append(*l, v.data)) != NULL)
 		*l = h;
 	buf_release(&v);
 	return h != NULL;

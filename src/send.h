@@ -29,6 +29,15 @@ enum send_result send_email(const struct conf *, const char *to,
 	    const char *unsubscribe, const char *reference, char *error,
 	    size_t errsz);
 /*
+ * The value of an email's Subject header for `subject` (UTF-8) into b:
+ * RFC 2047 encoded words ("=?UTF-8?B?...?="), each at most 75 characters
+ * and holding whole characters (section 5), the first short enough that
+ * "Subject: " and it make at most 76 (section 2), the others each on a
+ * folded line ("\r\n ", RFC 5322 2.2.3).  "" for an empty subject.
+ * False when b is full.
+ */
+bool		mail_subject(struct buf *b, const char *subject);
+/*
  * Send the outbox's operator emails (URL takeover notices, usage alerts)
  * to the owners and admins each row names who are still active, and mark
  * the rows processed; rows another pass holds are skipped, a row whose

@@ -283,3 +283,19 @@ blocks_html(json_object *blocks, const char *product, const char *link,
 		e = buf_addstr(b, "</body></html>");
 	return e;
 }
+
+long long
+sms_quiet_until(long long now, long start, long end)
+{
+	long long	 day = time_jst_midnight(now);
+	long		 m = (long)((now - day) / 60);
+	bool		 quiet;
+
+	if (start == end)
+		return 0;
+	quiet = start < end ? (m >= start && m < end) : (m >= start || m < end);
+	if (!quiet)
+		return 0;
+	/* the end of the window, today or tomorrow (local), back in UTC */
+	return (m < end ? day : day + 86400) + end * 60;
+}

@@ -36,6 +36,14 @@ struct sms_count {
  * rules).  Returns false when the body is not valid UTF-8.
  */
 bool	sms_count(const char *body, const char *base_url, struct sms_count *);
+/*
+ * SMS quiet hours (formbackctl tenant set-quiet-hours; design 5): from minute
+ * `start` to minute `end` after midnight JST, across midnight when start
+ * > end, none when they are equal.  At `now` (unix seconds) inside the
+ * window: the unix second the window ends, today's or tomorrow's end;
+ * outside it: 0.
+ */
+long long sms_quiet_until(long long now, long start, long end);
 
 /*
  * Check email blocks (an array of at most 50 objects of type heading,
