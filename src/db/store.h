@@ -77,7 +77,7 @@ enum fb_err db_rate_admit_n(struct db *, const char *tenant, int limit,
  */
 enum fb_err db_auth_epoch_bump(struct db *, const char *tenant) FB_WUR;
 
-/* rate.c */
+/* db/rate.c: the rate ring's arithmetic, the same as db/core.c's SQL */
 
 #define RATE_SLOTS	61
 #define RATE_DIGITS	12

@@ -8,7 +8,7 @@
  */
 #include <string.h>
 
-#include "db/store.h"
+#include "store.h"
 
 static long long
 slot(const char *ring, long long i)
