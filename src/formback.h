@@ -378,7 +378,7 @@ bool	 scope_covers(uint32_t have, uint32_t need);
 /* Write the names of bits, comma-separated, into b. */
 enum fb_err scope_format(uint32_t bits, struct buf *b) FB_WUR;
 
-/* plan.c */
+/* scope.c: the plans */
 
 enum plan { PLAN_FREE = 0, PLAN_STARTER, PLAN_GROWTH, PLAN_PRO, PLAN__MAX };
 
