@@ -27,6 +27,7 @@ enum conf_type {
 	CT_BOOL,	/* yes or no */
 	CT_HTTP_URL,	/* http:// or https:// and a host */
 	CT_SMTP_URL,	/* smtp:// or smtps:// and a host */
+	CT_MAIL_FROM,	/* an address, or a name and <address>: a From header in ASCII */
 };
 
 struct conf_key {
@@ -55,7 +56,7 @@ static const struct conf_key conf_keys[] = {
 	{ "pii_key_file",	CT_STR,	O(pii_key_file), true, NULL, 0, 0 },
 	{ "smtp_url",		CT_SMTP_URL, O(smtp_url), false, "smtp://127.0.0.1:25", 0, 0 },
 	{ "smtp_starttls",	CT_BOOL, O(smtp_starttls), false, "no", 0, 0 },
-	{ "smtp_from",		CT_STR,	O(smtp_from),	false, "formback@localhost", 0, 0 },
+	{ "smtp_from",		CT_MAIL_FROM, O(smtp_from), false, "formback@localhost", 0, 0 },
 	{ "sms_gateway_url",	CT_HTTP_URL, O(sms_gateway_url), false, NULL, 0, 0 },
 	{ "sms_gateway_token",	CT_STR,	O(sms_gateway_token), false, NULL, 0, 0 },
 	{ "sms_from",		CT_STR,	O(sms_from),	false, "Formback", 0, 0 },
@@ -120,6 +121,16 @@ conf_set(struct conf *c, const struct conf_key *k, const char *v,
 			    "URL %s", k->name, line, k->type == CT_HTTP_URL ?
 			    "http://host... or https://host..." :
 			    "smtp://host:port or smtps://host:port");
+			return FB_ECONF;
+		}
+		/* FALLTHROUGH */
+	case CT_MAIL_FROM:
+		/* the From header is written as given: never a header it breaks */
+		if (k->type == CT_MAIL_FROM && (strchr(v, '@') == NULL ||
+		    !header_ok("From", v))) {
+			snprintf(err, errsz, "key '%s' at line %d: expected an "
+			    "address in ASCII, or a name and <address>", k->name,
+			    line);
 			return FB_ECONF;
 		}
 		/* FALLTHROUGH */
@@ -369,8 +380,8 @@ conf_free(struct conf *c)
 	size_t	 i;
 
 	for (i = 0; i < NELEM(conf_keys); i++)
-		if (conf_keys[i].type == CT_STR || conf_keys[i].type == CT_HTTP_URL ||
-		    conf_keys[i].type == CT_SMTP_URL)
+		if (conf_keys[i].type != CT_INT && conf_keys[i].type != CT_BOOL &&
+		    conf_keys[i].type != CT_LOGLEVEL)	/* a string */
 			free(*(char **)((char *)c + conf_keys[i].off));
 	if (c->master_key != NULL)
 		sodium_free(c->master_key);

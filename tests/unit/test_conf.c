@@ -122,6 +122,16 @@ Test(conf, errors_name_key_and_line)
 	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
 	    "pii_key_file = %s\nsmtp_url = smtp://mail.example:587\n"
 	    "smtp_starttls = yes\n", err, sizeof(err)), FB_OK, "%s", err);
+	/* smtp_from is a From header as written: ASCII, with an address */
+	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
+	    "pii_key_file = %s\nsmtp_from = ショップ <a@shop.example>\n", err,
+	    sizeof(err)), FB_ECONF);
+	cr_assert_not_null(strstr(err, "'smtp_from' at line 5"), "%s", err);
+	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
+	    "pii_key_file = %s\nsmtp_from = shop\n", err, sizeof(err)), FB_ECONF);
+	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
+	    "pii_key_file = %s\nsmtp_from = Example Shop <noreply@shop.example>\n",
+	    err, sizeof(err)), FB_OK, "%s", err);
 }
 
 /*
