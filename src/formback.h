@@ -153,6 +153,33 @@ void	jadd_bool(json_object *, const char *key, bool val);
 void	jadd_time(json_object *, const char *key, const char *val);
 /* Serialize without escaping '/' (json-c's default). Borrowed string. */
 const char *json_text(json_object *);
+
+/*
+ * A JSON document written as it is produced, value by value, into a
+ * struct buf (yajl's generator: RFC 8259, no object per value, '/' not
+ * escaped), for the answers that carry many rows (issue 13).  Inside an
+ * object every value is given with its key; inside an array the key is
+ * NULL.  A string NULL is null.  The first error (a full buffer, a call
+ * out of place) sticks: jgen_end() returns it and frees the generator.
+ */
+struct jgen {
+	void		*g;		/* yajl_gen */
+	struct buf	*out;
+	enum fb_err	 err;
+};
+void	jgen_begin(struct jgen *, struct buf *out);
+enum fb_err jgen_end(struct jgen *) FB_WUR;
+void	jg_obj(struct jgen *, const char *key);
+void	jg_obj_end(struct jgen *);
+void	jg_arr(struct jgen *, const char *key);
+void	jg_arr_end(struct jgen *);
+void	jg_str(struct jgen *, const char *key, const char *val);
+void	jg_int(struct jgen *, const char *key, long long val);
+void	jg_bool(struct jgen *, const char *key, bool val);
+/* A datetime as jadd_time() writes it. */
+void	jg_time(struct jgen *, const char *key, const char *val);
+/* A json-c value (borrowed), for the few parts built as objects. */
+void	jg_json(struct jgen *, const char *key, json_object *val);
 /*
  * Parse s[0..n) from outside as one JSON object (RFC 8259, strict, valid
  * UTF-8, nested at most `depth` deep, white space only after it).

@@ -3,6 +3,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <yajl/yajl_gen.h>
+
 #include "formback.h"
 
 /*
@@ -33,17 +35,27 @@ jadd_bool(json_object *o, const char *k, bool v)
 	add(o, k, json_object_new_boolean(v));
 }
 
+/*
+ * A DATETIME as the client library writes it, "YYYY-MM-DD HH:MM:SS[.f]",
+ * as the contract writes it, "YYYY-MM-DDTHH:MM:SSZ", into t; anything
+ * else as it is.
+ */
+static const char *
+time_out(const char *v, char t[32])
+{
+	if (v != NULL && strlen(v) >= 19 && v[10] == ' ') {
+		snprintf(t, 32, "%.10sT%.8sZ", v, v + 11);
+		return t;
+	}
+	return v;
+}
+
 void
 jadd_time(json_object *o, const char *k, const char *v)
 {
 	char	 t[32];
 
-	/* a DATETIME as the client library writes it: "YYYY-MM-DD HH:MM:SS[.f]" */
-	if (v != NULL && strlen(v) >= 19 && v[10] == ' ') {
-		snprintf(t, sizeof(t), "%.10sT%.8sZ", v, v + 11);
-		v = t;
-	}
-	jadd_str(o, k, v);
+	jadd_str(o, k, time_out(v, t));
 }
 
 const char *
@@ -78,4 +90,152 @@ json_parse_object(const char *s, size_t n, int depth)
 		o = NULL;
 	}
 	return o;
+}
+
+static void
+jg_print(void *ctx, const char *s, size_t n)
+{
+	struct jgen	*j = ctx;
+
+	if (j->err == FB_OK && buf_add(j->out, s, n) != FB_OK)
+		j->err = FB_ENOMEM;
+}
+
+void
+jgen_begin(struct jgen *j, struct buf *out)
+{
+	j->out = out;
+	j->err = FB_OK;
+	if ((j->g = yajl_gen_alloc(NULL)) == NULL ||
+	    !yajl_gen_config(j->g, yajl_gen_print_callback, jg_print, j))
+		j->err = FB_ENOMEM;
+}
+
+enum fb_err
+jgen_end(struct jgen *j)
+{
+	if (j->g != NULL)
+		yajl_gen_free(j->g);
+	j->g = NULL;
+	return j->err;
+}
+
+/* The generator's answer to one call; the first failure sticks. */
+static void
+jg_check(struct jgen *j, yajl_gen_status st)
+{
+	if (st != yajl_gen_status_ok && j->err == FB_OK)
+		j->err = FB_EINVAL;
+}
+
+/* The key of a member, in an object; none in an array. */
+static bool
+jg_key(struct jgen *j, const char *key)
+{
+	if (j->err != FB_OK)
+		return false;
+	if (key != NULL)
+		jg_check(j, yajl_gen_string(j->g, (const unsigned char *)key,
+		    strlen(key)));
+	return j->err == FB_OK;
+}
+
+void
+jg_obj(struct jgen *j, const char *key)
+{
+	if (jg_key(j, key))
+		jg_check(j, yajl_gen_map_open(j->g));
+}
+
+void
+jg_obj_end(struct jgen *j)
+{
+	if (j->err == FB_OK)
+		jg_check(j, yajl_gen_map_close(j->g));
+}
+
+void
+jg_arr(struct jgen *j, const char *key)
+{
+	if (jg_key(j, key))
+		jg_check(j, yajl_gen_array_open(j->g));
+}
+
+void
+jg_arr_end(struct jgen *j)
+{
+	if (j->err == FB_OK)
+		jg_check(j, yajl_gen_array_close(j->g));
+}
+
+void
+jg_str(struct jgen *j, const char *key, const char *v)
+{
+	if (!jg_key(j, key))
+		return;
+	jg_check(j, v != NULL ? yajl_gen_string(j->g, (const unsigned char *)v,
+	    strlen(v)) : yajl_gen_null(j->g));
+}
+
+void
+jg_int(struct jgen *j, const char *key, long long v)
+{
+	if (jg_key(j, key))
+		jg_check(j, yajl_gen_integer(j->g, v));
+}
+
+void
+jg_bool(struct jgen *j, const char *key, bool v)
+{
+	if (jg_key(j, key))
+		jg_check(j, yajl_gen_bool(j->g, v));
+}
+
+void
+jg_time(struct jgen *j, const char *key, const char *v)
+{
+	char	 t[32];
+
+	jg_str(j, key, time_out(v, t));
+}
+
+void
+jg_json(struct jgen *j, const char *key, json_object *v)
+{
+	size_t	 i, n;
+
+	switch (json_object_get_type(v)) {
+	case json_type_null:
+		jg_str(j, key, NULL);
+		break;
+	case json_type_boolean:
+		jg_bool(j, key, json_object_get_boolean(v));
+		break;
+	case json_type_int:
+		jg_int(j, key, json_object_get_int64(v));
+		break;
+	case json_type_double:
+		/* as json-c writes it: the text is the value */
+		if (jg_key(j, key))
+			jg_check(j, yajl_gen_number(j->g, json_object_to_json_string(v),
+			    strlen(json_object_to_json_string(v))));
+		break;
+	case json_type_string:
+		if (jg_key(j, key))
+			jg_check(j, yajl_gen_string(j->g, (const unsigned char *)
+			    json_object_get_string(v), (size_t)json_object_get_string_len(v)));
+		break;
+	case json_type_array:
+		jg_arr(j, key);
+		for (i = 0, n = json_object_array_length(v); i < n; i++)
+			jg_json(j, NULL, json_object_array_get_idx(v, i));
+		jg_arr_end(j);
+		break;
+	case json_type_object:
+		jg_obj(j, key);
+		json_object_object_foreach(v, k, m)
+			jg_json(j, k, m);
+		jg_obj_end(j);
+		break;
+	}
 }

@@ -161,49 +161,39 @@ page_from_req(struct req *r, struct page *pg)
 }
 
 enum fb_err
-page_finish(struct req *r, json_object *env, const struct page *pg,
-    unsigned nrows, const char *last_id)
-{
-	char	 cur[128], scope[CURSOR_SCOPE_MAX];
-	bool	 more = nrows > (unsigned)pg->limit;
-
-	if (more && last_id != NULL) {
-		cursor_scope(r, scope, sizeof(scope));
-		cursor_encode(r->conf->index_key, scope, last_id, cur, sizeof(cur));
-		jadd_str(env, "next_cursor", cur);
-	} else
-		jadd_str(env, "next_cursor", NULL);
-	jadd_bool(env, "has_more", more);
-	return FB_OK;
-}
-
-enum fb_err
 page_answer(struct req *r, const struct page *pg, struct dbrows *rows,
-    size_t rowsize, size_t id_off, row_json json, json_object *extra)
+    size_t rowsize, size_t id_off, row_gen gen, json_object *extra)
 {
-	json_object	*o = json_object_new_object(), *data = json_object_new_array();
+	struct jgen	 j;
+	char		 cur[128], scope[CURSOR_SCOPE_MAX];
 	size_t		 i, n = rows->n > (size_t)pg->limit ? (size_t)pg->limit : rows->n;
-	const char	*last = NULL;
-	enum fb_err	 e;
+	bool		 more = rows->n > (size_t)pg->limit;
 
-	for (i = 0; i < n; i++)
-		json_object_array_add(data, json((const char *)rows->row + i * rowsize));
-	if (rows->n > (size_t)pg->limit)
-		last = *(const char *const *)(const void *)
-		    ((const char *)rows->row + (n - 1) * rowsize + id_off);
-	jadd_str(o, "object", "list");
-	json_object_object_add(o, "data", data);
+	req_gen_begin(r, &j);
+	jg_str(&j, "object", "list");
+	jg_arr(&j, "data");
+	for (i = 0; i < n; i++) {
+		jg_obj(&j, NULL);
+		gen(&j, (const char *)rows->row + i * rowsize);
+		jg_obj_end(&j);
+	}
+	jg_arr_end(&j);
 	if (extra != NULL) {
 		json_object_object_foreach(extra, k, v)
-			json_object_object_add(o, k, json_object_get(v));
+			jg_json(&j, k, v);
 		json_object_put(extra);
 	}
-	e = page_finish(r, o, pg, (unsigned)rows->n, last);
+	/* the cursor is signed with the id of the last row shown */
+	if (more) {
+		cursor_scope(r, scope, sizeof(scope));
+		cursor_encode(r->conf->index_key, scope, *(const char *const *)
+		    (const void *)((const char *)rows->row + (n - 1) * rowsize +
+		    id_off), cur, sizeof(cur));
+		jg_str(&j, "next_cursor", cur);
+	} else
+		jg_str(&j, "next_cursor", NULL);
+	jg_bool(&j, "has_more", more);
 	dbrows_free(rows);
-	if (e != FB_OK) {
-		json_object_put(o);
-		return e;
-	}
-	return req_json(r, 200, o);
+	return req_gen_end(r, &j, 200);
 }
 

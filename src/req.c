@@ -154,6 +154,38 @@ req_json(struct req *r, int status, json_object *o)
 }
 
 void
+req_gen_begin(struct req *r, struct jgen *j)
+{
+	buf_reset(&r->out);
+	jgen_begin(j, &r->out);
+	jg_obj(j, NULL);
+}
+
+enum fb_err
+req_gen_end(struct req *r, struct jgen *j, int status)
+{
+	enum fb_err	 e;
+
+	jg_obj_end(j);
+	if ((e = jgen_end(j)) != FB_OK) {
+		buf_reset(&r->out);
+		return e;
+	}
+	r->status = status;
+	return FB_OK;
+}
+
+enum fb_err
+req_row(struct req *r, int status, row_gen gen, const void *row)
+{
+	struct jgen	 j;
+
+	req_gen_begin(r, &j);
+	gen(&j, row);
+	return req_gen_end(r, &j, status);
+}
+
+void
 req_empty(struct req *r, int status)
 {
 	buf_reset(&r->out);

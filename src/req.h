@@ -180,6 +180,23 @@ void		 req_reset_response(struct req *);
  * over (json_object_put).  Returns FB_OK or FB_ENOMEM.
  */
 enum fb_err	 req_json(struct req *, int status, json_object *) FB_WUR;
+/*
+ * A row's writer for the streamed answers: the members of one object
+ * (jgen, formback.h), without its braces.
+ */
+typedef void (*row_gen)(struct jgen *, const void *row);
+/*
+ * Set a success response: status and the object whose members gen writes
+ * of row, written as it is produced.  Returns FB_OK or FB_ENOMEM.
+ */
+enum fb_err	 req_row(struct req *, int status, row_gen gen, const void *row) FB_WUR;
+/*
+ * The same for an answer written by the caller: req_gen_begin() opens the
+ * object; req_gen_end() closes it, sets the status and returns the
+ * generator's error.
+ */
+void		 req_gen_begin(struct req *, struct jgen *);
+enum fb_err	 req_gen_end(struct req *, struct jgen *, int status) FB_WUR;
 /* A response without a body (204). */
 void		 req_empty(struct req *, int status);
 
@@ -220,24 +237,18 @@ struct page {
  * Returns 0, or -1 after writing the error.
  */
 int	page_from_req(struct req *, struct page *);
+
 /*
- * Finish a list: given rows fetched with limit+1, set "has_more" and
- * "next_cursor" (signed with the last id of the page) on `envelope`.
- * `last_id` is the id of row `limit - 1` when there are more rows.
+ * Answer a list page (contract: conventions 5), written as it is
+ * produced (issue 13): "object", "data" with an object of gen(row) for
+ * the first pg->limit of the structs of `rowsize` bytes in `rows` (up to
+ * limit+1, typed rows, db.h), the members of `extra` (may be NULL; taken
+ * over), then "next_cursor" (signed with the id of the last row shown, a
+ * string field at `id_off`, offsetof) and "has_more".  `rows` is freed
+ * here.
  */
-enum fb_err page_finish(struct req *, json_object *envelope, const struct page *,
-	    unsigned nrows, const char *last_id) FB_WUR;
-/*
- * Answer a list page (contract: conventions 5): "object", "data" with
- * json(row) for the first pg->limit of the structs of `rowsize` bytes in
- * `rows` (up to limit+1, typed rows, db.h), then "next_cursor" (signed
- * with the id of the last row shown, a string field at `id_off`,
- * offsetof) and "has_more".  `rows` is freed here; `extra` (may be NULL)
- * is merged into the envelope and taken over.
- */
-typedef json_object *(*row_json)(const void *row);
 enum fb_err page_answer(struct req *, const struct page *, struct dbrows *rows,
-	    size_t rowsize, size_t id_off, row_json json, json_object *extra) FB_WUR;
+	    size_t rowsize, size_t id_off, row_gen gen, json_object *extra) FB_WUR;
 /* Encode and decode cursors for list `tag` (unit-tested). */
 void	cursor_encode(const unsigned char *mk, const char *tag, const char *id,
 	    char *out, size_t outsz);

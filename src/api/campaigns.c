@@ -21,22 +21,19 @@
 #define TAKEOVER_BUDGET_MS	200
 
 /* The one writer of a campaign's common fields (list row and detail). */
-static json_object *
-campaign_json(const struct campaign_row *c)
+static void
+campaign_gen(struct jgen *j, const struct campaign_row *c)
 {
-	json_object	*o = json_object_new_object();
-
-	jadd_str(o, "id", c->id);
-	jadd_str(o, "object", "campaign");
-	jadd_str(o, "site_id", c->site_id);
-	jadd_str(o, "key", c->key);
-	jadd_str(o, "name", c->name);
-	jadd_str(o, "product_name", c->product_name);
-	jadd_str(o, "status", c->status);
-	jadd_int(o, "abandon_wait_minutes", c->abandon_wait_minutes);
-	jadd_time(o, "created_at", c->created_at);
-	jadd_time(o, "updated_at", c->updated_at);
-	return o;
+	jg_str(j, "id", c->id);
+	jg_str(j, "object", "campaign");
+	jg_str(j, "site_id", c->site_id);
+	jg_str(j, "key", c->key);
+	jg_str(j, "name", c->name);
+	jg_str(j, "product_name", c->product_name);
+	jg_str(j, "status", c->status);
+	jg_int(j, "abandon_wait_minutes", c->abandon_wait_minutes);
+	jg_time(j, "created_at", c->created_at);
+	jg_time(j, "updated_at", c->updated_at);
 }
 
 /* The campaign a one-row read gave. */
@@ -46,27 +43,27 @@ campaign_of(const struct dbrows *rows)
 	return rows->row;
 }
 
-static json_object *
-url_rules_json(const struct dbrows *rr)
+static void
+url_rules_gen(struct jgen *j, const struct dbrows *rr)
 {
 	const struct url_rule_row *u = rr->row;
-	json_object	*a = json_object_new_array(), *o;
 	size_t		 i;
 
+	jg_arr(j, "url_rules");
 	for (i = 0; i < rr->n; i++) {
-		o = json_object_new_object();
-		jadd_str(o, "id", u[i].id);
-		jadd_str(o, "role", u[i].role);
-		jadd_str(o, "match_type", u[i].match_type);
-		jadd_str(o, "pattern", u[i].pattern);
+		jg_obj(j, NULL);
+		jg_str(j, "id", u[i].id);
+		jg_str(j, "role", u[i].role);
+		jg_str(j, "match_type", u[i].match_type);
+		jg_str(j, "pattern", u[i].pattern);
 		if (u[i].priority >= 0)
-			jadd_int(o, "priority", u[i].priority);
+			jg_int(j, "priority", u[i].priority);
 		else
-			jadd_str(o, "priority", NULL);
-		jadd_int(o, "position", u[i].position);
-		json_object_array_add(a, o);
+			jg_str(j, "priority", NULL);
+		jg_int(j, "position", u[i].position);
+		jg_obj_end(j);
 	}
-	return a;
+	jg_arr_end(j);
 }
 
 /* FormProfileOut; automatic detection when the campaign has no profile. */
@@ -89,7 +86,8 @@ campaign_detail(struct req *r, const char *id, int status, json_object *extra)
 {
 	struct dbrows	 rules, prof, c, s;
 	const struct site_row *sr;
-	json_object	*o, *site;
+	struct jgen	 j;
+	json_object	*fp, *w;
 	enum fb_err	 e;
 
 	e = db_campaign_get(r->db, r->auth.tenant_id, id, &c);
@@ -113,26 +111,35 @@ campaign_detail(struct req *r, const char *id, int status, json_object *extra)
 		json_object_put(extra);
 		return e == FB_ENOTFOUND ? FB_EDB : e;
 	}
-	o = campaign_json(campaign_of(&c));
+	req_gen_begin(r, &j);
+	campaign_gen(&j, campaign_of(&c));
 	sr = s.row;
-	site = json_object_new_object();
-	jadd_str(site, "id", sr->id);
-	jadd_str(site, "name", sr->name);
-	jadd_str(site, "domain", sr->domain);
-	json_object_object_add(o, "site", site);
-	json_object_object_add(o, "url_rules", url_rules_json(&rules));
-	json_object_object_add(o, "form_profile", form_profile_out(&prof));
-	json_object_object_add(o, "warnings", json_object_new_array());
+	jg_obj(&j, "site");
+	jg_str(&j, "id", sr->id);
+	jg_str(&j, "name", sr->name);
+	jg_str(&j, "domain", sr->domain);
+	jg_obj_end(&j);
+	url_rules_gen(&j, &rules);
+	fp = form_profile_out(&prof);
+	jg_json(&j, "form_profile", fp);
+	json_object_put(fp);
+	/* the save's warnings in their place, then what else it adds */
+	if (extra == NULL || !json_object_object_get_ex(extra, "warnings", &w)) {
+		jg_arr(&j, "warnings");
+		jg_arr_end(&j);
+	} else
+		jg_json(&j, "warnings", w);
 	if (extra != NULL) {
 		json_object_object_foreach(extra, k, v)
-			json_object_object_add(o, k, json_object_get(v));
+			if (strcmp(k, "warnings") != 0)
+				jg_json(&j, k, v);
 		json_object_put(extra);
 	}
 	dbrows_free(&c);
 	dbrows_free(&s);
 	dbrows_free(&rules);
 	dbrows_free(&prof);
-	return req_json(r, status, o);
+	return req_gen_end(r, &j, status);
 }
 
 enum fb_err
@@ -142,15 +149,14 @@ api_campaigns_get(struct req *r)
 }
 
 /* CampaignListItemOut: the common fields and the scenario counts. */
-static json_object *
-campaign_row_json(const void *row)
+static void
+campaign_row_gen(struct jgen *j, const void *row)
 {
 	const struct campaign_row *c = row;
-	json_object	*o = campaign_json(c);
 
-	jadd_int(o, "scenario_count", c->scenario_count);
-	jadd_int(o, "active_scenario_count", c->active_scenario_count);
-	return o;
+	campaign_gen(j, c);
+	jg_int(j, "scenario_count", c->scenario_count);
+	jg_int(j, "active_scenario_count", c->active_scenario_count);
 }
 
 enum fb_err
@@ -167,7 +173,7 @@ api_campaigns_list(struct req *r)
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	return page_answer(r, &pg, &rows, sizeof(struct campaign_row),
-	    offsetof(struct campaign_row, id), campaign_row_json, NULL);
+	    offsetof(struct campaign_row, id), campaign_row_gen, NULL);
 }
 
 enum fb_err

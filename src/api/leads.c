@@ -14,38 +14,36 @@ static const char *const date_fields[] = {
 };
 
 /* The one writer of a lead (list and detail): masked contacts only. */
-static json_object *
-lead_json(const void *row)
+static void
+lead_gen(struct jgen *j, const void *row)
 {
 	const struct lead_row *l = row;
-	json_object	*o = json_object_new_object(), *s, *c;
 
-	jadd_str(o, "id", l->id);
-	jadd_str(o, "object", "lead");
-	s = json_object_new_object();
-	jadd_str(s, "id", l->site_id);
-	jadd_str(s, "name", l->site_name);
-	jadd_str(s, "domain", l->site_domain);
-	json_object_object_add(o, "site", s);
-	c = json_object_new_object();
-	jadd_str(c, "id", l->campaign_id);
-	jadd_str(c, "key", l->campaign_key);
-	jadd_str(c, "name", l->campaign_name);
-	json_object_object_add(o, "campaign", c);
-	jadd_str(o, "status", l->status);
-	jadd_str(o, "consent_state", l->consent_state);
-	jadd_str(o, "email_masked", l->email_masked);
-	jadd_str(o, "tel_masked", l->tel_masked);
-	jadd_str(o, "pii_state", l->pii_state);
-	jadd_str(o, "tel_kind", l->tel_kind);
-	jadd_bool(o, "sms_capable", l->sms_capable);
-	jadd_time(o, "created_at", l->created_at);
-	jadd_time(o, "captured_at", l->captured_at);
-	jadd_time(o, "abandoned_at", l->abandoned_at);
-	jadd_time(o, "converted_at", l->converted_at);
-	jadd_str(o, "conversion_source", l->conversion_source);
-	jadd_str(o, "suppress_reason", l->suppress_reason);
-	return o;
+	jg_str(j, "id", l->id);
+	jg_str(j, "object", "lead");
+	jg_obj(j, "site");
+	jg_str(j, "id", l->site_id);
+	jg_str(j, "name", l->site_name);
+	jg_str(j, "domain", l->site_domain);
+	jg_obj_end(j);
+	jg_obj(j, "campaign");
+	jg_str(j, "id", l->campaign_id);
+	jg_str(j, "key", l->campaign_key);
+	jg_str(j, "name", l->campaign_name);
+	jg_obj_end(j);
+	jg_str(j, "status", l->status);
+	jg_str(j, "consent_state", l->consent_state);
+	jg_str(j, "email_masked", l->email_masked);
+	jg_str(j, "tel_masked", l->tel_masked);
+	jg_str(j, "pii_state", l->pii_state);
+	jg_str(j, "tel_kind", l->tel_kind);
+	jg_bool(j, "sms_capable", l->sms_capable);
+	jg_time(j, "created_at", l->created_at);
+	jg_time(j, "captured_at", l->captured_at);
+	jg_time(j, "abandoned_at", l->abandoned_at);
+	jg_time(j, "converted_at", l->converted_at);
+	jg_str(j, "conversion_source", l->conversion_source);
+	jg_str(j, "suppress_reason", l->suppress_reason);
 }
 
 enum fb_err
@@ -86,7 +84,7 @@ api_leads_list(struct req *r)
 	extra = json_object_new_object();
 	jadd_str(extra, "date_field", date_fields[f.date_field]);
 	return page_answer(r, &pg, &rows, sizeof(struct lead_row),
-	    offsetof(struct lead_row, id), lead_json, extra);
+	    offsetof(struct lead_row, id), lead_gen, extra);
 }
 
 /* utm_* parameters of the landing URL, decoded (display only). */
@@ -104,7 +102,8 @@ api_leads_get(struct req *r)
 	struct dbrows	 l, tl;
 	const struct lead_detail_row *d;
 	const struct timeline_row *t;
-	json_object	*o, *timeline, *ev;
+	struct jgen	 j;
+	json_object	*utm;
 	size_t		 i;
 	enum fb_err	 e;
 
@@ -119,23 +118,26 @@ api_leads_get(struct req *r)
 		dbrows_free(&l);
 		return e;
 	}
-	o = lead_json(&d->lead);
-	jadd_str(o, "landing_url", d->landing_url);
-	jadd_str(o, "referrer", d->referrer);
-	json_object_object_add(o, "utm", utm_json(d->utm));
-	jadd_str(o, "lp_key", d->lp_key);
-	timeline = json_object_new_array();
+	req_gen_begin(r, &j);
+	lead_gen(&j, &d->lead);
+	jg_str(&j, "landing_url", d->landing_url);
+	jg_str(&j, "referrer", d->referrer);
+	utm = utm_json(d->utm);
+	jg_json(&j, "utm", utm);
+	json_object_put(utm);
+	jg_str(&j, "lp_key", d->lp_key);
+	jg_arr(&j, "timeline");
 	for (i = 0, t = tl.row; i < tl.n; i++, t++) {
-		ev = json_object_new_object();
-		jadd_str(ev, "type", t->type);
-		jadd_str(ev, "role", t->role);
-		jadd_str(ev, "path", t->path);
-		jadd_str(ev, "campaign", t->campaign);
-		jadd_time(ev, "at", t->at);
-		json_object_array_add(timeline, ev);
+		jg_obj(&j, NULL);
+		jg_str(&j, "type", t->type);
+		jg_str(&j, "role", t->role);
+		jg_str(&j, "path", t->path);
+		jg_str(&j, "campaign", t->campaign);
+		jg_time(&j, "at", t->at);
+		jg_obj_end(&j);
 	}
-	json_object_object_add(o, "timeline", timeline);
+	jg_arr_end(&j);
 	dbrows_free(&tl);
 	dbrows_free(&l);
-	return req_json(r, 200, o);
+	return req_gen_end(r, &j, 200);
 }

@@ -26,30 +26,34 @@ parsed(const char *text)
 }
 
 /* The one writer of a message (contract: Message). */
-static json_object *
-message_json(const void *row)
+static void
+message_gen(struct jgen *j, const void *row)
 {
 	const struct message_row *m = row;
-	json_object	*o = json_object_new_object(), *lp;
+	json_object	*v;
 
-	jadd_str(o, "id", m->id);
-	jadd_str(o, "object", "message");
-	jadd_str(o, "channel", m->channel);
-	jadd_str(o, "subject", m->subject);
-	jadd_str(o, "body", m->body);
-	jadd_bool(o, "has_body_html", m->has_body_html);
-	jadd_str(o, "header_image_url", m->header_image_url);
-	jadd_str(o, "link_url", m->link_url);
-	lp = parsed(m->link_params);
-	json_object_object_add(o, "link_params", lp != NULL ? lp : json_object_new_object());
-	json_object_object_add(o, "blocks", parsed(m->blocks));
+	jg_str(j, "id", m->id);
+	jg_str(j, "object", "message");
+	jg_str(j, "channel", m->channel);
+	jg_str(j, "subject", m->subject);
+	jg_str(j, "body", m->body);
+	jg_bool(j, "has_body_html", m->has_body_html);
+	jg_str(j, "header_image_url", m->header_image_url);
+	jg_str(j, "link_url", m->link_url);
+	/* stored as JSON text, checked when saved */
+	if ((v = parsed(m->link_params)) == NULL)
+		v = json_object_new_object();
+	jg_json(j, "link_params", v);
+	json_object_put(v);
+	v = parsed(m->blocks);
+	jg_json(j, "blocks", v);
+	json_object_put(v);
 	if (m->sms_segments >= 0)
-		jadd_int(o, "sms_segments", m->sms_segments);
+		jg_int(j, "sms_segments", m->sms_segments);
 	else
-		jadd_str(o, "sms_segments", NULL);
-	jadd_time(o, "created_at", m->created_at);
-	jadd_time(o, "updated_at", m->updated_at);
-	return o;
+		jg_str(j, "sms_segments", NULL);
+	jg_time(j, "created_at", m->created_at);
+	jg_time(j, "updated_at", m->updated_at);
 }
 
 static enum fb_err
@@ -63,7 +67,7 @@ message_answer(struct req *r, const char *id, int status)
 		return api_error(r, AC_NOT_FOUND, "message_id");
 	if (e != FB_OK)
 		return e;
-	e = req_json(r, status, message_json(m.row));
+	e = req_row(r, status, message_gen, m.row);
 	dbrows_free(&m);
 	return e;
 }
@@ -354,7 +358,7 @@ api_messages_list(struct req *r)
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	return page_answer(r, &pg, &rows, sizeof(struct message_row),
-	    offsetof(struct message_row, id), message_json, NULL);
+	    offsetof(struct message_row, id), message_gen, NULL);
 }
 
 /* GET /message_examples: fixed data, in full, no paging. */

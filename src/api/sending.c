@@ -14,19 +14,21 @@
 
 static const char *const dlv_date_fields[] = { "created_at", "scheduled_at", "sent_at" };
 
-static json_object *
-summary(const char *id, const char *k1, const char *v1, const char *k2, const char *v2)
+/* {"id", k1, k2} of a campaign or scenario, or null when id is NULL. */
+static void
+summary(struct jgen *j, const char *key, const char *id, const char *k1,
+    const char *v1, const char *k2, const char *v2)
 {
-	json_object	*o;
-
-	if (id == NULL)
-		return NULL;
-	o = json_object_new_object();
-	jadd_str(o, "id", id);
-	jadd_str(o, k1, v1);
+	if (id == NULL) {
+		jg_str(j, key, NULL);
+		return;
+	}
+	jg_obj(j, key);
+	jg_str(j, "id", id);
+	jg_str(j, k1, v1);
 	if (k2 != NULL)
-		jadd_str(o, k2, v2);
-	return o;
+		jg_str(j, k2, v2);
+	jg_obj_end(j);
 }
 
 /* Opt-outs and complaints are the recipient's word: they stay (contract). */
@@ -37,39 +39,39 @@ deletable(const struct suppression_row *s)
 }
 
 /* The one writer of a delivery (DeliveryOut). */
-static json_object *
-delivery_json(const void *row)
+static void
+delivery_gen(struct jgen *j, const void *row)
 {
 	const struct delivery_row *d = row;
-	json_object	*o = json_object_new_object(), *st;
 
-	jadd_str(o, "id", d->id);
-	jadd_str(o, "object", "delivery");
-	jadd_str(o, "lead_id", d->lead_id);
-	jadd_str(o, "status", d->status);
-	jadd_str(o, "channel", d->channel);
-	jadd_str(o, "to_masked", d->to_masked);
-	jadd_str(o, "pii_state", d->pii_state);
-	json_object_object_add(o, "campaign", summary(d->campaign_id, "key",
-	    d->campaign_key, "name", d->campaign_name));
-	json_object_object_add(o, "scenario", summary(d->scenario_id, "name",
-	    d->scenario_name, NULL, NULL));
-	st = NULL;
+	jg_str(j, "id", d->id);
+	jg_str(j, "object", "delivery");
+	jg_str(j, "lead_id", d->lead_id);
+	jg_str(j, "status", d->status);
+	jg_str(j, "channel", d->channel);
+	jg_str(j, "to_masked", d->to_masked);
+	jg_str(j, "pii_state", d->pii_state);
+	summary(j, "campaign", d->campaign_id, "key", d->campaign_key, "name",
+	    d->campaign_name);
+	summary(j, "scenario", d->scenario_id, "name", d->scenario_name, NULL,
+	    NULL);
 	if (d->step_id != NULL) {
-		st = json_object_new_object();
-		jadd_str(st, "id", d->step_id);
-		jadd_int(st, "position", d->step_no);
-	}
-	json_object_object_add(o, "step", st);
-	jadd_time(o, "scheduled_at", d->scheduled_at);
-	jadd_time(o, "sent_at", d->sent_at);
-	jadd_time(o, "created_at", d->created_at);
-	jadd_str(o, "cancel_reason", d->cancel_reason);
-	jadd_str(o, "error_code", d->error_code);
+		jg_obj(j, "step");
+		jg_str(j, "id", d->step_id);
+		jg_int(j, "position", d->step_no);
+		jg_obj_end(j);
+	} else
+		jg_str(j, "step", NULL);
+	jg_time(j, "scheduled_at", d->scheduled_at);
+	jg_time(j, "sent_at", d->sent_at);
+	jg_time(j, "created_at", d->created_at);
+	jg_str(j, "cancel_reason", d->cancel_reason);
+	jg_str(j, "error_code", d->error_code);
 	/* the SMS parts as sent (contract: Messages, the estimate's note) */
-	json_object_object_add(o, "segments", d->segments != NULL ?
-	    json_object_new_int64(strtoll(d->segments, NULL, 10)) : NULL);
-	return o;
+	if (d->segments != NULL)
+		jg_int(j, "segments", strtoll(d->segments, NULL, 10));
+	else
+		jg_str(j, "segments", NULL);
 }
 
 enum fb_err
@@ -109,7 +111,7 @@ api_deliveries_list(struct req *r)
 	extra = json_object_new_object();
 	jadd_str(extra, "date_field", dlv_date_fields[f.date_field]);
 	return page_answer(r, &pg, &rows, sizeof(struct delivery_row),
-	    offsetof(struct delivery_row, id), delivery_json, extra);
+	    offsetof(struct delivery_row, id), delivery_gen, extra);
 }
 
 enum fb_err
@@ -123,30 +125,28 @@ api_deliveries_get(struct req *r)
 		return api_error(r, AC_NOT_FOUND, "delivery_id");
 	if (e != FB_OK)
 		return e;
-	e = req_json(r, 200, delivery_json(d.row));
+	e = req_row(r, 200, delivery_gen, d.row);
 	dbrows_free(&d);
 	return e;
 }
 
 /* The one writer of a suppression: masked value only. */
-static json_object *
-suppression_json(const void *row)
+static void
+suppression_gen(struct jgen *j, const void *row)
 {
 	const struct suppression_row *s = row;
-	json_object	*o = json_object_new_object();
 
-	jadd_str(o, "id", s->id);
-	jadd_str(o, "object", "suppression");
-	jadd_str(o, "kind", s->kind);
-	jadd_str(o, "value_masked", s->masked);
-	jadd_str(o, "scope", s->scope);
-	jadd_str(o, "campaign_id", s->campaign_id);
-	jadd_str(o, "reason", s->reason);
-	jadd_str(o, "memo", s->memo);
-	jadd_time(o, "expires_at", s->expires_at);
-	jadd_time(o, "created_at", s->created_at);
-	jadd_bool(o, "deletable", deletable(s));
-	return o;
+	jg_str(j, "id", s->id);
+	jg_str(j, "object", "suppression");
+	jg_str(j, "kind", s->kind);
+	jg_str(j, "value_masked", s->masked);
+	jg_str(j, "scope", s->scope);
+	jg_str(j, "campaign_id", s->campaign_id);
+	jg_str(j, "reason", s->reason);
+	jg_str(j, "memo", s->memo);
+	jg_time(j, "expires_at", s->expires_at);
+	jg_time(j, "created_at", s->created_at);
+	jg_bool(j, "deletable", deletable(s));
 }
 
 /*
@@ -181,7 +181,7 @@ api_suppressions_list(struct req *r)
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	return page_answer(r, &pg, &rows, sizeof(struct suppression_row),
-	    offsetof(struct suppression_row, id), suppression_json, NULL);
+	    offsetof(struct suppression_row, id), suppression_gen, NULL);
 }
 
 /* POST /suppressions: one entry (contract: SuppressionIn). */
@@ -246,7 +246,7 @@ api_suppressions_create(struct req *r)
 	memcpy(r->audit_id, id, sizeof(id));
 	if ((e = db_suppression_get(r->db, r->auth.tenant_id, id, &c)) != FB_OK)
 		return e;
-	e = req_json(r, 201, suppression_json(c.row));
+	e = req_row(r, 201, suppression_gen, c.row);
 	dbrows_free(&c);
 	return e;
 }

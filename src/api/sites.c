@@ -8,22 +8,20 @@
 #include "../db/store.h"
 
 /* The one writer of a site (list and detail). */
-static json_object *
-site_json(const void *row)
+static void
+site_gen(struct jgen *j, const void *row)
 {
 	const struct site_row *s = row;
-	json_object	*o = json_object_new_object();
 
-	jadd_str(o, "id", s->id);
-	jadd_str(o, "object", "site");
-	jadd_str(o, "name", s->name);
-	jadd_str(o, "domain", s->domain);
-	jadd_str(o, "public_key", s->public_key);
-	jadd_time(o, "created_at", s->created_at);
-	jadd_time(o, "updated_at", s->updated_at);
+	jg_str(j, "id", s->id);
+	jg_str(j, "object", "site");
+	jg_str(j, "name", s->name);
+	jg_str(j, "domain", s->domain);
+	jg_str(j, "public_key", s->public_key);
+	jg_time(j, "created_at", s->created_at);
+	jg_time(j, "updated_at", s->updated_at);
 	/* a flood of new leads held its sending (formback.fcgi(8) "Abuse limits") */
-	jadd_time(o, "sending_held_at", s->sending_held_at);
-	return o;
+	jg_time(j, "sending_held_at", s->sending_held_at);
 }
 
 enum fb_err
@@ -39,7 +37,7 @@ api_sites_list(struct req *r)
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	return page_answer(r, &pg, &rows, sizeof(struct site_row),
-	    offsetof(struct site_row, id), site_json, NULL);
+	    offsetof(struct site_row, id), site_gen, NULL);
 }
 
 /*
@@ -48,10 +46,11 @@ api_sites_list(struct req *r)
  * carries the placeholder the caller replaces per response (contract:
  * Endpoints, Sites).
  */
-static json_object *
-snippet_json(struct req *r, const char *pk, json_object *c, bool nonce)
+static void
+snippet_gen(struct jgen *j, struct req *r, const char *pk, json_object *c,
+    bool nonce)
 {
-	json_object	*o = json_object_new_object(), *v;
+	json_object	*v;
 	const char	*id = NULL, *key = NULL, *name = NULL;
 	struct buf	 b;
 
@@ -66,12 +65,13 @@ snippet_json(struct req *r, const char *pk, json_object *c, bool nonce)
 	    "data-campaign=\"%s\"></script>", nonce ? " nonce=\"__CSP_NONCE__\"" : "",
 	    r->conf->base_url, pk, key != NULL ? key : "") != FB_OK)
 		buf_reset(&b);
-	jadd_str(o, "campaign_id", id);
-	jadd_str(o, "campaign_key", key);
-	jadd_str(o, "campaign_name", name);
-	jadd_str(o, "html", b.data);
+	jg_obj(j, NULL);
+	jg_str(j, "campaign_id", id);
+	jg_str(j, "campaign_key", key);
+	jg_str(j, "campaign_name", name);
+	jg_str(j, "html", b.data);
+	jg_obj_end(j);
 	buf_release(&b);
-	return o;
 }
 
 enum fb_err
@@ -79,7 +79,8 @@ api_sites_get(struct req *r)
 {
 	struct dbrows	 rows;
 	const struct site_snippets_row *site;
-	json_object	*o, *snips, *list = NULL;
+	struct jgen	 j;
+	json_object	*list = NULL;
 	const char	*id = req_pathvar(r, "site_id"), *nonce;
 	size_t		 i, n;
 	bool		 with_nonce;
@@ -95,25 +96,25 @@ api_sites_get(struct req *r)
 	if (e != FB_OK)
 		return e;
 	site = rows.row;
-	o = site_json(&site->site);
+	req_gen_begin(r, &j);
+	site_gen(&j, &site->site);
 	snprintf(tag, sizeof(tag), "%s/tag.js", r->conf->base_url);
-	jadd_str(o, "tag_url", tag);
+	jg_str(&j, "tag_url", tag);
 	/* oldest campaign first, as the triggers keep them */
-	snips = json_object_new_array();
+	jg_arr(&j, "snippets");
 	if (site->snippet_campaigns != NULL &&
 	    (list = json_tokener_parse(site->snippet_campaigns)) != NULL &&
 	    json_object_is_type(list, json_type_array)) {
 		n = json_object_array_length(list);
 		for (i = 0; i < n; i++)
-			json_object_array_add(snips, snippet_json(r,
-			    site->site.public_key, json_object_array_get_idx(list, i),
-			    with_nonce));
+			snippet_gen(&j, r, site->site.public_key,
+			    json_object_array_get_idx(list, i), with_nonce);
 	} else if (site->snippet_campaigns != NULL)
 		logx(LOG_ERR, "site %s: snippet_campaigns is not a JSON array", id);
+	jg_arr_end(&j);
 	json_object_put(list);
-	json_object_object_add(o, "snippets", snips);
 	dbrows_free(&rows);
-	return req_json(r, 200, o);
+	return req_gen_end(r, &j, 200);
 }
 
 /* GET /sites/{id}/tag-config: the live configuration, free-form. */
