@@ -155,6 +155,51 @@ Test(jsonw, time_from_datetime)
 	json_object_put(o);
 }
 
+/* jsonw.c: the streaming writer writes what json-c would, value by value. */
+Test(jsonw, generator)
+{
+	struct jgen	 j;
+	struct buf	 b;
+	json_object	*o = json_tokener_parse("{\"x\":[1,2.5,\"y\"],\"z\":{}}");
+
+	buf_init(&b, 1 << 16);
+	jgen_begin(&j, &b);
+	jg_obj(&j, NULL);
+	jg_str(&j, "a", "q\"\n/\xc3\xa9");
+	jg_str(&j, "n", NULL);
+	jg_int(&j, "i", -5);
+	jg_bool(&j, "b", true);
+	jg_time(&j, "t", "2026-11-22 05:09:14.123456");
+	jg_arr(&j, "arr");
+	jg_int(&j, NULL, 1);
+	jg_obj(&j, NULL);
+	jg_arr(&j, "k");
+	jg_arr_end(&j);
+	jg_obj_end(&j);
+	jg_arr_end(&j);
+	jg_json(&j, "o", o);
+	jg_obj_end(&j);
+	cr_assert_eq(jgen_end(&j), FB_OK);
+	cr_assert_str_eq(b.data, "{\"a\":\"q\\\"\\n/\xc3\xa9\",\"n\":null,\"i\":-5,"
+	    "\"b\":true,\"t\":\"2026-11-22T05:09:14Z\",\"arr\":[1,{\"k\":[]}],"
+	    "\"o\":{\"x\":[1,2.5,\"y\"],\"z\":{}}}");
+	json_object_put(o);
+	/* a call out of place, and a full buffer, stick */
+	buf_reset(&b);
+	jgen_begin(&j, &b);
+	jg_obj_end(&j);
+	jg_str(&j, NULL, "x");
+	cr_assert_eq(jgen_end(&j), FB_EINVAL);
+	buf_release(&b);
+	buf_init(&b, 8);
+	jgen_begin(&j, &b);
+	jg_arr(&j, NULL);
+	jg_str(&j, NULL, "longer than eight bytes");
+	jg_arr_end(&j);
+	cr_assert_eq(jgen_end(&j), FB_ENOMEM);
+	buf_release(&b);
+}
+
 /* body.c: identifiers before SQL (issue 11). */
 Test(body, ident_ok)
 {
