@@ -21,9 +21,6 @@
 #include "ingest.h"
 #include "db/store.h"
 
-#define APPLY_JOBS	2	/* appliers at once (--jobs) */
-#define APPLY_SHARE_MIN	1000	/* a smaller backlog is applied by one */
-
 static enum fb_err
 judge(struct db *db, const struct lead_owner_row *l, long long now, bool *done)
 {
@@ -63,40 +60,17 @@ fail:
 	return e;
 }
 
-static struct conf	 conf;
-
-/*
- * One applier of the backlog (cron_fork()), on its own connection: the
- * parts of the queue are applied one applier at a time each, so appliers
- * at once share them out.
- */
-static int
-apply_job(long share, int counts[])
-{
-	struct db	 db;
-	enum fb_err	 e;
-
-	if (db_open(&db, &conf) != FB_OK)
-		return 1;
-	e = tag_apply(&db, &conf, share > INT_MAX ? INT_MAX : (int)share, true,
-	    &counts[0]);
-	db_close(&db);
-	if (e != FB_OK)
-		fprintf(stderr, "formback-abandon: cannot apply queued tag "
-		    "events: %s\n", fb_strerror(e));
-	return e != FB_OK;
-}
-
 int
 main(int argc, char *argv[])
 {
-	struct cron_opts	 o = { .limit = 1000, .jobs = APPLY_JOBS };
+	struct cron_opts	 o = { .limit = 1000 };
+	struct conf	 conf;
 	struct db	 db;
 	struct dbrows	 due;
 	const struct lead_owner_row *l;
 	unsigned long long pruned = 0;
 	char		 err[512];
-	long long	 now, queued = 0;
+	long long	 now;
 	long		 limit;
 	int		 ch, verbose, judged = 0, failed = 0, applied = 0;
 	unsigned	 i;
@@ -121,16 +95,7 @@ main(int argc, char *argv[])
 	 * What was queued when the pass began: under a flood that outruns
 	 * the applier a pass still ends, and judges.
 	 */
-	if ((e = tag_backlog(&db, &queued)) == FB_OK && queued > 0) {
-		if (o.jobs > 1 && queued > APPLY_SHARE_MIN) {
-			/* each part is one applier's at a time: spread them */
-			if (cron_fork(queued, o.jobs, apply_job, &applied, 1) != 0)
-				e = FB_EDB;
-		} else
-			e = tag_apply(&db, &conf, queued > INT_MAX ? INT_MAX :
-			    (int)queued, true, &applied);
-	}
-	if (e != FB_OK) {
+	if ((e = tag_apply_backlog(&db, &conf, &applied)) != FB_OK) {
 		fprintf(stderr, "formback-abandon: cannot apply queued tag "
 		    "events: %s\n", fb_strerror(e));
 		db_close(&db);

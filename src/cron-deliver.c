@@ -17,9 +17,12 @@
  * outbox event, in one short transaction.  Safe to run as several copies
  * on several hosts.
  */
+#include <sys/prctl.h>
+#include <sys/wait.h>
 
 #include <errno.h>
 #include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -759,33 +762,64 @@ claimer(long limit)
 	return n_errors > 0 ? 1 : 0;
 }
 
-/* One claimer child of cron_fork(): its own counts, not the parent's too. */
-static int
-claimer_job(long share, int counts[])
-{
-	int	 st;
-
-	n_sent = n_failed = n_cancelled = n_suppressed = 0;
-	n_later = n_errors = n_returned = n_after_conversion = 0;
-	st = claimer(share);
-	counts[0] = n_sent, counts[1] = n_failed;
-	counts[2] = n_cancelled, counts[3] = n_suppressed;
-	counts[4] = n_later, counts[5] = n_errors;
-	counts[6] = n_after_conversion;
-	return st;
-}
-
-/* `jobs` claimers at once, each with an equal share of `limit`. */
+/*
+ * Runs `jobs` claimers as child processes, each with an equal share of
+ * `limit`; a child dies with its parent (a killed pass stops sending at
+ * once, as one process would).  Their counts come back through a pipe.
+ * Returns the worst exit status.
+ */
 static int
 claimers(long limit, long jobs)
 {
-	int	 c[7] = { 0 }, rc;
+	int		 fd[2], st, rc = 0, counts[7];
+	long		 k, share;
+	pid_t		 pid;
+	ssize_t		 n;
 
-	rc = cron_fork(limit, jobs, claimer_job, c, NELEM(c));
-	n_sent += c[0], n_failed += c[1];
-	n_cancelled += c[2], n_suppressed += c[3];
-	n_later += c[4], n_errors += c[5];
-	n_after_conversion += c[6];
+	if (pipe(fd) == -1) {
+		perror("formback-deliver: pipe");
+		return 1;
+	}
+	fflush(NULL);
+	for (k = 0; k < jobs; k++) {
+		share = limit / jobs + (k < limit % jobs ? 1 : 0);
+		if (share == 0)
+			break;
+		if ((pid = fork()) == -1) {
+			perror("formback-deliver: fork");
+			rc = 1;
+			break;
+		}
+		if (pid == 0) {
+			close(fd[0]);
+			prctl(PR_SET_PDEATHSIG, SIGKILL);
+			if (getppid() == 1)
+				_exit(1);
+			/* a child reports its own counts, not the parent's too */
+			n_sent = n_failed = n_cancelled = n_suppressed = 0;
+			n_later = n_errors = n_returned = n_after_conversion = 0;
+			st = claimer(share);
+			counts[0] = n_sent, counts[1] = n_failed;
+			counts[2] = n_cancelled, counts[3] = n_suppressed;
+			counts[4] = n_later, counts[5] = n_errors;
+			counts[6] = n_after_conversion;
+			if (write(fd[1], counts, sizeof(counts)) != sizeof(counts))
+				st = 1;
+			fflush(NULL);
+			_exit(st);
+		}
+	}
+	close(fd[1]);
+	while ((n = read(fd[0], counts, sizeof(counts))) == sizeof(counts)) {
+		n_sent += counts[0], n_failed += counts[1];
+		n_cancelled += counts[2], n_suppressed += counts[3];
+		n_later += counts[4], n_errors += counts[5];
+		n_after_conversion += counts[6];
+	}
+	close(fd[0]);
+	while ((pid = wait(&st)) != -1 || errno == EINTR)
+		if (pid != -1 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
+			rc = 1;
 	return rc;
 }
 

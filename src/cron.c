@@ -1,18 +1,11 @@
 /*
- * What every cron pass shares: the command line, and work shared out to
- * child processes (formback-abandon(8), formback-deliver(8)).
+ * The command line every cron pass shares: formback-abandon(8),
+ * formback-deliver(8).
  */
-#include <sys/prctl.h>
-#include <sys/wait.h>
-
-#include <errno.h>
 #include <getopt.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 #include "formback.h"
 
@@ -78,53 +71,4 @@ usage:
 	    "[--limit N]%s [-v] [--help]\n", prog, o->jobs != 0 ?
 	    " [--jobs N]" : "");
 	return ch == 'h' ? 0 : 2;
-}
-
-int
-cron_fork(long limit, long jobs, int (*job)(long share, int counts[]),
-    int counts[], int ncounts)
-{
-	int		 fd[2], st, rc = 0, got[CRON_COUNTS_MAX], i;
-	long		 k, share;
-	pid_t		 pid;
-	ssize_t		 n;
-
-	if (ncounts < 1 || ncounts > CRON_COUNTS_MAX)
-		return 1;
-	if (pipe(fd) == -1) {
-		perror("pipe");
-		return 1;
-	}
-	fflush(NULL);
-	for (k = 0; k < jobs; k++) {
-		share = limit / jobs + (k < limit % jobs ? 1 : 0);
-		if (share == 0)
-			break;
-		if ((pid = fork()) == -1) {
-			perror("fork");
-			rc = 1;
-			break;
-		}
-		if (pid == 0) {
-			close(fd[0]);
-			prctl(PR_SET_PDEATHSIG, SIGKILL);
-			if (getppid() == 1)
-				_exit(1);
-			memset(got, 0, sizeof(got));
-			st = job(share, got);
-			if (write(fd[1], got, sizeof(got)) != sizeof(got))
-				st = 1;
-			fflush(NULL);
-			_exit(st);
-		}
-	}
-	close(fd[1]);
-	while ((n = read(fd[0], got, sizeof(got))) == sizeof(got))
-		for (i = 0; i < ncounts; i++)
-			counts[i] += got[i];
-	close(fd[0]);
-	while ((pid = wait(&st)) != -1 || errno == EINTR)
-		if (pid != -1 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
-			rc = 1;
-	return rc;
 }

@@ -342,18 +342,6 @@ struct cron_opts {
  * usage to standard error.
  */
 int	cron_opts(int argc, char *argv[], const char *prog, struct cron_opts *o);
-/*
- * Run job(share, counts) in `jobs` child processes, each with an equal
- * share of `limit` (none with a share of 0); a child dies with its
- * parent, so a killed pass stops at once, as one process would.  A
- * child's job fills its own counts[0 .. ncounts) (ncounts at most
- * CRON_COUNTS_MAX), which come back through a pipe and are added into the
- * caller's counts[].  Returns 0, or 1 when a child failed or could not
- * be started.
- */
-#define CRON_COUNTS_MAX	8
-int	cron_fork(long limit, long jobs, int (*job)(long share, int counts[]),
-	    int counts[], int ncounts);
 
 /* b64.c */
 

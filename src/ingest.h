@@ -50,8 +50,6 @@ enum fb_err	lead_convert(struct db *, const struct lead_owner_row *l,
  */
 enum fb_err	tag_apply_backlog(struct db *, const struct conf *,
 		    int *applied) FB_WUR;
-/* How many events are queued and not parked: what tag_apply_backlog() takes. */
-enum fb_err	tag_backlog(struct db *, long long *n) FB_WUR;
 /*
  * tag_apply() for one part of the queue (0 .. INGEST_PARTS - 1), oldest
  * first: formback-deliver applies the part that holds a conversion it

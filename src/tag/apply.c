@@ -698,30 +698,19 @@ tag_apply(struct db *db, const struct conf *conf, int limit, bool wait,
 }
 
 enum fb_err
-tag_backlog(struct db *db, long long *n)
+tag_apply_backlog(struct db *db, const struct conf *conf, int *applied)
 {
 	struct dbrows	 q;
 	const struct ingest_status_row *st;
-	enum fb_err	 e;
-
-	*n = 0;
-	if ((e = db_ingest_status(db, &q)) != FB_OK)
-		return e;
-	st = q.row;
-	*n = q.n == 1 ? st->queued - st->parked : 0;
-	dbrows_free(&q);
-	return FB_OK;
-}
-
-enum fb_err
-tag_apply_backlog(struct db *db, const struct conf *conf, int *applied)
-{
 	long long	 n;
 	enum fb_err	 e;
 
 	*applied = 0;
-	if ((e = tag_backlog(db, &n)) != FB_OK)
+	if ((e = db_ingest_status(db, &q)) != FB_OK)
 		return e;
+	st = q.row;
+	n = q.n == 1 ? st->queued - st->parked : 0;
+	dbrows_free(&q);
 	return n > 0 ? tag_apply(db, conf, n > INT_MAX ? INT_MAX : (int)n, true,
 	    applied) : FB_OK;
 }
