@@ -202,7 +202,8 @@ jg_time(struct jgen *j, const char *key, const char *v)
 void
 jg_json(struct jgen *j, const char *key, json_object *v)
 {
-	size_t	 i, n;
+	const char	*t;
+	size_t		 i, n;
 
 	switch (json_object_get_type(v)) {
 	case json_type_null:
@@ -216,9 +217,10 @@ jg_json(struct jgen *j, const char *key, json_object *v)
 		break;
 	case json_type_double:
 		/* as json-c writes it: the text is the value */
-		if (jg_key(j, key))
-			jg_check(j, yajl_gen_number(j->g, json_object_to_json_string(v),
-			    strlen(json_object_to_json_string(v))));
+		if (jg_key(j, key)) {
+			t = json_object_to_json_string(v);
+			jg_check(j, yajl_gen_number(j->g, t, strlen(t)));
+		}
 		break;
 	case json_type_string:
 		if (jg_key(j, key))

@@ -81,17 +81,11 @@ enum fb_err
 db_campaign_set_status(struct db *db, const char *id, const char *status,
     char tenant_out[UUID_STRLEN + 1])
 {
-	struct dbres	 r;
 	enum fb_err	 e;
 
-	if ((e = run(db, CAMP_TENANT, DBPARAMS(P_STR(id)), &r)) != FB_OK)
+	if ((e = db_tenant_of(db, DBSET_CAMPAIGN, CAMP_TENANT,
+	    &camp_sql[CAMP_TENANT], id, tenant_out)) != FB_OK)
 		return e;
-	if (r.nrows == 0) {
-		dbres_free(&r);
-		return FB_ENOTFOUND;
-	}
-	snprintf(tenant_out, UUID_STRLEN + 1, "%s", dbres_get(&r, 0, 0));
-	dbres_free(&r);
 	return run(db, CAMP_SET_STATUS, DBPARAMS(P_STR(status), P_STR(status),
 	    P_STR(id)), NULL);
 }

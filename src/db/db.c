@@ -441,6 +441,23 @@ db_value(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
 }
 
 enum fb_err
+db_tenant_of(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
+    const char *id, char tenant_out[UUID_STRLEN + 1])
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	if ((e = db_run(db, set, idx, st, DBPARAMS(P_STR(id)), &r)) != FB_OK)
+		return e;
+	if (r.nrows == 0 || r.cell[0] == NULL)
+		e = FB_ENOTFOUND;
+	else
+		snprintf(tenant_out, UUID_STRLEN + 1, "%s", r.cell[0]);
+	dbres_free(&r);
+	return e;
+}
+
+enum fb_err
 db_changed(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
     const struct dbp *p, size_t np, unsigned long long *n)
 {

@@ -128,6 +128,14 @@ enum fb_err	db_run(struct db *, enum db_set set, int idx,
 enum fb_err	db_value(struct db *, enum db_set set, int idx,
 		    const struct dbstmt *st, const struct dbp *p, size_t np,
 		    long long *v, bool *found) FB_WUR;
+/*
+ * db_run() of the look-up of one row's tenant by the row's id (the
+ * operator's paths name a row by its id alone): the first column into
+ * tenant_out; FB_ENOTFOUND when there is no row.
+ */
+enum fb_err	db_tenant_of(struct db *, enum db_set set, int idx,
+		    const struct dbstmt *st, const char *id,
+		    char tenant_out[UUID_STRLEN + 1]) FB_WUR;
 /* db_run() of a write: *n the rows it changed. */
 enum fb_err	db_changed(struct db *, enum db_set set, int idx,
 		    const struct dbstmt *st, const struct dbp *p, size_t np,

@@ -269,17 +269,8 @@ db_scenario_set_status(struct db *db, const char *tenant, const char *id,
 enum fb_err
 db_scenario_tenant(struct db *db, const char *id, char tenant_out[UUID_STRLEN + 1])
 {
-	struct dbres	 r;
-	enum fb_err	 e;
-
-	if ((e = run(db, SQ_SCN_OWNER, DBPARAMS(P_STR(id)), &r)) != FB_OK)
-		return e;
-	if (r.nrows == 0)
-		e = FB_ENOTFOUND;
-	else
-		snprintf(tenant_out, UUID_STRLEN + 1, "%s", r.cell[0]);
-	dbres_free(&r);
-	return e;
+	return db_tenant_of(db, DBSET_SCENARIO, SQ_SCN_OWNER, &sq_sql[SQ_SCN_OWNER],
+	    id, tenant_out);
 }
 
 enum fb_err

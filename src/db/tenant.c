@@ -143,13 +143,11 @@ static enum fb_err
 update_one(struct db *db, int upd, const struct dbp *p, size_t n, int tenant_q,
     const char *id, char tenant_out[UUID_STRLEN + 1])
 {
-	struct dbres	 r;
 	enum fb_err	 e;
 
-	if ((e = run_one(db, tenant_q, DBPARAMS(P_STR(id)), &r)) != FB_OK)
+	if ((e = db_tenant_of(db, DBSET_TENANT, tenant_q, &ten_sql[tenant_q], id,
+	    tenant_out)) != FB_OK)
 		return e;
-	snprintf(tenant_out, UUID_STRLEN + 1, "%s", dbres_get(&r, 0, 0));
-	dbres_free(&r);
 	return run(db, upd, p, n, NULL);
 }
 
@@ -237,14 +235,8 @@ db_site_create(struct db *db, const char *id, const char *tenant,
 enum fb_err
 db_site_tenant(struct db *db, const char *id, char tenant_out[UUID_STRLEN + 1])
 {
-	struct dbres	 r;
-	enum fb_err	 e;
-
-	if ((e = run_one(db, TEN_SITE_TENANT, DBPARAMS(P_STR(id)), &r)) != FB_OK)
-		return e;
-	snprintf(tenant_out, UUID_STRLEN + 1, "%s", dbres_get(&r, 0, 0));
-	dbres_free(&r);
-	return FB_OK;
+	return db_tenant_of(db, DBSET_TENANT, TEN_SITE_TENANT,
+	    &ten_sql[TEN_SITE_TENANT], id, tenant_out);
 }
 
 enum fb_err
