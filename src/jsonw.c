@@ -43,8 +43,12 @@ jadd_bool(json_object *o, const char *k, bool v)
 static const char *
 time_out(const char *v, char t[32])
 {
-	if (v != NULL && strlen(v) >= 19 && v[10] == ' ') {
-		snprintf(t, 32, "%.10sT%.8sZ", v, v + 11);
+	if (v != NULL && strnlen(v, 19) == 19 && v[10] == ' ') {
+		memcpy(t, v, 10);
+		t[10] = 'T';
+		memcpy(t + 11, v + 11, 8);
+		t[19] = 'Z';
+		t[20] = '\0';
 		return t;
 	}
 	return v;

@@ -208,11 +208,51 @@ db_prepare(struct db *db, enum db_set set, int idx, const struct dbstmt *st)
 	return s;
 }
 
+/*
+ * A DATETIME or TIMESTAMP as the connector writes one into a string
+ * buffer: "YYYY-MM-DD HH:MM:SS", then the fraction to the column's
+ * decimals (1 to 6), without its sprintf per cell.  Answers the length.
+ */
+static size_t
+time_text(const MYSQL_TIME *t, unsigned decimals, char out[32])
+{
+	unsigned long	 v[6] = { t->year, t->month, t->day, t->hour, t->minute,
+			    t->second };
+	static const char sep[6] = { '-', '-', ' ', ':', ':', '\0' };
+	unsigned long	 f;
+	size_t		 o = 0, i, w, d;
+
+	for (i = 0; i < 6; i++) {
+		for (w = i == 0 ? 4 : 2, d = w; d > 0; d--) {
+			out[o + d - 1] = (char)('0' + v[i] % 10);
+			v[i] /= 10;
+		}
+		o += w;
+		if (sep[i] != '\0')
+			out[o++] = sep[i];
+	}
+	if (decimals > 0 && decimals < 7) {
+		out[o++] = '.';
+		for (f = t->second_part, d = 6; d > 0; d--) {
+			if (d <= decimals)
+				out[o + d - 1] = (char)('0' + f % 10);
+			f /= 10;
+		}
+		o += decimals;
+	}
+	out[o] = '\0';
+	return o;
+}
+
 static enum fb_err
 db_fetch(struct db *db, MYSQL_STMT *s, const struct dbstmt *st,
     struct dbres *res)
 {
 	MYSQL_RES	*meta;
+	MYSQL_FIELD	*fields;
+	MYSQL_TIME	*times = NULL;
+	unsigned	*decimals = NULL;
+	char		 tt[32];
 	MYSQL_BIND	*b = NULL;
 	unsigned long	*lens = NULL;
 	my_bool		*nulls = NULL, *errs = NULL;
@@ -226,29 +266,44 @@ db_fetch(struct db *db, MYSQL_STMT *s, const struct dbstmt *st,
 	if ((meta = mysql_stmt_result_metadata(s)) == NULL)
 		return FB_OK;
 	nc = mysql_num_fields(meta);
-	mysql_free_result(meta);
+	fields = mysql_fetch_fields(meta);
 	res->ncols = nc;
 	b = calloc(nc, sizeof(*b));
 	lens = calloc(nc, sizeof(*lens));
 	nulls = calloc(nc, sizeof(*nulls));
 	errs = calloc(nc, sizeof(*errs));
 	bufs = calloc(nc, sizeof(*bufs));
-	if (b == NULL || lens == NULL || nulls == NULL || errs == NULL || bufs == NULL) {
+	times = calloc(nc, sizeof(*times));
+	decimals = calloc(nc, sizeof(*decimals));
+	if (b == NULL || lens == NULL || nulls == NULL || errs == NULL ||
+	    bufs == NULL || times == NULL || decimals == NULL) {
+		mysql_free_result(meta);
 		e = FB_ENOMEM;
 		goto out;
 	}
 	for (c = 0; c < nc; c++) {
+		b[c].length = &lens[c];
+		b[c].is_null = &nulls[c];
+		b[c].error = &errs[c];
+		/* datetimes as numbers, written by time_text() */
+		if (fields[c].type == MYSQL_TYPE_DATETIME ||
+		    fields[c].type == MYSQL_TYPE_TIMESTAMP) {
+			b[c].buffer_type = MYSQL_TYPE_DATETIME;
+			b[c].buffer = &times[c];
+			b[c].buffer_length = sizeof(times[c]);
+			decimals[c] = fields[c].decimals;
+			continue;
+		}
 		if ((bufs[c] = malloc(initial)) == NULL) {
+			mysql_free_result(meta);
 			e = FB_ENOMEM;
 			goto out;
 		}
 		b[c].buffer_type = MYSQL_TYPE_STRING;
 		b[c].buffer = bufs[c];
 		b[c].buffer_length = initial;
-		b[c].length = &lens[c];
-		b[c].is_null = &nulls[c];
-		b[c].error = &errs[c];
 	}
+	mysql_free_result(meta);
 	if (mysql_stmt_bind_result(s, b) != 0) {
 		logx(LOG_ERR, "cannot bind result of '%s': %s", st->name,
 		    mysql_stmt_error(s));
@@ -296,6 +351,8 @@ db_fetch(struct db *db, MYSQL_STMT *s, const struct dbstmt *st,
 			res->len[at] = 0;
 			if (nulls[c])
 				continue;
+			if (bufs[c] == NULL)
+				lens[c] = time_text(&times[c], decimals[c], tt);
 			/* the cells go end to end into one block; pointers at the end */
 			if (aused + lens[c] + 1 > asize) {
 				for (n = asize ? asize : 4096; n < aused + lens[c] + 1; n *= 2)
@@ -307,7 +364,9 @@ db_fetch(struct db *db, MYSQL_STMT *s, const struct dbstmt *st,
 				arena = na;
 				asize = n;
 			}
-			if (lens[c] <= initial)
+			if (bufs[c] == NULL)
+				memcpy(arena + aused, tt, lens[c]);
+			else if (lens[c] <= initial)
 				memcpy(arena + aused, bufs[c], lens[c]);
 			else {
 				MYSQL_BIND	 one;
@@ -341,6 +400,8 @@ out:
 		for (c = 0; c < nc; c++)
 			free(bufs[c]);
 	free(bufs);
+	free(times);
+	free(decimals);
 	free(b);
 	free(lens);
 	free(nulls);
