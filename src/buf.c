@@ -73,16 +73,10 @@ buf_grow(struct buf *b, size_t need)
 	return FB_OK;
 }
 
+/* buf_add() when the bytes do not fit in what is allocated */
 enum fb_err
-buf_add(struct buf *b, const void *p, size_t n)
+buf_add_grow(struct buf *b, const void *p, size_t n)
 {
-	/* the common case, room already there (a generator's many pieces) */
-	if (n < b->cap - b->len) {
-		memcpy(b->data + b->len, p, n);
-		b->len += n;
-		b->data[b->len] = '\0';
-		return FB_OK;
-	}
 	if (n > b->max - b->len || buf_grow(b, b->len + n) != FB_OK)
 		return FB_ENOMEM;
 	if (n > 0)

@@ -9,6 +9,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include <json-c/json.h>
 
@@ -115,9 +116,28 @@ void		 buf_init(struct buf *, size_t max);
 void		 buf_reset(struct buf *);
 void		 buf_release(struct buf *);
 char		*buf_detach(struct buf *);
-enum fb_err	 buf_add(struct buf *, const void *, size_t) FB_WUR;
+enum fb_err	 buf_add_grow(struct buf *, const void *, size_t) FB_WUR;
 enum fb_err	 buf_addstr(struct buf *, const char *) FB_WUR;
 enum fb_err	 buf_printf(struct buf *, const char *, ...) FB_PRINTF(2, 3) FB_WUR;
+
+/*
+ * Append n bytes of p.  Inline for the common case, room already there
+ * (a JSON generator hands over thousands of small pieces per response);
+ * buf_add_grow() otherwise.
+ */
+static inline enum fb_err FB_WUR
+buf_add(struct buf *b, const void *p, size_t n)
+{
+	if (n >= b->cap - b->len)
+		return buf_add_grow(b, p, n);
+	if (n == 1)
+		b->data[b->len] = *(const char *)p;
+	else
+		memcpy(b->data + b->len, p, n);
+	b->len += n;
+	b->data[b->len] = '\0';
+	return FB_OK;
+}
 
 /* log.c */
 
