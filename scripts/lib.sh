@@ -6,7 +6,7 @@ FB_PACKAGES="build-essential autoconf automake libtool pkg-config \
 libfcgi-dev libmariadb-dev mariadb-server mariadb-client libjson-c-dev \
 libsodium-dev libssl-dev libcurl4-openssl-dev libcriterion-dev lighttpd \
 lighttpd-modules-lua \
-curl wrk mandoc libpcre2-dev libidn2-dev libyajl-dev ca-certificates procps chromium \
+curl openssl wrk mandoc libpcre2-dev libidn2-dev libyajl-dev ca-certificates procps chromium \
 python3 python3-aiosmtpd"
 
 fb_log() { printf '%s\n' "==> $*" >&2; }
@@ -114,6 +114,13 @@ tag_captures_per_hour = ${FB_TAG_CAPTURES_PER_HOUR:-30}
 tag_visitor_captures = ${FB_TAG_VISITOR_CAPTURES:-10}
 site_new_leads_floor = ${FB_SITE_NEW_LEADS_FLOOR:-30}
 CONF
+	# the test deployments' webhook keys (formback.conf(5)), when asked for
+	[ -z "${FB_WEBHOOK_CA_FILE:-}" ] ||
+	    echo "webhook_ca_file = $FB_WEBHOOK_CA_FILE" >>"$_d/formback.conf"
+	[ -z "${FB_WEBHOOK_ALLOW_HOSTS:-}" ] ||
+	    echo "webhook_allow_hosts = $FB_WEBHOOK_ALLOW_HOSTS" >>"$_d/formback.conf"
+	[ -z "${FB_WEBHOOK_RESOLVE:-}" ] ||
+	    echo "webhook_resolve = $FB_WEBHOOK_RESOLVE" >>"$_d/formback.conf"
 }
 
 # fb_http_start DIR PORT PROCS FCGI_BIN: lighttpd on 127.0.0.1:PORT with
@@ -211,6 +218,25 @@ fb_standins_start() {
 	until curl -s -o /dev/null -X POST "http://127.0.0.1:$3/" 2>/dev/null; do
 		_i=$((_i + 1)); [ $_i -gt 50 ] && return 1; sleep 0.1
 	done
+}
+
+# fb_webhook_receiver_start DIR PORT NAMES: the webhook receiver stand-in
+# on https://127.0.0.1:PORT with a self-signed certificate (DIR/hook.crt)
+# for the comma-separated host NAMES; requests in DIR/hooks.jsonl.
+fb_webhook_receiver_start() {
+	_td=$1 _san=$(echo "$3" | sed 's/\([^,]*\)/DNS:\1/g')
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj "/CN=${3%%,*}" \
+	    -addext "subjectAltName=$_san" -keyout "$_td/hook.key" \
+	    -out "$_td/hook.crt" >/dev/null 2>&1 || return 1
+	/usr/bin/python3 tests/standins/webhook_receiver.py "$2" "$_td/hook.crt" \
+	    "$_td/hook.key" "$_td/hooks.jsonl" </dev/null >>"$_td/standins.err" 2>&1 &
+	echo $! >>"$_td/standins.pid"
+	_i=0
+	until curl -sk -o /dev/null -X POST "https://127.0.0.1:$2/probe" 2>/dev/null; do
+		_i=$((_i + 1)); [ $_i -gt 50 ] && return 1; sleep 0.1
+	done
+	# the probe is not a delivery
+	rm -f "$_td/hooks.jsonl" "$_td/hooks.jsonl.conns"
 }
 
 fb_standins_stop() {

@@ -60,6 +60,12 @@ enum fb_err	api_deliveries_get(struct req *);
 enum fb_err	api_suppressions_list(struct req *);
 enum fb_err	api_suppressions_create(struct req *);
 enum fb_err	api_suppressions_delete(struct req *);
+enum fb_err	api_webhooks_list(struct req *);
+enum fb_err	api_webhooks_create(struct req *);
+enum fb_err	api_webhooks_get(struct req *);
+enum fb_err	api_webhooks_delete(struct req *);
+enum fb_err	api_webhook_deliveries_list(struct req *);
+enum fb_err	api_webhook_redeliver(struct req *);
 /*
  * The activation checks of a scenario (api/scenarios.c; contract: States,
  * Scenario), shared by the admin path and formbackctl scenario set-status.

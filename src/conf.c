@@ -63,6 +63,7 @@ static const struct conf_key conf_keys[] = {
 	{ "hook_token",		CT_STR,	O(hook_token),	false, NULL, 0, 0 },
 	{ "webhook_ca_file",	CT_STR,	O(webhook_ca_file), false, NULL, 0, 0 },
 	{ "webhook_allow_hosts", CT_STR, O(webhook_allow_hosts), false, NULL, 0, 0 },
+	{ "webhook_resolve",	CT_STR,	O(webhook_resolve), false, NULL, 0, 0 },
 	{ "log_level",		CT_LOGLEVEL, O(log_level), false, "info", 0, 0 },
 	{ "max_body_bytes",	CT_INT,	O(max_body_bytes), false, "1048576", 1024, 16777216 },
 	{ "max_json_depth",	CT_INT,	O(max_json_depth), false, "32", 2, 256 },

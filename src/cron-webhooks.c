@@ -1,22 +1,453 @@
 /*
- * formback-webhooks: sends pending webhook deliveries, retries them and disables failing endpoints (design 1).
+ * formback-webhooks: sends the outbox's events to the endpoints subscribed
+ * to them, signed, retried, never to a private address (design 1, 5, 6;
+ * contract: Events; formback-webhooks(8)).
  *
- * Its job arrives with a later issue.  Until then the binary has its final
- * name and options so the build, cron/formback.cron and the man page have
- * their final shape: it prints its usage and exits 2 (bad usage), and does
- * no work.
+ * One bounded pass: (1) fan-out: each unprocessed webhook event of the
+ * outbox becomes one pending delivery record per endpoint that was
+ * enabled and subscribed when the event happened, in the transaction that
+ * marks the event processed (locked with SKIP LOCKED, so copies on
+ * several hosts never fan out one event twice); (2) sends: due records
+ * are claimed with a token and a lease in one short statement, sent in
+ * parallel with libcurl's multi interface (--jobs at once), and finished
+ * with an update conditional on the token, so a claim that lapsed to
+ * another copy is never finished twice (at least once, as the contract
+ * says); (3) purge of what is older than the retention.
  */
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+#include <curl/curl.h>
+#include <openssl/evp.h>
+#include <openssl/params.h>
+#include <sodium.h>
+
+#include "formback.h"
+#include "netguard.h"
+#include "pii.h"
+#include "db/store.h"
+
+/* contract: Events, delivery rules 1: the waits after attempts 1 to 5 */
+static const int retry_after[] = { 60, 5 * 60, 30 * 60, 2 * 3600, 6 * 3600 };
+#define ATTEMPTS_MAX	6
+/* failed attempts in a row that stop an endpoint (disabled_reason) */
+#define FAILURE_THRESHOLD 15
+/* a claim's lease: past the 10 s timeouts with room to spare */
+#define LEASE_SECS	120
+/* what is kept: outbox events and finished delivery records */
+#define RETENTION_DAYS	30
+#define ANSWER_MAX	65536
+#define TIMEOUT_SECS	10L
+
+struct send {
+	CURL			*h;
+	struct curl_slist	*hdr;
+	const struct webhook_send_row *row;
+	char			 error[CURL_ERROR_SIZE];
+	size_t			 answered;
+	bool			 refused;	/* the address rule */
+	bool			 allowed;	/* webhook_allow_hosts */
+};
+
+static const struct conf *conf;
+
+/* The receiver's answer is read and dropped, at most ANSWER_MAX bytes. */
+static size_t
+drop(char *p, size_t sz, size_t n, void *arg)
+{
+	struct send	*s = arg;
+
+	(void)p;
+	s->answered += sz * n;
+	return s->answered > ANSWER_MAX ? 0 : sz * n;
+}
+
+/* Every address a connection is about to use passes the rule (netguard.h). */
+static curl_socket_t
+open_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
+{
+	struct send	*s = arg;
+
+	(void)purpose;
+	if (!s->allowed && !net_addr_public(&a->addr)) {
+		s->refused = true;
+		return CURL_SOCKET_BAD;
+	}
+	return socket(a->family, a->socktype, a->protocol);
+}
+
+/*
+ * HMAC-SHA256 (OpenSSL's EVP_MAC) under key over "[mid.]t." + body: raw
+ * into raw, lower-case hex into out.  design 5: the contract's signature
+ * signs "t.body" with the whole secret, the Standard Webhooks one
+ * "id.t.body" with the secret's bytes.
+ */
+static bool
+hmac_hex(const void *key, size_t keylen, const char *t, const char *mid,
+    const void *body, size_t n, char out[65], unsigned char raw[32])
+{
+	EVP_MAC		*mac = EVP_MAC_fetch(NULL, "HMAC", NULL);
+	EVP_MAC_CTX	*c = mac != NULL ? EVP_MAC_CTX_new(mac) : NULL;
+	OSSL_PARAM	 p[] = {
+		OSSL_PARAM_construct_utf8_string("digest", (char *)"SHA256", 0),
+		OSSL_PARAM_construct_end()
+	};
+	size_t		 len = 0;
+	bool		 ok;
+
+	ok = c != NULL && EVP_MAC_init(c, key, keylen, p) == 1 &&
+	    (mid == NULL || (EVP_MAC_update(c, (const unsigned char *)mid,
+	    strlen(mid)) == 1 && EVP_MAC_update(c, (const unsigned char *)".", 1) == 1)) &&
+	    EVP_MAC_update(c, (const unsigned char *)t, strlen(t)) == 1 &&
+	    EVP_MAC_update(c, (const unsigned char *)".", 1) == 1 &&
+	    EVP_MAC_update(c, body, n) == 1 && EVP_MAC_final(c, raw, &len, 32) == 1 &&
+	    len == 32;
+	EVP_MAC_CTX_free(c);
+	EVP_MAC_free(mac);
+	if (ok)
+		sodium_bin2hex(out, 65, raw, 32);
+	return ok;
+}
+
+static struct curl_slist *
+header(struct curl_slist *l, const char *name, const char *value)
+{
+	char	 line[512];
+
+	if (l == (void *)-1)
+		return l;
+	snprintf(line, sizeof(line), "%s: %s", name, value);
+	if (!header_ok(name, value))
+		return l;
+	return curl_slist_append(l, line);
+}
+
+/*
+ * Prepare one attempt: the envelope as stored, the contract's headers and
+ * signature (key: the whole secret), and the Standard Webhooks ones (key:
+ * the secret's bytes; design 5).  Returns false when it cannot be made.
+ */
+static bool
+prepare(struct send *s, const struct webhook_send_row *w, struct curl_slist *resolve)
+{
+	struct url_loc	 loc;
+	const unsigned char *mk = conf_master_key(conf, (unsigned)w->secret_key_id);
+	char		 secret[128], t[24], hex[65], sig[200], did[UUID_STRLEN + 1];
+	char		 b64[64];
+	unsigned char	 raw[32], key[64];
+	size_t		 keylen;
+
+	memset(s, 0, sizeof(*s));
+	s->row = w;
+	if (mk == NULL || !pii_open(mk, w->tenant_id, w->endpoint_id,
+	    "webhook_secret", w->secret_sealed.p, w->secret_sealed.n, secret,
+	    sizeof(secret)) || strncmp(secret, "whsec_", 6) != 0) {
+		snprintf(s->error, sizeof(s->error), "secret cannot be opened");
+		return false;
+	}
+	s->allowed = url_parse(w->url, &loc) && net_host_allowed(conf, loc.hostname);
+	snprintf(t, sizeof(t), "%lld", (long long)time(NULL));
+	uuid_v7(did);
+	if (!hmac_hex(secret, strlen(secret), t, NULL, w->body.p, w->body.n, hex, raw)) {
+		sodium_memzero(secret, sizeof(secret));
+		snprintf(s->error, sizeof(s->error), "cannot sign");
+		return false;
+	}
+	snprintf(sig, sizeof(sig), "t=%s,v1=%s", t, hex);
+	s->hdr = header(NULL, "Content-Type", "application/json");
+	s->hdr = header(s->hdr, "User-Agent", "Formback-Webhook/1");
+	s->hdr = header(s->hdr, "X-Formback-Event", w->event_type);
+	s->hdr = header(s->hdr, "X-Formback-Delivery", did);
+	s->hdr = header(s->hdr, "X-Formback-Signature", sig);
+	s->hdr = header(s->hdr, "webhook-id", w->event_id);
+	s->hdr = header(s->hdr, "webhook-timestamp", t);
+	if (sodium_base642bin(key, sizeof(key), secret + 6, strlen(secret + 6),
+	    NULL, &keylen, NULL, sodium_base64_VARIANT_ORIGINAL) == 0 &&
+	    hmac_hex(key, keylen, t, w->event_id, w->body.p, w->body.n, hex, raw)) {
+		sodium_bin2base64(b64, sizeof(b64), raw, 32,
+		    sodium_base64_VARIANT_ORIGINAL);
+		snprintf(sig, sizeof(sig), "v1,%s", b64);
+		s->hdr = header(s->hdr, "webhook-signature", sig);
+	}
+	sodium_memzero(secret, sizeof(secret));
+	sodium_memzero(key, sizeof(key));
+	if ((s->h = curl_easy_init()) == NULL)
+		return false;
+	curl_easy_setopt(s->h, CURLOPT_URL, w->url);
+	curl_easy_setopt(s->h, CURLOPT_PROTOCOLS_STR, "https");
+	curl_easy_setopt(s->h, CURLOPT_FOLLOWLOCATION, 0L);
+	curl_easy_setopt(s->h, CURLOPT_CONNECTTIMEOUT, TIMEOUT_SECS);
+	curl_easy_setopt(s->h, CURLOPT_TIMEOUT, TIMEOUT_SECS);
+	curl_easy_setopt(s->h, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(s->h, CURLOPT_POSTFIELDS, (const char *)w->body.p);
+	curl_easy_setopt(s->h, CURLOPT_POSTFIELDSIZE, (long)w->body.n);
+	curl_easy_setopt(s->h, CURLOPT_HTTPHEADER, s->hdr);
+	curl_easy_setopt(s->h, CURLOPT_WRITEFUNCTION, drop);
+	curl_easy_setopt(s->h, CURLOPT_WRITEDATA, s);
+	curl_easy_setopt(s->h, CURLOPT_OPENSOCKETFUNCTION, open_socket);
+	curl_easy_setopt(s->h, CURLOPT_OPENSOCKETDATA, s);
+	curl_easy_setopt(s->h, CURLOPT_ERRORBUFFER, s->error);
+	if (resolve != NULL)
+		curl_easy_setopt(s->h, CURLOPT_RESOLVE, resolve);
+	if (conf->webhook_ca_file != NULL)
+		curl_easy_setopt(s->h, CURLOPT_CAINFO, conf->webhook_ca_file);
+	return true;
+}
+
+/* The attempt's outcome into the record and its endpoint. */
+static void
+finish(struct db *db, struct send *s, long long now, const unsigned char token[16],
+    CURLcode rc, int *sent, int *failed)
+{
+	const struct webhook_send_row *w = s->row;
+	struct webhook_outcome o = { .failure_threshold = FAILURE_THRESHOLD };
+	char		 at[32], next[32], msg[CURL_ERROR_SIZE + 32], err[256];
+	long		 code = 0;
+	bool		 applied;
+	enum fb_err	 e;
+
+	time_sql(now, at);
+	o.at = at;
+	if (s->h != NULL && rc == CURLE_OK)
+		curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &code);
+	o.response_status = (int)code;
+	if (code >= 200 && code < 300) {
+		o.status = "succeeded";
+		(*sent)++;
+	} else {
+		if (s->refused)
+			snprintf(msg, sizeof(msg), "refused: internal address");
+		else if (code > 0)
+			snprintf(msg, sizeof(msg), "HTTP %ld", code);
+		else
+			snprintf(msg, sizeof(msg), "%s", s->error[0] != '\0' ?
+			    s->error : curl_easy_strerror(rc));
+		text_clip(msg, 64, err, sizeof(err));
+		o.error = err;
+		if (code == 410)
+			o.disable = "gone";
+		if (code != 410 && w->attempts + 1 < ATTEMPTS_MAX) {
+			time_sql(now + retry_after[w->attempts], next);
+			o.next = next;
+			o.status = "pending";
+		} else
+			o.status = "failed";
+		(*failed)++;
+	}
+	if ((e = db_webhook_finish(db, w->id, token, &o, &applied)) != FB_OK)
+		logx(LOG_ERR, "webhook delivery %s: %s", w->id, fb_strerror(e));
+	else if (!applied)
+		logx(LOG_WARN, "webhook delivery %s: claim lost", w->id);
+}
+
+/* (1) fan-out of up to `limit` outbox events; *n the records made */
+static enum fb_err
+fan_out(struct db *db, long long now, long limit, int *n)
+{
+	struct dbrows	 evs;
+	struct dbres	 subs;
+	const struct webhook_event_row *ev;
+	json_object	*env, *data;
+	char		 due[32], at[32], id[UUID_STRLEN + 1];
+	size_t		 i;
+	unsigned	 k;
+	long		 done = 0;
+	enum fb_err	 e = FB_OK;
+
+	time_sql(now, due);
+	while (done < limit) {
+		if ((e = db_begin(db)) != FB_OK)
+			return e;
+		if ((e = db_webhook_events_claim(db, 100, &evs)) != FB_OK) {
+			db_rollback(db);
+			return e;
+		}
+		if (evs.n == 0) {
+			dbrows_free(&evs);
+			db_rollback(db);
+			return FB_OK;
+		}
+		for (i = 0, ev = evs.row; i < evs.n && e == FB_OK; i++, ev++) {
+			e = db_webhook_subscribers(db, ev->tenant_id, ev->event_type,
+			    ev->created_at, &subs);
+			if (e != FB_OK)
+				break;
+			/* the envelope (contract: Events), the bytes every attempt sends */
+			env = json_object_new_object();
+			jadd_str(env, "id", ev->id);
+			jadd_str(env, "type", ev->event_type);
+			jadd_time(env, "created_at", ev->created_at);
+			jadd_str(env, "tenant_id", ev->tenant_id);
+			data = ev->payload != NULL ? json_tokener_parse(ev->payload) : NULL;
+			json_object_object_add(env, "data", data != NULL ? data :
+			    json_object_new_object());
+			for (k = 0; k < subs.nrows && e == FB_OK; k++) {
+				uuid_v7(id);
+				e = db_webhook_delivery_add(db, id, ev->tenant_id,
+				    dbres_get(&subs, k, 0), ev->id, ev->event_type,
+				    json_text(env), due);
+				(*n)++;
+			}
+			json_object_put(env);
+			dbres_free(&subs);
+			if (e == FB_OK)
+				e = db_webhook_event_done(db, ev->id);
+		}
+		done += (long)evs.n;
+		dbrows_free(&evs);
+		if (e == FB_OK)
+			e = db_commit(db);
+		if (e != FB_OK) {
+			db_rollback(db);
+			return e;
+		}
+	}
+	(void)at;
+	return FB_OK;
+}
+
+/* (2) one batch of due sends, --jobs at once; *claimed how many */
+static enum fb_err
+send_batch(struct db *db, long long now, long jobs, int batch, int *claimed,
+    int *sent, int *failed)
+{
+	unsigned char	 token[16];
+	char		 nows[32], until[32];
+	struct dbrows	 due;
+	struct send	*s;
+	struct curl_slist *resolve = NULL;
+	const struct webhook_send_row *w;
+	CURLM		*m;
+	CURLMsg		*msg;
+	const char	*p, *e2;
+	char		 item[300];
+	size_t		 i, next = 0, active = 0;
+	int		 running, left;
+	enum fb_err	 e;
+
+	randombytes_buf(token, sizeof(token));
+	time_sql(now, nows);
+	time_sql(now + LEASE_SECS, until);
+	if ((e = db_webhook_claim(db, nows, until, token, batch, &due)) != FB_OK)
+		return e;
+	*claimed = (int)due.n;
+	if (due.n == 0) {
+		dbrows_free(&due);
+		return FB_OK;
+	}
+	/* the test-only resolver, in curl's --resolve syntax */
+	for (p = conf->webhook_resolve; p != NULL && *p != '\0'; p = *e2 ? e2 + 1 : e2) {
+		for (e2 = p; *e2 != '\0' && *e2 != ','; e2++)
+			continue;
+		snprintf(item, sizeof(item), "%.*s", (int)(e2 - p), p);
+		resolve = curl_slist_append(resolve, item);
+	}
+	s = calloc(due.n, sizeof(*s));
+	m = curl_multi_init();
+	w = due.row;
+	while (s != NULL && m != NULL && (next < due.n || active > 0)) {
+		while (next < due.n && active < (size_t)jobs) {
+			i = next++;
+			if (w[i].endpoint_stopped) {
+				/* stopped or deleted meanwhile: no attempt */
+				s[i].row = &w[i];
+				snprintf(s[i].error, sizeof(s[i].error), "endpoint stopped");
+				finish(db, &s[i], now, token, CURLE_OK, sent, failed);
+				continue;
+			}
+			if (!prepare(&s[i], &w[i], resolve)) {
+				finish(db, &s[i], now, token, CURLE_FAILED_INIT, sent, failed);
+				continue;
+			}
+			curl_easy_setopt(s[i].h, CURLOPT_PRIVATE, &s[i]);
+			curl_multi_add_handle(m, s[i].h);
+			active++;
+		}
+		curl_multi_perform(m, &running);
+		while ((msg = curl_multi_info_read(m, &left)) != NULL) {
+			struct send	*d;
+
+			if (msg->msg != CURLMSG_DONE)
+				continue;
+			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&d);
+			finish(db, d, now, token, msg->data.result, sent, failed);
+			curl_multi_remove_handle(m, d->h);
+			curl_easy_cleanup(d->h);
+			curl_slist_free_all(d->hdr);
+			d->h = NULL;
+			active--;
+		}
+		if (active > 0)
+			curl_multi_poll(m, NULL, 0, 1000, NULL);
+	}
+	if (m != NULL)
+		curl_multi_cleanup(m);
+	for (i = 0; s != NULL && i < due.n; i++) {
+		if (s[i].h != NULL)
+			curl_easy_cleanup(s[i].h);
+	}
+	free(s);
+	curl_slist_free_all(resolve);
+	dbrows_free(&due);
+	return FB_OK;
+}
 
 int
 main(int argc, char *argv[])
 {
-	int	 help = argc > 1 && strcmp(argv[1], "--help") == 0;
+	struct cron_opts o = { .limit = 1000, .jobs = 8 };
+	struct conf	 c;
+	struct db	 db;
+	char		 err[512], before[32];
+	unsigned long long purged = 0;
+	int		 ch, made = 0, claimed, sent = 0, failed = 0, total = 0;
+	enum fb_err	 e;
 
-	fprintf(help ? stdout : stderr,
-	    "usage: formback-webhooks [--now <ISO 8601 Z>] [--limit N] [-v] [--help]\n"
-	    "formback-webhooks: sends pending webhook deliveries, retries them and disables failing endpoints.\n"
-	    "This release does not have this job yet; the pass does nothing.\n");
-	return 2;
+	if ((ch = cron_opts(argc, argv, "formback-webhooks", &o)) >= 0)
+		return ch;
+	log_init("formback-webhooks", o.verbose ? LOG_DEBUG : LOG_WARN);
+	if (conf_load(&c, NULL, err, sizeof(err)) != FB_OK) {
+		fprintf(stderr, "formback-webhooks: %s\n", err);
+		return 2;
+	}
+	conf = &c;
+	if (sodium_init() < 0 || curl_global_init(CURL_GLOBAL_DEFAULT) != 0) {
+		fprintf(stderr, "formback-webhooks: cannot initialise libraries\n");
+		return 1;
+	}
+	if (db_open(&db, &c) != FB_OK) {
+		fprintf(stderr, "formback-webhooks: cannot connect to the database\n");
+		return 1;
+	}
+	if ((e = fan_out(&db, o.now, o.limit, &made)) != FB_OK) {
+		fprintf(stderr, "formback-webhooks: fan-out: %s\n", fb_strerror(e));
+		failed++;
+	}
+	do {
+		claimed = 0;
+		e = send_batch(&db, o.now, o.jobs,
+		    (int)(o.limit - total < 100 ? o.limit - total : 100), &claimed,
+		    &sent, &failed);
+		total += claimed;
+	} while (e == FB_OK && claimed > 0 && total < o.limit);
+	if (e != FB_OK) {
+		fprintf(stderr, "formback-webhooks: sends: %s\n", fb_strerror(e));
+		failed++;
+	}
+	time_sql(o.now - RETENTION_DAYS * 86400LL, before);
+	if ((e = db_webhook_purge(&db, before, &purged)) != FB_OK) {
+		fprintf(stderr, "formback-webhooks: purge: %s\n", fb_strerror(e));
+		failed++;
+	}
+	if (o.verbose)
+		fprintf(stderr, "formback-webhooks: %d delivery record(s) made, "
+		    "%d sent, %d failed attempt(s), %llu old row(s) purged\n",
+		    made, sent, failed, purged);
+	db_close(&db);
+	conf_free(&c);
+	curl_global_cleanup();
+	return e != FB_OK ? 1 : 0;
 }

@@ -549,7 +549,8 @@ run_handler_tx(struct req *r)
 			e = audit(r);
 		if (e == FB_OK && idem)
 			e = db_idem_finish(r->db, r->auth.tenant_id, endpoint,
-			    r->idem_key, r->status, r->out.data);
+			    r->idem_key, r->status, r->idem_body != NULL ?
+			    r->idem_body : r->out.data);
 		if (e == FB_OK && r->dry_run) {
 			db_rollback(r->db);
 			return;

@@ -124,6 +124,15 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	/* AC_ORIGIN_NOT_ALLOWED */
 	{ "invalid_request", 400, "origin_not_allowed",
 	  "このサイトのドメイン以外のページからのイベントは受け付けません。" },
+	/* AC_INVALID_WEBHOOK_URL */
+	{ "invalid_request", 422, "invalid_webhook_url",
+	  "Webhook の URL は https で、内部アドレス以外のホストを指定してください。" },
+	/* AC_UNKNOWN_EVENT */
+	{ "invalid_request", 422, "unknown_event",
+	  "定義されていないイベント種別が含まれています。" },
+	/* AC_WEBHOOK_ENDPOINT_DISABLED */
+	{ "invalid_request", 409, "webhook_endpoint_disabled",
+	  "この Webhook エンドポイントは停止されているため再送できません。" },
 	/* AC_INTERNAL */
 	{ "api_error", 500, "internal_error",
 	  "サーバーでエラーが発生しました。時間をおいて再度お試しください。" },

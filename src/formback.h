@@ -81,6 +81,9 @@ enum api_code {
 	AC_SUPPRESSION_EXISTS,
 	AC_SUPPRESSION_NOT_DELETABLE,
 	AC_ORIGIN_NOT_ALLOWED,
+	AC_INVALID_WEBHOOK_URL,
+	AC_UNKNOWN_EVENT,
+	AC_WEBHOOK_ENDPOINT_DISABLED,
 	AC_INTERNAL,
 	AC_UNAVAILABLE,
 	API_CODE__MAX
@@ -274,7 +277,8 @@ struct conf {
 	char		*sms_from;
 	char		*hook_token;
 	char		*webhook_ca_file;
-	char		*webhook_allow_hosts;
+	char		*webhook_allow_hosts;	/* test deployments: "h1,h2" */
+	char		*webhook_resolve;	/* tests: "host:port:addr,..." */
 	int		 log_level;
 	int		 max_body_bytes;
 	int		 max_json_depth;

@@ -43,7 +43,16 @@ req_release(struct req *r)
 		json_object_put(r->json);
 	buf_release(&r->body);
 	buf_release(&r->out);
+	free(r->idem_body);
 	memset(r, 0, sizeof(*r));
+}
+
+enum fb_err
+req_keep_for_replay(struct req *r)
+{
+	free(r->idem_body);
+	r->idem_body = strdup(r->out.data);
+	return r->idem_body != NULL ? FB_OK : FB_ENOMEM;
 }
 
 /* A part of the query, percent-decoded strictly into a new string, or NULL. */

@@ -146,6 +146,7 @@ struct req {
 	int			 status;
 	struct buf		 out;
 	const char		*out_type;	/* NULL: JSON */
+	char			*idem_body;	/* replays answer this, not out */
 	char			*hdr_name[REQ_MAX_HEADERS];
 	char			*hdr_value[REQ_MAX_HEADERS];
 	size_t			 nhdr;
@@ -197,6 +198,12 @@ enum fb_err	 req_row(struct req *, int status, row_gen gen, const void *row) FB_
  */
 void		 req_gen_begin(struct req *, struct jgen *);
 enum fb_err	 req_gen_end(struct req *, struct jgen *, int status) FB_WUR;
+/*
+ * Keep the body written so far as the one an idempotent replay answers
+ * (contract: Idempotency 6: a secret only in the first response); the
+ * handler then writes the real one.  FB_ENOMEM when out of memory.
+ */
+enum fb_err	 req_keep_for_replay(struct req *) FB_WUR;
 /* A response without a body (204). */
 void		 req_empty(struct req *, int status);
 

@@ -77,6 +77,12 @@ static const struct param_def p_list_suppressions[] = {
 	LIMIT(50), CURSOR, END
 };
 static const struct param_def p_suppression[] = { PATH_ID("suppression_id"), END };
+static const struct param_def p_webhook_endpoint[] = { PATH_ID("endpoint_id"), END };
+static const struct param_def p_list_webhooks[] = { LIMIT(50), CURSOR, END };
+static const struct param_def p_list_webhook_deliveries[] = {
+	PATH_ID("endpoint_id"), LIMIT(50), CURSOR, END
+};
+static const struct param_def p_webhook_delivery[] = { PATH_ID("delivery_id"), END };
 static const struct param_def p_message[] = { PATH_ID("message_id"), END };
 static const struct param_def p_list_messages[] = {
 	{ "channel", IN_QUERY, PT_ENUM, false, "sms|email", 0, 0, 0, "Only this channel." },
@@ -232,6 +238,27 @@ const struct route routes[] = {
 	{ "DELETE", "/api/v1/suppressions/{suppression_id}", api_suppressions_delete,
 	  "deleteSuppression", S(SUPPRESSIONS_WRITE), R_WRITE, p_suppression, NULL,
 	  204, NULL, "Delete an entry; opt-outs and complaints cannot be (409)." },
+	{ "GET", "/api/v1/webhook_endpoints", api_webhooks_list, "listWebhookEndpoints",
+	  S(WEBHOOKS_WRITE), 0, p_list_webhooks, NULL, 200, "WebhookEndpointListOut",
+	  "List webhook endpoints, newest first; never their secrets." },
+	{ "POST", "/api/v1/webhook_endpoints", api_webhooks_create,
+	  "createWebhookEndpoint", S(WEBHOOKS_WRITE), R_WRITE, p_none,
+	  "WebhookEndpointIn", 201, "WebhookEndpointCreatedOut",
+	  "Register an https endpoint for some event types; the response alone carries its secret." },
+	{ "GET", "/api/v1/webhook_endpoints/{endpoint_id}", api_webhooks_get,
+	  "getWebhookEndpoint", S(WEBHOOKS_WRITE), 0, p_webhook_endpoint, NULL, 200,
+	  "WebhookEndpointOut", "Get an endpoint (never its secret)." },
+	{ "DELETE", "/api/v1/webhook_endpoints/{endpoint_id}", api_webhooks_delete,
+	  "deleteWebhookEndpoint", S(WEBHOOKS_WRITE), R_WRITE, p_webhook_endpoint,
+	  NULL, 204, NULL, "Delete an endpoint; nothing more is sent to it." },
+	{ "GET", "/api/v1/webhook_endpoints/{endpoint_id}/deliveries",
+	  api_webhook_deliveries_list, "listWebhookEndpointDeliveries",
+	  S(WEBHOOKS_WRITE), 0, p_list_webhook_deliveries, NULL, 200,
+	  "WebhookDeliveryListOut", "The endpoint's delivery log, newest first." },
+	{ "POST", "/api/v1/webhook_deliveries/{delivery_id}/redeliver",
+	  api_webhook_redeliver, "redeliverWebhookDelivery", S(WEBHOOKS_WRITE),
+	  R_WRITE, p_webhook_delivery, NULL, 202, "WebhookDeliveryOut",
+	  "Queue the same event again (same payload and event id) as a new pending record." },
 	{ "GET", "/api/v1/leads", api_leads_list, "listLeads", S(LEADS_READ), 0,
 	  p_list_leads, NULL, 200, "LeadListOut", "List leads, newest first." },
 	{ "GET", "/api/v1/leads/{lead_id}", api_leads_get, "getLead", S(LEADS_READ),

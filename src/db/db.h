@@ -26,6 +26,7 @@ enum db_set {
 	DBSET_SENDING,		/* db/sending.c */
 	DBSET_INGEST,		/* db/lead.c: the collector's batches */
 	DBSET_FLOOD,		/* db/flood.c: the collector's abuse limits */
+	DBSET_WEBHOOK,		/* db/webhook.c */
 	DBSET__MAX
 };
 #define DBSET_STMT_MAX 64

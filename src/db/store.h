@@ -1059,4 +1059,115 @@ enum fb_err db_site_release(struct db *, const char *tenant, const char *site,
 /* Is `host` (lower case) or one of its parent domains a site's domain? */
 enum fb_err db_site_domain_known(struct db *, const char *host, bool *known) FB_WUR;
 
+/*
+ * Webhooks (db/webhook.c; contract: Webhook endpoints, Events; issue 14).
+ * An endpoint as the API shows it (WebhookEndpointOut): never the secret.
+ */
+#define WEBHOOK_ENDPOINT_COLS(F, N) F(id, TEXT, "id") N(url, TEXT, "url") \
+	N(events, TEXT, "events") N(status, TEXT, "status") \
+	N(disabled_reason, TEXT, "disabled_reason") \
+	N(consecutive_failures, INT, "consecutive_failures") \
+	N(last_success_at, TIME, "last_success_at") \
+	N(last_failure_at, TIME, "last_failure_at") \
+	N(created_at, TIME, "created_at")
+struct webhook_endpoint_row { DB_FIELDS(WEBHOOK_ENDPOINT_COLS) };
+/* One delivery record (WebhookDeliveryOut). */
+#define WEBHOOK_DELIVERY_COLS(F, N) F(id, TEXT, "d.id") \
+	N(endpoint_id, TEXT, "d.endpoint_id") N(event_id, TEXT, "d.event_id") \
+	N(event_type, TEXT, "d.event_type") \
+	N(redelivery_of, TEXT, "d.redelivery_of") N(status, TEXT, "d.status") \
+	N(attempts, INT, "d.attempts") N(next_attempt_at, TIME, "d.next_attempt_at") \
+	N(response_status, TEXT, "d.response_status") N(error, TEXT, "d.error") \
+	N(last_attempt_at, TIME, "d.last_attempt_at") \
+	N(created_at, TIME, "d.created_at")
+struct webhook_delivery_row { DB_FIELDS(WEBHOOK_DELIVERY_COLS) };
+
+/* Endpoints of the tenant not deleted (the plan's cap counts them). */
+enum fb_err db_webhook_endpoint_count(struct db *, const char *tenant,
+	    long long *n) FB_WUR;
+/* A new endpoint; events is a JSON array, the secret sealed (pii_seal). */
+enum fb_err db_webhook_endpoint_add(struct db *, const char *id,
+	    const char *tenant, const char *url, const char *events,
+	    const unsigned char *sealed, size_t sealed_len, unsigned key_id) FB_WUR;
+/* Rows of struct webhook_endpoint_row, newest first, n max, ids < after. */
+enum fb_err db_webhook_endpoint_list(struct db *, const char *tenant,
+	    const char *after, int n, struct dbrows *) FB_WUR;
+/* One struct webhook_endpoint_row; FB_ENOTFOUND when not the tenant's. */
+enum fb_err db_webhook_endpoint_get(struct db *, const char *tenant,
+	    const char *id, struct dbrows *) FB_WUR;
+/* Delete (mark deleted) an endpoint; *found false when there was none. */
+enum fb_err db_webhook_endpoint_delete(struct db *, const char *tenant,
+	    const char *id, bool *found) FB_WUR;
+/* Rows of struct webhook_delivery_row of an endpoint, newest first. */
+enum fb_err db_webhook_delivery_list(struct db *, const char *tenant,
+	    const char *endpoint, const char *after, int n, struct dbrows *) FB_WUR;
+/* One struct webhook_delivery_row; FB_ENOTFOUND when not the tenant's. */
+enum fb_err db_webhook_delivery_get(struct db *, const char *tenant,
+	    const char *id, struct dbrows *) FB_WUR;
+/*
+ * The status of the endpoint of delivery `id` ("enabled", "disabled")
+ * into status (16 bytes); FB_ENOTFOUND when the delivery is not the
+ * tenant's or its endpoint was deleted.
+ */
+enum fb_err db_webhook_delivery_endpoint_status(struct db *, const char *tenant,
+	    const char *id, char status[16]) FB_WUR;
+/* A new pending record `id` of delivery `of`'s event, due at once. */
+enum fb_err db_webhook_redeliver(struct db *, const char *tenant,
+	    const char *of, const char *id) FB_WUR;
+
+/* formback-webhooks (cron-webhooks.c) */
+
+/* An outbox event of topic webhook not yet fanned out. */
+#define WEBHOOK_EVENT_COLS(F, N) F(id, TEXT, "id") N(tenant_id, TEXT, "tenant_id") \
+	N(event_type, TEXT, "event_type") N(payload, TEXT, "payload") \
+	N(created_at, TIME, "created_at")
+struct webhook_event_row { DB_FIELDS(WEBHOOK_EVENT_COLS) };
+/* Up to n unprocessed events, oldest first, locked (SKIP LOCKED). */
+enum fb_err db_webhook_events_claim(struct db *, int n, struct dbrows *) FB_WUR;
+/* Ids of the endpoints subscribed to an event when it happened. */
+enum fb_err db_webhook_subscribers(struct db *, const char *tenant,
+	    const char *type, const char *at, struct dbres *) FB_WUR;
+/* One pending delivery record of an event to an endpoint, due `due`. */
+enum fb_err db_webhook_delivery_add(struct db *, const char *id,
+	    const char *tenant, const char *endpoint, const char *event,
+	    const char *type, const char *body, const char *due) FB_WUR;
+/* Mark an outbox event fanned out. */
+enum fb_err db_webhook_event_done(struct db *, const char *id) FB_WUR;
+/* A claimed send: the record, its body and its endpoint's URL and secret. */
+#define WEBHOOK_SEND_COLS(F, N) F(id, TEXT, "d.id") \
+	N(tenant_id, TEXT, "d.tenant_id") N(endpoint_id, TEXT, "d.endpoint_id") \
+	N(event_id, TEXT, "d.event_id") N(event_type, TEXT, "d.event_type") \
+	N(body, BIN, "d.body") N(attempts, INT, "d.attempts") \
+	N(url, TEXT, "e.url") N(secret_sealed, BIN, "e.secret_sealed") \
+	N(secret_key_id, INT, "e.secret_key_id") \
+	N(endpoint_stopped, BOOL, "e.status <> 'enabled' OR e.deleted_at IS NOT NULL")
+struct webhook_send_row { DB_FIELDS(WEBHOOK_SEND_COLS) };
+/*
+ * Claim up to n due sends (pending and due at `now`, or sending with a
+ * lapsed lease) with `token` (16 bytes) until `until`; then read them.
+ */
+enum fb_err db_webhook_claim(struct db *, const char *now, const char *until,
+	    const unsigned char token[16], int n, struct dbrows *) FB_WUR;
+/*
+ * The outcome of one attempt, if the claim is still `token`'s: status
+ * pending (a retry due `next`), succeeded or failed; the endpoint's
+ * failure count follows, and `disable` ("gone", "consecutive_failures")
+ * stops it.  *applied false when the claim was lost.
+ */
+struct webhook_outcome {
+	const char	*status;
+	const char	*next;		/* retry due, or NULL */
+	int		 response_status;	/* 0: none */
+	const char	*error;		/* or NULL */
+	const char	*at;		/* the attempt's time */
+	const char	*disable;	/* or NULL */
+	int		 failure_threshold;
+};
+enum fb_err db_webhook_finish(struct db *, const char *id,
+	    const unsigned char token[16], const struct webhook_outcome *,
+	    bool *applied) FB_WUR;
+/* Delete outbox events and delivery records older than `before`. */
+enum fb_err db_webhook_purge(struct db *, const char *before,
+	    unsigned long long *n) FB_WUR;
+
 #endif

@@ -18,10 +18,19 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-set -- $("$bld/tests/freeport" 4)
-dbport=$1 httpport=$2 smtpport=$3 smsport=$4
+set -- $("$bld/tests/freeport" 5)
+dbport=$1 httpport=$2 smtpport=$3 smsport=$4 hookport=$5
 export FB_SMTP_URL="smtp://127.0.0.1:$smtpport" FB_SMS_URL="http://127.0.0.1:$smsport/send"
 fb_standins_start "$W" "$smtpport" "$smsport"
+# webhooks (tests/integ/test_webhooks.c): the receiver answers for
+# hooks.formback.test, exempt from the address rule as a test deployment
+# would list it; the other names resolve through the test-only resolver
+fb_webhook_receiver_start "$W" "$hookport" hooks.formback.test,rebind.formback.test
+export FB_WEBHOOK_CA_FILE="$W/hook.crt" FB_WEBHOOK_ALLOW_HOSTS=hooks.formback.test
+export FB_WEBHOOK_RESOLVE="hooks.formback.test:$hookport:127.0.0.1,\
+rebind.formback.test:$hookport:93.184.216.34,public.formback.test:443:93.184.216.34,\
+inside.formback.test:443:10.1.2.3,loop6.formback.test:443:[::1]"
+export FB_HOOK_PORT=$hookport FB_HOOK_FILE="$W/hooks.jsonl"
 # the collector's abuse limits (issue 11): every test's captures come from
 # 127.0.0.1; tests/integ/test_security.c floods past these
 export FB_TAG_CAPTURES_PER_HOUR=400 FB_SITE_NEW_LEADS_FLOOR=400

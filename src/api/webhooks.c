@@ -1,0 +1,290 @@
+/*
+ * Webhook endpoints and their delivery log (contract: Webhook endpoints,
+ * Events, Idempotency 6; design 1, 5; issue 14).  The secret is answered
+ * by create alone and never stored in the idempotency record; it is kept
+ * sealed under the master key, for formback-webhooks to sign with.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <sodium.h>
+
+#include "../api.h"
+#include "../netguard.h"
+#include "../pii.h"
+#include "../db/store.h"
+
+/* The contract's event types (Events); an endpoint subscribes to some. */
+static const char *const webhook_event_types[] = {
+	"lead.captured", "lead.abandoned", "delivery.sent", "delivery.failed",
+	"conversion.detected", "usage.threshold_reached", NULL
+};
+
+#define SECRET_PREFIX	"whsec_"
+/* design 1: "whsec_" + padded standard base64 of 32 random bytes */
+#define SECRET_LEN	(sizeof(SECRET_PREFIX) - 1 + 44)
+
+/* The one writer of an endpoint (list, get, create): never the secret. */
+static void
+endpoint_gen(struct jgen *j, const void *row)
+{
+	const struct webhook_endpoint_row *w = row;
+	json_object	*ev = w->events != NULL ? json_tokener_parse(w->events) : NULL;
+
+	jg_str(j, "id", w->id);
+	jg_str(j, "object", "webhook_endpoint");
+	jg_str(j, "url", w->url);
+	if (ev == NULL)
+		ev = json_object_new_array();
+	jg_json(j, "events", ev);
+	json_object_put(ev);
+	jg_str(j, "status", w->status);
+	jg_str(j, "disabled_reason", w->disabled_reason);
+	jg_int(j, "consecutive_failures", w->consecutive_failures);
+	jg_time(j, "last_success_at", w->last_success_at);
+	jg_time(j, "last_failure_at", w->last_failure_at);
+	jg_time(j, "created_at", w->created_at);
+}
+
+/* The one writer of a delivery record. */
+static void
+delivery_gen(struct jgen *j, const void *row)
+{
+	const struct webhook_delivery_row *d = row;
+
+	jg_str(j, "id", d->id);
+	jg_str(j, "object", "webhook_delivery");
+	jg_str(j, "endpoint_id", d->endpoint_id);
+	jg_str(j, "event_id", d->event_id);
+	jg_str(j, "event_type", d->event_type);
+	jg_str(j, "redelivery_of", d->redelivery_of);
+	jg_str(j, "status", d->status);
+	jg_int(j, "attempts", d->attempts);
+	jg_time(j, "next_attempt_at", d->next_attempt_at);
+	if (d->response_status != NULL)
+		jg_int(j, "response_status", strtol(d->response_status, NULL, 10));
+	else
+		jg_str(j, "response_status", NULL);
+	jg_str(j, "error", d->error);
+	jg_time(j, "last_attempt_at", d->last_attempt_at);
+	jg_time(j, "created_at", d->created_at);
+}
+
+enum fb_err
+api_webhooks_list(struct req *r)
+{
+	struct page	 pg;
+	struct dbrows	 rows;
+	enum fb_err	 e;
+
+	if (page_from_req(r, &pg) != 0)
+		return FB_OK;
+	if ((e = db_webhook_endpoint_list(r->db, r->auth.tenant_id,
+	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
+		return e;
+	return page_answer(r, &pg, &rows, sizeof(struct webhook_endpoint_row),
+	    offsetof(struct webhook_endpoint_row, id), endpoint_gen, NULL);
+}
+
+/*
+ * The events of the body as a JSON array of known types, each once, in
+ * the order given; writes the 4xx and answers -1 otherwise.
+ */
+static int
+events_from_body(struct req *r, json_object **out)
+{
+	json_object	*v, *ev, *list;
+	const char	*s;
+	size_t		 i, k, n;
+
+	*out = json_object_new_array();
+	if (!json_object_object_get_ex(r->json, "events", &v) || v == NULL)
+		return 0;
+	if (!json_object_is_type(v, json_type_array) ||
+	    (n = json_object_array_length(v)) > 32) {
+		(void)api_error(r, AC_PARAMETER_INVALID, "events");
+		return -1;
+	}
+	list = *out;
+	for (i = 0; i < n; i++) {
+		ev = json_object_array_get_idx(v, i);
+		if (!json_object_is_type(ev, json_type_string)) {
+			(void)api_error(r, AC_PARAMETER_INVALID, "events");
+			return -1;
+		}
+		s = json_object_get_string(ev);
+		for (k = 0; webhook_event_types[k] != NULL; k++)
+			if (strcmp(s, webhook_event_types[k]) == 0)
+				break;
+		if (webhook_event_types[k] == NULL) {
+			(void)api_error(r, AC_UNKNOWN_EVENT, "events");
+			return -1;
+		}
+		for (k = 0; k < json_object_array_length(list); k++)
+			if (strcmp(json_object_get_string(
+			    json_object_array_get_idx(list, k)), s) == 0)
+				break;
+		if (k == json_object_array_length(list))
+			json_object_array_add(list, json_object_new_string(s));
+	}
+	return 0;
+}
+
+/* POST /webhook_endpoints (contract: create rules). */
+enum fb_err
+api_webhooks_create(struct req *r)
+{
+	const char	*in, *why;
+	char		 url[URL_MAX + 1], id[UUID_STRLEN + 1], secret[SECRET_LEN + 1];
+	unsigned char	 raw[32], sealed[PII_SEALED_MAX(SECRET_LEN)];
+	size_t		 slen;
+	json_object	*events;
+	struct dbrows	 row;
+	struct jgen	 j;
+	enum plan	 plan;
+	long long	 n;
+	enum fb_err	 e;
+
+	if (body_str(r, "url", true, URL_MAX, &in) < 0)
+		return FB_OK;
+	if (events_from_body(r, &events) < 0) {
+		json_object_put(events);
+		return FB_OK;
+	}
+	if (!net_webhook_url_ok(r->conf, in, url, &why)) {
+		json_object_put(events);
+		logx(LOG_INFO, "webhook url refused: %s", why);
+		return api_error(r, AC_INVALID_WEBHOOK_URL, "url");
+	}
+	if ((e = db_tenant_plan(r->db, r->auth.tenant_id, &plan)) != FB_OK ||
+	    (e = db_webhook_endpoint_count(r->db, r->auth.tenant_id, &n)) != FB_OK) {
+		json_object_put(events);
+		return e;
+	}
+	if (n >= plans[plan].webhook_endpoints) {
+		json_object_put(events);
+		return api_error(r, AC_PLAN_LIMIT_EXCEEDED, NULL);
+	}
+	uuid_v7(id);
+	randombytes_buf(raw, sizeof(raw));
+	memcpy(secret, SECRET_PREFIX, sizeof(SECRET_PREFIX) - 1);
+	sodium_bin2base64(secret + sizeof(SECRET_PREFIX) - 1,
+	    sizeof(secret) - (sizeof(SECRET_PREFIX) - 1), raw, sizeof(raw),
+	    sodium_base64_VARIANT_ORIGINAL);
+	sodium_memzero(raw, sizeof(raw));
+	slen = pii_seal(r->conf->master_key, r->auth.tenant_id, id,
+	    "webhook_secret", secret, sealed);
+	e = db_webhook_endpoint_add(r->db, id, r->auth.tenant_id, url,
+	    json_object_to_json_string_ext(events, JSON_C_TO_STRING_PLAIN),
+	    sealed, slen, r->conf->master_key_id);
+	json_object_put(events);
+	if (e == FB_OK)
+		e = db_webhook_endpoint_get(r->db, r->auth.tenant_id, id, &row);
+	if (e != FB_OK) {
+		sodium_memzero(secret, sizeof(secret));
+		return e;
+	}
+	r->audit_type = "webhook_endpoint";
+	memcpy(r->audit_id, id, sizeof(id));
+	/* Idempotency 6: what a replay answers, the secret left out */
+	req_gen_begin(r, &j);
+	endpoint_gen(&j, row.row);
+	jg_str(&j, "secret", NULL);
+	if ((e = req_gen_end(r, &j, 201)) == FB_OK)
+		e = req_keep_for_replay(r);
+	if (e == FB_OK) {
+		req_gen_begin(r, &j);
+		endpoint_gen(&j, row.row);
+		jg_str(&j, "secret", secret);
+		e = req_gen_end(r, &j, 201);
+	}
+	sodium_memzero(secret, sizeof(secret));
+	dbrows_free(&row);
+	return e;
+}
+
+enum fb_err
+api_webhooks_get(struct req *r)
+{
+	struct dbrows	 row;
+	enum fb_err	 e;
+
+	e = db_webhook_endpoint_get(r->db, r->auth.tenant_id,
+	    req_pathvar(r, "endpoint_id"), &row);
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_NOT_FOUND, "endpoint_id");
+	if (e != FB_OK)
+		return e;
+	e = req_row(r, 200, endpoint_gen, row.row);
+	dbrows_free(&row);
+	return e;
+}
+
+enum fb_err
+api_webhooks_delete(struct req *r)
+{
+	const char	*id = req_pathvar(r, "endpoint_id");
+	bool		 found;
+	enum fb_err	 e;
+
+	if ((e = db_webhook_endpoint_delete(r->db, r->auth.tenant_id, id,
+	    &found)) != FB_OK)
+		return e;
+	if (!found)
+		return api_error(r, AC_NOT_FOUND, "endpoint_id");
+	r->audit_type = "webhook_endpoint";
+	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
+	req_empty(r, 204);
+	return FB_OK;
+}
+
+enum fb_err
+api_webhook_deliveries_list(struct req *r)
+{
+	struct page	 pg;
+	struct dbrows	 rows;
+	const char	*ep = req_pathvar(r, "endpoint_id");
+	enum fb_err	 e;
+
+	if (page_from_req(r, &pg) != 0)
+		return FB_OK;
+	e = db_webhook_endpoint_get(r->db, r->auth.tenant_id, ep, &rows);
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_NOT_FOUND, "endpoint_id");
+	if (e != FB_OK)
+		return e;
+	dbrows_free(&rows);
+	if ((e = db_webhook_delivery_list(r->db, r->auth.tenant_id, ep,
+	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
+		return e;
+	return page_answer(r, &pg, &rows, sizeof(struct webhook_delivery_row),
+	    offsetof(struct webhook_delivery_row, id), delivery_gen, NULL);
+}
+
+/* POST /webhook_deliveries/{id}/redeliver: the same event, queued anew. */
+enum fb_err
+api_webhook_redeliver(struct req *r)
+{
+	const char	*of = req_pathvar(r, "delivery_id");
+	char		 status[16], id[UUID_STRLEN + 1];
+	struct dbrows	 row;
+	enum fb_err	 e;
+
+	e = db_webhook_delivery_endpoint_status(r->db, r->auth.tenant_id, of, status);
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_NOT_FOUND, "delivery_id");
+	if (e != FB_OK)
+		return e;
+	if (strcmp(status, "enabled") != 0)
+		return api_error(r, AC_WEBHOOK_ENDPOINT_DISABLED, "delivery_id");
+	uuid_v7(id);
+	if ((e = db_webhook_redeliver(r->db, r->auth.tenant_id, of, id)) != FB_OK ||
+	    (e = db_webhook_delivery_get(r->db, r->auth.tenant_id, id, &row)) != FB_OK)
+		return e;
+	r->audit_type = "webhook_delivery";
+	memcpy(r->audit_id, id, sizeof(id));
+	e = req_row(r, 202, delivery_gen, row.row);
+	dbrows_free(&row);
+	return e;
+}

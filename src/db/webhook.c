@@ -1,0 +1,339 @@
+/* SQL of webhook endpoints and deliveries (store.h; migration 0015). */
+#include <stdio.h>
+#include <string.h>
+
+#include "store.h"
+
+#define MAX_ID	"ffffffff-ffff-ffff-ffff-ffffffffffff"
+
+enum {
+	WH_COUNT, WH_INSERT, WH_LIST, WH_GET, WH_DELETE, WH_DLV_LIST, WH_DLV_GET,
+	WH_DLV_ENDPOINT, WH_REDELIVER, WH_EVENTS, WH_SUBSCRIBERS, WH_DLV_ADD,
+	WH_EVENT_DONE, WH_CLAIM, WH_CLAIMED, WH_FINISH, WH_ENDPOINT_OK,
+	WH_ENDPOINT_FAIL, WH_PURGE_EVENTS, WH_PURGE_DELIVERIES,
+	WH__MAX
+};
+_Static_assert(WH__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
+
+static const struct dbstmt wh_sql[WH__MAX] = {
+	/* WH_COUNT: under the tenant's row lock, so two creates cannot pass the cap */
+	{ "webhook_count",
+	  "SELECT (SELECT id FROM tenants WHERE id = ? FOR UPDATE) IS NOT NULL, "
+	  "(SELECT COUNT(*) FROM webhook_endpoints WHERE tenant_id = ? "
+	  "AND deleted_at IS NULL)" },
+	{ "webhook_insert",
+	  "INSERT INTO webhook_endpoints (id, tenant_id, url, events, "
+	  "secret_sealed, secret_key_id) VALUES (?, ?, ?, ?, ?, ?)" },
+	{ "webhook_list",
+	  "SELECT " DB_SELECT(WEBHOOK_ENDPOINT_COLS) " FROM webhook_endpoints "
+	  "WHERE tenant_id = ? AND id < ? AND deleted_at IS NULL "
+	  "ORDER BY id DESC LIMIT ?" },
+	{ "webhook_get",
+	  "SELECT " DB_SELECT(WEBHOOK_ENDPOINT_COLS) " FROM webhook_endpoints "
+	  "WHERE tenant_id = ? AND id = ? AND deleted_at IS NULL" },
+	{ "webhook_delete",
+	  "UPDATE webhook_endpoints SET deleted_at = NOW(6), updated_at = NOW(6) "
+	  "WHERE tenant_id = ? AND id = ? AND deleted_at IS NULL" },
+	{ "webhook_delivery_list",
+	  "SELECT " DB_SELECT(WEBHOOK_DELIVERY_COLS) " FROM webhook_deliveries d "
+	  "WHERE d.tenant_id = ? AND d.endpoint_id = ? AND d.id < ? "
+	  "ORDER BY d.id DESC LIMIT ?" },
+	{ "webhook_delivery_get",
+	  "SELECT " DB_SELECT(WEBHOOK_DELIVERY_COLS) " FROM webhook_deliveries d "
+	  "WHERE d.tenant_id = ? AND d.id = ?" },
+	{ "webhook_delivery_endpoint",
+	  "SELECT e.status FROM webhook_deliveries d JOIN webhook_endpoints e "
+	  "ON e.id = d.endpoint_id AND e.tenant_id = d.tenant_id "
+	  "AND e.deleted_at IS NULL WHERE d.tenant_id = ? AND d.id = ?" },
+	{ "webhook_redeliver",
+	  "INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, "
+	  "event_type, body, redelivery_of, next_attempt_at) SELECT ?, tenant_id, "
+	  "endpoint_id, event_id, event_type, body, id, NOW(6) "
+	  "FROM webhook_deliveries WHERE tenant_id = ? AND id = ?" },
+	{ "webhook_events",
+	  "SELECT " DB_SELECT(WEBHOOK_EVENT_COLS) " FROM outbox "
+	  "WHERE topic = 'webhook' AND processed_at IS NULL ORDER BY topic, "
+	  "processed_at, id LIMIT ? FOR UPDATE SKIP LOCKED" },
+	/* an endpoint never receives an event older than itself */
+	{ "webhook_subscribers",
+	  "SELECT id FROM webhook_endpoints WHERE tenant_id = ? "
+	  "AND deleted_at IS NULL AND status = 'enabled' AND created_at <= ? "
+	  "AND JSON_CONTAINS(events, JSON_QUOTE(?))" },
+	{ "webhook_delivery_add",
+	  "INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, "
+	  "event_type, body, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)" },
+	{ "webhook_event_done",
+	  "UPDATE outbox SET processed_at = NOW(6) WHERE id = ?" },
+	/* design 6: one short statement stamps the claim and its lease */
+	{ "webhook_claim",
+	  "UPDATE webhook_deliveries SET status = 'sending', claim_token = ?, "
+	  "claim_until = ? WHERE (status = 'pending' AND next_attempt_at <= ?) "
+	  "OR (status = 'sending' AND claim_until < ?) "
+	  "ORDER BY next_attempt_at, id LIMIT ?" },
+	{ "webhook_claimed",
+	  "SELECT " DB_SELECT(WEBHOOK_SEND_COLS) " FROM webhook_deliveries d "
+	  "JOIN webhook_endpoints e ON e.id = d.endpoint_id "
+	  "WHERE d.claim_token = ? AND d.status = 'sending'" },
+	{ "webhook_finish",
+	  "UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, "
+	  "next_attempt_at = ?, response_status = ?, error = ?, "
+	  "last_attempt_at = ?, claim_token = NULL, claim_until = NULL, "
+	  "updated_at = NOW(6) WHERE id = ? AND claim_token = ?" },
+	{ "webhook_endpoint_ok",
+	  "UPDATE webhook_endpoints e JOIN webhook_deliveries d "
+	  "ON d.endpoint_id = e.id SET e.consecutive_failures = 0, "
+	  "e.last_success_at = ?, e.updated_at = NOW(6) WHERE d.id = ?" },
+	/* the threshold or a 410 stops it; a stopped one stays stopped */
+	{ "webhook_endpoint_fail",
+	  "UPDATE webhook_endpoints e JOIN webhook_deliveries d "
+	  "ON d.endpoint_id = e.id SET "
+	  "e.consecutive_failures = e.consecutive_failures + 1, "
+	  "e.last_failure_at = ?, "
+	  "e.disabled_reason = IF(e.status = 'disabled', e.disabled_reason, "
+	  "IF(? IS NOT NULL, ?, IF(e.consecutive_failures + 1 >= ?, "
+	  "'consecutive_failures', NULL))), "
+	  "e.status = IF(e.status = 'disabled' OR ? IS NOT NULL OR "
+	  "e.consecutive_failures + 1 >= ?, 'disabled', 'enabled'), "
+	  "e.updated_at = NOW(6) WHERE d.id = ?" },
+	{ "webhook_purge_events",
+	  "DELETE FROM outbox WHERE topic = 'webhook' AND processed_at IS NOT NULL "
+	  "AND created_at < ? LIMIT 10000" },
+	{ "webhook_purge_deliveries",
+	  "DELETE FROM webhook_deliveries WHERE created_at < ? "
+	  "AND status IN ('succeeded', 'failed') LIMIT 10000" },
+};
+
+#define DB_ROW struct webhook_endpoint_row
+static const struct dbcol endpoint_cols[] = { DB_COLUMNS(WEBHOOK_ENDPOINT_COLS) };
+#undef DB_ROW
+#define DB_ROW struct webhook_delivery_row
+static const struct dbcol delivery_cols[] = { DB_COLUMNS(WEBHOOK_DELIVERY_COLS) };
+#undef DB_ROW
+#define DB_ROW struct webhook_event_row
+static const struct dbcol event_cols[] = { DB_COLUMNS(WEBHOOK_EVENT_COLS) };
+#undef DB_ROW
+#define DB_ROW struct webhook_send_row
+static const struct dbcol send_cols[] = { DB_COLUMNS(WEBHOOK_SEND_COLS) };
+#undef DB_ROW
+
+static enum fb_err
+run(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
+{
+	return db_run(db, DBSET_WEBHOOK, id, &wh_sql[id], p, n, r);
+}
+
+static enum fb_err
+changed(struct db *db, int id, const struct dbp *p, size_t n,
+    unsigned long long *c)
+{
+	return db_changed(db, DBSET_WEBHOOK, id, &wh_sql[id], p, n, c);
+}
+
+static enum fb_err
+rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *cols,
+    size_t ncols, size_t rowsize, bool one, struct dbrows *out)
+{
+	return db_rows(db, DBSET_WEBHOOK, id, &wh_sql[id], p, n, cols, ncols,
+	    rowsize, one, out);
+}
+
+enum fb_err
+db_webhook_endpoint_count(struct db *db, const char *tenant, long long *n)
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	if ((e = run(db, WH_COUNT, DBPARAMS(P_STR(tenant), P_STR(tenant)), &r)) != FB_OK)
+		return e;
+	*n = dbres_int(&r, 0, 1);
+	dbres_free(&r);
+	return FB_OK;
+}
+
+enum fb_err
+db_webhook_endpoint_add(struct db *db, const char *id, const char *tenant,
+    const char *url, const char *events, const unsigned char *sealed,
+    size_t sealed_len, unsigned key_id)
+{
+	unsigned long long n;
+
+	return changed(db, WH_INSERT, DBPARAMS(P_STR(id), P_STR(tenant), P_STR(url),
+	    P_STR(events), P_BIN(sealed, sealed_len), P_INT(key_id)), &n);
+}
+
+enum fb_err
+db_webhook_endpoint_list(struct db *db, const char *tenant, const char *after,
+    int n, struct dbrows *out)
+{
+	return rows(db, WH_LIST, DBPARAMS(P_STR(tenant),
+	    P_STR(after != NULL ? after : MAX_ID), P_INT(n)), endpoint_cols,
+	    NELEM(endpoint_cols), sizeof(struct webhook_endpoint_row), false, out);
+}
+
+enum fb_err
+db_webhook_endpoint_get(struct db *db, const char *tenant, const char *id,
+    struct dbrows *out)
+{
+	return rows(db, WH_GET, DBPARAMS(P_STR(tenant), P_STR(id)), endpoint_cols,
+	    NELEM(endpoint_cols), sizeof(struct webhook_endpoint_row), true, out);
+}
+
+enum fb_err
+db_webhook_endpoint_delete(struct db *db, const char *tenant, const char *id,
+    bool *found)
+{
+	unsigned long long n = 0;
+	enum fb_err	 e;
+
+	e = changed(db, WH_DELETE, DBPARAMS(P_STR(tenant), P_STR(id)), &n);
+	*found = n > 0;
+	return e;
+}
+
+enum fb_err
+db_webhook_delivery_list(struct db *db, const char *tenant, const char *endpoint,
+    const char *after, int n, struct dbrows *out)
+{
+	return rows(db, WH_DLV_LIST, DBPARAMS(P_STR(tenant), P_STR(endpoint),
+	    P_STR(after != NULL ? after : MAX_ID), P_INT(n)), delivery_cols,
+	    NELEM(delivery_cols), sizeof(struct webhook_delivery_row), false, out);
+}
+
+enum fb_err
+db_webhook_delivery_get(struct db *db, const char *tenant, const char *id,
+    struct dbrows *out)
+{
+	return rows(db, WH_DLV_GET, DBPARAMS(P_STR(tenant), P_STR(id)), delivery_cols,
+	    NELEM(delivery_cols), sizeof(struct webhook_delivery_row), true, out);
+}
+
+enum fb_err
+db_webhook_delivery_endpoint_status(struct db *db, const char *tenant,
+    const char *id, char status[16])
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	if ((e = run(db, WH_DLV_ENDPOINT, DBPARAMS(P_STR(tenant), P_STR(id)),
+	    &r)) != FB_OK)
+		return e;
+	if (dbres_get(&r, 0, 0) == NULL)
+		e = FB_ENOTFOUND;
+	else
+		snprintf(status, 16, "%s", dbres_get(&r, 0, 0));
+	dbres_free(&r);
+	return e;
+}
+
+enum fb_err
+db_webhook_redeliver(struct db *db, const char *tenant, const char *of,
+    const char *id)
+{
+	unsigned long long n = 0;
+	enum fb_err	 e;
+
+	e = changed(db, WH_REDELIVER, DBPARAMS(P_STR(id), P_STR(tenant), P_STR(of)), &n);
+	return e == FB_OK && n == 0 ? FB_ENOTFOUND : e;
+}
+
+enum fb_err
+db_webhook_events_claim(struct db *db, int n, struct dbrows *out)
+{
+	return rows(db, WH_EVENTS, DBPARAMS(P_INT(n)), event_cols, NELEM(event_cols),
+	    sizeof(struct webhook_event_row), false, out);
+}
+
+enum fb_err
+db_webhook_subscribers(struct db *db, const char *tenant, const char *type,
+    const char *at, struct dbres *out)
+{
+	return run(db, WH_SUBSCRIBERS, DBPARAMS(P_STR(tenant), P_STR(at), P_STR(type)),
+	    out);
+}
+
+enum fb_err
+db_webhook_delivery_add(struct db *db, const char *id, const char *tenant,
+    const char *endpoint, const char *event, const char *type, const char *body,
+    const char *due)
+{
+	unsigned long long n;
+
+	return changed(db, WH_DLV_ADD, DBPARAMS(P_STR(id), P_STR(tenant),
+	    P_STR(endpoint), P_STR(event), P_STR(type), P_BIN(body, strlen(body)),
+	    P_STR(due)), &n);
+}
+
+enum fb_err
+db_webhook_event_done(struct db *db, const char *id)
+{
+	unsigned long long n;
+
+	return changed(db, WH_EVENT_DONE, DBPARAMS(P_STR(id)), &n);
+}
+
+enum fb_err
+db_webhook_claim(struct db *db, const char *now, const char *until,
+    const unsigned char token[16], int n, struct dbrows *out)
+{
+	unsigned long long c;
+	enum fb_err	 e;
+
+	out->n = 0;
+	out->row = NULL;
+	if ((e = db_begin(db)) != FB_OK)
+		return e;
+	if ((e = changed(db, WH_CLAIM, DBPARAMS(P_BIN(token, 16), P_STR(until),
+	    P_STR(now), P_STR(now), P_INT(n)), &c)) != FB_OK ||
+	    (e = db_commit(db)) != FB_OK) {
+		db_rollback(db);
+		return e;
+	}
+	return rows(db, WH_CLAIMED, DBPARAMS(P_BIN(token, 16)), send_cols,
+	    NELEM(send_cols), sizeof(struct webhook_send_row), false, out);
+}
+
+enum fb_err
+db_webhook_finish(struct db *db, const char *id, const unsigned char token[16],
+    const struct webhook_outcome *o, bool *applied)
+{
+	unsigned long long n = 0;
+	bool		 ok = strcmp(o->status, "succeeded") == 0;
+	enum fb_err	 e;
+
+	*applied = false;
+	if ((e = db_begin(db)) != FB_OK)
+		return e;
+	e = changed(db, WH_FINISH, DBPARAMS(P_STR(o->status), P_STR(o->next),
+	    o->response_status > 0 ? P_INT(o->response_status) : P_NULL,
+	    P_STR(o->error), P_STR(o->at), P_STR(id), P_BIN(token, 16)), &n);
+	if (e == FB_OK && n > 0) {
+		if (ok)
+			e = changed(db, WH_ENDPOINT_OK, DBPARAMS(P_STR(o->at),
+			    P_STR(id)), &n);
+		else
+			e = changed(db, WH_ENDPOINT_FAIL, DBPARAMS(P_STR(o->at),
+			    P_STR(o->disable), P_STR(o->disable),
+			    P_INT(o->failure_threshold), P_STR(o->disable),
+			    P_INT(o->failure_threshold), P_STR(id)), &n);
+		*applied = e == FB_OK;
+	}
+	if (e == FB_OK)
+		e = db_commit(db);
+	if (e != FB_OK) {
+		*applied = false;
+		db_rollback(db);
+	}
+	return e;
+}
+
+enum fb_err
+db_webhook_purge(struct db *db, const char *before, unsigned long long *n)
+{
+	unsigned long long a = 0, b = 0;
+	enum fb_err	 e;
+
+	if ((e = changed(db, WH_PURGE_EVENTS, DBPARAMS(P_STR(before)), &a)) == FB_OK)
+		e = changed(db, WH_PURGE_DELIVERIES, DBPARAMS(P_STR(before)), &b);
+	*n = a + b;
+	return e;
+}

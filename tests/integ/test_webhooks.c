@@ -1,0 +1,549 @@
+/*
+ * Webhook endpoints and formback-webhooks (contract: Webhook endpoints,
+ * Events; issue 14) against the receiver stand-in on loopback
+ * (tests/standins/webhook_receiver.py; names and the test-only resolver
+ * in tests/integ/harness.sh).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include <criterion/criterion.h>
+#include <openssl/evp.h>
+#include <openssl/hmac.h>
+#include <sodium.h>
+
+#include "harness.h"
+
+#define J(...) #__VA_ARGS__
+
+static char *
+hook_url(const char *host, const char *path)
+{
+	static char	 u[256];
+
+	snprintf(u, sizeof(u), "https://%s:%s%s", host, getenv("FB_HOOK_PORT"), path);
+	return u;
+}
+
+/* POST an endpoint; the response (caller frees). */
+static struct resp *
+endpoint(const char *key, const char *url, const char *events, const char *hdr)
+{
+	char	 b[1024];
+
+	snprintf(b, sizeof(b), "{\"url\":\"%s\",\"events\":%s}", url, events);
+	return http("POST", "/api/v1/webhook_endpoints", key, b, hdr);
+}
+
+/* An event of the system, as its producers write it, after `id`'s endpoint. */
+static void
+outbox_event(const char *tenant, const char *type, const char *data, char id[40])
+{
+	snprintf(id, 40, "%s", sql("SELECT UUID()"));
+	sql("INSERT INTO outbox (id, tenant_id, topic, event_type, payload, created_at) "
+	    "VALUES ('%s', '%s', 'webhook', '%s', '%s', NOW(6) + INTERVAL 1 SECOND)",
+	    id, tenant, type, data);
+}
+
+/* The clock when the test began: passes are run at times after it. */
+static time_t	 t0;
+
+/* One pass of formback-webhooks at t0 (set on first use) plus `plus` s. */
+static int
+hooks_pass(long long plus, const char *conf)
+{
+	char	 cmd[1024], at[32];
+	time_t	 t;
+
+	if (t0 == 0)
+		t0 = time(NULL);
+	t = t0 + (time_t)plus;
+
+	strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
+	snprintf(cmd, sizeof(cmd), "%s%s%s\"$FB_CTL_DIR/formback-webhooks\" --limit 100000 --now %s",
+	    conf != NULL ? "FORMBACK_CONF=" : "", conf != NULL ? conf : "",
+	    conf != NULL ? " " : "", at);
+	return system(cmd);
+}
+
+/* The receiver's requests to `path` (JSON objects; caller puts). */
+static json_object *
+received(const char *path)
+{
+	json_object	*all = json_object_new_array(), *o, *p;
+	FILE		*f = fopen(getenv("FB_HOOK_FILE"), "r");
+	char		 line[65536];
+
+	while (f != NULL && fgets(line, sizeof(line), f) != NULL) {
+		if ((o = json_tokener_parse(line)) == NULL)
+			continue;
+		if (json_object_object_get_ex(o, "path", &p) &&
+		    strcmp(json_object_get_string(p), path) == 0)
+			json_object_array_add(all, o);
+		else
+			json_object_put(o);
+	}
+	if (f != NULL)
+		fclose(f);
+	return all;
+}
+
+static const char *
+rget(json_object *req, const char *header)
+{
+	json_object	*h, *v;
+
+	if (!json_object_object_get_ex(req, "headers", &h) ||
+	    !json_object_object_get_ex(h, header, &v))
+		return NULL;
+	return json_object_get_string(v);
+}
+
+/* The body's exact bytes (base64 in the receiver's log), NUL-terminated. */
+static size_t
+rbody(json_object *req, unsigned char *out, size_t outsz)
+{
+	json_object	*b;
+	size_t		 n = 0;
+
+	cr_assert(json_object_object_get_ex(req, "body", &b));
+	cr_assert_eq(sodium_base642bin(out, outsz - 1, json_object_get_string(b),
+	    strlen(json_object_get_string(b)), NULL, &n, NULL,
+	    sodium_base64_VARIANT_ORIGINAL), 0);
+	out[n] = '\0';
+	return n;
+}
+
+/* A receiver checking X-Formback-Signature from the contract alone. */
+static bool
+contract_verify(const char *secret, const char *header, const unsigned char *body,
+    size_t n)
+{
+	char		 t[32] = "", v1[80] = "", hex[65];
+	unsigned char	 mac[32], signed_[16384];
+	unsigned	 len = 32;
+
+	if (header == NULL || sscanf(header, "t=%31[0-9],v1=%64[0-9a-f]", t, v1) != 2)
+		return false;
+	if (llabs(strtoll(t, NULL, 10) - (long long)time(NULL)) > 300)
+		return false;
+	/* "<t>." then the raw body bytes */
+	cr_assert_lt(strlen(t) + 1 + n, sizeof(signed_));
+	memcpy(signed_, t, strlen(t));
+	signed_[strlen(t)] = '.';
+	memcpy(signed_ + strlen(t) + 1, body, n);
+	HMAC(EVP_sha256(), secret, (int)strlen(secret), signed_, strlen(t) + 1 + n,
+	    mac, &len);
+	sodium_bin2hex(hex, sizeof(hex), mac, 32);
+	return strlen(v1) == 64 && sodium_memcmp(hex, v1, 64) == 0;
+}
+
+/* The Standard Webhooks check: key = the secret's bytes, "id.t.body". */
+static bool
+standard_verify(const char *secret, json_object *req, const unsigned char *body,
+    size_t n)
+{
+	const char	*id = rget(req, "webhook-id"), *t = rget(req, "webhook-timestamp");
+	const char	*sig = rget(req, "webhook-signature");
+	unsigned char	 key[64], mac[32], signed_[16384];
+	char		 b64[64];
+	size_t		 kl, o;
+	unsigned	 len = 32;
+
+	if (id == NULL || t == NULL || sig == NULL || strncmp(sig, "v1,", 3) != 0 ||
+	    sodium_base642bin(key, sizeof(key), secret + 6, strlen(secret + 6), NULL,
+	    &kl, NULL, sodium_base64_VARIANT_ORIGINAL) != 0)
+		return false;
+	/* "<webhook-id>.<webhook-timestamp>." then the body */
+	cr_assert_lt(strlen(id) + strlen(t) + 2 + n, sizeof(signed_));
+	o = (size_t)sprintf((char *)signed_, "%s.%s.", id, t);
+	memcpy(signed_ + o, body, n);
+	HMAC(EVP_sha256(), key, (int)kl, signed_, o + n, mac, &len);
+	sodium_bin2base64(b64, sizeof(b64), mac, 32, sodium_base64_VARIANT_ORIGINAL);
+	return strcmp(sig + 3, b64) == 0;
+}
+
+Test(webhooks, endpoints_api)
+{
+	struct fx	 f, g, free_plan;
+	struct resp	*r;
+	char		 id[40], secret[80], key[80], kid[40], b[512];
+	unsigned char	 raw[64];
+	size_t		 n;
+
+	fx_new(&f, "pro", 0);
+	fx_new(&g, "pro", 0);
+	r = endpoint(f.live, hook_url("hooks.formback.test", "/ok"),
+	    J(["lead.captured","delivery.sent","lead.captured"]), NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	snprintf(id, sizeof(id), "%s", jget(r->json, "id"));
+	snprintf(secret, sizeof(secret), "%s", jget(r->json, "secret"));
+	/* design 1: whsec_ + padded standard base64 of 32 bytes */
+	cr_assert_eq(strncmp(secret, "whsec_", 6), 0);
+	cr_assert_eq(strlen(secret), 6 + 44);
+	cr_assert_eq(sodium_base642bin(raw, sizeof(raw), secret + 6, 44, NULL, &n,
+	    NULL, sodium_base64_VARIANT_ORIGINAL), 0);
+	cr_assert_eq(n, 32);
+	cr_assert_str_eq(jget(r->json, "object"), "webhook_endpoint");
+	cr_assert_str_eq(jget(r->json, "status"), "enabled");
+	cr_assert_null(jget(r->json, "disabled_reason"));
+	cr_assert_eq(json_object_array_length(jobj(r->json, "events")), 2);
+	cr_assert_str_eq(jget(r->json, "url"), hook_url("hooks.formback.test", "/ok"));
+	resp_free(r);
+	/* the secret is shown once: never by get or list, never stored clear */
+	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s", id);
+	r = http("GET", b, f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_null(strstr(r->body, "secret"));
+	cr_assert_null(strstr(r->body, secret + 6));
+	resp_free(r);
+	r = http("GET", "/api/v1/webhook_endpoints", f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "data.0.id"), id);
+	cr_assert_null(strstr(r->body, secret + 6));
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_endpoints WHERE "
+	    "LOCATE('%s', secret_sealed) > 0", secret + 6), "0");
+	/* another tenant's endpoint is a missing one */
+	r = http("GET", b, g.live, NULL, NULL);
+	expect_error(r, 404, "not_found", "not_found", "endpoint_id");
+	resp_free(r);
+	/* Idempotency 6: a replay does not carry the secret */
+	r = endpoint(f.live, hook_url("hooks.formback.test", "/idem"), "[]",
+	    "Idempotency-Key: wh-idem-1");
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	cr_assert_not_null(jget(r->json, "secret"));
+	snprintf(kid, sizeof(kid), "%s", jget(r->json, "id"));
+	resp_free(r);
+	r = endpoint(f.live, hook_url("hooks.formback.test", "/idem"), "[]",
+	    "Idempotency-Key: wh-idem-1");
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	cr_assert_str_eq(resp_header(r, "Idempotency-Replayed"), "true");
+	cr_assert_str_eq(jget(r->json, "id"), kid);
+	cr_assert_null(jget(r->json, "secret"));
+	resp_free(r);
+	/* create rules */
+	r = endpoint(f.live, hook_url("hooks.formback.test", "/ok"), J(["lead.sent"]), NULL);
+	expect_error(r, 422, "invalid_request", "unknown_event", "events");
+	resp_free(r);
+	r = endpoint(f.live, hook_url("hooks.formback.test", "/ok"), J("lead.captured"), NULL);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "events");
+	resp_free(r);
+	r = http("POST", "/api/v1/webhook_endpoints", f.live, J({"events":[]}), NULL);
+	expect_error(r, 422, "invalid_request", "parameter_missing", "url");
+	resp_free(r);
+	/* a test key: the same answer, nothing kept */
+	r = endpoint(f.test, hook_url("hooks.formback.test", "/dry"), "[]", NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	cr_assert_not_null(jget(r->json, "secret"));
+	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s", jget(r->json, "id"));
+	resp_free(r);
+	r = http("GET", b, f.live, NULL, NULL);
+	expect_error(r, 404, "not_found", "not_found", "endpoint_id");
+	resp_free(r);
+	/* the plan's cap: none on Free, 2 on Starter */
+	fx_new(&free_plan, "free", 0);
+	r = endpoint(free_plan.live, hook_url("hooks.formback.test", "/ok"), "[]", NULL);
+	expect_error(r, 403, "permission_error", "plan_limit_exceeded", NULL);
+	resp_free(r);
+	fx_new(&free_plan, "starter", 0);
+	for (n = 0; n < 3; n++) {
+		r = endpoint(free_plan.live, hook_url("hooks.formback.test", "/ok"), "[]", NULL);
+		if (n < 2)
+			cr_assert_eq(r->status, 201, "%s", r->body);
+		else
+			expect_error(r, 403, "permission_error", "plan_limit_exceeded", NULL);
+		resp_free(r);
+	}
+	/* every operation needs webhooks:write, reads included */
+	fx_key(&f, "live", "sites:read", key, kid);
+	r = http("GET", "/api/v1/webhook_endpoints", key, NULL, NULL);
+	expect_error(r, 403, "permission_error", "scope_insufficient", NULL);
+	resp_free(r);
+	/* delete */
+	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s", id);
+	r = http("DELETE", b, f.live, NULL, NULL);
+	cr_assert_eq(r->status, 204, "%s", r->body);
+	resp_free(r);
+	r = http("GET", b, f.live, NULL, NULL);
+	expect_error(r, 404, "not_found", "not_found", "endpoint_id");
+	resp_free(r);
+	r = http("DELETE", b, f.live, NULL, NULL);
+	expect_error(r, 404, "not_found", "not_found", "endpoint_id");
+	resp_free(r);
+}
+
+/* 40+ hostile URLs and address forms: none is registered (SSRF). */
+Test(webhooks, internal_addresses_refused)
+{
+	static const char *const bad[] = {
+		"http://hooks.formback.test/ok", "ftp://example.com/", "not a url",
+		"https://", "https://127.0.0.1/", "https://127.1/", "https://0177.0.0.1/",
+		"https://0x7f000001/", "https://2130706433/", "https://127.255.255.254/",
+		"https://localhost/", "https://LOCALHOST./", "https://[::1]/",
+		"https://[::]/", "https://0.0.0.0/", "https://0/", "https://10.0.0.1/",
+		"https://10.255.255.255/", "https://172.16.0.1/", "https://172.31.255.1/",
+		"https://192.168.0.1/", "https://169.254.169.254/latest/meta-data/",
+		"https://100.64.0.1/", "https://100.127.255.254/", "https://192.0.0.8/",
+		"https://192.0.2.1/", "https://198.18.0.1/", "https://198.51.100.7/",
+		"https://203.0.113.9/", "https://224.0.0.1/", "https://239.255.255.250/",
+		"https://240.0.0.1/", "https://255.255.255.255/", "https://[::ffff:127.0.0.1]/",
+		"https://[::ffff:7f00:1]/", "https://[::ffff:10.0.0.1]/",
+		"https://[::127.0.0.1]/", "https://[64:ff9b::a9fe:a9fe]/",
+		"https://[64:ff9b:1::1]/", "https://[2002:7f00:1::1]/",
+		"https://[2002:c0a8:101::]/", "https://[fc00::1]/", "https://[fd12:3456::1]/",
+		"https://[fe80::1]/", "https://[fec0::1]/", "https://[ff02::1]/",
+		"https://[2001:db8::1]/", "https://[2001::1]/", "https://[100::1]/",
+		"https://inside.formback.test/", "https://loop6.formback.test/",
+		"https://user:pass@127.0.0.1/", "https://127.0.0.1:8443/",
+		"https://nowhere.invalid/",
+	};
+	struct fx	 f;
+	struct resp	*r;
+	size_t		 i;
+
+	fx_new(&f, "pro", 0);
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		r = endpoint(f.live, bad[i], "[]", NULL);
+		cr_expect_eq(r->status, 422, "%s: %ld %s", bad[i], r->status, r->body);
+		cr_expect_str_eq(jget(r->json, "error.code"), "invalid_webhook_url",
+		    "%s: %s", bad[i], r->body);
+		resp_free(r);
+	}
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_endpoints WHERE tenant_id = '%s'",
+	    f.tenant), "0");
+	/* a public name is taken */
+	r = endpoint(f.live, "https://public.formback.test/hook", "[]", NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	resp_free(r);
+}
+
+Test(webhooks, delivered_signed_redelivered, .timeout = 60)
+{
+	struct fx	 f;
+	struct resp	*r;
+	json_object	*got, *env;
+	char		 id[40], secret[80], ev[40], dlv[40], b[512], send1[64];
+	unsigned char	 body[8192], body2[8192];
+	size_t		 n, n2, before;
+
+	fx_new(&f, "pro", 0);
+	before = json_object_array_length(got = received("/signed"));
+	json_object_put(got);
+	r = endpoint(f.live, hook_url("hooks.formback.test", "/signed"),
+	    J(["lead.abandoned"]), NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	snprintf(id, sizeof(id), "%s", jget(r->json, "id"));
+	snprintf(secret, sizeof(secret), "%s", jget(r->json, "secret"));
+	resp_free(r);
+	outbox_event(f.tenant, "lead.abandoned", "{\"lead_id\":\"0190a000-0000-7000-8000-000000000001\","
+	    "\"campaign_id\":\"0190a000-0000-7000-8000-000000000002\","
+	    "\"abandoned_at\":\"2026-11-24T00:00:00Z\"}", ev);
+	/* an event it is not subscribed to goes nowhere */
+	outbox_event(f.tenant, "lead.captured", "{}", b);
+	cr_assert_eq(hooks_pass(5, NULL), 0);
+	got = received("/signed");
+	cr_assert_eq(json_object_array_length(got), before + 1);
+	env = json_object_array_get_idx(got, before);
+	n = rbody(env, body, sizeof(body));
+	cr_assert_str_eq(rget(env, "content-type"), "application/json");
+	cr_assert_str_eq(rget(env, "user-agent"), "Formback-Webhook/1");
+	cr_assert_str_eq(rget(env, "x-formback-event"), "lead.abandoned");
+	cr_assert_not_null(rget(env, "x-formback-delivery"));
+	snprintf(send1, sizeof(send1), "%s", rget(env, "x-formback-delivery"));
+	cr_assert(contract_verify(secret, rget(env, "x-formback-signature"), body, n),
+	    "%s", rget(env, "x-formback-signature"));
+	cr_assert(standard_verify(secret, env, body, n));
+	cr_assert_str_eq(rget(env, "webhook-id"), ev);
+	/* a changed byte fails */
+	body[n - 2] ^= 1;
+	cr_assert_not(contract_verify(secret, rget(env, "x-formback-signature"), body, n));
+	body[n - 2] ^= 1;
+	{
+		json_object	*e = json_tokener_parse((const char *)body);
+
+		cr_assert_not_null(e);
+		cr_assert_str_eq(jget(e, "id"), ev);
+		cr_assert_str_eq(jget(e, "type"), "lead.abandoned");
+		cr_assert_str_eq(jget(e, "tenant_id"), f.tenant);
+		cr_assert_str_eq(jget(e, "data.abandoned_at"), "2026-11-24T00:00:00Z");
+		cr_assert_not_null(jget(e, "created_at"));
+		json_object_put(e);
+	}
+	/* the log */
+	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s/deliveries", id);
+	r = http("GET", b, f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "data.0.status"), "succeeded");
+	cr_assert_str_eq(jget(r->json, "data.0.event_id"), ev);
+	cr_assert_str_eq(jget(r->json, "data.0.attempts"), "1");
+	cr_assert_str_eq(jget(r->json, "data.0.response_status"), "200");
+	cr_assert_null(jget(r->json, "data.1.id"));
+	snprintf(dlv, sizeof(dlv), "%s", jget(r->json, "data.0.id"));
+	resp_free(r);
+	/* redeliver: the same event and bytes, a new record and send id */
+	snprintf(b, sizeof(b), "/api/v1/webhook_deliveries/%s/redeliver", dlv);
+	r = http("POST", b, f.live, "", NULL);
+	cr_assert_eq(r->status, 202, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "status"), "pending");
+	cr_assert_str_eq(jget(r->json, "event_id"), ev);
+	cr_assert_str_eq(jget(r->json, "redelivery_of"), dlv);
+	resp_free(r);
+	/* queued at the database's clock: a pass an hour on sends it */
+	cr_assert_eq(hooks_pass(3600, NULL), 0);
+	json_object_put(got);
+	got = received("/signed");
+	cr_assert_eq(json_object_array_length(got), before + 2);
+	n2 = rbody(json_object_array_get_idx(got, before + 1), body2, sizeof(body2));
+	cr_assert_eq(n, n2);
+	cr_assert_eq(memcmp(body, body2, n), 0);
+	cr_assert_str_neq(rget(json_object_array_get_idx(got, before + 1),
+	    "x-formback-delivery"), send1);
+	json_object_put(got);
+	/* another tenant cannot redeliver it */
+	{
+		struct fx	 g;
+
+		fx_new(&g, "pro", 0);
+		r = http("POST", b, g.live, "", NULL);
+		expect_error(r, 404, "not_found", "not_found", "delivery_id");
+		resp_free(r);
+	}
+}
+
+Test(webhooks, retried_six_times_then_stopped, .timeout = 120)
+{
+	static const long long at[] = { 0, 60, 360, 2160, 9360, 30960 };
+	struct fx	 f;
+	struct resp	*r;
+	json_object	*got;
+	char		 id[40], ev[40], b[512], dlv[40];
+	size_t		 i, before;
+
+	fx_new(&f, "pro", 0);
+	before = json_object_array_length(got = received("/fail"));
+	json_object_put(got);
+	r = endpoint(f.live, hook_url("hooks.formback.test", "/fail"),
+	    J(["delivery.sent"]), NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	snprintf(id, sizeof(id), "%s", jget(r->json, "id"));
+	resp_free(r);
+	outbox_event(f.tenant, "delivery.sent", "{}", ev);
+	/* attempts at 0, 1 m, 5 m, 30 m, 2 h, 6 h after the one before */
+	for (i = 0; i < 6; i++) {
+		if (i > 0) {
+			/* a second early: not yet */
+			cr_assert_eq(hooks_pass(at[i] + 4, NULL), 0);
+			got = received("/fail");
+			cr_assert_eq(json_object_array_length(got), before + i, "attempt %zu early", i + 1);
+			json_object_put(got);
+		}
+		cr_assert_eq(hooks_pass(at[i] + 6, NULL), 0);
+		got = received("/fail");
+		cr_assert_eq(json_object_array_length(got), before + i + 1, "attempt %zu", i + 1);
+		json_object_put(got);
+	}
+	cr_assert_eq(hooks_pass(at[5] + 86400, NULL), 0);
+	got = received("/fail");
+	cr_assert_eq(json_object_array_length(got), before + 6);
+	json_object_put(got);
+	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s/deliveries", id);
+	r = http("GET", b, f.live, NULL, NULL);
+	cr_assert_str_eq(jget(r->json, "data.0.status"), "failed");
+	cr_assert_str_eq(jget(r->json, "data.0.attempts"), "6");
+	cr_assert_str_eq(jget(r->json, "data.0.response_status"), "500");
+	cr_assert_str_eq(jget(r->json, "data.0.error"), "HTTP 500");
+	snprintf(dlv, sizeof(dlv), "%s", jget(r->json, "data.0.id"));
+	resp_free(r);
+	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s", id);
+	r = http("GET", b, f.live, NULL, NULL);
+	cr_assert_str_eq(jget(r->json, "status"), "enabled");
+	cr_assert_str_eq(jget(r->json, "consecutive_failures"), "6");
+	resp_free(r);
+	/* still enabled: it can be redelivered */
+	snprintf(b, sizeof(b), "/api/v1/webhook_deliveries/%s/redeliver", dlv);
+	r = http("POST", b, f.live, "", NULL);
+	cr_assert_eq(r->status, 202, "%s", r->body);
+	resp_free(r);
+}
+
+Test(webhooks, gone_stops_the_endpoint, .timeout = 60)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 id[40], ev[40], b[512], dlv[40];
+
+	fx_new(&f, "pro", 0);
+	r = endpoint(f.live, hook_url("hooks.formback.test", "/gone"),
+	    J(["conversion.detected"]), NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	snprintf(id, sizeof(id), "%s", jget(r->json, "id"));
+	resp_free(r);
+	outbox_event(f.tenant, "conversion.detected", "{}", ev);
+	cr_assert_eq(hooks_pass(5, NULL), 0);
+	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s", id);
+	r = http("GET", b, f.live, NULL, NULL);
+	cr_assert_str_eq(jget(r->json, "status"), "disabled");
+	cr_assert_str_eq(jget(r->json, "disabled_reason"), "gone");
+	resp_free(r);
+	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s/deliveries", id);
+	r = http("GET", b, f.live, NULL, NULL);
+	cr_assert_str_eq(jget(r->json, "data.0.status"), "failed");
+	cr_assert_str_eq(jget(r->json, "data.0.attempts"), "1");
+	snprintf(dlv, sizeof(dlv), "%s", jget(r->json, "data.0.id"));
+	resp_free(r);
+	snprintf(b, sizeof(b), "/api/v1/webhook_deliveries/%s/redeliver", dlv);
+	r = http("POST", b, f.live, "", NULL);
+	expect_error(r, 409, "invalid_request", "webhook_endpoint_disabled", "delivery_id");
+	resp_free(r);
+	/* a stopped endpoint receives no new event */
+	outbox_event(f.tenant, "conversion.detected", "{}", ev);
+	cr_assert_eq(hooks_pass(10, NULL), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_deliveries WHERE endpoint_id = '%s'",
+	    id), "1");
+}
+
+/*
+ * DNS rebinding: a name public when registered that resolves to loopback
+ * when sent is refused at connect time; the receiver (the canary) sees
+ * no connection.
+ */
+Test(webhooks, rebinding_refused_at_connect, .timeout = 60)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 id[40], ev[40], b[512], conf[512], cmd[2048], conns[32] = "0";
+	char		 after[32] = "0";
+	FILE		*c;
+
+	fx_new(&f, "pro", 0);
+	r = endpoint(f.live, hook_url("rebind.formback.test", "/rebind"),
+	    J(["lead.captured"]), NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	snprintf(id, sizeof(id), "%s", jget(r->json, "id"));
+	resp_free(r);
+	outbox_event(f.tenant, "lead.captured", "{}", ev);
+	/* the same configuration, the name now answering loopback */
+	snprintf(conf, sizeof(conf), "%s.rebind", getenv("FORMBACK_CONF"));
+	snprintf(cmd, sizeof(cmd), "sed 's/rebind.formback.test:\\([0-9]*\\):93.184.216.34/"
+	    "rebind.formback.test:\\1:127.0.0.1/' \"$FORMBACK_CONF\" > %s", conf);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(b, sizeof(b), "%s.conns", getenv("FB_HOOK_FILE"));
+	if ((c = fopen(b, "r")) != NULL) {
+		cr_assert_not_null(fgets(conns, sizeof(conns), c));
+		fclose(c);
+	}
+	cr_assert_eq(hooks_pass(5, conf), 0);
+	if ((c = fopen(b, "r")) != NULL) {
+		cr_assert_not_null(fgets(after, sizeof(after), c));
+		fclose(c);
+	}
+	cr_assert_str_eq(after, conns);
+	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s/deliveries", id);
+	r = http("GET", b, f.live, NULL, NULL);
+	cr_assert_str_eq(jget(r->json, "data.0.status"), "pending");
+	cr_assert_str_eq(jget(r->json, "data.0.error"), "refused: internal address");
+	resp_free(r);
+}
