@@ -353,6 +353,11 @@ main(int argc, char *argv[])
 	log_init("formback.fcgi", LOG_INFO);
 	signal(SIGPIPE, SIG_IGN);
 	/*
+	 * Registering a webhook resolves its host (netguard.c): bound the
+	 * resolver's wait to 2 s and 2 tries unless the operator set it.
+	 */
+	setenv("RES_OPTIONS", "timeout:2 attempts:2", 0);
+	/*
 	 * A request allocates and frees its whole working set; keep up to
 	 * 2 MiB of freed memory for the next one rather than handing it back
 	 * and asking again (glibc trims at 128 KiB by default).
