@@ -15,9 +15,11 @@ if [ ! -x /usr/bin/chromium ]; then
 	echo "e2e: 0 passed, 1 failed"
 	exit 1
 fi
-if [ ! -d tests/e2e/node_modules/playwright-core ]; then
-	(cd tests/e2e && npm install --no-audit --no-fund --silent) || {
-		echo "e2e: cannot install playwright-core from npm" >&2
+if [ ! -d tests/e2e/node_modules/playwright-core ] ||
+    [ ! -d tests/e2e/node_modules/stripe ] ||
+    [ ! -d tests/e2e/node_modules/standardwebhooks ]; then
+	(cd tests/e2e && npm ci --no-audit --no-fund --silent) || {
+		echo "e2e: cannot install the packages of tests/e2e/package-lock.json from npm" >&2
 		echo "e2e: 0 passed, 1 failed"
 		exit 1
 	}
@@ -30,10 +32,15 @@ cleanup() {
 	if [ "${FB_KEEP:-0}" = 1 ]; then echo "kept $W" >&2; else rm -rf "$W"; fi
 }
 trap cleanup EXIT INT TERM
-set -- $("$bld/tests/freeport" 4)
+set -- $("$bld/tests/freeport" 5)
 export FB_SMTP_URL="smtp://127.0.0.1:$3" FB_SMS_URL="http://127.0.0.1:$4/send"
 fb_standins_start "$W" "$3" "$4"
+# the shop's webhook receiver (a test deployment's exempt name)
+fb_webhook_receiver_start "$W" "$5" hooks.e2e.test
+export FB_WEBHOOK_CA_FILE="$W/hook.crt" FB_WEBHOOK_ALLOW_HOSTS=hooks.e2e.test \
+    FB_WEBHOOK_RESOLVE="hooks.e2e.test:$5:127.0.0.1"
 fb_stack_start "$W" "$1" "$2" 2 "$bld"
 export FORMBACK_CONF="$W/formback.conf" FB_URL="http://127.0.0.1:$2" \
-    FB_CTL_DIR="$bld" FB_WWW="$W/www" FB_MAIL_DIR="$W/mail" FB_SMS_FILE="$W/sms.jsonl"
+    FB_CTL_DIR="$bld" FB_WWW="$W/www" FB_MAIL_DIR="$W/mail" FB_SMS_FILE="$W/sms.jsonl" \
+    FB_HOOK_URL="https://hooks.e2e.test:$5/shop" FB_HOOK_FILE="$W/hooks.jsonl"
 node tests/e2e/run.mjs

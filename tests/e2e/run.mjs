@@ -4,9 +4,17 @@
 // contacts through the API, abandoned after formback-abandon --now, and a
 // second visitor who reaches the thanks page must end converted.
 //
+// With FB_HOOK_URL and FB_HOOK_FILE (the webhook receiver stand-in and
+// its log), the shop registers an endpoint for every event first, and at
+// the end formback-webhooks sends the visitors' events, each verified as
+// customers verify them: npm's stripe (webhooks.constructEvent, key = the
+// whole secret) and standardwebhooks (the Standard Webhooks headers).
+//
 // Env: FB_URL (the service and the shop, same lighttpd), FB_CTL_DIR (the
 // built binaries), FORMBACK_CONF, FB_WWW (the document root).
 import { execFileSync } from 'node:child_process';
+import Stripe from 'stripe';
+import { Webhook } from 'standardwebhooks';
 import { mkdirSync, readFileSync, writeFileSync, readdirSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -50,6 +58,20 @@ async function main() {
     ctl('member', 'create', '--tenant', tenant, '--email', 'e2e@shop.example', '--role', 'owner').id,
     '--kind', 'live', '--scopes', 'all').key;
   const ckey = process.env.FB_CAMPAIGN_KEY || 'spring';
+  const hookUrl = process.env.FB_HOOK_URL;
+  let hook = null;
+  if (hookUrl) {
+    const h = await api(key, 'POST', '/webhook_endpoints', { url: hookUrl, events: [
+      'lead.captured', 'lead.abandoned', 'delivery.sent', 'delivery.failed',
+      'conversion.detected', 'usage.threshold_reached'] });
+    check('webhook endpoint registered, its secret shown once',
+      h.status === 201 && /^whsec_[A-Za-z0-9+/]{43}=$/.test(h.json.secret || ''), JSON.stringify(h.json));
+    hook = h.json;
+    if (process.env.FB_DEMO) {
+      console.log(`\n$ curl -s ${base}/api/v1/webhook_endpoints -H 'Authorization: Bearer ${key}' -d '{"url":"${hookUrl}","events":[...]}'`);
+      console.log(JSON.stringify(hook));
+    }
+  }
   const site = ctl('site', 'create', '--tenant', tenant, '--name', 'ローカルのショップ', '--domain', '127.0.0.1').id;
 
   let r = await api(key, 'POST', '/campaigns', { site_id: site, key: ckey, name: '春の定期便' });
@@ -168,6 +190,46 @@ async function main() {
         to_masked: d.to_masked, scheduled_at: d.scheduled_at, sent_at: d.sent_at,
         cancel_reason: d.cancel_reason })), null, 1));
     }
+  }
+  if (hook) {
+    execFileSync(join(bin, 'formback-webhooks'), [], { encoding: 'utf8' });
+    const path = new URL(hookUrl).pathname;
+    const got = readFileSync(process.env.FB_HOOK_FILE, 'utf8').trim().split('\n')
+      .map((l) => JSON.parse(l)).filter((q) => q.path === path);
+    const types = got.map((q) => q.headers['x-formback-event']);
+    check('the receiver got the visitors\' events',
+      ['lead.captured', 'conversion.detected', 'lead.abandoned'].every((t) => types.includes(t)) &&
+      (!sending || types.includes('delivery.sent')), types.join(' '));
+    const stripe = new Stripe('sk_test_formback_e2e');
+    const wh = new Webhook(hook.secret);
+    let verified = 0, refused = 0, clean = 0;
+    for (const q of got) {
+      const body = Buffer.from(q.body, 'base64');
+      const text = body.toString('utf8');
+      try {
+        const ev = stripe.webhooks.constructEvent(body, q.headers['x-formback-signature'], hook.secret);
+        const sw = wh.verify(body, { 'webhook-id': q.headers['webhook-id'],
+          'webhook-timestamp': q.headers['webhook-timestamp'],
+          'webhook-signature': q.headers['webhook-signature'] });
+        if (ev.id === JSON.parse(text).id && sw.id === ev.id && ev.type === q.headers['x-formback-event'])
+          verified++;
+      } catch (e) { console.log(`stripe/standardwebhooks: ${e.message}`); }
+      const bad = Buffer.from(body);
+      bad[bad.length - 2] ^= 1;
+      let n = 0;
+      try { stripe.webhooks.constructEvent(bad, q.headers['x-formback-signature'], hook.secret); } catch (e) { n++; }
+      try { wh.verify(bad, q.headers); } catch (e) { n++; }
+      if (n === 2) refused++;
+      // the visitors' contacts, in any form, never in a payload or a header
+      const all = text + JSON.stringify(q.headers);
+      if (!/9012345678|8011112222|taro\.yamada|hanako/.test(all)) clean++;
+      if (process.env.FB_DEMO)
+        console.log(`${q.headers['x-formback-event']} ${text} (stripe and standardwebhooks: verified)`);
+    }
+    check('every delivery verifies with npm stripe and standardwebhooks', got.length > 0 &&
+      verified === got.length, `${verified} of ${got.length}`);
+    check('a changed byte fails both verifiers', refused === got.length, `${refused} of ${got.length}`);
+    check('no contact in any payload or header', clean === got.length, `${clean} of ${got.length}`);
   }
   if (process.env.FB_DEMO) {
     console.log(`\n$ curl -s '${base}/api/v1/leads?campaign_id=${campaign}' -H 'Authorization: Bearer ${key}'`);
