@@ -26,8 +26,9 @@
 #include <sodium.h>
 
 #include "formback.h"
-#include "netguard.h"
+#include "outbound.h"
 #include "pii.h"
+#include "ppcheck.h"
 #include "db/store.h"
 
 /* contract: Events, delivery rules 1: the waits after attempts 1 to 5 */
@@ -39,45 +40,19 @@ static const int retry_after[] = { 60, 5 * 60, 30 * 60, 2 * 3600, 6 * 3600 };
 #define LEASE_SECS	120
 /* what is kept: outbox events and finished delivery records */
 #define RETENTION_DAYS	30
+/* privacy-policy checks: each site's page once a day, this many a pass */
+#define PP_EVERY_SECS	86400
+#define PP_PER_PASS	20
 #define ANSWER_MAX	65536
-#define TIMEOUT_SECS	10L
 
 struct send {
 	CURL			*h;
 	struct curl_slist	*hdr;
 	const struct webhook_send_row *row;
-	char			 error[CURL_ERROR_SIZE];
-	size_t			 answered;
-	bool			 refused;	/* the address rule */
-	bool			 allowed;	/* webhook_allow_hosts */
+	struct outbound		 out;
 };
 
 static const struct conf *conf;
-
-/* The receiver's answer is read and dropped, at most ANSWER_MAX bytes. */
-static size_t
-drop(char *p, size_t sz, size_t n, void *arg)
-{
-	struct send	*s = arg;
-
-	(void)p;
-	s->answered += sz * n;
-	return s->answered > ANSWER_MAX ? 0 : sz * n;
-}
-
-/* Every address a connection is about to use passes the rule (netguard.h). */
-static curl_socket_t
-open_socket(void *arg, curlsocktype purpose, struct curl_sockaddr *a)
-{
-	struct send	*s = arg;
-
-	(void)purpose;
-	if (!s->allowed && !net_addr_public(&a->addr)) {
-		s->refused = true;
-		return CURL_SOCKET_BAD;
-	}
-	return socket(a->family, a->socktype, a->protocol);
-}
 
 /*
  * HMAC-SHA256 (OpenSSL's EVP_MAC) under key over "[mid.]t." + body: raw
@@ -133,7 +108,6 @@ header(struct curl_slist *l, const char *name, const char *value)
 static bool
 prepare(struct send *s, const struct webhook_send_row *w, struct curl_slist *resolve)
 {
-	struct url_loc	 loc;
 	const unsigned char *mk = conf_master_key(conf, (unsigned)w->secret_key_id);
 	char		 secret[128], t[24], hex[65], sig[200], did[UUID_STRLEN + 1];
 	char		 b64[64];
@@ -145,15 +119,14 @@ prepare(struct send *s, const struct webhook_send_row *w, struct curl_slist *res
 	if (mk == NULL || !pii_open(mk, w->tenant_id, w->endpoint_id,
 	    "webhook_secret", w->secret_sealed.p, w->secret_sealed.n, secret,
 	    sizeof(secret)) || strncmp(secret, "whsec_", 6) != 0) {
-		snprintf(s->error, sizeof(s->error), "secret cannot be opened");
+		snprintf(s->out.error, sizeof(s->out.error), "secret cannot be opened");
 		return false;
 	}
-	s->allowed = url_parse(w->url, &loc) && net_host_allowed(conf, loc.hostname);
 	snprintf(t, sizeof(t), "%lld", (long long)time(NULL));
 	uuid_v7(did);
 	if (!hmac_hex(secret, strlen(secret), t, NULL, w->body.p, w->body.n, hex, raw)) {
 		sodium_memzero(secret, sizeof(secret));
-		snprintf(s->error, sizeof(s->error), "cannot sign");
+		snprintf(s->out.error, sizeof(s->out.error), "cannot sign");
 		return false;
 	}
 	snprintf(sig, sizeof(sig), "t=%s,v1=%s", t, hex);
@@ -176,25 +149,33 @@ prepare(struct send *s, const struct webhook_send_row *w, struct curl_slist *res
 	sodium_memzero(key, sizeof(key));
 	if ((s->h = curl_easy_init()) == NULL)
 		return false;
-	curl_easy_setopt(s->h, CURLOPT_URL, w->url);
-	curl_easy_setopt(s->h, CURLOPT_PROTOCOLS_STR, "https");
-	curl_easy_setopt(s->h, CURLOPT_FOLLOWLOCATION, 0L);
-	curl_easy_setopt(s->h, CURLOPT_CONNECTTIMEOUT, TIMEOUT_SECS);
-	curl_easy_setopt(s->h, CURLOPT_TIMEOUT, TIMEOUT_SECS);
-	curl_easy_setopt(s->h, CURLOPT_NOSIGNAL, 1L);
+	outbound_setup(s->h, conf, w->url, true, resolve, &s->out, NULL, ANSWER_MAX);
 	curl_easy_setopt(s->h, CURLOPT_POSTFIELDS, (const char *)w->body.p);
 	curl_easy_setopt(s->h, CURLOPT_POSTFIELDSIZE, (long)w->body.n);
 	curl_easy_setopt(s->h, CURLOPT_HTTPHEADER, s->hdr);
-	curl_easy_setopt(s->h, CURLOPT_WRITEFUNCTION, drop);
-	curl_easy_setopt(s->h, CURLOPT_WRITEDATA, s);
-	curl_easy_setopt(s->h, CURLOPT_OPENSOCKETFUNCTION, open_socket);
-	curl_easy_setopt(s->h, CURLOPT_OPENSOCKETDATA, s);
-	curl_easy_setopt(s->h, CURLOPT_ERRORBUFFER, s->error);
-	if (resolve != NULL)
-		curl_easy_setopt(s->h, CURLOPT_RESOLVE, resolve);
-	if (conf->webhook_ca_file != NULL)
-		curl_easy_setopt(s->h, CURLOPT_CAINFO, conf->webhook_ca_file);
 	return true;
+}
+
+/*
+ * The outcomes that come in together are written in one transaction
+ * (one commit, one flush of the log, for many sends): begun by the first
+ * finish(), committed by commit_outcomes().
+ */
+static bool	 in_tx;
+
+static void
+commit_outcomes(struct db *db)
+{
+	enum fb_err	 e;
+
+	if (!in_tx)
+		return;
+	in_tx = false;
+	/* lost outcomes: the claims lapse and the sends go again (at least once) */
+	if ((e = db_commit(db)) != FB_OK) {
+		logx(LOG_ERR, "cannot record webhook outcomes: %s", fb_strerror(e));
+		db_rollback(db);
+	}
 }
 
 /* The attempt's outcome into the record and its endpoint. */
@@ -211,20 +192,15 @@ finish(struct db *db, struct send *s, long long now, const unsigned char token[1
 
 	time_sql(now, at);
 	o.at = at;
-	if (s->h != NULL && rc == CURLE_OK)
+	/* an answer past ANSWER_MAX ends the transfer, its status stands */
+	if (s->h != NULL)
 		curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &code);
 	o.response_status = (int)code;
 	if (code >= 200 && code < 300) {
 		o.status = "succeeded";
 		(*sent)++;
 	} else {
-		if (s->refused)
-			snprintf(msg, sizeof(msg), "refused: internal address");
-		else if (code > 0)
-			snprintf(msg, sizeof(msg), "HTTP %ld", code);
-		else
-			snprintf(msg, sizeof(msg), "%s", s->error[0] != '\0' ?
-			    s->error : curl_easy_strerror(rc));
+		outbound_error(&s->out, rc, code, msg, sizeof(msg));
 		text_clip(msg, 64, err, sizeof(err));
 		o.error = err;
 		if (code == 410)
@@ -237,8 +213,14 @@ finish(struct db *db, struct send *s, long long now, const unsigned char token[1
 			o.status = "failed";
 		(*failed)++;
 	}
-	if ((e = db_webhook_finish(db, w->id, token, &o, &applied)) != FB_OK)
+	if (!in_tx && db_begin(db) == FB_OK)
+		in_tx = true;
+	if ((e = db_webhook_finish(db, w->id, token, &o, &applied)) != FB_OK) {
 		logx(LOG_ERR, "webhook delivery %s: %s", w->id, fb_strerror(e));
+		if (in_tx)
+			db_rollback(db);
+		in_tx = false;
+	}
 	else if (!applied)
 		logx(LOG_WARN, "webhook delivery %s: claim lost", w->id);
 }
@@ -322,8 +304,6 @@ send_batch(struct db *db, long long now, long jobs, int batch, int *claimed,
 	const struct webhook_send_row *w;
 	CURLM		*m;
 	CURLMsg		*msg;
-	const char	*p, *e2;
-	char		 item[300];
 	size_t		 i, next = 0, active = 0;
 	int		 running, left;
 	enum fb_err	 e;
@@ -338,13 +318,7 @@ send_batch(struct db *db, long long now, long jobs, int batch, int *claimed,
 		dbrows_free(&due);
 		return FB_OK;
 	}
-	/* the test-only resolver, in curl's --resolve syntax */
-	for (p = conf->webhook_resolve; p != NULL && *p != '\0'; p = *e2 ? e2 + 1 : e2) {
-		for (e2 = p; *e2 != '\0' && *e2 != ','; e2++)
-			continue;
-		snprintf(item, sizeof(item), "%.*s", (int)(e2 - p), p);
-		resolve = curl_slist_append(resolve, item);
-	}
+	resolve = outbound_resolve_list(conf);
 	s = calloc(due.n, sizeof(*s));
 	m = curl_multi_init();
 	w = due.row;
@@ -354,12 +328,17 @@ send_batch(struct db *db, long long now, long jobs, int batch, int *claimed,
 			if (w[i].endpoint_stopped) {
 				/* stopped or deleted meanwhile: no attempt */
 				s[i].row = &w[i];
-				snprintf(s[i].error, sizeof(s[i].error), "endpoint stopped");
+				snprintf(s[i].out.error, sizeof(s[i].out.error),
+				    "endpoint stopped");
 				finish(db, &s[i], now, token, CURLE_OK, sent, failed);
 				continue;
 			}
 			if (!prepare(&s[i], &w[i], resolve)) {
 				finish(db, &s[i], now, token, CURLE_FAILED_INIT, sent, failed);
+				curl_slist_free_all(s[i].hdr);
+				if (s[i].h != NULL)
+					curl_easy_cleanup(s[i].h);
+				s[i].h = NULL;
 				continue;
 			}
 			curl_easy_setopt(s[i].h, CURLOPT_PRIVATE, &s[i]);
@@ -380,6 +359,7 @@ send_batch(struct db *db, long long now, long jobs, int batch, int *claimed,
 			d->h = NULL;
 			active--;
 		}
+		commit_outcomes(db);
 		if (active > 0)
 			curl_multi_poll(m, NULL, 0, 1000, NULL);
 	}
@@ -395,6 +375,79 @@ send_batch(struct db *db, long long now, long jobs, int batch, int *claimed,
 	return FB_OK;
 }
 
+/*
+ * (4) privacy-policy checks (ppcheck.h): the sites whose policy URL has
+ * no check of the last day (or of its current URL), fetched one at a
+ * time through the address rule, judged and kept.
+ */
+static enum fb_err
+pp_pass(struct db *db, long long now, int *checked)
+{
+	struct dbrows	 due;
+	const struct pp_due_row *d;
+	struct curl_slist *resolve;
+	struct outbound	 o;
+	struct buf	 page;
+	json_object	*findings;
+	CURL		*h;
+	CURLcode	 rc;
+	unsigned char	 sum[crypto_hash_sha256_BYTES];
+	char		 since[32], at[32], id[UUID_STRLEN + 1], sha[65], msg[300];
+	char		 err[256];
+	long		 code;
+	size_t		 i;
+	enum fb_err	 e;
+
+	time_sql(now - PP_EVERY_SECS, since);
+	time_sql(now, at);
+	if ((e = db_pp_due(db, since, PP_PER_PASS, &due)) != FB_OK)
+		return e;
+	resolve = outbound_resolve_list(conf);
+	for (i = 0, d = due.row; i < due.n && e == FB_OK; i++, d++) {
+		struct pp_check_new c = { .tenant = d->tenant_id, .site = d->site_id,
+		    .url = d->url, .consent_mode = d->consent_mode, .checked_at = at };
+
+		if ((h = curl_easy_init()) == NULL) {
+			e = FB_ENOMEM;
+			break;
+		}
+		buf_init(&page, PP_PAGE_MAX);
+		outbound_setup(h, conf, d->url, false, resolve, &o, &page, PP_PAGE_MAX);
+		curl_easy_setopt(h, CURLOPT_USERAGENT, "Formback-PolicyCheck/1");
+		rc = curl_easy_perform(h);
+		code = 0;
+		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
+		findings = json_object_new_array();
+		/* a page past PP_PAGE_MAX is judged on its beginning */
+		if ((rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && o.got > o.max)) &&
+		    code >= 200 && code < 300) {
+			c.status = pp_judge(page.data, page.len, d->consent_mode, d->url,
+			    findings);
+			crypto_hash_sha256(sum, (const unsigned char *)page.data, page.len);
+			sodium_bin2hex(sha, sizeof(sha), sum, sizeof(sum));
+			c.page_sha256 = sha;
+		} else {
+			c.status = "error";
+			outbound_error(&o, rc, code, msg, sizeof(msg));
+			text_clip(msg, 64, err, sizeof(err));
+			c.error = err;
+		}
+		c.http_status = (int)code;
+		c.findings = json_object_to_json_string_ext(findings, JSON_C_TO_STRING_PLAIN);
+		uuid_v7(id);
+		c.id = id;
+		e = db_pp_check_add(db, &c);
+		json_object_put(findings);
+		buf_release(&page);
+		curl_easy_cleanup(h);
+		if (e == FB_OK)
+			(*checked)++;
+	}
+	curl_slist_free_all(resolve);
+	dbrows_free(&due);
+	return e;
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -404,6 +457,7 @@ main(int argc, char *argv[])
 	char		 err[512], before[32];
 	unsigned long long purged = 0;
 	int		 ch, made = 0, claimed, sent = 0, failed = 0, total = 0;
+	int		 checked = 0, errors = 0;
 	enum fb_err	 e;
 
 	if ((ch = cron_opts(argc, argv, "formback-webhooks", &o)) >= 0)
@@ -424,7 +478,7 @@ main(int argc, char *argv[])
 	}
 	if ((e = fan_out(&db, o.now, o.limit, &made)) != FB_OK) {
 		fprintf(stderr, "formback-webhooks: fan-out: %s\n", fb_strerror(e));
-		failed++;
+		errors++;
 	}
 	do {
 		claimed = 0;
@@ -435,19 +489,25 @@ main(int argc, char *argv[])
 	} while (e == FB_OK && claimed > 0 && total < o.limit);
 	if (e != FB_OK) {
 		fprintf(stderr, "formback-webhooks: sends: %s\n", fb_strerror(e));
-		failed++;
+		errors++;
+	}
+	if ((e = pp_pass(&db, o.now, &checked)) != FB_OK) {
+		fprintf(stderr, "formback-webhooks: privacy-policy checks: %s\n",
+		    fb_strerror(e));
+		errors++;
 	}
 	time_sql(o.now - RETENTION_DAYS * 86400LL, before);
 	if ((e = db_webhook_purge(&db, before, &purged)) != FB_OK) {
 		fprintf(stderr, "formback-webhooks: purge: %s\n", fb_strerror(e));
-		failed++;
+		errors++;
 	}
 	if (o.verbose)
 		fprintf(stderr, "formback-webhooks: %d delivery record(s) made, "
-		    "%d sent, %d failed attempt(s), %llu old row(s) purged\n",
-		    made, sent, failed, purged);
+		    "%d sent, %d failed attempt(s), %d privacy polic(y/ies) "
+		    "checked, %llu old row(s) purged\n", made, sent, failed,
+		    checked, purged);
 	db_close(&db);
 	conf_free(&c);
 	curl_global_cleanup();
-	return e != FB_OK ? 1 : 0;
+	return errors > 0 ? 1 : 0;
 }

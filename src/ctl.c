@@ -15,6 +15,7 @@
 
 #include "api.h"
 #include "ingest.h"
+#include "netguard.h"
 #include "pii.h"
 #include "publish.h"
 #include "db/store.h"
@@ -50,6 +51,7 @@ usage(void)
 	    "  member suspend --id M | member delete --id M\n"
 	    "  site create --tenant T --name N --domain D\n"
 	    "  site release --id S [--leads keep|discard]\n"
+	    "  site set --id S --privacy-policy-url U\n"
 	    "  apikey create --tenant T --member M --kind live|test --scopes all|a:b,c:d\n"
 	    "  apikey revoke --id K\n"
 	    "  campaign set-status --id C --status active|paused|archived\n"
@@ -611,6 +613,39 @@ site_release(int argc, char *argv[])
 	print(out);
 }
 
+/*
+ * site set --id S --privacy-policy-url U: the page formback-webhooks
+ * checks (formback.fcgi(8) "Privacy-policy checks"); an empty U clears it.
+ * http or https, kept as the URL parser serializes it, on a public
+ * address (the rule of webhook URLs).
+ */
+static void
+site_set(int argc, char *argv[])
+{
+	struct opts	 o;
+	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1], url[URL_MAX + 1];
+	const char	*in, *why;
+	json_object	*out;
+	enum fb_err	 e;
+
+	parse_opts(argc, argv, "id|privacy-policy-url", &o);
+	opt_uuid(&o, "id", id);
+	in = opt(&o, "privacy-policy-url", true);
+	connect_db();
+	if (*in != '\0' && !net_url_ok(&conf, in, false, url, &why))
+		die(2, "option '--privacy-policy-url': %s", why);
+	if ((e = db_site_tenant(&db, id, tenant)) == FB_ENOTFOUND)
+		die(1, "site '%s' not found", id);
+	check(e, "find the site");
+	check(db_site_set_pp_url(&db, tenant, id, *in != '\0' ? url : NULL),
+	    "set the privacy-policy URL");
+	audit_commit(tenant, "site.privacy_policy_url", "site", id);
+	out = json_object_new_object();
+	jadd_str(out, "id", id);
+	jadd_str(out, "privacy_policy_url", *in != '\0' ? url : NULL);
+	print(out);
+}
+
 static void
 cmd_site(int argc, char *argv[])
 {
@@ -622,6 +657,10 @@ cmd_site(int argc, char *argv[])
 
 	if (argc >= 1 && strcmp(argv[0], "release") == 0) {
 		site_release(argc - 1, argv + 1);
+		return;
+	}
+	if (argc >= 1 && strcmp(argv[0], "set") == 0) {
+		site_set(argc - 1, argv + 1);
 		return;
 	}
 	if (argc < 1 || strcmp(argv[0], "create") != 0)

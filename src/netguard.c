@@ -151,8 +151,8 @@ net_resolve_override(const struct conf *c, const char *host, const char *port,
 }
 
 bool
-net_webhook_url_ok(const struct conf *c, const char *in, char out[URL_MAX + 1],
-    const char **why)
+net_url_ok(const struct conf *c, const char *in, bool https_only,
+    char out[URL_MAX + 1], const char **why)
 {
 	struct url_loc	 loc;
 	struct addrinfo	 hints, *res = NULL, *ai;
@@ -166,7 +166,7 @@ net_webhook_url_ok(const struct conf *c, const char *in, char out[URL_MAX + 1],
 		*why = "not a URL";
 		return false;
 	}
-	if (strcmp(loc.protocol, "https:") != 0) {
+	if (https_only && strcmp(loc.protocol, "https:") != 0) {
 		*why = "not https";
 		return false;
 	}
@@ -179,7 +179,8 @@ net_webhook_url_ok(const struct conf *c, const char *in, char out[URL_MAX + 1],
 		memmove(host, host + 1, n - 2);
 		host[n - 2] = '\0';
 	}
-	port = loc.port[0] != '\0' ? loc.port : "443";
+	port = loc.port[0] != '\0' ? loc.port :
+	    strcmp(loc.protocol, "https:") == 0 ? "443" : "80";
 	memset(&hints, 0, sizeof(hints));
 	hints.ai_socktype = SOCK_STREAM;
 	if (net_resolve_override(c, host, port, addr)) {

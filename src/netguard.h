@@ -43,16 +43,18 @@ bool	net_resolve_override(const struct conf *, const char *host,
 	    const char *port, char addr[64]);
 
 /*
- * Check a webhook URL when it is registered (contract: Webhook endpoints,
- * create rules): https only, and unless the host is allowed
- * (net_host_allowed), every address it is or resolves to is public
- * (net_addr_public).  The name is resolved through webhook_resolve, else
- * getaddrinfo() (bounded by the resolver's timeout; RES_OPTIONS in
- * formback.fcgi(8)); a name that does not resolve is refused too.
- * On success the URL as url_href() serializes it is in out.  Returns
- * false and a short English reason in *why (static) otherwise.
+ * Check a URL a tenant gives for Formback to fetch or post to, when it is
+ * registered (contract: Webhook endpoints, create rules; privacy-policy
+ * URLs): https (or http too when `https_only` is false), and unless the
+ * host is allowed (net_host_allowed), every address it is or resolves to
+ * is public (net_addr_public).  The name is resolved through
+ * webhook_resolve, else getaddrinfo() (bounded by the resolver's timeout;
+ * RES_OPTIONS in formback.fcgi(8)); a name that does not resolve is
+ * refused too.  On success the URL as url_href() serializes it is in
+ * out.  Returns false and a short English reason in *why (static)
+ * otherwise.
  */
-bool	net_webhook_url_ok(const struct conf *, const char *in,
+bool	net_url_ok(const struct conf *, const char *in, bool https_only,
 	    char out[URL_MAX + 1], const char **why);
 
 #endif

@@ -77,6 +77,12 @@ static const struct param_def p_list_suppressions[] = {
 	LIMIT(50), CURSOR, END
 };
 static const struct param_def p_suppression[] = { PATH_ID("suppression_id"), END };
+static const struct param_def p_list_pp_checks[] = {
+	PATH_ID("site_id"), LIMIT(20), CURSOR, END
+};
+static const struct param_def p_pp_check[] = {
+	PATH_ID("site_id"), PATH_ID("check_id"), END
+};
 static const struct param_def p_webhook_endpoint[] = { PATH_ID("endpoint_id"), END };
 static const struct param_def p_list_webhooks[] = { LIMIT(50), CURSOR, END };
 static const struct param_def p_list_webhook_deliveries[] = {
@@ -158,6 +164,12 @@ const struct route routes[] = {
 	  "testSiteUrlRules", S(CAMPAIGNS_READ), 0, p_site, "MatchTestIn", 200,
 	  "MatchTestOut",
 	  "Which campaign and role the live tag configuration gives a URL; writes nothing." },
+	{ "GET", "/api/v1/sites/{site_id}/pp-checks", api_pp_checks_list,
+	  "listSitePpChecks", S(SITES_READ), 0, p_list_pp_checks, NULL, 200,
+	  "PpCheckListOut", "The site's privacy-policy checks, newest first (20 a page by default)." },
+	{ "GET", "/api/v1/sites/{site_id}/pp-checks/{check_id}", api_pp_checks_get,
+	  "getSitePpCheck", S(SITES_READ), 0, p_pp_check, NULL, 200, "PpCheckOut",
+	  "One privacy-policy check with its findings." },
 	{ "GET", "/api/v1/sites/{site_id}/tag-config", api_sites_tag_config,
 	  "getSiteTagConfig", S(SITES_READ), 0, p_site, NULL, 200, "TagConfigOut",
 	  "The site's live tag configuration (free-form, outside the contract)." },

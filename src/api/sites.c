@@ -181,3 +181,87 @@ api_sites_match_test(struct req *r)
 	live_rules_free(&lr);
 	return req_json(r, 200, o);
 }
+
+/* The one writer of a privacy-policy check (PpCheckOut). */
+static void
+pp_check_gen(struct jgen *j, const void *row)
+{
+	const struct pp_check_row *c = row;
+	json_object	*f = c->findings != NULL ? json_tokener_parse(c->findings) : NULL;
+
+	jg_str(j, "id", c->id);
+	jg_str(j, "object", "pp_check");
+	jg_str(j, "site_id", c->site_id);
+	jg_str(j, "url", c->url);
+	jg_str(j, "status", c->status);
+	jg_str(j, "consent_mode", c->consent_mode);
+	if (c->http_status != NULL)
+		jg_int(j, "http_status", strtol(c->http_status, NULL, 10));
+	else
+		jg_str(j, "http_status", NULL);
+	if (f == NULL)
+		f = json_object_new_array();
+	jg_json(j, "findings", f);
+	json_object_put(f);
+	jg_str(j, "page_sha256", c->page_sha256);
+	jg_str(j, "error", c->error);
+	jg_time(j, "checked_at", c->checked_at);
+}
+
+/* The site of the path, or a 404 written; -1 then. */
+static int
+pp_site(struct req *r, const char **site, enum fb_err *e)
+{
+	struct dbrows	 s;
+
+	*site = req_pathvar(r, "site_id");
+	*e = db_site_get(r->db, r->auth.tenant_id, *site, &s);
+	if (*e == FB_ENOTFOUND) {
+		*e = api_error(r, AC_NOT_FOUND, "site_id");
+		return -1;
+	}
+	if (*e != FB_OK)
+		return -1;
+	dbrows_free(&s);
+	return 0;
+}
+
+/* GET /sites/{id}/pp-checks: newest first, 20 a page by default. */
+enum fb_err
+api_pp_checks_list(struct req *r)
+{
+	struct page	 pg;
+	struct dbrows	 rows;
+	const char	*site;
+	enum fb_err	 e;
+
+	if (page_from_req(r, &pg) != 0)
+		return FB_OK;
+	if (pp_site(r, &site, &e) != 0)
+		return e;
+	if ((e = db_pp_check_list(r->db, r->auth.tenant_id, site,
+	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
+		return e;
+	return page_answer(r, &pg, &rows, sizeof(struct pp_check_row),
+	    offsetof(struct pp_check_row, id), pp_check_gen, NULL);
+}
+
+enum fb_err
+api_pp_checks_get(struct req *r)
+{
+	struct dbrows	 row;
+	const char	*site;
+	enum fb_err	 e;
+
+	if (pp_site(r, &site, &e) != 0)
+		return e;
+	e = db_pp_check_get(r->db, r->auth.tenant_id, site,
+	    req_pathvar(r, "check_id"), &row);
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_NOT_FOUND, "check_id");
+	if (e != FB_OK)
+		return e;
+	e = req_row(r, 200, pp_check_gen, row.row);
+	dbrows_free(&row);
+	return e;
+}

@@ -152,7 +152,7 @@ api_webhooks_create(struct req *r)
 		json_object_put(events);
 		return FB_OK;
 	}
-	if (!net_webhook_url_ok(r->conf, in, url, &why)) {
+	if (!net_url_ok(r->conf, in, true, url, &why)) {
 		json_object_put(events);
 		logx(LOG_INFO, "webhook url refused: %s", why);
 		return api_error(r, AC_INVALID_WEBHOOK_URL, "url");

@@ -27,6 +27,7 @@ enum db_set {
 	DBSET_INGEST,		/* db/lead.c: the collector's batches */
 	DBSET_FLOOD,		/* db/flood.c: the collector's abuse limits */
 	DBSET_WEBHOOK,		/* db/webhook.c */
+	DBSET_PPCHECK,		/* db/ppcheck.c */
 	DBSET__MAX
 };
 #define DBSET_STMT_MAX 64

@@ -297,32 +297,21 @@ db_webhook_finish(struct db *db, const char *id, const unsigned char token[16],
     const struct webhook_outcome *o, bool *applied)
 {
 	unsigned long long n = 0;
-	bool		 ok = strcmp(o->status, "succeeded") == 0;
 	enum fb_err	 e;
 
 	*applied = false;
-	if ((e = db_begin(db)) != FB_OK)
-		return e;
 	e = changed(db, WH_FINISH, DBPARAMS(P_STR(o->status), P_STR(o->next),
 	    o->response_status > 0 ? P_INT(o->response_status) : P_NULL,
 	    P_STR(o->error), P_STR(o->at), P_STR(id), P_BIN(token, 16)), &n);
-	if (e == FB_OK && n > 0) {
-		if (ok)
-			e = changed(db, WH_ENDPOINT_OK, DBPARAMS(P_STR(o->at),
-			    P_STR(id)), &n);
-		else
-			e = changed(db, WH_ENDPOINT_FAIL, DBPARAMS(P_STR(o->at),
-			    P_STR(o->disable), P_STR(o->disable),
-			    P_INT(o->failure_threshold), P_STR(o->disable),
-			    P_INT(o->failure_threshold), P_STR(id)), &n);
-		*applied = e == FB_OK;
-	}
-	if (e == FB_OK)
-		e = db_commit(db);
-	if (e != FB_OK) {
-		*applied = false;
-		db_rollback(db);
-	}
+	if (e != FB_OK || n == 0)
+		return e;
+	if (strcmp(o->status, "succeeded") == 0)
+		e = changed(db, WH_ENDPOINT_OK, DBPARAMS(P_STR(o->at), P_STR(id)), &n);
+	else
+		e = changed(db, WH_ENDPOINT_FAIL, DBPARAMS(P_STR(o->at),
+		    P_STR(o->disable), P_STR(o->disable), P_INT(o->failure_threshold),
+		    P_STR(o->disable), P_INT(o->failure_threshold), P_STR(id)), &n);
+	*applied = e == FB_OK;
 	return e;
 }
 

@@ -547,3 +547,139 @@ Test(webhooks, rebinding_refused_at_connect, .timeout = 60)
 	cr_assert_str_eq(jget(r->json, "data.0.error"), "refused: internal address");
 	resp_free(r);
 }
+
+/*
+ * Two passes at once, one killed with SIGKILL mid-pass: while both run no
+ * event is sent twice (the claims); the pass after the lease sends what
+ * the killed one held, so every event arrives.
+ */
+Test(webhooks, concurrent_passes_and_a_kill, .timeout = 120)
+{
+	struct fx	 f;
+	struct resp	*r;
+	json_object	*got;
+	char		 cmd[1024], at[32], at2[32];
+	time_t		 t = time(NULL);
+	size_t		 i, j, n, before, dup = 0, distinct = 0;
+
+	fx_new(&f, "pro", 0);
+	before = json_object_array_length(got = received("/slow"));
+	json_object_put(got);
+	r = endpoint(f.live, hook_url("hooks.formback.test", "/slow"),
+	    J(["lead.captured"]), NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	resp_free(r);
+	sql("INSERT INTO outbox (id, tenant_id, topic, event_type, payload, created_at) "
+	    "SELECT UUID(), '%s', 'webhook', 'lead.captured', '{}', "
+	    "NOW(6) + INTERVAL 1 SECOND FROM seq_1_to_40", f.tenant);
+	strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", gmtime(&(time_t){ t + 5 }));
+	strftime(at2, sizeof(at2), "%Y-%m-%dT%H:%M:%SZ", gmtime(&(time_t){ t + 400 }));
+	snprintf(cmd, sizeof(cmd), "D=\"$FB_CTL_DIR/formback-webhooks\"; "
+	    "\"$D\" --limit 100000 --jobs 4 --now %s & a=$!; "
+	    "\"$D\" --limit 100000 --jobs 4 --now %s & b=$!; "
+	    "sleep 1.5; kill -9 $a; wait $b", at, at);
+	cr_assert_eq(system(cmd), 0);
+	/* while both ran: each event at most once */
+	got = received("/slow");
+	n = json_object_array_length(got);
+	for (i = before; i < n; i++)
+		for (j = i + 1; j < n; j++)
+			if (strcmp(rget(json_object_array_get_idx(got, i), "webhook-id"),
+			    rget(json_object_array_get_idx(got, j), "webhook-id")) == 0)
+				dup++;
+	cr_assert_eq(dup, 0, "%zu events sent twice by the two passes", dup);
+	json_object_put(got);
+	/* past the lease: everything the killed pass held goes out */
+	snprintf(cmd, sizeof(cmd), "\"$FB_CTL_DIR/formback-webhooks\" --limit 100000 "
+	    "--jobs 8 --now %s", at2);
+	cr_assert_eq(system(cmd), 0);
+	got = received("/slow");
+	n = json_object_array_length(got);
+	for (i = before; i < n; i++) {
+		for (j = before; j < i; j++)
+			if (strcmp(rget(json_object_array_get_idx(got, i), "webhook-id"),
+			    rget(json_object_array_get_idx(got, j), "webhook-id")) == 0)
+				break;
+		if (j == i)
+			distinct++;
+	}
+	json_object_put(got);
+	cr_assert_eq(distinct, 40, "%zu of 40 events arrived", distinct);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_deliveries d JOIN webhook_endpoints e "
+	    "ON e.id = d.endpoint_id WHERE e.tenant_id = '%s' AND d.status <> 'succeeded'",
+	    f.tenant), "0");
+}
+
+/* Privacy-policy checks: set by the operator, fetched by formback-webhooks. */
+Test(pp_checks, fetched_judged_listed, .timeout = 60)
+{
+	struct fx	 f, g;
+	struct resp	*r;
+	json_object	*out = NULL;
+	char		 b[512], id[40];
+
+	fx_new(&f, "pro", 0);
+	fx_new(&g, "pro", 0);
+	/* an internal address is refused when set, as for webhooks */
+	cr_assert_eq(ctl(&out, "site set --id %s --privacy-policy-url https://10.0.0.1/p",
+	    f.site), 2);
+	json_object_put(out);
+	cr_assert_eq(ctl(&out, "site set --id %s --privacy-policy-url %s", f.site,
+	    hook_url("hooks.formback.test", "/policy-bad")), 0);
+	json_object_put(out);
+	cr_assert_eq(hooks_pass(5, NULL), 0);
+	snprintf(b, sizeof(b), "/api/v1/sites/%s/pp-checks", f.site);
+	r = http("GET", b, f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "data.0.object"), "pp_check");
+	cr_assert_str_eq(jget(r->json, "data.0.status"), "failed", "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "data.0.http_status"), "200");
+	cr_assert_str_eq(jget(r->json, "data.0.consent_mode"), "notice_optout");
+	cr_assert_str_eq(jget(r->json, "data.0.findings.0.code"), "input_capture_not_disclosed");
+	cr_assert_str_eq(jget(r->json, "data.0.findings.1.code"), "sms_not_disclosed");
+	cr_assert_str_eq(jget(r->json, "data.0.findings.2.code"), "optout_not_disclosed");
+	cr_assert_str_eq(jget(r->json, "data.0.findings.2.severity"), "required");
+	cr_assert_eq(strlen(jget(r->json, "data.0.page_sha256")), 64);
+	snprintf(id, sizeof(id), "%s", jget(r->json, "data.0.id"));
+	resp_free(r);
+	/* checked once a day: the next pass leaves it */
+	cr_assert_eq(hooks_pass(600, NULL), 0);
+	r = http("GET", b, f.live, NULL, NULL);
+	cr_assert_null(jget(r->json, "data.1.id"));
+	resp_free(r);
+	/* a new URL is checked at once */
+	cr_assert_eq(ctl(&out, "site set --id %s --privacy-policy-url %s", f.site,
+	    hook_url("hooks.formback.test", "/policy-good")), 0);
+	json_object_put(out);
+	cr_assert_eq(hooks_pass(700, NULL), 0);
+	r = http("GET", b, f.live, NULL, NULL);
+	cr_assert_str_eq(jget(r->json, "data.0.status"), "passed", "%s", r->body);
+	cr_assert_null(jget(r->json, "data.0.findings.0.code"));
+	cr_assert_str_eq(jget(r->json, "data.1.id"), id);
+	resp_free(r);
+	/* one check; another tenant's site and a missing check are 404 */
+	snprintf(b, sizeof(b), "/api/v1/sites/%s/pp-checks/%s", f.site, id);
+	r = http("GET", b, f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "id"), id);
+	resp_free(r);
+	r = http("GET", b, g.live, NULL, NULL);
+	expect_error(r, 404, "not_found", "not_found", "site_id");
+	resp_free(r);
+	snprintf(b, sizeof(b), "/api/v1/sites/%s/pp-checks/0190a000-0000-7000-8000-000000000009",
+	    f.site);
+	r = http("GET", b, f.live, NULL, NULL);
+	expect_error(r, 404, "not_found", "not_found", "check_id");
+	resp_free(r);
+	/* a page that is not there is an error check */
+	cr_assert_eq(ctl(&out, "site set --id %s --privacy-policy-url %s", g.site,
+	    hook_url("hooks.formback.test", "/policy-missing")), 0);
+	json_object_put(out);
+	cr_assert_eq(hooks_pass(800, NULL), 0);
+	snprintf(b, sizeof(b), "/api/v1/sites/%s/pp-checks", g.site);
+	r = http("GET", b, g.live, NULL, NULL);
+	cr_assert_str_eq(jget(r->json, "data.0.status"), "error", "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "data.0.http_status"), "404");
+	cr_assert_str_eq(jget(r->json, "data.0.error"), "HTTP 404");
+	resp_free(r);
+}

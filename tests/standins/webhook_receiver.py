@@ -4,7 +4,7 @@
 # with openssl) that appends every request to FILE as one JSON line
 # (path, headers, the body's exact bytes in base64, the time) and answers
 # by its path: /gone 410, /fail 500, /redirect 302 to /ok, anything else
-# 200.  Connections it accepts are counted in FILE.conns (the canary of
+# 200; a path starting /slow answers after 0.3 s.  Connections it accepts are counted in FILE.conns (the canary of
 # the address-rule tests: a refused send never connects).
 #   webhook_receiver.py PORT CERT KEY FILE
 import base64
@@ -38,6 +38,8 @@ class H(BaseHTTPRequestHandler):
                 "body": base64.b64encode(body).decode(),
                 "at": time.time(),
             }) + "\n")
+        if self.path.startswith("/slow"):
+            time.sleep(0.3)
         status = {"/gone": 410, "/fail": 500, "/redirect": 302}.get(
             self.path.split("?")[0], 200)
         self.send_response(status)
@@ -46,6 +48,24 @@ class H(BaseHTTPRequestHandler):
         self.send_header("Content-Length", "2")
         self.end_headers()
         self.wfile.write(b"ok")
+
+    def do_GET(self):
+        pages = {
+            "/policy-good": "<html><body><h1>プライバシーポリシー</h1><p>当店は、"
+            "お申し込みフォームに入力された情報(電話番号・メールアドレス)を、"
+            "送信前の入力途中であっても取得し、お手続きのご案内を SMS またはメールで"
+            "お送りすることがあります。ご案内が不要な場合は、メッセージ内のリンクから"
+            "配信停止できます。</p></body></html>",
+            "/policy-bad": "<html><body><h1>プライバシーポリシー</h1><p>当店は"
+            "お問い合わせへの返信のためにメールアドレスを利用します。</p></body></html>",
+        }
+        page = pages.get(self.path)
+        body = (page or "not found").encode()
+        self.send_response(200 if page else 404)
+        self.send_header("Content-Type", "text/html; charset=utf-8")
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
 
     def log_message(self, *args):
         pass
