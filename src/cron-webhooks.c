@@ -293,16 +293,14 @@ fan_out(struct db *db, long long now, long limit, int *n)
 
 /* (2) one batch of due sends, --jobs at once; *claimed how many */
 static enum fb_err
-send_batch(struct db *db, long long now, long jobs, int batch, int *claimed,
-    int *sent, int *failed)
+send_batch(struct db *db, CURLM *m, struct curl_slist *resolve, long long now,
+    long jobs, int batch, int *claimed, int *sent, int *failed)
 {
 	unsigned char	 token[16];
 	char		 nows[32], until[32];
 	struct dbrows	 due;
 	struct send	*s;
-	struct curl_slist *resolve = NULL;
 	const struct webhook_send_row *w;
-	CURLM		*m;
 	CURLMsg		*msg;
 	size_t		 i, next = 0, active = 0;
 	int		 running, left;
@@ -318,11 +316,9 @@ send_batch(struct db *db, long long now, long jobs, int batch, int *claimed,
 		dbrows_free(&due);
 		return FB_OK;
 	}
-	resolve = outbound_resolve_list(conf);
 	s = calloc(due.n, sizeof(*s));
-	m = curl_multi_init();
 	w = due.row;
-	while (s != NULL && m != NULL && (next < due.n || active > 0)) {
+	while (s != NULL && (next < due.n || active > 0)) {
 		while (next < due.n && active < (size_t)jobs) {
 			i = next++;
 			if (w[i].endpoint_stopped) {
@@ -363,14 +359,11 @@ send_batch(struct db *db, long long now, long jobs, int batch, int *claimed,
 		if (active > 0)
 			curl_multi_poll(m, NULL, 0, 1000, NULL);
 	}
-	if (m != NULL)
-		curl_multi_cleanup(m);
 	for (i = 0; s != NULL && i < due.n; i++) {
 		if (s[i].h != NULL)
 			curl_easy_cleanup(s[i].h);
 	}
 	free(s);
-	curl_slist_free_all(resolve);
 	dbrows_free(&due);
 	return FB_OK;
 }
@@ -458,6 +451,8 @@ main(int argc, char *argv[])
 	unsigned long long purged = 0;
 	int		 ch, made = 0, claimed, sent = 0, failed = 0, total = 0;
 	int		 checked = 0, errors = 0;
+	CURLM		*m;
+	struct curl_slist *resolve;
 	enum fb_err	 e;
 
 	if ((ch = cron_opts(argc, argv, "formback-webhooks", &o)) >= 0)
@@ -480,13 +475,21 @@ main(int argc, char *argv[])
 		fprintf(stderr, "formback-webhooks: fan-out: %s\n", fb_strerror(e));
 		errors++;
 	}
+	/* one multi handle for the pass: its connections serve every batch */
+	if ((m = curl_multi_init()) == NULL) {
+		fprintf(stderr, "formback-webhooks: cannot initialise libcurl\n");
+		return 1;
+	}
+	resolve = outbound_resolve_list(&c);
 	do {
 		claimed = 0;
-		e = send_batch(&db, o.now, o.jobs,
+		e = send_batch(&db, m, resolve, o.now, o.jobs,
 		    (int)(o.limit - total < 100 ? o.limit - total : 100), &claimed,
 		    &sent, &failed);
 		total += claimed;
 	} while (e == FB_OK && claimed > 0 && total < o.limit);
+	curl_multi_cleanup(m);
+	curl_slist_free_all(resolve);
 	if (e != FB_OK) {
 		fprintf(stderr, "formback-webhooks: sends: %s\n", fb_strerror(e));
 		errors++;

@@ -71,8 +71,17 @@ class H(BaseHTTPRequestHandler):
         pass
 
 
-srv = ThreadingHTTPServer(("127.0.0.1", port), H)
+class Server(ThreadingHTTPServer):
+    # a receiver's backlog, not socketserver's 5: a sender opening 8
+    # connections at once would wait out SYN retransmissions
+    request_queue_size = 256
+    daemon_threads = True
+
+
+srv = Server(("127.0.0.1", port), H)
 ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
 ctx.load_cert_chain(cert, key)
-srv.socket = ctx.wrap_socket(srv.socket, server_side=True)
+# the handshake in each connection's thread, not in the accepting one
+srv.socket = ctx.wrap_socket(srv.socket, server_side=True,
+                             do_handshake_on_connect=False)
 srv.serve_forever()
