@@ -50,6 +50,7 @@ struct send {
 	struct curl_slist	*hdr;
 	const struct webhook_send_row *row;
 	struct outbound		 out;
+	bool			 stopped;	/* the endpoint is: no attempt */
 };
 
 static const struct conf *conf;
@@ -192,6 +193,7 @@ finish(struct db *db, struct send *s, long long now, const unsigned char token[1
 
 	time_sql(now, at);
 	o.at = at;
+	o.attempted = !s->stopped;
 	/* an answer past ANSWER_MAX ends the transfer, its status stands */
 	if (s->h != NULL)
 		curl_easy_getinfo(s->h, CURLINFO_RESPONSE_CODE, &code);
@@ -205,7 +207,7 @@ finish(struct db *db, struct send *s, long long now, const unsigned char token[1
 		o.error = err;
 		if (code == 410)
 			o.disable = "gone";
-		if (code != 410 && w->attempts + 1 < ATTEMPTS_MAX) {
+		if (code != 410 && !s->stopped && w->attempts + 1 < ATTEMPTS_MAX) {
 			time_sql(now + retry_after[w->attempts], next);
 			o.next = next;
 			o.status = "pending";
@@ -324,6 +326,7 @@ send_batch(struct db *db, CURLM *m, struct curl_slist *resolve, long long now,
 			if (w[i].endpoint_stopped) {
 				/* stopped or deleted meanwhile: no attempt */
 				s[i].row = &w[i];
+				s[i].stopped = true;
 				snprintf(s[i].out.error, sizeof(s[i].out.error),
 				    "endpoint stopped");
 				finish(db, &s[i], now, token, CURLE_OK, sent, failed);

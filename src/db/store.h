@@ -1164,6 +1164,7 @@ struct webhook_outcome {
 	const char	*at;		/* the attempt's time */
 	const char	*disable;	/* or NULL */
 	int		 failure_threshold;
+	bool		 attempted;	/* false: ended without a request */
 };
 enum fb_err db_webhook_finish(struct db *, const char *id,
 	    const unsigned char token[16], const struct webhook_outcome *,

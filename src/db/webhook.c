@@ -75,9 +75,10 @@ static const struct dbstmt wh_sql[WH__MAX] = {
 	  "JOIN webhook_endpoints e ON e.id = d.endpoint_id "
 	  "WHERE d.claim_token = ? AND d.status = 'sending'" },
 	{ "webhook_finish",
-	  "UPDATE webhook_deliveries SET status = ?, attempts = attempts + 1, "
+	  "UPDATE webhook_deliveries SET status = ?, attempts = attempts + ?, "
 	  "next_attempt_at = ?, response_status = ?, error = ?, "
-	  "last_attempt_at = ?, claim_token = NULL, claim_until = NULL, "
+	  "last_attempt_at = IF(? > 0, ?, last_attempt_at), claim_token = NULL, "
+	  "claim_until = NULL, "
 	  "updated_at = NOW(6) WHERE id = ? AND claim_token = ?" },
 	{ "webhook_endpoint_ok",
 	  "UPDATE webhook_endpoints e JOIN webhook_deliveries d "
@@ -300,10 +301,14 @@ db_webhook_finish(struct db *db, const char *id, const unsigned char token[16],
 	enum fb_err	 e;
 
 	*applied = false;
-	e = changed(db, WH_FINISH, DBPARAMS(P_STR(o->status), P_STR(o->next),
+	e = changed(db, WH_FINISH, DBPARAMS(P_STR(o->status), P_INT(o->attempted),
+	    P_STR(o->next),
 	    o->response_status > 0 ? P_INT(o->response_status) : P_NULL,
-	    P_STR(o->error), P_STR(o->at), P_STR(id), P_BIN(token, 16)), &n);
+	    P_STR(o->error), P_INT(o->attempted), P_STR(o->at), P_STR(id),
+	    P_BIN(token, 16)), &n);
 	if (e != FB_OK || n == 0)
+		return e;
+	if (!o->attempted)
 		return e;
 	if (strcmp(o->status, "succeeded") == 0)
 		e = changed(db, WH_ENDPOINT_OK, DBPARAMS(P_STR(o->at), P_STR(id)), &n);

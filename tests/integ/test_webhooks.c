@@ -683,3 +683,41 @@ Test(pp_checks, fetched_judged_listed, .timeout = 60)
 	cr_assert_str_eq(jget(r->json, "data.0.error"), "HTTP 404");
 	resp_free(r);
 }
+
+/* 15 failed attempts in a row stop an endpoint, whatever the records. */
+Test(webhooks, failing_endpoint_stopped, .timeout = 60)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 id[40], b[512];
+
+	fx_new(&f, "pro", 0);
+	r = endpoint(f.live, hook_url("hooks.formback.test", "/fail?threshold"),
+	    J(["delivery.failed"]), NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	snprintf(id, sizeof(id), "%s", jget(r->json, "id"));
+	resp_free(r);
+	sql("INSERT INTO outbox (id, tenant_id, topic, event_type, payload, created_at) "
+	    "SELECT UUID(), '%s', 'webhook', 'delivery.failed', '{}', "
+	    "NOW(6) + INTERVAL 1 SECOND FROM seq_1_to_14", f.tenant);
+	cr_assert_eq(hooks_pass(5, NULL), 0);
+	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s", id);
+	r = http("GET", b, f.live, NULL, NULL);
+	cr_assert_str_eq(jget(r->json, "status"), "enabled");
+	cr_assert_str_eq(jget(r->json, "consecutive_failures"), "14");
+	resp_free(r);
+	/* the 15th: stopped (the sends of the same batch still go), and what
+	 * waits then ends failed without an attempt */
+	cr_assert_eq(hooks_pass(70, NULL), 0);
+	r = http("GET", b, f.live, NULL, NULL);
+	cr_assert_str_eq(jget(r->json, "status"), "disabled", "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "disabled_reason"), "consecutive_failures");
+	resp_free(r);
+	cr_assert_eq(hooks_pass(400, NULL), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_deliveries WHERE endpoint_id = '%s' "
+	    "AND status = 'pending'", id), "0");
+	cr_assert_str_eq(sql("SELECT SUM(attempts) FROM webhook_deliveries WHERE "
+	    "endpoint_id = '%s'", id), "28");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_deliveries WHERE endpoint_id = '%s' "
+	    "AND status = 'failed' AND error = 'endpoint stopped'", id), "14");
+}
