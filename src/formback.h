@@ -199,6 +199,8 @@ void	jg_arr_end(struct jgen *);
 void	jg_str(struct jgen *, const char *key, const char *val);
 void	jg_int(struct jgen *, const char *key, long long val);
 void	jg_bool(struct jgen *, const char *key, bool val);
+/* A number given as its JSON text ("0.1250"), written as it is. */
+void	jg_number(struct jgen *, const char *key, const char *text);
 /* A datetime as jadd_time() writes it. */
 void	jg_time(struct jgen *, const char *key, const char *val);
 /* A json-c value (borrowed), for the few parts built as objects. */

@@ -189,6 +189,13 @@ jg_int(struct jgen *j, const char *key, long long v)
 }
 
 void
+jg_number(struct jgen *j, const char *key, const char *text)
+{
+	if (jg_key(j, key))
+		jg_check(j, yajl_gen_number(j->g, text, strlen(text)));
+}
+
+void
 jg_bool(struct jgen *j, const char *key, bool v)
 {
 	if (jg_key(j, key))
@@ -206,7 +213,6 @@ jg_time(struct jgen *j, const char *key, const char *v)
 void
 jg_json(struct jgen *j, const char *key, json_object *v)
 {
-	const char	*t;
 	size_t		 i, n;
 
 	switch (json_object_get_type(v)) {
@@ -221,10 +227,7 @@ jg_json(struct jgen *j, const char *key, json_object *v)
 		break;
 	case json_type_double:
 		/* as json-c writes it: the text is the value */
-		if (jg_key(j, key)) {
-			t = json_object_to_json_string(v);
-			jg_check(j, yajl_gen_number(j->g, t, strlen(t)));
-		}
+		jg_number(j, key, json_object_to_json_string(v));
 		break;
 	case json_type_string:
 		if (jg_key(j, key))

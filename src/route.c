@@ -83,6 +83,17 @@ static const struct param_def p_list_pp_checks[] = {
 static const struct param_def p_pp_check[] = {
 	PATH_ID("site_id"), PATH_ID("check_id"), END
 };
+static const struct param_def p_funnel[] = {
+	{ "from", IN_QUERY, PT_DATETIME, true, NULL, 0, 0, 0,
+	  "Start, included: ISO 8601 date-time with Z or an offset." },
+	{ "to", IN_QUERY, PT_DATETIME, true, NULL, 0, 0, 0,
+	  "End, excluded: ISO 8601 date-time with Z or an offset; at most 93 days after from." },
+	{ "site_id", IN_QUERY, PT_UUID, false, NULL, 0, 0, 0, "Only this site." },
+	{ "campaign_id", IN_QUERY, PT_UUID, false, NULL, 0, 0, 0, "Only this campaign." },
+	{ "group_by", IN_QUERY, PT_ENUM, false, "campaign", 0, 0, 0,
+	  "campaign: add groups, one per campaign (campaign_id null: pages under none)." },
+	END
+};
 static const struct param_def p_webhook_endpoint[] = { PATH_ID("endpoint_id"), END };
 static const struct param_def p_list_webhooks[] = { LIMIT(50), CURSOR, END };
 static const struct param_def p_list_webhook_deliveries[] = {
@@ -250,6 +261,9 @@ const struct route routes[] = {
 	{ "DELETE", "/api/v1/suppressions/{suppression_id}", api_suppressions_delete,
 	  "deleteSuppression", S(SUPPRESSIONS_WRITE), R_WRITE, p_suppression, NULL,
 	  204, NULL, "Delete an entry; opt-outs and complaints cannot be (409)." },
+	{ "GET", "/api/v1/reports/funnel", api_reports_funnel, "getFunnelReport",
+	  S(REPORTS_READ), 0, p_funnel, NULL, 200, "FunnelReportOut",
+	  "The funnel of a range, counted from the raw rows, each count by its own time." },
 	{ "GET", "/api/v1/webhook_endpoints", api_webhooks_list, "listWebhookEndpoints",
 	  S(WEBHOOKS_WRITE), 0, p_list_webhooks, NULL, 200, "WebhookEndpointListOut",
 	  "List webhook endpoints, newest first; never their secrets." },

@@ -28,6 +28,7 @@ enum db_set {
 	DBSET_FLOOD,		/* db/flood.c: the collector's abuse limits */
 	DBSET_WEBHOOK,		/* db/webhook.c */
 	DBSET_PPCHECK,		/* db/ppcheck.c */
+	DBSET_REPORT,		/* db/report.c */
 	DBSET__MAX
 };
 #define DBSET_STMT_MAX 64

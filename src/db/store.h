@@ -1207,4 +1207,63 @@ struct pp_check_new {
 };
 enum fb_err db_pp_check_add(struct db *, const struct pp_check_new *) FB_WUR;
 
+/*
+ * The funnel report (db/report.c; contract: Reports, FunnelReportOut),
+ * counted exactly from the raw rows of a half-open range [from, to) (SQL
+ * datetimes, UTC), each count by its own reference time: events by
+ * received_at, abandonment and conversion by the lead's abandoned_at and
+ * converted_at, messages by sent_at.  site and campaign (may be NULL)
+ * narrow every count.  One row per campaign (campaign_id NULL: pages
+ * under no campaign) with the group's counts, and one row of totals.
+ */
+#define FUNNEL_EVENT_COLS(F, N) F(campaign_id, TEXT, "e.campaign_id") \
+	N(page_view, INT, "SUM(e.event_type = 'page_view')") \
+	N(form_start, INT, "SUM(e.event_type = 'form_start')") \
+	N(capture, INT, "SUM(e.event_type = 'capture')") \
+	N(consent, INT, "SUM(e.event_type = 'consent')") \
+	N(conversion, INT, "SUM(e.event_type = 'conversion')") \
+	N(visits, INT, "COUNT(DISTINCT IF(e.event_type = 'page_view' AND " \
+	    "e.session_id <> '', CONCAT(e.site_id, e.session_id), NULL))") \
+	N(form_visits, INT, "COUNT(DISTINCT IF(e.event_type = 'form_start' AND " \
+	    "e.session_id <> '', CONCAT(e.site_id, e.session_id), NULL))") \
+	N(capture_visits, INT, "COUNT(DISTINCT IF(e.event_type = 'capture' AND " \
+	    "e.session_id <> '', CONCAT(e.site_id, e.session_id), NULL))") \
+	N(no_session, INT, "SUM(e.session_id = '')") \
+	N(by_visitor, INT, "SUM(e.session_id = e.visitor_id)") \
+	N(unassigned_views, INT, "SUM(e.event_type = 'page_view' AND " \
+	    "e.campaign_id IS NULL)")
+struct funnel_event_row { DB_FIELDS(FUNNEL_EVENT_COLS) };
+#define FUNNEL_LEAD_COLS(F, N) F(campaign_id, TEXT, "l.campaign_id") \
+	N(abandoned, INT, "SUM(l.abandoned_at >= ? AND l.abandoned_at < ?)") \
+	N(converted, INT, "SUM(l.converted_at >= ? AND l.converted_at < ? AND " \
+	    "l.conversion_source = 'tag')") \
+	N(spillover, INT, "SUM(l.converted_at >= ? AND l.converted_at < ? AND " \
+	    "l.conversion_source = 'tag_visitor')") \
+	N(hash_match, INT, "SUM(l.converted_at >= ? AND l.converted_at < ? AND " \
+	    "l.conversion_source = 'hash_match')") \
+	N(recovered, INT, "SUM(l.converted_at >= ? AND l.converted_at < ? AND " \
+	    "l.conversion_source = 'tag' AND l.abandoned_at IS NOT NULL AND " \
+	    "l.abandoned_at <= l.converted_at)")
+struct funnel_lead_row { DB_FIELDS(FUNNEL_LEAD_COLS) };
+#define FUNNEL_DELIVERY_COLS(F, N) F(messaged, INT, "COUNT(DISTINCT d.lead_id)") \
+	N(sent, INT, "COUNT(*)") \
+	N(delivered, INT, "SUM(d.status = 'delivered')") \
+	N(inferred, INT, "SUM(d.status = 'sent' AND EXISTS (SELECT 1 FROM links k " \
+	    "WHERE k.tenant_id = d.tenant_id AND k.delivery_id = d.id AND " \
+	    "k.kind IN ('click', 'open') AND k.first_hit_at IS NOT NULL))")
+struct funnel_delivery_row { DB_FIELDS(FUNNEL_DELIVERY_COLS) };
+struct funnel_filter {
+	const char	*from, *to;	/* SQL datetimes, UTC, half-open */
+	const char	*site, *campaign;	/* or NULL */
+};
+/* Events of the range: one row of totals (by_campaign false) or per campaign. */
+enum fb_err db_funnel_events(struct db *, const char *tenant,
+	    const struct funnel_filter *, bool by_campaign, struct dbrows *) FB_WUR;
+/* Leads abandoned or converted in the range: totals or per campaign. */
+enum fb_err db_funnel_leads(struct db *, const char *tenant,
+	    const struct funnel_filter *, bool by_campaign, struct dbrows *) FB_WUR;
+/* Messages sent in the range: one row. */
+enum fb_err db_funnel_deliveries(struct db *, const char *tenant,
+	    const struct funnel_filter *, struct dbrows *) FB_WUR;
+
 #endif

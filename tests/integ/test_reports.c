@@ -1,0 +1,235 @@
+/*
+ * The funnel report (contract: Reports, FunnelReportOut) against rows of
+ * known times: each number equals the count made here by construction
+ * and by a recount of the raw rows in another form (CONVERT_TZ on the
+ * JST day, not the report's half-open UTC range).
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <criterion/criterion.h>
+
+#include "harness.h"
+
+/* One tag event at `at` (UTC, SQL form). */
+static void
+event(const struct fx *f, const char *campaign, const char *session,
+    const char *type, const char *at)
+{
+	char	 c[600];
+
+	if (campaign != NULL)
+		snprintf(c, sizeof(c), "'%s'", campaign);
+	else
+		snprintf(c, sizeof(c), "NULL");
+	sql("INSERT INTO tag_events (id, tenant_id, site_id, campaign_id, visitor_id, "
+	    "session_id, event_type, url, url_path, received_at) VALUES (UUID(), '%s', "
+	    "'%s', %s, 'v-%s', '%s', '%s', 'https://shop.example/f', '/f', '%s')",
+	    f->tenant, f->site, c, session, session, type, at);
+}
+
+/* A lead of `campaign` abandoned and maybe converted at those times. */
+static void
+lead(const struct fx *f, const char *campaign, const char *abandoned,
+    const char *converted, const char *source)
+{
+	char	 ab[64], cv[64], src[64];
+
+	snprintf(ab, sizeof(ab), abandoned != NULL ? "'%s'" : "NULL%s",
+	    abandoned != NULL ? abandoned : "");
+	snprintf(cv, sizeof(cv), converted != NULL ? "'%s'" : "NULL%s",
+	    converted != NULL ? converted : "");
+	snprintf(src, sizeof(src), source != NULL ? "'%s'" : "NULL%s",
+	    source != NULL ? source : "");
+	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, status, "
+	    "consent_state, pii_state, abandoned_at, converted_at, conversion_source, "
+	    "created_at) VALUES (UUID(), '%s', '%s', '%s', UUID(), '%s', 'notice_optout', "
+	    "'absent', %s, %s, %s, '2029-12-31 10:00:00')", f->tenant, f->site, campaign,
+	    converted != NULL ? "converted" : "abandoned", ab, cv, src);
+}
+
+static long
+num(json_object *o, const char *path)
+{
+	const char	*v = jget(o, path);
+
+	cr_assert_not_null(v, "%s missing", path);
+	return strtol(v, NULL, 10);
+}
+
+/* The face of this key. */
+static long
+face(json_object *o, const char *key)
+{
+	char	 p[64];
+	int	 i;
+
+	for (i = 0; i < 10; i++) {
+		snprintf(p, sizeof(p), "faces.%d.key", i);
+		if (jget(o, p) != NULL && strcmp(jget(o, p), key) == 0) {
+			snprintf(p, sizeof(p), "faces.%d.value", i);
+			return num(o, p);
+		}
+	}
+	cr_assert_fail("no face %s", key);
+	return -1;
+}
+
+Test(reports, funnel_counts_each_by_its_time)
+{
+	struct fx	 f, g;
+	struct resp	*r;
+	char		 c1[40], c2[40], cg[40], path[512];
+	/* 2030-01-01 JST: [2029-12-31 15:00Z, 2030-01-01 15:00Z) */
+	const char	*q = "from=2030-01-01T00:00:00%2B09:00&to=2030-01-02T00:00:00%2B09:00";
+
+	fx_new(&f, "pro", 0);
+	fx_new(&g, "pro", 0);
+	fx_campaign(&f, "rpa", c1);
+	fx_campaign(&f, "rpb", c2);
+	/* the edges: a microsecond before, the first, the last, the end */
+	event(&f, c1, "s1", "page_view", "2029-12-31 14:59:59.999999");
+	event(&f, c1, "s1", "page_view", "2029-12-31 15:00:00");
+	event(&f, c1, "s1", "page_view", "2029-12-31 16:00:00");
+	event(&f, c1, "s1", "form_start", "2029-12-31 16:00:01");
+	event(&f, c1, "s1", "capture", "2029-12-31 16:00:02");
+	event(&f, c1, "s1", "capture", "2029-12-31 16:00:03");
+	event(&f, c1, "s2", "page_view", "2030-01-01 14:59:59.999999");
+	event(&f, c1, "s2", "form_start", "2030-01-01 15:00:00");
+	event(&f, c2, "s3", "page_view", "2030-01-01 01:00:00");
+	event(&f, c2, "s3", "form_start", "2030-01-01 01:00:01");
+	event(&f, c2, "s3", "conversion", "2030-01-01 01:05:00");
+	event(&f, NULL, "s4", "page_view", "2030-01-01 02:00:00");
+	event(&f, NULL, "s4", "page_view", "2030-01-01 02:01:00");
+	/* another tenant's rows never count */
+	fx_campaign(&g, "rpg", cg);
+	event(&g, cg, "s9", "page_view", "2030-01-01 01:00:00");
+	/* leads: abandoned in range and recovered in it; abandoned before
+	 * and converted in it (recovered: its conversion is in range);
+	 * converted by another campaign's conversion; by the same contact */
+	lead(&f, c1, "2029-12-31 20:00:00", "2030-01-01 03:00:00", "tag");
+	lead(&f, c1, "2029-12-30 20:00:00", "2030-01-01 04:00:00", "tag");
+	lead(&f, c1, "2030-01-01 05:00:00", NULL, NULL);
+	lead(&f, c2, "2029-12-31 16:00:00", "2030-01-01 06:00:00", "tag_visitor");
+	lead(&f, c2, NULL, "2030-01-01 07:00:00", "hash_match");
+	lead(&f, c2, "2030-01-01 15:00:00", NULL, NULL);	/* the end: out */
+
+	snprintf(path, sizeof(path), "/api/v1/reports/funnel?%s&group_by=campaign", q);
+	r = http("GET", path, f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "range.from"), "2029-12-31T15:00:00Z");
+	cr_assert_str_eq(jget(r->json, "range.to"), "2030-01-01T15:00:00Z");
+	/* visits (sessions) per stage: s1, s2, s3, s4 viewed; s1, s3 started
+	 * (s2's start is at the end, out); s1 captured */
+	cr_assert_eq(face(r->json, "visited"), 4);
+	cr_assert_eq(face(r->json, "form_started"), 2);
+	cr_assert_eq(face(r->json, "captured"), 1);
+	cr_assert_eq(face(r->json, "abandoned"), 3);
+	cr_assert_eq(face(r->json, "recovered"), 2);
+	cr_assert_eq(num(r->json, "volumes.page_view"), 6);
+	cr_assert_eq(num(r->json, "volumes.capture"), 2);
+	cr_assert_eq(num(r->json, "conversion_events"), 1);
+	cr_assert_eq(num(r->json, "converted"), 2);
+	cr_assert_eq(num(r->json, "converted_spillover"), 1);
+	cr_assert_eq(num(r->json, "converted_hash_match"), 1);
+	cr_assert_eq(num(r->json, "excluded_no_session"), 0);
+	cr_assert_str_eq(jget(r->json, "unassigned_share"), "0.3333");
+	cr_assert_str_eq(jget(r->json, "metrics.0.key"), "form_start_rate");
+	cr_assert_str_eq(jget(r->json, "metrics.0.value"), "0.5");
+	/* the same by a recount of the raw rows, on the JST day */
+	cr_assert_eq(num(r->json, "volumes.page_view"), strtol(sql(
+	    "SELECT COUNT(*) FROM tag_events WHERE tenant_id = '%s' AND event_type = "
+	    "'page_view' AND DATE(CONVERT_TZ(received_at, '+00:00', '+09:00')) = "
+	    "'2030-01-01'", f.tenant), NULL, 10));
+	cr_assert_eq(face(r->json, "visited"), strtol(sql(
+	    "SELECT COUNT(DISTINCT session_id) FROM tag_events WHERE tenant_id = '%s' AND "
+	    "event_type = 'page_view' AND DATE(CONVERT_TZ(received_at, '+00:00', "
+	    "'+09:00')) = '2030-01-01'", f.tenant), NULL, 10));
+	cr_assert_eq(face(r->json, "abandoned"), strtol(sql(
+	    "SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' AND DATE(CONVERT_TZ("
+	    "abandoned_at, '+00:00', '+09:00')) = '2030-01-01'", f.tenant), NULL, 10));
+	/* groups: c1, c2 and the pages under no campaign */
+	{
+		int		 i, seen = 0;
+		char		 p[64];
+
+		for (i = 0; i < 3; i++) {
+			const char	*id;
+
+			snprintf(p, sizeof(p), "groups.%d.campaign_id", i);
+			id = jget(r->json, p);
+			snprintf(p, sizeof(p), "groups.%d.page_view", i);
+			if (id == NULL) {
+				cr_assert_eq(num(r->json, p), 2);
+				seen |= 1;
+			} else if (strcmp(id, c1) == 0) {
+				cr_assert_eq(num(r->json, p), 3);
+				snprintf(p, sizeof(p), "groups.%d.abandoned", i);
+				cr_assert_eq(num(r->json, p), 2);
+				snprintf(p, sizeof(p), "groups.%d.converted", i);
+				cr_assert_eq(num(r->json, p), 2);
+				seen |= 2;
+			} else if (strcmp(id, c2) == 0) {
+				snprintf(p, sizeof(p), "groups.%d.conversion", i);
+				cr_assert_eq(num(r->json, p), 1);
+				snprintf(p, sizeof(p), "groups.%d.converted_spillover", i);
+				cr_assert_eq(num(r->json, p), 1);
+				seen |= 4;
+			}
+		}
+		cr_assert_eq(seen, 7, "%s", r->body);
+	}
+	resp_free(r);
+	/* a campaign filter: its rows only, no unassigned share */
+	snprintf(path, sizeof(path), "/api/v1/reports/funnel?%s&campaign_id=%s", q, c2);
+	r = http("GET", path, f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_eq(face(r->json, "visited"), 1);
+	cr_assert_null(jget(r->json, "unassigned_share"));
+	cr_assert_null(jget(r->json, "groups"));
+	resp_free(r);
+}
+
+Test(reports, funnel_refuses_bad_ranges)
+{
+	struct fx	 f, g;
+	struct resp	*r;
+	char		 path[512], c[40];
+
+	fx_new(&f, "pro", 0);
+	fx_new(&g, "pro", 0);
+	r = http("GET", "/api/v1/reports/funnel?from=2030-01-01&to=2030-01-02", f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "parameter_invalid", "from");
+	resp_free(r);
+	r = http("GET", "/api/v1/reports/funnel?from=2030-01-01T00:00:00&to=2030-01-02T00:00:00Z",
+	    f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "parameter_invalid", "from");
+	resp_free(r);
+	r = http("GET", "/api/v1/reports/funnel?to=2030-01-02T00:00:00Z", f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "parameter_invalid", "from");
+	resp_free(r);
+	r = http("GET", "/api/v1/reports/funnel?from=2030-01-02T00:00:00Z&to=2030-01-02T00:00:00Z",
+	    f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "parameter_invalid", "to");
+	resp_free(r);
+	r = http("GET", "/api/v1/reports/funnel?from=2030-01-01T00:00:00Z&to=2030-06-01T00:00:00Z",
+	    f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "parameter_invalid", "to");
+	resp_free(r);
+	fx_campaign(&g, "other", c);
+	snprintf(path, sizeof(path), "/api/v1/reports/funnel?from=2030-01-01T00:00:00Z"
+	    "&to=2030-01-02T00:00:00Z&campaign_id=%s", c);
+	r = http("GET", path, f.live, NULL, NULL);
+	expect_error(r, 404, "not_found", "not_found", "campaign_id");
+	resp_free(r);
+	snprintf(path, sizeof(path), "/api/v1/reports/funnel?from=2030-01-01T00:00:00Z"
+	    "&to=2030-01-02T00:00:00Z&site_id=%s", g.site);
+	r = http("GET", path, f.live, NULL, NULL);
+	expect_error(r, 404, "not_found", "not_found", "site_id");
+	resp_free(r);
+	r = http("GET", "/api/v1/reports/funnel?from=2030-01-01T00:00:00Z&to=2030-01-02T00:00:00Z"
+	    "&group_by=site", f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "parameter_invalid", "group_by");
+	resp_free(r);
+}
