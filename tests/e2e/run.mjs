@@ -235,6 +235,19 @@ async function main() {
     console.log(`\n$ curl -s '${base}/api/v1/leads?campaign_id=${campaign}' -H 'Authorization: Bearer ${key}'`);
     console.log(JSON.stringify((await api(key, 'GET', `/leads?campaign_id=${campaign}`)).json, null, 1));
   }
+  // the funnel of this run: today and tomorrow, JST (the abandonment was
+  // judged with --now in 2037, so it falls outside)
+  const day = new Date(Date.now() + 9 * 3600e3).toISOString().slice(0, 10);
+  const next = new Date(Date.parse(day) + 86400e3).toISOString().slice(0, 10);
+  const q = `from=${day}T00:00:00%2B09:00&to=${next}T00:00:00%2B09:00&campaign_id=${campaign}`;
+  const fr = await api(key, 'GET', `/reports/funnel?${q}`);
+  const faces = Object.fromEntries((fr.json.faces || []).map((f) => [f.key, f.value]));
+  check('the funnel counts the visitors', fr.status === 200 && faces.visited >= 2 &&
+    faces.captured >= 2 && fr.json.conversion_events >= 1, JSON.stringify(fr.json));
+  if (process.env.FB_DEMO) {
+    console.log(`\n$ curl -s '${base}/api/v1/reports/funnel?${q}' -H 'Authorization: Bearer ${key}'`);
+    console.log(JSON.stringify(fr.json, null, 1));
+  }
 }
 
 try {
