@@ -94,6 +94,19 @@ static const struct param_def p_funnel[] = {
 	  "campaign: add groups, one per campaign (campaign_id null: pages under none)." },
 	END
 };
+static const struct param_def p_daily[] = {
+	{ "from", IN_QUERY, PT_STRING, true, NULL, 0, 10, 0,
+	  "First day, included: YYYY-MM-DD, Japan Standard Time." },
+	{ "to", IN_QUERY, PT_STRING, true, NULL, 0, 10, 0,
+	  "Day after the last, excluded: YYYY-MM-DD, JST; at most 366 days after from." },
+	{ "site_id", IN_QUERY, PT_UUID, false, NULL, 0, 0, 0, "Only this site." },
+	{ "campaign_id", IN_QUERY, PT_UUID, false, NULL, 0, 0, 0, "Only this campaign." },
+	{ "scenario_id", IN_QUERY, PT_UUID, false, NULL, 0, 0, 0,
+	  "Only this scenario's messages (the other counts are null)." },
+	{ "group_by", IN_QUERY, PT_ENUM, false, "step", 0, 0, 0,
+	  "step: add groups, one per step with messages sent in the range." },
+	END
+};
 static const struct param_def p_webhook_endpoint[] = { PATH_ID("endpoint_id"), END };
 static const struct param_def p_list_webhooks[] = { LIMIT(50), CURSOR, END };
 static const struct param_def p_list_webhook_deliveries[] = {
@@ -264,6 +277,9 @@ const struct route routes[] = {
 	{ "GET", "/api/v1/reports/funnel", api_reports_funnel, "getFunnelReport",
 	  S(REPORTS_READ), 0, p_funnel, NULL, 200, "FunnelReportOut",
 	  "The funnel of a range, counted from the raw rows, each count by its own time." },
+	{ "GET", "/api/v1/reports/daily", api_reports_daily, "getDailyReport",
+	  S(REPORTS_READ), 0, p_daily, NULL, 200, "DailyReportOut",
+	  "Counts per JST day, from the raw rows, each on the day of its own time." },
 	{ "GET", "/api/v1/webhook_endpoints", api_webhooks_list, "listWebhookEndpoints",
 	  S(WEBHOOKS_WRITE), 0, p_list_webhooks, NULL, 200, "WebhookEndpointListOut",
 	  "List webhook endpoints, newest first; never their secrets." },

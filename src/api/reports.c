@@ -5,7 +5,9 @@
  * time.
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../api.h"
 #include "../db/store.h"
@@ -256,5 +258,313 @@ api_reports_funnel(struct req *r)
 	dbrows_free(&dl);
 	dbrows_free(&gev);
 	dbrows_free(&gld);
+	return req_gen_end(r, &j, 200);
+}
+
+/* the longest range of the daily report, in days (formback.fcgi(8)) */
+#define DAILY_DAYS_MAX	366
+
+/* A JST date "YYYY-MM-DD" as the UTC seconds of its midnight; -1 if not one. */
+static int64_t
+jst_date(const char *s)
+{
+	char	 t[32];
+	int64_t	 v;
+	int	 y, m, d;
+
+	if (s == NULL || strlen(s) != 10 || sscanf(s, "%4d-%2d-%2d", &y, &m, &d) != 3 ||
+	    s[4] != '-' || s[7] != '-' || strspn(s, "0123456789-") != 10)
+		return -1;
+	snprintf(t, sizeof(t), "%sT00:00:00+09:00", s);
+	if (!time_parse_iso8601(t, &v))
+		return -1;
+	/* a day that does not exist (2030-02-30) is not one */
+	time_iso8601(v + 9 * 3600, t);
+	return strncmp(t, s, 10) == 0 ? v : -1;
+}
+
+/* The counts of one day, one channel (DeliveryCountsOut). */
+struct dlv { long long sent, delivered, opened, clicked, converted; };
+struct day {
+	long long	 page_view, visits, form_start, capture;
+	long long	 captured, abandoned, recovered, spillover, hash_match;
+	struct dlv	 sms, email;
+};
+
+static void
+dlv_gen(struct jgen *j, const char *key, const struct dlv *d, bool sms)
+{
+	jg_obj(j, key);
+	jg_int(j, "sent", d->sent);
+	jg_int(j, "delivered", d->delivered);
+	if (sms)
+		jg_str(j, "opened", NULL);	/* an SMS has no open */
+	else
+		jg_int(j, "opened", d->opened);
+	jg_int(j, "clicked", d->clicked);
+	jg_int(j, "converted", d->converted);
+	jg_obj_end(j);
+}
+
+static void
+dlv_add(struct dlv *to, const struct dlv *a)
+{
+	to->sent += a->sent;
+	to->delivered += a->delivered;
+	to->opened += a->opened;
+	to->clicked += a->clicked;
+	to->converted += a->converted;
+}
+
+/* An integer, or null under a scenario filter (the faces not about messages). */
+static void
+jg_int_or_null(struct jgen *j, const char *key, long long v, bool null)
+{
+	if (null)
+		jg_str(j, key, NULL);
+	else
+		jg_int(j, key, v);
+}
+
+static void
+day_gen(struct jgen *j, const char *date, const struct day *d, bool scen)
+{
+	struct dlv	 all = { 0 };
+
+	dlv_add(&all, &d->sms);
+	dlv_add(&all, &d->email);
+	jg_obj(j, NULL);
+	jg_str(j, "date", date);
+	jg_bool(j, "computed", true);
+	jg_obj(j, "counts");
+	if (scen)
+		jg_str(j, "traffic", NULL);
+	else {
+		jg_obj(j, "traffic");
+		jg_int(j, "page_view", d->page_view);
+		jg_int(j, "visits", d->visits);
+		jg_int(j, "form_start", d->form_start);
+		jg_int(j, "capture", d->capture);
+		jg_obj_end(j);
+	}
+	jg_obj(j, "capture");
+	jg_int_or_null(j, "captured", d->captured, scen);
+	jg_int_or_null(j, "abandoned", d->abandoned, scen);
+	jg_obj_end(j);
+	jg_obj(j, "conversion");
+	jg_int_or_null(j, "abandoned", d->abandoned, scen);
+	jg_int_or_null(j, "converted", d->recovered, scen);
+	jg_obj_end(j);
+	dlv_gen(j, "delivery", &all, false);
+	jg_obj_end(j);
+	jg_obj(j, "delivery_by_channel");
+	dlv_gen(j, "sms", &d->sms, true);
+	dlv_gen(j, "email", &d->email, false);
+	jg_obj_end(j);
+	jg_int_or_null(j, "converted_spillover", d->spillover, scen);
+	jg_int_or_null(j, "converted_hash_match", d->hash_match, scen);
+	jg_obj_end(j);
+}
+
+/* The day index of a row ("YYYY-MM-DD"), or -1 outside the range. */
+static long
+day_index(const char *day, int64_t from, long ndays)
+{
+	int64_t	 t = jst_date(day);
+	long	 i;
+
+	if (t < 0)
+		return -1;
+	i = (long)((t - from) / 86400);
+	return i >= 0 && i < ndays ? i : -1;
+}
+
+/* GET /reports/daily */
+enum fb_err
+api_reports_daily(struct req *r)
+{
+	struct daily_filter f;
+	struct dbrows	 rows, st;
+	const struct day_count_row *c;
+	struct day	*days = NULL, tot;
+	struct dlv	 dv;
+	const char	*gb = req_query(r, "group_by");
+	char		 fs[32], ts[32], date[32], now[32];
+	int64_t		 a, b;
+	long		 n, i;
+	size_t		 x;
+	int		 p;
+	bool		 scen, steps = gb != NULL && strcmp(gb, "step") == 0;
+	struct jgen	 j;
+	enum fb_err	 e;
+
+	if ((a = jst_date(req_query(r, "from"))) < 0)
+		return api_error(r, AC_QUERY_INVALID, "from");
+	if ((b = jst_date(req_query(r, "to"))) < 0)
+		return api_error(r, AC_QUERY_INVALID, "to");
+	n = (long)((b - a) / 86400);
+	if (n < 1 || n > DAILY_DAYS_MAX)
+		return api_error(r, AC_QUERY_INVALID, "to");
+	time_sql(a, fs);
+	time_sql(b, ts);
+	f = (struct daily_filter){ fs, ts, req_query(r, "site_id"),
+	    req_query(r, "campaign_id"), req_query(r, "scenario_id") };
+	{
+		struct funnel_filter ff = { fs, ts, f.site, f.campaign };
+
+		if (filters_ok(r, &ff, &e) != 0)
+			return e;
+	}
+	if (f.scenario != NULL) {
+		struct dbrows	 s;
+
+		e = db_scenario_get(r->db, r->auth.tenant_id, f.scenario, &s);
+		if (e == FB_ENOTFOUND)
+			return api_error(r, AC_NOT_FOUND, "scenario_id");
+		if (e != FB_OK)
+			return e;
+		dbrows_free(&s);
+	}
+	scen = f.scenario != NULL;
+	if ((days = calloc((size_t)n, sizeof(*days))) == NULL)
+		return FB_ENOMEM;
+	memset(&tot, 0, sizeof(tot));
+	for (p = DAILY_TRAFFIC; p <= DAILY_DELIVERY; p++) {
+		if ((e = db_daily(r->db, r->auth.tenant_id, &f, (enum daily_part)p,
+		    &rows)) != FB_OK) {
+			free(days);
+			return e;
+		}
+		for (x = 0, c = rows.row; x < rows.n; x++, c++) {
+			struct day	*d;
+
+			if ((i = day_index(c->day, a, n)) < 0)
+				continue;
+			d = &days[i];
+			switch (p) {
+			case DAILY_TRAFFIC:
+				d->page_view = c->n1;
+				d->visits = c->n2;
+				d->form_start = c->n3;
+				d->capture = c->n4;
+				break;
+			case DAILY_CAPTURED:
+				d->captured = c->n1;
+				break;
+			case DAILY_ABANDONED:
+				d->abandoned = c->n1;
+				break;
+			case DAILY_CONVERTED:
+				d->recovered = c->n1;
+				d->spillover = c->n2;
+				d->hash_match = c->n3;
+				break;
+			case DAILY_DELIVERY:
+				dv = (struct dlv){ c->n1, c->n2, c->n3, c->n4, c->n5 };
+				dlv_add(c->channel != NULL && strcmp(c->channel, "sms") == 0 ?
+				    &d->sms : &d->email, &dv);
+				break;
+			}
+		}
+		dbrows_free(&rows);
+	}
+	for (i = 0; i < n; i++) {
+		tot.visits += days[i].visits;
+		tot.form_start += days[i].form_start;
+		tot.capture += days[i].capture;
+		tot.captured += days[i].captured;
+		tot.abandoned += days[i].abandoned;
+		tot.recovered += days[i].recovered;
+		tot.spillover += days[i].spillover;
+		tot.hash_match += days[i].hash_match;
+		dlv_add(&tot.sms, &days[i].sms);
+		dlv_add(&tot.email, &days[i].email);
+	}
+	memset(&st, 0, sizeof(st));
+	if (steps && (e = db_daily(r->db, r->auth.tenant_id, &f, DAILY_STEPS,
+	    &st)) != FB_OK) {
+		free(days);
+		return e;
+	}
+	dv = tot.sms;
+	dlv_add(&dv, &tot.email);
+	time_iso8601(time(NULL), now);
+	req_gen_begin(r, &j);
+	jg_str(&j, "object", "daily_report");
+	jg_obj(&j, "range");
+	jg_str(&j, "from", req_query(r, "from"));
+	jg_str(&j, "to", req_query(r, "to"));
+	jg_str(&j, "timezone", "Asia/Tokyo");
+	jg_str(&j, "site_id", f.site);
+	jg_str(&j, "campaign_id", f.campaign);
+	jg_str(&j, "scenario_id", f.scenario);
+	jg_obj_end(&j);
+	/* counted from the raw rows when asked: every day is computed now */
+	jg_str(&j, "refreshed_at", now);
+	jg_arr(&j, "not_computed_dates");
+	jg_arr_end(&j);
+	jg_arr(&j, "faces");
+	if (!scen) {
+		face(&j, "captured", "連絡先の取得", tot.captured, "lead", "captured_at");
+		face(&j, "abandoned", "離脱", tot.abandoned, "lead", "abandoned_at");
+	}
+	face(&j, "sent", "フォロー送信", dv.sent, "message", "sent_at");
+	face(&j, "clicked", "リンクのクリック", dv.clicked, "message", "sent_at");
+	face(&j, "converted_after_message", "送信後のコンバージョン", dv.converted,
+	    "message", "sent_at");
+	if (!scen)
+		face(&j, "recovered", "回復(離脱後のコンバージョン)", tot.recovered,
+		    "lead", "converted_at");
+	jg_arr_end(&j);
+	jg_arr(&j, "metrics");
+	if (!scen)
+		metric(&j, "recovery_rate", "回復率", tot.recovered, tot.abandoned);
+	metric(&j, "click_rate", "クリック率", dv.clicked, dv.sent);
+	metric(&j, "delivered_rate", "到達率", dv.delivered, dv.sent);
+	jg_arr_end(&j);
+	jg_int_or_null(&j, "converted_spillover", tot.spillover, scen);
+	jg_int_or_null(&j, "converted_hash_match", tot.hash_match, scen);
+	jg_arr(&j, "days");
+	for (i = 0; i < n; i++) {
+		time_iso8601(a + (int64_t)i * 86400 + 9 * 3600, date);
+		date[10] = '\0';
+		day_gen(&j, date, &days[i], scen);
+	}
+	jg_arr_end(&j);
+	free(days);
+	jg_obj(&j, "notes");
+	jg_str(&j, "recovered_cv", "回復は、離脱と判定された後にサンクスページのタグで"
+	    "コンバージョンしたリードの数です(コンバージョンした日に数えます)。"
+	    "ほかのキャンペーンのコンバージョンや同じ連絡先による停止は含みません。");
+	jg_str(&j, "traffic_unit", "訪問はページタグのセッションです。1回の訪問は"
+	    "その日のページ閲覧の回数によらず1と数えます。日付は日本時間です。");
+	jg_str(&j, "delivery", "送信・到達・開封・クリック・送信後のコンバージョンは、"
+	    "メッセージを送信した日に数えます。SMS には開封がないため null です。"
+	    "シナリオで絞り込むと、送信以外の数は null になります。");
+	jg_obj_end(&j);
+	if (steps) {
+		jg_arr(&j, "groups");
+		for (x = 0, c = st.row; x < st.n; x++, c++) {
+			dv = (struct dlv){ c->n1, c->n2, c->n3, c->n4, c->n5 };
+			jg_obj(&j, NULL);
+			/* a step whose row is gone keeps no id: "deleted" */
+			jg_str(&j, "step_id", c->step_id != NULL ? c->step_id : "deleted");
+			if (c->step_no != NULL)
+				jg_int(&j, "step_no", strtol(c->step_no, NULL, 10));
+			else
+				jg_str(&j, "step_no", NULL);
+			jg_str(&j, "channel", c->channel);
+			jg_bool(&j, "step_deleted", c->deleted);
+			dlv_gen(&j, "counts", &dv, c->channel != NULL &&
+			    strcmp(c->channel, "sms") == 0);
+			jg_arr(&j, "metrics");
+			metric(&j, "click_rate", "クリック率", dv.clicked, dv.sent);
+			metric(&j, "delivered_rate", "到達率", dv.delivered, dv.sent);
+			jg_arr_end(&j);
+			jg_obj_end(&j);
+		}
+		jg_arr_end(&j);
+	}
+	dbrows_free(&st);
 	return req_gen_end(r, &j, 200);
 }

@@ -1266,4 +1266,36 @@ enum fb_err db_funnel_leads(struct db *, const char *tenant,
 enum fb_err db_funnel_deliveries(struct db *, const char *tenant,
 	    const struct funnel_filter *, struct dbrows *) FB_WUR;
 
+/*
+ * The daily report (db/report.c; contract: Reports, DailyReportOut),
+ * counted from the raw rows of JST days [from, to) (from and to given as
+ * the UTC SQL datetimes of their JST midnights), each count on the JST
+ * day of its own time.  Every statement answers rows of one shape: the
+ * day ("YYYY-MM-DD", JST), a channel or step where it has one, and up to
+ * five counts.
+ */
+#define JST_DAY(col) "DATE(" col " + INTERVAL 9 HOUR)"
+#define DAY_COUNT_COLS(F, N) F(day, TEXT, "day") N(channel, TEXT, "channel") \
+	N(step_id, TEXT, "step_id") N(step_no, TEXT, "step_no") \
+	N(deleted, BOOL, "deleted") N(n1, INT, "n1") N(n2, INT, "n2") \
+	N(n3, INT, "n3") N(n4, INT, "n4") N(n5, INT, "n5")
+struct day_count_row { DB_FIELDS(DAY_COUNT_COLS) };
+struct daily_filter {
+	const char	*from, *to;	/* UTC SQL datetimes of JST midnights */
+	const char	*site, *campaign, *scenario;	/* or NULL */
+};
+enum daily_part {
+	DAILY_TRAFFIC,		/* n1 page views, n2 visits, n3 form starts, n4 captures */
+	DAILY_CAPTURED,		/* n1 leads captured */
+	DAILY_ABANDONED,	/* n1 leads abandoned */
+	DAILY_CONVERTED,	/* n1 recovered, n2 spillover, n3 hash match */
+	DAILY_DELIVERY,		/* per channel: n1 sent, n2 delivered, n3 opened,
+				   n4 clicked, n5 converted after it */
+	DAILY_STEPS,		/* per step (no day): the same five */
+	DAILY__MAX
+};
+/* One part of the daily report as struct day_count_row rows. */
+enum fb_err db_daily(struct db *, const char *tenant, const struct daily_filter *,
+	    enum daily_part, struct dbrows *) FB_WUR;
+
 #endif

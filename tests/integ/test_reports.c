@@ -30,10 +30,11 @@ event(const struct fx *f, const char *campaign, const char *session,
 }
 
 /* A lead of `campaign` abandoned and maybe converted at those times. */
-static void
+static const char *
 lead(const struct fx *f, const char *campaign, const char *abandoned,
     const char *converted, const char *source)
 {
+	static char	 id[40];
 	char	 ab[64], cv[64], src[64];
 
 	snprintf(ab, sizeof(ab), abandoned != NULL ? "'%s'" : "NULL%s",
@@ -42,11 +43,34 @@ lead(const struct fx *f, const char *campaign, const char *abandoned,
 	    converted != NULL ? converted : "");
 	snprintf(src, sizeof(src), source != NULL ? "'%s'" : "NULL%s",
 	    source != NULL ? source : "");
+	snprintf(id, sizeof(id), "%s", sql("SELECT UUID()"));
 	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, status, "
 	    "consent_state, pii_state, abandoned_at, converted_at, conversion_source, "
-	    "created_at) VALUES (UUID(), '%s', '%s', '%s', UUID(), '%s', 'notice_optout', "
-	    "'absent', %s, %s, %s, '2029-12-31 10:00:00')", f->tenant, f->site, campaign,
-	    converted != NULL ? "converted" : "abandoned", ab, cv, src);
+	    "captured_at, created_at) VALUES ('%s', '%s', '%s', '%s', UUID(), '%s', "
+	    "'notice_optout', 'absent', %s, %s, %s, %s, '2029-12-31 10:00:00')", id,
+	    f->tenant, f->site, campaign, converted != NULL ? "converted" : "abandoned",
+	    ab, cv, src, ab);
+	return id;
+}
+
+/* A message of the lead sent at `at`; opened or clicked when asked. */
+static void
+message(const struct fx *f, const char *lead_id, const char *campaign,
+    const char *scenario, const char *step, int step_no, const char *channel,
+    const char *status, const char *at, const char *hit)
+{
+	char	 id[40], st[64];
+
+	snprintf(id, sizeof(id), "%s", sql("SELECT UUID()"));
+	snprintf(st, sizeof(st), step != NULL ? "'%s'" : "NULL%s", step != NULL ? step : "");
+	sql("INSERT INTO deliveries (id, tenant_id, lead_id, campaign_id, scenario_id, "
+	    "step_id, step_no, channel, status, pii_state, scheduled_at, sent_at) VALUES "
+	    "('%s', '%s', '%s', '%s', '%s', %s, %d, '%s', '%s', 'absent', '%s', '%s')", id,
+	    f->tenant, lead_id, campaign, scenario, st, step_no, channel, status, at, at);
+	if (hit != NULL)
+		sql("INSERT INTO links (token, tenant_id, delivery_id, lead_id, kind, hits, "
+		    "first_hit_at) VALUES (LEFT(REPLACE(UUID(), '-', ''), 10), '%s', '%s', "
+		    "'%s', '%s', 1, '%s')", f->tenant, id, lead_id, hit, at);
 }
 
 static long
@@ -231,5 +255,94 @@ Test(reports, funnel_refuses_bad_ranges)
 	r = http("GET", "/api/v1/reports/funnel?from=2030-01-01T00:00:00Z&to=2030-01-02T00:00:00Z"
 	    "&group_by=site", f.live, NULL, NULL);
 	expect_error(r, 400, "invalid_request", "parameter_invalid", "group_by");
+	resp_free(r);
+}
+
+Test(reports, daily_by_jst_day)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 c1[40], sc[40], path[512], l1[40], l2[40];
+
+	fx_new(&f, "pro", 0);
+	fx_campaign(&f, "dly", c1);
+	snprintf(sc, sizeof(sc), "%s", sql("SELECT UUID()"));
+	/* 2030-03-01 JST starts at 2030-02-28 15:00Z */
+	event(&f, c1, "d1", "page_view", "2030-02-28 14:59:59");	/* 02-28 JST */
+	event(&f, c1, "d1", "page_view", "2030-02-28 15:00:00");	/* 03-01 */
+	event(&f, c1, "d2", "page_view", "2030-03-01 14:00:00");	/* 03-01 */
+	event(&f, c1, "d2", "page_view", "2030-03-01 15:00:00");	/* 03-02 */
+	snprintf(l1, sizeof(l1), "%s", lead(&f, c1, "2030-02-28 16:00:00",
+	    "2030-03-01 16:00:00", "tag"));	/* abandoned 03-01, recovered 03-02 */
+	snprintf(l2, sizeof(l2), "%s", lead(&f, c1, "2030-03-01 01:00:00", NULL, NULL));
+	message(&f, l1, c1, sc, NULL, 1, "sms", "delivered", "2030-02-28 17:00:00", "click");
+	message(&f, l1, c1, sc, NULL, 2, "email", "sent", "2030-02-28 18:00:00", "open");
+	message(&f, l2, c1, sc, NULL, 1, "sms", "sent", "2030-03-01 02:00:00", NULL);
+
+	snprintf(path, sizeof(path), "/api/v1/reports/daily?from=2030-02-28&to=2030-03-03"
+	    "&campaign_id=%s&group_by=step", c1);
+	r = http("GET", path, f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "range.timezone"), "Asia/Tokyo");
+	cr_assert_null(jget(r->json, "not_computed_dates.0"));
+	cr_assert_str_eq(jget(r->json, "days.0.date"), "2030-02-28");
+	cr_assert_str_eq(jget(r->json, "days.2.date"), "2030-03-02");
+	cr_assert_null(jget(r->json, "days.3.date"));
+	cr_assert_str_eq(jget(r->json, "days.0.counts.traffic.page_view"), "1");
+	cr_assert_str_eq(jget(r->json, "days.1.counts.traffic.page_view"), "2");
+	cr_assert_str_eq(jget(r->json, "days.1.counts.traffic.visits"), "2");
+	cr_assert_str_eq(jget(r->json, "days.2.counts.traffic.page_view"), "1");
+	cr_assert_str_eq(jget(r->json, "days.1.counts.capture.abandoned"), "2");
+	cr_assert_str_eq(jget(r->json, "days.2.counts.conversion.converted"), "1");
+	cr_assert_str_eq(jget(r->json, "days.1.counts.conversion.converted"), "0");
+	/* messages: 03-01 JST all three (17:00Z and 18:00Z on 02-28 are 03-01) */
+	cr_assert_str_eq(jget(r->json, "days.1.counts.delivery.sent"), "3");
+	cr_assert_str_eq(jget(r->json, "days.1.counts.delivery.delivered"), "1");
+	cr_assert_str_eq(jget(r->json, "days.1.counts.delivery.clicked"), "1");
+	cr_assert_str_eq(jget(r->json, "days.1.counts.delivery.converted"), "2");
+	cr_assert_str_eq(jget(r->json, "days.1.delivery_by_channel.sms.sent"), "2");
+	cr_assert_null(jget(r->json, "days.1.delivery_by_channel.sms.opened"));
+	cr_assert_str_eq(jget(r->json, "days.1.delivery_by_channel.email.opened"), "1");
+	cr_assert_str_eq(jget(r->json, "days.0.computed"), "true");
+	cr_assert_not_null(jget(r->json, "notes.recovered_cv"));
+	/* steps: no step row exists any more, so both are deleted */
+	cr_assert_str_eq(jget(r->json, "groups.0.step_no"), "1");
+	cr_assert_str_eq(jget(r->json, "groups.0.step_deleted"), "true");
+	cr_assert_str_eq(jget(r->json, "groups.0.counts.sent"), "2");
+	cr_assert_str_eq(jget(r->json, "groups.1.channel"), "email");
+	/* a recount of the raw rows on the JST day */
+	cr_assert_str_eq(jget(r->json, "days.1.counts.delivery.sent"), sql(
+	    "SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' AND "
+	    "DATE(CONVERT_TZ(sent_at, '+00:00', '+09:00')) = '2030-03-01'", f.tenant));
+	resp_free(r);
+	/* a scenario filter: the faces not about messages are null */
+	sql("INSERT INTO scenarios (id, tenant_id, campaign_id, name, status) VALUES "
+	    "('%s', '%s', '%s', 'rp', 'draft')", sc, f.tenant, c1);
+	snprintf(path, sizeof(path), "/api/v1/reports/daily?from=2030-03-01&to=2030-03-02"
+	    "&scenario_id=%s", sc);
+	r = http("GET", path, f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_null(jget(r->json, "days.0.counts.traffic"));
+	cr_assert_null(jget(r->json, "days.0.counts.capture.captured"));
+	cr_assert_null(jget(r->json, "converted_spillover"));
+	cr_assert_str_eq(jget(r->json, "days.0.counts.delivery.sent"), "3");
+	resp_free(r);
+	/* bad ranges */
+	r = http("GET", "/api/v1/reports/daily?from=2030-02-30&to=2030-03-02", f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "parameter_invalid", "from");
+	resp_free(r);
+	r = http("GET", "/api/v1/reports/daily?from=2030-03-01T00:00:00Z&to=2030-03-02", f.live,
+	    NULL, NULL);
+	expect_error(r, 400, "invalid_request", "parameter_invalid", "from");
+	resp_free(r);
+	r = http("GET", "/api/v1/reports/daily?from=2030-03-02&to=2030-03-02", f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "parameter_invalid", "to");
+	resp_free(r);
+	r = http("GET", "/api/v1/reports/daily?from=2030-01-01&to=2031-01-03", f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "parameter_invalid", "to");
+	resp_free(r);
+	r = http("GET", "/api/v1/reports/daily?from=2030-01-01&to=2030-01-03&scenario_id="
+	    "0190a000-0000-7000-8000-0000000000aa", f.live, NULL, NULL);
+	expect_error(r, 404, "not_found", "not_found", "scenario_id");
 	resp_free(r);
 }
