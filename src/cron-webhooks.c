@@ -453,7 +453,7 @@ main(int argc, char *argv[])
 	char		 err[512], before[32];
 	unsigned long long purged = 0;
 	int		 ch, made = 0, claimed, sent = 0, failed = 0, total = 0;
-	int		 checked = 0, errors = 0;
+	int		 checked = 0, errors = 0, batch;
 	CURLM		*m;
 	struct curl_slist *resolve;
 	enum fb_err	 e;
@@ -484,10 +484,15 @@ main(int argc, char *argv[])
 		return 1;
 	}
 	resolve = outbound_resolve_list(&c);
+	/*
+	 * A batch is sent within its lease even if every receiver times out:
+	 * --jobs at once, each at most OUTBOUND_TIMEOUT_SECS.
+	 */
+	batch = (int)(o.jobs * (LEASE_SECS / OUTBOUND_TIMEOUT_SECS - 2));
 	do {
 		claimed = 0;
 		e = send_batch(&db, m, resolve, o.now, o.jobs,
-		    (int)(o.limit - total < 100 ? o.limit - total : 100), &claimed,
+		    (int)(o.limit - total < batch ? o.limit - total : batch), &claimed,
 		    &sent, &failed);
 		total += claimed;
 	} while (e == FB_OK && claimed > 0 && total < o.limit);
