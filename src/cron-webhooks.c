@@ -45,12 +45,16 @@ static const int retry_after[] = { 60, 5 * 60, 30 * 60, 2 * 3600, 6 * 3600 };
 #define PP_PER_PASS	20
 #define ANSWER_MAX	65536
 
+struct batch;
+
 struct send {
 	CURL			*h;
 	struct curl_slist	*hdr;
 	const struct webhook_send_row *row;
 	struct outbound		 out;
 	bool			 stopped;	/* the endpoint is: no attempt */
+	const unsigned char	*token;		/* its claim's */
+	struct batch		*batch;		/* its claim */
 };
 
 static const struct conf *conf;
@@ -181,8 +185,8 @@ commit_outcomes(struct db *db)
 
 /* The attempt's outcome into the record and its endpoint. */
 static void
-finish(struct db *db, struct send *s, long long now, const unsigned char token[16],
-    CURLcode rc, int *sent, int *failed)
+finish(struct db *db, struct send *s, long long now, CURLcode rc, int *sent,
+    int *failed)
 {
 	const struct webhook_send_row *w = s->row;
 	struct webhook_outcome o = { .failure_threshold = FAILURE_THRESHOLD };
@@ -217,7 +221,7 @@ finish(struct db *db, struct send *s, long long now, const unsigned char token[1
 	}
 	if (!in_tx && db_begin(db) == FB_OK)
 		in_tx = true;
-	if ((e = db_webhook_finish(db, w->id, token, &o, &applied)) != FB_OK) {
+	if ((e = db_webhook_finish(db, w->id, s->token, &o, &applied)) != FB_OK) {
 		logx(LOG_ERR, "webhook delivery %s: %s", w->id, fb_strerror(e));
 		if (in_tx)
 			db_rollback(db);
@@ -293,82 +297,149 @@ fan_out(struct db *db, long long now, long limit, int *n)
 	return FB_OK;
 }
 
-/* (2) one batch of due sends, --jobs at once; *claimed how many */
-static enum fb_err
-send_batch(struct db *db, CURLM *m, struct curl_slist *resolve, long long now,
-    long jobs, int batch, int *claimed, int *sent, int *failed)
-{
-	unsigned char	 token[16];
-	char		 nows[32], until[32];
+/*
+ * One claim of due records (design 6): its rows, the sends made of them
+ * and its token, alive until the last of its sends is finished.
+ */
+struct batch {
 	struct dbrows	 due;
 	struct send	*s;
-	const struct webhook_send_row *w;
-	CURLMsg		*msg;
-	size_t		 i, next = 0, active = 0;
-	int		 running, left;
+	unsigned char	 token[16];
+	size_t		 next;		/* the first row not yet started */
+	size_t		 active;	/* sends in flight */
+	bool		 alive;
+};
+
+static enum fb_err
+batch_claim(struct db *db, struct batch *b, long long now, int n)
+{
+	char		 nows[32], until[32];
 	enum fb_err	 e;
 
-	randombytes_buf(token, sizeof(token));
+	memset(b, 0, sizeof(*b));
+	randombytes_buf(b->token, sizeof(b->token));
 	time_sql(now, nows);
 	time_sql(now + LEASE_SECS, until);
-	if ((e = db_webhook_claim(db, nows, until, token, batch, &due)) != FB_OK)
+	if ((e = db_webhook_claim(db, nows, until, b->token, n, &b->due)) != FB_OK)
 		return e;
-	*claimed = (int)due.n;
-	if (due.n == 0) {
-		dbrows_free(&due);
+	if (b->due.n == 0) {
+		dbrows_free(&b->due);
 		return FB_OK;
 	}
-	s = calloc(due.n, sizeof(*s));
-	w = due.row;
-	while (s != NULL && (next < due.n || active > 0)) {
-		while (next < due.n && active < (size_t)jobs) {
-			i = next++;
-			if (w[i].endpoint_stopped) {
-				/* stopped or deleted meanwhile: no attempt */
-				s[i].row = &w[i];
-				s[i].stopped = true;
-				snprintf(s[i].out.error, sizeof(s[i].out.error),
-				    "endpoint stopped");
-				finish(db, &s[i], now, token, CURLE_OK, sent, failed);
+	if ((b->s = calloc(b->due.n, sizeof(*b->s))) == NULL) {
+		/* the claims lapse and the rows go to a later pass */
+		dbrows_free(&b->due);
+		return FB_ENOMEM;
+	}
+	b->alive = true;
+	return FB_OK;
+}
+
+static void
+batch_free(struct batch *b)
+{
+	free(b->s);
+	dbrows_free(&b->due);
+	b->alive = false;
+}
+
+/* Start the batch's next row: a request, or an end without one. */
+static void
+batch_start(struct db *db, CURLM *m, struct curl_slist *resolve, struct batch *b,
+    long long now, int *sent, int *failed)
+{
+	const struct webhook_send_row *w = b->due.row;
+	size_t		 i = b->next++;
+	struct send	*s = &b->s[i];
+
+	if (w[i].endpoint_stopped) {
+		/* stopped or deleted meanwhile: no attempt */
+		s->row = &w[i];
+		s->stopped = true;
+		snprintf(s->out.error, sizeof(s->out.error), "endpoint stopped");
+	} else if (prepare(s, &w[i], resolve)) {
+		s->token = b->token;
+		s->batch = b;
+		curl_easy_setopt(s->h, CURLOPT_PRIVATE, s);
+		curl_multi_add_handle(m, s->h);
+		b->active++;
+		return;
+	}
+	/* an end without a request */
+	s->token = b->token;
+	s->batch = b;
+	finish(db, s, now, s->stopped ? CURLE_OK : CURLE_FAILED_INIT, sent, failed);
+	curl_slist_free_all(s->hdr);
+	if (s->h != NULL)
+		curl_easy_cleanup(s->h);
+	s->h = NULL;
+}
+
+/*
+ * (2) the due sends, at most `limit` records, --jobs at once: two claims
+ * alive at most, the next one made when every row of the current one
+ * has started, so the connections never wait for a claim to drain.
+ * *total the records claimed.
+ */
+static enum fb_err
+send_all(struct db *db, CURLM *m, struct curl_slist *resolve, long long now,
+    long jobs, int batch, long limit, int *total, int *sent, int *failed)
+{
+	struct batch	 b[2];
+	struct send	*d;
+	CURLMsg		*msg;
+	size_t		 active, k;
+	int		 running, left;
+	bool		 more = true, waiting;
+	enum fb_err	 e = FB_OK;
+
+	memset(b, 0, sizeof(b));
+	for (;;) {
+		/* a claim when no alive one has rows left to start */
+		waiting = false;
+		for (k = 0; k < 2; k++)
+			if (b[k].alive && b[k].next < b[k].due.n)
+				waiting = true;
+		for (k = 0; more && !waiting && k < 2; k++) {
+			if (b[k].alive)
 				continue;
+			if ((e = batch_claim(db, &b[k], now, (int)(limit - *total <
+			    batch ? limit - *total : batch))) != FB_OK || !b[k].alive)
+				more = false;
+			else {
+				*total += (int)b[k].due.n;
+				more = *total < limit;
+				waiting = true;
 			}
-			if (!prepare(&s[i], &w[i], resolve)) {
-				finish(db, &s[i], now, token, CURLE_FAILED_INIT, sent, failed);
-				curl_slist_free_all(s[i].hdr);
-				if (s[i].h != NULL)
-					curl_easy_cleanup(s[i].h);
-				s[i].h = NULL;
-				continue;
-			}
-			curl_easy_setopt(s[i].h, CURLOPT_PRIVATE, &s[i]);
-			curl_multi_add_handle(m, s[i].h);
-			active++;
 		}
+		active = b[0].active + b[1].active;
+		for (k = 0; k < 2; k++)
+			while (b[k].alive && b[k].next < b[k].due.n && active < (size_t)jobs) {
+				batch_start(db, m, resolve, &b[k], now, sent, failed);
+				active = b[0].active + b[1].active;
+			}
 		curl_multi_perform(m, &running);
 		while ((msg = curl_multi_info_read(m, &left)) != NULL) {
-			struct send	*d;
-
 			if (msg->msg != CURLMSG_DONE)
 				continue;
 			curl_easy_getinfo(msg->easy_handle, CURLINFO_PRIVATE, (char **)&d);
-			finish(db, d, now, token, msg->data.result, sent, failed);
+			finish(db, d, now, msg->data.result, sent, failed);
 			curl_multi_remove_handle(m, d->h);
 			curl_easy_cleanup(d->h);
 			curl_slist_free_all(d->hdr);
 			d->h = NULL;
-			active--;
+			d->batch->active--;
 		}
 		commit_outcomes(db);
-		if (active > 0)
+		for (k = 0; k < 2; k++)
+			if (b[k].alive && b[k].next == b[k].due.n && b[k].active == 0)
+				batch_free(&b[k]);
+		if (!b[0].alive && !b[1].alive && !more)
+			break;
+		if (b[0].active + b[1].active > 0)
 			curl_multi_poll(m, NULL, 0, 1000, NULL);
 	}
-	for (i = 0; s != NULL && i < due.n; i++) {
-		if (s[i].h != NULL)
-			curl_easy_cleanup(s[i].h);
-	}
-	free(s);
-	dbrows_free(&due);
-	return FB_OK;
+	return e;
 }
 
 /*
@@ -452,7 +523,7 @@ main(int argc, char *argv[])
 	struct db	 db;
 	char		 err[512], before[32];
 	unsigned long long purged = 0;
-	int		 ch, made = 0, claimed, sent = 0, failed = 0, total = 0;
+	int		 ch, made = 0, sent = 0, failed = 0, total = 0;
 	int		 checked = 0, errors = 0, batch;
 	CURLM		*m;
 	struct curl_slist *resolve;
@@ -489,13 +560,8 @@ main(int argc, char *argv[])
 	 * --jobs at once, each at most OUTBOUND_TIMEOUT_SECS.
 	 */
 	batch = (int)(o.jobs * (LEASE_SECS / OUTBOUND_TIMEOUT_SECS - 2));
-	do {
-		claimed = 0;
-		e = send_batch(&db, m, resolve, o.now, o.jobs,
-		    (int)(o.limit - total < batch ? o.limit - total : batch), &claimed,
-		    &sent, &failed);
-		total += claimed;
-	} while (e == FB_OK && claimed > 0 && total < o.limit);
+	e = send_all(&db, m, resolve, o.now, o.jobs, batch, o.limit, &total, &sent,
+	    &failed);
 	curl_multi_cleanup(m);
 	curl_slist_free_all(resolve);
 	if (e != FB_OK) {
