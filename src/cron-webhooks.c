@@ -162,18 +162,30 @@ prepare(struct send *s, const struct webhook_send_row *w, struct curl_slist *res
 }
 
 /*
- * The outcomes that come in together are written in one transaction
- * (one commit, one flush of the log, for many sends): begun by the first
- * finish(), committed by commit_outcomes().
+ * Outcomes are written in one transaction per group (one commit, one
+ * flush of the log, for many sends): begun by the first finish(), and
+ * committed by commit_outcomes() once OUTCOMES_MAX are waiting or the
+ * first has waited OUTCOMES_WAIT_MS, and always at the end of the pass.
+ * Their claims' leases are far longer than that.
  */
+#define OUTCOMES_MAX	64
+#define OUTCOMES_WAIT_MS 200
 static bool	 in_tx;
+static int	 in_tx_n;
+static struct timespec in_tx_since;
 
 static void
-commit_outcomes(struct db *db)
+commit_outcomes(struct db *db, bool force)
 {
+	struct timespec	 now;
 	enum fb_err	 e;
 
 	if (!in_tx)
+		return;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	if (!force && in_tx_n < OUTCOMES_MAX &&
+	    (now.tv_sec - in_tx_since.tv_sec) * 1000 +
+	    (now.tv_nsec - in_tx_since.tv_nsec) / 1000000 < OUTCOMES_WAIT_MS)
 		return;
 	in_tx = false;
 	/* lost outcomes: the claims lapse and the sends go again (at least once) */
@@ -219,8 +231,12 @@ finish(struct db *db, struct send *s, long long now, CURLcode rc, int *sent,
 			o.status = "failed";
 		(*failed)++;
 	}
-	if (!in_tx && db_begin(db) == FB_OK)
+	if (!in_tx && db_begin(db) == FB_OK) {
 		in_tx = true;
+		in_tx_n = 0;
+		clock_gettime(CLOCK_MONOTONIC, &in_tx_since);
+	}
+	in_tx_n++;
 	if ((e = db_webhook_finish(db, w->id, s->token, &o, &applied)) != FB_OK) {
 		logx(LOG_ERR, "webhook delivery %s: %s", w->id, fb_strerror(e));
 		if (in_tx)
@@ -403,6 +419,8 @@ send_all(struct db *db, CURLM *m, struct curl_slist *resolve, long long now,
 		for (k = 0; more && !waiting && k < 2; k++) {
 			if (b[k].alive)
 				continue;
+			/* a claim is a transaction of its own */
+			commit_outcomes(db, true);
 			if ((e = batch_claim(db, &b[k], now, (int)(limit - *total <
 			    batch ? limit - *total : batch))) != FB_OK || !b[k].alive)
 				more = false;
@@ -430,14 +448,16 @@ send_all(struct db *db, CURLM *m, struct curl_slist *resolve, long long now,
 			d->h = NULL;
 			d->batch->active--;
 		}
-		commit_outcomes(db);
+		commit_outcomes(db, false);
 		for (k = 0; k < 2; k++)
 			if (b[k].alive && b[k].next == b[k].due.n && b[k].active == 0)
 				batch_free(&b[k]);
-		if (!b[0].alive && !b[1].alive && !more)
+		if (!b[0].alive && !b[1].alive && !more) {
+			commit_outcomes(db, true);
 			break;
+		}
 		if (b[0].active + b[1].active > 0)
-			curl_multi_poll(m, NULL, 0, 1000, NULL);
+			curl_multi_poll(m, NULL, 0, in_tx ? OUTCOMES_WAIT_MS : 1000, NULL);
 	}
 	return e;
 }
