@@ -1,22 +1,117 @@
 /*
- * formback-aggregate: aggregates JST days into the tables behind /reports/daily (design 1).
+ * formback-aggregate: recounts JST days into the tables behind
+ * /reports/daily (design 1; contract: Reports; formback-aggregate(8)).
  *
- * Its job arrives with a later issue.  Until then the binary has its final
- * name and options so the build, cron/formback.cron and the man page have
- * their final shape: it prints its usage and exits 2 (bad usage), and does
- * no work.
+ * One bounded pass: for every tenant, the last 3 JST days of the clock
+ * (today's figures move, and the two before may still receive late rows)
+ * and every day of the 35 before them that was never done, at most
+ * --limit days in all, oldest first per tenant.  A day is recounted from
+ * the raw rows in one transaction holding its row of
+ * report_aggregations (db_aggregate_day()): a rerun writes the same rows,
+ * and copies on several hosts take turns on a day instead of mixing.
  */
 #include <stdio.h>
 #include <string.h>
 
+#include "formback.h"
+#include "db/store.h"
+
+#define RECENT_DAYS	3	/* recounted every pass */
+#define BACKFILL_DAYS	35	/* before them, done once */
+
+/* The JST date of UTC seconds `t` (a JST midnight), "YYYY-MM-DD". */
+static void
+jst_day(int64_t t, char out[32])
+{
+	time_iso8601(t + 9 * 3600, out);
+	out[10] = '\0';
+}
+
 int
 main(int argc, char *argv[])
 {
-	int	 help = argc > 1 && strcmp(argv[1], "--help") == 0;
+	struct cron_opts o = { .limit = 1000 };
+	struct conf	 conf;
+	struct db	 db;
+	struct dbres	 tenants, have;
+	char		 err[512], day[32], first[32], end[32], from[32], to[32];
+	const char	*only = NULL;
+	int64_t		 today, d;
+	long		 done = 0;
+	int		 ch, failed = 0;
+	unsigned	 t, k;
+	bool		 known;
+	enum fb_err	 e;
 
-	fprintf(help ? stdout : stderr,
-	    "usage: formback-aggregate [--now <ISO 8601 Z>] [--limit N] [-v] [--help]\n"
-	    "formback-aggregate: aggregates JST days into the tables behind /reports/daily.\n"
-	    "This release does not have this job yet; the pass does nothing.\n");
-	return 2;
+	/* --tenant T, this job's own option: one tenant (an operator's recount) */
+	for (ch = 1; ch + 1 < argc; ch++)
+		if (strcmp(argv[ch], "--tenant") == 0) {
+			only = argv[ch + 1];
+			memmove(&argv[ch], &argv[ch + 2], (size_t)(argc - ch - 1) *
+			    sizeof(*argv));
+			argc -= 2;
+			break;
+		}
+	if (only != NULL && !uuid_valid(only)) {
+		fprintf(stderr, "formback-aggregate: --tenant: expected a tenant id\n");
+		return 2;
+	}
+	if ((ch = cron_opts(argc, argv, "formback-aggregate", &o)) >= 0)
+		return ch;
+	log_init("formback-aggregate", o.verbose ? LOG_DEBUG : LOG_WARN);
+	if (conf_load(&conf, NULL, err, sizeof(err)) != FB_OK) {
+		fprintf(stderr, "formback-aggregate: %s\n", err);
+		return 2;
+	}
+	if (db_open(&db, &conf) != FB_OK) {
+		fprintf(stderr, "formback-aggregate: cannot connect to the database\n");
+		return 1;
+	}
+	if ((e = db_aggregate_tenants(&db, &tenants)) != FB_OK) {
+		fprintf(stderr, "formback-aggregate: cannot read the tenants: %s\n",
+		    fb_strerror(e));
+		db_close(&db);
+		return 1;
+	}
+	today = time_jst_midnight(o.now);
+	jst_day(today - (int64_t)(RECENT_DAYS - 1 + BACKFILL_DAYS) * 86400, first);
+	jst_day(today + 86400, end);
+	for (t = 0; t < tenants.nrows && done < o.limit; t++) {
+		const char *tenant = dbres_get(&tenants, t, 0);
+
+		if (only != NULL && strcmp(only, tenant) != 0)
+			continue;
+		if ((e = db_aggregate_have(&db, tenant, first, end, &have)) != FB_OK) {
+			fprintf(stderr, "formback-aggregate: tenant %s: %s\n", tenant,
+			    fb_strerror(e));
+			failed++;
+			continue;
+		}
+		for (d = today - (int64_t)(RECENT_DAYS - 1 + BACKFILL_DAYS) * 86400;
+		    d <= today && done < o.limit; d += 86400) {
+			jst_day(d, day);
+			for (known = false, k = 0; k < have.nrows && !known; k++)
+				known = strcmp(dbres_get(&have, k, 0), day) == 0;
+			if (known && d < today - (int64_t)(RECENT_DAYS - 1) * 86400)
+				continue;
+			time_sql(d, from);
+			time_sql(d + 86400, to);
+			if ((e = db_aggregate_day(&db, tenant, day, from, to)) != FB_OK) {
+				fprintf(stderr, "formback-aggregate: tenant %s, %s: %s\n",
+				    tenant, day, fb_strerror(e));
+				failed++;
+				if (e == FB_EGONE)
+					break;
+			} else
+				done++;
+		}
+		dbres_free(&have);
+	}
+	dbres_free(&tenants);
+	if (o.verbose)
+		fprintf(stderr, "formback-aggregate: %ld day(s) recounted, %d failed\n",
+		    done, failed);
+	db_close(&db);
+	conf_free(&conf);
+	return failed > 0 ? 1 : 0;
 }

@@ -283,9 +283,21 @@ jst_date(const char *s)
 	return strncmp(t, s, 10) == 0 ? v : -1;
 }
 
+/* An integer, or null (a day not aggregated; under a scenario filter the
+ * faces not about messages). */
+static void
+jg_int_or_null(struct jgen *j, const char *key, long long v, bool null)
+{
+	if (null)
+		jg_str(j, key, NULL);
+	else
+		jg_int(j, key, v);
+}
+
 /* The counts of one day, one channel (DeliveryCountsOut). */
 struct dlv { long long sent, delivered, opened, clicked, converted; };
 struct day {
+	bool		 computed;	/* formback-aggregate has done it */
 	long long	 page_view, visits, form_start, capture;
 	long long	 captured, abandoned, recovered, spillover, hash_match;
 	struct dlv	 sms, email;
@@ -295,14 +307,12 @@ static void
 dlv_gen(struct jgen *j, const char *key, const struct dlv *d, bool sms)
 {
 	jg_obj(j, key);
-	jg_int(j, "sent", d->sent);
-	jg_int(j, "delivered", d->delivered);
-	if (sms)
-		jg_str(j, "opened", NULL);	/* an SMS has no open */
-	else
-		jg_int(j, "opened", d->opened);
-	jg_int(j, "clicked", d->clicked);
-	jg_int(j, "converted", d->converted);
+	jg_int_or_null(j, "sent", d != NULL ? d->sent : 0, d == NULL);
+	jg_int_or_null(j, "delivered", d != NULL ? d->delivered : 0, d == NULL);
+	/* an SMS has no open */
+	jg_int_or_null(j, "opened", d != NULL ? d->opened : 0, d == NULL || sms);
+	jg_int_or_null(j, "clicked", d != NULL ? d->clicked : 0, d == NULL);
+	jg_int_or_null(j, "converted", d != NULL ? d->converted : 0, d == NULL);
 	jg_obj_end(j);
 }
 
@@ -316,28 +326,19 @@ dlv_add(struct dlv *to, const struct dlv *a)
 	to->converted += a->converted;
 }
 
-/* An integer, or null under a scenario filter (the faces not about messages). */
-static void
-jg_int_or_null(struct jgen *j, const char *key, long long v, bool null)
-{
-	if (null)
-		jg_str(j, key, NULL);
-	else
-		jg_int(j, key, v);
-}
-
 static void
 day_gen(struct jgen *j, const char *date, const struct day *d, bool scen)
 {
 	struct dlv	 all = { 0 };
+	bool		 none = !d->computed, faceless = none || scen;
 
 	dlv_add(&all, &d->sms);
 	dlv_add(&all, &d->email);
 	jg_obj(j, NULL);
 	jg_str(j, "date", date);
-	jg_bool(j, "computed", true);
+	jg_bool(j, "computed", d->computed);
 	jg_obj(j, "counts");
-	if (scen)
+	if (faceless)
 		jg_str(j, "traffic", NULL);
 	else {
 		jg_obj(j, "traffic");
@@ -348,21 +349,21 @@ day_gen(struct jgen *j, const char *date, const struct day *d, bool scen)
 		jg_obj_end(j);
 	}
 	jg_obj(j, "capture");
-	jg_int_or_null(j, "captured", d->captured, scen);
-	jg_int_or_null(j, "abandoned", d->abandoned, scen);
+	jg_int_or_null(j, "captured", d->captured, faceless);
+	jg_int_or_null(j, "abandoned", d->abandoned, faceless);
 	jg_obj_end(j);
 	jg_obj(j, "conversion");
-	jg_int_or_null(j, "abandoned", d->abandoned, scen);
-	jg_int_or_null(j, "converted", d->recovered, scen);
+	jg_int_or_null(j, "abandoned", d->abandoned, faceless);
+	jg_int_or_null(j, "converted", d->recovered, faceless);
 	jg_obj_end(j);
-	dlv_gen(j, "delivery", &all, false);
+	dlv_gen(j, "delivery", none ? NULL : &all, false);
 	jg_obj_end(j);
 	jg_obj(j, "delivery_by_channel");
-	dlv_gen(j, "sms", &d->sms, true);
-	dlv_gen(j, "email", &d->email, false);
+	dlv_gen(j, "sms", none ? NULL : &d->sms, true);
+	dlv_gen(j, "email", none ? NULL : &d->email, false);
 	jg_obj_end(j);
-	jg_int_or_null(j, "converted_spillover", d->spillover, scen);
-	jg_int_or_null(j, "converted_hash_match", d->hash_match, scen);
+	jg_int_or_null(j, "converted_spillover", d->spillover, faceless);
+	jg_int_or_null(j, "converted_hash_match", d->hash_match, faceless);
 	jg_obj_end(j);
 }
 
@@ -389,9 +390,10 @@ api_reports_daily(struct req *r)
 	struct day	*days = NULL, tot;
 	struct dlv	 dv;
 	const char	*gb = req_query(r, "group_by");
-	char		 fs[32], ts[32], date[32], now[32];
+	char		 date[32], site_of[UUID_STRLEN + 1], refreshed[32] = "";
+	struct dbres	 agg;
 	int64_t		 a, b;
-	long		 n, i;
+	long		 n, i, computed = 0;
 	size_t		 x;
 	int		 p;
 	bool		 scen, steps = gb != NULL && strcmp(gb, "step") == 0;
@@ -405,15 +407,29 @@ api_reports_daily(struct req *r)
 	n = (long)((b - a) / 86400);
 	if (n < 1 || n > DAILY_DAYS_MAX)
 		return api_error(r, AC_QUERY_INVALID, "to");
-	time_sql(a, fs);
-	time_sql(b, ts);
-	f = (struct daily_filter){ fs, ts, req_query(r, "site_id"),
-	    req_query(r, "campaign_id"), req_query(r, "scenario_id") };
+	f = (struct daily_filter){ req_query(r, "from"), req_query(r, "to"),
+	    req_query(r, "site_id"), req_query(r, "campaign_id"),
+	    req_query(r, "scenario_id"), "*", "*" };
 	{
-		struct funnel_filter ff = { fs, ts, f.site, f.campaign };
+		struct funnel_filter ff = { NULL, NULL, f.site, f.campaign };
+		struct dbrows	 cr;
 
 		if (filters_ok(r, &ff, &e) != 0)
 			return e;
+		/* the traffic row of the filters' grain (visits do not add up) */
+		if (f.site != NULL)
+			f.site_key = f.site;
+		if (f.campaign != NULL) {
+			if ((e = db_campaign_get(r->db, r->auth.tenant_id, f.campaign,
+			    &cr)) != FB_OK)
+				return e;
+			snprintf(site_of, sizeof(site_of), "%s",
+			    ((const struct campaign_row *)cr.row)->site_id);
+			dbrows_free(&cr);
+			if (f.site == NULL)
+				f.site_key = site_of;
+			f.campaign_key = f.campaign;
+		}
 	}
 	if (f.scenario != NULL) {
 		struct dbrows	 s;
@@ -429,6 +445,23 @@ api_reports_daily(struct req *r)
 	if ((days = calloc((size_t)n, sizeof(*days))) == NULL)
 		return FB_ENOMEM;
 	memset(&tot, 0, sizeof(tot));
+	/* the days formback-aggregate has done; the others are not computed */
+	if ((e = db_daily_aggregated(r->db, r->auth.tenant_id, f.from, f.to,
+	    &agg)) != FB_OK) {
+		free(days);
+		return e;
+	}
+	for (x = 0; x < agg.nrows; x++) {
+		if ((i = day_index(dbres_get(&agg, (unsigned)x, 0), a, n)) < 0)
+			continue;
+		days[i].computed = true;
+		computed++;
+		/* the latest time, "YYYY-MM-DD HH:MM:SS.ffffff", sorts as text */
+		if (strcmp(dbres_get(&agg, (unsigned)x, 1), refreshed) > 0)
+			snprintf(refreshed, sizeof(refreshed), "%s",
+			    dbres_get(&agg, (unsigned)x, 1));
+	}
+	dbres_free(&agg);
 	for (p = DAILY_TRAFFIC; p <= DAILY_DELIVERY; p++) {
 		if ((e = db_daily(r->db, r->auth.tenant_id, &f, (enum daily_part)p,
 		    &rows)) != FB_OK) {
@@ -438,7 +471,7 @@ api_reports_daily(struct req *r)
 		for (x = 0, c = rows.row; x < rows.n; x++, c++) {
 			struct day	*d;
 
-			if ((i = day_index(c->day, a, n)) < 0)
+			if ((i = day_index(c->day, a, n)) < 0 || !days[i].computed)
 				continue;
 			d = &days[i];
 			switch (p) {
@@ -488,7 +521,6 @@ api_reports_daily(struct req *r)
 	}
 	dv = tot.sms;
 	dlv_add(&dv, &tot.email);
-	time_iso8601(time(NULL), now);
 	req_gen_begin(r, &j);
 	jg_str(&j, "object", "daily_report");
 	jg_obj(&j, "range");
@@ -499,9 +531,14 @@ api_reports_daily(struct req *r)
 	jg_str(&j, "campaign_id", f.campaign);
 	jg_str(&j, "scenario_id", f.scenario);
 	jg_obj_end(&j);
-	/* counted from the raw rows when asked: every day is computed now */
-	jg_str(&j, "refreshed_at", now);
+	jg_time(&j, "refreshed_at", computed > 0 ? refreshed : NULL);
 	jg_arr(&j, "not_computed_dates");
+	for (i = 0; i < n; i++)
+		if (!days[i].computed) {
+			time_iso8601(a + (int64_t)i * 86400 + 9 * 3600, date);
+			date[10] = '\0';
+			jg_str(&j, NULL, date);
+		}
 	jg_arr_end(&j);
 	jg_arr(&j, "faces");
 	if (!scen) {

@@ -1267,22 +1267,21 @@ enum fb_err db_funnel_deliveries(struct db *, const char *tenant,
 	    const struct funnel_filter *, struct dbrows *) FB_WUR;
 
 /*
- * The daily report (db/report.c; contract: Reports, DailyReportOut),
- * counted from the raw rows of JST days [from, to) (from and to given as
- * the UTC SQL datetimes of their JST midnights), each count on the JST
- * day of its own time.  Every statement answers rows of one shape: the
- * day ("YYYY-MM-DD", JST), a channel or step where it has one, and up to
- * five counts.
+ * The daily report (db/report.c; contract: Reports, DailyReportOut) reads
+ * the rollups formback-aggregate writes per JST day (migration 0017).
+ * Every part answers rows of one shape: the day ("YYYY-MM-DD", JST), a
+ * channel or step where it has one, and up to five counts.
  */
-#define JST_DAY(col) "DATE(" col " + INTERVAL 9 HOUR)"
 #define DAY_COUNT_COLS(F, N) F(day, TEXT, "day") N(channel, TEXT, "channel") \
 	N(step_id, TEXT, "step_id") N(step_no, TEXT, "step_no") \
 	N(deleted, BOOL, "deleted") N(n1, INT, "n1") N(n2, INT, "n2") \
 	N(n3, INT, "n3") N(n4, INT, "n4") N(n5, INT, "n5")
 struct day_count_row { DB_FIELDS(DAY_COUNT_COLS) };
 struct daily_filter {
-	const char	*from, *to;	/* UTC SQL datetimes of JST midnights */
+	const char	*from, *to;	/* JST dates "YYYY-MM-DD", half-open */
 	const char	*site, *campaign, *scenario;	/* or NULL */
+	/* the traffic row of these filters: ids, or "*" for all */
+	const char	*site_key, *campaign_key;
 };
 enum daily_part {
 	DAILY_TRAFFIC,		/* n1 page views, n2 visits, n3 form starts, n4 captures */
@@ -1297,5 +1296,24 @@ enum daily_part {
 /* One part of the daily report as struct day_count_row rows. */
 enum fb_err db_daily(struct db *, const char *tenant, const struct daily_filter *,
 	    enum daily_part, struct dbrows *) FB_WUR;
+/* The days of [from, to) (JST dates) aggregated: (day, aggregated_at) rows. */
+enum fb_err db_daily_aggregated(struct db *, const char *tenant, const char *from,
+	    const char *to, struct dbres *) FB_WUR;
+
+/* formback-aggregate (cron-aggregate.c) */
+
+/* Every tenant's id, one per row. */
+enum fb_err db_aggregate_tenants(struct db *, struct dbres *) FB_WUR;
+/* The tenant's days of [from, to) (JST dates) already aggregated. */
+enum fb_err db_aggregate_have(struct db *, const char *tenant, const char *from,
+	    const char *to, struct dbres *) FB_WUR;
+/*
+ * Recount a tenant's JST day (`day` "YYYY-MM-DD", its UTC bounds `from`
+ * and `to` as SQL datetimes) from the raw rows into the rollups, in one
+ * transaction holding the day's row of report_aggregations: reruns write
+ * the same rows, copies take turns.
+ */
+enum fb_err db_aggregate_day(struct db *, const char *tenant, const char *day,
+	    const char *from, const char *to) FB_WUR;
 
 #endif

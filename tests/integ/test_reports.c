@@ -279,12 +279,31 @@ Test(reports, daily_by_jst_day)
 	message(&f, l1, c1, sc, NULL, 2, "email", "sent", "2030-02-28 18:00:00", "open");
 	message(&f, l2, c1, sc, NULL, 1, "sms", "sent", "2030-03-01 02:00:00", NULL);
 
+	/* before formback-aggregate: nothing computed */
+	snprintf(path, sizeof(path), "/api/v1/reports/daily?from=2030-02-28&to=2030-03-03"
+	    "&campaign_id=%s", c1);
+	r = http("GET", path, f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_null(jget(r->json, "refreshed_at"));
+	cr_assert_str_eq(jget(r->json, "not_computed_dates.0"), "2030-02-28");
+	cr_assert_str_eq(jget(r->json, "not_computed_dates.2"), "2030-03-02");
+	cr_assert_str_eq(jget(r->json, "days.0.computed"), "false");
+	cr_assert_null(jget(r->json, "days.0.counts.traffic"));
+	cr_assert_null(jget(r->json, "days.0.counts.delivery.sent"));
+	resp_free(r);
+	/* the pass of 2030-03-03 JST: the three days before it and that day */
+	snprintf(path, sizeof(path), "\"$FB_CTL_DIR/formback-aggregate\" --tenant %s "
+	    "--now 2030-03-03T01:00:00Z", f.tenant);
+	cr_assert_eq(system(path), 0);
+	/* a rerun writes the same rows */
+	cr_assert_eq(system(path), 0);
 	snprintf(path, sizeof(path), "/api/v1/reports/daily?from=2030-02-28&to=2030-03-03"
 	    "&campaign_id=%s&group_by=step", c1);
 	r = http("GET", path, f.live, NULL, NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "range.timezone"), "Asia/Tokyo");
 	cr_assert_null(jget(r->json, "not_computed_dates.0"));
+	cr_assert_not_null(jget(r->json, "refreshed_at"));
 	cr_assert_str_eq(jget(r->json, "days.0.date"), "2030-02-28");
 	cr_assert_str_eq(jget(r->json, "days.2.date"), "2030-03-02");
 	cr_assert_null(jget(r->json, "days.3.date"));
