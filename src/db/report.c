@@ -43,9 +43,11 @@ enum {
 	"k.delivery_id = d.id AND k.kind = 'open' AND k.first_hit_at IS NOT NULL)), " \
 	"SUM(EXISTS (SELECT 1 FROM links k WHERE k.tenant_id = d.tenant_id AND " \
 	"k.delivery_id = d.id AND k.kind = 'click' AND k.first_hit_at IS NOT NULL)), " \
-	"SUM(l.conversion_source = 'tag' AND l.converted_at >= d.sent_at)"
+	"COALESCE(SUM(l.conversion_source = 'tag' AND l.converted_at >= d.sent_at), 0)"
 
 /* formback-aggregate: one JST day [?, ?) of a tenant into the rollups */
+/* a sum of comparisons with NULL (a lead never abandoned) is 0, not NULL */
+#define NZ(sum) "COALESCE(" sum ", 0)"
 #define AG_DAY(col) col " >= ? AND " col " < ?"
 #define AG_TRAFFIC(site, campaign, group) "INSERT INTO report_traffic_days " \
 	"(tenant_id, day, site_key, campaign_key, page_view, visits, form_start, " \
@@ -120,12 +122,12 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 	{ "aggregate_leads",
 	  "INSERT INTO report_lead_days (tenant_id, day, site_id, campaign_id, "
 	  "captured, abandoned, recovered, spillover, hash_match) SELECT ?, ?, "
-	  "l.site_id, l.campaign_id, SUM(" AG_DAY("l.captured_at") "), "
-	  "SUM(" AG_DAY("l.abandoned_at") "), SUM(" AG_DAY("l.converted_at")
+	  "l.site_id, l.campaign_id, " NZ("SUM(" AG_DAY("l.captured_at") ")") ", "
+	  NZ("SUM(" AG_DAY("l.abandoned_at") ")") ", " NZ("SUM(" AG_DAY("l.converted_at")
 	  " AND l.conversion_source = 'tag' AND l.abandoned_at IS NOT NULL AND "
-	  "l.abandoned_at <= l.converted_at), SUM(" AG_DAY("l.converted_at")
-	  " AND l.conversion_source = 'tag_visitor'), SUM(" AG_DAY("l.converted_at")
-	  " AND l.conversion_source = 'hash_match') FROM leads l WHERE "
+	  "l.abandoned_at <= l.converted_at)") ", " NZ("SUM(" AG_DAY("l.converted_at")
+	  " AND l.conversion_source = 'tag_visitor')") ", " NZ("SUM(" AG_DAY("l.converted_at")
+	  " AND l.conversion_source = 'hash_match')") " FROM leads l WHERE "
 	  "l.tenant_id = ? AND ((" AG_DAY("l.captured_at") ") OR ("
 	  AG_DAY("l.abandoned_at") ") OR (" AG_DAY("l.converted_at") ")) "
 	  "GROUP BY l.site_id, l.campaign_id" },

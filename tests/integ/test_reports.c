@@ -262,7 +262,7 @@ Test(reports, daily_by_jst_day)
 {
 	struct fx	 f;
 	struct resp	*r;
-	char		 c1[40], sc[40], path[512], l1[40], l2[40];
+	char		 c1[40], c3[40], sc[40], path[512], l1[40], l2[40];
 
 	fx_new(&f, "pro", 0);
 	fx_campaign(&f, "dly", c1);
@@ -275,6 +275,13 @@ Test(reports, daily_by_jst_day)
 	snprintf(l1, sizeof(l1), "%s", lead(&f, c1, "2030-02-28 16:00:00",
 	    "2030-03-01 16:00:00", "tag"));	/* abandoned 03-01, recovered 03-02 */
 	snprintf(l2, sizeof(l2), "%s", lead(&f, c1, "2030-03-01 01:00:00", NULL, NULL));
+	/* the only lead of another campaign, only captured: its sums of
+	 * abandonment and conversion are of nothing but NULLs */
+	fx_campaign(&f, "dl3", c3);
+	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, status, "
+	    "consent_state, pii_state, captured_at, created_at) VALUES (UUID(), '%s', '%s', "
+	    "'%s', UUID(), 'captured', 'notice_optout', 'absent', '2030-03-01 03:00:00', "
+	    "'2030-03-01 03:00:00')", f.tenant, f.site, c3);
 	message(&f, l1, c1, sc, NULL, 1, "sms", "delivered", "2030-02-28 17:00:00", "click");
 	message(&f, l1, c1, sc, NULL, 2, "email", "sent", "2030-02-28 18:00:00", "open");
 	message(&f, l2, c1, sc, NULL, 1, "sms", "sent", "2030-03-01 02:00:00", NULL);
@@ -312,6 +319,7 @@ Test(reports, daily_by_jst_day)
 	cr_assert_str_eq(jget(r->json, "days.1.counts.traffic.visits"), "2");
 	cr_assert_str_eq(jget(r->json, "days.2.counts.traffic.page_view"), "1");
 	cr_assert_str_eq(jget(r->json, "days.1.counts.capture.abandoned"), "2");
+	cr_assert_str_eq(jget(r->json, "days.1.counts.capture.captured"), "2");
 	cr_assert_str_eq(jget(r->json, "days.2.counts.conversion.converted"), "1");
 	cr_assert_str_eq(jget(r->json, "days.1.counts.conversion.converted"), "0");
 	/* messages: 03-01 JST all three (17:00Z and 18:00Z on 02-28 are 03-01) */
