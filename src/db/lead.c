@@ -10,7 +10,10 @@
 #define Q100	Q10 ", " Q10 ", " Q10 ", " Q10 ", " Q10 ", " Q10 ", " Q10 ", " \
 	Q10 ", " Q10 ", " Q10
 
-#define LEAD_FROM " FROM leads l "
+/* the nested site and campaign of a lead: two look-ups by primary key */
+#define LEAD_NESTED " LEFT JOIN sites s ON s.id = l.site_id " \
+	"LEFT JOIN campaigns c ON c.id = l.campaign_id "
+#define LEAD_FROM " FROM leads l " LEAD_NESTED
 /*
  * The cursor bound and the date range are always bound (with sentinels
  * when not asked for), so the optimizer sees plain ranges and walks
@@ -22,7 +25,7 @@
 #define LEAD_RANGE(col) "AND (? OR " col " >= ?) AND (? OR " col " < ?) "
 /* newest first by walking leads_tenant backwards; never a sort */
 #define LEAD_LIST(col) "SELECT " DB_SELECT(LEAD_COLS) \
-	" FROM leads l FORCE INDEX (leads_tenant) " LEAD_FILTERS \
+	" FROM leads l FORCE INDEX (leads_tenant)" LEAD_NESTED LEAD_FILTERS \
 	LEAD_RANGE(col) "ORDER BY l.id DESC LIMIT ?"
 
 enum {

@@ -360,18 +360,15 @@ enum fb_err db_takeover_pages(struct db *, const char *tenant,
 /*
  * A lead as the API shows it (contract: LeadOut): masked contacts only,
  * the queries never read a sealed value (STYLE 11).  Site and campaign
- * names come from scalar subqueries, not joins: with a join the
- * optimizer of a prepared statement sorts all the tenant's leads before
- * the LIMIT; this way it walks leads_tenant and looks up 200 names.
+ * names come from LEFT JOINs on their primary keys (db/lead.c
+ * LEAD_NESTED): the list forces leads_tenant, so the leads are walked in
+ * order and each row costs two look-ups (four scalar subqueries before:
+ * a list of 50 measured 30% fewer requests a second).
  */
 #define LEAD_COLS(F, N) F(id, TEXT, "l.id") N(site_id, TEXT, "l.site_id") \
-	N(site_name, TEXT, "(SELECT s.name FROM sites s WHERE s.id = l.site_id)") \
-	N(site_domain, TEXT, "(SELECT s.domain FROM sites s WHERE s.id = l.site_id)") \
+	N(site_name, TEXT, "s.name") N(site_domain, TEXT, "s.domain") \
 	N(campaign_id, TEXT, "l.campaign_id") \
-	N(campaign_key, TEXT, "(SELECT c.campaign_key FROM campaigns c " \
-	    "WHERE c.id = l.campaign_id)") \
-	N(campaign_name, TEXT, "(SELECT c.name FROM campaigns c " \
-	    "WHERE c.id = l.campaign_id)") \
+	N(campaign_key, TEXT, "c.campaign_key") N(campaign_name, TEXT, "c.name") \
 	N(status, TEXT, "l.status") N(consent_state, TEXT, "l.consent_state") \
 	N(email_masked, TEXT, "l.email_masked") N(tel_masked, TEXT, "l.tel_masked") \
 	N(pii_state, TEXT, "l.pii_state") N(tel_kind, TEXT, "l.tel_kind") \

@@ -6,8 +6,9 @@ ujson bodies, over Formback's own tables.  It answers GET
 formback.fcgi writes (the bench compares them byte for byte); each
 request looks the API key up by its hash, then reads the page, and the
 list's next_cursor is signed as Formback signs it (src/page.c).  The
-list's SQL is Formback's (the nested names by primary key per row): a join
-of sites and campaigns made MariaDB sort the tenant's leads.
+list's SQL is Formback's (the nested names joined by primary key, the leads
+walked by leads_tenant: without FORCE INDEX MariaDB sorted the tenant's
+leads).
 
 Run: uvicorn --app-dir tests/bench/peers peer:app --workers 2 --loop uvloop
 --http httptools, with PEER_SOCKET (MariaDB's socket), PEER_BASE_URL
@@ -30,14 +31,13 @@ AUTH = """SELECT k.tenant_id, k.revoked_at IS NOT NULL, m.status
 FROM api_keys k JOIN members m ON m.id = k.member_id WHERE k.key_hash = %s"""
 SITE = """SELECT id, name, domain, public_key, created_at, updated_at,
 sending_held_at, snippet_campaigns FROM sites WHERE tenant_id = %s AND id = %s"""
-LEADS = """SELECT l.id, l.site_id,
-(SELECT s.name FROM sites s WHERE s.id = l.site_id),
-(SELECT s.domain FROM sites s WHERE s.id = l.site_id), l.campaign_id,
-(SELECT c.campaign_key FROM campaigns c WHERE c.id = l.campaign_id),
-(SELECT c.name FROM campaigns c WHERE c.id = l.campaign_id),
-l.status, l.consent_state, l.email_masked, l.tel_masked, l.pii_state,
-l.tel_kind, l.sms_capable, l.created_at, l.captured_at, l.abandoned_at,
-l.converted_at, l.conversion_source, l.suppress_reason FROM leads l
+LEADS = """SELECT l.id, l.site_id, s.name, s.domain, l.campaign_id,
+c.campaign_key, c.name, l.status, l.consent_state, l.email_masked,
+l.tel_masked, l.pii_state, l.tel_kind, l.sms_capable, l.created_at,
+l.captured_at, l.abandoned_at, l.converted_at, l.conversion_source,
+l.suppress_reason FROM leads l FORCE INDEX (leads_tenant)
+LEFT JOIN sites s ON s.id = l.site_id
+LEFT JOIN campaigns c ON c.id = l.campaign_id
 WHERE l.tenant_id = %s ORDER BY l.id DESC LIMIT %s"""
 
 
