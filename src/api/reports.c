@@ -243,6 +243,8 @@ api_reports_funnel(struct req *r)
 	jg_int(&j, "converted_spillover", l->spillover);
 	jg_int(&j, "converted_hash_match", l->hash_match);
 	jg_int(&j, "delivered_inferred", d->inferred);
+	/* beyond the contract: messages that left after their lead converted */
+	jg_int(&j, "sent_after_conversion", d->after_conversion);
 	jg_int(&j, "excluded_no_session", e->no_session);
 	jg_int(&j, "imputed_by_visitor", e->by_visitor);
 	/* under a campaign filter no page is outside a campaign: null */

@@ -67,9 +67,9 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 	  "SELECT " DB_SELECT(FUNNEL_LEAD_COLS) LEAD_WHERE " GROUP BY l.campaign_id" },
 	{ "funnel_deliveries",
 	  "SELECT " DB_SELECT(FUNNEL_DELIVERY_COLS) " FROM deliveries d "
+	  "JOIN leads l ON l.id = d.lead_id "
 	  "WHERE d.tenant_id = ? AND d.sent_at >= ? AND d.sent_at < ? "
-	  "AND (? IS NULL OR d.campaign_id = ?) AND (? IS NULL OR EXISTS "
-	  "(SELECT 1 FROM leads l WHERE l.id = d.lead_id AND l.site_id = ?))" },
+	  "AND (? IS NULL OR d.campaign_id = ?) AND (? IS NULL OR l.site_id = ?)" },
 	/* DAILY_TRAFFIC: the row of the filters' grain (visits do not add up) */
 	{ "daily_traffic",
 	  "SELECT day, " RD_NONE ", page_view AS n1, visits AS n2, form_start AS n3, "

@@ -1247,7 +1247,9 @@ struct funnel_lead_row { DB_FIELDS(FUNNEL_LEAD_COLS) };
 	N(delivered, INT, "SUM(d.status = 'delivered')") \
 	N(inferred, INT, "SUM(d.status = 'sent' AND EXISTS (SELECT 1 FROM links k " \
 	    "WHERE k.tenant_id = d.tenant_id AND k.delivery_id = d.id AND " \
-	    "k.kind IN ('click', 'open') AND k.first_hit_at IS NOT NULL))")
+	    "k.kind IN ('click', 'open') AND k.first_hit_at IS NOT NULL))") \
+	N(after_conversion, INT, "COALESCE(SUM(l.converted_at IS NOT NULL AND " \
+	    "d.sent_at > l.converted_at), 0)")
 struct funnel_delivery_row { DB_FIELDS(FUNNEL_DELIVERY_COLS) };
 struct funnel_filter {
 	const char	*from, *to;	/* SQL datetimes, UTC, half-open */

@@ -104,7 +104,7 @@ Test(reports, funnel_counts_each_by_its_time)
 {
 	struct fx	 f, g;
 	struct resp	*r;
-	char		 c1[40], c2[40], cg[40], path[512];
+	char		 c1[40], c2[40], cg[40], path[512], lid[40], sc[40];
 	/* 2030-01-01 JST: [2029-12-31 15:00Z, 2030-01-01 15:00Z) */
 	const char	*q = "from=2030-01-01T00:00:00%2B09:00&to=2030-01-02T00:00:00%2B09:00";
 
@@ -132,8 +132,13 @@ Test(reports, funnel_counts_each_by_its_time)
 	/* leads: abandoned in range and recovered in it; abandoned before
 	 * and converted in it (recovered: its conversion is in range);
 	 * converted by another campaign's conversion; by the same contact */
-	lead(&f, c1, "2029-12-31 20:00:00", "2030-01-01 03:00:00", "tag");
+	snprintf(lid, sizeof(lid), "%s", lead(&f, c1, "2029-12-31 20:00:00",
+	    "2030-01-01 03:00:00", "tag"));
 	lead(&f, c1, "2029-12-30 20:00:00", "2030-01-01 04:00:00", "tag");
+	/* its messages: one before its conversion, one after (a fault) */
+	snprintf(sc, sizeof(sc), "%s", sql("SELECT UUID()"));
+	message(&f, lid, c1, sc, NULL, 1, "sms", "sent", "2029-12-31 21:00:00", NULL);
+	message(&f, lid, c1, sc, NULL, 2, "email", "sent", "2030-01-01 04:00:00", NULL);
 	lead(&f, c1, "2030-01-01 05:00:00", NULL, NULL);
 	lead(&f, c2, "2029-12-31 16:00:00", "2030-01-01 06:00:00", "tag_visitor");
 	lead(&f, c2, NULL, "2030-01-01 07:00:00", "hash_match");
@@ -158,6 +163,9 @@ Test(reports, funnel_counts_each_by_its_time)
 	cr_assert_eq(num(r->json, "converted_spillover"), 1);
 	cr_assert_eq(num(r->json, "converted_hash_match"), 1);
 	cr_assert_eq(num(r->json, "excluded_no_session"), 0);
+	cr_assert_eq(num(r->json, "sent_after_conversion"), 1);
+	cr_assert_eq(face(r->json, "messaged"), 1);
+	cr_assert_eq(num(r->json, "volumes.message_sent"), 2);
 	cr_assert_str_eq(jget(r->json, "unassigned_share"), "0.3333");
 	cr_assert_str_eq(jget(r->json, "metrics.0.key"), "form_start_rate");
 	cr_assert_str_eq(jget(r->json, "metrics.0.value"), "0.5");
