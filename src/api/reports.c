@@ -297,7 +297,7 @@ jg_int_or_null(struct jgen *j, const char *key, long long v, bool null)
 }
 
 /* The counts of one day, one channel (DeliveryCountsOut). */
-struct dlv { long long sent, delivered, opened, clicked, converted; };
+struct dlv { long long sent, delivered, opened, clicked, converted, after; };
 struct day {
 	bool		 computed;	/* formback-aggregate has done it */
 	long long	 page_view, visits, form_start, capture;
@@ -326,6 +326,7 @@ dlv_add(struct dlv *to, const struct dlv *a)
 	to->opened += a->opened;
 	to->clicked += a->clicked;
 	to->converted += a->converted;
+	to->after += a->after;
 }
 
 static void
@@ -366,6 +367,8 @@ day_gen(struct jgen *j, const char *date, const struct day *d, bool scen)
 	jg_obj_end(j);
 	jg_int_or_null(j, "converted_spillover", d->spillover, faceless);
 	jg_int_or_null(j, "converted_hash_match", d->hash_match, faceless);
+	/* beyond the contract: messages sent after their lead converted */
+	jg_int_or_null(j, "sent_after_conversion", all.after, none);
 	jg_obj_end(j);
 }
 
@@ -495,7 +498,8 @@ api_reports_daily(struct req *r)
 				d->hash_match = c->n3;
 				break;
 			case DAILY_DELIVERY:
-				dv = (struct dlv){ c->n1, c->n2, c->n3, c->n4, c->n5 };
+				dv = (struct dlv){ c->n1, c->n2, c->n3, c->n4, c->n5,
+				    c->n6 };
 				dlv_add(c->channel != NULL && strcmp(c->channel, "sms") == 0 ?
 				    &d->sms : &d->email, &dv);
 				break;
@@ -563,6 +567,7 @@ api_reports_daily(struct req *r)
 	jg_arr_end(&j);
 	jg_int_or_null(&j, "converted_spillover", tot.spillover, scen);
 	jg_int_or_null(&j, "converted_hash_match", tot.hash_match, scen);
+	jg_int(&j, "sent_after_conversion", dv.after);
 	jg_arr(&j, "days");
 	for (i = 0; i < n; i++) {
 		time_iso8601(a + (int64_t)i * 86400 + 9 * 3600, date);
@@ -584,7 +589,7 @@ api_reports_daily(struct req *r)
 	if (steps) {
 		jg_arr(&j, "groups");
 		for (x = 0, c = st.row; x < st.n; x++, c++) {
-			dv = (struct dlv){ c->n1, c->n2, c->n3, c->n4, c->n5 };
+			dv = (struct dlv){ c->n1, c->n2, c->n3, c->n4, c->n5, c->n6 };
 			jg_obj(&j, NULL);
 			/* a step whose row is gone keeps no id: "deleted" */
 			jg_str(&j, "step_id", c->step_id != NULL ? c->step_id : "deleted");

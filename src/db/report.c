@@ -36,14 +36,15 @@ enum {
 	"AND (? IS NULL OR site_id = ?) AND (? IS NULL OR campaign_id = ?) " \
 	"AND (? IS NULL OR scenario_id = ?)"
 #define RD_MSG_SUMS "SUM(sent) AS n1, SUM(delivered) AS n2, SUM(opened) AS n3, " \
-	"SUM(clicked) AS n4, SUM(converted) AS n5"
+	"SUM(clicked) AS n4, SUM(converted) AS n5, SUM(after_conversion) AS n6"
 /* a day's messages: sent, delivered, opened, clicked, converted after */
 #define DLV_COUNTS "COUNT(*), SUM(d.status = 'delivered'), " \
 	"SUM(EXISTS (SELECT 1 FROM links k WHERE k.tenant_id = d.tenant_id AND " \
 	"k.delivery_id = d.id AND k.kind = 'open' AND k.first_hit_at IS NOT NULL)), " \
 	"SUM(EXISTS (SELECT 1 FROM links k WHERE k.tenant_id = d.tenant_id AND " \
 	"k.delivery_id = d.id AND k.kind = 'click' AND k.first_hit_at IS NOT NULL)), " \
-	"COALESCE(SUM(l.conversion_source = 'tag' AND l.converted_at >= d.sent_at), 0)"
+	"COALESCE(SUM(l.conversion_source = 'tag' AND l.converted_at >= d.sent_at), 0), " \
+	"COALESCE(SUM(l.converted_at IS NOT NULL AND d.sent_at > l.converted_at), 0)"
 
 /* formback-aggregate: one JST day [?, ?) of a tenant into the rollups */
 /* a sum of comparisons with NULL (a lead never abandoned) is 0, not NULL */
@@ -73,17 +74,17 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 	/* DAILY_TRAFFIC: the row of the filters' grain (visits do not add up) */
 	{ "daily_traffic",
 	  "SELECT day, " RD_NONE ", page_view AS n1, visits AS n2, form_start AS n3, "
-	  "capture AS n4, 0 AS n5 FROM report_traffic_days WHERE " RD_RANGE
+	  "capture AS n4, 0 AS n5, 0 AS n6 FROM report_traffic_days WHERE " RD_RANGE
 	  "AND site_key = ? AND campaign_key = ? AND ? IS NULL" },
 	/* DAILY_CAPTURED */
 	{ "daily_captured", RD_LEADS("SUM(captured) AS n1, 0 AS n2, 0 AS n3, "
-	  "0 AS n4, 0 AS n5") },
+	  "0 AS n4, 0 AS n5, 0 AS n6") },
 	/* DAILY_ABANDONED */
 	{ "daily_abandoned", RD_LEADS("SUM(abandoned) AS n1, 0 AS n2, 0 AS n3, "
-	  "0 AS n4, 0 AS n5") },
+	  "0 AS n4, 0 AS n5, 0 AS n6") },
 	/* DAILY_CONVERTED */
 	{ "daily_converted", RD_LEADS("SUM(recovered) AS n1, SUM(spillover) AS n2, "
-	  "SUM(hash_match) AS n3, 0 AS n4, 0 AS n5") },
+	  "SUM(hash_match) AS n3, 0 AS n4, 0 AS n5, 0 AS n6") },
 	/* DAILY_DELIVERY */
 	{ "daily_delivery",
 	  "SELECT day, channel, NULL AS step_id, NULL AS step_no, FALSE AS deleted, "
@@ -135,7 +136,8 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 	{ "aggregate_messages",
 	  "INSERT INTO report_message_days (tenant_id, day, site_id, campaign_id, "
 	  "scenario_id, step_key, step_no, step_deleted, channel, sent, delivered, "
-	  "opened, clicked, converted) SELECT ?, ?, l.site_id, d.campaign_id, "
+	  "opened, clicked, converted, after_conversion) SELECT ?, ?, l.site_id, "
+	  "d.campaign_id, "
 	  "d.scenario_id, COALESCE(CAST(d.step_id AS CHAR), CONCAT('deleted', "
 	  "IFNULL(CONCAT('-', d.step_no), ''))) AS step_key, MAX(d.step_no), "
 	  "MAX(d.step_id IS NULL OR NOT EXISTS (SELECT 1 FROM scenario_steps s "

@@ -1274,7 +1274,7 @@ enum fb_err db_funnel_deliveries(struct db *, const char *tenant,
 #define DAY_COUNT_COLS(F, N) F(day, TEXT, "day") N(channel, TEXT, "channel") \
 	N(step_id, TEXT, "step_id") N(step_no, TEXT, "step_no") \
 	N(deleted, BOOL, "deleted") N(n1, INT, "n1") N(n2, INT, "n2") \
-	N(n3, INT, "n3") N(n4, INT, "n4") N(n5, INT, "n5")
+	N(n3, INT, "n3") N(n4, INT, "n4") N(n5, INT, "n5") N(n6, INT, "n6")
 struct day_count_row { DB_FIELDS(DAY_COUNT_COLS) };
 struct daily_filter {
 	const char	*from, *to;	/* JST dates "YYYY-MM-DD", half-open */
@@ -1288,7 +1288,8 @@ enum daily_part {
 	DAILY_ABANDONED,	/* n1 leads abandoned */
 	DAILY_CONVERTED,	/* n1 recovered, n2 spillover, n3 hash match */
 	DAILY_DELIVERY,		/* per channel: n1 sent, n2 delivered, n3 opened,
-				   n4 clicked, n5 converted after it */
+				   n4 clicked, n5 converted after it,
+				   n6 sent after its lead converted */
 	DAILY_STEPS,		/* per step (no day): the same five */
 	DAILY__MAX
 };

@@ -293,6 +293,8 @@ Test(reports, daily_by_jst_day)
 	message(&f, l1, c1, sc, NULL, 1, "sms", "delivered", "2030-02-28 17:00:00", "click");
 	message(&f, l1, c1, sc, NULL, 2, "email", "sent", "2030-02-28 18:00:00", "open");
 	message(&f, l2, c1, sc, NULL, 1, "sms", "sent", "2030-03-01 02:00:00", NULL);
+	/* a fault to count: l1's third message left after it converted */
+	message(&f, l1, c1, sc, NULL, 3, "sms", "sent", "2030-03-01 17:00:00", NULL);
 
 	/* before formback-aggregate: nothing computed */
 	snprintf(path, sizeof(path), "/api/v1/reports/daily?from=2030-02-28&to=2030-03-03"
@@ -335,6 +337,10 @@ Test(reports, daily_by_jst_day)
 	cr_assert_str_eq(jget(r->json, "days.1.counts.delivery.delivered"), "1");
 	cr_assert_str_eq(jget(r->json, "days.1.counts.delivery.clicked"), "1");
 	cr_assert_str_eq(jget(r->json, "days.1.counts.delivery.converted"), "2");
+	/* l1 converted 03-02 01:00 JST; its third message left at 02:00 */
+	cr_assert_str_eq(jget(r->json, "days.1.sent_after_conversion"), "0");
+	cr_assert_str_eq(jget(r->json, "days.2.sent_after_conversion"), "1");
+	cr_assert_str_eq(jget(r->json, "sent_after_conversion"), "1");
 	cr_assert_str_eq(jget(r->json, "days.1.delivery_by_channel.sms.sent"), "2");
 	cr_assert_null(jget(r->json, "days.1.delivery_by_channel.sms.opened"));
 	cr_assert_str_eq(jget(r->json, "days.1.delivery_by_channel.email.opened"), "1");
