@@ -70,6 +70,33 @@ enum fb_err	api_webhooks_get(struct req *);
 enum fb_err	api_webhooks_delete(struct req *);
 enum fb_err	api_webhook_deliveries_list(struct req *);
 enum fb_err	api_webhook_redeliver(struct req *);
+/* api/admin.c: the admin API (issue 16) */
+enum fb_err	api_session_create(struct req *);
+enum fb_err	api_session_get(struct req *);
+enum fb_err	api_session_delete(struct req *);
+enum fb_err	api_password_reset(struct req *);
+enum fb_err	api_invitation_accept(struct req *);
+enum fb_err	api_members_list(struct req *);
+enum fb_err	api_members_invite(struct req *);
+enum fb_err	api_members_update(struct req *);
+enum fb_err	api_keys_list(struct req *);
+enum fb_err	api_keys_create(struct req *);
+enum fb_err	api_keys_revoke(struct req *);
+enum fb_err	api_audit_list(struct req *);
+/*
+ * Issue an API key of `tenant` by `member` (who must be an active owner
+ * or admin: the caller checks): the key string into `key` (shown once,
+ * the caller wipes it), its id into `id`; only its hash and a 12-
+ * character prefix are stored (design 6).  In the caller's transaction.
+ */
+enum fb_err	apikey_issue(struct db *, const char *tenant, const char *member,
+		    bool test, uint32_t scopes, char id[UUID_STRLEN + 1],
+		    char key[APIKEY_MAX_LEN + 1]) FB_WUR;
+/*
+ * Queue the invitation link of `member` (INVITE_SECONDS; earlier unused
+ * links expire), mailed by formback-deliver.  In the caller's transaction.
+ */
+enum fb_err	member_invite(struct db *, const char *tenant, const char *member) FB_WUR;
 /*
  * The activation checks of a scenario (api/scenarios.c; contract: States,
  * Scenario), shared by the admin path and formbackctl scenario set-status.

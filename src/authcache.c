@@ -32,17 +32,17 @@ mono(void)
 }
 
 static struct authcache_entry *
-slot(const unsigned char hash[APIKEY_HASH_LEN])
+slot(const unsigned char hash[SECRET_HASH_LEN])
 {
 	return &cache[(hash[0] | hash[1] << 8) % AUTHCACHE_SLOTS];
 }
 
 const struct authcache_entry *
-authcache_get(const unsigned char hash[APIKEY_HASH_LEN])
+authcache_get(const unsigned char hash[SECRET_HASH_LEN])
 {
 	struct authcache_entry	*e = slot(hash);
 
-	if (!e->used || sodium_memcmp(e->hash, hash, APIKEY_HASH_LEN) != 0)
+	if (!e->used || sodium_memcmp(e->hash, hash, SECRET_HASH_LEN) != 0)
 		return NULL;
 	if (mono() >= e->expires) {
 		e->used = false;
@@ -62,10 +62,10 @@ authcache_put(const struct authcache_entry *in)
 }
 
 void
-authcache_drop(const unsigned char hash[APIKEY_HASH_LEN])
+authcache_drop(const unsigned char hash[SECRET_HASH_LEN])
 {
 	struct authcache_entry	*e = slot(hash);
 
-	if (e->used && sodium_memcmp(e->hash, hash, APIKEY_HASH_LEN) == 0)
+	if (e->used && sodium_memcmp(e->hash, hash, SECRET_HASH_LEN) == 0)
 		e->used = false;
 }

@@ -6,7 +6,7 @@
 
 struct authcache_entry {
 	bool		 used;
-	unsigned char	 hash[APIKEY_HASH_LEN];
+	unsigned char	 hash[SECRET_HASH_LEN];
 	char		 key_id[UUID_STRLEN + 1];
 	char		 tenant_id[UUID_STRLEN + 1];
 	char		 member_id[UUID_STRLEN + 1];
@@ -18,10 +18,10 @@ struct authcache_entry {
 };
 
 /* The usable entry for this key hash, or NULL.  Borrowed. */
-const struct authcache_entry *authcache_get(const unsigned char hash[APIKEY_HASH_LEN]);
+const struct authcache_entry *authcache_get(const unsigned char hash[SECRET_HASH_LEN]);
 /* Store a look-up (copied), replacing whatever shared its slot. */
 void	authcache_put(const struct authcache_entry *);
 /* Forget this key hash's entry, if any. */
-void	authcache_drop(const unsigned char hash[APIKEY_HASH_LEN]);
+void	authcache_drop(const unsigned char hash[SECRET_HASH_LEN]);
 
 #endif

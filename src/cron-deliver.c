@@ -56,7 +56,7 @@ static struct db	 db;
 static long long	 now;
 static int		 verbose;
 static int		 n_sent, n_failed, n_cancelled, n_suppressed, n_later, n_errors;
-static int		 n_returned, n_after_conversion, n_opmail;
+static int		 n_returned, n_after_conversion, n_opmail, n_invites;
 
 struct outcome {
 	const char	*status;	/* sent, failed, cancelled, suppressed, scheduled */
@@ -869,15 +869,19 @@ main(int argc, char *argv[])
 			fprintf(stderr, "formback-deliver: cannot send operator emails\n");
 			rc = 1;
 		}
+		if (invitation_pass(&db, &conf, &n_invites) != FB_OK) {
+			fprintf(stderr, "formback-deliver: cannot send members' links\n");
+			rc = 1;
+		}
 		db_close(&db);
 	}
 	if (verbose)
 		fprintf(stderr, "formback-deliver: %d queued tag event(s) applied, "
 		    "%d sent, %d failed, %d cancelled, %d suppressed, %d later, "
 		    "%d returned, %d errors, %d operator emails, %d "
-		    "sent_after_conversion\n", applied, n_sent, n_failed,
-		    n_cancelled, n_suppressed, n_later, n_returned, n_errors, n_opmail,
-		    n_after_conversion);
+		    "sent_after_conversion, %d members' links\n", applied, n_sent,
+		    n_failed, n_cancelled, n_suppressed, n_later, n_returned,
+		    n_errors, n_opmail, n_after_conversion, n_invites);
 	conf_free(&conf);
 	curl_global_cleanup();
 	return rc != 0 || n_errors > 0 ? 1 : 0;

@@ -18,6 +18,7 @@
 #include "netguard.h"
 #include "pii.h"
 #include "publish.h"
+#include "session.h"
 #include "db/store.h"
 
 #ifndef MIGRATIONSDIR
@@ -47,7 +48,9 @@ usage(void)
 	    "usage: formbackctl [-c file] command [options]\n"
 	    "  migrate [--dir DIR]\n"
 	    "  tenant create --name N [--plan free|starter|growth|pro] [--rate-limit N]\n"
-	    "  member create --tenant T --email E [--role owner|admin|member]\n"
+	    "  member create --tenant T --email E [--role owner|admin|member|viewer]\n"
+	    "  member invite --tenant T --email E [--role owner|admin|member|viewer]\n"
+	    "  member set-password --id M   (the password on standard input)\n"
 	    "  member suspend --id M | member delete --id M\n"
 	    "  site create --tenant T --name N --domain D\n"
 	    "  site release --id S [--leads keep|discard]\n"
@@ -490,36 +493,115 @@ cmd_tenant(int argc, char *argv[])
 	print_id(id);
 }
 
+/*
+ * member set-password --id M: the first line of standard input, checked
+ * by the same rule as the admin API (session.h); every session of the
+ * member ends.  The password is never echoed, logged or audited.
+ */
+static void
+member_set_password(int argc, char *argv[])
+{
+	struct opts	 o;
+	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
+	char		 pw[PASSWORD_MAX_BYTES + 2], ph[PASSWORD_HASH_MAX];
+	char		 mrole[16], mstatus[16];
+	struct dbrows	 m;
+	size_t		 n;
+	bool		 ok;
+	enum fb_err	 e;
+
+	parse_opts(argc - 1, argv + 1, "id", &o);
+	opt_uuid(&o, "id", id);
+	if (fgets(pw, sizeof(pw), stdin) == NULL)
+		die(2, "no password on standard input");
+	n = strcspn(pw, "\r\n");
+	if (pw[n] == '\0' && n > PASSWORD_MAX_BYTES) {
+		sodium_memzero(pw, sizeof(pw));
+		die(2, "the password is longer than %d bytes", PASSWORD_MAX_BYTES);
+	}
+	pw[n] = '\0';
+	connect_db();
+	e = db_member_tenant(&db, id, tenant, mrole, sizeof(mrole), mstatus,
+	    sizeof(mstatus));
+	if (e == FB_OK)
+		e = db_member_get(&db, tenant, id, &m);
+	if (e == FB_ENOTFOUND || (e == FB_OK && strcmp(mstatus, "deleted") == 0)) {
+		sodium_memzero(pw, sizeof(pw));
+		die(1, "member '%s' not found", id);
+	}
+	check(e, "look the member up");
+	ok = password_acceptable(pw, ((const struct member_row *)m.row)->email);
+	dbrows_free(&m);
+	if (!ok) {
+		sodium_memzero(pw, sizeof(pw));
+		die(2, "the password must have %d characters or more, no control "
+		    "characters, and not be the member's email address",
+		    PASSWORD_MIN_CHARS);
+	}
+	e = password_hash(pw, ph);
+	sodium_memzero(pw, sizeof(pw));
+	check(e, "hash the password");
+	check(db_member_set_password(&db, id, ph), "set the password");
+	check(db_member_sessions_end(&db, id, NULL), "end the member's sessions");
+	audit_commit(tenant, "member.set_password", "member", id);
+	print_id(id);
+}
+
 static void
 cmd_member(int argc, char *argv[])
 {
-	static const char *const roles[] = { "owner", "admin", "member", NULL };
+	static const char *const roles[] = { "owner", "admin", "member", "viewer",
+	    NULL };
 	struct opts	 o;
 	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
-	char		 mrole[16], mstatus[16];
-	const char	*email, *role, *status;
+	char		 mrole[16], mstatus[16], email[MEMBER_EMAIL_MAX + 1];
+	const char	*in, *role, *status;
+	struct dbrows	 m;
+	bool		 invite;
 	enum fb_err	 e;
 
 	if (argc < 1)
 		usage();
-	if (strcmp(argv[0], "create") == 0) {
+	if (strcmp(argv[0], "set-password") == 0) {
+		member_set_password(argc, argv);
+		return;
+	}
+	invite = strcmp(argv[0], "invite") == 0;
+	if (invite || strcmp(argv[0], "create") == 0) {
 		parse_opts(argc - 1, argv + 1, "tenant|email|role", &o);
 		opt_uuid(&o, "tenant", tenant);
-		email = opt(&o, "email", true);
+		in = opt(&o, "email", true);
 		if ((role = opt(&o, "role", false)) == NULL)
 			role = "member";
 		if (!one_of(role, roles))
-			die(2, "option '--role': expected owner, admin or member");
-		if (strchr(email, '@') == NULL || strlen(email) > 254)
-			die(2, "option '--email': '%s' is not an email address", email);
+			die(2, "option '--role': expected owner, admin, member or viewer");
+		if (!member_email(in, email))
+			die(2, "option '--email': '%s' is not an email address", in);
 		connect_db();
 		need_tenant(tenant);
-		uuid_v7(id);
-		e = db_member_create(&db, id, tenant, email, role);
-		if (e == FB_EDUP)
+		e = db_member_by_email(&db, tenant, email, &m);
+		if (e == FB_OK && invite &&
+		    strcmp(((const struct member_row *)m.row)->status, "active") == 0) {
+			/* an invitation again: a new link, the old ones expire */
+			snprintf(id, sizeof(id), "%s",
+			    ((const struct member_row *)m.row)->id);
+			dbrows_free(&m);
+		} else if (e == FB_OK) {
+			dbrows_free(&m);
 			die(1, "member '%s' already exists in this tenant", email);
-		check(e, "create the member");
-		audit_commit(tenant, "member.create", "member", id);
+		} else if (e != FB_ENOTFOUND) {
+			check(e, "look the member up");
+		} else {
+			uuid_v7(id);
+			e = db_member_create(&db, id, tenant, email, role);
+			if (e == FB_EDUP)
+				die(1, "member '%s' already exists in this tenant", email);
+			check(e, "create the member");
+		}
+		if (invite)
+			check(member_invite(&db, tenant, id), "queue the invitation");
+		audit_commit(tenant, invite ? "member.invite" : "member.create",
+		    "member", id);
 		print_id(id);
 		return;
 	}
@@ -545,6 +627,7 @@ cmd_member(int argc, char *argv[])
 		die(1, "member '%s' not found", id);
 	check(e, "update the member");
 	check(db_auth_epoch_bump(&db, tenant), "invalidate cached keys");
+	check(db_member_sessions_end(&db, id, NULL), "end the member's sessions");
 	audit_commit(tenant, strcmp(status, "deleted") == 0 ? "member.delete" :
 	    "member.suspend", "member", id);
 	print_id(id);
@@ -701,11 +784,9 @@ cmd_apikey(int argc, char *argv[])
 	struct opts	 o;
 	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
 	char		 member[UUID_STRLEN + 1], owner[UUID_STRLEN + 1];
-	char		 key[APIKEY_MAX_LEN + 1], prefix[16], role[16], mstatus[16];
-	unsigned char	 hash[APIKEY_HASH_LEN];
+	char		 key[APIKEY_MAX_LEN + 1], role[16], mstatus[16];
 	const char	*kind, *scopes;
 	uint32_t	 bits;
-	struct buf	 sb;
 	json_object	*out;
 	enum fb_err	 e;
 
@@ -751,15 +832,8 @@ cmd_apikey(int argc, char *argv[])
 	if (strcmp(mstatus, "active") != 0)
 		die(1, "member '%s' is %s: only an active member may issue API "
 		    "keys", member, mstatus);
-	apikey_generate(strcmp(kind, "test") == 0, key);
-	apikey_hash(key, hash);
-	snprintf(prefix, sizeof(prefix), "%.12s", key);
-	buf_init(&sb, 1024);
-	check(scope_format(bits, &sb), "format scopes");
-	uuid_v7(id);
-	check(db_apikey_create(&db, id, tenant, member, kind, hash, prefix,
-	    sb.data), "create the API key");
-	buf_release(&sb);
+	check(apikey_issue(&db, tenant, member, strcmp(kind, "test") == 0, bits,
+	    id, key), "create the API key");
 	audit_commit(tenant, "apikey.create", "api_key", id);
 	out = json_object_new_object();
 	jadd_str(out, "id", id);

@@ -18,6 +18,7 @@
 #include "links.h"
 #include "authcache.h"
 #include "publish.h"
+#include "session.h"
 #include "db/store.h"
 
 #define TX_TRIES	3
@@ -312,10 +313,83 @@ authenticate_fresh(struct req *r)
 	memcpy(r->auth.key_id, fresh.key_id, sizeof(r->auth.key_id));
 	memcpy(r->auth.tenant_id, fresh.tenant_id, sizeof(r->auth.tenant_id));
 	memcpy(r->auth.member_id, fresh.member_id, sizeof(r->auth.member_id));
+	/* the key's last use, to the minute (the admin API's key list) */
+	if ((e = db_apikey_used(r->db, fresh.key_id)) != FB_OK)
+		return e;
 	r->auth.test = fresh.test;
 	r->auth.scopes = fresh.scopes;
 	r->auth.rate_limit = fresh.rate_limit;
 	r->auth.epoch = fresh.epoch;
+	return admitted(r, &rr);
+}
+
+/* Is this method unsafe (RFC 9110 section 9.2.1): a write a page could forge? */
+static bool
+unsafe_method(const char *m)
+{
+	return strcmp(m, "GET") != 0 && strcmp(m, "HEAD") != 0 &&
+	    strcmp(m, "OPTIONS") != 0;
+}
+
+/*
+ * A member's session from the cookie (issue 16; its token already in
+ * r->auth.session_token): looked up by its hash,
+ * ended when dead or its member is no longer active; an unsafe method
+ * also needs the admin UI's Origin and the session's CSRF token; then
+ * admitted by the tenant's rate limit like a key.  Returns as
+ * authenticate_fresh().
+ */
+static enum fb_err
+authenticate_session(struct req *r)
+{
+	const char	*token = r->auth.session_token;
+	struct dbrows	 res;
+	const struct session_auth_row *s;
+	struct rate_result rr;
+	enum plan	 plan;
+	long long	 epoch;
+	enum fb_err	 e;
+	bool		 dead, stale;
+
+	secret_hash(token, r->auth.hash);
+	e = db_session_lookup(r->db, r->auth.hash, SESSION_IDLE_SECONDS, &res);
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_SESSION_INVALID, NULL);
+	if (e != FB_OK)
+		return e;
+	s = res.row;
+	dead = s->dead || strcmp(s->member_status, "active") != 0;
+	stale = s->stale;
+	r->auth.session = true;
+	snprintf(r->auth.session_id, sizeof(r->auth.session_id), "%s", s->id);
+	snprintf(r->auth.tenant_id, sizeof(r->auth.tenant_id), "%s", s->tenant_id);
+	snprintf(r->auth.member_id, sizeof(r->auth.member_id), "%s", s->member_id);
+	snprintf(r->auth.role, sizeof(r->auth.role), "%s", s->role);
+	r->auth.scopes = role_scopes(s->role);
+	if (!plan_parse(s->plan, &plan))
+		plan = PLAN_FREE;
+	r->auth.rate_limit = s->rate_limit >= 0 ? (int)s->rate_limit :
+	    plans[plan].rate_limit;
+	r->auth.epoch = s->auth_epoch;
+	dbrows_free(&res);
+	if (dead) {
+		/* a suspended member's session ends on its next request */
+		if ((e = db_session_end(r->db, r->auth.session_id)) != FB_OK)
+			return e;
+		(void)session_cookie_set(r, NULL);
+		return api_error(r, AC_SESSION_INVALID, NULL);
+	}
+	if (unsafe_method(r->method)) {
+		if (!session_origin_ok(r->conf, r->origin))
+			return api_error(r, AC_SESSION_ORIGIN, "Origin");
+		if (!session_csrf_ok(token, r->csrf_token))
+			return api_error(r, AC_CSRF_TOKEN_INVALID, CSRF_HEADER);
+	}
+	if (stale && (e = db_session_touch(r->db, r->auth.session_id)) != FB_OK)
+		return e;
+	if ((e = db_rate_admit(r->db, r->auth.tenant_id, r->auth.rate_limit, -1,
+	    r->auth.epoch, false, &rr, &epoch)) != FB_OK)
+		return e;
 	return admitted(r, &rr);
 }
 
@@ -333,6 +407,10 @@ authenticate(struct req *r)
 	const struct authcache_entry *c;
 
 	if (a == NULL || *a == '\0') {
+		/* no key: a member's session, when the cookie holds one */
+		if (r->cookie != NULL && session_cookie_get(r->cookie,
+		    session_cookie_name(r->conf), r->auth.session_token))
+			return authenticate_session(r);
 		return unauthorized(r, query_has_key(r) ? AC_API_KEY_IN_QUERY :
 		    AC_API_KEY_MISSING);
 	}
@@ -344,7 +422,7 @@ authenticate(struct req *r)
 	if (!apikey_shape_ok(tok, &test)) {
 		return unauthorized(r, AC_API_KEY_INVALID);
 	}
-	apikey_hash(tok, r->auth.hash);
+	secret_hash(tok, r->auth.hash);
 	if ((c = authcache_get(r->auth.hash)) == NULL)
 		return authenticate_fresh(r);
 	memcpy(r->auth.key_id, c->key_id, sizeof(r->auth.key_id));
@@ -443,17 +521,44 @@ idem_existing(struct req *r, const char *endpoint, const unsigned char hash[32])
 	return FB_OK;
 }
 
+/*
+ * The audit row of a write: the operation, its target and, for a
+ * member's session, the member and the fields sent (issue 16), secrets
+ * left out.
+ */
 static enum fb_err
 audit(struct req *r)
 {
-	char		 detail[512];
+	static const char *const secret[] = { "password", "token", NULL };
+	json_object	*d = json_object_new_object(), *sent = NULL;
+	const char	*text;
+	size_t		 i;
+	enum fb_err	 e;
 
-	snprintf(detail, sizeof(detail),
-	    "{\"method\":\"%s\",\"status\":%d,\"test_key\":%s}", r->method,
-	    r->status, r->auth.test ? "true" : "false");
-	return db_audit_add(r->db, r->auth.tenant_id, "api_key", r->auth.key_id,
-	    r->request_id, r->route->operation_id, r->audit_type,
-	    r->audit_id[0] != '\0' ? r->audit_id : NULL, detail);
+	jadd_str(d, "method", r->method);
+	jadd_int(d, "status", r->status);
+	if (r->auth.session) {
+		jadd_str(d, "role", r->auth.role);
+		if (r->json != NULL && json_object_deep_copy(r->json, &sent,
+		    NULL) == 0) {
+			for (i = 0; secret[i] != NULL; i++)
+				json_object_object_del(sent, secret[i]);
+			json_object_object_add(d, "sent", sent);
+		}
+	} else
+		jadd_bool(d, "test_key", r->auth.test);
+	text = json_object_to_json_string_ext(d, JSON_C_TO_STRING_PLAIN);
+	/* a body is at most 1 MiB; the audit keeps the first 16 KiB of it */
+	if (strlen(text) > 16384) {
+		json_object_object_del(d, "sent");
+		jadd_bool(d, "sent_truncated", true);
+		text = json_object_to_json_string_ext(d, JSON_C_TO_STRING_PLAIN);
+	}
+	e = db_audit_add(r->db, r->auth.tenant_id, req_actor_type(r),
+	    req_actor_id(r), r->request_id, r->route->operation_id, r->audit_type,
+	    r->audit_id[0] != '\0' ? r->audit_id : NULL, text);
+	json_object_put(d);
+	return e;
 }
 
 /*
@@ -628,8 +733,13 @@ no_route(struct req *r, bool known, const char *allow)
 static void
 dispatch_admitted(struct req *r)
 {
+	if ((r->route->flags & R_SESSION) != 0 && !r->auth.session) {
+		(void)api_error(r, AC_SESSION_REQUIRED, NULL);
+		return;
+	}
 	if (!scope_covers(r->auth.scopes, r->route->scopes)) {
-		(void)api_error(r, AC_SCOPE_INSUFFICIENT, NULL);
+		(void)api_error(r, r->auth.session ? AC_ROLE_INSUFFICIENT :
+		    AC_SCOPE_INSUFFICIENT, NULL);
 		return;
 	}
 	if (!check_params(r))

@@ -133,6 +133,42 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	/* AC_WEBHOOK_ENDPOINT_DISABLED */
 	{ "invalid_request", 409, "webhook_endpoint_disabled",
 	  "この Webhook エンドポイントは停止されているため再送できません。" },
+	/* AC_SESSION_INVALID */
+	{ "authentication_error", 401, "session_invalid",
+	  "ログインの有効期限が切れたか、ログアウトされています。もう一度ログインしてください。" },
+	/* AC_CSRF_TOKEN_INVALID */
+	{ "permission_error", 403, "csrf_token_invalid",
+	  "X-CSRF-Token ヘッダーがないか正しくありません。画面を読み込み直してください。" },
+	/* AC_SESSION_ORIGIN */
+	{ "permission_error", 403, "origin_not_allowed",
+	  "管理画面以外のページからの変更は受け付けません。" },
+	/* AC_SIGNIN_FAILED */
+	{ "authentication_error", 401, "signin_failed",
+	  "メールアドレスまたはパスワードが正しくありません。" },
+	/* AC_SIGNIN_THROTTLED */
+	{ "rate_limit_error", 429, "signin_throttled",
+	  "ログインの失敗が続いたため、しばらく受け付けません。Retry-After 秒待ってから再度お試しください。" },
+	/* AC_TENANT_REQUIRED */
+	{ "invalid_request", 409, "tenant_required",
+	  "このメールアドレスは複数のアカウントに登録されています。tenant_id を指定してください。" },
+	/* AC_PASSWORD_TOO_WEAK */
+	{ "invalid_request", 422, "password_too_weak",
+	  "パスワードは12文字以上で、メールアドレスと異なるものにしてください。" },
+	/* AC_INVITATION_INVALID */
+	{ "invalid_request", 422, "invitation_invalid",
+	  "このリンクは無効です(期限切れ、使用済み、または誤り)。新しい招待またはパスワード再設定を依頼してください。" },
+	/* AC_ROLE_INSUFFICIENT */
+	{ "permission_error", 403, "role_insufficient",
+	  "あなたの権限ではこの操作はできません。" },
+	/* AC_LAST_OWNER */
+	{ "invalid_request", 409, "last_owner",
+	  "最後のオーナーは停止、削除、権限の変更ができません。先に別のメンバーをオーナーにしてください。" },
+	/* AC_MEMBER_EXISTS */
+	{ "invalid_request", 409, "member_exists",
+	  "このメールアドレスのメンバーは既に登録されています。" },
+	/* AC_CAMPAIGN_NOT_READY */
+	{ "invalid_request", 422, "campaign_not_ready",
+	  "キャンペーンを有効にする条件(URLルール、送信できる有効なシナリオ)が揃っていません。" },
 	/* AC_INTERNAL */
 	{ "api_error", 500, "internal_error",
 	  "サーバーでエラーが発生しました。時間をおいて再度お試しください。" },

@@ -84,6 +84,19 @@ enum api_code {
 	AC_INVALID_WEBHOOK_URL,
 	AC_UNKNOWN_EVENT,
 	AC_WEBHOOK_ENDPOINT_DISABLED,
+	/* members' sessions (issue 16; beyond the contract's enumeration) */
+	AC_SESSION_INVALID,
+	AC_CSRF_TOKEN_INVALID,
+	AC_SESSION_ORIGIN,
+	AC_SIGNIN_FAILED,
+	AC_SIGNIN_THROTTLED,
+	AC_TENANT_REQUIRED,
+	AC_PASSWORD_TOO_WEAK,
+	AC_INVITATION_INVALID,
+	AC_ROLE_INSUFFICIENT,
+	AC_LAST_OWNER,
+	AC_MEMBER_EXISTS,
+	AC_CAMPAIGN_NOT_READY,
 	AC_INTERNAL,
 	AC_UNAVAILABLE,
 	API_CODE__MAX
@@ -385,14 +398,28 @@ long	b64url_decode(const char *in, unsigned char *out, size_t outmax);
  */
 #define APIKEY_RANDOM_LEN	32
 #define APIKEY_MAX_LEN		64
-#define APIKEY_HASH_LEN		32
+#define SECRET_HASH_LEN		32
 
 /* Write a new key of the kind ("live" or "test") into out. */
 void	apikey_generate(bool test, char out[APIKEY_MAX_LEN + 1]);
 /* True when s has the shape of a Formback key (prefix and alphabet). */
 bool	apikey_shape_ok(const char *s, bool *test);
-/* BLAKE2b-256 of the key string, the only form that is stored. */
-void	apikey_hash(const char *key, unsigned char out[APIKEY_HASH_LEN]);
+/*
+ * BLAKE2b-256 of a secret string -- an API key, a session token, an
+ * invitation token -- the only form of it that is stored (design 6).
+ */
+void	secret_hash(const char *secret, unsigned char out[SECRET_HASH_LEN]);
+
+/*
+ * Session and one-time link tokens (issue 16): a 4-character prefix
+ * ("fbs_" session, "fbi_" invitation or reset) then base64url of 32
+ * random bytes (256 bits), 47 characters in all.
+ */
+#define TOKEN_LEN		47
+/* Write a new token with `prefix` (4 characters) into out. */
+void	token_generate(const char *prefix, char out[TOKEN_LEN + 1]);
+/* True when s is a token of that prefix: length and alphabet. */
+bool	token_shape_ok(const char *s, const char *prefix);
 
 /* scope.c */
 
@@ -415,6 +442,16 @@ enum scope {
 };
 #define SCOPE_BIT(s)	(1u << (s))
 #define SCOPES_ALL	((1u << SCOPE__MAX) - 1)
+#define SCOPES_READ	(SCOPE_BIT(SC_CAMPAIGNS_READ) | SCOPE_BIT(SC_DELIVERIES_READ) | \
+			 SCOPE_BIT(SC_LEADS_READ) | SCOPE_BIT(SC_MESSAGES_READ) | \
+			 SCOPE_BIT(SC_REPORTS_READ) | SCOPE_BIT(SC_SCENARIOS_READ) | \
+			 SCOPE_BIT(SC_SITES_READ) | SCOPE_BIT(SC_SUPPRESSIONS_READ))
+/*
+ * What a member's role adds (issue 16): bits no API key holds, required
+ * by the route table's rows for owners and admins only, or owners only.
+ */
+#define ROLE_ADMIN	(1u << 30)
+#define ROLE_OWNER	(1u << 31)
 
 extern const char *const scope_names[SCOPE__MAX];
 
@@ -428,6 +465,13 @@ bool	 scope_parse(const char *s, uint32_t *bits);
  * scopes require all of them (contract: Authentication 8).
  */
 bool	 scope_covers(uint32_t have, uint32_t need);
+/*
+ * What a member of `role` may do, as bits (the table in formback.fcgi(8),
+ * ROLES): viewer reads; member reads and writes all but webhook
+ * endpoints; admin adds webhooks, API keys, settings (ROLE_ADMIN); owner
+ * adds members (ROLE_OWNER).  An unknown role gets nothing (0).
+ */
+uint32_t role_scopes(const char *role);
 /* Write the names of bits, comma-separated, into b. */
 enum fb_err scope_format(uint32_t bits, struct buf *b) FB_WUR;
 

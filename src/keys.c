@@ -1,4 +1,5 @@
 /* API key strings (design 1) and their stored hash (design 6). */
+#include <ctype.h>
 #include <string.h>
 
 #include <sodium.h>
@@ -40,8 +41,33 @@ apikey_shape_ok(const char *s, bool *test)
 }
 
 void
-apikey_hash(const char *key, unsigned char out[APIKEY_HASH_LEN])
+secret_hash(const char *key, unsigned char out[SECRET_HASH_LEN])
 {
-	crypto_generichash(out, APIKEY_HASH_LEN, (const unsigned char *)key,
+	crypto_generichash(out, SECRET_HASH_LEN, (const unsigned char *)key,
 	    strlen(key), NULL, 0);
+}
+
+void
+token_generate(const char *prefix, char out[TOKEN_LEN + 1])
+{
+	unsigned char	 raw[32];
+
+	memcpy(out, prefix, 4);
+	randombytes_buf(raw, sizeof(raw));
+	b64url_encode(raw, sizeof(raw), out + 4);
+	sodium_memzero(raw, sizeof(raw));
+	out[TOKEN_LEN] = '\0';
+}
+
+bool
+token_shape_ok(const char *s, const char *prefix)
+{
+	size_t	 i;
+
+	if (strncmp(s, prefix, 4) != 0)
+		return false;
+	for (i = 4; i < TOKEN_LEN; i++)
+		if (!isalnum((unsigned char)s[i]) && s[i] != '-' && s[i] != '_')
+			return false;
+	return s[TOKEN_LEN] == '\0';
 }

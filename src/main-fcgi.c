@@ -166,6 +166,8 @@ take(struct slot *s, struct db *db, const struct conf *conf)
 	r->idem_key = FCGX_GetParam("HTTP_IDEMPOTENCY_KEY", s->fr.envp);
 	r->content_type = FCGX_GetParam("CONTENT_TYPE", s->fr.envp);
 	r->origin = FCGX_GetParam("HTTP_ORIGIN", s->fr.envp);
+	r->cookie = FCGX_GetParam("HTTP_COOKIE", s->fr.envp);
+	r->csrf_token = FCGX_GetParam("HTTP_X_CSRF_TOKEN", s->fr.envp);
 	r->client_addr = FCGX_GetParam("REMOTE_ADDR", s->fr.envp);
 	if ((cl = FCGX_GetParam("CONTENT_LENGTH", s->fr.envp)) != NULL && *cl != '\0')
 		r->content_length = strtol(cl, NULL, 10);

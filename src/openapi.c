@@ -92,8 +92,9 @@ static json_object *
 operation_json(const struct route *rt)
 {
 	json_object	*op = json_object_new_object(), *sc, *params, *resp, *ok;
-	json_object	*sec, *req, *err;
+	json_object	*sec, *req, *err, *tags;
 	const struct param_def *d;
+	bool		 admin = strncmp(rt->path, "/api/v1/admin/", 14) == 0;
 	char		 code[8];
 	size_t		 i;
 
@@ -104,11 +105,20 @@ operation_json(const struct route *rt)
 		if (rt->scopes & SCOPE_BIT(i))
 			json_object_array_add(sc, json_object_new_string(scope_names[i]));
 	json_object_object_add(op, "x-service-scopes", sc);
+	/* the admin API (issue 16) under its own tag, with the roles it needs */
+	tags = json_object_new_array();
+	json_object_array_add(tags, json_object_new_string(admin ? "admin" : "public"));
+	json_object_object_add(op, "tags", tags);
+	if (admin && (rt->flags & R_PUBLIC) == 0)
+		jadd_str(op, "x-service-roles", (rt->scopes & ROLE_OWNER) != 0 ?
+		    "owner" : (rt->scopes & ROLE_ADMIN) != 0 ? "owner, admin" :
+		    "owner, admin, member, viewer");
 	sec = json_object_new_array();
 	if ((rt->flags & R_PUBLIC) == 0) {
 		json_object *b = json_object_new_object();
 
-		json_object_object_add(b, "bearerAuth", json_object_new_array());
+		json_object_object_add(b, (rt->flags & R_SESSION) != 0 ?
+		    "sessionCookie" : "bearerAuth", json_object_new_array());
 		json_object_array_add(sec, b);
 	}
 	json_object_object_add(op, "security", sec);
@@ -165,6 +175,22 @@ openapi_document(const char *base_url)
 	    "Errors use one envelope; lists use cursor paging; every POST "
 	    "accepts Idempotency-Key; test keys make dry runs.");
 	json_object_object_add(doc, "info", info);
+	{
+		json_object *tags = json_object_new_array(), *t;
+
+		t = json_object_new_object();
+		jadd_str(t, "name", "public");
+		jadd_str(t, "description", "The public API (the contract): API keys.");
+		json_object_array_add(tags, t);
+		t = json_object_new_object();
+		jadd_str(t, "name", "admin");
+		jadd_str(t, "description", "The admin API under /api/v1/admin/, outside "
+		    "the contract (Conventions 6): members' sign-in, members, API "
+		    "keys, the audit log. A member's session in a cookie; see "
+		    "formback.fcgi(8), SESSIONS and ROLES.");
+		json_object_array_add(tags, t);
+		json_object_object_add(doc, "tags", tags);
+	}
 	servers = json_object_new_array();
 	srv = json_object_new_object();
 	jadd_str(srv, "url", base_url);
@@ -194,6 +220,15 @@ openapi_document(const char *base_url)
 	jadd_str(bearer, "scheme", "bearer");
 	jadd_str(bearer, "description", "fb_live_... or fb_test_... API key");
 	json_object_object_add(ss, "bearerAuth", bearer);
+	bearer = json_object_new_object();
+	jadd_str(bearer, "type", "apiKey");
+	jadd_str(bearer, "in", "cookie");
+	jadd_str(bearer, "name", strncmp(base_url, "https://", 8) == 0 ?
+	    "__Host-fb_session" : "fb_session");
+	jadd_str(bearer, "description", "A member's session (admin API): set by "
+	    "createAdminSession; unsafe methods also send X-CSRF-Token and a "
+	    "same-origin Origin.");
+	json_object_object_add(ss, "sessionCookie", bearer);
 	json_object_object_add(comp, "securitySchemes", ss);
 	json_object_object_add(doc, "components", comp);
 	return doc;

@@ -12,6 +12,7 @@
 
 #include "formback.h"
 #include "send.h"
+#include "session.h"
 #include "sms.h"
 #include "db/store.h"
 
@@ -183,6 +184,86 @@ opmail_pass(struct db *db, const struct conf *c, int *sent)
 		i = r.n;
 		dbrows_free(&r);
 		if (e != FB_OK || i < 20 || done < i)
+			break;
+	}
+	return e;
+}
+
+/* One member's link (issue 16): a new token, mailed, its hash kept. */
+static enum send_result
+invitation_send(struct db *db, const struct conf *c, const struct invite_send_row *iv)
+{
+	char		 token[TOKEN_LEN + 1], err[64];
+	unsigned char	 hash[SECRET_HASH_LEN];
+	bool		 invite = strcmp(iv->purpose, "invite") == 0;
+	struct buf	 subj, text, html;
+	enum send_result res = SEND_RETRY;
+
+	token_generate("fbi_", token);
+	secret_hash(token, hash);
+	buf_init(&subj, 4096);
+	buf_init(&text, 8192);
+	buf_init(&html, 16384);
+	if (buf_printf(&subj, invite ? "【Formback】%s への招待" :
+	    "【Formback】パスワードの再設定", iv->tenant_name) != FB_OK ||
+	    buf_printf(&text, "Formback をご利用いただきありがとうございます。\n\n"
+	    "%s\n\n%s/admin/accept#%s\n\n"
+	    "このリンクは %s に一度だけ使えます(%s、UTC まで)。"
+	    "心当たりがない場合は、このメールを破棄してください。\n",
+	    invite ? "アカウントに招待されました。次のリンクからパスワードを設定して"
+	    "ください。" : "パスワードの再設定を受け付けました。次のリンクから新しい"
+	    "パスワードを設定してください。",
+	    c->base_url, token, invite ? "72 時間以内" : "1 時間以内",
+	    iv->expires_at) != FB_OK ||
+	    buf_addstr(&html, "<!DOCTYPE html><html><body><pre style=\"font-family:"
+	    "sans-serif;white-space:pre-wrap\">") != FB_OK ||
+	    html_escape(&html, text.data) != FB_OK ||
+	    buf_addstr(&html, "</pre></body></html>") != FB_OK)
+		goto done;
+	res = send_email(c, iv->email, subj.data, text.data, html.data, NULL, NULL,
+	    err, sizeof(err));
+	if (res == SEND_FAIL)
+		logx(LOG_WARN, "invitation '%s': the address was refused: %s",
+		    iv->id, err);
+	if (res == SEND_OK && db_invitation_sent(db, iv->id, hash) != FB_OK)
+		res = SEND_RETRY;
+done:
+	sodium_memzero(token, sizeof(token));
+	buf_release(&subj);
+	sodium_memzero(text.data, text.len);
+	sodium_memzero(html.data, html.len);
+	buf_release(&text);
+	buf_release(&html);
+	return res;
+}
+
+enum fb_err
+invitation_pass(struct db *db, const struct conf *c, int *sent)
+{
+	struct dbrows	 r;
+	const struct invite_send_row *row;
+	size_t		 i;
+	int		 pass;
+	enum fb_err	 e = FB_OK;
+
+	*sent = 0;
+	for (pass = 0; pass < OPMAIL_PASSES; pass++) {
+		if ((e = db_begin(db)) != FB_OK)
+			return e;
+		if ((e = db_invitation_claim(db, &r)) != FB_OK) {
+			db_rollback(db);
+			return e;
+		}
+		for (i = 0, row = r.row; i < r.n; i++)
+			if (invitation_send(db, c, &row[i]) == SEND_OK)
+				(*sent)++;
+		i = r.n;
+		dbrows_free(&r);
+		if ((e = db_commit(db)) != FB_OK) {
+			db_rollback(db);
+			return e;
+		}
+		if (i < 20)
 			break;
 	}
 	return e;

@@ -229,3 +229,15 @@ api_error(struct req *r, enum api_code code, const char *param)
 		    param != NULL ? " param=" : "", param != NULL ? param : "");
 	return FB_OK;
 }
+
+const char *
+req_actor_type(const struct req *r)
+{
+	return r->auth.session ? "session" : "api_key";
+}
+
+const char *
+req_actor_id(const struct req *r)
+{
+	return r->auth.session ? r->auth.member_id : r->auth.key_id;
+}

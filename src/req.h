@@ -48,6 +48,8 @@ struct param_def {
 #define R_INTERNAL	0x04	/* outside the public contract: not in openapi.json */
 #define R_TX		0x08	/* a public route that writes: one transaction */
 #define R_COLLECT	0x10	/* the tag's events: filed in batches (main loop) */
+#define R_SESSION	0x20	/* a member's session only: an API key gets 403
+				   session_required (issue 16) */
 
 struct req;
 typedef enum fb_err (*handler_fn)(struct req *);
@@ -79,6 +81,11 @@ struct qparam {
 };
 
 struct auth {
+	/* a member's session (issue 16): no key_id, the member's role */
+	bool		 session;
+	char		 session_id[UUID_STRLEN + 1];
+	char		 session_token[TOKEN_LEN + 1];
+	char		 role[16];
 	char		 key_id[UUID_STRLEN + 1];
 	char		 tenant_id[UUID_STRLEN + 1];
 	char		 member_id[UUID_STRLEN + 1];
@@ -88,7 +95,7 @@ struct auth {
 	/* a cached look-up (authcache.c) waiting for dispatch_admit() */
 	bool		 cached;
 	long long	 epoch;
-	unsigned char	 hash[APIKEY_HASH_LEN];
+	unsigned char	 hash[SECRET_HASH_LEN];
 };
 
 struct rate {
@@ -109,6 +116,8 @@ struct req {
 	const char		*idem_key;
 	const char		*content_type;
 	const char		*origin;	/* Origin header */
+	const char		*cookie;	/* Cookie header */
+	const char		*csrf_token;	/* X-CSRF-Token header */
 	const char		*client_addr;	/* REMOTE_ADDR, as the web server saw it */
 	long			 content_length;
 	struct buf		 body;
@@ -204,6 +213,10 @@ enum fb_err	 req_gen_end(struct req *, struct jgen *, int status) FB_WUR;
  * handler then writes the real one.  FB_ENOMEM when out of memory.
  */
 enum fb_err	 req_keep_for_replay(struct req *) FB_WUR;
+/* Who made the request, as the audit log names it: "api_key" or "session". */
+const char	*req_actor_type(const struct req *);
+/* The key's id, or the signed-in member's. */
+const char	*req_actor_id(const struct req *);
 /* A response without a body (204). */
 void		 req_empty(struct req *, int status);
 

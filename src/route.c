@@ -128,6 +128,10 @@ static const struct param_def p_variables[] = {
 	END
 };
 
+static const struct param_def p_member[] = { PATH_ID("member_id"), END };
+static const struct param_def p_key[] = { PATH_ID("key_id"), END };
+static const struct param_def p_list[] = { LIMIT(50), CURSOR, END };
+
 static const struct param_def p_token[] = {
 	{ "token", IN_PATH, PT_STRING, true, NULL, 0, 64, 0, "The link's token." },
 	END
@@ -139,6 +143,9 @@ static const struct param_def p_provider[] = {
 
 #define S(x)	SCOPE_BIT(SC_##x)
 #define OUTSIDE	(R_PUBLIC | R_INTERNAL)	/* no key, not in the contract */
+/* the admin API: a member's session only (issue 16; tag "admin") */
+#define ADMIN	R_SESSION
+#define ADMIN_W	(R_SESSION | R_WRITE)
 
 const struct route routes[] = {
 	{ "GET", "/api/v1/openapi.json", api_openapi_get, "getOpenApiDocument",
@@ -306,6 +313,50 @@ const struct route routes[] = {
 	{ "GET", "/api/v1/leads/{lead_id}", api_leads_get, "getLead", S(LEADS_READ),
 	  0, p_get_lead, NULL, 200, "LeadDetailOut",
 	  "Get a lead with its landing page, UTM and timeline; contacts masked." },
+
+	/*
+	 * The admin API (outside the contract, Conventions 6; issue 16): the
+	 * same dispatcher, a member's session in place of a key; ROLE_ADMIN
+	 * and ROLE_OWNER are the roles' bits (formback.fcgi(8), ROLES).
+	 */
+	{ "POST", "/api/v1/admin/session", api_session_create, "createAdminSession",
+	  0, R_PUBLIC, p_none, "SignInIn", 200, "SessionOut",
+	  "Sign in: sets the session cookie; throttled per account and address (429 signin_throttled)." },
+	{ "GET", "/api/v1/admin/session", api_session_get, "getAdminSession",
+	  0, ADMIN, p_none, NULL, 200, "SessionOut",
+	  "The signed-in member and the CSRF token unsafe requests send in X-CSRF-Token." },
+	{ "DELETE", "/api/v1/admin/session", api_session_delete, "deleteAdminSession",
+	  0, ADMIN_W, p_none, NULL, 204, NULL, "Sign out: ends the session, clears the cookie." },
+	{ "POST", "/api/v1/admin/password_resets", api_password_reset,
+	  "createPasswordReset", 0, R_PUBLIC | R_TX, p_none, "PasswordResetIn", 202,
+	  "PasswordResetOut",
+	  "Mail a one-hour reset link to the active members with this address; the same 202 for any address." },
+	{ "POST", "/api/v1/admin/invitations/accept", api_invitation_accept,
+	  "acceptInvitation", 0, R_PUBLIC | R_TX, p_none, "InvitationAcceptIn", 200,
+	  "MemberOut",
+	  "Set the password with a one-time invitation or reset token; ends the member's sessions." },
+	{ "GET", "/api/v1/admin/members", api_members_list, "listMembers",
+	  ROLE_ADMIN, ADMIN, p_list, NULL, 200, "MemberListOut",
+	  "The tenant's members, newest first (owners and admins)." },
+	{ "POST", "/api/v1/admin/members", api_members_invite, "inviteMember",
+	  ROLE_OWNER, ADMIN_W, p_none, "MemberInviteIn", 201, "MemberOut",
+	  "Invite a member by email (owners): created without a password, mailed a 72-hour link." },
+	{ "PATCH", "/api/v1/admin/members/{member_id}", api_members_update,
+	  "updateMember", ROLE_OWNER, ADMIN_W, p_member, "MemberPatch", 200,
+	  "MemberOut",
+	  "Change a member's role or status (owners); the last owner stays (409 last_owner)." },
+	{ "GET", "/api/v1/admin/api_keys", api_keys_list, "listApiKeys",
+	  ROLE_ADMIN, ADMIN, p_list, NULL, 200, "ApiKeyListOut",
+	  "API keys with prefix, scopes and last use; never the key." },
+	{ "POST", "/api/v1/admin/api_keys", api_keys_create, "createApiKey",
+	  ROLE_ADMIN, ADMIN_W, p_none, "ApiKeyIn", 201, "ApiKeyCreatedOut",
+	  "Issue a key (owners and admins); the response alone carries it." },
+	{ "DELETE", "/api/v1/admin/api_keys/{key_id}", api_keys_revoke,
+	  "revokeApiKey", ROLE_ADMIN, ADMIN_W, p_key, NULL, 204, NULL,
+	  "Revoke a key at once, on every web host." },
+	{ "GET", "/api/v1/admin/audit_log", api_audit_list, "listAuditLog",
+	  ROLE_ADMIN, ADMIN, p_list, NULL, 200, "AuditEntryListOut",
+	  "Every write with who made it (key or member), newest first." },
 
 	/* the page tag's collector (design 3), filed in batches by the main loop */
 	{ "POST", "/tag/v1/events", NULL, "collectTagEvent", 0, OUTSIDE | R_COLLECT,

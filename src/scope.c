@@ -52,6 +52,20 @@ scope_covers(uint32_t have, uint32_t need)
 	return (have & need) == need;
 }
 
+uint32_t
+role_scopes(const char *role)
+{
+	if (strcmp(role, "owner") == 0)
+		return SCOPES_ALL | ROLE_ADMIN | ROLE_OWNER;
+	if (strcmp(role, "admin") == 0)
+		return SCOPES_ALL | ROLE_ADMIN;
+	if (strcmp(role, "member") == 0)
+		return SCOPES_ALL & ~SCOPE_BIT(SC_WEBHOOKS_WRITE);
+	if (strcmp(role, "viewer") == 0)
+		return SCOPES_READ;
+	return 0;
+}
+
 enum fb_err
 scope_format(uint32_t bits, struct buf *b)
 {

@@ -45,6 +45,13 @@ bool		mail_subject(struct buf *b, const char *subject);
  * number of emails sent.  Returns a database error, else FB_OK.
  */
 enum fb_err	opmail_pass(struct db *, const struct conf *, int *sent);
+/*
+ * Mail the members' one-time links not yet sent (issue 16: invitations,
+ * password resets): each gets a new token, only its hash is kept, the
+ * email says where to set the password and until when.  A link whose
+ * send fails stays unsent for the next pass.  *sent counts the emails.
+ */
+enum fb_err	invitation_pass(struct db *, const struct conf *, int *sent);
 
 /*
  * Send one SMS: POST {sms_gateway_url} with Authorization: Bearer

@@ -176,10 +176,14 @@ api_campaigns_list(struct req *r)
 	    offsetof(struct campaign_row, id), campaign_row_gen, NULL);
 }
 
+static enum fb_err after_save(struct req *, const char *,
+    const struct live_rules *, json_object **);
+
 enum fb_err
 api_campaigns_create(struct req *r)
 {
 	const char	*site, *key, *name, *product, *status;
+	json_object	*extra;
 	long long	 wait = WAIT_DEFAULT;
 	char		 id[UUID_STRLEN + 1], site_id[UUID_STRLEN + 1];
 	struct dbrows	 s;
@@ -202,8 +206,10 @@ api_campaigns_create(struct req *r)
 	    strcmp(status, "paused") != 0 && strcmp(status, "archived") != 0)
 		return api_error(r, AC_PARAMETER_INVALID, "status");
 	/* contract: CampaignIn, status; States, Campaign */
-	if (status != NULL && strcmp(status, "paused") != 0)
+	if (!r->auth.session && status != NULL && strcmp(status, "paused") != 0)
 		return api_error(r, AC_API_KEY_DRAFT_ONLY, "status");
+	if (status == NULL)
+		status = r->auth.session ? "active" : "paused";
 	snprintf(site_id, sizeof(site_id), "%s", site);
 	uuid_lower(site_id);
 	e = db_site_get(r->db, r->auth.tenant_id, site_id, &s);
@@ -214,7 +220,7 @@ api_campaigns_create(struct req *r)
 	dbrows_free(&s);
 	uuid_v7(id);
 	e = db_campaign_insert(r->db, id, r->auth.tenant_id, site_id, key, name,
-	    product, "paused", wait);
+	    product, status, wait);
 	if (e == FB_EDUP)
 		return api_error(r, AC_CAMPAIGN_KEY_TAKEN, "key");
 	if (e != FB_OK)
@@ -222,7 +228,14 @@ api_campaigns_create(struct req *r)
 	r->audit_type = "campaign";
 	memcpy(r->audit_id, id, sizeof(id));
 	/* a never-run paused campaign is not published (design 2) */
-	return campaign_detail(r, id, 201, NULL);
+	if (strcmp(status, "paused") == 0)
+		return campaign_detail(r, id, 201, NULL);
+	/* a session's: published now; without rules it takes no page over */
+	if ((e = after_save(r, id, NULL, &extra)) != FB_OK) {
+		json_object_put(extra);
+		return e;
+	}
+	return campaign_detail(r, id, 201, extra);
 }
 
 /*
@@ -320,8 +333,8 @@ takeover_warnings(struct req *r, const char *site, const char *campaign,
 		json_object_object_add(mail, "warning", json_object_get(w));
 		e = db_opmail_add(r->db, r->auth.tenant_id, "url_takeover", mail);
 		if (e == FB_OK)
-			e = db_audit_add(r->db, r->auth.tenant_id, "api_key",
-			    r->auth.key_id, r->request_id, "url_takeover", "campaign",
+			e = db_audit_add(r->db, r->auth.tenant_id, req_actor_type(r),
+			    req_actor_id(r), r->request_id, "url_takeover", "campaign",
 			    campaign, json_text(w));
 		json_object_put(mail);
 	}
@@ -365,6 +378,8 @@ after_save(struct req *r, const char *campaign,
 	return FB_OK;
 }
 
+static enum fb_err campaign_ready(struct req *, const char *, bool *);
+
 /* PATCH /campaigns/{id} (contract: CampaignPatch; States, Campaign). */
 enum fb_err
 api_campaigns_update(struct req *r)
@@ -372,8 +387,10 @@ api_campaigns_update(struct req *r)
 	const char	*id = req_pathvar(r, "campaign_id"), *name, *product, *status;
 	long long	 wait = 0;
 	struct dbrows	 c;
+	struct live_rules before;
 	json_object	*extra;
-	bool		 set_product;
+	char		 site[UUID_STRLEN + 1], owner[UUID_STRLEN + 1];
+	bool		 set_product, change, ready;
 	enum fb_err	 e;
 
 	if (body_str(r, "name", false, CAMPAIGN_NAME_MAX, &name) < 0 ||
@@ -392,23 +409,73 @@ api_campaigns_update(struct req *r)
 	if (e != FB_OK)
 		return e;
 	/* a status change needs a session (contract: Authentication 9) */
-	if (status != NULL && strcmp(status, campaign_of(&c)->status) != 0) {
-		dbrows_free(&c);
-		return api_error(r, AC_SESSION_REQUIRED, "status");
-	}
+	change = status != NULL && strcmp(status, campaign_of(&c)->status) != 0;
+	snprintf(site, sizeof(site), "%s", campaign_of(&c)->site_id);
 	dbrows_free(&c);
+	if (change && !r->auth.session)
+		return api_error(r, AC_SESSION_REQUIRED, "status");
+	if (change && strcmp(status, "active") == 0) {
+		if ((e = campaign_ready(r, id, &ready)) != FB_OK || !ready)
+			return e;
+	}
 	set_product = body_has(r, "product_name");
 	if ((e = db_campaign_update(r->db, r->auth.tenant_id, id, name, set_product,
 	    product, wait)) != FB_OK)
 		return e;
 	r->audit_type = "campaign";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
-	/* name, product and wait decide no page */
-	if ((e = after_save(r, id, NULL, &extra)) != FB_OK) {
+	if (!change) {
+		/* name, product and wait decide no page */
+		if ((e = after_save(r, id, NULL, &extra)) != FB_OK) {
+			json_object_put(extra);
+			return e;
+		}
+		return campaign_detail(r, id, 200, extra);
+	}
+	/* the status decides pages: published anew, takeovers warned of */
+	if ((e = live_rules_load(r->db, r->auth.tenant_id, site, &before)) != FB_OK)
+		return e;
+	if ((e = db_campaign_set_status(r->db, id, status, owner)) == FB_OK)
+		e = after_save(r, id, &before, &extra);
+	else
+		extra = NULL;
+	live_rules_free(&before);
+	if (e != FB_OK) {
 		json_object_put(extra);
 		return e;
 	}
 	return campaign_detail(r, id, 200, extra);
+}
+
+/*
+ * Whether a session may activate the campaign (issue 16): it has URL
+ * rules, and an active scenario (kept sendable: scenario_keep_sendable())
+ * to send from; otherwise 422 campaign_not_ready naming url_rules or
+ * scenarios, and *ready false.
+ */
+static enum fb_err
+campaign_ready(struct req *r, const char *id, bool *ready)
+{
+	struct dbrows	 q;
+	size_t		 n;
+	enum fb_err	 e;
+
+	*ready = false;
+	if ((e = db_url_rules(r->db, r->auth.tenant_id, id, &q)) != FB_OK)
+		return e;
+	n = q.n;
+	dbrows_free(&q);
+	if (n == 0)
+		return api_error(r, AC_CAMPAIGN_NOT_READY, "url_rules");
+	if ((e = db_scenario_other_active(r->db, r->auth.tenant_id, id,
+	    "00000000-0000-0000-0000-000000000000", &q)) != FB_OK)
+		return e;
+	n = q.n;
+	dbrows_free(&q);
+	if (n == 0)
+		return api_error(r, AC_CAMPAIGN_NOT_READY, "scenarios");
+	*ready = true;
+	return FB_OK;
 }
 
 #define RULES_MAX	100

@@ -193,10 +193,11 @@ enum fb_err
 api_scenarios_update(struct req *r)
 {
 	const char	*id = req_pathvar(r, "scenario_id"), *name, *status;
+	char		 campaign[UUID_STRLEN + 1];
 	long long	 wait = 0;
 	struct dbrows	 s;
 	int		 w;
-	bool		 found, other;
+	bool		 found, other, refused;
 	enum fb_err	 e;
 
 	if (body_str(r, "name", false, SCENARIO_NAME_MAX, &name) < 0 ||
@@ -211,12 +212,24 @@ api_scenarios_update(struct req *r)
 	if ((e = scenario_load(r, id, &s, &found)) != FB_OK || !found)
 		return e;
 	other = status != NULL && strcmp(status, scenario_of(&s)->status) != 0;
+	snprintf(campaign, sizeof(campaign), "%s", scenario_of(&s)->campaign_id);
 	dbrows_free(&s);
-	if (other)
+	/* a status change needs a session (contract: Authentication 9) */
+	if (other && !r->auth.session)
 		return api_error(r, AC_SESSION_REQUIRED, "status");
 	if ((e = db_scenario_update(r->db, r->auth.tenant_id, id, name,
 	    body_has(r, "abandon_wait_minutes"), w > 0 ? wait : -1)) != FB_OK)
 		return e;
+	if (other) {
+		/* activation: the checks of formbackctl scenario set-status */
+		if (strcmp(status, "active") == 0 &&
+		    ((e = scenario_keep_sendable(r, id, campaign, &refused)) != FB_OK ||
+		    refused))
+			return e;
+		if ((e = db_scenario_set_status(r->db, r->auth.tenant_id, id,
+		    status)) != FB_OK)
+			return e;
+	}
 	r->audit_type = "scenario";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
 	return scenario_answer(r, id, 200);

@@ -29,6 +29,7 @@ enum db_set {
 	DBSET_WEBHOOK,		/* db/webhook.c */
 	DBSET_PPCHECK,		/* db/ppcheck.c */
 	DBSET_REPORT,		/* db/report.c */
+	DBSET_MEMBER,		/* db/member.c: sign-in, sessions, invitations */
 	DBSET__MAX
 };
 #define DBSET_STMT_MAX 64

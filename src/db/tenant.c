@@ -213,7 +213,7 @@ db_apikey_create(struct db *db, const char *id, const char *tenant,
     const char *prefix, const char *scopes)
 {
 	return run(db, TEN_KEY_CREATE, DBPARAMS(P_STR(id), P_STR(tenant),
-	    P_STR(member), P_STR(kind), P_BIN(hash, APIKEY_HASH_LEN),
+	    P_STR(member), P_STR(kind), P_BIN(hash, SECRET_HASH_LEN),
 	    P_STR(prefix), P_STR(scopes)), NULL);
 }
 

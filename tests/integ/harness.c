@@ -31,8 +31,9 @@ http(const char *method, const char *path, const char *key, const char *body,
 	CURL		*c;
 	struct curl_slist *h = NULL;
 	struct resp	*r = calloc(1, sizeof(*r));
-	char		 url[4096], auth[256];
-	const char	*base = getenv("FB_TEST_URL");
+	char		 url[4096], auth[256], one[1024];
+	const char	*base = getenv("FB_TEST_URL"), *p;
+	size_t		 n;
 	CURLcode	 rc;
 
 	cr_assert_not_null(base, "FB_TEST_URL is not set: run through harness.sh");
@@ -44,8 +45,12 @@ http(const char *method, const char *path, const char *key, const char *body,
 		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", key);
 		h = curl_slist_append(h, auth);
 	}
-	if (hdr != NULL)
-		h = curl_slist_append(h, hdr);
+	/* several headers: one per line */
+	for (p = hdr; p != NULL && *p != '\0'; p += n + (p[n] == '\n')) {
+		n = strcspn(p, "\n");
+		snprintf(one, sizeof(one), "%.*s", (int)n, p);
+		h = curl_slist_append(h, one);
+	}
 	if (body != NULL) {
 		h = curl_slist_append(h, "Content-Type: application/json");
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
@@ -380,4 +385,35 @@ fx_one_step(const struct fx *f, const char *key, const char *channel,
 	resp_free(r);
 	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status active", s), 0);
 	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode %s", f->tenant, mode), 0);
+}
+
+/*
+ * The decoded subject, then the text part, then the HTML part of the
+ * `nth` (0-based) mail in the sink to `to`, by Python's email parser;
+ * "" when there is none (static storage).
+ */
+const char *
+mail_to(const char *to, int nth)
+{
+	static char	 out[1 << 16];
+	char		 cmd[2048];
+	FILE		*p;
+	size_t		 n;
+
+	snprintf(cmd, sizeof(cmd), "f=$(grep -l -r -F 'X-Envelope-To: %s' \"$FB_MAIL_DIR\" "
+	    "2>/dev/null | sort | sed -n '%dp'); [ -n \"$f\" ] && /usr/bin/python3 -c '"
+	    "import email, sys\n"
+	    "from email import policy\n"
+	    "m = email.message_from_binary_file(open(sys.argv[1], \"rb\"), policy=policy.default)\n"
+	    "print(\"Message-ID:\", m[\"message-id\"])\n"
+	    "print(\"Subject:\", m[\"subject\"])\n"
+	    "for k in (\"plain\", \"html\"):\n"
+	    "    b = m.get_body((k,))\n"
+	    "    print(b.get_content() if b is not None else \"\")\n"
+	    "' \"$f\"", to, nth + 1);
+	p = popen(cmd, "r");
+	n = fread(out, 1, sizeof(out) - 1, p);
+	pclose(p);
+	out[n] = '\0';
+	return out;
 }

@@ -20,7 +20,7 @@ struct resp {
 };
 
 /* One HTTP request; `key` adds "Authorization: Bearer key"; `hdr` is
- * one extra "Name: value" header or NULL.  Aborts the test on failure.
+ * extra "Name: value" headers, one per line, or NULL.  Aborts the test on failure.
  * A 204 from POST /tag/v1/events returns once tag_settle() does. */
 struct resp	*http(const char *method, const char *path, const char *key,
 		    const char *body, const char *hdr);
@@ -56,6 +56,12 @@ const char	*sql_row(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  * hold the current test's messages after those of earlier tests.
  */
 const char	*file_tail(const char *path);
+/*
+ * The decoded subject, then the text part, then the HTML part of the
+ * `nth` (0-based) mail in the sink to `to`; "" when there is none
+ * (static storage).
+ */
+const char	*mail_to(const char *to, int nth);
 
 struct fx {
 	char	 tenant[40];

@@ -117,7 +117,17 @@ Test(openapi, document_matches_route_table_and_contract)
 		    "%s %s missing", routes[i].method, routes[i].path);
 		cr_assert_str_eq(jget(op, "operationId"), routes[i].operation_id);
 		scopes_of(op, got, sizeof(got));
+		/* the admin API: its own tag, outside the contract's scope table */
+		cr_assert_str_eq(jget(op, "tags.0"),
+		    strncmp(routes[i].path, "/api/v1/admin/", 14) == 0 ? "admin" :
+		    "public", "%s", routes[i].path);
 		if (routes[i].flags & R_PUBLIC) {
+			cr_assert_str_eq(got, "");
+			continue;
+		}
+		if (routes[i].flags & R_SESSION) {
+			cr_assert_not_null(jobj(op, "security.0.sessionCookie"),
+			    "%s: no session security", routes[i].operation_id);
 			cr_assert_str_eq(got, "");
 			continue;
 		}

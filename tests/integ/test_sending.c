@@ -160,9 +160,9 @@ Test(deliveries, scheduled_when_a_lead_is_abandoned, .timeout = 60)
 	resp_free(r);
 }
 
-/* The mail in the sink addressed to `to`, or NULL (static storage). */
+/* The raw mail in the sink addressed to `to`, or NULL (static storage). */
 static const char *
-mail_to(const char *to)
+raw_mail_to(const char *to)
 {
 	static char	 hit[1 << 16];
 	char		 cmd[1024], needle[300];
@@ -274,7 +274,7 @@ Test(deliveries, sent_to_the_stand_ins, .timeout = 90)
 	resp_free(r);
 	/* the next day the email, with a one-click opt-out */
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2035-06-02T00:01:00Z"), 0);
-	mail = mail_to("kaori.s@example.jp");
+	mail = raw_mail_to("kaori.s@example.jp");
 	cr_assert_not_null(mail, "no email in the sink: %s", sql_row("SELECT status, "
 	    "COALESCE(error_code, '-'), COALESCE(cancel_reason, '-'), scheduled_at FROM "
 	    "deliveries WHERE tenant_id = '%s' AND channel = 'email' ORDER BY id LIMIT 1", f.tenant));

@@ -36,37 +36,6 @@ capture(const struct fx *f, const char *key, int n, const char *tel, const char 
 	resp_free(r);
 }
 
-/*
- * The decoded subject, then the text part, then the HTML part of the
- * `nth` (0-based) mail in the sink to `to`, by Python's email parser;
- * "" when there is none (static storage).
- */
-static const char *
-mail_to(const char *to, int nth)
-{
-	static char	 out[1 << 16];
-	char		 cmd[2048];
-	FILE		*p;
-	size_t		 n;
-
-	snprintf(cmd, sizeof(cmd), "f=$(grep -l -r -F 'X-Envelope-To: %s' \"$FB_MAIL_DIR\" "
-	    "2>/dev/null | sort | sed -n '%dp'); [ -n \"$f\" ] && /usr/bin/python3 -c '"
-	    "import email, sys\n"
-	    "from email import policy\n"
-	    "m = email.message_from_binary_file(open(sys.argv[1], \"rb\"), policy=policy.default)\n"
-	    "print(\"Message-ID:\", m[\"message-id\"])\n"
-	    "print(\"Subject:\", m[\"subject\"])\n"
-	    "for k in (\"plain\", \"html\"):\n"
-	    "    b = m.get_body((k,))\n"
-	    "    print(b.get_content() if b is not None else \"\")\n"
-	    "' \"$f\"", to, nth + 1);
-	p = popen(cmd, "r");
-	n = fread(out, 1, sizeof(out) - 1, p);
-	pclose(p);
-	out[n] = '\0';
-	return out;
-}
-
 /* How many lines of the output of a shell command hold a number. */
 static int
 count_of(const char *cmd)

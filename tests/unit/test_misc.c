@@ -6,6 +6,7 @@
 #include <sodium.h>
 
 #include "../../src/api.h"
+#include "../../src/session.h"
 
 Test(uuid, v7_shape_and_order)
 {
@@ -60,15 +61,15 @@ Test(keys, generate_shape_and_hash)
 {
 	char		 k[APIKEY_MAX_LEN + 1];
 	bool		 test;
-	unsigned char	 h1[APIKEY_HASH_LEN], h2[APIKEY_HASH_LEN];
+	unsigned char	 h1[SECRET_HASH_LEN], h2[SECRET_HASH_LEN];
 
 	cr_assert_eq(sodium_init() >= 0, 1);
 	apikey_generate(false, k);
 	cr_assert_eq(strlen(k), 8 + APIKEY_RANDOM_LEN);
 	cr_assert(apikey_shape_ok(k, &test));
 	cr_assert(!test);
-	apikey_hash(k, h1);
-	apikey_hash(k, h2);
+	secret_hash(k, h1);
+	secret_hash(k, h2);
 	cr_assert_eq(memcmp(h1, h2, sizeof(h1)), 0);
 	apikey_generate(true, k);
 	cr_assert(apikey_shape_ok(k, &test));
@@ -209,4 +210,72 @@ Test(body, ident_ok)
 	cr_assert_not(ident_ok("pk_\xc3\xa9", 32));
 	cr_assert_not(ident_ok("a b", 64));
 	cr_assert_not(ident_ok("abcd", 3));
+}
+
+Test(sessions, roles_passwords_cookies_and_origin)
+{
+	struct conf	 c;
+	char		 tok[TOKEN_LEN + 1], got[TOKEN_LEN + 1], csrf[CSRF_TOKEN_LEN + 1];
+	char		 hdr[256], h[PASSWORD_HASH_MAX], e[MEMBER_EMAIL_MAX + 1];
+
+	/* roles: each a superset of the one below; no key scope gives a role */
+	cr_assert_eq(role_scopes("viewer"), SCOPES_READ);
+	cr_assert_eq(role_scopes("member") & SCOPE_BIT(SC_WEBHOOKS_WRITE), 0);
+	cr_assert_eq(role_scopes("member") & SCOPES_READ, SCOPES_READ);
+	cr_assert_eq(role_scopes("admin") & ROLE_OWNER, 0);
+	cr_assert_neq(role_scopes("admin") & ROLE_ADMIN, 0);
+	cr_assert_eq(role_scopes("owner") & (ROLE_ADMIN | ROLE_OWNER),
+	    ROLE_ADMIN | ROLE_OWNER);
+	cr_assert_eq(role_scopes("root"), 0);
+	cr_assert_eq(SCOPES_ALL & (ROLE_ADMIN | ROLE_OWNER), 0);
+
+	/* password rule: 12 characters (not bytes), no control, not the address */
+	cr_assert(password_acceptable("パスワードは十二文字以上です", "a@b.jp"));
+	cr_assert_not(password_acceptable("パスワード", "a@b.jp"));
+	cr_assert_not(password_acceptable("short", NULL));
+	cr_assert_not(password_acceptable("twelve chars\n ok", NULL));
+	cr_assert_not(password_acceptable("Someone@Example.JP", "someone@example.jp"));
+	cr_assert_eq(password_hash("a long enough one", h), FB_OK);
+	cr_assert(strncmp(h, "$argon2id$", 10) == 0);
+	cr_assert(password_verify(h, "a long enough one"));
+	cr_assert_not(password_verify(h, "a long enough two"));
+	cr_assert_not(password_verify(NULL, "a long enough one"));
+
+	cr_assert(member_email("Foo.Bar@Example.JP", e));
+	cr_assert_str_eq(e, "foo.bar@example.jp");
+	cr_assert_not(member_email("no-at.example", e));
+	cr_assert_not(member_email("a@b@c", e));
+	cr_assert_not(member_email("a b@c.jp", e));
+	cr_assert_not(member_email("@c.jp", e));
+
+	/* tokens, the cookie header and the CSRF token bound to the session */
+	token_generate("fbs_", tok);
+	cr_assert_eq(strlen(tok), TOKEN_LEN);
+	cr_assert(token_shape_ok(tok, "fbs_"));
+	cr_assert_not(token_shape_ok(tok, "fbi_"));
+	snprintf(hdr, sizeof(hdr), "theme=dark; fb_session=%s; other=1", tok);
+	cr_assert(session_cookie_get(hdr, "fb_session", got));
+	cr_assert_str_eq(got, tok);
+	cr_assert_not(session_cookie_get(hdr, "__Host-fb_session", got));
+	cr_assert_not(session_cookie_get("fb_session=fbs_short", "fb_session", got));
+	snprintf(hdr, sizeof(hdr), "xfb_session=%s", tok);
+	cr_assert_not(session_cookie_get(hdr, "fb_session", got));
+	session_csrf(tok, csrf);
+	cr_assert(session_csrf_ok(tok, csrf));
+	cr_assert_not(session_csrf_ok(tok, NULL));
+	token_generate("fbs_", got);
+	cr_assert_not(session_csrf_ok(got, csrf));
+
+	memset(&c, 0, sizeof(c));
+	c.base_url = "https://app.formback.example/base";
+	cr_assert_str_eq(session_cookie_name(&c), "__Host-fb_session");
+	cr_assert(session_origin_ok(&c, "https://app.formback.example"));
+	cr_assert(session_origin_ok(&c, "https://APP.formback.example"));
+	cr_assert_not(session_origin_ok(&c, "http://app.formback.example"));
+	cr_assert_not(session_origin_ok(&c, "https://app.formback.example.evil"));
+	cr_assert_not(session_origin_ok(&c, "https://app.formback.example:444"));
+	cr_assert_not(session_origin_ok(&c, NULL));
+	c.base_url = "http://127.0.0.1:8080";
+	cr_assert_str_eq(session_cookie_name(&c), "fb_session");
+	cr_assert(session_origin_ok(&c, "http://127.0.0.1:8080"));
 }

@@ -88,7 +88,12 @@ Test(tables, routes_are_well_formed)
 		/* the contract's paths, and the rest outside it */
 		cr_assert(strncmp(routes[i].path, "/api/v1/", 8) == 0 ||
 		    (routes[i].flags & R_INTERNAL) != 0, "%s", routes[i].path);
-		cr_assert(routes[i].scopes != 0 || (routes[i].flags & R_PUBLIC));
+		/* a key's route needs a scope; a session's own routes need none */
+		cr_assert(routes[i].scopes != 0 ||
+		    (routes[i].flags & (R_PUBLIC | R_SESSION)) != 0);
+		/* the roles' bits are for routes no key may call */
+		cr_assert((routes[i].scopes & (ROLE_ADMIN | ROLE_OWNER)) == 0 ||
+		    (routes[i].flags & R_SESSION) != 0, "%s", routes[i].path);
 		for (j = 0; j < i; j++) {
 			cr_assert_str_neq(routes[i].operation_id, routes[j].operation_id);
 			cr_assert(strcmp(routes[i].path, routes[j].path) != 0 ||

@@ -1,0 +1,709 @@
+/*
+ * The admin API (issue 16; outside the public contract, Conventions 6):
+ * sign-in and sign-out, one-time links for a first password or a reset,
+ * members, API keys and the audit log.  Which role may call what is in
+ * the route table (ROLE_ADMIN, ROLE_OWNER, R_SESSION); the session
+ * itself is checked by the dispatcher (dispatch.c).  Passwords, tokens
+ * and keys are never logged, audited or answered twice.
+ */
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "../api.h"
+#include "../session.h"
+#include "../db/store.h"
+
+/* The writer of a member (MemberOut). */
+static void
+member_gen(struct jgen *j, const void *row)
+{
+	const struct member_row *m = row;
+
+	jg_str(j, "id", m->id);
+	jg_str(j, "object", "member");
+	jg_str(j, "email", m->email);
+	jg_str(j, "role", m->role);
+	jg_str(j, "status", m->status);
+	jg_bool(j, "has_password", m->has_password);
+	jg_time(j, "last_seen_at", m->last_seen_at);
+	jg_time(j, "created_at", m->created_at);
+}
+
+static enum fb_err
+member_answer(struct req *r, const char *tenant, const char *id, int status)
+{
+	struct dbrows	 m;
+	enum fb_err	 e;
+
+	if ((e = db_member_get(r->db, tenant, id, &m)) != FB_OK)
+		return e;
+	e = req_row(r, status, member_gen, m.row);
+	dbrows_free(&m);
+	return e;
+}
+
+/*
+ * The session's answer (sign-in, GET): who is signed in, the CSRF token
+ * unsafe requests must send, and when the session ends at the latest.
+ */
+static enum fb_err
+session_answer(struct req *r, const char *token, int status)
+{
+	unsigned char	 hash[SECRET_HASH_LEN];
+	char		 csrf[CSRF_TOKEN_LEN + 1];
+	struct dbrows	 s;
+	const struct session_auth_row *a;
+	struct jgen	 j;
+	enum fb_err	 e;
+
+	secret_hash(token, hash);
+	if ((e = db_session_lookup(r->db, hash, SESSION_IDLE_SECONDS, &s)) != FB_OK)
+		return e;
+	a = s.row;
+	session_csrf(token, csrf);
+	req_gen_begin(r, &j);
+	jg_str(&j, "id", a->id);
+	jg_str(&j, "object", "session");
+	jg_str(&j, "tenant_id", a->tenant_id);
+	jg_obj(&j, "member");
+	jg_str(&j, "id", a->member_id);
+	jg_str(&j, "email", a->email);
+	jg_str(&j, "role", a->role);
+	jg_obj_end(&j);
+	jg_str(&j, "csrf_token", csrf);
+	jg_time(&j, "expires_at", a->expires_at);
+	jg_int(&j, "idle_timeout_seconds", SESSION_IDLE_SECONDS);
+	dbrows_free(&s);
+	return req_gen_end(r, &j, status);
+}
+
+/* A sign-in from a page of another origin is refused (login CSRF). */
+static bool
+foreign_page(struct req *r)
+{
+	if (r->origin == NULL || session_origin_ok(r->conf, r->origin))
+		return false;
+	(void)api_error(r, AC_SESSION_ORIGIN, "Origin");
+	return true;
+}
+
+/* 409 tenant_required, with the tenants the address and password open. */
+static enum fb_err
+tenant_required(struct req *r, const struct signin_row *m, const bool *ok,
+    size_t n)
+{
+	json_object	*doc, *err, *list, *t;
+	size_t		 i;
+	enum fb_err	 e;
+
+	(void)api_error(r, AC_TENANT_REQUIRED, "tenant_id");
+	if ((doc = json_tokener_parse(r->out.data)) == NULL)
+		return FB_OK;
+	if (!json_object_object_get_ex(doc, "error", &err)) {
+		json_object_put(doc);
+		return FB_OK;
+	}
+	list = json_object_new_array();
+	for (i = 0; i < n; i++) {
+		if (!ok[i])
+			continue;
+		t = json_object_new_object();
+		jadd_str(t, "id", m[i].tenant_id);
+		jadd_str(t, "name", m[i].tenant_name);
+		json_object_array_add(list, t);
+	}
+	json_object_object_add(err, "tenants", list);
+	buf_reset(&r->out);
+	e = buf_addstr(&r->out, json_object_to_json_string_ext(doc,
+	    JSON_C_TO_STRING_PLAIN));
+	json_object_put(doc);
+	return e;
+}
+
+static enum fb_err
+signin_audit(struct db *db, const struct req *r, const struct signin_row *m,
+    const char *action)
+{
+	char	 detail[128];
+
+	snprintf(detail, sizeof(detail), "{\"client_addr\":\"%s\"}",
+	    r->client_addr != NULL && strspn(r->client_addr,
+	    "0123456789abcdefABCDEF.:") == strlen(r->client_addr) &&
+	    strlen(r->client_addr) <= 45 ? r->client_addr : "");
+	return db_audit_add(db, m->tenant_id, "session", m->id, r->request_id,
+	    action, "member", m->id, detail);
+}
+
+/*
+ * POST /api/v1/admin/session: sign in.  Throttled per account and per
+ * client address (db_throttle_fail()); a wrong password, an unknown
+ * address, a suspended member and one without a password all answer the
+ * same 401 after the same Argon2id work.  Runs its own transactions: a
+ * failure is counted even though the answer is an error.
+ */
+enum fb_err
+api_session_create(struct req *r)
+{
+	const char	*in, *pw, *tenant = NULL;
+	char		 email[255], subject[320], token[TOKEN_LEN + 1];
+	char		 sid[UUID_STRLEN + 1], wait_s[24];
+	unsigned char	 acct[SECRET_HASH_LEN], addr[SECRET_HASH_LEN];
+	unsigned char	 hash[SECRET_HASH_LEN];
+	struct dbrows	 ms;
+	const struct signin_row *m;
+	bool		 ok[10];
+	size_t		 i, n = 0, hit = 0;
+	long long	 wait;
+	enum fb_err	 e;
+
+	if (foreign_page(r) || body_str(r, "email", true, 254, &in) < 0 ||
+	    body_str(r, "password", true, PASSWORD_MAX_BYTES, &pw) < 0 ||
+	    body_str(r, "tenant_id", false, UUID_STRLEN, &tenant) < 0)
+		return FB_OK;
+	if (tenant != NULL && !uuid_valid(tenant))
+		return api_error(r, AC_PARAMETER_INVALID, "tenant_id");
+	if (!member_email(in, email))
+		snprintf(email, sizeof(email), "%s", "invalid");
+	if ((e = db_ensure(r->db)) != FB_OK)
+		return FB_EGONE;
+	snprintf(subject, sizeof(subject), "account:%s", email);
+	secret_hash(subject, acct);
+	snprintf(subject, sizeof(subject), "address:%s",
+	    r->client_addr != NULL ? r->client_addr : "");
+	secret_hash(subject, addr);
+	if ((e = db_throttle_wait(r->db, acct, addr, &wait)) != FB_OK)
+		return e;
+	if (wait > 0) {
+		snprintf(wait_s, sizeof(wait_s), "%lld", wait);
+		req_header(r, "Retry-After", wait_s);
+		logx(LOG_INFO, "sign-in refused: throttled for %lld s", wait);
+		return api_error(r, AC_SIGNIN_THROTTLED, NULL);
+	}
+	if ((e = db_signin_members(r->db, email, tenant, &ms)) != FB_OK)
+		return e;
+	m = ms.row;
+	for (i = 0; i < ms.n && i < NELEM(ok); i++) {
+		ok[i] = strcmp(m[i].status, "active") == 0 &&
+		    password_verify(m[i].password_hash, pw);
+		if (ok[i])
+			hit = i, n++;
+	}
+	if (ms.n == 0)
+		(void)password_verify(NULL, pw);
+	if (n == 0) {
+		e = db_throttle_fail(r->db, acct, SIGNIN_FREE_ACCOUNT);
+		if (e == FB_OK)
+			e = db_throttle_fail(r->db, addr, SIGNIN_FREE_ADDRESS);
+		for (i = 0; e == FB_OK && i < ms.n; i++)
+			e = signin_audit(r->db, r, &m[i], "signin.failed");
+		dbrows_free(&ms);
+		if (ms.n == 0)
+			logx(LOG_INFO, "sign-in failed: no such account");
+		return e != FB_OK ? e : api_error(r, AC_SIGNIN_FAILED, NULL);
+	}
+	if (n > 1) {
+		e = tenant_required(r, m, ok, ms.n);
+		dbrows_free(&ms);
+		return e;
+	}
+	token_generate("fbs_", token);
+	secret_hash(token, hash);
+	uuid_v7(sid);
+	if ((e = db_begin(r->db)) == FB_OK &&
+	    (e = db_session_create(r->db, sid, m[hit].tenant_id, m[hit].id, hash,
+	    r->client_addr, SESSION_MAX_SECONDS)) == FB_OK &&
+	    (e = db_throttle_clear(r->db, acct)) == FB_OK &&
+	    (e = signin_audit(r->db, r, &m[hit], "signin")) == FB_OK)
+		e = db_commit(r->db);
+	dbrows_free(&ms);
+	if (e != FB_OK) {
+		db_rollback(r->db);
+		sodium_memzero(token, sizeof(token));
+		return e;
+	}
+	if ((e = session_cookie_set(r, token)) == FB_OK)
+		e = session_answer(r, token, 200);
+	sodium_memzero(token, sizeof(token));
+	return e;
+}
+
+/* GET /api/v1/admin/session: who is signed in, and the CSRF token. */
+enum fb_err
+api_session_get(struct req *r)
+{
+	return session_answer(r, r->auth.session_token, 200);
+}
+
+/* DELETE /api/v1/admin/session: sign out; the cookie is cleared. */
+enum fb_err
+api_session_delete(struct req *r)
+{
+	enum fb_err	 e;
+
+	if ((e = db_session_end(r->db, r->auth.session_id)) != FB_OK)
+		return e;
+	r->audit_type = "member";
+	snprintf(r->audit_id, sizeof(r->audit_id), "%s", r->auth.member_id);
+	if ((e = session_cookie_set(r, NULL)) != FB_OK)
+		return e;
+	req_empty(r, 204);
+	return FB_OK;
+}
+
+/*
+ * POST /api/v1/admin/password_resets: a reset link for the active
+ * members with this address, mailed by formback-deliver; one per member
+ * every 5 minutes.  The answer is the same 202 whoever asks.
+ */
+enum fb_err
+api_password_reset(struct req *r)
+{
+	const char	*in;
+	char		 email[255], id[UUID_STRLEN + 1];
+	struct dbrows	 ms;
+	const struct signin_row *m;
+	struct jgen	 j;
+	bool		 recent;
+	size_t		 i;
+	enum fb_err	 e = FB_OK;
+
+	if (foreign_page(r) || body_str(r, "email", true, 254, &in) < 0)
+		return FB_OK;
+	if (member_email(in, email)) {
+		if ((e = db_signin_members(r->db, email, NULL, &ms)) != FB_OK)
+			return e;
+		for (i = 0, m = ms.row; e == FB_OK && i < ms.n; i++) {
+			if (strcmp(m[i].status, "active") != 0)
+				continue;
+			if ((e = db_invitation_recent(r->db, m[i].id, "reset",
+			    &recent)) != FB_OK || recent)
+				continue;
+			uuid_v7(id);
+			e = db_invitation_add(r->db, id, m[i].tenant_id, m[i].id,
+			    "reset", RESET_SECONDS);
+			if (e == FB_OK)
+				e = db_audit_add(r->db, m[i].tenant_id, "system", NULL,
+				    r->request_id, "password_reset.requested", "member",
+				    m[i].id, NULL);
+		}
+		dbrows_free(&ms);
+		if (e != FB_OK)
+			return e;
+	}
+	req_gen_begin(r, &j);
+	jg_str(&j, "object", "password_reset");
+	jg_str(&j, "status", "accepted");
+	return req_gen_end(r, &j, 202);
+}
+
+/*
+ * POST /api/v1/admin/invitations/accept: the one-time link's token and
+ * the member's new password.  The link is used up, the member's other
+ * sessions end; the member then signs in.
+ */
+enum fb_err
+api_invitation_accept(struct req *r)
+{
+	const char	*token, *pw;
+	char		 ph[PASSWORD_HASH_MAX], tenant[UUID_STRLEN + 1];
+	char		 member[UUID_STRLEN + 1];
+	unsigned char	 hash[SECRET_HASH_LEN];
+	struct dbrows	 iv;
+	const struct invite_row *i;
+	bool		 usable, weak;
+	char		 action[32];
+	enum fb_err	 e;
+
+	if (foreign_page(r) || body_str(r, "token", true, TOKEN_LEN, &token) < 0 ||
+	    body_str(r, "password", true, PASSWORD_MAX_BYTES, &pw) < 0)
+		return FB_OK;
+	if (!token_shape_ok(token, "fbi_"))
+		return api_error(r, AC_INVITATION_INVALID, "token");
+	secret_hash(token, hash);
+	e = db_invitation_by_token(r->db, hash, &iv);
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_INVITATION_INVALID, "token");
+	if (e != FB_OK)
+		return e;
+	i = iv.row;
+	usable = i->usable && strcmp(i->member_status, "active") == 0;
+	weak = !password_acceptable(pw, i->email);
+	snprintf(tenant, sizeof(tenant), "%s", i->tenant_id);
+	snprintf(member, sizeof(member), "%s", i->member_id);
+	snprintf(action, sizeof(action), "%s.accepted", strcmp(i->purpose,
+	    "invite") == 0 ? "invitation" : "password_reset");
+	if (!usable) {
+		dbrows_free(&iv);
+		return api_error(r, AC_INVITATION_INVALID, "token");
+	}
+	if (weak) {
+		dbrows_free(&iv);
+		return api_error(r, AC_PASSWORD_TOO_WEAK, "password");
+	}
+	e = db_invitation_use(r->db, i->id);
+	dbrows_free(&iv);
+	if (e != FB_OK || (e = password_hash(pw, ph)) != FB_OK ||
+	    (e = db_member_set_password(r->db, member, ph)) != FB_OK ||
+	    (e = db_member_sessions_end(r->db, member, NULL)) != FB_OK ||
+	    (e = db_audit_add(r->db, tenant, "session", member, r->request_id,
+	    action, "member", member, NULL)) != FB_OK)
+		return e;
+	return member_answer(r, tenant, member, 200);
+}
+
+/* GET /api/v1/admin/members */
+enum fb_err
+api_members_list(struct req *r)
+{
+	struct page	 pg;
+	struct dbrows	 rows;
+	enum fb_err	 e;
+
+	if (page_from_req(r, &pg) != 0)
+		return FB_OK;
+	if ((e = db_member_list(r->db, r->auth.tenant_id,
+	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
+		return e;
+	return page_answer(r, &pg, &rows, sizeof(struct member_row),
+	    offsetof(struct member_row, id), member_gen, NULL);
+}
+
+static const char *const member_roles[] = { "owner", "admin", "member",
+	"viewer", NULL };
+
+static bool
+one_of(const char *s, const char *const *set)
+{
+	for (; *set != NULL; set++)
+		if (strcmp(s, *set) == 0)
+			return true;
+	return false;
+}
+
+/* Queue a member's invitation link (formback-deliver mails it). */
+enum fb_err
+member_invite(struct db *db, const char *tenant, const char *member)
+{
+	char	 id[UUID_STRLEN + 1];
+
+	uuid_v7(id);
+	return db_invitation_add(db, id, tenant, member, "invite", INVITE_SECONDS);
+}
+
+/*
+ * POST /api/v1/admin/members: invite a member by address (owners only):
+ * the member is created without a password and mailed a link.  An
+ * address the tenant has, not deleted: 409 member_exists.
+ */
+enum fb_err
+api_members_invite(struct req *r)
+{
+	const char	*in, *role = "member";
+	char		 email[255], id[UUID_STRLEN + 1];
+	struct dbrows	 m;
+	enum fb_err	 e;
+
+	if (body_str(r, "email", true, 254, &in) < 0 ||
+	    body_str(r, "role", false, 16, &role) < 0)
+		return FB_OK;
+	if (role == NULL)
+		role = "member";
+	if (!member_email(in, email))
+		return api_error(r, AC_PARAMETER_INVALID, "email");
+	if (!one_of(role, member_roles))
+		return api_error(r, AC_PARAMETER_INVALID, "role");
+	e = db_member_by_email(r->db, r->auth.tenant_id, email, &m);
+	if (e == FB_OK) {
+		dbrows_free(&m);
+		return api_error(r, AC_MEMBER_EXISTS, "email");
+	}
+	if (e != FB_ENOTFOUND)
+		return e;
+	uuid_v7(id);
+	if ((e = db_member_create(r->db, id, r->auth.tenant_id, email, role)) != FB_OK)
+		return e == FB_EDUP ? api_error(r, AC_MEMBER_EXISTS, "email") : e;
+	if ((e = member_invite(r->db, r->auth.tenant_id, id)) != FB_OK)
+		return e;
+	r->audit_type = "member";
+	memcpy(r->audit_id, id, sizeof(id));
+	return member_answer(r, r->auth.tenant_id, id, 201);
+}
+
+/*
+ * PATCH /api/v1/admin/members/{member_id}: role and status (owners
+ * only).  The tenant keeps an active owner: the last one cannot be
+ * demoted, suspended or deleted (409 last_owner, counted under the
+ * tenant's row lock).  Suspending or deleting ends the member's sessions
+ * and stops the keys the member issued (contract: Authentication 5).
+ */
+enum fb_err
+api_members_update(struct req *r)
+{
+	static const char *const statuses[] = { "active", "suspended", "deleted",
+	    NULL };
+	const char	*id = req_pathvar(r, "member_id"), *role = NULL, *status = NULL;
+	char		 tenant[UUID_STRLEN + 1], was_role[16], was_status[16];
+	struct dbrows	 m;
+	const struct member_row *row;
+	long long	 owners;
+	bool		 leaves;
+	enum fb_err	 e;
+
+	if (body_str(r, "role", false, 16, &role) < 0 ||
+	    body_str(r, "status", false, 16, &status) < 0)
+		return FB_OK;
+	if (role != NULL && !one_of(role, member_roles))
+		return api_error(r, AC_PARAMETER_INVALID, "role");
+	if (status != NULL && !one_of(status, statuses))
+		return api_error(r, AC_PARAMETER_INVALID, "status");
+	e = db_member_get(r->db, r->auth.tenant_id, id, &m);
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_NOT_FOUND, "member_id");
+	if (e != FB_OK)
+		return e;
+	row = m.row;
+	snprintf(was_role, sizeof(was_role), "%s", row->role);
+	snprintf(was_status, sizeof(was_status), "%s", row->status);
+	dbrows_free(&m);
+	if (strcmp(was_status, "deleted") == 0)
+		return api_error(r, AC_NOT_FOUND, "member_id");
+	leaves = strcmp(was_role, "owner") == 0 && strcmp(was_status, "active") == 0 &&
+	    ((role != NULL && strcmp(role, "owner") != 0) ||
+	    (status != NULL && strcmp(status, "active") != 0));
+	if (leaves) {
+		if ((e = db_owners_locked(r->db, r->auth.tenant_id, &owners)) != FB_OK)
+			return e;
+		if (owners <= 1)
+			return api_error(r, AC_LAST_OWNER, role != NULL &&
+			    strcmp(role, "owner") != 0 ? "role" : "status");
+	}
+	if (role != NULL && (e = db_member_set_role(r->db, r->auth.tenant_id, id,
+	    role)) != FB_OK)
+		return e;
+	if (status != NULL && strcmp(status, was_status) != 0) {
+		if ((e = db_member_set_status(r->db, id, status, tenant)) != FB_OK)
+			return e;
+		if (strcmp(status, "active") != 0 &&
+		    (e = db_member_sessions_end(r->db, id, NULL)) != FB_OK)
+			return e;
+	}
+	/* keys and cached look-ups follow the member's new standing */
+	if ((role != NULL || status != NULL) &&
+	    (e = db_auth_epoch_bump(r->db, r->auth.tenant_id)) != FB_OK)
+		return e;
+	r->audit_type = "member";
+	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
+	return member_answer(r, r->auth.tenant_id, id, 200);
+}
+
+/* The writer of an API key: never the key or its hash. */
+static void
+apikey_gen(struct jgen *j, const void *row)
+{
+	const struct apikey_row *k = row;
+	json_object	*sc = json_object_new_array();
+	const char	*p, *c;
+
+	jg_str(j, "id", k->id);
+	jg_str(j, "object", "api_key");
+	jg_str(j, "name", k->name);
+	jg_str(j, "kind", k->kind);
+	jg_str(j, "prefix", k->prefix);
+	for (p = k->scopes; p != NULL && *p != '\0'; p = *c != '\0' ? c + 1 : c) {
+		c = p + strcspn(p, ",");
+		json_object_array_add(sc, json_object_new_string_len(p, (int)(c - p)));
+	}
+	jg_json(j, "scopes", sc);
+	json_object_put(sc);
+	jg_str(j, "member_id", k->member_id);
+	jg_str(j, "status", k->revoked_at != NULL ? "revoked" : "active");
+	jg_time(j, "last_used_at", k->last_used_at);
+	jg_time(j, "revoked_at", k->revoked_at);
+	jg_time(j, "created_at", k->created_at);
+}
+
+enum fb_err
+apikey_issue(struct db *db, const char *tenant, const char *member, bool test,
+    uint32_t scopes, char id[UUID_STRLEN + 1], char key[APIKEY_MAX_LEN + 1])
+{
+	unsigned char	 hash[SECRET_HASH_LEN];
+	char		 prefix[16];
+	struct buf	 sb;
+	enum fb_err	 e;
+
+	apikey_generate(test, key);
+	secret_hash(key, hash);
+	snprintf(prefix, sizeof(prefix), "%.12s", key);
+	buf_init(&sb, 1024);
+	if ((e = scope_format(scopes, &sb)) == FB_OK) {
+		uuid_v7(id);
+		e = db_apikey_create(db, id, tenant, member, test ? "test" : "live",
+		    hash, prefix, sb.data);
+	}
+	buf_release(&sb);
+	return e;
+}
+
+/* GET /api/v1/admin/api_keys: prefix, scopes and last use; never the key. */
+enum fb_err
+api_keys_list(struct req *r)
+{
+	struct page	 pg;
+	struct dbrows	 rows;
+	enum fb_err	 e;
+
+	if (page_from_req(r, &pg) != 0)
+		return FB_OK;
+	if ((e = db_apikey_list(r->db, r->auth.tenant_id,
+	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
+		return e;
+	return page_answer(r, &pg, &rows, sizeof(struct apikey_row),
+	    offsetof(struct apikey_row, id), apikey_gen, NULL);
+}
+
+/* The scopes of the body: "all" or an array of the contract's names. */
+static int
+scopes_from_body(struct req *r, uint32_t *bits)
+{
+	json_object	*v, *s;
+	uint32_t	 one;
+	size_t		 i;
+
+	*bits = 0;
+	if (!json_object_object_get_ex(r->json, "scopes", &v) || v == NULL) {
+		(void)api_error(r, AC_PARAMETER_MISSING, "scopes");
+		return -1;
+	}
+	if (json_object_is_type(v, json_type_string) &&
+	    strcmp(json_object_get_string(v), "all") == 0) {
+		*bits = SCOPES_ALL;
+		return 0;
+	}
+	if (!json_object_is_type(v, json_type_array) ||
+	    json_object_array_length(v) == 0 ||
+	    json_object_array_length(v) > SCOPE__MAX) {
+		(void)api_error(r, AC_PARAMETER_INVALID, "scopes");
+		return -1;
+	}
+	for (i = 0; i < json_object_array_length(v); i++) {
+		s = json_object_array_get_idx(v, i);
+		if (!json_object_is_type(s, json_type_string) ||
+		    strcmp(json_object_get_string(s), "all") == 0 ||
+		    !scope_parse(json_object_get_string(s), &one)) {
+			(void)api_error(r, AC_PARAMETER_INVALID, "scopes");
+			return -1;
+		}
+		*bits |= one;
+	}
+	return 0;
+}
+
+/*
+ * POST /api/v1/admin/api_keys: a key issued by the signed-in owner or
+ * admin (contract: Authentication 4), shown once: an idempotent replay
+ * answers "key": null (Idempotency 6).
+ */
+enum fb_err
+api_keys_create(struct req *r)
+{
+	const char	*kind = "live", *name = NULL;
+	char		 id[UUID_STRLEN + 1], key[APIKEY_MAX_LEN + 1];
+	uint32_t	 bits;
+	struct dbrows	 k;
+	struct jgen	 j;
+	enum fb_err	 e;
+
+	if (body_str(r, "kind", false, 8, &kind) < 0 ||
+	    body_str(r, "name", false, 100, &name) < 0 || scopes_from_body(r, &bits) < 0)
+		return FB_OK;
+	if (kind == NULL)
+		kind = "live";
+	if (strcmp(kind, "live") != 0 && strcmp(kind, "test") != 0)
+		return api_error(r, AC_PARAMETER_INVALID, "kind");
+	if ((e = apikey_issue(r->db, r->auth.tenant_id, r->auth.member_id,
+	    strcmp(kind, "test") == 0, bits, id, key)) != FB_OK)
+		return e;
+	if ((name != NULL && (e = db_apikey_name(r->db, id, name)) != FB_OK) ||
+	    (e = db_apikey_get(r->db, r->auth.tenant_id, id, &k)) != FB_OK) {
+		sodium_memzero(key, sizeof(key));
+		return e;
+	}
+	r->audit_type = "api_key";
+	memcpy(r->audit_id, id, sizeof(id));
+	req_gen_begin(r, &j);
+	apikey_gen(&j, k.row);
+	jg_str(&j, "key", NULL);
+	if ((e = req_gen_end(r, &j, 201)) == FB_OK)
+		e = req_keep_for_replay(r);
+	if (e == FB_OK) {
+		req_gen_begin(r, &j);
+		apikey_gen(&j, k.row);
+		jg_str(&j, "key", key);
+		e = req_gen_end(r, &j, 201);
+	}
+	sodium_memzero(key, sizeof(key));
+	dbrows_free(&k);
+	return e;
+}
+
+/* DELETE /api/v1/admin/api_keys/{key_id}: revoked at once on every host. */
+enum fb_err
+api_keys_revoke(struct req *r)
+{
+	const char	*id = req_pathvar(r, "key_id");
+	char		 tenant[UUID_STRLEN + 1];
+	struct dbrows	 k;
+	enum fb_err	 e;
+
+	e = db_apikey_get(r->db, r->auth.tenant_id, id, &k);
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_NOT_FOUND, "key_id");
+	if (e != FB_OK)
+		return e;
+	dbrows_free(&k);
+	if ((e = db_apikey_revoke(r->db, id, tenant)) != FB_OK ||
+	    (e = db_auth_epoch_bump(r->db, r->auth.tenant_id)) != FB_OK)
+		return e;
+	r->audit_type = "api_key";
+	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
+	req_empty(r, 204);
+	return FB_OK;
+}
+
+static void
+audit_gen(struct jgen *j, const void *row)
+{
+	const struct audit_row *a = row;
+	json_object	*d = a->detail != NULL ? json_tokener_parse(a->detail) : NULL;
+
+	jg_str(j, "id", a->id);
+	jg_str(j, "object", "audit_entry");
+	jg_str(j, "actor_type", a->actor_type);
+	jg_str(j, "actor_id", a->actor_id);
+	jg_str(j, "request_id", a->request_id);
+	jg_str(j, "action", a->action);
+	jg_str(j, "target_type", a->target_type);
+	jg_str(j, "target_id", a->target_id);
+	jg_json(j, "detail", d);
+	json_object_put(d);
+	jg_time(j, "created_at", a->created_at);
+}
+
+/* GET /api/v1/admin/audit_log: newest first. */
+enum fb_err
+api_audit_list(struct req *r)
+{
+	struct page	 pg;
+	struct dbrows	 rows;
+	enum fb_err	 e;
+
+	if (page_from_req(r, &pg) != 0)
+		return FB_OK;
+	if ((e = db_audit_list(r->db, r->auth.tenant_id,
+	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
+		return e;
+	return page_answer(r, &pg, &rows, sizeof(struct audit_row),
+	    offsetof(struct audit_row, id), audit_gen, NULL);
+}

@@ -1,0 +1,85 @@
+/*
+ * Members' sign-in (issue 16): password hashing and policy, the session
+ * cookie, its CSRF token and the same-origin rule of the admin UI.  The
+ * SQL is in db/member.c, the operations in api/admin.c, the checks of
+ * every request in dispatch.c.  Documented in formback.fcgi(8), SESSIONS.
+ */
+#ifndef FORMBACK_SESSION_H
+#define FORMBACK_SESSION_H
+
+#include <sodium.h>
+
+#include "formback.h"
+
+struct req;
+
+#define SESSION_IDLE_SECONDS	7200	/* 2 h without a request ends it */
+#define SESSION_MAX_SECONDS	43200	/* 12 h after sign-in at most */
+#define INVITE_SECONDS		(72 * 3600)	/* an invitation link lives 72 h */
+#define RESET_SECONDS		3600	/* a password-reset link lives 1 h */
+#define PASSWORD_MIN_CHARS	12	/* characters (code points) */
+#define PASSWORD_MAX_BYTES	1024
+#define PASSWORD_HASH_MAX	crypto_pwhash_STRBYTES
+/* sign-in failures before delays start: per account, per client address */
+#define SIGNIN_FREE_ACCOUNT	5
+#define SIGNIN_FREE_ADDRESS	20
+#define CSRF_TOKEN_LEN		43	/* base64url of 32 bytes */
+#define CSRF_HEADER		"X-CSRF-Token"
+
+#define MEMBER_EMAIL_MAX	254
+
+/*
+ * A member's address as it is stored and looked up (migration 0020):
+ * ASCII lower-cased into out; false when it is no address (no single
+ * '@' between two non-empty parts, a space or control character, more
+ * than MEMBER_EMAIL_MAX bytes).
+ */
+bool		 member_email(const char *in, char out[MEMBER_EMAIL_MAX + 1]);
+/*
+ * Whether `pw` may be a password: valid UTF-8 of PASSWORD_MIN_CHARS
+ * characters or more and at most PASSWORD_MAX_BYTES bytes, no control
+ * characters, not the member's email address (ASCII case ignored).
+ */
+bool		 password_acceptable(const char *pw, const char *email);
+/*
+ * Argon2id of `pw` with libsodium's interactive limits
+ * (crypto_pwhash_str: 2 passes, 64 MiB), as a self-describing string in
+ * out.  FB_ENOMEM when the memory cannot be had.
+ */
+enum fb_err	 password_hash(const char *pw, char out[PASSWORD_HASH_MAX]) FB_WUR;
+/*
+ * Whether `pw` matches the stored string.  With stored NULL (no such
+ * account, or no password yet) it checks against a fixed hash of the
+ * same cost and answers false, so the time taken says nothing.
+ */
+bool		 password_verify(const char *stored, const char *pw);
+
+/* The cookie's name: "__Host-fb_session" when base_url is https, else "fb_session". */
+const char	*session_cookie_name(const struct conf *);
+/*
+ * The value of cookie `name` in a Cookie header (RFC 6265 section 5.4)
+ * when it has the shape of a session token, copied into out; false
+ * otherwise.
+ */
+bool		 session_cookie_get(const char *header, const char *name,
+		    char out[TOKEN_LEN + 1]);
+/*
+ * Set-Cookie for `token` (RFC 6265 section 4.1): HttpOnly, SameSite=Lax,
+ * Path=/, Max-Age; Secure under https.  token NULL clears the cookie.
+ */
+enum fb_err	 session_cookie_set(struct req *, const char *token);
+/*
+ * The session's CSRF token: BLAKE2b keyed by the session token over a
+ * fixed label, base64url; a page that holds it can only have read it
+ * from an answer to the session itself.
+ */
+void		 session_csrf(const char *token, char out[CSRF_TOKEN_LEN + 1]);
+/* Whether `given` (a header value, maybe NULL) is the session's CSRF token. */
+bool		 session_csrf_ok(const char *token, const char *given);
+/*
+ * Whether `origin` (an Origin header, maybe NULL) is base_url's origin
+ * (scheme, host and port; RFC 6454): the admin UI's own pages.
+ */
+bool		 session_origin_ok(const struct conf *, const char *origin);
+
+#endif

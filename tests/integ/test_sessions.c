@@ -1,0 +1,473 @@
+/*
+ * Members' sign-in and the admin API (issue 16), through lighttpd:
+ * passwords, the session cookie and its attributes, CSRF and Origin,
+ * roles refused by the route table, invitations mailed and used once,
+ * throttling, a suspended member's session, API keys issued and revoked,
+ * the audit log, and no secret in a log line or an audit row.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "harness.h"
+
+#define PW	"correct horse battery"
+
+/* Set member `id`'s password through formbackctl (standard input). */
+static int
+set_password(const char *id, const char *pw)
+{
+	char	 path[] = "/tmp/fb-pw-XXXXXX";
+	int	 fd = mkstemp(path), st;
+	FILE	*f = fdopen(fd, "w");
+
+	fprintf(f, "%s\n", pw);
+	fclose(f);
+	st = ctl(NULL, "member set-password --id %s < %s", id, path);
+	unlink(path);
+	return st;
+}
+
+struct sess {
+	char	 cookie[128];	/* "Cookie: fb_session=..." */
+	char	 csrf[64];
+	char	 hdr[512];	/* cookie, CSRF token and Origin, one per line */
+};
+
+static struct resp *
+signin(const char *email, const char *pw, const char *extra)
+{
+	char	 body[1024];
+
+	snprintf(body, sizeof(body), "{\"email\":\"%s\",\"password\":\"%s\"%s}",
+	    email, pw, extra != NULL ? extra : "");
+	return http("POST", "/api/v1/admin/session", NULL, body, NULL);
+}
+
+/* Sign in and keep the cookie and CSRF token; asserts success. */
+static void
+session_of(const char *email, const char *pw, struct sess *s)
+{
+	struct resp	*r = signin(email, pw, NULL);
+	const char	*sc, *v;
+	size_t		 n;
+
+	cr_assert_eq(r->status, 200, "sign-in: %ld %s", r->status, r->body);
+	sc = resp_header(r, "Set-Cookie");
+	cr_assert_not_null(sc);
+	v = strstr(sc, "fb_session=");
+	cr_assert_not_null(v);
+	n = strcspn(v, ";");
+	snprintf(s->cookie, sizeof(s->cookie), "Cookie: %.*s", (int)n, v);
+	snprintf(s->csrf, sizeof(s->csrf), "%s", jget(r->json, "csrf_token"));
+	snprintf(s->hdr, sizeof(s->hdr), "%s\nX-CSRF-Token: %s\nOrigin: %s",
+	    s->cookie, s->csrf, getenv("FB_TEST_URL"));
+	resp_free(r);
+}
+
+static char owner_email[128];
+
+static void
+owner_fixture(struct fx *f)
+{
+	fx_new(f, "growth", 0);
+	snprintf(owner_email, sizeof(owner_email), "owner@t%s.example", f->tenant);
+	cr_assert_eq(set_password(f->member, PW), 0);
+}
+
+Test(sessions, sign_in_cookie_csrf_and_sign_out)
+{
+	struct fx	 f;
+	struct sess	 s;
+	struct resp	*r, *r2;
+	const char	*sc;
+	char		 body[512], hdr[512], id[40];
+
+	owner_fixture(&f);
+	/* a wrong password and an unknown address answer alike */
+	r = signin(owner_email, "wrong password here", NULL);
+	expect_error(r, 401, "authentication_error", "signin_failed", NULL);
+	r2 = signin("nobody@nowhere.example", "wrong password here", NULL);
+	expect_error(r2, 401, "authentication_error", "signin_failed", NULL);
+	cr_assert_str_eq(jget(r->json, "error.message"), jget(r2->json, "error.message"));
+	resp_free(r);
+	resp_free(r2);
+
+	r = signin(owner_email, PW, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	sc = resp_header(r, "Set-Cookie");
+	cr_assert_not_null(sc);
+	cr_assert(strncmp(sc, "fb_session=fbs_", 15) == 0, "%s", sc);
+	cr_assert_not_null(strstr(sc, "; Path=/"));
+	cr_assert_not_null(strstr(sc, "; HttpOnly"));
+	cr_assert_not_null(strstr(sc, "; SameSite=Lax"));
+	cr_assert_not_null(strstr(sc, "; Max-Age=43200"));
+	/* base_url is http here: no Secure, no __Host- prefix */
+	cr_assert_null(strstr(sc, "Secure"));
+	cr_assert_str_eq(jget(r->json, "object"), "session");
+	cr_assert_str_eq(jget(r->json, "member.role"), "owner");
+	cr_assert_str_eq(jget(r->json, "member.email"), owner_email);
+	cr_assert_str_eq(jget(r->json, "tenant_id"), f.tenant);
+	cr_assert_eq(strlen(jget(r->json, "csrf_token")), 43);
+	resp_free(r);
+
+	session_of(owner_email, PW, &s);
+	r = http("GET", "/api/v1/admin/session", NULL, NULL, s.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "csrf_token"), s.csrf);
+	resp_free(r);
+	/* a session authenticates the public API too, rate headers and all */
+	r = http("GET", "/api/v1/sites", NULL, NULL, s.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_not_null(resp_header(r, "X-RateLimit-Remaining"));
+	resp_free(r);
+
+	/* unsafe methods need a same-origin Origin and the CSRF token */
+	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"sess-a\","
+	    "\"name\":\"A\"}", f.site);
+	snprintf(hdr, sizeof(hdr), "%s\nX-CSRF-Token: %s", s.cookie, s.csrf);
+	r = http("POST", "/api/v1/campaigns", NULL, body, hdr);
+	expect_error(r, 403, "permission_error", "origin_not_allowed", "Origin");
+	resp_free(r);
+	snprintf(hdr, sizeof(hdr), "%s\nX-CSRF-Token: %s\nOrigin: https://evil.example",
+	    s.cookie, s.csrf);
+	r = http("POST", "/api/v1/campaigns", NULL, body, hdr);
+	expect_error(r, 403, "permission_error", "origin_not_allowed", "Origin");
+	resp_free(r);
+	snprintf(hdr, sizeof(hdr), "%s\nOrigin: %s", s.cookie, getenv("FB_TEST_URL"));
+	r = http("POST", "/api/v1/campaigns", NULL, body, hdr);
+	expect_error(r, 403, "permission_error", "csrf_token_invalid", "X-CSRF-Token");
+	resp_free(r);
+	snprintf(hdr, sizeof(hdr), "%s\nOrigin: %s\nX-CSRF-Token: %.42sA", s.cookie,
+	    getenv("FB_TEST_URL"), s.csrf[0] == 'A' ? "B" : s.csrf);
+	r = http("POST", "/api/v1/campaigns", NULL, body, hdr);
+	expect_error(r, 403, "permission_error", "csrf_token_invalid", "X-CSRF-Token");
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM campaigns WHERE tenant_id = '%s'",
+	    f.tenant), "0");
+	/* with both: created, active by default for a session (States) */
+	r = http("POST", "/api/v1/campaigns", NULL, body, s.hdr);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "status"), "active");
+	snprintf(id, sizeof(id), "%s", jget(r->json, "id"));
+	resp_free(r);
+	/* the write's audit row names the member, the request and the fields */
+	sc = sql_row("SELECT actor_type, actor_id, JSON_VALUE(detail, '$.sent.key'), "
+	    "JSON_VALUE(detail, '$.role') FROM audit_log WHERE tenant_id = '%s' "
+	    "AND action = 'createCampaign'", f.tenant);
+	snprintf(body, sizeof(body), "session\t%s\tsess-a\towner", f.member);
+	cr_assert_str_eq(sc, body);
+
+	/* the status: an API key may not change it, a session may */
+	snprintf(hdr, sizeof(hdr), "/api/v1/campaigns/%s", id);
+	r = http("PATCH", hdr, f.live, "{\"status\":\"paused\"}", NULL);
+	expect_error(r, 403, "permission_error", "session_required", "status");
+	resp_free(r);
+	r = http("PATCH", hdr, NULL, "{\"status\":\"paused\"}", s.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "status"), "paused");
+	resp_free(r);
+	/* activation is checked: URL rules first, then a sendable scenario */
+	r = http("PATCH", hdr, NULL, "{\"status\":\"active\"}", s.hdr);
+	expect_error(r, 422, "invalid_request", "campaign_not_ready", "url_rules");
+	resp_free(r);
+	snprintf(body, sizeof(body), "/api/v1/campaigns/%s/url-rules", id);
+	r = http("PUT", body, NULL, "{\"rules\":[{\"role\":\"form\","
+	    "\"match_type\":\"prefix\",\"pattern\":\"/sess-form\"}]}", s.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	r = http("PATCH", hdr, NULL, "{\"status\":\"active\"}", s.hdr);
+	expect_error(r, 422, "invalid_request", "campaign_not_ready", "scenarios");
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT status FROM campaigns WHERE id = '%s'", id), "paused");
+
+	/* admin routes refuse API keys */
+	r = http("GET", "/api/v1/admin/members", f.live, NULL, NULL);
+	expect_error(r, 403, "permission_error", "session_required", NULL);
+	resp_free(r);
+
+	/* sign out: the cookie is cleared, the token is dead */
+	r = http("DELETE", "/api/v1/admin/session", NULL, NULL, s.hdr);
+	cr_assert_eq(r->status, 204, "%s", r->body);
+	sc = resp_header(r, "Set-Cookie");
+	cr_assert_not_null(sc);
+	cr_assert_not_null(strstr(sc, "Max-Age=0"));
+	resp_free(r);
+	r = http("GET", "/api/v1/admin/session", NULL, NULL, s.cookie);
+	expect_error(r, 401, "authentication_error", "session_invalid", NULL);
+	resp_free(r);
+	r = http("GET", "/api/v1/sites", NULL, NULL, s.cookie);
+	expect_error(r, 401, "authentication_error", "session_invalid", NULL);
+	resp_free(r);
+	/* a token the server never issued */
+	r = http("GET", "/api/v1/sites", NULL, NULL,
+	    "Cookie: fb_session=fbs_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
+	expect_error(r, 401, "authentication_error", "session_invalid", NULL);
+	resp_free(r);
+	/* the sign-in, its failure and the sign-out are audited */
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s' "
+	    "AND action = 'signin.failed'", f.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s' "
+	    "AND action = 'signin'", f.tenant), "2");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s' "
+	    "AND action = 'deleteAdminSession'", f.tenant), "1");
+}
+
+/* The token of the newest link mailed to `to`. */
+static void
+link_token(const char *to, int nth, char out[64])
+{
+	const char	*m = mail_to(to, nth), *t;
+
+	cr_assert_not_null(t = strstr(m, "/admin/accept#fbi_"), "no link in: %s", m);
+	snprintf(out, 64, "%.47s", t + strlen("/admin/accept#"));
+}
+
+Test(sessions, invitation_roles_suspension_and_last_owner)
+{
+	struct fx	 f;
+	struct sess	 o, v;
+	struct resp	*r;
+	char		 email[128], token[64], body[512], path[128], mid[40];
+
+	owner_fixture(&f);
+	session_of(owner_email, PW, &o);
+	snprintf(email, sizeof(email), "Viewer@t%s.example", f.tenant);
+	snprintf(body, sizeof(body), "{\"email\":\"%s\",\"role\":\"viewer\"}", email);
+	r = http("POST", "/api/v1/admin/members", NULL, body, o.hdr);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "role"), "viewer");
+	cr_assert_str_eq(jget(r->json, "has_password"), "false");
+	snprintf(mid, sizeof(mid), "%s", jget(r->json, "id"));
+	/* stored lower-cased */
+	snprintf(email, sizeof(email), "viewer@t%s.example", f.tenant);
+	cr_assert_str_eq(jget(r->json, "email"), email);
+	resp_free(r);
+	r = http("POST", "/api/v1/admin/members", NULL, body, o.hdr);
+	expect_error(r, 409, "invalid_request", "member_exists", "email");
+	resp_free(r);
+
+	/* formback-deliver mails the link; only its hash is stored */
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"), 0);
+	link_token(email, 0, token);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM invitations WHERE member_id = '%s' "
+	    "AND sent_at IS NOT NULL AND token_hash IS NOT NULL", mid), "1");
+	snprintf(body, sizeof(body), "{\"token\":\"%s\",\"password\":\"short\"}", token);
+	r = http("POST", "/api/v1/admin/invitations/accept", NULL, body, NULL);
+	expect_error(r, 422, "invalid_request", "password_too_weak", "password");
+	resp_free(r);
+	snprintf(body, sizeof(body), "{\"token\":\"%s\",\"password\":\"%s\"}", token, email);
+	r = http("POST", "/api/v1/admin/invitations/accept", NULL, body, NULL);
+	expect_error(r, 422, "invalid_request", "password_too_weak", "password");
+	resp_free(r);
+	snprintf(body, sizeof(body), "{\"token\":\"%s\",\"password\":\"viewer's own pass\"}",
+	    token);
+	r = http("POST", "/api/v1/admin/invitations/accept", NULL, body, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "has_password"), "true");
+	resp_free(r);
+	/* used once */
+	r = http("POST", "/api/v1/admin/invitations/accept", NULL, body, NULL);
+	expect_error(r, 422, "invalid_request", "invitation_invalid", "token");
+	resp_free(r);
+	cr_assert_null(strstr(sql("SELECT GROUP_CONCAT(detail) FROM audit_log WHERE "
+	    "tenant_id = '%s'", f.tenant), token));
+
+	/* a viewer reads, and is refused writes by the route table */
+	session_of(email, "viewer's own pass", &v);
+	r = http("GET", "/api/v1/campaigns", NULL, NULL, v.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"v\",\"name\":\"V\"}",
+	    f.site);
+	r = http("POST", "/api/v1/campaigns", NULL, body, v.hdr);
+	expect_error(r, 403, "permission_error", "role_insufficient", NULL);
+	resp_free(r);
+	r = http("GET", "/api/v1/admin/members", NULL, NULL, v.cookie);
+	expect_error(r, 403, "permission_error", "role_insufficient", NULL);
+	resp_free(r);
+	/* made an admin: lists members, may not invite (owners only) */
+	snprintf(path, sizeof(path), "/api/v1/admin/members/%s", mid);
+	r = http("PATCH", path, NULL, "{\"role\":\"admin\"}", o.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	r = http("GET", "/api/v1/admin/members", NULL, NULL, v.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 2);
+	resp_free(r);
+	r = http("POST", "/api/v1/admin/members", NULL,
+	    "{\"email\":\"x@y.example\"}", v.hdr);
+	expect_error(r, 403, "permission_error", "role_insufficient", NULL);
+	resp_free(r);
+	r = http("PATCH", path, NULL, "{\"role\":\"owner\"}", v.hdr);
+	expect_error(r, 403, "permission_error", "role_insufficient", NULL);
+	resp_free(r);
+
+	/* the last owner cannot leave */
+	snprintf(path, sizeof(path), "/api/v1/admin/members/%s", f.member);
+	r = http("PATCH", path, NULL, "{\"role\":\"admin\"}", o.hdr);
+	expect_error(r, 409, "invalid_request", "last_owner", "role");
+	resp_free(r);
+	r = http("PATCH", path, NULL, "{\"status\":\"suspended\"}", o.hdr);
+	expect_error(r, 409, "invalid_request", "last_owner", "status");
+	resp_free(r);
+
+	/* suspended: the member's session ends on its next request */
+	snprintf(path, sizeof(path), "/api/v1/admin/members/%s", mid);
+	r = http("PATCH", path, NULL, "{\"status\":\"suspended\"}", o.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "status"), "suspended");
+	resp_free(r);
+	r = http("GET", "/api/v1/campaigns", NULL, NULL, v.cookie);
+	expect_error(r, 401, "authentication_error", "session_invalid", NULL);
+	resp_free(r);
+	r = signin(email, "viewer's own pass", NULL);
+	expect_error(r, 401, "authentication_error", "signin_failed", NULL);
+	resp_free(r);
+	/* another tenant's member is not found */
+	{
+		struct fx	 g;
+
+		fx_new(&g, "growth", 0);
+		snprintf(path, sizeof(path), "/api/v1/admin/members/%s", g.member);
+		r = http("PATCH", path, NULL, "{\"role\":\"viewer\"}", o.hdr);
+		expect_error(r, 404, "not_found", "not_found", "member_id");
+		resp_free(r);
+	}
+}
+
+Test(sessions, password_reset_ends_other_sessions)
+{
+	struct fx	 f;
+	struct sess	 o;
+	struct resp	*r, *r2;
+	char		 token[64], body[512];
+
+	owner_fixture(&f);
+	session_of(owner_email, PW, &o);
+	r = http("POST", "/api/v1/admin/password_resets", NULL,
+	    "{\"email\":\"nobody@nowhere.example\"}", NULL);
+	r2 = http("POST", "/api/v1/admin/password_resets", NULL, "{\"email\":\"OWNER@T", NULL);
+	resp_free(r2);
+	snprintf(body, sizeof(body), "{\"email\":\"%s\"}", owner_email);
+	r2 = http("POST", "/api/v1/admin/password_resets", NULL, body, NULL);
+	cr_assert_eq(r->status, 202);
+	cr_assert_eq(r2->status, 202);
+	cr_assert_str_eq(r->body, r2->body);
+	resp_free(r);
+	resp_free(r2);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"), 0);
+	link_token(owner_email, 0, token);
+	snprintf(body, sizeof(body), "{\"token\":\"%s\",\"password\":\"a brand new secret\"}",
+	    token);
+	r = http("POST", "/api/v1/admin/invitations/accept", NULL, body, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	r = http("GET", "/api/v1/admin/session", NULL, NULL, o.cookie);
+	expect_error(r, 401, "authentication_error", "session_invalid", NULL);
+	resp_free(r);
+	r = signin(owner_email, PW, NULL);
+	expect_error(r, 401, "authentication_error", "signin_failed", NULL);
+	resp_free(r);
+	session_of(owner_email, "a brand new secret", &o);
+}
+
+Test(sessions, throttled_per_account_alike_for_unknown_ones)
+{
+	struct fx	 f;
+	struct resp	*r;
+	const char	*ra;
+	int		 i;
+
+	http_source = "127.0.0.3";
+	owner_fixture(&f);
+	for (i = 0; i < 4; i++) {
+		r = signin(owner_email, "not the password", NULL);
+		expect_error(r, 401, "authentication_error", "signin_failed", NULL);
+		resp_free(r);
+		r = signin("ghost@nowhere.example", "not the password", NULL);
+		expect_error(r, 401, "authentication_error", "signin_failed", NULL);
+		resp_free(r);
+	}
+	/* the fifth failure starts a delay: then even the right password waits */
+	r = signin(owner_email, "not the password", NULL);
+	expect_error(r, 401, "authentication_error", "signin_failed", NULL);
+	resp_free(r);
+	r = signin(owner_email, PW, NULL);
+	expect_error(r, 429, "rate_limit_error", "signin_throttled", NULL);
+	ra = resp_header(r, "Retry-After");
+	cr_assert_not_null(ra);
+	cr_assert(atoi(ra) >= 1 && atoi(ra) <= 30, "Retry-After %s", ra);
+	resp_free(r);
+	r = signin("ghost@nowhere.example", "not the password", NULL);
+	expect_error(r, 401, "authentication_error", "signin_failed", NULL);
+	resp_free(r);
+	r = signin("ghost@nowhere.example", "not the password", NULL);
+	expect_error(r, 429, "rate_limit_error", "signin_throttled", NULL);
+	resp_free(r);
+	/* another account from another address is not held up */
+	http_source = "127.0.0.4";
+	r = signin("ghost2@nowhere.example", "not the password", NULL);
+	expect_error(r, 401, "authentication_error", "signin_failed", NULL);
+	resp_free(r);
+	http_source = NULL;
+}
+
+Test(sessions, api_keys_issued_once_listed_and_revoked)
+{
+	struct fx	 f;
+	struct sess	 o;
+	struct resp	*r;
+	char		 key[80], id[40], path[128];
+
+	owner_fixture(&f);
+	session_of(owner_email, PW, &o);
+	r = http("POST", "/api/v1/admin/api_keys", NULL,
+	    "{\"name\":\"shop sync\",\"scopes\":[\"sites:read\"]}", o.hdr);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	snprintf(key, sizeof(key), "%s", jget(r->json, "key"));
+	snprintf(id, sizeof(id), "%s", jget(r->json, "id"));
+	cr_assert(strncmp(key, "fb_live_", 8) == 0);
+	snprintf(path, sizeof(path), "%.12s", key);
+	cr_assert_str_eq(jget(r->json, "prefix"), path);
+	cr_assert_str_eq(jget(r->json, "member_id"), f.member);
+	resp_free(r);
+	r = http("POST", "/api/v1/admin/api_keys", NULL, "{\"scopes\":[\"nope:read\"]}",
+	    o.hdr);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "scopes");
+	resp_free(r);
+	r = http("GET", "/api/v1/sites", key, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	r = http("GET", "/api/v1/campaigns", key, NULL, NULL);
+	expect_error(r, 403, "permission_error", "scope_insufficient", NULL);
+	resp_free(r);
+	r = http("GET", "/api/v1/admin/api_keys", NULL, NULL, o.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_null(strstr(r->body, key));
+	cr_assert_not_null(strstr(r->body, "\"last_used_at\":\"20"), "%s", r->body);
+	resp_free(r);
+	snprintf(path, sizeof(path), "/api/v1/admin/api_keys/%s", id);
+	r = http("DELETE", path, NULL, NULL, o.hdr);
+	cr_assert_eq(r->status, 204, "%s", r->body);
+	resp_free(r);
+	r = http("GET", "/api/v1/sites", key, NULL, NULL);
+	expect_error(r, 401, "authentication_error", "api_key_revoked", NULL);
+	resp_free(r);
+	/* the audit log through the admin API */
+	r = http("GET", "/api/v1/admin/audit_log?limit=5", NULL, NULL, o.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "data.0.action"), "revokeApiKey");
+	cr_assert_str_eq(jget(r->json, "data.0.actor_type"), "session");
+	cr_assert_str_eq(jget(r->json, "data.0.actor_id"), f.member);
+	resp_free(r);
+	/* no password, session token or key in the server's log or the audit */
+	cr_assert_null(strstr(file_tail(getenv("FB_LOG")), PW));
+	cr_assert_null(strstr(file_tail(getenv("FB_LOG")), key));
+	cr_assert_null(strstr(file_tail(getenv("FB_LOG")), o.cookie + 19));
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE detail LIKE '%%%s%%' "
+	    "OR detail LIKE '%%fbs_%%' OR detail LIKE '%%fb_live_%%'", PW), "0");
+}
