@@ -70,6 +70,22 @@ enum fb_err	api_webhooks_get(struct req *);
 enum fb_err	api_webhooks_delete(struct req *);
 enum fb_err	api_webhook_deliveries_list(struct req *);
 enum fb_err	api_webhook_redeliver(struct req *);
+/* api/sites.c: what a site's create checks, shared with formbackctl */
+#define SITE_DOMAIN_MAX	253
+#define SITE_NAME_MAX	200
+/* A site's name: 1 to SITE_NAME_MAX characters of UTF-8, not all spaces. */
+bool		site_name_ok(const char *name);
+/*
+ * A site's domain as browsers send it: an internationalised name in its
+ * IDNA form (UTS #46, libidn2), letters, digits, '.', '-' (and ':' for a
+ * port), into out; false when it is no host name.
+ */
+bool		site_domain(const char *in, char out[SITE_DOMAIN_MAX + 1]);
+/* A new site public key: "pk_" and 24 random base62 characters (design 1). */
+void		site_public_key(char out[32]);
+enum fb_err	api_sites_create(struct req *);
+enum fb_err	api_sites_update(struct req *);
+enum fb_err	api_delivery_status_set(struct req *);
 /* api/admin.c: the admin API (issue 16) */
 enum fb_err	api_session_create(struct req *);
 enum fb_err	api_session_get(struct req *);

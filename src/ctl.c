@@ -10,7 +10,6 @@
 #include <string.h>
 #include <time.h>
 
-#include <idn2.h>
 #include <sodium.h>
 
 #include "api.h"
@@ -484,7 +483,7 @@ cmd_tenant(int argc, char *argv[])
 		if (*rl == '\0' || *end != '\0' || rate < 1 || rate > 1000000)
 			die(2, "option '--rate-limit': expected 1 to 1000000");
 	}
-	if (text_blank(name) || utf8_len(name) < 0 || utf8_len(name) > 200)
+	if (!site_name_ok(name))
 		die(2, "option '--name': 1 to 200 characters of UTF-8, not all spaces");
 	connect_db();
 	uuid_v7(id);
@@ -633,29 +632,7 @@ cmd_member(int argc, char *argv[])
 	print_id(id);
 }
 
-/* A site's public key: "pk_" and 24 base62 characters. */
-static void
-site_public_key(char out[32])
-{
-	static const char b62[] =
-	    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-	size_t	 i;
 
-	memcpy(out, "pk_", 3);
-	for (i = 0; i < 24; i++)
-		out[3 + i] = b62[randombytes_uniform(62)];
-	out[27] = '\0';
-}
-
-static bool
-domain_ok(const char *d)
-{
-	size_t	 n = strlen(d);
-
-	return n >= 1 && n <= 253 && d[0] != '.' && d[0] != '-' &&
-	    strspn(d, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ"
-	    "0123456789.-:") == n;
-}
 
 /*
  * site release --id S [--leads keep|discard]: sending resumes for a site a
@@ -734,7 +711,7 @@ cmd_site(int argc, char *argv[])
 {
 	struct opts	 o;
 	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1], pk[32];
-	char		*ascii = NULL;
+	char		 host[SITE_DOMAIN_MAX + 1];
 	const char	*name, *domain;
 	json_object	*out;
 
@@ -752,25 +729,16 @@ cmd_site(int argc, char *argv[])
 	opt_uuid(&o, "tenant", tenant);
 	name = opt(&o, "name", true);
 	domain = opt(&o, "domain", true);
-	if (text_blank(name) || utf8_len(name) < 0 || utf8_len(name) > 200)
+	if (!site_name_ok(name))
 		die(2, "option '--name': 1 to 200 characters of UTF-8, not all spaces");
-	/* an internationalised domain as browsers send it (IDNA, UTS #46) */
-	if (utf8_len(domain) >= 0 && strspn(domain, "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:") < strlen(domain)) {
-		if (idn2_to_ascii_8z(domain, &ascii, IDN2_NFC_INPUT |
-		    IDN2_NONTRANSITIONAL) != IDN2_OK)
-			die(2, "option '--domain': '%s' is not a host name", domain);
-		domain = ascii;
-	}
-	if (!domain_ok(domain))
+	if (!site_domain(domain, host))
 		die(2, "option '--domain': '%s' is not a host name", domain);
 	connect_db();
 	need_tenant(tenant);
 	uuid_v7(id);
 	site_public_key(pk);
-	check(db_site_create(&db, id, tenant, name, domain, pk), "create the site");
+	check(db_site_create(&db, id, tenant, name, host, pk), "create the site");
 	audit_commit(tenant, "site.create", "site", id);
-	free(ascii);
 	out = json_object_new_object();
 	jadd_str(out, "id", id);
 	jadd_str(out, "public_key", pk);

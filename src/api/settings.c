@@ -2,6 +2,7 @@
  * Tenant settings read by API keys: consent settings (contract: Consent
  * settings) and the delivery switch (contract: Delivery switch).
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "../api.h"
@@ -89,4 +90,26 @@ api_delivery_status_get(struct req *r)
 	jadd_str(o, "mode", d->mode);
 	dbrows_free(&res);
 	return req_json(r, 200, o);
+}
+
+/*
+ * PUT /api/v1/admin/delivery_status (owner, admin; issue 16): the switch
+ * of formbackctl delivery-switch, answered as the GET answers it.
+ */
+enum fb_err
+api_delivery_status_set(struct req *r)
+{
+	const char	*mode;
+	enum fb_err	 e;
+
+	if (body_str(r, "mode", true, 16, &mode) < 0)
+		return FB_OK;
+	if (strcmp(mode, "off") != 0 && strcmp(mode, "test_only") != 0 &&
+	    strcmp(mode, "live") != 0)
+		return api_error(r, AC_PARAMETER_INVALID, "mode");
+	if ((e = db_delivery_switch(r->db, r->auth.tenant_id, mode)) != FB_OK)
+		return e;
+	r->audit_type = "tenant";
+	snprintf(r->audit_id, sizeof(r->audit_id), "%s", r->auth.tenant_id);
+	return api_delivery_status_get(r);
 }

@@ -3,7 +3,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <idn2.h>
+#include <sodium.h>
+
 #include "../api.h"
+#include "../netguard.h"
 #include "../publish.h"
 #include "../db/store.h"
 
@@ -264,4 +268,131 @@ api_pp_checks_get(struct req *r)
 	e = req_row(r, 200, pp_check_gen, row.row);
 	dbrows_free(&row);
 	return e;
+}
+
+bool
+site_name_ok(const char *name)
+{
+	long	 n = utf8_len(name);
+
+	return !text_blank(name) && n >= 1 && n <= SITE_NAME_MAX;
+}
+
+bool
+site_domain(const char *in, char out[SITE_DOMAIN_MAX + 1])
+{
+	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"
+	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:";
+	char		*ascii = NULL;
+	const char	*d = in;
+	size_t		 n;
+
+	if (utf8_len(in) < 0)
+		return false;
+	if (strspn(in, ok) < strlen(in)) {
+		if (idn2_to_ascii_8z(in, &ascii, IDN2_NFC_INPUT |
+		    IDN2_NONTRANSITIONAL) != IDN2_OK)
+			return false;
+		d = ascii;
+	}
+	n = strlen(d);
+	if (n < 1 || n > SITE_DOMAIN_MAX || d[0] == '.' || d[0] == '-' ||
+	    strspn(d, ok) != n) {
+		idn2_free(ascii);
+		return false;
+	}
+	memcpy(out, d, n + 1);
+	idn2_free(ascii);
+	return true;
+}
+
+void
+site_public_key(char out[32])
+{
+	static const char b62[] =
+	    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
+	size_t	 i;
+
+	memcpy(out, "pk_", 3);
+	for (i = 0; i < 24; i++)
+		out[3 + i] = b62[randombytes_uniform(62)];
+	out[27] = '\0';
+}
+
+/* A site as create and update answer it, with its privacy-policy URL. */
+static enum fb_err
+site_answer(struct req *r, const char *id, int status)
+{
+	struct dbrows	 s;
+	enum fb_err	 e;
+
+	if ((e = db_site_get(r->db, r->auth.tenant_id, id, &s)) != FB_OK)
+		return e;
+	e = req_row(r, status, site_gen, s.row);
+	dbrows_free(&s);
+	return e;
+}
+
+/* POST /api/v1/admin/sites (owner, admin; issue 16). */
+enum fb_err
+api_sites_create(struct req *r)
+{
+	const char	*name, *domain;
+	char		 host[SITE_DOMAIN_MAX + 1], id[UUID_STRLEN + 1], pk[32];
+	enum fb_err	 e;
+
+	if (body_str(r, "name", true, SITE_NAME_MAX, &name) < 0 ||
+	    body_str(r, "domain", true, SITE_DOMAIN_MAX, &domain) < 0)
+		return FB_OK;
+	if (!site_name_ok(name))
+		return api_error(r, AC_PARAMETER_INVALID, "name");
+	if (!site_domain(domain, host))
+		return api_error(r, AC_PARAMETER_INVALID, "domain");
+	uuid_v7(id);
+	site_public_key(pk);
+	if ((e = db_site_create(r->db, id, r->auth.tenant_id, name, host, pk)) != FB_OK)
+		return e;
+	r->audit_type = "site";
+	memcpy(r->audit_id, id, sizeof(id));
+	return site_answer(r, id, 201);
+}
+
+/*
+ * PATCH /api/v1/admin/sites/{site_id}: name, privacy_policy_url (http or
+ * https on a public address, as the URL parser serializes it; null or ""
+ * clears it).  The domain and public key never change: the tag and its
+ * snippets name them.
+ */
+enum fb_err
+api_sites_update(struct req *r)
+{
+	const char	*id = req_pathvar(r, "site_id"), *name, *pp, *why;
+	char		 url[URL_MAX + 1];
+	struct dbrows	 s;
+	enum fb_err	 e;
+
+	if (body_str(r, "name", false, SITE_NAME_MAX, &name) < 0 ||
+	    body_str(r, "privacy_policy_url", false, URL_MAX, &pp) < 0)
+		return FB_OK;
+	if (name != NULL && !site_name_ok(name))
+		return api_error(r, AC_PARAMETER_INVALID, "name");
+	e = db_site_get(r->db, r->auth.tenant_id, id, &s);
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_NOT_FOUND, "site_id");
+	if (e != FB_OK)
+		return e;
+	dbrows_free(&s);
+	if (pp != NULL && *pp != '\0' && !net_url_ok(r->conf, pp, false, url, &why)) {
+		logx(LOG_INFO, "privacy-policy url refused: %s", why);
+		return api_error(r, AC_PARAMETER_INVALID, "privacy_policy_url");
+	}
+	if (name != NULL && (e = db_site_rename(r->db, r->auth.tenant_id, id,
+	    name)) != FB_OK)
+		return e;
+	if (body_has(r, "privacy_policy_url") && (e = db_site_set_pp_url(r->db,
+	    r->auth.tenant_id, id, pp != NULL && *pp != '\0' ? url : NULL)) != FB_OK)
+		return e;
+	r->audit_type = "site";
+	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
+	return site_answer(r, id, 200);
 }

@@ -24,6 +24,7 @@ enum {
 	TEN_DSW_GET,
 	TEN_DSW_SET,
 	TEN_QUIET,
+	TEN_SITE_RENAME,
 	TEN__MAX
 };
 
@@ -98,6 +99,10 @@ static const struct dbstmt ten_sql[TEN__MAX] = {
 	{ "tenant_quiet_hours",
 	  "UPDATE tenants SET sms_quiet_start = ?, sms_quiet_end = ?, "
 	  "updated_at = NOW(6) WHERE id = ?" },
+	/* TEN_SITE_RENAME */
+	{ "site_rename",
+	  "UPDATE sites SET name = ?, updated_at = NOW(6) WHERE tenant_id = ? "
+	  "AND id = ?" },
 };
 
 static enum fb_err
@@ -314,4 +319,11 @@ enum fb_err
 db_tenant_quiet_hours(struct db *db, const char *tenant, int start, int end)
 {
 	return run(db, TEN_QUIET, DBPARAMS(P_INT(start), P_INT(end), P_STR(tenant)), NULL);
+}
+
+enum fb_err
+db_site_rename(struct db *db, const char *tenant, const char *id, const char *name)
+{
+	return run(db, TEN_SITE_RENAME, DBPARAMS(P_STR(name), P_STR(tenant),
+	    P_STR(id)), NULL);
 }

@@ -471,3 +471,94 @@ Test(sessions, api_keys_issued_once_listed_and_revoked)
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE detail LIKE '%%%s%%' "
 	    "OR detail LIKE '%%fbs_%%' OR detail LIKE '%%fb_live_%%'", PW), "0");
 }
+
+Test(sessions, statuses_sites_and_the_delivery_switch)
+{
+	struct fx	 f;
+	struct sess	 o;
+	struct resp	*r;
+	char		 camp[40], scen[40], path[160], site[40];
+
+	owner_fixture(&f);
+	fx_one_step(&f, "sess-run", "sms", "off", NULL);
+	snprintf(camp, sizeof(camp), "%s", sql("SELECT id FROM campaigns WHERE "
+	    "tenant_id = '%s' AND campaign_key = 'sess-run'", f.tenant));
+	snprintf(scen, sizeof(scen), "%s", sql("SELECT id FROM scenarios WHERE "
+	    "campaign_id = '%s' AND status = 'active'", camp));
+	cr_assert_neq(strlen(scen), 0);
+	session_of(owner_email, PW, &o);
+
+	/* a scenario paused, the campaign can no longer be activated */
+	snprintf(path, sizeof(path), "/api/v1/scenarios/%s", scen);
+	r = http("PATCH", path, f.live, "{\"status\":\"paused\"}", NULL);
+	expect_error(r, 403, "permission_error", "session_required", "status");
+	resp_free(r);
+	r = http("PATCH", path, NULL, "{\"status\":\"paused\"}", o.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "status"), "paused");
+	resp_free(r);
+	snprintf(path, sizeof(path), "/api/v1/campaigns/%s", camp);
+	r = http("PATCH", path, NULL, "{\"status\":\"paused\"}", o.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	r = http("PATCH", path, NULL, "{\"status\":\"active\"}", o.hdr);
+	expect_error(r, 422, "invalid_request", "campaign_not_ready", "scenarios");
+	resp_free(r);
+	snprintf(path, sizeof(path), "/api/v1/scenarios/%s", scen);
+	r = http("PATCH", path, NULL, "{\"status\":\"active\"}", o.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "status"), "active");
+	resp_free(r);
+	snprintf(path, sizeof(path), "/api/v1/campaigns/%s", camp);
+	r = http("PATCH", path, NULL, "{\"status\":\"active\"}", o.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "status"), "active");
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT actor_type FROM audit_log WHERE tenant_id = '%s' "
+	    "AND action = 'updateCampaign' ORDER BY id DESC LIMIT 1", f.tenant),
+	    "session");
+
+	/* sites: created and renamed by an admin; an API key may not */
+	r = http("POST", "/api/v1/admin/sites", f.live,
+	    "{\"name\":\"S\",\"domain\":\"s.example\"}", NULL);
+	expect_error(r, 403, "permission_error", "session_required", NULL);
+	resp_free(r);
+	r = http("POST", "/api/v1/admin/sites", NULL,
+	    "{\"name\":\"ショップ\",\"domain\":\"ショップ.example\"}", o.hdr);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "domain"), "xn--xckya1d0c.example");
+	cr_assert(strncmp(jget(r->json, "public_key"), "pk_", 3) == 0);
+	snprintf(site, sizeof(site), "%s", jget(r->json, "id"));
+	resp_free(r);
+	r = http("POST", "/api/v1/admin/sites", NULL,
+	    "{\"name\":\" \",\"domain\":\"s.example\"}", o.hdr);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "name");
+	resp_free(r);
+	r = http("POST", "/api/v1/admin/sites", NULL,
+	    "{\"name\":\"S\",\"domain\":\"a b\"}", o.hdr);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "domain");
+	resp_free(r);
+	snprintf(path, sizeof(path), "/api/v1/admin/sites/%s", site);
+	r = http("PATCH", path, NULL, "{\"name\":\"新しい名前\","
+	    "\"privacy_policy_url\":\"http://127.0.0.1/privacy\"}", o.hdr);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "privacy_policy_url");
+	resp_free(r);
+	r = http("PATCH", path, NULL, "{\"name\":\"新しい名前\"}", o.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "name"), "新しい名前");
+	resp_free(r);
+
+	/* the delivery switch */
+	r = http("PUT", "/api/v1/admin/delivery_status", NULL, "{\"mode\":\"sometimes\"}",
+	    o.hdr);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "mode");
+	resp_free(r);
+	r = http("PUT", "/api/v1/admin/delivery_status", NULL, "{\"mode\":\"test_only\"}",
+	    o.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	r = http("GET", "/api/v1/delivery_status", f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_not_null(strstr(r->body, "test_only"), "%s", r->body);
+	resp_free(r);
+}
