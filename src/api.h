@@ -60,6 +60,7 @@ enum fb_err	api_deliveries_get(struct req *);
 enum fb_err	api_suppressions_list(struct req *);
 enum fb_err	api_suppressions_create(struct req *);
 enum fb_err	api_suppressions_delete(struct req *);
+enum fb_err	api_suppressions_import(struct req *);
 enum fb_err	api_reports_funnel(struct req *);
 enum fb_err	api_reports_daily(struct req *);
 enum fb_err	api_pp_checks_list(struct req *);

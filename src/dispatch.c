@@ -191,8 +191,8 @@ has_body(const struct req *r)
 static bool
 wants_json(const struct req *r)
 {
-	return has_body(r) && ((r->route->flags & R_INTERNAL) == 0 ||
-	    r->route->body_schema != NULL);
+	return has_body(r) && (r->route->flags & R_RAW) == 0 &&
+	    ((r->route->flags & R_INTERNAL) == 0 || r->route->body_schema != NULL);
 }
 
 /* Parse the body as one JSON object, capped in depth (STYLE 9). */

@@ -169,6 +169,12 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	/* AC_CAMPAIGN_NOT_READY */
 	{ "invalid_request", 422, "campaign_not_ready",
 	  "キャンペーンを有効にする条件(URLルール、送信できる有効なシナリオ)が揃っていません。" },
+	/* AC_CSV_INVALID */
+	{ "invalid_request", 422, "csv_invalid",
+	  "CSV を読み取れません(UTF-8 または Shift_JIS で、引用符が閉じていること)。param の body:N は N 件目のレコードです。何も登録していません。" },
+	/* AC_CSV_TOO_MANY_ROWS */
+	{ "invalid_request", 422, "csv_too_many_rows",
+	  "一度に取り込めるのは 10,000 行までです。ファイルを分けてください。何も登録していません。" },
 	/* AC_INTERNAL */
 	{ "api_error", 500, "internal_error",
 	  "サーバーでエラーが発生しました。時間をおいて再度お試しください。" },

@@ -143,6 +143,17 @@ operation_json(const struct route *rt)
 		req = ref(rt->body_schema);
 		jadd_bool(req, "required", true);
 		json_object_object_add(op, "requestBody", req);
+	} else if ((rt->flags & R_RAW) != 0) {
+		json_object *c = json_object_new_object(), *m = json_object_new_object();
+		json_object *s = json_object_new_object();
+
+		req = json_object_new_object();
+		jadd_str(s, "type", "string");
+		json_object_object_add(m, "schema", s);
+		json_object_object_add(c, "text/csv", m);
+		json_object_object_add(req, "content", c);
+		jadd_bool(req, "required", true);
+		json_object_object_add(op, "requestBody", req);
 	}
 	resp = json_object_new_object();
 	if (rt->resp_schema != NULL)

@@ -48,6 +48,7 @@ struct param_def {
 #define R_INTERNAL	0x04	/* outside the public contract: not in openapi.json */
 #define R_TX		0x08	/* a public route that writes: one transaction */
 #define R_COLLECT	0x10	/* the tag's events: filed in batches (main loop) */
+#define R_RAW		0x40	/* the body is the handler's to read (CSV), not JSON */
 #define R_SESSION	0x20	/* a member's session only: an API key gets 403
 				   session_required (issue 16) */
 

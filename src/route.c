@@ -131,6 +131,13 @@ static const struct param_def p_variables[] = {
 static const struct param_def p_member[] = { PATH_ID("member_id"), END };
 static const struct param_def p_key[] = { PATH_ID("key_id"), END };
 static const struct param_def p_list[] = { LIMIT(50), CURSOR, END };
+static const struct param_def p_import[] = {
+	{ "scope", IN_QUERY, PT_ENUM, false, "tenant|campaign", 0, 0, 0,
+	  "The scope of every row (default tenant)." },
+	{ "campaign_id", IN_QUERY, PT_UUID, false, NULL, 0, 0, 0,
+	  "The campaign, for scope=campaign." },
+	END
+};
 
 static const struct param_def p_token[] = {
 	{ "token", IN_PATH, PT_STRING, true, NULL, 0, 64, 0, "The link's token." },
@@ -354,6 +361,10 @@ const struct route routes[] = {
 	{ "DELETE", "/api/v1/admin/api_keys/{key_id}", api_keys_revoke,
 	  "revokeApiKey", ROLE_ADMIN, ADMIN_W, p_key, NULL, 204, NULL,
 	  "Revoke a key at once, on every web host." },
+	{ "POST", "/api/v1/admin/suppressions/import", api_suppressions_import,
+	  "importSuppressions", S(SUPPRESSIONS_WRITE), ADMIN_W | R_RAW,
+	  p_import, NULL, 200, "SuppressionImportOut",
+	  "Add suppressions from a CSV (text/csv: value[,memo[,expires_at]]; UTF-8 or Shift_JIS; at most 10,000 rows), all or nothing for a broken file." },
 	{ "POST", "/api/v1/admin/sites", api_sites_create, "createSite",
 	  ROLE_ADMIN, ADMIN_W, p_none, "SiteIn", 201, "SiteOut",
 	  "Add a site (owners and admins); its public key is new." },

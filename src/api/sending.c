@@ -5,10 +5,12 @@
  */
 #include <stdio.h>
 #include <stdlib.h>
+#include <ctype.h>
 #include <string.h>
 #include <time.h>
 
 #include "../api.h"
+#include "../csv.h"
 #include "../pii.h"
 #include "../db/store.h"
 
@@ -275,4 +277,154 @@ api_suppressions_delete(struct req *r)
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
 	req_empty(r, 204);
 	return FB_OK;
+}
+
+#define IMPORT_MAX_ROWS	10000
+
+/* A first record that names its columns rather than holding a contact. */
+static bool
+csv_header(const struct csv *c)
+{
+	static const char *const names[] = { "value", "contact", "email", "phone",
+	    "tel", "メールアドレス", "電話番号", "連絡先", NULL };
+	char		 v[64];
+	size_t		 i;
+
+	for (i = 0; c->field[0][i] != '\0' && i < sizeof(v) - 1; i++)
+		v[i] = (char)((unsigned char)c->field[0][i] < 0x80 ?
+		    tolower((unsigned char)c->field[0][i]) : c->field[0][i]);
+	v[i] = '\0';
+	for (i = 0; names[i] != NULL; i++)
+		if (strcmp(v, names[i]) == 0)
+			return true;
+	return false;
+}
+
+/*
+ * POST /api/v1/admin/suppressions/import (a session with
+ * suppressions:write; issue 16): a CSV of value[,memo[,expires_at]] per
+ * record, an optional header row, at most IMPORT_MAX_ROWS records, in
+ * UTF-8 (with or without BOM) or Shift_JIS; scope and campaign_id from
+ * the query for every row.  One transaction: a broken file (422
+ * csv_invalid, the record in the message's param) or too many rows
+ * imports nothing.  Each row answers created (with the new id), exists
+ * (an entry of the same contact and scope in force, also one made by an
+ * earlier row of the file) or invalid (the column that is wrong).
+ * Contacts are answered masked.  Idempotent by Idempotency-Key, as any
+ * POST.
+ */
+enum fb_err
+api_suppressions_import(struct req *r)
+{
+	const char	*scope = req_query(r, "scope"), *cid = req_query(r, "campaign_id");
+	const char	*enc, *kind, *bad, *memo, *expires;
+	unsigned char	 bidx[PII_BIDXBYTES];
+	char		 masked[300], id[UUID_STRLEN + 1], exp[32], param[32];
+	struct buf	 text;
+	struct csv	*c;
+	struct dbrows	 camp;
+	struct jgen	 j;
+	struct suppression_new sn;
+	long		 rows = 0, created = 0, exists = 0, invalid = 0;
+	int64_t		 t;
+	int		 k;
+	bool		 added;
+	enum fb_err	 e, ge;
+
+	if (scope == NULL)
+		scope = "tenant";
+	if (strcmp(scope, "campaign") == 0 && cid == NULL)
+		return api_error(r, AC_PARAMETER_MISSING, "campaign_id");
+	if (cid != NULL) {
+		e = db_campaign_get(r->db, r->auth.tenant_id, cid, &camp);
+		if (e == FB_ENOTFOUND)
+			return api_error(r, AC_NOT_FOUND, "campaign_id");
+		if (e != FB_OK)
+			return e;
+		dbrows_free(&camp);
+	}
+	if (strcmp(scope, "tenant") == 0)
+		cid = NULL;
+	buf_init(&text, (size_t)r->conf->max_body_bytes * 2 + 1);
+	if ((e = csv_text(r->body.data, r->body.len, &text, &enc)) != FB_OK) {
+		buf_release(&text);
+		return e == FB_EINVAL ? api_error(r, AC_CSV_INVALID, "body") : e;
+	}
+	if ((c = malloc(sizeof(*c))) == NULL) {
+		buf_release(&text);
+		return FB_ENOMEM;
+	}
+	csv_init(c, text.data, text.len);
+	req_gen_begin(r, &j);
+	jg_str(&j, "object", "suppression_import");
+	jg_str(&j, "encoding", enc);
+	jg_arr(&j, "results");
+	e = FB_OK;
+	k = 0;
+	while (e == FB_OK && (k = csv_next(c)) == 1) {
+		if (c->record == 1 && csv_header(c))
+			continue;
+		/* a blank line is no row */
+		if (c->nfields == 1 && c->field[0][strspn(c->field[0], " \t")] == '\0')
+			continue;
+		if (++rows > IMPORT_MAX_ROWS)
+			break;
+		memo = c->nfields > 1 && *c->field[1] != '\0' ? c->field[1] : NULL;
+		expires = c->nfields > 2 && *c->field[2] != '\0' ? c->field[2] : NULL;
+		bad = NULL;
+		if (!contact_key(r->conf->index_key, r->auth.tenant_id, c->field[0],
+		    &kind, bidx, masked))
+			bad = "value";
+		else if (memo != NULL && (utf8_len(memo) < 0 || utf8_len(memo) > 500))
+			bad = "memo";
+		else if (expires != NULL && (!time_parse_iso8601(expires, &t) ||
+		    t <= time(NULL)))
+			bad = "expires_at";
+		else if (c->nfields > 3)
+			bad = "columns";
+		jg_obj(&j, NULL);
+		jg_int(&j, "record", c->record);
+		if (bad != NULL) {
+			invalid++;
+			jg_str(&j, "result", "invalid");
+			jg_str(&j, "param", bad);
+			jg_obj_end(&j);
+			continue;
+		}
+		if (expires != NULL)
+			time_sql(t, exp);
+		uuid_v7(id);
+		sn = (struct suppression_new){ id, r->auth.tenant_id, kind, bidx,
+		    masked, scope, cid, "manual", memo, expires != NULL ? exp : NULL };
+		if ((e = db_suppression_add(r->db, &sn, &added)) != FB_OK)
+			break;
+		jg_str(&j, "result", added ? "created" : "exists");
+		jg_str(&j, "id", added ? id : NULL);
+		jg_str(&j, "kind", kind);
+		jg_str(&j, "masked", masked);
+		jg_obj_end(&j);
+		if (added)
+			created++;
+		else
+			exists++;
+	}
+	jg_arr_end(&j);
+	jg_int(&j, "rows", rows);
+	jg_int(&j, "created", created);
+	jg_int(&j, "exists", exists);
+	jg_int(&j, "invalid", invalid);
+	snprintf(param, sizeof(param), "body:%ld", c->record);
+	free(c);
+	buf_release(&text);
+	/* the generator is closed whatever happened: it owns a handle */
+	ge = req_gen_end(r, &j, 200);
+	if (e != FB_OK)
+		return e;
+	if (k < 0 || rows > IMPORT_MAX_ROWS) {
+		req_reset_response(r);
+		return api_error(r, k < 0 ? AC_CSV_INVALID : AC_CSV_TOO_MANY_ROWS,
+		    k < 0 ? param : "body");
+	}
+	r->audit_type = "suppression";
+	return ge;
 }

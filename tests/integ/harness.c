@@ -52,7 +52,8 @@ http(const char *method, const char *path, const char *key, const char *body,
 		h = curl_slist_append(h, one);
 	}
 	if (body != NULL) {
-		h = curl_slist_append(h, "Content-Type: application/json");
+		if (hdr == NULL || strcasestr(hdr, "Content-Type:") == NULL)
+			h = curl_slist_append(h, "Content-Type: application/json");
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
 	}

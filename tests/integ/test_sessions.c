@@ -5,6 +5,7 @@
  * throttling, a suspended member's session, API keys issued and revoked,
  * the audit log, and no secret in a log line or an audit row.
  */
+#include <iconv.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -561,4 +562,106 @@ Test(sessions, statuses_sites_and_the_delivery_switch)
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_not_null(strstr(r->body, "test_only"), "%s", r->body);
 	resp_free(r);
+}
+
+/* `utf8` in Windows' Shift_JIS (CP932), as Japanese Excel saves a CSV. */
+static char *
+to_sjis(const char *utf8)
+{
+	iconv_t		 cd = iconv_open("CP932", "UTF-8");
+	size_t		 il = strlen(utf8), ol = il * 2 + 1;
+	char		*out = calloc(1, ol), *op = out, *ip = (char *)utf8;
+
+	cr_assert_neq(iconv(cd, &ip, &il, &op, &ol), (size_t)-1);
+	iconv_close(cd);
+	return out;
+}
+
+Test(sessions, csv_import_of_ten_thousand_shift_jis_rows, .timeout = 120)
+{
+	struct fx	 f;
+	struct sess	 o;
+	struct resp	*r;
+	char		*csv = malloc(1 << 20), *sj, *p, key[700], id[40];
+	json_object	*res;
+	size_t		 n = 0;
+	int		 i;
+
+	owner_fixture(&f);
+	session_of(owner_email, PW, &o);
+	n += (size_t)sprintf(csv + n, "電話番号,メモ,期限\r\n");
+	for (i = 0; i < 10000; i++) {
+		if (i % 10 == 7)
+			n += (size_t)sprintf(csv + n, "not-a-contact-%d,,\r\n", i);
+		else if (i % 10 == 8)		/* the row two above, again */
+			n += (size_t)sprintf(csv + n, "0901%07d\r\n", i - 2);
+		else if (i % 10 == 5)
+			n += (size_t)sprintf(csv + n, "\"User%d@Example.JP\",\"ご依頼, 電話で\"\r\n", i);
+		else if (i % 100 == 99)
+			n += (size_t)sprintf(csv + n, "0901%07d,テスト①,yesterday\r\n", i);
+		else
+			n += (size_t)sprintf(csv + n, "0901%07d,テスト①,2099-01-01T00:00:00+09:00\r\n", i);
+	}
+	sj = to_sjis(csv);
+	cr_assert_neq(strcmp(sj, csv), 0);
+
+	/* an API key may not import */
+	r = http("POST", "/api/v1/admin/suppressions/import", f.live, sj,
+	    "Content-Type: text/csv");
+	expect_error(r, 403, "permission_error", "session_required", NULL);
+	resp_free(r);
+	/* a broken file (a quote left open at record 5,002) imports nothing */
+	p = strstr(sj, "09010005000");
+	cr_assert_not_null(p);
+	p[-1] = '\n';
+	memmove(p + 1, p, strlen(p) + 1);
+	*p = '"';
+	snprintf(key, sizeof(key), "%s\nContent-Type: text/csv", o.hdr);
+	r = http("POST", "/api/v1/admin/suppressions/import", NULL, sj, key);
+	expect_error(r, 422, "invalid_request", "csv_invalid", "body:5002");
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE tenant_id = '%s'",
+	    f.tenant), "0");
+	free(sj);
+
+	sj = to_sjis(csv);
+	snprintf(key, sizeof(key), "%s\nContent-Type: text/csv\nIdempotency-Key: imp-%s",
+	    o.hdr, f.tenant);
+	r = http("POST", "/api/v1/admin/suppressions/import", NULL, sj, key);
+	cr_assert_eq(r->status, 200, "%.300s", r->body);
+	cr_assert_str_eq(jget(r->json, "encoding"), "shift_jis");
+	cr_assert_str_eq(jget(r->json, "rows"), "10000");
+	cr_assert_str_eq(jget(r->json, "invalid"), "1100");
+	cr_assert_str_eq(jget(r->json, "exists"), "1000");
+	cr_assert_str_eq(jget(r->json, "created"), "7900");
+	res = jobj(r->json, "results");
+	cr_assert_eq(json_object_array_length(res), 10000);
+	/* data row i is record i + 2 (the header is record 1) */
+	cr_assert_str_eq(jget(r->json, "results.0.record"), "2");
+	cr_assert_str_eq(jget(r->json, "results.0.result"), "created");
+	cr_assert_str_eq(jget(r->json, "results.0.masked"), "090-****-0000");
+	cr_assert_str_eq(jget(r->json, "results.7.result"), "invalid");
+	cr_assert_str_eq(jget(r->json, "results.7.param"), "value");
+	cr_assert_str_eq(jget(r->json, "results.8.result"), "exists");
+	cr_assert_str_eq(jget(r->json, "results.5.result"), "created");
+	cr_assert_str_eq(jget(r->json, "results.5.kind"), "email");
+	cr_assert_str_eq(jget(r->json, "results.99.result"), "invalid");
+	cr_assert_str_eq(jget(r->json, "results.99.param"), "expires_at");
+	cr_assert_str_eq(jget(r->json, "results.9999.record"), "10001");
+	snprintf(id, sizeof(id), "%s", jget(r->json, "results.5.id"));
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE tenant_id = '%s'",
+	    f.tenant), "7900");
+	/* the memo came through Shift_JIS intact, the comma inside quotes kept */
+	cr_assert_str_eq(sql("SELECT memo FROM suppressions WHERE id = '%s'", id),
+	    "ご依頼, 電話で");
+	/* the same key replays the answer; nothing is added twice */
+	r = http("POST", "/api/v1/admin/suppressions/import", NULL, sj, key);
+	cr_assert_eq(r->status, 200);
+	cr_assert_str_eq(resp_header(r, "Idempotency-Replayed"), "true");
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE tenant_id = '%s'",
+	    f.tenant), "7900");
+	free(sj);
+	free(csv);
 }

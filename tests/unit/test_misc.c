@@ -1,4 +1,5 @@
 /* uuid.c, time.c, b64.c, keys.c, scope.c, page.c cursors, body.c utf8, jsonw.c. */
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -6,6 +7,7 @@
 #include <sodium.h>
 
 #include "../../src/api.h"
+#include "../../src/csv.h"
 #include "../../src/session.h"
 
 Test(uuid, v7_shape_and_order)
@@ -278,4 +280,52 @@ Test(sessions, roles_passwords_cookies_and_origin)
 	c.base_url = "http://127.0.0.1:8080";
 	cr_assert_str_eq(session_cookie_name(&c), "fb_session");
 	cr_assert(session_origin_ok(&c, "http://127.0.0.1:8080"));
+}
+
+Test(csv, records_quotes_and_encodings)
+{
+	struct csv	*c = malloc(sizeof(*c));
+	struct buf	 b;
+	const char	*enc;
+	const char	 s[] = "a,\"b,c\",\"d\"\"e\"\r\n\"multi\nline\",\n\nlast";
+
+	csv_init(c, s, sizeof(s) - 1);
+	cr_assert_eq(csv_next(c), 1);
+	cr_assert_eq(c->nfields, 3);
+	cr_assert_str_eq(c->field[1], "b,c");
+	cr_assert_str_eq(c->field[2], "d\"e");
+	cr_assert_eq(csv_next(c), 1);
+	cr_assert_str_eq(c->field[0], "multi\nline");
+	cr_assert_str_eq(c->field[1], "");
+	cr_assert_eq(csv_next(c), 1);
+	cr_assert_eq(c->nfields, 1);
+	cr_assert_str_eq(c->field[0], "");
+	cr_assert_eq(csv_next(c), 1);
+	cr_assert_str_eq(c->field[0], "last");
+	cr_assert_eq(c->record, 4);
+	cr_assert_eq(csv_next(c), 0);
+	csv_init(c, "\"open", 5);
+	cr_assert_eq(csv_next(c), -1);
+	csv_init(c, "a\"b", 3);
+	cr_assert_eq(csv_next(c), -1);
+	csv_init(c, "\"a\"b", 4);
+	cr_assert_eq(csv_next(c), -1);
+	csv_init(c, ",,,,,,,,,,,,,,,,,", 17);
+	cr_assert_eq(csv_next(c), -1);
+	free(c);
+
+	buf_init(&b, 1 << 16);
+	cr_assert_eq(csv_text("\xef\xbb\xbf" "a,b", 6, &b, &enc), FB_OK);
+	cr_assert_str_eq(enc, "utf-8-bom");
+	cr_assert_str_eq(b.data, "a,b");
+	buf_reset(&b);
+	/* 電話 in Shift_JIS */
+	cr_assert_eq(csv_text("\x93\x64\x98\x62", 4, &b, &enc), FB_OK);
+	cr_assert_str_eq(enc, "shift_jis");
+	cr_assert_str_eq(b.data, "電話");
+	buf_reset(&b);
+	cr_assert_eq(csv_text("\xff\xfe" "a\0", 4, &b, &enc), FB_EINVAL);
+	buf_reset(&b);
+	cr_assert_eq(csv_text("\xef\xbb\xbf\x93\x64", 5, &b, &enc), FB_EINVAL);
+	buf_release(&b);
 }
