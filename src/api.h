@@ -87,6 +87,13 @@ void		site_public_key(char out[32]);
 enum fb_err	api_sites_create(struct req *);
 enum fb_err	api_sites_update(struct req *);
 enum fb_err	api_delivery_status_set(struct req *);
+/* api/testsends.c */
+enum fb_err	api_test_recipients_list(struct req *);
+enum fb_err	api_test_recipients_add(struct req *);
+enum fb_err	api_test_recipients_confirm(struct req *);
+enum fb_err	api_test_recipients_delete(struct req *);
+enum fb_err	api_test_sends_create(struct req *);
+enum fb_err	api_test_sends_list(struct req *);
 /* api/admin.c: the admin API (issue 16) */
 enum fb_err	api_session_create(struct req *);
 enum fb_err	api_session_get(struct req *);

@@ -39,6 +39,7 @@
 #include "url.h"
 #include "pii.h"
 #include "send.h"
+#include "testsend.h"
 #include "sms.h"
 #include "db/store.h"
 
@@ -57,6 +58,7 @@ static long long	 now;
 static int		 verbose;
 static int		 n_sent, n_failed, n_cancelled, n_suppressed, n_later, n_errors;
 static int		 n_returned, n_after_conversion, n_opmail, n_invites;
+static int		 n_codes, n_tests;
 
 struct outcome {
 	const char	*status;	/* sent, failed, cancelled, suppressed, scheduled */
@@ -873,15 +875,20 @@ main(int argc, char *argv[])
 			fprintf(stderr, "formback-deliver: cannot send members' links\n");
 			rc = 1;
 		}
+		if (testsend_pass(&db, &conf, &n_codes, &n_tests) != FB_OK) {
+			fprintf(stderr, "formback-deliver: cannot send test sends\n");
+			rc = 1;
+		}
 		db_close(&db);
 	}
 	if (verbose)
 		fprintf(stderr, "formback-deliver: %d queued tag event(s) applied, "
 		    "%d sent, %d failed, %d cancelled, %d suppressed, %d later, "
 		    "%d returned, %d errors, %d operator emails, %d "
-		    "sent_after_conversion, %d members' links\n", applied, n_sent,
-		    n_failed, n_cancelled, n_suppressed, n_later, n_returned,
-		    n_errors, n_opmail, n_after_conversion, n_invites);
+		    "sent_after_conversion, %d members' links, %d codes, %d test "
+		    "sends\n", applied, n_sent, n_failed, n_cancelled, n_suppressed,
+		    n_later, n_returned, n_errors, n_opmail, n_after_conversion,
+		    n_invites, n_codes, n_tests);
 	conf_free(&conf);
 	curl_global_cleanup();
 	return rc != 0 || n_errors > 0 ? 1 : 0;

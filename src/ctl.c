@@ -431,7 +431,9 @@ cmd_test_recipient(int argc, char *argv[])
 	need_tenant(tenant);
 	if (strcmp(argv[0], "add") == 0) {
 		uuid_v7(id);
-		e = db_test_recipient_add(&db, id, tenant, kind, &b, masked);
+		/* the operator's own: counts at once, no test send reaches it */
+		e = db_test_recipient_add(&db, id, tenant, kind, &b, masked, NULL, 0,
+		    true);
 		if (e == FB_EDUP)
 			die(1, "%s is already a test recipient", masked);
 		check(e, "add the test recipient");

@@ -175,6 +175,15 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	/* AC_CSV_TOO_MANY_ROWS */
 	{ "invalid_request", 422, "csv_too_many_rows",
 	  "一度に取り込めるのは 10,000 行までです。ファイルを分けてください。何も登録していません。" },
+	/* AC_TEST_RECIPIENT_EXISTS */
+	{ "invalid_request", 409, "test_recipient_exists",
+	  "このテスト送信先は既に登録されています。" },
+	/* AC_CONFIRMATION_CODE_INVALID */
+	{ "invalid_request", 422, "confirmation_code_invalid",
+	  "確認コードが正しくないか、期限(30分)が切れています。5回間違えた場合は送信先を登録し直してください。" },
+	/* AC_NO_TEST_RECIPIENTS */
+	{ "invalid_request", 422, "no_test_recipients",
+	  "このチャネルの確認済みテスト送信先がありません。管理画面で登録し、確認コードを入力してください。" },
 	/* AC_INTERNAL */
 	{ "api_error", 500, "internal_error",
 	  "サーバーでエラーが発生しました。時間をおいて再度お試しください。" },

@@ -131,6 +131,7 @@ static const struct param_def p_variables[] = {
 static const struct param_def p_member[] = { PATH_ID("member_id"), END };
 static const struct param_def p_key[] = { PATH_ID("key_id"), END };
 static const struct param_def p_list[] = { LIMIT(50), CURSOR, END };
+static const struct param_def p_recipient[] = { PATH_ID("recipient_id"), END };
 static const struct param_def p_import[] = {
 	{ "scope", IN_QUERY, PT_ENUM, false, "tenant|campaign", 0, 0, 0,
 	  "The scope of every row (default tenant)." },
@@ -272,6 +273,10 @@ const struct route routes[] = {
 	{ "POST", "/api/v1/message_previews", api_message_previews, "previewMessage",
 	  S(MESSAGES_READ), 0, p_none, "MessagePreviewIn", 200, "MessagePreviewOut",
 	  "Render email blocks to HTML, every value escaped." },
+	{ "POST", "/api/v1/test_sends", api_test_sends_create, "createTestSend",
+	  S(MESSAGES_WRITE), R_SESSION | R_WRITE, p_none, "TestSendIn", 202,
+	  "TestSendListOut",
+	  "Send a message, rendered with sample values, to the confirmed test recipients of its channel (a session only)." },
 	{ "GET", "/api/v1/deliveries", api_deliveries_list, "listDeliveries",
 	  S(DELIVERIES_READ), 0, p_list_deliveries, NULL, 200, "DeliveryListOut",
 	  "List deliveries, newest first." },
@@ -365,6 +370,23 @@ const struct route routes[] = {
 	  "importSuppressions", S(SUPPRESSIONS_WRITE), ADMIN_W | R_RAW,
 	  p_import, NULL, 200, "SuppressionImportOut",
 	  "Add suppressions from a CSV (text/csv: value[,memo[,expires_at]]; UTF-8 or Shift_JIS; at most 10,000 rows), all or nothing for a broken file." },
+	{ "GET", "/api/v1/admin/test_recipients", api_test_recipients_list,
+	  "listTestRecipients", ROLE_ADMIN, ADMIN, p_none, NULL, 200,
+	  "TestRecipientListOut", "The tenant's test recipients, masked, with their state." },
+	{ "POST", "/api/v1/admin/test_recipients", api_test_recipients_add,
+	  "addTestRecipient", ROLE_ADMIN, ADMIN_W, p_none, "TestRecipientIn", 201,
+	  "TestRecipientOut",
+	  "Add a phone number or address: sent a 6-digit code, it counts once confirmed." },
+	{ "POST", "/api/v1/admin/test_recipients/{recipient_id}/confirm",
+	  api_test_recipients_confirm, "confirmTestRecipient", ROLE_ADMIN, ADMIN_W,
+	  p_recipient, "TestRecipientConfirmIn", 200, "TestRecipientOut",
+	  "Type back the code (30 minutes, 5 tries)." },
+	{ "DELETE", "/api/v1/admin/test_recipients/{recipient_id}",
+	  api_test_recipients_delete, "deleteTestRecipient", ROLE_ADMIN, ADMIN_W,
+	  p_recipient, NULL, 204, NULL, "Remove a test recipient." },
+	{ "GET", "/api/v1/admin/test_sends", api_test_sends_list, "listTestSends",
+	  S(MESSAGES_READ), ADMIN, p_list, NULL, 200, "TestSendListOut",
+	  "Test sends, newest first, with their outcome." },
 	{ "POST", "/api/v1/admin/sites", api_sites_create, "createSite",
 	  ROLE_ADMIN, ADMIN_W, p_none, "SiteIn", 201, "SiteOut",
 	  "Add a site (owners and admins); its public key is new." },

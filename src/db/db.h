@@ -30,6 +30,7 @@ enum db_set {
 	DBSET_PPCHECK,		/* db/ppcheck.c */
 	DBSET_REPORT,		/* db/report.c */
 	DBSET_MEMBER,		/* db/member.c: sign-in, sessions, invitations */
+	DBSET_TESTSEND,		/* db/testsend.c: test recipients and test sends */
 	DBSET__MAX
 };
 #define DBSET_STMT_MAX 64

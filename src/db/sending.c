@@ -187,8 +187,9 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "updated_at = NOW(6) WHERE id = ? AND status IN ('sent', 'delivered')" },
 	/* SD_TEST_RCPT_ADD */
 	{ "test_recipient_add",
-	  "INSERT INTO test_recipients (id, tenant_id, kind, bidx, masked) "
-	  "VALUES (?, ?, ?, ?, ?)" },
+	  "INSERT INTO test_recipients (id, tenant_id, kind, bidx, masked, "
+	  "contact_sealed, pii_key_id, confirmed_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
+	  "IF(?, NOW(6), NULL))" },
 	/* SD_TEST_RCPT_DELETE */
 	{ "test_recipient_delete",
 	  "DELETE FROM test_recipients WHERE tenant_id = ? AND kind = ? AND bidx = ? "
@@ -199,7 +200,8 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "WHERE tenant_id = ? ORDER BY id" },
 	/* SD_TEST_RCPT_IS */
 	{ "test_recipient_is",
-	  "SELECT 1 FROM test_recipients WHERE tenant_id = ? AND kind = ? AND bidx = ?" },
+	  "SELECT 1 FROM test_recipients WHERE tenant_id = ? AND kind = ? AND bidx = ? "
+	  "AND confirmed_at IS NOT NULL" },
 	/*
 	 * SD_USAGE_ROW: the month's row, made when missing, and locked
 	 * exclusively at once (INSERT IGNORE would take a shared lock on an
@@ -772,10 +774,13 @@ db_test_recipient_list(struct db *db, const char *tenant, struct dbrows *out)
 
 enum fb_err
 db_test_recipient_add(struct db *db, const char *id, const char *tenant,
-    const char *kind, const struct dbbin *bidx, const char *masked)
+    const char *kind, const struct dbbin *bidx, const char *masked,
+    const struct dbbin *sealed, int key_id, bool confirmed)
 {
 	return sd(db, SD_TEST_RCPT_ADD, DBPARAMS(P_STR(id), P_STR(tenant),
-	    P_STR(kind), P_BIN(bidx->p, bidx->n), P_STR(masked)), NULL);
+	    P_STR(kind), P_BIN(bidx->p, bidx->n), P_STR(masked),
+	    sealed != NULL ? P_BIN(sealed->p, sealed->n) : P_NULL,
+	    sealed != NULL ? P_INT(key_id) : P_NULL, P_INT(confirmed)), NULL);
 }
 
 enum fb_err

@@ -665,3 +665,121 @@ Test(sessions, csv_import_of_ten_thousand_shift_jis_rows, .timeout = 120)
 	free(sj);
 	free(csv);
 }
+
+/* The 6-digit code in the text t, after `after`. */
+static void
+code_in(const char *t, const char *after, char out[8])
+{
+	const char	*p = strstr(t, after);
+
+	cr_assert_not_null(p, "no code in: %.400s", t);
+	p += strlen(after);
+	snprintf(out, 8, "%.6s", p);
+	cr_assert_eq(strspn(out, "0123456789"), 6, "code '%s'", out);
+}
+
+Test(sessions, test_recipients_confirmed_and_test_sends)
+{
+	struct fx	 f;
+	struct sess	 o;
+	struct resp	*r;
+	char		 email[128], body[512], path[160], code[8], rid[40], tid[40];
+	char		 mid[40], sid[40], wrong[8];
+	const char	*sms, *p;
+
+	owner_fixture(&f);
+	session_of(owner_email, PW, &o);
+	snprintf(email, sizeof(email), "qa@t%s.example", f.tenant);
+	snprintf(body, sizeof(body), "{\"contact\":\"%s\"}", email);
+	r = http("POST", "/api/v1/admin/test_recipients", f.live, body, NULL);
+	expect_error(r, 403, "permission_error", "session_required", NULL);
+	resp_free(r);
+	r = http("POST", "/api/v1/admin/test_recipients", NULL, body, o.hdr);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "status"), "pending");
+	cr_assert_str_eq(jget(r->json, "kind"), "email");
+	snprintf(rid, sizeof(rid), "%s", jget(r->json, "id"));
+	resp_free(r);
+	r = http("POST", "/api/v1/admin/test_recipients", NULL, body, o.hdr);
+	expect_error(r, 409, "invalid_request", "test_recipient_exists", "contact");
+	resp_free(r);
+	r = http("POST", "/api/v1/admin/test_recipients", NULL,
+	    "{\"contact\":\"090-7777-1357\"}", o.hdr);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	snprintf(tid, sizeof(tid), "%s", jget(r->json, "id"));
+	resp_free(r);
+	/* stored sealed: neither contact is in the clear */
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM test_recipients WHERE tenant_id = '%s' "
+	    "AND (contact_sealed LIKE '%%qa@%%' OR contact_sealed LIKE '%%7777%%')",
+	    f.tenant), "0");
+
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"), 0);
+	code_in(mail_to(email, 0), "確認コード: ", code);
+	snprintf(path, sizeof(path), "/api/v1/admin/test_recipients/%s/confirm", rid);
+	snprintf(wrong, sizeof(wrong), "%06d", (atoi(code) + 1) % 1000000);
+	snprintf(body, sizeof(body), "{\"code\":\"%s\"}", wrong);
+	r = http("POST", path, NULL, body, o.hdr);
+	expect_error(r, 422, "invalid_request", "confirmation_code_invalid", "code");
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT code_tries FROM test_recipients WHERE id = '%s'",
+	    rid), "1");
+	snprintf(body, sizeof(body), "{\"code\":\"%s\"}", code);
+	r = http("POST", path, NULL, body, o.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "status"), "confirmed");
+	resp_free(r);
+	/* the SMS one: its code came through the gateway */
+	sms = file_tail(getenv("FB_SMS_FILE"));
+	p = strstr(sms, "+819077771357");
+	cr_assert_not_null(p, "no code SMS: %.300s", sms);
+	code_in(p, "確認コード: ", code);
+	snprintf(path, sizeof(path), "/api/v1/admin/test_recipients/%s/confirm", tid);
+	snprintf(body, sizeof(body), "{\"code\":\"%s\"}", code);
+	r = http("POST", path, NULL, body, o.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+
+	/* a message, test-sent: an API key may not */
+	r = http("POST", "/api/v1/messages", f.live, "{\"channel\":\"email\","
+	    "\"subject\":\"{{product_name}}のご案内\",\"blocks\":[{\"type\":\"text\","
+	    "\"text\":\"続きはこちら\"},{\"type\":\"button\",\"text\":\"続ける\","
+	    "\"url\":\"{{link_url}}\"}]}", NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	snprintf(mid, sizeof(mid), "%s", jget(r->json, "id"));
+	resp_free(r);
+	snprintf(body, sizeof(body), "{\"message_id\":\"%s\"}", mid);
+	r = http("POST", "/api/v1/test_sends", f.live, body, NULL);
+	expect_error(r, 403, "permission_error", "session_required", NULL);
+	resp_free(r);
+	r = http("POST", "/api/v1/test_sends", NULL, body, o.hdr);
+	cr_assert_eq(r->status, 202, "%s", r->body);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1);
+	cr_assert_str_eq(jget(r->json, "data.0.recipient_id"), rid);
+	cr_assert_str_eq(jget(r->json, "data.0.status"), "pending");
+	snprintf(sid, sizeof(sid), "%s", jget(r->json, "data.0.id"));
+	resp_free(r);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"), 0);
+	r = http("GET", "/api/v1/admin/test_sends", NULL, NULL, o.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "data.0.id"), sid);
+	cr_assert_str_eq(jget(r->json, "data.0.status"), "sent", "%s", r->body);
+	resp_free(r);
+	cr_assert_not_null(strstr(mail_to(email, 1), "[テスト] サンプル商品のご案内"),
+	    "%s", mail_to(email, 1));
+	/* never a delivery to a lead, never in the usage */
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s'",
+	    f.tenant), "0");
+	/* a channel without a confirmed recipient */
+	snprintf(path, sizeof(path), "/api/v1/admin/test_recipients/%s", tid);
+	r = http("DELETE", path, NULL, NULL, o.hdr);
+	cr_assert_eq(r->status, 204, "%s", r->body);
+	resp_free(r);
+	r = http("POST", "/api/v1/messages", f.live, "{\"channel\":\"sms\","
+	    "\"body\":\"テストです {{link_url}}\"}", NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	snprintf(body, sizeof(body), "{\"message_id\":\"%s\"}", jget(r->json, "id"));
+	resp_free(r);
+	r = http("POST", "/api/v1/test_sends", NULL, body, o.hdr);
+	expect_error(r, 422, "invalid_request", "no_test_recipients", "message_id");
+	resp_free(r);
+}
