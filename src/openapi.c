@@ -109,7 +109,7 @@ operation_json(const struct route *rt)
 	tags = json_object_new_array();
 	json_object_array_add(tags, json_object_new_string(admin ? "admin" : "public"));
 	json_object_object_add(op, "tags", tags);
-	if (admin && (rt->flags & R_PUBLIC) == 0)
+	if ((rt->flags & R_SESSION) != 0)
 		jadd_str(op, "x-service-roles", (rt->scopes & ROLE_OWNER) != 0 ?
 		    "owner" : (rt->scopes & ROLE_ADMIN) != 0 ? "owner, admin" :
 		    "owner, admin, member, viewer");
