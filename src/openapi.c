@@ -109,10 +109,16 @@ operation_json(const struct route *rt)
 	tags = json_object_new_array();
 	json_object_array_add(tags, json_object_new_string(admin ? "admin" : "public"));
 	json_object_object_add(op, "tags", tags);
-	if ((rt->flags & R_SESSION) != 0)
-		jadd_str(op, "x-service-roles", (rt->scopes & ROLE_OWNER) != 0 ?
-		    "owner" : (rt->scopes & ROLE_ADMIN) != 0 ? "owner, admin" :
-		    "owner, admin, member, viewer");
+	if ((rt->flags & R_SESSION) != 0) {
+		static const char *const roles[] = { "owner", "admin", "member",
+		    "viewer" };
+		json_object *ro = json_object_new_array();
+
+		for (i = 0; i < NELEM(roles); i++)
+			if (scope_covers(role_scopes(roles[i]), rt->scopes))
+				json_object_array_add(ro, json_object_new_string(roles[i]));
+		json_object_object_add(op, "x-service-roles", ro);
+	}
 	sec = json_object_new_array();
 	if ((rt->flags & R_PUBLIC) == 0) {
 		json_object *b = json_object_new_object();

@@ -128,8 +128,9 @@ Test(openapi, document_matches_route_table_and_contract)
 		if (routes[i].flags & R_SESSION) {
 			cr_assert_not_null(jobj(op, "security.0.sessionCookie"),
 			    "%s: no session security", routes[i].operation_id);
-			cr_assert_not_null(jget(op, "x-service-roles"),
+			cr_assert_not_null(jget(op, "x-service-roles.0"),
 			    "%s: no roles", routes[i].operation_id);
+			cr_assert_str_eq(jget(op, "x-service-roles.0"), "owner");
 			continue;
 		}
 		for (found = false, j = 0; j < sizeof(contract) / sizeof(contract[0]); j++)
