@@ -46,6 +46,7 @@ enum fb_err	api_message_examples(struct req *);
 enum fb_err	api_message_variables(struct req *);
 enum fb_err	api_message_previews(struct req *);
 enum fb_err	api_messages_estimate(struct req *);
+enum fb_err	api_messages_preview_html(struct req *);
 enum fb_err	api_scenarios_list(struct req *);
 enum fb_err	api_scenarios_create(struct req *);
 enum fb_err	api_scenarios_get(struct req *);

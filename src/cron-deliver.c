@@ -530,8 +530,10 @@ deliver(const struct claim_row *d, const struct links *l, struct outcome *o)
 			blocks = json_object_new_array();
 		if (vars_expand(&subj, d->subject != NULL ? d->subject : "",
 		    d->product_name, click, optout) != FB_OK ||
+		    (d->body_html != NULL ? body_html_render(d->body_html,
+		    d->product_name, click, optout, l->open, &html) :
 		    blocks_html(blocks, d->product_name, click, optout, l->open,
-		    &html) != FB_OK ||
+		    &html)) != FB_OK ||
 		    buf_printf(&body, "%s\n\n%s\n\n配信停止: %s\n", subj.data, click,
 		    optout) != FB_OK)
 			sr = SEND_FAIL;

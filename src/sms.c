@@ -222,6 +222,30 @@ block_url(struct buf *b, json_object *blk, const char *product, const char *link
 	return e;
 }
 
+/* The head of an email's HTML document, into b. */
+static enum fb_err
+doc_head(struct buf *b)
+{
+	return buf_addstr(b, "<!DOCTYPE html><html lang=\"ja\"><head><meta charset=\"utf-8\">"
+	    "</head><body style=\"font-family:sans-serif;max-width:600px;margin:auto\">");
+}
+
+/* Its foot: with open_pixel (as sent), the opt-out link and the pixel. */
+static enum fb_err
+doc_foot(struct buf *b, const char *optout, const char *open_pixel)
+{
+	enum fb_err	 e = FB_OK;
+
+	if (open_pixel != NULL) {
+		e = buf_addstr(b, "<p style=\"font-size:small\"><a href=\"");
+		if (e == FB_OK) e = html_escape(b, optout);
+		if (e == FB_OK) e = buf_addstr(b, "\">配信停止</a></p><img src=\"");
+		if (e == FB_OK) e = html_escape(b, open_pixel);
+		if (e == FB_OK) e = buf_addstr(b, "\" width=\"1\" height=\"1\" alt=\"\">");
+	}
+	return e == FB_OK ? buf_addstr(b, "</body></html>") : e;
+}
+
 enum fb_err
 blocks_html(json_object *blocks, const char *product, const char *link,
     const char *optout, const char *open_pixel, struct buf *b)
@@ -232,8 +256,7 @@ blocks_html(json_object *blocks, const char *product, const char *link,
 	bool		 ok;
 	enum fb_err	 e = FB_OK;
 
-	e = buf_addstr(b, "<!DOCTYPE html><html lang=\"ja\"><head><meta charset=\"utf-8\">"
-	    "</head><body style=\"font-family:sans-serif;max-width:600px;margin:auto\">");
+	e = doc_head(b);
 	for (i = 0; e == FB_OK && i < json_object_array_length(blocks); i++) {
 		blk = json_object_array_get_idx(blocks, i);
 		json_object_object_get_ex(blk, "type", &tv);
@@ -272,15 +295,29 @@ blocks_html(json_object *blocks, const char *product, const char *link,
 		} else if (strcmp(t, "divider") == 0)
 			e = buf_addstr(b, "<hr>");
 	}
-	if (e == FB_OK && open_pixel != NULL) {
-		e = buf_addstr(b, "<p style=\"font-size:small\"><a href=\"");
-		if (e == FB_OK) e = html_escape(b, optout);
-		if (e == FB_OK) e = buf_addstr(b, "\">配信停止</a></p><img src=\"");
-		if (e == FB_OK) e = html_escape(b, open_pixel);
-		if (e == FB_OK) e = buf_addstr(b, "\" width=\"1\" height=\"1\" alt=\"\">");
-	}
-	if (e == FB_OK)
-		e = buf_addstr(b, "</body></html>");
+	return e == FB_OK ? doc_foot(b, optout, open_pixel) : e;
+}
+
+enum fb_err
+body_html_render(const char *html, const char *product, const char *link,
+    const char *optout, const char *open_pixel, struct buf *b)
+{
+	struct buf	 p, l, o;
+	enum fb_err	 e;
+
+	buf_init(&p, 4096);
+	buf_init(&l, 8192);
+	buf_init(&o, 8192);
+	/* the values are text in HTML: escaped before they go in */
+	if ((e = html_escape(&p, product != NULL ? product : "")) == FB_OK &&
+	    (e = html_escape(&l, link)) == FB_OK &&
+	    (e = html_escape(&o, optout)) == FB_OK &&
+	    (e = doc_head(b)) == FB_OK &&
+	    (e = vars_expand(b, html, p.data, l.data, o.data)) == FB_OK)
+		e = doc_foot(b, optout, open_pixel);
+	buf_release(&p);
+	buf_release(&l);
+	buf_release(&o);
 	return e;
 }
 

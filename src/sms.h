@@ -69,6 +69,14 @@ bool	blocks_ok(json_object *blocks, char *param, size_t paramsz);
 enum fb_err blocks_html(json_object *blocks, const char *product,
 	    const char *link, const char *optout, const char *open_pixel,
 	    struct buf *b) FB_WUR;
+/*
+ * An email's HTML document from a message's direct HTML (as
+ * html_sanitize() kept it) into b: the variables replaced by the given
+ * values, HTML-escaped; with `open_pixel`, the same foot as blocks_html().
+ */
+enum fb_err body_html_render(const char *html, const char *product,
+	    const char *link, const char *optout, const char *open_pixel,
+	    struct buf *b) FB_WUR;
 /* HTML-escape s (& < > " ') into b. */
 enum fb_err html_escape(struct buf *b, const char *s) FB_WUR;
 /* Replace the variables in s into b (no escaping). */

@@ -84,8 +84,10 @@ job_send(const struct conf *c, const struct test_send_job_row *t, char *err,
 		if (buf_addstr(&subj, "[テスト] ") == FB_OK &&
 		    vars_expand(&subj, t->subject != NULL ? t->subject : "",
 		    TESTSEND_PRODUCT, link, link) == FB_OK &&
+		    (t->body_html != NULL ? body_html_render(t->body_html,
+		    TESTSEND_PRODUCT, link, link, NULL, &html) :
 		    blocks_html(blocks, TESTSEND_PRODUCT, link, link, NULL,
-		    &html) == FB_OK &&
+		    &html)) == FB_OK &&
 		    buf_printf(&body, "%s\n\n%s\n", subj.data, link) == FB_OK)
 			res = send_email(c, to, subj.data, body.data, html.data,
 			    NULL, t->id, err, errsz);

@@ -20,8 +20,8 @@ static const struct dbstmt sq_sql[SQ__MAX] = {
 	/* SQ_MSG_INSERT */
 	{ "message_insert",
 	  "INSERT INTO messages (id, tenant_id, channel, subject, body, "
-	  "header_image_url, link_url, link_params, blocks, sms_segments) "
-	  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+	  "header_image_url, link_url, link_params, blocks, sms_segments, "
+	  "body_html) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
 	/* SQ_MSG_GET */
 	{ "message_get", "SELECT " DB_SELECT(MESSAGE_COLS) " FROM messages "
 	  "WHERE tenant_id = ? AND id = ?" },
@@ -33,7 +33,8 @@ static const struct dbstmt sq_sql[SQ__MAX] = {
 	{ "message_update",
 	  "UPDATE messages SET channel = ?, subject = ?, body = ?, "
 	  "header_image_url = ?, link_url = ?, link_params = ?, blocks = ?, "
-	  "sms_segments = ?, updated_at = NOW(6) WHERE tenant_id = ? AND id = ?" },
+	  "sms_segments = ?, body_html = ?, updated_at = NOW(6) "
+	  "WHERE tenant_id = ? AND id = ?" },
 	/* SQ_MSG_DELETE */
 	{ "message_delete", "DELETE FROM messages WHERE tenant_id = ? AND id = ?" },
 	/* SQ_MSG_IN_USE: steps of scenarios that are not deleted */
@@ -155,7 +156,8 @@ db_message_insert(struct db *db, const char *tenant, const char *id,
 	return run(db, SQ_MSG_INSERT, DBPARAMS(P_STR(id), P_STR(tenant),
 	    P_STR(m->channel), P_STR(m->subject), P_STR(m->body),
 	    P_STR(m->header_image_url), P_STR(m->link_url), P_STR(m->link_params),
-	    P_STR(m->blocks), int_or_null(m->sms_segments)), NULL);
+	    P_STR(m->blocks), int_or_null(m->sms_segments), P_STR(m->body_html)),
+	    NULL);
 }
 
 enum fb_err
@@ -165,7 +167,7 @@ db_message_update(struct db *db, const char *tenant, const char *id,
 	return run(db, SQ_MSG_UPDATE, DBPARAMS(P_STR(m->channel), P_STR(m->subject),
 	    P_STR(m->body), P_STR(m->header_image_url), P_STR(m->link_url),
 	    P_STR(m->link_params), P_STR(m->blocks), int_or_null(m->sms_segments),
-	    P_STR(tenant), P_STR(id)), NULL);
+	    P_STR(m->body_html), P_STR(tenant), P_STR(id)), NULL);
 }
 
 enum fb_err

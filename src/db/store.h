@@ -725,6 +725,7 @@ enum fb_err db_lead_owner(struct db *, const char *id, struct dbrows *) FB_WUR;
 #define MESSAGE_COLS(F, N) F(id, TEXT, "id") N(channel, TEXT, "channel") \
 	N(subject, TEXT, "subject") N(body, TEXT, "body") \
 	N(has_body_html, BOOL, "body_html IS NOT NULL") \
+	N(body_html, TEXT, "body_html") \
 	N(header_image_url, TEXT, "header_image_url") \
 	N(link_url, TEXT, "link_url") N(link_params, TEXT, "link_params") \
 	N(blocks, TEXT, "blocks") \
@@ -738,6 +739,7 @@ struct message_row { DB_FIELDS(MESSAGE_COLS) };
 struct message_fields {
 	const char	*channel, *subject, *body, *header_image_url, *link_url;
 	const char	*link_params, *blocks;
+	const char	*body_html;	/* as html_sanitize() wrote it */
 	long long	 sms_segments;
 };
 enum fb_err db_message_insert(struct db *, const char *tenant, const char *id,
@@ -866,6 +868,7 @@ struct delivery_ref { DB_FIELDS(DELIVERY_REF_COLS) };
 	N(step_gone, BOOL, "st.id IS NULL OR m.id IS NULL") \
 	N(subject, TEXT, "m.subject") N(body, TEXT, "m.body") \
 	N(blocks, TEXT, "m.blocks") N(link_url, TEXT, "m.link_url") \
+	N(body_html, TEXT, "m.body_html") \
 	N(attempts, INT, "d.attempts") N(site_domain, TEXT, "si.domain") \
 	N(site_held, BOOL, "si.sending_held_at IS NOT NULL") \
 	N(delivery_mode, TEXT, "t.delivery_mode") \
@@ -1063,7 +1066,8 @@ enum fb_err db_test_send_list(struct db *, const char *tenant, const char *befor
 	N(tenant_id, TEXT, "t.tenant_id") N(recipient_id, TEXT, "t.recipient_id") \
 	N(kind, TEXT, "r.kind") N(sealed, BIN, "r.contact_sealed") \
 	N(key_id, INT, "COALESCE(r.pii_key_id, 0)") N(channel, TEXT, "m.channel") \
-	N(subject, TEXT, "m.subject") N(body, TEXT, "m.body") N(blocks, TEXT, "m.blocks")
+	N(subject, TEXT, "m.subject") N(body, TEXT, "m.body") N(blocks, TEXT, "m.blocks") \
+	N(body_html, TEXT, "m.body_html")
 struct test_send_job_row { DB_FIELDS(TEST_SEND_JOB_COLS) };
 /* Up to 20 pending test sends, locked, no other pass's. */
 enum fb_err db_test_send_claim(struct db *, struct dbrows *out) FB_WUR;

@@ -783,3 +783,79 @@ Test(sessions, test_recipients_confirmed_and_test_sends)
 	expect_error(r, 422, "invalid_request", "no_test_recipients", "message_id");
 	resp_free(r);
 }
+
+Test(sessions, direct_html_for_owners_and_admins_sanitized_and_sandboxed)
+{
+	struct fx	 f;
+	struct sess	 o, m;
+	struct resp	*r;
+	char		 body[1024], path[160], mid[40], email[128], token[64];
+	const char	*csp;
+
+	owner_fixture(&f);
+	session_of(owner_email, PW, &o);
+	snprintf(body, sizeof(body), "{\"channel\":\"email\",\"subject\":\"件名\","
+	    "\"body_html\":\"<p onclick=alert(1)>{{product_name}}のご案内</p>"
+	    "<script>alert(1)</script><a href=\\\"{{link_url}}\\\">続き</a>"
+	    "<a href=\\\"javascript:alert(1)\\\">x</a>\"}");
+	r = http("POST", "/api/v1/messages", f.live, body, NULL);
+	expect_error(r, 403, "permission_error", "session_required", "body_html");
+	resp_free(r);
+	r = http("POST", "/api/v1/messages", NULL, body, o.hdr);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "has_body_html"), "true");
+	cr_assert_str_eq(jget(r->json, "body_html"), "<p>{{product_name}}のご案内</p>"
+	    "<a href=\"{{link_url}}\">続き</a><a>x</a>");
+	snprintf(mid, sizeof(mid), "%s", jget(r->json, "id"));
+	resp_free(r);
+	/* an SMS has no HTML */
+	r = http("POST", "/api/v1/messages", NULL, "{\"channel\":\"sms\",\"body\":\"a\","
+	    "\"body_html\":\"<p>a</p>\"}", o.hdr);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "body_html");
+	resp_free(r);
+	/* the preview: the owner's frame content, under a CSP sandbox */
+	snprintf(path, sizeof(path), "/api/v1/admin/messages/%s/preview", mid);
+	r = http("GET", path, NULL, NULL, o.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_not_null(strstr(resp_header(r, "Content-Type"), "text/html"));
+	csp = resp_header(r, "Content-Security-Policy");
+	cr_assert_not_null(csp);
+	cr_assert(strncmp(csp, "sandbox", 7) == 0, "%s", csp);
+	cr_assert_not_null(strstr(r->body, "<p>サンプル商品のご案内</p>"), "%s", r->body);
+	cr_assert_null(strstr(r->body, "<script"));
+	resp_free(r);
+
+	/* a member (not an admin) may not enter or copy direct HTML */
+	snprintf(email, sizeof(email), "member@t%s.example", f.tenant);
+	snprintf(body, sizeof(body), "{\"email\":\"%s\",\"role\":\"member\"}", email);
+	r = http("POST", "/api/v1/admin/members", NULL, body, o.hdr);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	resp_free(r);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"), 0);
+	link_token(email, 0, token);
+	snprintf(body, sizeof(body), "{\"token\":\"%s\",\"password\":\"member password 1\"}",
+	    token);
+	r = http("POST", "/api/v1/admin/invitations/accept", NULL, body, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	session_of(email, "member password 1", &m);
+	r = http("POST", "/api/v1/messages", NULL, "{\"channel\":\"email\","
+	    "\"subject\":\"s\",\"body_html\":\"<p>x</p>\"}", m.hdr);
+	expect_error(r, 403, "permission_error", "role_insufficient", "body_html");
+	resp_free(r);
+	snprintf(path, sizeof(path), "/api/v1/messages/%s/duplicate", mid);
+	r = http("POST", path, NULL, "{}", m.hdr);
+	expect_error(r, 403, "permission_error", "role_insufficient", "body_html");
+	resp_free(r);
+	/* but may edit the rest of a message, and the HTML stays */
+	snprintf(path, sizeof(path), "/api/v1/messages/%s", mid);
+	r = http("PATCH", path, NULL, "{\"subject\":\"新しい件名\"}", m.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "has_body_html"), "true");
+	resp_free(r);
+	/* the owner clears it */
+	r = http("PATCH", path, NULL, "{\"body_html\":null}", o.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "has_body_html"), "false");
+	resp_free(r);
+}

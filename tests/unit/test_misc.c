@@ -8,6 +8,7 @@
 
 #include "../../src/api.h"
 #include "../../src/csv.h"
+#include "../../src/sanitize.h"
 #include "../../src/session.h"
 
 Test(uuid, v7_shape_and_order)
@@ -327,5 +328,88 @@ Test(csv, records_quotes_and_encodings)
 	cr_assert_eq(csv_text("\xff\xfe" "a\0", 4, &b, &enc), FB_EINVAL);
 	buf_reset(&b);
 	cr_assert_eq(csv_text("\xef\xbb\xbf\x93\x64", 5, &b, &enc), FB_EINVAL);
+	buf_release(&b);
+}
+
+/* html_sanitize(in) as a string (static storage). */
+static const char *
+clean(const char *in)
+{
+	static char	 out[8192];
+	struct buf	 b;
+
+	buf_init(&b, 1 << 16);
+	cr_assert_eq(html_sanitize(in, &b), FB_OK, "%s", in);
+	snprintf(out, sizeof(out), "%s", b.data);
+	buf_release(&b);
+	return out;
+}
+
+Test(sanitize, allow_list_keeps_mail_html_and_nothing_that_runs)
+{
+	struct buf	 b;
+	static const char *const hostile[] = {
+		"<script>alert(1)</script>",
+		"<img src=x onerror=alert(1)>",
+		"<IMG SRC=\"javascript:alert(1)\">",
+		"<a href=\"jav&#x61;script:alert(1)\">x</a>",
+		"<a href=\"java\tscript:alert(1)\">x</a>",
+		"<a href=\"  javascript:alert(1)\">x</a>",
+		"<a href='data:text/html;base64,PHNjcmlwdD4='>x</a>",
+		"<a href=\"vbscript:x\">x</a>",
+		"<div style=\"background:url(javascript:alert(1))\">x</div>",
+		"<div style=\"width: expression(alert(1))\">x</div>",
+		"<div style=\"x:\\65xpression(1)\">x</div>",
+		"<svg onload=alert(1)><script>alert(1)</script></svg>",
+		"<iframe src=\"https://evil.example\"></iframe>",
+		"<style>body{background:url(https://evil.example/x)}</style>",
+		"<body onload=alert(1)>",
+		"<p onclick=\"alert(1)\" title=\"t\">p</p>",
+		"<<script>alert(1)//<</script>",
+		"<a href=\"https://ok.example/\" onmouseover=alert(1)>x</a>",
+		"<form action=\"https://evil.example\"><input name=a></form>",
+		"<meta http-equiv=\"refresh\" content=\"0;url=https://evil.example\">",
+		"<base href=\"https://evil.example/\">",
+		"<!--<script>alert(1)</script>-->",
+		"<scr<script>ipt>alert(1)</script>",
+		"<img src=\"https://ok.example/a.png\" alt=\"a\" onerror=\"alert(1)\"",
+		NULL
+	};
+	const char	*c;
+	size_t		 i;
+
+	for (i = 0; hostile[i] != NULL; i++) {
+		c = clean(hostile[i]);
+		cr_assert_null(strcasestr(c, "<script"), "%s -> %s", hostile[i], c);
+		cr_assert_null(strcasestr(c, "javascript:"), "%s -> %s", hostile[i], c);
+		cr_assert_null(strcasestr(c, "onerror"), "%s -> %s", hostile[i], c);
+		cr_assert_null(strcasestr(c, "onload"), "%s -> %s", hostile[i], c);
+		cr_assert_null(strcasestr(c, "onclick"), "%s -> %s", hostile[i], c);
+		cr_assert_null(strcasestr(c, "onmouseover"), "%s -> %s", hostile[i], c);
+		cr_assert_null(strcasestr(c, "expression"), "%s -> %s", hostile[i], c);
+		cr_assert_null(strcasestr(c, "<iframe"), "%s -> %s", hostile[i], c);
+		cr_assert_null(strcasestr(c, "<style"), "%s -> %s", hostile[i], c);
+		cr_assert_null(strcasestr(c, "<form"), "%s -> %s", hostile[i], c);
+		cr_assert_null(strcasestr(c, "<meta"), "%s -> %s", hostile[i], c);
+		cr_assert_null(strcasestr(c, "<base"), "%s -> %s", hostile[i], c);
+		cr_assert_null(strcasestr(c, "data:"), "%s -> %s", hostile[i], c);
+		cr_assert_null(strcasestr(c, "vbscript"), "%s -> %s", hostile[i], c);
+	}
+	/* what mail needs stays, normalised */
+	cr_assert_str_eq(clean("<P ALIGN=center style='color:red'>お得な<B>情報</B>&amp; "
+	    "&copy; 1 < 2 & 3</P>"), "<p align=\"center\" style=\"color:red\">お得な"
+	    "<b>情報</b>&amp; &copy; 1 &lt; 2 &amp; 3</p>");
+	cr_assert_str_eq(clean("<a href=\"{{link_url}}\" target=_blank>続き</a>"),
+	    "<a href=\"{{link_url}}\">続き</a>");
+	cr_assert_str_eq(clean("<a href=\"HTTPS://Shop.Example/a b?q=1&amp;r=2\">x</a>"),
+	    "<a href=\"https://shop.example/a%20b?q=1&amp;r=2\">x</a>");
+	cr_assert_str_eq(clean("<img src=\"https://cdn.example/i.png\" alt=\"商品\"><br/>"
+	    "<hr></img>"), "<img src=\"https://cdn.example/i.png\" alt=\"商品\"><br><hr>");
+	cr_assert_str_eq(clean("<table border=0><tr><td colspan=2>a</td></tr></table>"),
+	    "<table border=\"0\"><tr><td colspan=\"2\">a</td></tr></table>");
+	cr_assert_str_eq(clean("a<script>b</script>c<custom x=1>d</custom>"), "acd");
+	cr_assert_str_eq(clean("<p>unclosed <a href=\"https://x.example/"), "<p>unclosed ");
+	buf_init(&b, 1 << 16);
+	cr_assert_eq(html_sanitize("\xff\xfe", &b), FB_EINVAL);
 	buf_release(&b);
 }
