@@ -88,6 +88,7 @@ void		site_public_key(char out[32]);
 enum fb_err	api_sites_create(struct req *);
 enum fb_err	api_sites_update(struct req *);
 enum fb_err	api_delivery_status_set(struct req *);
+enum fb_err	api_consent_update(struct req *);
 /* api/testsends.c */
 enum fb_err	api_test_recipients_list(struct req *);
 enum fb_err	api_test_recipients_add(struct req *);

@@ -247,6 +247,8 @@ invitation_pass(struct db *db, const struct conf *c, int *sent)
 	enum fb_err	 e = FB_OK;
 
 	*sent = 0;
+	if ((e = db_member_purge(db)) != FB_OK)
+		return e;
 	for (pass = 0; pass < OPMAIL_PASSES; pass++) {
 		if ((e = db_begin(db)) != FB_OK)
 			return e;

@@ -50,6 +50,8 @@ enum fb_err	opmail_pass(struct db *, const struct conf *, int *sent);
  * password resets): each gets a new token, only its hash is kept, the
  * email says where to set the password and until when.  A link whose
  * send fails stays unsent for the next pass.  *sent counts the emails.
+ * First it purges what members' sign-in keeps past its retention
+ * (db_member_purge()).
  */
 enum fb_err	invitation_pass(struct db *, const struct conf *, int *sent);
 

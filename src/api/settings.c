@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "../api.h"
+#include "../publish.h"
 #include "../db/store.h"
 
 static json_object *
@@ -19,8 +20,9 @@ template_json(const struct consent_template_row *t)
 	return o;
 }
 
-enum fb_err
-api_consent_get(struct req *r)
+/* The consent settings as GET answers them, with `failed` (taken over). */
+static enum fb_err
+consent_answer(struct req *r, json_object *failed)
 {
 	struct dbrows	 cs, tpl;
 	const struct consent_row *c;
@@ -30,12 +32,13 @@ api_consent_get(struct req *r)
 	enum fb_err	 e;
 
 	e = db_consent_get(r->db, r->auth.tenant_id, &cs);
-	if (e == FB_ENOTFOUND)
-		return api_error(r, AC_NOT_FOUND, NULL);
-	if (e != FB_OK)
-		return e;
+	if (e != FB_OK) {
+		json_object_put(failed);
+		return e == FB_ENOTFOUND ? api_error(r, AC_NOT_FOUND, NULL) : e;
+	}
 	if ((e = db_consent_templates(r->db, &tpl)) != FB_OK) {
 		dbrows_free(&cs);
+		json_object_put(failed);
 		return e;
 	}
 	c = cs.row;
@@ -63,10 +66,111 @@ api_consent_get(struct req *r)
 	jadd_str(opt, "body", c->optout_body);
 	jadd_str(opt, "link_label", c->optout_link_label);
 	json_object_object_add(o, "optout_text", opt);
-	json_object_object_add(o, "publish_failed", json_object_new_array());
+	json_object_object_add(o, "publish_failed", failed);
+	failed = NULL;
 	dbrows_free(&cs);
 	dbrows_free(&tpl);
 	return req_json(r, 200, o);
+}
+
+enum fb_err
+api_consent_get(struct req *r)
+{
+	return consent_answer(r, json_object_new_array());
+}
+
+/* A boolean of the body: 1 true, 0 false, -1 absent or null, -2 after a 422. */
+static int
+body_bool(struct req *r, const char *name)
+{
+	json_object	*v;
+
+	if (!json_object_object_get_ex(r->json, name, &v) || v == NULL)
+		return -1;
+	if (!json_object_is_type(v, json_type_boolean)) {
+		(void)api_error(r, AC_PARAMETER_INVALID, name);
+		return -2;
+	}
+	return json_object_get_boolean(v) ? 1 : 0;
+}
+
+/*
+ * PATCH /api/v1/admin/consent_settings (owner, admin; issue 16): the
+ * fields of ConsentSettingsOut, each optional; optout_text's title (200
+ * characters), body (2000) and link_label (100).  Every site of the
+ * tenant publishes its tag configuration again (the consent checkbox and
+ * mode are in it); the sites whose file could not be written are in
+ * publish_failed.
+ */
+enum fb_err
+api_consent_update(struct req *r)
+{
+	static const char *const modes[] = { "none", "notice_optout", "explicit",
+	    NULL };
+	struct consent_patch p;
+	struct dbrows	 tpl, sites;
+	const struct site_row *st;
+	json_object	*ot = NULL, *v, *failed;
+	const char	*const *m;
+	size_t		 i;
+	bool		 found;
+	enum fb_err	 e;
+
+	memset(&p, 0, sizeof(p));
+	if ((p.checkbox = body_bool(r, "consent_checkbox_enabled")) == -2 ||
+	    (p.default_checked = body_bool(r, "consent_default_checked")) == -2 ||
+	    (p.optout_link = body_bool(r, "consent_optout_link_enabled")) == -2 ||
+	    body_str(r, "consent_template_key", false, 16, &p.template_key) < 0 ||
+	    body_str(r, "consent_mode", false, 16, &p.mode) < 0)
+		return FB_OK;
+	if (p.mode != NULL) {
+		for (m = modes; *m != NULL && strcmp(*m, p.mode) != 0; m++)
+			continue;
+		if (*m == NULL)
+			return api_error(r, AC_PARAMETER_INVALID, "consent_mode");
+	}
+	if (json_object_object_get_ex(r->json, "optout_text", &ot) && ot != NULL) {
+		if (!json_object_is_type(ot, json_type_object))
+			return api_error(r, AC_PARAMETER_INVALID, "optout_text");
+#define OT(k, max, field) do {							\
+	if (json_object_object_get_ex(ot, k, &v) && v != NULL) {		\
+		if (!json_object_is_type(v, json_type_string) ||		\
+		    utf8_len(json_object_get_string(v)) < 1 ||			\
+		    utf8_len(json_object_get_string(v)) > (max) ||		\
+		    text_blank(json_object_get_string(v)))			\
+			return api_error(r, AC_PARAMETER_INVALID,		\
+			    "optout_text." k);					\
+		p.field = json_object_get_string(v);				\
+	}									\
+} while (0)
+		OT("title", 200, optout_title);
+		OT("body", 2000, optout_body);
+		OT("link_label", 100, optout_link_label);
+#undef OT
+	}
+	if (p.template_key != NULL) {
+		if ((e = db_consent_templates(r->db, &tpl)) != FB_OK)
+			return e;
+		for (i = 0, found = false; i < tpl.n; i++)
+			if (strcmp(((const struct consent_template_row *)tpl.row)[i].key,
+			    p.template_key) == 0)
+				found = true;
+		dbrows_free(&tpl);
+		if (!found)
+			return api_error(r, AC_PARAMETER_INVALID, "consent_template_key");
+	}
+	if ((e = db_consent_update(r->db, r->auth.tenant_id, &p)) != FB_OK)
+		return e;
+	r->audit_type = "tenant";
+	snprintf(r->audit_id, sizeof(r->audit_id), "%s", r->auth.tenant_id);
+	if ((e = db_site_list(r->db, r->auth.tenant_id, NULL, 1000, &sites)) != FB_OK)
+		return e;
+	failed = json_object_new_array();
+	for (i = 0, st = sites.row; i < sites.n; i++)
+		if (!publish_site(r, r->auth.tenant_id, st[i].id))
+			json_object_array_add(failed, json_object_new_string(st[i].id));
+	dbrows_free(&sites);
+	return consent_answer(r, failed);
 }
 
 enum fb_err

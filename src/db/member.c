@@ -15,7 +15,8 @@ enum {
 	MB_SESSIONS_END, MB_LIST, MB_GET, MB_BY_EMAIL, MB_SET_ROLE,
 	MB_SET_PASSWORD, MB_OWNERS, MB_INV_EXPIRE, MB_INV_ADD, MB_INV_RECENT,
 	MB_INV_CLAIM, MB_INV_SENT, MB_INV_TOKEN, MB_INV_USE, MB_KEY_LIST,
-	MB_KEY_GET, MB_KEY_NAME, MB_KEY_USED, MB_AUDIT_LIST,
+	MB_KEY_GET, MB_KEY_NAME, MB_KEY_USED, MB_AUDIT_LIST, MB_PURGE_SESSIONS,
+	MB_PURGE_INVITATIONS, MB_PURGE_THROTTLE,
 	MB__MAX
 };
 _Static_assert(MB__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
@@ -104,6 +105,15 @@ static const struct dbstmt mb_sql[MB__MAX] = {
 	{ "audit_list",
 	  "SELECT " DB_SELECT(AUDIT_COLS) " FROM audit_log WHERE tenant_id = ? "
 	  "AND id < ? ORDER BY id DESC LIMIT ?" },
+	{ "purge_sessions",
+	  "DELETE FROM sessions WHERE expires_at < NOW(6) - INTERVAL 30 DAY "
+	  "LIMIT 10000" },
+	{ "purge_invitations",
+	  "DELETE FROM invitations WHERE expires_at < NOW(6) - INTERVAL 30 DAY "
+	  "LIMIT 10000" },
+	{ "purge_throttle",
+	  "DELETE FROM signin_throttle WHERE last_failure_at < NOW(6) - INTERVAL 1 DAY "
+	  "AND (blocked_until IS NULL OR blocked_until < NOW(6)) LIMIT 10000" },
 };
 
 #define COLS(name, COLSET) \
@@ -367,4 +377,15 @@ db_audit_list(struct db *db, const char *tenant, const char *before, int n,
 	return rows(db, MB_AUDIT_LIST, DBPARAMS(P_STR(tenant),
 	    P_STR(before != NULL ? before : MAX_ID), P_INT(n)), audit_cols,
 	    NELEM(audit_cols), sizeof(struct audit_row), false, out);
+}
+
+enum fb_err
+db_member_purge(struct db *db)
+{
+	enum fb_err	 e;
+
+	if ((e = run(db, MB_PURGE_SESSIONS, DBNOPARAMS, NULL)) == FB_OK &&
+	    (e = run(db, MB_PURGE_INVITATIONS, DBNOPARAMS, NULL)) == FB_OK)
+		e = run(db, MB_PURGE_THROTTLE, DBNOPARAMS, NULL);
+	return e;
 }

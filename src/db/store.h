@@ -253,6 +253,13 @@ enum fb_err db_invitation_by_token(struct db *, const unsigned char *hash,
 	    struct dbrows *out) FB_WUR;
 enum fb_err db_invitation_use(struct db *, const char *id) FB_WUR;
 
+/*
+ * Retention (formback-deliver): sessions and one-time links 30 days past
+ * their expiry, sign-in failures a day old and no longer blocking;
+ * 10,000 rows of each at most, autocommit.
+ */
+enum fb_err db_member_purge(struct db *) FB_WUR;
+
 /* An API key as the admin API lists it (never its hash). */
 #define APIKEY_COLS(F, N) F(id, TEXT, "k.id") N(kind, TEXT, "k.kind") \
 	N(name, TEXT, "k.name") N(prefix, TEXT, "k.key_prefix") \
@@ -348,6 +355,14 @@ enum fb_err db_site_with_campaigns(struct db *, const char *tenant,
 	N(optout_body, TEXT, "optout_body") \
 	N(optout_link_label, TEXT, "optout_link_label")
 struct consent_row { DB_FIELDS(CONSENT_COLS) };
+/* A change of the consent settings: NULL or -1 keeps a field. */
+struct consent_patch {
+	int		 checkbox, default_checked, optout_link;	/* 0, 1, -1 */
+	const char	*template_key, *mode;
+	const char	*optout_title, *optout_body, *optout_link_label;
+};
+enum fb_err db_consent_update(struct db *, const char *tenant,
+	    const struct consent_patch *) FB_WUR;
 /* One struct consent_row; FB_ENOTFOUND when the tenant has none. */
 enum fb_err db_consent_get(struct db *, const char *tenant, struct dbrows *) FB_WUR;
 /* The consent texts a tenant may pick from, in their order. */

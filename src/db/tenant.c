@@ -25,6 +25,7 @@ enum {
 	TEN_DSW_SET,
 	TEN_QUIET,
 	TEN_SITE_RENAME,
+	TEN_CONSENT_UPDATE,
 	TEN__MAX
 };
 
@@ -103,6 +104,18 @@ static const struct dbstmt ten_sql[TEN__MAX] = {
 	{ "site_rename",
 	  "UPDATE sites SET name = ?, updated_at = NOW(6) WHERE tenant_id = ? "
 	  "AND id = ?" },
+	/* TEN_CONSENT_UPDATE: NULL keeps a field */
+	{ "consent_update",
+	  "UPDATE consent_settings SET "
+	  "consent_checkbox_enabled = COALESCE(?, consent_checkbox_enabled), "
+	  "consent_default_checked = COALESCE(?, consent_default_checked), "
+	  "consent_optout_link_enabled = COALESCE(?, consent_optout_link_enabled), "
+	  "consent_template_key = COALESCE(?, consent_template_key), "
+	  "consent_mode = COALESCE(?, consent_mode), "
+	  "optout_title = COALESCE(?, optout_title), "
+	  "optout_body = COALESCE(?, optout_body), "
+	  "optout_link_label = COALESCE(?, optout_link_label), "
+	  "updated_at = NOW(6) WHERE tenant_id = ?" },
 };
 
 static enum fb_err
@@ -326,4 +339,19 @@ db_site_rename(struct db *db, const char *tenant, const char *id, const char *na
 {
 	return run(db, TEN_SITE_RENAME, DBPARAMS(P_STR(name), P_STR(tenant),
 	    P_STR(id)), NULL);
+}
+
+static struct dbp
+tri(int v)
+{
+	return v < 0 ? P_NULL : P_INT(v);
+}
+
+enum fb_err
+db_consent_update(struct db *db, const char *tenant, const struct consent_patch *p)
+{
+	return run(db, TEN_CONSENT_UPDATE, DBPARAMS(tri(p->checkbox),
+	    tri(p->default_checked), tri(p->optout_link), P_STR(p->template_key),
+	    P_STR(p->mode), P_STR(p->optout_title), P_STR(p->optout_body),
+	    P_STR(p->optout_link_label), P_STR(tenant)), NULL);
 }

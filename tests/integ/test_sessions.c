@@ -859,3 +859,53 @@ Test(sessions, direct_html_for_owners_and_admins_sanitized_and_sandboxed)
 	cr_assert_str_eq(jget(r->json, "has_body_html"), "false");
 	resp_free(r);
 }
+
+Test(sessions, consent_settings_edited_and_published)
+{
+	struct fx	 f;
+	struct sess	 o;
+	struct resp	*r;
+
+	owner_fixture(&f);
+	session_of(owner_email, PW, &o);
+	r = http("PATCH", "/api/v1/admin/consent_settings", NULL,
+	    "{\"consent_mode\":\"always\"}", o.hdr);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "consent_mode");
+	resp_free(r);
+	r = http("PATCH", "/api/v1/admin/consent_settings", NULL,
+	    "{\"consent_checkbox_enabled\":\"yes\"}", o.hdr);
+	expect_error(r, 422, "invalid_request", "parameter_invalid",
+	    "consent_checkbox_enabled");
+	resp_free(r);
+	r = http("PATCH", "/api/v1/admin/consent_settings", NULL,
+	    "{\"consent_template_key\":\"nope\"}", o.hdr);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "consent_template_key");
+	resp_free(r);
+	r = http("PATCH", "/api/v1/admin/consent_settings", NULL,
+	    "{\"consent_mode\":\"explicit\",\"consent_checkbox_enabled\":true,"
+	    "\"optout_text\":{\"title\":\"お知らせの停止\"}}", o.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "consent_mode"), "explicit");
+	cr_assert_str_eq(jget(r->json, "consent_checkbox_enabled"), "true");
+	cr_assert_str_eq(jget(r->json, "optout_text.title"), "お知らせの停止");
+	cr_assert_eq(json_object_array_length(jobj(r->json, "publish_failed")), 0);
+	resp_free(r);
+	/* an API key reads it, may not change it */
+	r = http("GET", "/api/v1/consent_settings", f.live, NULL, NULL);
+	cr_assert_str_eq(jget(r->json, "consent_mode"), "explicit");
+	resp_free(r);
+	r = http("PATCH", "/api/v1/admin/consent_settings", f.live,
+	    "{\"consent_mode\":\"none\"}", NULL);
+	expect_error(r, 403, "permission_error", "session_required", NULL);
+	resp_free(r);
+	/* the published tag configuration carries it */
+	{
+		char	 p[128];
+
+		snprintf(p, sizeof(p), "/api/v1/sites/%s/tag-config", f.site);
+		r = http("GET", p, f.live, NULL, NULL);
+		cr_assert_eq(r->status, 200, "%s", r->body);
+		cr_assert_not_null(strstr(r->body, "\"explicit\""), "%s", r->body);
+		resp_free(r);
+	}
+}
