@@ -388,7 +388,7 @@ api_campaigns_update(struct req *r)
 	long long	 wait = 0;
 	struct dbrows	 c;
 	struct live_rules before;
-	json_object	*extra;
+	json_object	*extra, *failed;
 	char		 site[UUID_STRLEN + 1], owner[UUID_STRLEN + 1];
 	bool		 set_product, change, ready;
 	enum fb_err	 e;
@@ -443,6 +443,13 @@ api_campaigns_update(struct req *r)
 	if (e != FB_OK) {
 		json_object_put(extra);
 		return e;
+	}
+	/* active only when its tag configuration is out: else nothing changes */
+	if (strcmp(status, "active") == 0 &&
+	    json_object_object_get_ex(extra, "publish_failed", &failed) &&
+	    json_object_array_length(failed) > 0) {
+		json_object_put(extra);
+		return api_error(r, AC_CAMPAIGN_NOT_READY, "tag_config");
 	}
 	return campaign_detail(r, id, 200, extra);
 }
