@@ -6,7 +6,7 @@ FB_PACKAGES="build-essential autoconf automake libtool pkg-config \
 libfcgi-dev libmariadb-dev mariadb-server mariadb-client libjson-c-dev \
 libsodium-dev libssl-dev libcurl4-openssl-dev libcriterion-dev lighttpd \
 lighttpd-modules-lua \
-curl openssl wrk mandoc libpcre2-dev libidn2-dev libyajl-dev ca-certificates procps chromium \
+curl openssl wrk mandoc libpcre2-dev libidn2-dev libyajl-dev ca-certificates procps chromium fonts-ipafont-gothic \
 python3 python3-aiosmtpd"
 
 fb_log() { printf '%s\n' "==> $*" >&2; }
@@ -188,6 +188,7 @@ fb_stack_start() {
 	FORMBACK_CONF="$_sd/formback.conf" "$_sbld/formbackctl" migrate \
 	    --dir "$(pwd)/db/migrations" >/dev/null || return 1
 	cp tag/tag.js "$_sd/www/tag.js"
+	rm -rf "$_sd/www/admin" && cp -R src/admin "$_sd/www/admin"
 	fb_http_start "$_sd" "$_shttp" "$_sprocs" "$_sbld/formback.fcgi"
 }
 

@@ -207,7 +207,7 @@ invitation_send(struct db *db, const struct conf *c, const struct invite_send_ro
 	if (buf_printf(&subj, invite ? "【Formback】%s への招待" :
 	    "【Formback】パスワードの再設定", iv->tenant_name) != FB_OK ||
 	    buf_printf(&text, "Formback をご利用いただきありがとうございます。\n\n"
-	    "%s\n\n%s/admin/accept#%s\n\n"
+	    "%s\n\n%s/admin/#/accept/%s\n\n"
 	    "このリンクは %s に一度だけ使えます(%s、UTC まで)。"
 	    "心当たりがない場合は、このメールを破棄してください。\n",
 	    invite ? "アカウントに招待されました。次のリンクからパスワードを設定して"

@@ -223,8 +223,8 @@ link_token(const char *to, int nth, char out[64])
 {
 	const char	*m = mail_to(to, nth), *t;
 
-	cr_assert_not_null(t = strstr(m, "/admin/accept#fbi_"), "no link in: %s", m);
-	snprintf(out, 64, "%.47s", t + strlen("/admin/accept#"));
+	cr_assert_not_null(t = strstr(m, "/admin/#/accept/fbi_"), "no link in: %s", m);
+	snprintf(out, 64, "%.47s", t + strlen("/admin/#/accept/"));
 }
 
 Test(sessions, invitation_roles_suspension_and_last_owner)

@@ -1,0 +1,122 @@
+// Building the page: every value from the server goes in as text
+// (textContent), never as markup; links and attributes are set one by one.
+
+// h('p', {class: 'x', onclick: f}, 'text', child, ...): an element.
+export function h(tag, attrs, ...children) {
+  const el = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs || {})) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) el.addEventListener(k.slice(2), v);
+    else if (k === 'value') el.value = v;
+    else el.setAttribute(k, v === true ? '' : String(v));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const c of children.flat(Infinity)) {
+    if (c === undefined || c === null || c === false) continue;
+    el.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+}
+
+export function clear(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+// The contract's Japanese message of an error, with the field it names.
+export function errorBox(err) {
+  const p = err.param ? `(${err.param})` : '';
+  return h('p', { class: 'error', role: 'alert' }, `${err.message}${p}`);
+}
+
+export function badge(s) { return h('span', { class: `badge ${s || ''}` }, s ?? '—'); }
+
+// An ISO time as JST, as the shops read it.
+export function jst(t) {
+  if (!t) return '—';
+  return new Date(t).toLocaleString('ja-JP', { timeZone: 'Asia/Tokyo' });
+}
+
+// A form: fields [{name, label, type, options, value, required}], onSubmit(values).
+// While it runs, its button is disabled ("long actions show progress").
+export function form(fields, submitLabel, onSubmit, cls = 'stack') {
+  const out = h('div');
+  const inputs = {};
+  const btn = h('button', { type: 'submit' }, submitLabel);
+  const f = h('form', { class: cls }, fields.map((d) => {
+    let input;
+    if (d.type === 'select')
+      input = h('select', { name: d.name }, d.options.map(([v, t]) =>
+        h('option', { value: v, selected: v === d.value }, t)));
+    else if (d.type === 'textarea')
+      input = h('textarea', { name: d.name, required: d.required }, d.value || '');
+    else
+      input = h('input', { name: d.name, type: d.type || 'text', value: d.value,
+        required: d.required, autocomplete: d.autocomplete, accept: d.accept,
+        placeholder: d.placeholder });
+    inputs[d.name] = input;
+    return h('label', null, d.label, input);
+  }), btn, out);
+  f.addEventListener('submit', async (ev) => {
+    ev.preventDefault();
+    const values = {};
+    for (const [k, el] of Object.entries(inputs))
+      values[k] = el.type === 'file' ? el.files[0] : el.value;
+    btn.disabled = true;
+    clear(out);
+    try {
+      const msg = await onSubmit(values, out);
+      if (msg) clear(out, h('p', { class: 'notice', role: 'status' }, msg));
+    } catch (e) {
+      clear(out, errorBox(e));
+    } finally {
+      btn.disabled = false;
+    }
+  });
+  return f;
+}
+
+// A list with the API's cursor paging: load(cursor) gives the page JSON,
+// columns [[title, row => value]].
+export function pagedTable(load, columns) {
+  const box = h('div');
+  const body = h('tbody');
+  const more = h('button', { class: 'secondary', type: 'button' }, 'さらに表示');
+  const status = h('div');
+  let cursor = null;
+  async function next() {
+    more.disabled = true;
+    try {
+      const page = await load(cursor);
+      for (const row of page.data)
+        body.append(h('tr', null, columns.map(([, f]) => h('td', null, f(row)))));
+      cursor = page.next_cursor;
+      more.hidden = !page.has_more;
+      if (!body.children.length) clear(status, h('p', { class: 'muted' }, 'まだありません。'));
+    } catch (e) {
+      clear(status, errorBox(e));
+    } finally {
+      more.disabled = false;
+    }
+  }
+  more.addEventListener('click', next);
+  more.hidden = true;
+  box.append(h('table', null, h('thead', null, h('tr', null,
+    columns.map(([t]) => h('th', { scope: 'col' }, t)))), body), status, more);
+  next();
+  return box;
+}
+
+// A button that copies text to the clipboard.
+export function copyButton(text, label = 'コピー') {
+  const b = h('button', { type: 'button', class: 'secondary' }, label);
+  b.addEventListener('click', async () => {
+    try { await navigator.clipboard.writeText(text); b.textContent = 'コピーしました'; }
+    catch { b.textContent = 'コピーできません: 選択してコピーしてください'; }
+  });
+  return b;
+}

@@ -1,0 +1,191 @@
+// Browser test of the admin UI (issue 17): a real headless Chromium walks
+// what a shop's staff do, against the stack tests/e2e/harness.sh started.
+// An owner invited by the operator sets a password from the mailed link
+// and signs in; adds a site (its name carries markup, which must show as
+// text); creates a campaign, its URL rules and the live match test; a
+// scenario from a preset, refused activation shown with the server's
+// reason; imports a CSV of suppressions; issues an API key that then
+// works from outside the browser; adds a webhook endpoint; signs out,
+// after which a page goes back to sign-in.  No CSP violation and no page
+// error anywhere; screenshots of every screen at 1440 and 360 px.
+//
+// Env: FB_URL, FB_CTL_DIR, FORMBACK_CONF, FB_MAIL_DIR, FB_HOOK_URL,
+// FB_SHOTS (where screenshots go; default a temporary folder).
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium } from 'playwright-core';
+
+const base = process.env.FB_URL;
+const bin = process.env.FB_CTL_DIR;
+const shots = process.env.FB_SHOTS || mkdtempSync(join(tmpdir(), 'fbadmin-'));
+mkdirSync(shots, { recursive: true });
+let passed = 0, failed = 0;
+
+function check(what, ok, detail) {
+  if (ok) { passed++; console.log(`ok   admin: ${what}`); }
+  else { failed++; console.log(`FAIL admin: ${what}${detail ? ': ' + detail : ''}`); }
+}
+
+function ctl(...args) {
+  return JSON.parse(execFileSync(join(bin, 'formbackctl'), args, { encoding: 'utf8' }));
+}
+
+// The accept link of the newest mail to `to`, from the SMTP sink's files.
+function linkTo(to) {
+  const dir = process.env.FB_MAIL_DIR;
+  const files = readdirSync(dir).map((f) => join(dir, f)).sort();
+  for (const f of files.reverse()) {
+    const raw = readFileSync(f, 'latin1');
+    if (!raw.includes(`X-Envelope-To: ${to}`)) continue;
+    for (const m of raw.matchAll(/\r?\n\r?\n([A-Za-z0-9+/=\r\n]{40,})/g)) {
+      const text = Buffer.from(m[1].replace(/\s+/g, ''), 'base64').toString('utf8');
+      const l = text.match(/https?:\/\/\S+\/admin\/#\/accept\/fbi_[A-Za-z0-9_-]{43}/);
+      if (l) return l[0];
+    }
+  }
+  return null;
+}
+
+async function main() {
+  const tenant = ctl('tenant', 'create', '--name', '管理画面テスト商店', '--plan', 'pro').id;
+  const email = `owner-${tenant.slice(0, 8)}@shop.example`;
+  ctl('member', 'invite', '--tenant', tenant, '--email', email, '--role', 'owner');
+  execFileSync(join(bin, 'formback-deliver'), [], { encoding: 'utf8' });
+  const link = linkTo(email);
+  check('the invitation link is mailed', !!link && link.startsWith(base), link);
+
+  const browser = await chromium.launch({ executablePath: process.env.FB_CHROMIUM ||
+    '/usr/bin/chromium', args: ['--no-sandbox'] });
+  const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'ja-JP' });
+  const page = await ctx.newPage();
+  const problems = [];
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (/Content Security Policy|Refused to/i.test(m.text())) problems.push(`CSP: ${m.text()}`);
+  });
+  page.on('request', (r) => {
+    if (!r.url().startsWith(base) && !r.url().startsWith('data:'))
+      problems.push(`another origin: ${r.url()}`);
+  });
+  let n = 0;
+  async function shot(name) {
+    n++;
+    await page.screenshot({ path: join(shots, `${String(n).padStart(2, '0')}-${name}-1440.png`), fullPage: true });
+    await page.setViewportSize({ width: 360, height: 740 });
+    await page.screenshot({ path: join(shots, `${String(n).padStart(2, '0')}-${name}-360.png`), fullPage: true });
+    const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+    check(`${name} fits 360 px`, wide <= 362, `scrollWidth ${wide}`);
+    await page.setViewportSize({ width: 1440, height: 900 });
+  }
+  const text = () => page.locator('main').innerText();
+
+  // the invitation: a password, then sign-in
+  await page.goto(link);
+  await page.getByLabel('新しいパスワード').fill('short');
+  await page.getByRole('button', { name: '設定する' }).click();
+  await page.getByRole('alert').waitFor();
+  check('a weak password is refused with the server\'s message',
+    (await page.getByRole('alert').innerText()).includes('12文字以上'));
+  await shot('invitation');
+  await page.getByLabel('新しいパスワード').fill('管理画面のパスワード2026');
+  await page.getByRole('button', { name: '設定する' }).click();
+  await page.getByRole('button', { name: 'ログイン' }).waitFor();
+  await shot('signin');
+  await page.getByLabel('メールアドレス').fill(email);
+  await page.getByLabel('パスワード').fill('管理画面のパスワード2026');
+  await page.getByRole('button', { name: 'ログイン' }).click();
+  await page.getByRole('heading', { name: 'ダッシュボード' }).waitFor();
+  await page.getByText('直近 30 日').waitFor();
+  check('signed in: the dashboard with the funnel', (await text()).includes('ファネル'));
+  await shot('dashboard');
+
+  // a site whose name is markup
+  await page.getByRole('link', { name: 'サイト' }).click();
+  await page.getByLabel('サイト名').fill('<img src=x onerror=alert(1)>ショップ');
+  await page.getByLabel('ドメイン').fill('127.0.0.1');
+  await page.getByRole('button', { name: '追加' }).click();
+  await page.getByRole('link', { name: '<img src=x onerror=alert(1)>ショップ' }).waitFor();
+  check('a name with markup shows as text', await page.locator('main img').count() === 0);
+  await shot('sites');
+
+  // a campaign, its rules, the match test, a scenario from a preset
+  await page.getByRole('link', { name: 'キャンペーン' }).click();
+  await page.getByLabel('キー(英数字)').fill('admin-ui');
+  await page.getByLabel('名前').fill('<b>太字</b>の春キャンペーン');
+  await page.getByRole('button', { name: '作成' }).click();
+  await page.getByRole('button', { name: 'ルールを保存' }).waitFor();
+  check('campaign created, its name as text', (await text()).includes('<b>太字</b>の春キャンペーン'));
+  await page.locator('textarea[name=rules]').fill('form prefix /shop/form\nthanks prefix /shop/thanks');
+  await page.getByRole('button', { name: 'ルールを保存' }).click();
+  await page.getByText('ルールを保存しました。').waitFor();
+  await page.getByLabel('URL をテスト').fill(`${base}/shop/form.html`);
+  await page.getByRole('button', { name: 'テスト', exact: true }).click();
+  await page.locator('form.inline .notice').first().waitFor();
+  check('the match test answers', (await text()).includes('どのキャンペーンにも当たりません') ||
+    (await text()).includes('admin-ui'));
+  await page.getByRole('button', { name: '作成' }).click();
+  await page.getByRole('cell', { name: 'draft' }).first().waitFor();
+  await page.getByRole('button', { name: '有効にする' }).nth(1).click();
+  await page.getByRole('alert').first().waitFor();
+  check('activating an unready scenario shows why',
+    (await page.getByRole('alert').first().innerText()).includes('送信できない'));
+  await page.getByRole('button', { name: '有効にする' }).first().click();
+  await page.waitForTimeout(300);
+  check('activating the campaign without an active scenario shows why',
+    (await text()).includes('キャンペーンを有効にする条件'));
+  await shot('campaign');
+
+  // suppressions from a CSV in Shift_JIS-free UTF-8 with a bad row
+  await page.getByRole('link', { name: '配信停止' }).click();
+  await page.locator('input[type=file]').setInputFiles({ name: 'list.csv', mimeType: 'text/csv',
+    buffer: Buffer.from('電話番号,メモ\r\n090-1111-2222,テスト\r\nnot-a-contact,\r\n090-1111-2222,\r\n') });
+  await page.getByRole('button', { name: '取り込む' }).click();
+  await page.getByText('登録 1 件、登録済み 1 件、不正 1 件').waitFor();
+  check('a CSV imports with its per-row results', true);
+  await shot('suppressions');
+
+  // an API key, shown once, works from outside
+  await page.getByRole('link', { name: '設定' }).click();
+  await page.getByRole('button', { name: '発行(すべてのスコープ)' }).click();
+  const key = await page.locator('.secret').innerText();
+  const r = await fetch(`${base}/api/v1/sites`, { headers: { Authorization: `Bearer ${key}` } });
+  check('the issued key works with curl\'s request', r.status === 200 && key.startsWith('fb_live_'));
+  await shot('settings');
+
+  // a webhook endpoint, its secret shown once
+  if (process.env.FB_HOOK_URL) {
+    await page.getByRole('link', { name: 'Webhook' }).click();
+    await page.getByLabel('URL(https)').fill(process.env.FB_HOOK_URL);
+    await page.getByRole('button', { name: '追加' }).click();
+    await page.locator('.secret').waitFor();
+    check('webhook endpoint added, secret shown once',
+      /^whsec_/.test(await page.locator('.secret').innerText()));
+    await shot('webhooks');
+  }
+  for (const [name, label] of [['leads', 'リード'], ['deliveries', '配信'], ['messages', 'メッセージ']]) {
+    await page.getByRole('link', { name: label, exact: true }).click();
+    await page.getByRole('heading', { name: label, exact: true }).waitFor();
+    await page.waitForTimeout(200);
+    await shot(name);
+  }
+
+  // sign out: a page opened afterwards goes to sign-in
+  await page.getByRole('button', { name: 'ログアウト' }).click();
+  await page.getByRole('button', { name: 'ログイン' }).waitFor();
+  await page.goto(`${base}/admin/#/campaigns`);
+  await page.getByRole('button', { name: 'ログイン' }).waitFor();
+  check('after sign-out a page goes to sign-in', page.url().endsWith('#/signin'));
+  check('no CSP violation, page error or other origin', problems.length === 0, problems.join('; '));
+  const csp = (await fetch(`${base}/admin/`)).headers.get('content-security-policy') || '';
+  check('the admin pages carry a strict CSP', csp.includes("script-src 'self'") &&
+    !csp.includes('unsafe-inline') && csp.includes("frame-ancestors 'none'"), csp);
+  await browser.close();
+  console.log(`admin: screenshots in ${shots}`);
+}
+
+main().catch((e) => { check('admin run', false, e.stack); }).finally(() => {
+  console.log(`admin: ${passed} passed, ${failed} failed`);
+  process.exit(failed ? 1 : 0);
+});
