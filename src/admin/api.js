@@ -11,6 +11,7 @@ export class ApiError extends Error {
     this.code = e.code || 'http_error';
     this.param = e.param || null;
     this.requestId = e.request_id || null;
+    this.tenants = e.tenants || null;	// tenant_required: where the sign-in may go
   }
 }
 

@@ -36,14 +36,32 @@ async function signOut() {
 
 // ---- signing in, invitations, resets ----
 
-function signIn() {
+// Sign-in; when the address opens several tenants, the server lists them
+// (409 tenant_required) and the form asks which one.
+function signIn(tenants, email) {
+  const fields = [
+    { name: 'email', label: 'メールアドレス', type: 'email', required: true, autocomplete: 'username',
+      value: email },
+    { name: 'password', label: 'パスワード', type: 'password', required: true,
+      autocomplete: 'current-password' },
+  ];
+  if (tenants)
+    fields.push({ name: 'tenant_id', label: 'アカウント', type: 'select',
+      options: tenants.map((t) => [t.id, t.name]) });
   clear(app, h('main', { class: 'center' }, h('h1', null, 'Formback にログイン'),
-    h('section', { class: 'card' }, form([
-      { name: 'email', label: 'メールアドレス', type: 'email', required: true, autocomplete: 'username' },
-      { name: 'password', label: 'パスワード', type: 'password', required: true,
-        autocomplete: 'current-password' },
-    ], 'ログイン', async (v) => {
-      me = await api('POST', '/admin/session', { email: v.email, password: v.password });
+    tenants ? h('p', { class: 'notice', role: 'status' }, 'このアドレスは複数のアカウントにあります。' +
+      'アカウントを選び、パスワードをもう一度入力してください。') : null,
+    h('section', { class: 'card' }, form(fields, 'ログイン', async (v) => {
+      try {
+        me = await api('POST', '/admin/session', { email: v.email, password: v.password,
+          tenant_id: v.tenant_id || null });
+      } catch (e) {
+        if (e.code === 'tenant_required' && e.tenants && !tenants) {
+          signIn(e.tenants, v.email);
+          return null;
+        }
+        throw e;
+      }
       setCsrf(me.csrf_token);
       location.hash = '#/';
     })), h('p', null, h('a', { href: '#/reset' }, 'パスワードを忘れた場合'))));
@@ -485,7 +503,7 @@ async function route() {
   let m;
   if ((m = hash.match(/^#\/accept\/(fbi_[A-Za-z0-9_-]{43})$/))) return accept(m[1]);
   if (hash === '#/reset') return reset();
-  if (hash === '#/signin') return signIn();
+  if (hash === '#/signin') return signIn(null);
   if (!me) {
     try {
       me = await api('GET', '/admin/session');
