@@ -175,8 +175,9 @@ async function main() {
   await page.getByRole('button', { name: 'ログアウト' }).click();
   await page.getByRole('button', { name: 'ログイン' }).waitFor();
   await page.goto(`${base}/admin/#/campaigns`);
+  await page.waitForURL(/#\/signin$/, { timeout: 10000 }).catch(() => {});
   await page.getByRole('button', { name: 'ログイン' }).waitFor();
-  check('after sign-out a page goes to sign-in', page.url().endsWith('#/signin'));
+  check('after sign-out a page goes to sign-in', page.url().endsWith('#/signin'), page.url());
   check('no CSP violation, page error or other origin', problems.length === 0, problems.join('; '));
   const csp = (await fetch(`${base}/admin/`)).headers.get('content-security-policy') || '';
   check('the admin pages carry a strict CSP', csp.includes("script-src 'self'") &&
