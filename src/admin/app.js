@@ -98,9 +98,10 @@ function isoDaysAgo(n) {
 }
 
 async function dashboard() {
-  const sw = h('div'), fun = h('div');
+  const sw = h('div'), fun = h('div'), daily = h('div');
   shell('ダッシュボード', h('section', { class: 'card' }, h('h2', null, '配信の状態'), sw),
-    h('section', { class: 'card' }, h('h2', null, 'ファネル'), fun));
+    h('section', { class: 'card' }, h('h2', null, 'ファネル'), fun),
+    h('section', { class: 'card' }, h('h2', null, '日別(直近 30 日、日本時間)'), daily));
   try {
     const s = await api('GET', '/delivery_status');
     clear(sw, h('p', null, '現在: ', badge(s.mode)), me.member.role === 'owner' ||
@@ -111,6 +112,17 @@ async function dashboard() {
         return `送信は「${n.mode}」になりました。`;
       }, 'inline') : null);
   } catch (e) { clear(sw, errorBox(e)); }
+  try {
+    const jstDay = (n) => new Date(Date.now() + 9 * 3600e3 - n * 86400e3).toISOString().slice(0, 10);
+    const r = await api('GET', '/reports/daily', undefined, { from: jstDay(30), to: jstDay(-1) });
+    const max = Math.max(1, ...r.days.map((d) => d.counts.capture.captured || 0));
+    clear(daily, h('div', { class: 'bars' }, r.days.map((d) => {
+      const fill = h('div', { class: 'fill' });
+      fill.style.width = `${Math.round(((d.counts.capture.captured || 0) / max) * 100)}%`;
+      return h('div', { class: 'bar' }, h('span', null, d.date.slice(5)), fill,
+        h('span', null, d.computed ? String(d.counts.capture.captured ?? 0) : '集計前'));
+    })), h('p', { class: 'muted' }, '取得したリードの数。集計は formback-aggregate が行います。'));
+  } catch (e) { clear(daily, errorBox(e)); }
   for (const days of [7, 30]) {
     try {
       const r = await api('GET', '/reports/funnel', undefined,
@@ -269,7 +281,19 @@ async function campaign(id) {
       `キャンペーン ${r.campaign} の ${r.role} ページです。` : 'どのキャンペーンにも当たりません。'));
   }, 'inline');
   const scen = h('div');
-  clear(box, head, h('section', { class: 'card' }, h('h2', null, 'URL ルール'), rules, warn,
+  const edit = form([
+    { name: 'name', label: '名前', value: c.name, required: true },
+    { name: 'product_name', label: '商品名({{product_name}})', value: c.product_name || '' },
+    { name: 'abandon_wait_minutes', label: '離脱と判定するまでの分数', type: 'number',
+      value: c.abandon_wait_minutes },
+  ], '保存', async (v) => {
+    c = await api('PATCH', `/campaigns/${id}`, { name: v.name, product_name: v.product_name || null,
+      abandon_wait_minutes: Number(v.abandon_wait_minutes) });
+    head.replaceWith(head = header());
+    return '保存しました。';
+  });
+  clear(box, head, h('section', { class: 'card' }, h('h2', null, '設定'), edit),
+    h('section', { class: 'card' }, h('h2', null, 'URL ルール'), rules, warn,
     h('h3', null, '一致テスト(公開中の設定で判定)'), test),
     h('section', { class: 'card' }, h('h2', null, 'シナリオ'), scen));
   scenarios(c, scen);
@@ -287,7 +311,7 @@ async function scenarios(c, box) {
     };
     clear(box, h('table', null, h('thead', null, h('tr', null, ['名前', '状態', 'ステップ', ''].map(
       (t) => h('th', null, t)))), h('tbody', null, list.data.map((s) => h('tr', null,
-      h('td', null, s.name), h('td', null, badge(s.status)), h('td', null,
+      h('td', null, h('a', { href: `#/scenarios/${s.id}` }, s.name)), h('td', null, badge(s.status)), h('td', null,
         s.steps.map((st) => h('div', null, `${st.delay_minutes ?? ''} 分後 ${st.channel ?? ''}`))),
       h('td', null, h('button', { type: 'button', onclick: act(s, 'active') }, '有効にする'), ' ',
         h('button', { type: 'button', class: 'secondary', onclick: act(s, 'paused') }, '一時停止')))))),
@@ -297,6 +321,52 @@ async function scenarios(c, box) {
         await api('POST', `/campaigns/${c.id}/scenarios/from_preset`, { preset_key: v.preset_key });
         scenarios(c, box);
       }, 'inline'));
+  } catch (e) { clear(box, errorBox(e)); }
+}
+
+// A scenario's steps: order, delays, message; saved all at once (422 names
+// the first wrong one).
+async function scenario(id) {
+  const box = h('div');
+  shell('シナリオ', box);
+  try {
+    const [s, msgs] = await Promise.all([api('GET', `/scenarios/${id}`),
+      api('GET', '/messages', undefined, { limit: 200 })]);
+    const rows = h('tbody');
+    const label = (m) => `${m.channel === 'sms' ? 'SMS' : 'メール'}: ${(m.subject || m.body || '').slice(0, 40)}`;
+    const addRow = (st) => {
+      const delay = h('input', { type: 'number', min: 0, value: st ? st.delay_minutes : 30 });
+      const msg = h('select', null, msgs.data.map((m) => h('option', { value: m.id,
+        selected: st && st.message_id === m.id }, label(m))));
+      const tr = h('tr', null, h('td', null, msg), h('td', null, delay),
+        h('td', null, h('button', { type: 'button', class: 'secondary', onclick: () => {
+          if (tr.previousElementSibling) tr.previousElementSibling.before(tr); } }, '上へ'), ' ',
+        h('button', { type: 'button', class: 'danger', onclick: () => tr.remove() }, '削除')));
+      tr.read = () => ({ message_id: msg.value, delay_minutes: Number(delay.value) });
+      rows.append(tr);
+    };
+    s.steps.forEach(addRow);
+    const out = h('div');
+    clear(box, h('section', { class: 'card' }, h('h2', null, s.name, ' ', badge(s.status)),
+      h('table', null, h('thead', null, h('tr', null, ['メッセージ', '遅延(分)', ''].map((t) => h('th', null, t)))), rows),
+      h('div', { class: 'row' },
+        h('button', { type: 'button', class: 'secondary', onclick: () => addRow(null) }, 'ステップを追加'),
+        h('button', { type: 'button', onclick: async (ev) => {
+          ev.target.disabled = true;
+          clear(out);
+          try {
+            await api('PUT', `/scenarios/${id}/steps`, { steps: [...rows.children].map((tr) => tr.read()) });
+            clear(out, h('p', { class: 'notice' }, 'ステップを保存しました。'));
+          } catch (e) { clear(out, errorBox(e)); } finally { ev.target.disabled = false; }
+        } }, '保存'),
+        h('button', { type: 'button', class: 'secondary', onclick: async () => {
+          clear(out);
+          try {
+            const d = await api('POST', `/scenarios/${id}/duplicate`, {});
+            location.hash = `#/scenarios/${d.id}`;
+          } catch (e) { clear(out, errorBox(e)); }
+        } }, '複製'),
+        h('a', { href: `#/campaigns/${s.campaign_id}` }, 'キャンペーンに戻る')), out));
   } catch (e) { clear(box, errorBox(e)); }
 }
 
@@ -339,7 +409,17 @@ function messages() {
         } catch (e) { clear(out, errorBox(e)); }
       } }, 'テスト送信'), out);
   }
-  shell('メッセージ', h('section', { class: 'card' }, h('h2', null, '新しいメッセージ'), editor, est, preview),
+  const examples = h('div');
+  api('GET', '/message_examples').then((r) => clear(examples, h('h3', null, '文例'),
+    r.data.map((x) => h('div', { class: 'row' }, h('span', null, `${x.label}(${x.channel})`),
+      h('button', { type: 'button', class: 'secondary', onclick: () => {
+        editor.elements.channel.value = x.channel;
+        editor.elements.subject.value = x.subject || '';
+        editor.elements.body.value = x.body || (x.blocks || []).map((b) => b.text || '').filter(Boolean).join('\n');
+        editor.elements.body.dispatchEvent(new Event('input'));
+      } }, '使う'))))).catch((e) => clear(examples, errorBox(e)));
+  shell('メッセージ', h('section', { class: 'card' }, h('h2', null, '新しいメッセージ'), editor, est,
+    examples, preview),
     h('section', { class: 'card' }, pagedTable((c) => api('GET', '/messages', undefined, { cursor: c }), [
       ['チャネル', (m) => m.channel], ['件名・本文', (m) => h('a', { href: '#/messages',
         onclick: (ev) => { ev.preventDefault(); showPreview(m); } }, m.subject || m.body || '')],
@@ -355,13 +435,31 @@ function leads() {
   const list = h('div');
   const load = () => clear(list, pagedTable((c) => api('GET', '/leads', undefined,
     { cursor: c, status: filter.value }), [
-    ['状態', (l) => badge(l.status)], ['キャンペーン', (l) => l.campaign ? l.campaign.name : '—'],
+    ['状態', (l) => h('a', { href: `#/leads/${l.id}` }, badge(l.status))],
+    ['キャンペーン', (l) => l.campaign ? l.campaign.name : '—'],
     ['メール', (l) => l.email_masked || '—'], ['電話', (l) => l.tel_masked || '—'],
     ['作成', (l) => jst(l.created_at)],
   ]));
   filter.addEventListener('change', load);
   shell('リード', h('section', { class: 'card' }, h('label', null, '状態', filter), list));
   load();
+}
+
+async function lead(id) {
+  const box = h('div');
+  shell('リード', box);
+  try {
+    const l = await api('GET', `/leads/${id}`);
+    clear(box, h('section', { class: 'card' }, h('h2', null, badge(l.status), ' ',
+      l.campaign ? l.campaign.name : ''),
+      h('table', null, h('tbody', null, [['メール', l.email_masked], ['電話', l.tel_masked],
+        ['ランディングページ', l.landing_url], ['参照元', l.referrer], ['作成', jst(l.created_at)],
+        ['取得', jst(l.captured_at)], ['離脱', jst(l.abandoned_at)], ['転換', jst(l.converted_at)]]
+        .map(([k, v]) => h('tr', null, h('th', { scope: 'row' }, k), h('td', null, v || '—')))))),
+    h('section', { class: 'card' }, h('h2', null, '経過'), h('table', null, h('tbody', null,
+      (l.timeline || []).map((t) => h('tr', null, h('td', null, jst(t.at)),
+        h('td', null, t.type || ''), h('td', null, t.role || ''), h('td', null, t.path || '')))))));
+  } catch (e) { clear(box, errorBox(e)); }
 }
 
 function deliveries() {
@@ -374,10 +472,15 @@ function deliveries() {
 
 function suppressions() {
   const list = h('div');
-  const load = () => clear(list, pagedTable((c) => api('GET', '/suppressions', undefined,
-    { cursor: c }), [
+  const q = h('input', { type: 'search', placeholder: '電話番号またはメールアドレスで検索' });
+  const load = () => clear(list, h('form', { class: 'inline', onsubmit: (ev) => { ev.preventDefault(); load(); } },
+    h('label', null, '検索', q), h('button', { type: 'submit', class: 'secondary' }, '検索')),
+  pagedTable((c) => api('GET', '/suppressions', undefined, { cursor: c, q: q.value.trim() }), [
     ['宛先', (s) => s.value_masked], ['理由', (s) => s.reason], ['範囲', (s) => s.scope],
     ['作成', (s) => jst(s.created_at)],
+    ['', (s) => s.deletable ? h('button', { type: 'button', class: 'danger', onclick: async (ev) => {
+      try { await api('DELETE', `/suppressions/${s.id}`); load(); }
+      catch (e) { ev.target.replaceWith(errorBox(e)); } } }, '削除') : ''],
   ]));
   const results = h('div');
   shell('配信停止', h('section', { class: 'card' }, list),
@@ -411,10 +514,21 @@ function webhooks() {
   const load = () => clear(list, pagedTable((c) => api('GET', '/webhook_endpoints', undefined,
     { cursor: c }), [
     ['URL', (w) => w.url], ['状態', (w) => badge(w.status)], ['イベント', (w) => w.events.join(', ')],
-    ['', (w) => h('button', { type: 'button', class: 'danger', onclick: async () => {
-      await api('DELETE', `/webhook_endpoints/${w.id}`); load(); } }, '削除')],
+    ['', (w) => h('span', { class: 'row' },
+      h('button', { type: 'button', class: 'secondary', onclick: () => log(w) }, '配信履歴'),
+      h('button', { type: 'button', class: 'danger', onclick: async () => {
+        await api('DELETE', `/webhook_endpoints/${w.id}`); load(); } }, '削除'))],
   ]));
-  shell('Webhook', h('section', { class: 'card' }, list),
+  const history = h('div');
+  const log = (w) => clear(history, h('h2', null, `配信履歴: ${w.url}`), pagedTable((c) =>
+    api('GET', `/webhook_endpoints/${w.id}/deliveries`, undefined, { cursor: c }), [
+    ['イベント', (d) => d.event_type], ['状態', (d) => badge(d.status)], ['試行', (d) => String(d.attempts)],
+    ['応答', (d) => d.response_status ?? d.error ?? '—'], ['作成', (d) => jst(d.created_at)],
+    ['', (d) => h('button', { type: 'button', class: 'secondary', onclick: async (ev) => {
+      try { await api('POST', `/webhook_deliveries/${d.id}/redeliver`); log(w); }
+      catch (e) { ev.target.replaceWith(errorBox(e)); } } }, '再送')],
+  ]));
+  shell('Webhook', h('section', { class: 'card' }, list), h('section', { class: 'card' }, history),
     h('section', { class: 'card' }, h('h2', null, 'エンドポイントを追加'), form([
       { name: 'url', label: 'URL(https)', type: 'url', required: true },
     ], '追加', async (v) => {
@@ -464,7 +578,14 @@ function settings() {
       await api('DELETE', `/admin/api_keys/${k.id}`); loadKeys(); } }, '無効にする') : ''],
   ]));
   const loadMembers = () => clear(members, pagedTable((c) => api('GET', '/admin/members', undefined, { cursor: c }), [
-    ['メール', (m) => m.email], ['権限', (m) => m.role], ['状態', (m) => badge(m.status)],
+    ['メール', (m) => m.email],
+    ['権限', (m) => me.member.role === 'owner' && m.id !== me.member.id ? h('select', {
+      'aria-label': `${m.email} の権限`, onchange: async (ev) => {
+        try { await api('PATCH', `/admin/members/${m.id}`, { role: ev.target.value }); }
+        catch (e) { ev.target.after(errorBox(e)); } } },
+      ['owner', 'admin', 'member', 'viewer'].map((r) => h('option', { value: r, selected: r === m.role }, r)))
+      : m.role],
+    ['状態', (m) => badge(m.status)],
     ['最終アクセス', (m) => jst(m.last_seen_at)],
     ['', (m) => me.member.role === 'owner' && m.id !== me.member.id && m.status === 'active' ?
       h('button', { type: 'button', class: 'danger', onclick: async (ev) => {
@@ -493,6 +614,7 @@ function settings() {
 const routes = [
   [/^#\/campaigns\/([0-9a-f-]{36})$/, campaign], [/^#\/campaigns$/, campaigns],
   [/^#\/sites\/([0-9a-f-]{36})$/, site], [/^#\/sites$/, sites],
+  [/^#\/scenarios\/([0-9a-f-]{36})$/, scenario], [/^#\/leads\/([0-9a-f-]{36})$/, lead],
   [/^#\/messages$/, messages], [/^#\/leads$/, leads], [/^#\/deliveries$/, deliveries],
   [/^#\/suppressions$/, suppressions], [/^#\/webhooks$/, webhooks],
   [/^#\/settings$/, settings], [/^#?\/?$/, dashboard],

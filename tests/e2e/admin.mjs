@@ -97,7 +97,7 @@ async function main() {
   await page.getByLabel('パスワード').fill('管理画面のパスワード2026');
   await page.getByRole('button', { name: 'ログイン' }).click();
   await page.getByRole('heading', { name: 'ダッシュボード' }).waitFor();
-  await page.getByText('直近 30 日').waitFor();
+  await page.getByText('直近 30 日', { exact: true }).waitFor();
   check('signed in: the dashboard with the funnel', (await text()).includes('ファネル'));
   await shot('dashboard');
 
@@ -171,6 +171,14 @@ async function main() {
     await shot(name);
   }
 
+  // a scenario's steps editor
+  await page.getByRole('link', { name: 'キャンペーン' }).click();
+  await page.getByRole('link', { name: '<b>太字</b>の春キャンペーン' }).click();
+  await page.getByRole('link', { name: 'SMS 1通' }).click();
+  await page.getByRole('button', { name: 'ステップを追加' }).waitFor();
+  check('the steps editor shows the preset\'s step', await page.locator('main tbody tr').count() === 1);
+  await shot('scenario');
+
   // sign out: a page opened afterwards goes to sign-in
   await page.getByRole('button', { name: 'ログアウト' }).click();
   await page.getByRole('button', { name: 'ログイン' }).waitFor();
@@ -182,6 +190,38 @@ async function main() {
   const csp = (await fetch(`${base}/admin/`)).headers.get('content-security-policy') || '';
   check('the admin pages carry a strict CSP', csp.includes("script-src 'self'") &&
     !csp.includes('unsafe-inline') && csp.includes("frame-ancestors 'none'"), csp);
+  // the visitors' tenant (run.mjs): its leads and deliveries, masked
+  if (process.env.FB_STATE) {
+    const { tenant: shop } = JSON.parse(readFileSync(process.env.FB_STATE, 'utf8'));
+    const staff = `staff-${shop.slice(0, 8)}@shop.example`;
+    const m = ctl('member', 'create', '--tenant', shop, '--email', staff, '--role', 'viewer').id;
+    execFileSync(join(bin, 'formbackctl'), ['member', 'set-password', '--id', m],
+      { input: 'viewer password 2026\n', encoding: 'utf8' });
+    await page.getByLabel('メールアドレス').fill(staff);
+    await page.getByLabel('パスワード').fill('viewer password 2026');
+    await page.getByRole('button', { name: 'ログイン' }).click();
+    await page.getByRole('heading', { name: 'ダッシュボード' }).waitFor();
+    await page.getByRole('link', { name: 'リード', exact: true }).click();
+    await page.getByText('090-****-5678').waitFor();
+    const body = await page.locator('main').innerText();
+    check('the visitors\' leads appear, masked', body.includes('090-****-5678') &&
+      !body.includes('1234') && !body.includes('yamada'));
+    await shot('leads-of-the-shop');
+    await page.locator('main tbody a').first().click();
+    await page.getByRole('heading', { name: '経過' }).waitFor();
+    check('a lead\'s timeline', (await page.locator('main').innerText()).includes('form'));
+    await shot('lead');
+    await page.getByRole('link', { name: '配信', exact: true }).click();
+    await page.getByRole('heading', { name: '配信', exact: true }).waitFor();
+    await page.waitForTimeout(300);
+    const dl = await page.locator('main').innerText();
+    check('its deliveries appear, masked', /\*\*\*\*/.test(dl) || dl.includes('まだありません'), dl.slice(0, 300));
+    await shot('deliveries-of-the-shop');
+    check('a viewer sees no settings to change', !(await page.getByRole('link', { name: '設定' })
+      .click().then(() => page.getByRole('button', { name: '発行(すべてのスコープ)' }).count())));
+  }
+  check('no CSP violation, page error or other origin (second part)', problems.length === 0,
+    problems.join('; '));
   await browser.close();
   console.log(`admin: screenshots in ${shots}`);
 }

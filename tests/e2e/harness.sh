@@ -42,7 +42,8 @@ export FB_WEBHOOK_CA_FILE="$W/hook.crt" FB_WEBHOOK_ALLOW_HOSTS=hooks.e2e.test \
 fb_stack_start "$W" "$1" "$2" 2 "$bld"
 export FORMBACK_CONF="$W/formback.conf" FB_URL="http://127.0.0.1:$2" \
     FB_CTL_DIR="$bld" FB_WWW="$W/www" FB_MAIL_DIR="$W/mail" FB_SMS_FILE="$W/sms.jsonl" \
-    FB_HOOK_URL="https://hooks.e2e.test:$5/shop" FB_HOOK_FILE="$W/hooks.jsonl"
+    FB_HOOK_URL="https://hooks.e2e.test:$5/shop" FB_HOOK_FILE="$W/hooks.jsonl" \
+    FB_STATE="$W/e2e-state.json"
 rc=0
 node tests/e2e/run.mjs || rc=1
 # the admin UI, in the same stack (issue 17)

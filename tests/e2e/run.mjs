@@ -58,6 +58,8 @@ async function main() {
     ctl('member', 'create', '--tenant', tenant, '--email', 'e2e@shop.example', '--role', 'owner').id,
     '--kind', 'live', '--scopes', 'all').key;
   const ckey = process.env.FB_CAMPAIGN_KEY || 'spring';
+  // the admin UI's test (admin.mjs) looks at this tenant's leads next
+  if (process.env.FB_STATE) writeFileSync(process.env.FB_STATE, JSON.stringify({ tenant }));
   const hookUrl = process.env.FB_HOOK_URL;
   let hook = null;
   if (hookUrl) {
