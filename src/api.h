@@ -89,6 +89,13 @@ enum fb_err	api_sites_create(struct req *);
 enum fb_err	api_sites_update(struct req *);
 enum fb_err	api_delivery_status_set(struct req *);
 enum fb_err	api_consent_update(struct req *);
+enum fb_err	api_usage_get(struct req *);
+/*
+ * A tenant's monthly send quota from its usage row (its own, else its
+ * plan's, contract: Limits), its plan into *p.
+ */
+struct usage_row;
+long long	usage_quota(const struct usage_row *, enum plan *p);
 /* api/testsends.c */
 enum fb_err	api_test_recipients_list(struct req *);
 enum fb_err	api_test_recipients_add(struct req *);

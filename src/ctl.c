@@ -325,10 +325,7 @@ cmd_usage(int argc, char *argv[])
 		die(1, "tenant '%s' not found", tenant);
 	check(e, "read the usage");
 	u = r.row;
-	if (!plan_parse(u->plan, &p))
-		p = PLAN_FREE;
-	quota = u->send_quota != NULL ? strtoll(u->send_quota, NULL, 10) :
-	    plans[p].monthly_sends;
+	quota = usage_quota(u, &p);
 	out = json_object_new_object();
 	jadd_str(out, "tenant_id", tenant);
 	jadd_str(out, "month", month);

@@ -397,6 +397,8 @@ const struct route routes[] = {
 	{ "PATCH", "/api/v1/admin/sites/{site_id}", api_sites_update, "updateSite",
 	  ROLE_ADMIN, ADMIN_W, p_site, "SitePatch", 200, "SiteOut",
 	  "Rename a site or set its privacy-policy URL (checked by formback-webhooks)." },
+	{ "GET", "/api/v1/admin/usage", api_usage_get, "getUsage", 0, ADMIN, p_none,
+	  NULL, 200, "UsageOut", "This JST month's sends against the tenant's quota." },
 	{ "PATCH", "/api/v1/admin/consent_settings", api_consent_update,
 	  "updateConsentSettings", ROLE_ADMIN, ADMIN_W, p_none, "ConsentSettingsPatch",
 	  200, "ConsentSettingsOut",

@@ -103,8 +103,10 @@ async function dashboard() {
     h('section', { class: 'card' }, h('h2', null, 'ファネル'), fun),
     h('section', { class: 'card' }, h('h2', null, '日別(直近 30 日、日本時間)'), daily));
   try {
-    const s = await api('GET', '/delivery_status');
-    clear(sw, h('p', null, '現在: ', badge(s.mode)), me.member.role === 'owner' ||
+    const [s, u] = await Promise.all([api('GET', '/delivery_status'), api('GET', '/admin/usage')]);
+    const meter = h('meter', { min: 0, max: u.quota, value: u.sends, 'aria-label': '今月の送信数' });
+    clear(sw, h('p', null, '現在: ', badge(s.mode)),
+      h('p', null, `今月(${u.month})の送信 ${u.sends} / ${u.quota} 通(${u.plan} プラン) `, meter), me.member.role === 'owner' ||
       me.member.role === 'admin' ? form([{ name: 'mode', label: '送信', type: 'select',
         value: s.mode, options: [['off', '停止'], ['test_only', 'テスト送信先のみ'],
           ['live', '本番']] }], '変更', async (v) => {
@@ -292,7 +294,22 @@ async function campaign(id) {
     head.replaceWith(head = header());
     return '保存しました。';
   });
+  const fp = c.form_profile || {};
+  const lines = (a) => (a || []).join('\n');
+  const profile = form([
+    { name: 'tel', label: '電話番号の欄(CSS セレクタ、1 行に 1 つ)', type: 'textarea', value: lines(fp.tel_selectors) },
+    { name: 'split', label: '分割された電話番号の欄(順に)', type: 'textarea', value: lines(fp.tel_split_selectors) },
+    { name: 'email', label: 'メールアドレスの欄', type: 'textarea', value: lines(fp.email_selectors) },
+    { name: 'consent', label: '同意のチェックボックス', value: fp.consent_selector || '' },
+  ], 'フォームの設定を保存', async (v) => {
+    const arr = (t) => t.split('\n').map((x) => x.trim()).filter(Boolean);
+    await api('PUT', `/campaigns/${id}/form-profile`, { tel_selectors: arr(v.tel),
+      tel_split_selectors: arr(v.split).length ? arr(v.split) : null,
+      email_selectors: arr(v.email), consent_selector: v.consent.trim() || null });
+    return '保存しました(空欄は自動検出に戻ります)。';
+  });
   clear(box, head, h('section', { class: 'card' }, h('h2', null, '設定'), edit),
+    h('section', { class: 'card' }, h('h2', null, 'フォーム'), profile),
     h('section', { class: 'card' }, h('h2', null, 'URL ルール'), rules, warn,
     h('h3', null, '一致テスト(公開中の設定で判定)'), test),
     h('section', { class: 'card' }, h('h2', null, 'シナリオ'), scen));
@@ -381,12 +398,35 @@ function messages() {
     { name: 'subject', label: '件名(メール)' },
     { name: 'body', label: '本文({{product_name}} {{link_url}} {{optout_url}} が使えます)', type: 'textarea' },
   ], '保存', async (v) => {
-    const m = await api('POST', '/messages', v.channel === 'sms' ? { channel: 'sms', body: v.body } :
+    const body = v.channel === 'sms' ? { channel: 'sms', body: v.body } :
       { channel: 'email', subject: v.subject, blocks: [{ type: 'text', text: v.body },
-        { type: 'button', text: '続きはこちら', url: '{{link_url}}' }] });
+        { type: 'button', text: '続きはこちら', url: '{{link_url}}' }] };
+    const m = editing ? await api('PATCH', `/messages/${editing}`, body) :
+      await api('POST', '/messages', body);
+    editing = m.id;
     showPreview(m);
+    loadList();
     return '保存しました。';
   });
+  let editing = null;
+  const list = h('div');
+  function loadList() {
+    clear(list, pagedTable((c) => api('GET', '/messages', undefined, { cursor: c }), [
+      ['チャネル', (m) => m.channel], ['件名・本文', (m) => h('a', { href: '#/messages',
+        onclick: (ev) => { ev.preventDefault(); edit(m); } }, m.subject || m.body || '(無題)')],
+      ['更新', (m) => jst(m.updated_at)],
+    ]));
+  }
+  // open a saved message in the editor
+  function edit(m) {
+    editing = m.id;
+    editor.elements.channel.value = m.channel;
+    editor.elements.subject.value = m.subject || '';
+    editor.elements.body.value = m.body || (m.blocks || []).filter((b) => b.type === 'text')
+      .map((b) => b.text).join('\n');
+    editor.elements.body.dispatchEvent(new Event('input'));
+    showPreview(m);
+  }
   editor.querySelector('textarea').addEventListener('input', (ev) => {
     clearTimeout(timer);
     timer = setTimeout(async () => {
@@ -418,13 +458,14 @@ function messages() {
         editor.elements.body.value = x.body || (x.blocks || []).map((b) => b.text || '').filter(Boolean).join('\n');
         editor.elements.body.dispatchEvent(new Event('input'));
       } }, '使う'))))).catch((e) => clear(examples, errorBox(e)));
-  shell('メッセージ', h('section', { class: 'card' }, h('h2', null, '新しいメッセージ'), editor, est,
-    examples, preview),
-    h('section', { class: 'card' }, pagedTable((c) => api('GET', '/messages', undefined, { cursor: c }), [
-      ['チャネル', (m) => m.channel], ['件名・本文', (m) => h('a', { href: '#/messages',
-        onclick: (ev) => { ev.preventDefault(); showPreview(m); } }, m.subject || m.body || '')],
-      ['更新', (m) => jst(m.updated_at)],
-    ])));
+  const fresh = h('button', { type: 'button', class: 'secondary', onclick: () => {
+    editing = null;
+    editor.reset();
+    clear(preview);
+  } }, '新しく作る');
+  shell('メッセージ', h('section', { class: 'card' }, h('h2', null, 'メッセージの編集'), fresh, editor,
+    est, examples, preview), h('section', { class: 'card' }, list));
+  loadList();
 }
 
 // ---- leads, deliveries, suppressions ----

@@ -3,7 +3,9 @@
  * settings) and the delivery switch (contract: Delivery switch).
  */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../api.h"
 #include "../publish.h"
@@ -216,4 +218,41 @@ api_delivery_status_set(struct req *r)
 	r->audit_type = "tenant";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", r->auth.tenant_id);
 	return api_delivery_status_get(r);
+}
+
+long long
+usage_quota(const struct usage_row *u, enum plan *p)
+{
+	if (!plan_parse(u->plan, p))
+		*p = PLAN_FREE;
+	return u->send_quota != NULL ? strtoll(u->send_quota, NULL, 10) :
+	    plans[*p].monthly_sends;
+}
+
+/*
+ * GET /api/v1/admin/usage (any member; issue 17): this JST month's sends
+ * against the quota, as formbackctl usage prints them.
+ */
+enum fb_err
+api_usage_get(struct req *r)
+{
+	char		 month[8];
+	struct dbrows	 u;
+	struct jgen	 j;
+	enum plan	 p;
+	long long	 quota;
+	enum fb_err	 e;
+
+	time_jst_month((int64_t)time(NULL), month);
+	if ((e = db_usage_get(r->db, r->auth.tenant_id, month, &u)) != FB_OK)
+		return e;
+	quota = usage_quota(u.row, &p);
+	req_gen_begin(r, &j);
+	jg_str(&j, "object", "usage");
+	jg_str(&j, "month", month);
+	jg_str(&j, "plan", plans[p].name);
+	jg_int(&j, "sends", ((const struct usage_row *)u.row)->sends);
+	jg_int(&j, "quota", quota);
+	dbrows_free(&u);
+	return req_gen_end(r, &j, 200);
 }

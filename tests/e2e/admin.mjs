@@ -99,6 +99,7 @@ async function main() {
   await page.getByRole('heading', { name: 'ダッシュボード' }).waitFor();
   await page.getByText('直近 30 日', { exact: true }).waitFor();
   check('signed in: the dashboard with the funnel', (await text()).includes('ファネル'));
+  check('the month\'s sends against the quota', (await text()).includes('今月('));
   await shot('dashboard');
 
   // a site whose name is markup
@@ -164,7 +165,22 @@ async function main() {
       /^whsec_/.test(await page.locator('.secret').innerText()));
     await shot('webhooks');
   }
-  for (const [name, label] of [['leads', 'リード'], ['deliveries', '配信'], ['messages', 'メッセージ']]) {
+  // a message: saved, its SMS count as typed, edited again
+  await page.getByRole('link', { name: 'メッセージ', exact: true }).click();
+  await page.locator('textarea[name=body]').fill('【テスト】ご入力の続きはこちら {{link_url}}');
+  await page.getByText(/通分/).waitFor();
+  check('the SMS count shows as you type', /\d+ 文字 \/ 1 通分/.test(await text()), await text());
+  await page.getByRole('button', { name: '保存' }).click();
+  await page.getByText('保存しました。').waitFor();
+  await page.locator('textarea[name=body]').fill('【テスト】変更しました {{link_url}}');
+  await page.getByRole('button', { name: '保存' }).click();
+  await page.getByText('変更しました').last().waitFor();
+  const r2 = await fetch(`${base}/api/v1/messages?limit=5`, { headers: { Authorization: `Bearer ${key}` } });
+  const msgs = (await r2.json()).data.filter((m) => (m.body || '').startsWith('【テスト】'));
+  check('the editor saved one message, then changed it', msgs.length === 1 &&
+    msgs[0].body.includes('変更しました'), JSON.stringify(msgs));
+  await shot('message');
+  for (const [name, label] of [['leads', 'リード'], ['deliveries', '配信']]) {
     await page.getByRole('link', { name: label, exact: true }).click();
     await page.getByRole('heading', { name: label, exact: true }).waitFor();
     await page.waitForTimeout(200);
