@@ -88,6 +88,103 @@ ref(const char *schema)
 	return o;
 }
 
+/* A response whose body is `type` of media `media` (no component schema). */
+static json_object *
+typed(const char *media, const char *type)
+{
+	json_object	*o = json_object_new_object(), *c = json_object_new_object();
+	json_object	*m = json_object_new_object(), *s = json_object_new_object();
+
+	jadd_str(s, "type", type);
+	json_object_object_add(m, "schema", s);
+	json_object_object_add(c, media, m);
+	json_object_object_add(o, "content", c);
+	return o;
+}
+
+static json_object *
+header_ref(const char *name)
+{
+	json_object	*h = json_object_new_object();
+	char		 r[128];
+
+	snprintf(r, sizeof(r), "#/components/headers/%s", name);
+	jadd_str(h, "$ref", r);
+	return h;
+}
+
+/*
+ * The headers of an answer of route rt (main-fcgi.c writes them):
+ * X-Request-Id always; the rate headers when a key or session was
+ * admitted; on success of a POST, Idempotency-Replayed; of a write,
+ * Formback-Dry-Run.
+ */
+static json_object *
+headers_of(const struct route *rt, bool success)
+{
+	json_object	*h = json_object_new_object();
+
+	json_object_object_add(h, "X-Request-Id", header_ref("X-Request-Id"));
+	if ((rt->flags & R_PUBLIC) == 0) {
+		json_object_object_add(h, "X-RateLimit-Limit", header_ref("X-RateLimit-Limit"));
+		json_object_object_add(h, "X-RateLimit-Remaining",
+		    header_ref("X-RateLimit-Remaining"));
+		json_object_object_add(h, "X-RateLimit-Reset", header_ref("X-RateLimit-Reset"));
+	}
+	if (success && strcmp(rt->method, "POST") == 0 && (rt->flags & R_PUBLIC) == 0)
+		json_object_object_add(h, "Idempotency-Replayed",
+		    header_ref("Idempotency-Replayed"));
+	if (success && (rt->flags & R_WRITE) != 0)
+		json_object_object_add(h, "Formback-Dry-Run", header_ref("Formback-Dry-Run"));
+	return h;
+}
+
+static bool
+authed(const struct route *rt)
+{
+	return (rt->flags & R_PUBLIC) == 0;
+}
+
+/* Any request: its query, path, body or headers, or the web server's own 400. */
+static bool
+any(const struct route *rt)
+{
+	return true;
+}
+
+static bool
+with_path(const struct route *rt)
+{
+	return strchr(rt->path, '{') != NULL || authed(rt);
+}
+
+static bool
+with_body(const struct route *rt)
+{
+	return strcmp(rt->method, "POST") == 0 || strcmp(rt->method, "PUT") == 0 ||
+	    strcmp(rt->method, "PATCH") == 0;
+}
+
+static bool
+posted(const struct route *rt)
+{
+	return strcmp(rt->method, "POST") == 0 || (rt->flags & R_WRITE) != 0;
+}
+
+static const struct {
+	int		 status;
+	const char	*ref;
+	bool		(*applies)(const struct route *);
+} errors[] = {
+	{ 400, "#/components/responses/BadRequest", any },
+	{ 401, "#/components/responses/Unauthorized", authed },
+	{ 403, "#/components/responses/Forbidden", authed },
+	{ 404, "#/components/responses/NotFound", with_path },
+	{ 409, "#/components/responses/Conflict", posted },
+	{ 422, "#/components/responses/Unprocessable", with_body },
+	{ 429, "#/components/responses/TooManyRequests", authed },
+};
+
 static json_object *
 operation_json(const struct route *rt)
 {
@@ -164,23 +261,101 @@ operation_json(const struct route *rt)
 	resp = json_object_new_object();
 	if (rt->resp_schema != NULL)
 		ok = ref(rt->resp_schema);
+	else if (rt->status != 204)
+		ok = typed(rt->fn == api_openapi_get ? "application/json" :
+		    "text/html", rt->fn == api_openapi_get ? "object" : "string");
 	else
 		ok = json_object_new_object();
 	jadd_str(ok, "description", "Success");
+	json_object_object_add(ok, "headers", headers_of(rt, true));
 	snprintf(code, sizeof(code), "%d", rt->status);
 	json_object_object_add(resp, code, ok);
-	err = ref("Error");
-	jadd_str(err, "description", "Error envelope (contract: Errors)");
+	/* the errors each operation can answer (contract: Errors, Limits) */
+	for (i = 0; i < NELEM(errors); i++) {
+		if (!errors[i].applies(rt))
+			continue;
+		err = json_object_new_object();
+		snprintf(code, sizeof(code), "%d", errors[i].status);
+		jadd_str(err, "$ref", errors[i].ref);
+		json_object_object_add(resp, code, err);
+	}
+	err = json_object_new_object();
+	jadd_str(err, "$ref", "#/components/responses/Error");
 	json_object_object_add(resp, "default", err);
 	json_object_object_add(op, "responses", resp);
 	return op;
+}
+
+/* The response headers every answer may carry (main-fcgi.c). */
+static json_object *
+components_headers(void)
+{
+	static const struct { const char *name, *type, *desc; } hs[] = {
+		{ "X-Request-Id", "string", "The request's id, as error.request_id gives it." },
+		{ "X-RateLimit-Limit", "integer",
+		  "Requests a tenant may make in 60 seconds (contract: Limits)." },
+		{ "X-RateLimit-Remaining", "integer", "Requests left in the window." },
+		{ "X-RateLimit-Reset", "integer", "Unix seconds when one more slot frees." },
+		{ "Retry-After", "integer", "Seconds to wait before trying again." },
+		{ "Idempotency-Replayed", "string",
+		  "true when the answer is the stored one of an earlier request with the same Idempotency-Key." },
+		{ "Formback-Dry-Run", "string",
+		  "true when a test key's write was checked and not kept (contract: Authentication 3)." },
+	};
+	json_object	*o = json_object_new_object(), *h, *sc;
+	size_t		 i;
+
+	for (i = 0; i < NELEM(hs); i++) {
+		h = json_object_new_object();
+		sc = json_object_new_object();
+		jadd_str(sc, "type", hs[i].type);
+		jadd_str(h, "description", hs[i].desc);
+		json_object_object_add(h, "schema", sc);
+		json_object_object_add(o, hs[i].name, h);
+	}
+	return o;
+}
+
+/* The error answers, one per status, each the contract's envelope. */
+static json_object *
+components_responses(void)
+{
+	static const struct { const char *name, *desc; bool retry; } rs[] = {
+		{ "BadRequest", "A query parameter, path id, body or header that cannot be read "
+		  "(parameter_invalid, invalid_json, body_too_large, cursor_invalid, "
+		  "idempotency_key_invalid).", false },
+		{ "Unauthorized", "No key, or a key that is invalid, revoked or whose member "
+		  "is gone; a session that ended.", false },
+		{ "Forbidden", "A scope, role or plan that does not allow it, or an operation "
+		  "for a member's session (session_required).", false },
+		{ "NotFound", "No such resource, or another tenant's.", false },
+		{ "Conflict", "A state conflict, or the same Idempotency-Key still running.", false },
+		{ "Unprocessable", "A field's value is refused; param names it.", false },
+		{ "TooManyRequests", "Over the tenant's rate limit; wait Retry-After seconds.",
+		  true },
+		{ "Error", "Error envelope (contract: Errors); 503 comes with Retry-After.", true },
+	};
+	json_object	*o = json_object_new_object(), *r, *h;
+	size_t		 i;
+
+	for (i = 0; i < NELEM(rs); i++) {
+		r = ref("Error");
+		jadd_str(r, "description", rs[i].desc);
+		h = json_object_new_object();
+		json_object_object_add(h, "X-Request-Id", header_ref("X-Request-Id"));
+		if (rs[i].retry)
+			json_object_object_add(h, "Retry-After", header_ref("Retry-After"));
+		json_object_object_add(r, "headers", h);
+		json_object_object_add(o, rs[i].name, r);
+	}
+	return o;
 }
 
 json_object *
 openapi_document(const char *base_url)
 {
 	json_object	*doc = json_object_new_object(), *info, *servers, *srv;
-	json_object	*paths, *item, *comp, *schemas, *ss, *bearer;
+	json_object	*paths, *item, *comp, *schemas, *ss, *bearer, *lic;
 	char		 m[16];
 	size_t		 i, j;
 
@@ -191,6 +366,10 @@ openapi_document(const char *base_url)
 	jadd_str(info, "description", "Abandoned-form recovery: the public API. "
 	    "Errors use one envelope; lists use cursor paging; every POST "
 	    "accepts Idempotency-Key; test keys make dry runs.");
+	lic = json_object_new_object();
+	jadd_str(lic, "name", "Proprietary");
+	jadd_str(lic, "identifier", "LicenseRef-Formback-Proprietary");
+	json_object_object_add(info, "license", lic);
 	json_object_object_add(doc, "info", info);
 	{
 		json_object *tags = json_object_new_array(), *t;
@@ -247,6 +426,8 @@ openapi_document(const char *base_url)
 	    "same-origin Origin.");
 	json_object_object_add(ss, "sessionCookie", bearer);
 	json_object_object_add(comp, "securitySchemes", ss);
+	json_object_object_add(comp, "headers", components_headers());
+	json_object_object_add(comp, "responses", components_responses());
 	json_object_object_add(doc, "components", comp);
 	return doc;
 }

@@ -17,7 +17,8 @@ if [ ! -x /usr/bin/chromium ]; then
 fi
 if [ ! -d tests/e2e/node_modules/playwright-core ] ||
     [ ! -d tests/e2e/node_modules/stripe ] ||
-    [ ! -d tests/e2e/node_modules/standardwebhooks ]; then
+    [ ! -d tests/e2e/node_modules/standardwebhooks ] ||
+    [ ! -d tests/e2e/node_modules/@redocly/cli ]; then
 	(cd tests/e2e && npm ci --no-audit --no-fund --silent) || {
 		echo "e2e: cannot install the packages of tests/e2e/package-lock.json from npm" >&2
 		echo "e2e: 0 passed, 1 failed"
@@ -48,4 +49,16 @@ rc=0
 node tests/e2e/run.mjs || rc=1
 # the admin UI, in the same stack (issue 17)
 FB_SHOTS="${FB_SHOTS:-$W/shots}" node tests/e2e/admin.mjs || rc=1
+# openapi.json as client generators read it (issue 18): Redocly's
+# recommended rules, valid and without a warning
+curl -s "$FB_URL/api/v1/openapi.json" >"$W/openapi.json"
+if REDOCLY_TELEMETRY=off REDOCLY_SUPPRESS_UPDATE_NOTICE=true \
+    tests/e2e/node_modules/.bin/redocly lint --format=stylish "$W/openapi.json" \
+    >"$W/lint.txt" 2>&1 && ! grep -Eq '^ *[0-9]+:[0-9]+ +(warning|error)|You have [0-9]+ warning' "$W/lint.txt"; then
+	echo "openapi: 1 passed, 0 failed (redocly lint, recommended rules, no warning)"
+else
+	cat "$W/lint.txt"
+	echo "openapi: 0 passed, 1 failed"
+	rc=1
+fi
 exit $rc
