@@ -90,6 +90,7 @@ enum fb_err	api_sites_update(struct req *);
 enum fb_err	api_delivery_status_set(struct req *);
 enum fb_err	api_consent_update(struct req *);
 enum fb_err	api_usage_get(struct req *);
+enum fb_err	api_health(struct req *);
 /*
  * A tenant's monthly send quota from its usage row (its own, else its
  * plan's, contract: Limits), its plan into *p.

@@ -59,6 +59,7 @@ static int		 verbose;
 static int		 n_sent, n_failed, n_cancelled, n_suppressed, n_later, n_errors;
 static int		 n_returned, n_after_conversion, n_opmail, n_invites;
 static int		 n_codes, n_tests;
+static unsigned long long n_purged;
 
 struct outcome {
 	const char	*status;	/* sent, failed, cancelled, suppressed, scheduled */
@@ -869,6 +870,10 @@ main(int argc, char *argv[])
 		fprintf(stderr, "formback-deliver: cannot connect to the database\n");
 		rc = 1;
 	} else {
+		if (db_retention_purge(&db, &n_purged) != FB_OK) {
+			fprintf(stderr, "formback-deliver: cannot purge expired rows\n");
+			rc = 1;
+		}
 		if (opmail_pass(&db, &conf, &n_opmail) != FB_OK) {
 			fprintf(stderr, "formback-deliver: cannot send operator emails\n");
 			rc = 1;
@@ -888,9 +893,9 @@ main(int argc, char *argv[])
 		    "%d sent, %d failed, %d cancelled, %d suppressed, %d later, "
 		    "%d returned, %d errors, %d operator emails, %d "
 		    "sent_after_conversion, %d members' links, %d codes, %d test "
-		    "sends\n", applied, n_sent, n_failed, n_cancelled, n_suppressed,
-		    n_later, n_returned, n_errors, n_opmail, n_after_conversion,
-		    n_invites, n_codes, n_tests);
+		    "sends, %llu expired rows purged\n", applied, n_sent, n_failed,
+		    n_cancelled, n_suppressed, n_later, n_returned, n_errors, n_opmail,
+		    n_after_conversion, n_invites, n_codes, n_tests, n_purged);
 	conf_free(&conf);
 	curl_global_cleanup();
 	return rc != 0 || n_errors > 0 ? 1 : 0;

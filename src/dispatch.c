@@ -733,6 +733,17 @@ no_route(struct req *r, bool known, const char *allow)
 static void
 dispatch_admitted(struct req *r)
 {
+	/*
+	 * A body over the cap is answered once the key is admitted, so it
+	 * carries the rate headers as every authenticated answer (contract:
+	 * Limits).  Bodies are JSON whatever Content-Type says (contract:
+	 * conventions 2): a client that forgets the header still gets a
+	 * precise answer.
+	 */
+	if (has_body(r) && r->body_too_large) {
+		(void)api_error(r, AC_BODY_TOO_LARGE, NULL);
+		return;
+	}
 	if ((r->route->flags & R_SESSION) != 0 && !r->auth.session) {
 		(void)api_error(r, AC_SESSION_REQUIRED, NULL);
 		return;
@@ -782,15 +793,11 @@ dispatch_begin(struct req *r)
 	/* the tag's events are filed in batches by the main loop */
 	if ((r->route->flags & R_COLLECT) != 0)
 		return DISPATCH_COLLECT;
-	/*
-	 * Bodies are JSON whatever Content-Type says (contract: conventions
-	 * 2): a client that forgets the header still gets a precise answer.
-	 */
-	if (has_body(r) && r->body_too_large) {
-		(void)api_error(r, AC_BODY_TOO_LARGE, NULL);
-		return DISPATCH_DONE;
-	}
 	if ((r->route->flags & R_PUBLIC) != 0) {
+		if (has_body(r) && r->body_too_large) {
+			(void)api_error(r, AC_BODY_TOO_LARGE, NULL);
+			return DISPATCH_DONE;
+		}
 		if (!check_params(r) || (wants_json(r) && !parse_body(r)))
 			return DISPATCH_DONE;
 		if ((r->route->flags & R_TX) != 0)

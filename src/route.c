@@ -410,6 +410,10 @@ const struct route routes[] = {
 	  ROLE_ADMIN, ADMIN, p_list, NULL, 200, "AuditEntryListOut",
 	  "Every write with who made it (key or member), newest first." },
 
+	/* for load balancers and monitors (issue 18): no key, no tenant */
+	{ "GET", "/api/v1/health", api_health, "getHealth", 0, OUTSIDE, p_none,
+	  NULL, 200, NULL, "The database answers, and the schema version." },
+
 	/* the page tag's collector (design 3), filed in batches by the main loop */
 	{ "POST", "/tag/v1/events", NULL, "collectTagEvent", 0, OUTSIDE | R_COLLECT,
 	  p_none, NULL, 204, NULL, "An event of the page tag." },

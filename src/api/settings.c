@@ -256,3 +256,26 @@ api_usage_get(struct req *r)
 	dbrows_free(&u);
 	return req_gen_end(r, &j, 200);
 }
+
+/*
+ * GET /api/v1/health (no key; outside the contract; issue 18): for load
+ * balancers and monitors.  200 {"status":"ok","schema":"0021"} when the
+ * database answers; 503 {"status":"unavailable"} with Retry-After
+ * otherwise.  Says nothing about any tenant.
+ */
+enum fb_err
+api_health(struct req *r)
+{
+	char		 v[16];
+	struct jgen	 j;
+	bool		 up;
+
+	up = db_ensure(r->db) == FB_OK && db_schema_version(r->db, v) == FB_OK;
+	if (!up)
+		(void)req_header(r, "Retry-After", "5");
+	req_gen_begin(r, &j);
+	jg_str(&j, "status", up ? "ok" : "unavailable");
+	if (up)
+		jg_str(&j, "schema", v);
+	return req_gen_end(r, &j, up ? 200 : 503);
+}

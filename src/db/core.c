@@ -45,6 +45,8 @@ enum {
 	CORE_IDEM_FINISH,
 	CORE_AUDIT_ADD,
 	CORE_OUTBOX_ADD,
+	CORE_IDEM_PURGE,
+	CORE_OUTBOX_PURGE,
 	CORE__MAX
 };
 
@@ -103,6 +105,14 @@ static const struct dbstmt core_sql[CORE__MAX] = {
 	{ "outbox_add",
 	  "INSERT INTO outbox (id, tenant_id, topic, event_type, payload) "
 	  "VALUES (?, ?, ?, ?, ?)" },
+	/* CORE_IDEM_PURGE: past the contract's 24-hour window */
+	{ "idempotency_purge",
+	  "DELETE FROM idempotency_keys WHERE created_at < NOW(6) - INTERVAL 24 HOUR "
+	  "LIMIT 10000" },
+	/* CORE_OUTBOX_PURGE: operator emails and publishing done 30 days ago */
+	{ "outbox_purge",
+	  "DELETE FROM outbox WHERE topic IN ('email', 'publish') "
+	  "AND processed_at < NOW(6) - INTERVAL 30 DAY LIMIT 10000" },
 };
 
 static enum fb_err
@@ -257,4 +267,19 @@ db_outbox_add(struct db *db, const char *tenant, const char *topic,
 	uuid_v7(id);
 	return run(db, CORE_OUTBOX_ADD, DBPARAMS(P_STR(id), P_STR(tenant),
 	    P_STR(topic), P_STR(event_type), P_STR(payload)), NULL);
+}
+
+enum fb_err
+db_retention_purge(struct db *db, unsigned long long *n)
+{
+	unsigned long long a = 0, b = 0;
+	enum fb_err	 e;
+
+	e = db_changed(db, DBSET_CORE, CORE_IDEM_PURGE, &core_sql[CORE_IDEM_PURGE],
+	    DBNOPARAMS, &a);
+	if (e == FB_OK)
+		e = db_changed(db, DBSET_CORE, CORE_OUTBOX_PURGE,
+		    &core_sql[CORE_OUTBOX_PURGE], DBNOPARAMS, &b);
+	*n = a + b;
+	return e;
 }

@@ -17,6 +17,7 @@ enum {
 	MIG_LIST,
 	MIG_RECORD,
 	MIG_LOCK,
+	MIG_CURRENT,
 	MIG__MAX
 };
 
@@ -27,6 +28,8 @@ static const struct dbstmt mig_sql[MIG__MAX] = {
 	{ "migration_record", "INSERT INTO schema_migrations (version) VALUES (?)" },
 	/* MIG_LOCK */
 	{ "migration_lock", "SELECT GET_LOCK('formback_migrate', 60)" },
+	/* MIG_CURRENT */
+	{ "migration_current", "SELECT MAX(version) FROM schema_migrations" },
 };
 
 static void
@@ -148,4 +151,21 @@ out:
 		free(names[i]);
 	release_lock(db);
 	return e;
+}
+
+enum fb_err
+db_schema_version(struct db *db, char out[16])
+{
+	struct dbres	 r;
+	const char	*v;
+	enum fb_err	 e;
+
+	out[0] = '\0';
+	if ((e = db_run(db, DBSET_MIGRATE, MIG_CURRENT, &mig_sql[MIG_CURRENT],
+	    DBNOPARAMS, &r)) != FB_OK)
+		return e;
+	if ((v = dbres_get(&r, 0, 0)) != NULL)
+		snprintf(out, 16, "%s", v);
+	dbres_free(&r);
+	return FB_OK;
 }

@@ -121,6 +121,13 @@ enum fb_err db_idem_delete_expired(struct db *, const char *tenant,
 enum fb_err db_idem_finish(struct db *, const char *tenant, const char *endpoint,
 	    const char *key, int status, const char *body) FB_WUR;
 
+/*
+ * Retention (formback-deliver, each pass; formback.fcgi(8) "Retention"):
+ * idempotency records past their 24 hours (contract: Idempotency), the
+ * outbox's operator emails and publishing done 30 days ago; 10,000 rows
+ * of each at most, autocommit.  *n the rows deleted.
+ */
+enum fb_err db_retention_purge(struct db *, unsigned long long *n) FB_WUR;
 /* An audit-log row, in the caller's transaction.  detail is JSON or NULL. */
 enum fb_err db_audit_add(struct db *, const char *tenant, const char *actor_type,
 	    const char *actor_id, const char *request_id, const char *action,
@@ -1238,6 +1245,8 @@ enum fb_err db_deliveries_schedule(struct db *, const char *tenant,
  * record.  `applied` receives a JSON array of the applied versions and
  * `current` the newest version.  Errors are logged and returned.
  */
+/* The newest migration applied ("0021"), "" when none. */
+enum fb_err db_schema_version(struct db *, char out[16]) FB_WUR;
 enum fb_err db_migrate(struct db *, const char *dir, json_object *applied,
 	    char current[16]) FB_WUR;
 

@@ -85,6 +85,14 @@ Test(core, body_too_large_is_400)
 	b[n] = '\0';
 	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
 	expect_error(r, 400, "invalid_request", "body_too_large", NULL);
+	/* an authenticated answer: it carries the rate headers (contract: Limits) */
+	cr_assert_not_null(resp_header(r, "X-RateLimit-Limit"));
+	cr_assert_not_null(resp_header(r, "X-RateLimit-Remaining"));
+	cr_assert_not_null(resp_header(r, "X-RateLimit-Reset"));
+	resp_free(r);
+	/* without a key the 401 comes first */
+	r = http("POST", "/api/v1/campaigns", NULL, b, NULL);
+	expect_error(r, 401, "authentication_error", "api_key_missing", NULL);
 	resp_free(r);
 	free(b);
 }
@@ -413,4 +421,17 @@ Test(core, audit_row_with_each_write)
 	    "AND target_id = '%s'", f.tenant, id), "createCampaign");
 	cr_assert_neq(strlen(sql("SELECT request_id FROM audit_log WHERE "
 	    "target_id = '%s'", id)), 0);
+}
+
+Test(core, health_needs_no_key_and_names_the_schema)
+{
+	struct resp	*r = http("GET", "/api/v1/health", NULL, NULL, NULL);
+	char		 v[16];
+
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "status"), "ok");
+	snprintf(v, sizeof(v), "%s", sql("SELECT MAX(version) FROM schema_migrations"));
+	cr_assert_str_eq(jget(r->json, "schema"), v);
+	cr_assert_eq(json_object_object_length(r->json), 2, "%s", r->body);
+	resp_free(r);
 }
