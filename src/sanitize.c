@@ -145,6 +145,9 @@ value_ok(const char *el, const char *a, char *v)
 	}
 	if (!in_set(a, attributes))
 		return false;
+	/* CSS has no markup: a style holding some is not one */
+	if (strcmp(a, "style") == 0 && strpbrk(v, "<>") != NULL)
+		return false;
 	if (strcmp(a, "style") == 0) {
 		for (i = 0; v[i] != '\0' && i < sizeof(low) - 1; i++)
 			low[i] = (char)tolower((unsigned char)v[i]);
@@ -163,7 +166,7 @@ value_ok(const char *el, const char *a, char *v)
 static const char *
 attrs(const char *p, const char *el, bool keep, struct buf *out, enum fb_err *e)
 {
-	char		 a[NAME_MAX_ + 1], v[VALUE_MAX];
+	char		 a[NAME_MAX_ + 1], v[8 * VALUE_MAX];
 	const char	*vs, *ve;
 	size_t		 n;
 	char		 q;
@@ -197,11 +200,15 @@ attrs(const char *p, const char *el, bool keep, struct buf *out, enum fb_err *e)
 				ve = p;
 			}
 		}
+		/*
+		 * A value is judged by its decoded length, so what this writes
+		 * (escaped, up to 6 times longer) reads back the same.
+		 */
 		if (!keep || vs == NULL || (size_t)(ve - vs) >= sizeof(v) ||
 		    n > NAME_MAX_)
 			continue;
 		decode(vs, (size_t)(ve - vs), v, sizeof(v));
-		if (!value_ok(el, a, v))
+		if (strlen(v) >= VALUE_MAX || !value_ok(el, a, v))
 			continue;
 		if (*e == FB_OK)
 			*e = buf_printf(out, " %s=\"", a);
