@@ -103,6 +103,7 @@ base_url = $_base
 publish_dir = $_d/www/tag
 pii_key_file = $_d/master.key
 log_level = ${FB_LOG_LEVEL:-info}
+metrics = yes
 smtp_url = ${FB_SMTP_URL:-smtp://127.0.0.1:25}
 smtp_from = Formback Demo <noreply@formback.example>
 sms_gateway_url = ${FB_SMS_URL:-http://127.0.0.1:9/sms}

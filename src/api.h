@@ -91,6 +91,15 @@ enum fb_err	api_delivery_status_set(struct req *);
 enum fb_err	api_consent_update(struct req *);
 enum fb_err	api_usage_get(struct req *);
 enum fb_err	api_health(struct req *);
+enum fb_err	api_metrics(struct req *);
+/*
+ * What an operator watches (formbackctl status, GET /api/v1/metrics):
+ * {"schema", "queues": {name: {depth, oldest_due_at, age_seconds,
+ * stalled}}, "jobs": {job: {host, last_pass_at, outcome, items,
+ * last_ok_at, age_seconds, failures_this_hour, stalled}}} into *out (the
+ * caller puts it).  Thresholds in formbackctl(8), STATUS.
+ */
+enum fb_err	ops_status(struct db *, json_object **out) FB_WUR;
 /*
  * A tenant's monthly send quota from its usage row (its own, else its
  * plan's, contract: Limits), its plan into *p.

@@ -65,6 +65,7 @@ static const struct conf_key conf_keys[] = {
 	{ "webhook_allow_hosts", CT_STR, O(webhook_allow_hosts), false, NULL, 0, 0 },
 	{ "webhook_resolve",	CT_STR,	O(webhook_resolve), false, NULL, 0, 0 },
 	{ "log_level",		CT_LOGLEVEL, O(log_level), false, "info", 0, 0 },
+	{ "metrics",		CT_BOOL, O(metrics), false, "no", 0, 0 },
 	{ "max_body_bytes",	CT_INT,	O(max_body_bytes), false, "1048576", 1024, 16777216 },
 	{ "max_json_depth",	CT_INT,	O(max_json_depth), false, "32", 2, 256 },
 	{ "tag_events_per_hour", CT_INT, O(tag_events_per_hour), false, "3600", 1, 1000000000 },

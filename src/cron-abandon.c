@@ -64,6 +64,7 @@ int
 main(int argc, char *argv[])
 {
 	struct cron_opts	 o = { .limit = 1000 };
+	long long	 started = (long long)time(NULL);
 	struct conf	 conf;
 	struct db	 db;
 	struct dbrows	 due;
@@ -129,6 +130,7 @@ main(int argc, char *argv[])
 		    "applied, %d lead(s) judged abandoned, %d failed, %llu "
 		    "old count(s) pruned\n", applied, judged, failed, pruned);
 	db_close(&db);
+	cron_pass(&conf, "abandon", started, failed == 0, applied + judged);
 	conf_free(&conf);
 	return failed > 0 ? 1 : 0;
 }

@@ -11,6 +11,7 @@
  * and copies on several hosts take turns on a day instead of mixing.
  */
 #include <stdio.h>
+#include <time.h>
 #include <string.h>
 
 #include "formback.h"
@@ -31,6 +32,7 @@ int
 main(int argc, char *argv[])
 {
 	struct cron_opts o = { .limit = 1000 };
+	long long	 started = (long long)time(NULL);
 	struct conf	 conf;
 	struct db	 db;
 	struct dbres	 tenants, have;
@@ -112,6 +114,7 @@ main(int argc, char *argv[])
 		fprintf(stderr, "formback-aggregate: %ld day(s) recounted, %d failed\n",
 		    done, failed);
 	db_close(&db);
+	cron_pass(&conf, "aggregate", started, failed == 0, done);
 	conf_free(&conf);
 	return failed > 0 ? 1 : 0;
 }

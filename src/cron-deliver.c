@@ -832,6 +832,7 @@ int
 main(int argc, char *argv[])
 {
 	struct cron_opts	 o = { .limit = 500, .jobs = JOBS_DEFAULT };
+	long long	 started = (long long)time(NULL);
 	char		 err[512];
 	int		 ch, rc, applied = 0;
 	enum fb_err	 e;
@@ -896,6 +897,8 @@ main(int argc, char *argv[])
 		    "sends, %llu expired rows purged\n", applied, n_sent, n_failed,
 		    n_cancelled, n_suppressed, n_later, n_returned, n_errors, n_opmail,
 		    n_after_conversion, n_invites, n_codes, n_tests, n_purged);
+	cron_pass(&conf, "deliver", started, rc == 0 && n_errors == 0,
+	    (long long)n_sent + n_failed + n_opmail + n_invites + n_tests);
 	conf_free(&conf);
 	curl_global_cleanup();
 	return rc != 0 || n_errors > 0 ? 1 : 0;

@@ -539,6 +539,7 @@ int
 main(int argc, char *argv[])
 {
 	struct cron_opts o = { .limit = 1000, .jobs = 8 };
+	long long	 started = (long long)time(NULL);
 	struct conf	 c;
 	struct db	 db;
 	char		 err[512], before[32];
@@ -604,6 +605,7 @@ main(int argc, char *argv[])
 		    "checked, %llu old row(s) purged\n", made, sent, failed,
 		    checked, purged);
 	db_close(&db);
+	cron_pass(&c, "webhooks", started, errors == 0, sent + failed + checked);
 	conf_free(&c);
 	curl_global_cleanup();
 	return errors > 0 ? 1 : 0;

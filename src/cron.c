@@ -1,13 +1,15 @@
 /*
- * The command line every cron pass shares: formback-abandon(8),
- * formback-deliver(8).
+ * What every cron pass shares: its command line (formback-abandon(8),
+ * formback-deliver(8), ...) and the record of its pass (cron_pass()).
  */
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "formback.h"
+#include "db/store.h"
 
 int
 cron_opts(int argc, char *argv[], const char *prog, struct cron_opts *o)
@@ -71,4 +73,21 @@ usage:
 	    "[--limit N]%s [-v] [--help]\n", prog, o->jobs != 0 ?
 	    " [--jobs N]" : "");
 	return ch == 'h' ? 0 : 2;
+}
+
+void
+cron_pass(const struct conf *c, const char *job, long long started, bool ok,
+    long long items)
+{
+	struct db	 db;
+	char		 host[256];
+
+	if (gethostname(host, sizeof(host)) != 0)
+		snprintf(host, sizeof(host), "unknown");
+	host[sizeof(host) - 1] = '\0';
+	if (db_open(&db, c) != FB_OK)
+		return;
+	if (db_cron_pass(&db, job, host, started, ok, items) != FB_OK)
+		logx(LOG_WARN, "%s: cannot record the pass", job);
+	db_close(&db);
 }

@@ -66,7 +66,8 @@ usage(void)
 	    "  usage --tenant T [--month YYYY-MM]\n"
 	    "  test-recipient add|remove --tenant T --contact PHONE|EMAIL\n"
 	    "  test-recipient list --tenant T\n"
-	    "  tag-queue [retry-parked]\n");
+	    "  tag-queue [retry-parked]\n"
+	    "  status\n");
 	exit(2);
 }
 
@@ -344,6 +345,20 @@ cmd_usage(int argc, char *argv[])
  * and the oldest one's receive time; `retry-parked` gives the parked
  * ones three more tries.
  */
+/* status: the queues and the cron jobs, one JSON object (formbackctl(8), STATUS). */
+static void
+cmd_status(int argc, char *argv[])
+{
+	json_object	*out;
+
+	if (argc != 0)
+		usage();
+	connect_db();
+	check(ops_status(&db, &out), "read the status");
+	db_rollback(&db);
+	print(out);
+}
+
 static void
 cmd_tag_queue(int argc, char *argv[])
 {
@@ -1061,6 +1076,8 @@ main(int argc, char *argv[])
 		cmd_usage(argc - 1, argv + 1);
 	else if (strcmp(argv[0], "test-recipient") == 0)
 		cmd_test_recipient(argc - 1, argv + 1);
+	else if (strcmp(argv[0], "status") == 0)
+		cmd_status(argc - 1, argv + 1);
 	else if (strcmp(argv[0], "tag-queue") == 0)
 		cmd_tag_queue(argc - 1, argv + 1);
 	else

@@ -291,6 +291,7 @@ struct conf {
 	char		*pii_key_file;
 	char		*smtp_url;
 	int		 smtp_starttls;	/* smtp://: require STARTTLS */
+	int		 metrics;	/* GET /api/v1/metrics answers (issue 18) */
 	char		*smtp_from;
 	char		*sms_gateway_url;
 	char		*sms_gateway_token;
@@ -386,6 +387,13 @@ struct cron_opts {
  * usage to standard error.
  */
 int	cron_opts(int argc, char *argv[], const char *prog, struct cron_opts *o);
+/*
+ * Record a job's pass in cron_passes (formbackctl status, the metrics;
+ * migration 0022): `started` unix seconds, its outcome and the items it
+ * handled.  On a connection of its own; a failure is logged, not fatal.
+ */
+void	cron_pass(const struct conf *, const char *job, long long started, bool ok,
+	    long long items);
 
 /* b64.c */
 

@@ -413,6 +413,8 @@ const struct route routes[] = {
 	/* for load balancers and monitors (issue 18): no key, no tenant */
 	{ "GET", "/api/v1/health", api_health, "getHealth", 0, OUTSIDE, p_none,
 	  NULL, 200, NULL, "The database answers, and the schema version." },
+	{ "GET", "/api/v1/metrics", api_metrics, "getMetrics", 0, OUTSIDE, p_none,
+	  NULL, 200, NULL, "Queues and cron jobs, Prometheus text (metrics = yes)." },
 
 	/* the page tag's collector (design 3), filed in batches by the main loop */
 	{ "POST", "/tag/v1/events", NULL, "collectTagEvent", 0, OUTSIDE | R_COLLECT,

@@ -279,3 +279,132 @@ api_health(struct req *r)
 		jg_str(&j, "schema", v);
 	return req_gen_end(r, &j, up ? 200 : 503);
 }
+
+/* Alert thresholds (formbackctl(8), STATUS): seconds. */
+#define STALL_QUEUE	600	/* the oldest due item waiting */
+#define STALL_MINUTELY	300	/* since the last pass of a job run every minute */
+#define STALL_AGGREGATE	1800	/* since formback-aggregate's (every 10 minutes) */
+
+static bool
+job_stalled(const struct cron_pass_row *j)
+{
+	return j->age > (strcmp(j->job, "aggregate") == 0 ? STALL_AGGREGATE :
+	    STALL_MINUTELY);
+}
+
+enum fb_err
+ops_status(struct db *db, json_object **out)
+{
+	struct dbrows	 q, jb;
+	const struct queue_row *qr;
+	const struct cron_pass_row *jr;
+	json_object	*o, *qs, *js, *x;
+	char		 v[16];
+	size_t		 i;
+	enum fb_err	 e;
+
+	*out = NULL;
+	if ((e = db_schema_version(db, v)) != FB_OK ||
+	    (e = db_ops_queues(db, &q)) != FB_OK)
+		return e;
+	if ((e = db_ops_jobs(db, &jb)) != FB_OK) {
+		dbrows_free(&q);
+		return e;
+	}
+	o = json_object_new_object();
+	jadd_str(o, "schema", v);
+	qs = json_object_new_object();
+	for (i = 0, qr = q.row; i < q.n; i++) {
+		x = json_object_new_object();
+		jadd_int(x, "depth", qr[i].depth);
+		jadd_time(x, "oldest_due_at", qr[i].oldest);
+		jadd_int(x, "age_seconds", qr[i].age);
+		jadd_bool(x, "stalled", qr[i].age > STALL_QUEUE);
+		json_object_object_add(qs, qr[i].name, x);
+	}
+	json_object_object_add(o, "queues", qs);
+	js = json_object_new_object();
+	for (i = 0, jr = jb.row; i < jb.n; i++) {
+		x = json_object_new_object();
+		jadd_str(x, "host", jr[i].host);
+		jadd_time(x, "last_pass_at", jr[i].finished_at);
+		jadd_str(x, "outcome", jr[i].outcome);
+		jadd_int(x, "items", jr[i].items);
+		jadd_time(x, "last_ok_at", jr[i].last_ok_at);
+		jadd_int(x, "age_seconds", jr[i].age);
+		jadd_int(x, "failures_this_hour", jr[i].failures_hour);
+		jadd_bool(x, "stalled", job_stalled(&jr[i]));
+		json_object_object_add(js, jr[i].job, x);
+	}
+	json_object_object_add(o, "jobs", js);
+	dbrows_free(&q);
+	dbrows_free(&jb);
+	*out = o;
+	return FB_OK;
+}
+
+/*
+ * GET /api/v1/metrics (no key; outside the contract; off unless
+ * `metrics = yes`; the web server fragment restricts who may read it):
+ * ops_status() in the Prometheus text format (exposition format 0.0.4).
+ */
+enum fb_err
+api_metrics(struct req *r)
+{
+	json_object	*st, *g, *x, *v;
+	struct buf	*b = &r->out;
+	enum fb_err	 e;
+
+	if (!r->conf->metrics)
+		return api_error(r, AC_NOT_FOUND, NULL);
+	if ((e = db_ensure(r->db)) != FB_OK || (e = ops_status(r->db, &st)) != FB_OK)
+		return e == FB_EGONE ? FB_EGONE : e;
+	buf_reset(b);
+	e = buf_addstr(b, "# HELP formback_queue_depth Items due now.\n"
+	    "# TYPE formback_queue_depth gauge\n");
+	json_object_object_get_ex(st, "queues", &g);
+	json_object_object_foreach(g, qn, qv) {
+		json_object_object_get_ex(qv, "depth", &v);
+		if (e == FB_OK)
+			e = buf_printf(b, "formback_queue_depth{queue=\"%s\"} %lld\n", qn,
+			    (long long)json_object_get_int64(v));
+	}
+	if (e == FB_OK)
+		e = buf_addstr(b, "# HELP formback_queue_oldest_age_seconds How long the "
+		    "oldest due item has waited.\n# TYPE formback_queue_oldest_age_seconds gauge\n");
+	json_object_object_foreach(g, qn2, qv2) {
+		json_object_object_get_ex(qv2, "age_seconds", &v);
+		if (e == FB_OK)
+			e = buf_printf(b, "formback_queue_oldest_age_seconds{queue=\"%s\"} "
+			    "%lld\n", qn2, (long long)json_object_get_int64(v));
+	}
+	if (e == FB_OK)
+		e = buf_addstr(b, "# HELP formback_job_last_pass_age_seconds Since the "
+		    "job's last pass.\n# TYPE formback_job_last_pass_age_seconds gauge\n"
+		    "# HELP formback_job_last_pass_ok 1 when the last pass succeeded.\n"
+		    "# TYPE formback_job_last_pass_ok gauge\n"
+		    "# HELP formback_job_failures_this_hour Failed passes this clock hour.\n"
+		    "# TYPE formback_job_failures_this_hour gauge\n");
+	json_object_object_get_ex(st, "jobs", &g);
+	json_object_object_foreach(g, jn, jv) {
+		x = jv;
+		json_object_object_get_ex(x, "age_seconds", &v);
+		if (e == FB_OK)
+			e = buf_printf(b, "formback_job_last_pass_age_seconds{job=\"%s\"} "
+			    "%lld\n", jn, (long long)json_object_get_int64(v));
+		json_object_object_get_ex(x, "outcome", &v);
+		if (e == FB_OK)
+			e = buf_printf(b, "formback_job_last_pass_ok{job=\"%s\"} %d\n", jn,
+			    strcmp(json_object_get_string(v), "ok") == 0);
+		json_object_object_get_ex(x, "failures_this_hour", &v);
+		if (e == FB_OK)
+			e = buf_printf(b, "formback_job_failures_this_hour{job=\"%s\"} "
+			    "%lld\n", jn, (long long)json_object_get_int64(v));
+	}
+	json_object_put(st);
+	if (e != FB_OK)
+		return e;
+	r->out_type = "text/plain; version=0.0.4; charset=utf-8";
+	r->status = 200;
+	return FB_OK;
+}

@@ -31,6 +31,7 @@ enum db_set {
 	DBSET_REPORT,		/* db/report.c */
 	DBSET_MEMBER,		/* db/member.c: sign-in, sessions, invitations */
 	DBSET_TESTSEND,		/* db/testsend.c: test recipients and test sends */
+	DBSET_OPS,		/* db/ops.c: queues and cron passes */
 	DBSET__MAX
 };
 #define DBSET_STMT_MAX 64

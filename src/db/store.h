@@ -1096,6 +1096,27 @@ enum fb_err db_test_send_claim(struct db *, struct dbrows *out) FB_WUR;
 enum fb_err db_test_send_done(struct db *, const char *id, bool sent,
 	    const char *error) FB_WUR;
 
+/* db/ops.c: what an operator watches (formbackctl status, the metrics). */
+/* A queue: its due rows, the oldest one's due time and its age. */
+#define QUEUE_COLS(F, N) F(name, TEXT, "name") N(depth, INT, "depth") \
+	N(oldest, TIME, "oldest") N(age, INT, "age")
+struct queue_row { DB_FIELDS(QUEUE_COLS) };
+/* The queues: intake, deliveries, webhooks, outbox, test_sends. */
+enum fb_err db_ops_queues(struct db *, struct dbrows *out) FB_WUR;
+/* A cron job's last pass (migration 0022). */
+#define CRON_PASS_COLS(F, N) F(job, TEXT, "job") N(host, TEXT, "host") \
+	N(started_at, TIME, "started_at") N(finished_at, TIME, "finished_at") \
+	N(outcome, TEXT, "outcome") N(items, INT, "items") \
+	N(last_ok_at, TIME, "last_ok_at") \
+	N(age, INT, "TIMESTAMPDIFF(SECOND, finished_at, NOW(6))") \
+	N(failures_hour, INT, "IF(hour_start = DATE_FORMAT(NOW(), '%Y-%m-%d %H:00:00'), " \
+	    "failures_hour, 0)")
+struct cron_pass_row { DB_FIELDS(CRON_PASS_COLS) };
+enum fb_err db_ops_jobs(struct db *, struct dbrows *out) FB_WUR;
+/* Record a job's pass (started: unix seconds), autocommit. */
+enum fb_err db_cron_pass(struct db *, const char *job, const char *host,
+	    long long started, bool ok, long long items) FB_WUR;
+
 /* A short link (src/links.c). */
 #define LINK_COLS(F, N) F(tenant_id, TEXT, "tenant_id") \
 	N(delivery_id, TEXT, "delivery_id") N(lead_id, TEXT, "lead_id") \

@@ -1,5 +1,6 @@
 /* formbackctl's fixed output and errors (design 4). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include <criterion/criterion.h>
@@ -81,4 +82,35 @@ Test(ctl, usage_and_failures)
 	/* keys are stored as hashes only */
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM api_keys WHERE tenant_id = '%s' "
 	    "AND LENGTH(key_hash) = 32 AND key_prefix = LEFT('%s', 12)", f.tenant, f.live), "1");
+}
+
+/* formbackctl status and the metrics: a stalled job shows (issue 18). */
+Test(ctl, status_and_metrics_show_a_stalled_job)
+{
+	json_object	*o;
+	struct resp	*r;
+
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"), 0);
+	cr_assert_eq(ctl(&o, "status"), 0);
+	cr_assert_not_null(jobj(o, "queues.deliveries"));
+	cr_assert_not_null(jobj(o, "queues.intake"));
+	cr_assert_not_null(jobj(o, "queues.webhooks"));
+	cr_assert_str_eq(jget(o, "jobs.deliver.outcome"), "ok");
+	cr_assert_str_eq(jget(o, "jobs.deliver.stalled"), "false");
+	json_object_put(o);
+	/* deliver has not run for 11 minutes */
+	sql("UPDATE cron_passes SET finished_at = NOW(6) - INTERVAL 11 MINUTE "
+	    "WHERE job = 'deliver'");
+	cr_assert_eq(ctl(&o, "status"), 0);
+	cr_assert_str_eq(jget(o, "jobs.deliver.stalled"), "true");
+	cr_assert(atoi(jget(o, "jobs.deliver.age_seconds")) >= 660);
+	json_object_put(o);
+	r = http("GET", "/api/v1/metrics", NULL, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_not_null(strstr(resp_header(r, "Content-Type"), "text/plain"));
+	cr_assert_not_null(strstr(r->body, "formback_job_last_pass_age_seconds{job=\"deliver\"} 6"),
+	    "%s", r->body);
+	cr_assert_not_null(strstr(r->body, "formback_queue_depth{queue=\"deliveries\"}"));
+	resp_free(r);
+	sql("UPDATE cron_passes SET finished_at = NOW(6) WHERE job = 'deliver'");
 }

@@ -1,0 +1,74 @@
+/*
+ * SQL of what an operator watches (store.h; issue 18): the queues' depth
+ * and age, the cron jobs' last passes.
+ */
+#include <stdio.h>
+#include <string.h>
+
+#include "store.h"
+
+enum { OPS_QUEUES, OPS_JOBS, OPS_PASS, OPS__MAX };
+
+#define QUEUE(name, from, due) \
+	"SELECT '" name "' AS name, COUNT(*) AS depth, MIN(" due ") AS oldest, " \
+	"COALESCE(TIMESTAMPDIFF(SECOND, MIN(" due "), NOW(6)), 0) AS age FROM " from
+
+static const struct dbstmt ops_sql[OPS__MAX] = {
+	/* each on an index of its own: the due rows, oldest first */
+	{ "ops_queues",
+	  QUEUE("intake", "tag_ingest WHERE attempts < 3", "received_at")
+	  " UNION ALL " QUEUE("deliveries", "deliveries WHERE status = 'scheduled' "
+	  "AND scheduled_at <= NOW(6)", "scheduled_at")
+	  " UNION ALL " QUEUE("webhooks", "webhook_deliveries WHERE status = 'pending' "
+	  "AND next_attempt_at <= NOW(6)", "next_attempt_at")
+	  " UNION ALL " QUEUE("outbox", "outbox WHERE topic IN ('webhook', 'email', "
+	  "'publish') AND processed_at IS NULL", "created_at")
+	  " UNION ALL " QUEUE("test_sends", "test_sends WHERE status = 'pending'",
+	  "created_at") },
+	{ "ops_jobs",
+	  "SELECT " DB_SELECT(CRON_PASS_COLS) " FROM cron_passes ORDER BY job" },
+	/* the failures of this clock hour, the count reset at a new one */
+	{ "ops_pass",
+	  "INSERT INTO cron_passes (job, host, started_at, finished_at, outcome, "
+	  "items, last_ok_at, hour_start, failures_hour) VALUES (?, ?, "
+	  "FROM_UNIXTIME(?), NOW(6), ?, ?, IF(? = 'ok', NOW(6), NULL), "
+	  "DATE_FORMAT(NOW(), '%Y-%m-%d %H:00:00'), ? = 'failed') "
+	  "ON DUPLICATE KEY UPDATE host = VALUES(host), "
+	  "started_at = VALUES(started_at), finished_at = VALUES(finished_at), "
+	  "failures_hour = IF(hour_start = VALUES(hour_start), failures_hour, 0) "
+	  "+ (VALUES(outcome) = 'failed'), hour_start = VALUES(hour_start), "
+	  "outcome = VALUES(outcome), items = VALUES(items), "
+	  "last_ok_at = IF(VALUES(outcome) = 'ok', VALUES(finished_at), last_ok_at)" },
+};
+
+#define DB_ROW struct queue_row
+static const struct dbcol queue_cols[] = { DB_COLUMNS(QUEUE_COLS) };
+#undef DB_ROW
+#define DB_ROW struct cron_pass_row
+static const struct dbcol pass_cols[] = { DB_COLUMNS(CRON_PASS_COLS) };
+#undef DB_ROW
+
+enum fb_err
+db_ops_queues(struct db *db, struct dbrows *out)
+{
+	return db_rows(db, DBSET_OPS, OPS_QUEUES, &ops_sql[OPS_QUEUES], DBNOPARAMS,
+	    queue_cols, NELEM(queue_cols), sizeof(struct queue_row), false, out);
+}
+
+enum fb_err
+db_ops_jobs(struct db *db, struct dbrows *out)
+{
+	return db_rows(db, DBSET_OPS, OPS_JOBS, &ops_sql[OPS_JOBS], DBNOPARAMS,
+	    pass_cols, NELEM(pass_cols), sizeof(struct cron_pass_row), false, out);
+}
+
+enum fb_err
+db_cron_pass(struct db *db, const char *job, const char *host, long long started,
+    bool ok, long long items)
+{
+	const char	*o = ok ? "ok" : "failed";
+
+	return db_run(db, DBSET_OPS, OPS_PASS, &ops_sql[OPS_PASS], DBPARAMS(
+	    P_STR(job), P_STR(host), P_INT(started), P_STR(o), P_INT(items),
+	    P_STR(o), P_STR(o)), NULL);
+}
