@@ -209,9 +209,10 @@ function campaigns() {
   const filter = h('select', { onchange: () => load() },
     [['', 'すべて'], ['active', '有効'], ['paused', '一時停止'], ['archived', 'アーカイブ']]
       .map(([v, t]) => h('option', { value: v }, t)));
+  const siteFilter = h('select', { onchange: () => load() }, h('option', { value: '' }, 'すべて'));
   function load() {
     clear(list, pagedTable((c) => api('GET', '/campaigns', undefined,
-      { cursor: c, status: filter.value }), [
+      { cursor: c, status: filter.value, site_id: siteFilter.value }), [
       ['名前', (x) => h('a', { href: `#/campaigns/${x.id}` }, x.name)],
       ['キー', (x) => x.key], ['状態', (x) => badge(x.status)],
       ['シナリオ', (x) => `${x.active_scenario_count}/${x.scenario_count}`],
@@ -219,10 +220,14 @@ function campaigns() {
     ]));
   }
   const create = h('div');
-  shell('キャンペーン', h('section', { class: 'card' }, h('label', null, '状態', filter), list),
+  shell('キャンペーン', h('section', { class: 'card' }, h('div', { class: 'row' },
+    h('label', null, '状態', filter), h('label', null, 'サイト', siteFilter)), list),
     h('section', { class: 'card' }, h('h2', null, 'キャンペーンを作成'), create));
   load();
-  api('GET', '/sites', undefined, { limit: 200 }).then((s) => create.append(form([
+  api('GET', '/sites', undefined, { limit: 200 }).then((s) => {
+    siteFilter.append(...s.data.map((x) => h('option', { value: x.id }, x.name)));
+    return s;
+  }).then((s) => create.append(form([
     { name: 'site_id', label: 'サイト', type: 'select', options: s.data.map((x) => [x.id, x.name]) },
     { name: 'key', label: 'キー(英数字)', required: true },
     { name: 'name', label: '名前', required: true },
@@ -449,6 +454,18 @@ function messages() {
         } catch (e) { clear(out, errorBox(e)); }
       } }, 'テスト送信'), out);
   }
+  // the variables a message may use, with a campaign's values
+  const vars = h('div');
+  const camp = h('select', { 'aria-label': '変数の値を見るキャンペーン', onchange: async () => {
+    if (!camp.value) return clear(vars);
+    try {
+      const r = await api('GET', '/message_variables', undefined, { campaign_id: camp.value });
+      clear(vars, h('table', null, h('tbody', null, r.data.map((x) => h('tr', null,
+        h('td', null, `{{${x.key}}}`), h('td', null, x.label), h('td', null, x.example ?? '—'))))));
+    } catch (e) { clear(vars, errorBox(e)); }
+  } }, h('option', { value: '' }, 'キャンペーンを選ぶ'));
+  api('GET', '/campaigns', undefined, { limit: 200 }).then((r) =>
+    camp.append(...r.data.map((c) => h('option', { value: c.id }, c.name)))).catch(() => {});
   const examples = h('div');
   api('GET', '/message_examples').then((r) => clear(examples, h('h3', null, '文例'),
     r.data.map((x) => h('div', { class: 'row' }, h('span', null, `${x.label}(${x.channel})`),
@@ -464,7 +481,7 @@ function messages() {
     clear(preview);
   } }, '新しく作る');
   shell('メッセージ', h('section', { class: 'card' }, h('h2', null, 'メッセージの編集'), fresh, editor,
-    est, examples, preview), h('section', { class: 'card' }, list));
+    est, h('h3', null, '変数'), camp, vars, examples, preview), h('section', { class: 'card' }, list));
   loadList();
 }
 
