@@ -24,6 +24,34 @@ collect(char *p, size_t sz, size_t n, void *ud)
 	return sz * n;
 }
 
+/*
+ * Every answer of the API, one JSON line {"method","path","status",
+ * "body"} appended to $FB_RESP_LOG when set: tests/integ/validate.mjs
+ * then checks each against openapi.json's schema for its operation and
+ * status (issue 18).
+ */
+static void
+record(const char *method, const char *path, const struct resp *r)
+{
+	const char	*f = getenv("FB_RESP_LOG");
+	json_object	*o;
+	FILE		*fp;
+	size_t		 n = strcspn(path, "?");
+
+	if (f == NULL || strncmp(path, "/api/v1/", 8) != 0 || r->json == NULL)
+		return;
+	o = json_object_new_object();
+	json_object_object_add(o, "method", json_object_new_string(method));
+	json_object_object_add(o, "path", json_object_new_string_len(path, (int)n));
+	json_object_object_add(o, "status", json_object_new_int((int)r->status));
+	json_object_object_add(o, "body", json_object_get(r->json));
+	if ((fp = fopen(f, "a")) != NULL) {
+		fprintf(fp, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		fclose(fp);
+	}
+	json_object_put(o);
+}
+
 struct resp *
 http(const char *method, const char *path, const char *key, const char *body,
     const char *hdr)
@@ -75,6 +103,7 @@ http(const char *method, const char *path, const char *key, const char *body,
 	if (r->headers == NULL)
 		r->headers = strdup("");
 	r->json = json_tokener_parse(r->body);
+	record(method, path, r);
 	if (tag_autosettle && r->status == 204 && strcmp(method, "POST") == 0 &&
 	    strcmp(path, "/tag/v1/events") == 0)
 		tag_settle();

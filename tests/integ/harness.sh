@@ -44,11 +44,20 @@ export FB_DB_SOCKET="$W/mysql.sock"
 export FB_MIGRATIONS="$src/db/migrations"
 export FB_LOG="$W/lighttpd.err"
 export FB_MAIL_DIR="$W/mail" FB_SMS_FILE="$W/sms.jsonl"
+export FB_RESP_LOG="$W/responses.jsonl"
 set +e
 "$bld/tests/integ/integ" --jobs 1 ${FB_TEST_FILTER:+--filter "$FB_TEST_FILTER"}
 rc=$?
 if [ $rc -ne 0 ]; then
 	echo "--- last lines of the server log ---" >&2
 	tail -n 40 "$W/lighttpd.err" >&2
+fi
+# every answer received, against openapi.json's schema for its operation
+# and status (issue 18): Ajv from tests/e2e's lockfile
+if [ -z "${FB_TEST_FILTER:-}" ] && command -v node >/dev/null; then
+	[ -d tests/e2e/node_modules/ajv ] && [ -d tests/e2e/node_modules/ajv-formats ] ||
+	    (cd tests/e2e && npm ci --no-audit --no-fund --silent) >/dev/null 2>&1
+	curl -s "$FB_TEST_URL/api/v1/openapi.json" >"$W/openapi.json"
+	node tests/integ/validate.mjs "$W/openapi.json" "$FB_RESP_LOG" || rc=1
 fi
 exit $rc

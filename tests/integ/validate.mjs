@@ -1,0 +1,59 @@
+// Every answer the integration suite received, checked against
+// openapi.json (issue 18): the operation is found by method and path
+// template, the schema by status (or `default`), and the body validated
+// with Ajv (JSON Schema 2020-12, as OpenAPI 3.1 uses).
+//
+//   node tests/integ/validate.mjs openapi.json responses.jsonl
+//
+// Prints "responses: N passed, M failed" and exits 1 on any failure.
+import { readFileSync } from 'node:fs';
+import { createRequire } from 'node:module';
+
+const require = createRequire(new URL('../e2e/package.json', import.meta.url));
+const Ajv2020 = require('ajv/dist/2020').default;
+const addFormats = require('ajv-formats');
+
+const [docFile, logFile] = process.argv.slice(2);
+const doc = JSON.parse(readFileSync(docFile, 'utf8'));
+const ajv = new Ajv2020({ strict: false, allErrors: false });
+addFormats(ajv);
+ajv.addSchema({ $id: 'openapi', components: doc.components });
+
+const ops = [];
+for (const [tpl, item] of Object.entries(doc.paths))
+  for (const [m, op] of Object.entries(item)) {
+    const re = new RegExp('^' + tpl.replace(/\{[^}]+\}/g, '[^/]+') + '$');
+    ops.push({ m: m.toUpperCase(), re, tpl, op });
+  }
+
+// A schema of the document, its $refs resolved through the added one.
+function schemaOf(resp) {
+  if (resp.$ref) resp = doc.components.responses[resp.$ref.split('/').pop()];
+  const c = resp.content && resp.content['application/json'];
+  if (!c) return null;
+  return JSON.parse(JSON.stringify(c.schema).replaceAll('"#/components/', '"openapi#/components/'));
+}
+
+const validators = new Map();
+let passed = 0, failed = 0, unknown = 0;
+const seen = new Set();
+for (const line of readFileSync(logFile, 'utf8').split('\n')) {
+  if (!line) continue;
+  const r = JSON.parse(line);
+  const hit = ops.find((o) => o.m === (r.method === 'HEAD' ? 'GET' : r.method) && o.re.test(r.path));
+  if (!hit) { unknown++; continue; }	// outside the document (404 probes, R_INTERNAL)
+  const resp = hit.op.responses[String(r.status)] || hit.op.responses.default;
+  const key = `${hit.m} ${hit.tpl} ${r.status}`;
+  const schema = schemaOf(resp);
+  if (!schema) { passed++; continue; }
+  if (!validators.has(key)) validators.set(key, ajv.compile(schema));
+  const v = validators.get(key);
+  if (v(r.body)) { passed++; continue; }
+  failed++;
+  if (!seen.has(key)) {
+    seen.add(key);
+    console.log(`FAIL ${key}: ${ajv.errorsText(v.errors)}\n     ${JSON.stringify(r.body).slice(0, 300)}`);
+  }
+}
+console.log(`responses: ${passed} passed, ${failed} failed (${unknown} outside the document)`);
+process.exit(failed ? 1 : 0);
