@@ -137,6 +137,23 @@ async function main() {
   check('activating the campaign without an active scenario shows why',
     (await text()).includes('キャンペーンを有効にする条件'));
   await shot('campaign');
+  // the preset's message made sendable in the editor, then both activated
+  await page.getByRole('link', { name: 'メッセージ', exact: true }).click();
+  await page.getByRole('link', { name: /【店舗名】/ }).first().click();
+  const body = page.locator('textarea[name=body]');
+  await page.waitForFunction(() => document.querySelector('textarea[name=body]').value.includes('【店舗名】'));
+  await body.fill((await body.inputValue()).replaceAll('【店舗名】', '管理画面テスト商店'));
+  await page.getByRole('button', { name: '保存' }).click();
+  await page.getByText('保存しました。').waitFor();
+  await page.getByRole('link', { name: 'キャンペーン' }).click();
+  await page.getByRole('link', { name: '<b>太字</b>の春キャンペーン' }).click();
+  await page.getByRole('cell', { name: 'draft' }).first().waitFor();
+  await page.getByRole('button', { name: '有効にする' }).nth(1).click();
+  await page.getByRole('cell', { name: 'active', exact: true }).waitFor();
+  await page.getByRole('button', { name: '有効にする' }).first().click();
+  await page.getByText('状態: active').waitFor();
+  check('the scenario and the campaign are activated from the UI', true);
+  await shot('campaign-active');
 
   // suppressions from a CSV in Shift_JIS-free UTF-8 with a bad row
   await page.getByRole('link', { name: '配信停止' }).click();
