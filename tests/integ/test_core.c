@@ -435,3 +435,50 @@ Test(core, health_needs_no_key_and_names_the_schema)
 	cr_assert_eq(json_object_object_length(r->json), 2, "%s", r->body);
 	resp_free(r);
 }
+
+/*
+ * Idempotency keys are scoped per tenant and per operation, expire after
+ * 24 hours (contract: Idempotency), and expired records are purged.
+ */
+Test(core, idempotency_key_scoped_and_expiring)
+{
+	struct fx	 f, g;
+	struct resp	*a, *b;
+	char		 body[512], key[96];
+
+	fx_new(&f, "pro", 0);
+	fx_new(&g, "pro", 0);
+	snprintf(key, sizeof(key), "Idempotency-Key: shared-%s", f.tenant);
+	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"k1\",\"name\":\"A\"}", f.site);
+	a = http("POST", "/api/v1/campaigns", f.live, body, key);
+	cr_assert_eq(a->status, 201, "%s", a->body);
+	resp_free(a);
+	/* another tenant, the same key: its own request */
+	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"k1\",\"name\":\"B\"}", g.site);
+	b = http("POST", "/api/v1/campaigns", g.live, body, key);
+	cr_assert_eq(b->status, 201, "%s", b->body);
+	cr_assert_null(resp_header(b, "Idempotency-Replayed"));
+	cr_assert_str_eq(jget(b->json, "name"), "B");
+	resp_free(b);
+	/* the same tenant, the same key, another operation: its own too */
+	a = http("POST", "/api/v1/messages", f.live, "{\"channel\":\"sms\",\"body\":\"x\"}", key);
+	cr_assert_eq(a->status, 201, "%s", a->body);
+	cr_assert_null(resp_header(a, "Idempotency-Replayed"));
+	resp_free(a);
+	/* 25 hours on, the key is free again: a new body is a new request */
+	sql("UPDATE idempotency_keys SET created_at = NOW(6) - INTERVAL 25 HOUR "
+	    "WHERE tenant_id = '%s'", f.tenant);
+	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"k2\",\"name\":\"C\"}", f.site);
+	a = http("POST", "/api/v1/campaigns", f.live, body, key);
+	cr_assert_eq(a->status, 201, "%s", a->body);
+	cr_assert_null(resp_header(a, "Idempotency-Replayed"));
+	resp_free(a);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM campaigns WHERE tenant_id = '%s'",
+	    f.tenant), "2");
+	/* and formback-deliver purges what expired */
+	cr_assert_neq(atoi(sql("SELECT COUNT(*) FROM idempotency_keys WHERE tenant_id = '%s' "
+	    "AND created_at < NOW(6) - INTERVAL 24 HOUR", f.tenant)), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM idempotency_keys WHERE tenant_id = '%s' "
+	    "AND created_at < NOW(6) - INTERVAL 24 HOUR", f.tenant), "0");
+}
