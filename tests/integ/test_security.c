@@ -11,6 +11,7 @@
 
 #include <criterion/criterion.h>
 
+#include "../../src/api.h"
 #include "harness.h"
 
 #define J(...) #__VA_ARGS__
@@ -499,4 +500,94 @@ Test(security, unbounded_regex_refused)
 	    "\"pattern\":\"^/(form|entry)/step[12]$\"}]}", NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	resp_free(r);
+}
+
+/* A body each write accepts, so only the id can refuse it. */
+static const char *
+valid_body(const char *tpl, const char *method)
+{
+	static const struct { const char *suffix, *body; } b[] = {
+		{ "/url-rules", "{\"rules\":[]}" },
+		{ "/url-rules/test", "{\"url\":\"https://shop.example/form\"}" },
+		{ "/scenarios", "{\"name\":\"mine\"}" },
+		{ "/from_preset", "{\"preset_key\":\"recommended\"}" },
+		{ "/steps", "{\"steps\":[]}" },
+	};
+	size_t	 i, n = strlen(tpl), k;
+
+	if (strcmp(method, "GET") == 0 || strcmp(method, "DELETE") == 0)
+		return NULL;
+	for (i = 0; i < sizeof(b) / sizeof(b[0]); i++) {
+		k = strlen(b[i].suffix);
+		if (n >= k && strcmp(tpl + n - k, b[i].suffix) == 0)
+			return b[i].body;
+	}
+	return "{}";
+}
+
+/*
+ * Another tenant's ids, on every route of the table that names one in
+ * its path, with this tenant's key of every scope: 404 not_found, never
+ * the other's data or a change to it (contract: Errors, not_found).
+ */
+Test(security, other_tenants_ids_are_404_on_every_route, .timeout = 120)
+{
+	struct fx	 f, g;
+	struct resp	*r;
+	char		 camp[40], msg[40], scen[40], supp[40], hook[40], path[512];
+	const char	*p, *e, *id, *before;
+	size_t		 i, n, tried = 0;
+
+	fx_new(&f, "pro", 0);
+	fx_new(&g, "pro", 0);
+	fx_campaign(&g, "theirs", camp);
+	r = http("POST", "/api/v1/messages", g.live, "{\"channel\":\"sms\",\"body\":\"x\"}", NULL);
+	snprintf(msg, sizeof(msg), "%s", jget(r->json, "id"));
+	resp_free(r);
+	snprintf(path, sizeof(path), "/api/v1/campaigns/%s/scenarios", camp);
+	r = http("POST", path, g.live, "{\"name\":\"theirs\"}", NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	snprintf(scen, sizeof(scen), "%s", jget(r->json, "id"));
+	resp_free(r);
+	r = http("POST", "/api/v1/suppressions", g.live, "{\"value\":\"09011112222\"}", NULL);
+	snprintf(supp, sizeof(supp), "%s", jget(r->json, "id"));
+	resp_free(r);
+	snprintf(hook, sizeof(hook), "%s", "01a21100-0000-7000-8000-000000000000");
+	before = sql("SELECT CONCAT((SELECT updated_at FROM campaigns WHERE id = '%s'), "
+	    "(SELECT updated_at FROM messages WHERE id = '%s'), "
+	    "(SELECT COUNT(*) FROM suppressions WHERE tenant_id = '%s'))", camp, msg, g.tenant);
+	before = strdup(before);
+	for (i = 0; i < routes_len; i++) {
+		if ((routes[i].flags & (R_PUBLIC | R_SESSION)) != 0 ||
+		    strchr(routes[i].path, '{') == NULL)
+			continue;
+		/* each {name} the other tenant's id of that kind */
+		path[0] = '\0';
+		for (p = routes[i].path; *p != '\0'; p = e) {
+			if (*p != '{') {
+				e = p + strcspn(p, "{");
+				strncat(path, p, (size_t)(e - p));
+				continue;
+			}
+			e = strchr(p, '}') + 1;
+			n = (size_t)(e - p);
+			id = strncmp(p, "{site_id}", n) == 0 ? g.site :
+			    strncmp(p, "{campaign_id}", n) == 0 ? camp :
+			    strncmp(p, "{message_id}", n) == 0 ? msg :
+			    strncmp(p, "{scenario_id}", n) == 0 ? scen :
+			    strncmp(p, "{suppression_id}", n) == 0 ? supp : hook;
+			strncat(path, id, sizeof(path) - strlen(path) - 1);
+		}
+		r = http(routes[i].method, path, f.live, valid_body(routes[i].path,
+		    routes[i].method), NULL);
+		cr_expect_eq(r->status, 404, "%s %s: %ld %s", routes[i].method, path,
+		    r->status, r->body);
+		resp_free(r);
+		tried++;
+	}
+	cr_assert_gt(tried, 20);
+	cr_assert_str_eq(sql("SELECT CONCAT((SELECT updated_at FROM campaigns WHERE id = '%s'), "
+	    "(SELECT updated_at FROM messages WHERE id = '%s'), "
+	    "(SELECT COUNT(*) FROM suppressions WHERE tenant_id = '%s'))", camp, msg,
+	    g.tenant), before, "the other tenant's rows changed");
 }
