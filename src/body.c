@@ -59,6 +59,23 @@ body_str(struct req *r, const char *name, bool required, size_t maxchars,
 }
 
 int
+body_bool(struct req *r, const char *name, bool required, bool *out)
+{
+	json_object	*v;
+	bool		 present;
+
+	v = field(r, name, &present);
+	if (!present || v == NULL)
+		return absent(r, name, required);
+	if (!json_object_is_type(v, json_type_boolean)) {
+		(void)api_error(r, AC_PARAMETER_INVALID, name);
+		return -1;
+	}
+	*out = json_object_get_boolean(v);
+	return 1;
+}
+
+int
 body_int(struct req *r, const char *name, bool required, long long min,
     long long max, long long *out)
 {

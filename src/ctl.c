@@ -144,15 +144,6 @@ opt_uuid(const struct opts *o, const char *name, char out[UUID_STRLEN + 1])
 	uuid_lower(out);
 }
 
-static bool
-one_of(const char *v, const char *const *set)
-{
-	for (; *set != NULL; set++)
-		if (strcmp(v, *set) == 0)
-			return true;
-	return false;
-}
-
 static void
 connect_db(void)
 {

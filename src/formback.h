@@ -255,6 +255,8 @@ bool	ident_ok(const char *, size_t max);
 #define SITE_KEY_MAX		32	/* a site public key's ("pk_" + 24) */
 /* Empty or nothing but white space (ASCII, or the ideographic U+3000)? */
 bool	text_blank(const char *);
+/* Is s one of the strings of `set` (NULL-terminated)? */
+bool	one_of(const char *s, const char *const *set);
 /*
  * Whether a header may be written, in an HTTP response or an email: the
  * name a token, the value visible ASCII with spaces and tabs (RFC 9110

@@ -238,6 +238,7 @@ int	body_str(struct req *, const char *name, bool required, size_t maxchars,
 	    const char **out);
 int	body_int(struct req *, const char *name, bool required, long long min,
 	    long long max, long long *out);
+int	body_bool(struct req *, const char *name, bool required, bool *out);
 /* True when the body has `name` at all (even null). */
 bool	body_has(struct req *, const char *name);
 /* page.c: cursor paging (contract: conventions 5; design 6). */

@@ -34,15 +34,6 @@ static const char *const style_bad[] = {
 #define NAME_MAX_	32
 #define VALUE_MAX	(URL_MAX + 1)
 
-static bool
-in_set(const char *s, const char *const *set)
-{
-	for (; *set != NULL; set++)
-		if (strcmp(s, *set) == 0)
-			return true;
-	return false;
-}
-
 /* A tag or attribute name at p, lower-cased into out; its length (0: none). */
 static size_t
 name_at(const char *p, const char *stop, char out[NAME_MAX_ + 1])
@@ -143,7 +134,7 @@ value_ok(const char *el, const char *a, char *v)
 		snprintf(v, VALUE_MAX, "%s", href);
 		return strncmp(v, "https://", 8) == 0 || strncmp(v, "http://", 7) == 0;
 	}
-	if (!in_set(a, attributes))
+	if (!one_of(a, attributes))
 		return false;
 	/* CSS has no markup: a style holding some is not one */
 	if (strcmp(a, "style") == 0 && strpbrk(v, "<>") != NULL)
@@ -274,12 +265,12 @@ html_sanitize(const char *in, struct buf *out)
 			n = name_at(p + 2, "/>", el);
 			if ((q = strchr(p + 2 + n, '>')) == NULL)
 				break;
-			if (n <= NAME_MAX_ && in_set(el, elements) && !in_set(el, voids))
+			if (n <= NAME_MAX_ && one_of(el, elements) && !one_of(el, voids))
 				e = buf_printf(out, "</%s>", el);
 			p = q + 1;
 		} else if (isalpha((unsigned char)p[1])) {
 			n = name_at(p + 1, "/>", el);
-			keep = n <= NAME_MAX_ && in_set(el, elements);
+			keep = n <= NAME_MAX_ && one_of(el, elements);
 			mark = out->len;
 			if (keep)
 				e = buf_printf(out, "<%s", el);
@@ -292,7 +283,7 @@ html_sanitize(const char *in, struct buf *out)
 			if (keep && e == FB_OK)
 				e = buf_addstr(out, ">");
 			p = q;
-			if (n <= NAME_MAX_ && in_set(el, opaque) &&
+			if (n <= NAME_MAX_ && one_of(el, opaque) &&
 			    (p = skip_opaque(p, el)) == NULL)
 				break;
 		} else {

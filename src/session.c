@@ -55,7 +55,6 @@ bool
 password_verify(const char *stored, const char *pw)
 {
 	static char	 dummy[PASSWORD_HASH_MAX];
-	bool		 ok;
 
 	if (stored == NULL || strncmp(stored, "$argon2id$", 10) != 0) {
 		/* the same work as a real check, whose answer is no */
@@ -66,8 +65,7 @@ password_verify(const char *stored, const char *pw)
 			logx(LOG_WARN, "password check: the fixed hash matched");
 		return false;
 	}
-	ok = crypto_pwhash_str_verify(stored, pw, strlen(pw)) == 0;
-	return ok;
+	return crypto_pwhash_str_verify(stored, pw, strlen(pw)) == 0;
 }
 
 const char *

@@ -105,3 +105,12 @@ header_ok(const char *name, const char *value)
 			return false;
 	return true;
 }
+
+bool
+one_of(const char *s, const char *const *set)
+{
+	for (; *set != NULL; set++)
+		if (strcmp(s, *set) == 0)
+			return true;
+	return false;
+}

@@ -373,15 +373,6 @@ api_members_list(struct req *r)
 static const char *const member_roles[] = { "owner", "admin", "member",
 	"viewer", NULL };
 
-static bool
-one_of(const char *s, const char *const *set)
-{
-	for (; *set != NULL; set++)
-		if (strcmp(s, *set) == 0)
-			return true;
-	return false;
-}
-
 /* Queue a member's invitation link (formback-deliver mails it). */
 enum fb_err
 member_invite(struct db *db, const char *tenant, const char *member)

@@ -81,21 +81,6 @@ api_consent_get(struct req *r)
 	return consent_answer(r, json_object_new_array());
 }
 
-/* A boolean of the body: 1 true, 0 false, -1 absent or null, -2 after a 422. */
-static int
-body_bool(struct req *r, const char *name)
-{
-	json_object	*v;
-
-	if (!json_object_object_get_ex(r->json, name, &v) || v == NULL)
-		return -1;
-	if (!json_object_is_type(v, json_type_boolean)) {
-		(void)api_error(r, AC_PARAMETER_INVALID, name);
-		return -2;
-	}
-	return json_object_get_boolean(v) ? 1 : 0;
-}
-
 /*
  * PATCH /api/v1/admin/consent_settings (owner, admin; issue 16): the
  * fields of ConsentSettingsOut, each optional; optout_text's title (200
@@ -113,24 +98,23 @@ api_consent_update(struct req *r)
 	struct dbrows	 tpl, sites;
 	const struct site_row *st;
 	json_object	*ot = NULL, *v, *failed;
-	const char	*const *m;
 	size_t		 i;
-	bool		 found;
+	int		 k[3];
+	bool		 found, b[3];
 	enum fb_err	 e;
 
 	memset(&p, 0, sizeof(p));
-	if ((p.checkbox = body_bool(r, "consent_checkbox_enabled")) == -2 ||
-	    (p.default_checked = body_bool(r, "consent_default_checked")) == -2 ||
-	    (p.optout_link = body_bool(r, "consent_optout_link_enabled")) == -2 ||
+	if ((k[0] = body_bool(r, "consent_checkbox_enabled", false, &b[0])) < 0 ||
+	    (k[1] = body_bool(r, "consent_default_checked", false, &b[1])) < 0 ||
+	    (k[2] = body_bool(r, "consent_optout_link_enabled", false, &b[2])) < 0 ||
 	    body_str(r, "consent_template_key", false, 16, &p.template_key) < 0 ||
 	    body_str(r, "consent_mode", false, 16, &p.mode) < 0)
 		return FB_OK;
-	if (p.mode != NULL) {
-		for (m = modes; *m != NULL && strcmp(*m, p.mode) != 0; m++)
-			continue;
-		if (*m == NULL)
-			return api_error(r, AC_PARAMETER_INVALID, "consent_mode");
-	}
+	p.checkbox = k[0] > 0 ? b[0] : -1;
+	p.default_checked = k[1] > 0 ? b[1] : -1;
+	p.optout_link = k[2] > 0 ? b[2] : -1;
+	if (p.mode != NULL && !one_of(p.mode, modes))
+		return api_error(r, AC_PARAMETER_INVALID, "consent_mode");
 	if (json_object_object_get_ex(r->json, "optout_text", &ot) && ot != NULL) {
 		if (!json_object_is_type(ot, json_type_object))
 			return api_error(r, AC_PARAMETER_INVALID, "optout_text");
@@ -205,13 +189,13 @@ api_delivery_status_get(struct req *r)
 enum fb_err
 api_delivery_status_set(struct req *r)
 {
+	static const char *const switch_modes[] = { "off", "test_only", "live", NULL };
 	const char	*mode;
 	enum fb_err	 e;
 
 	if (body_str(r, "mode", true, 16, &mode) < 0)
 		return FB_OK;
-	if (strcmp(mode, "off") != 0 && strcmp(mode, "test_only") != 0 &&
-	    strcmp(mode, "live") != 0)
+	if (!one_of(mode, switch_modes))
 		return api_error(r, AC_PARAMETER_INVALID, "mode");
 	if ((e = db_delivery_switch(r->db, r->auth.tenant_id, mode)) != FB_OK)
 		return e;
