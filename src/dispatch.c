@@ -524,12 +524,18 @@ idem_existing(struct req *r, const char *endpoint, const unsigned char hash[32])
 /*
  * The audit row of a write: the operation, its target and, for a
  * member's session, the member and the fields sent (issue 16), secrets
- * left out.
+ * and contacts left out.
  */
 static enum fb_err
 audit(struct req *r)
 {
-	static const char *const secret[] = { "password", "token", NULL };
+	/*
+	 * Left out: secrets, and the fields that carry a visitor's contact
+	 * (a suppression's value, a test recipient's contact): those are
+	 * kept sealed or as a blind index only (design 6).
+	 */
+	static const char *const secret[] = { "password", "token", "value",
+	    "contact", NULL };
 	json_object	*d = json_object_new_object(), *sent = NULL;
 	const char	*text;
 	size_t		 i;

@@ -708,7 +708,9 @@ Test(sessions, test_recipients_confirmed_and_test_sends)
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	snprintf(tid, sizeof(tid), "%s", jget(r->json, "id"));
 	resp_free(r);
-	/* stored sealed: neither contact is in the clear */
+	/* stored sealed: neither contact is in the clear, nor in the audit */
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s' "
+	    "AND (detail LIKE '%%qa@%%' OR detail LIKE '%%7777%%')", f.tenant), "0");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM test_recipients WHERE tenant_id = '%s' "
 	    "AND (contact_sealed LIKE '%%qa@%%' OR contact_sealed LIKE '%%7777%%')",
 	    f.tenant), "0");
