@@ -535,7 +535,8 @@ Test(security, other_tenants_ids_are_404_on_every_route, .timeout = 120)
 	struct fx	 f, g;
 	struct resp	*r;
 	char		 camp[40], msg[40], scen[40], supp[40], hook[40], path[512];
-	const char	*p, *e, *id, *before;
+	const char	*p, *e, *id;
+	char		*before;
 	size_t		 i, n, tried = 0;
 
 	fx_new(&f, "pro", 0);
@@ -553,10 +554,9 @@ Test(security, other_tenants_ids_are_404_on_every_route, .timeout = 120)
 	snprintf(supp, sizeof(supp), "%s", jget(r->json, "id"));
 	resp_free(r);
 	snprintf(hook, sizeof(hook), "%s", "01a21100-0000-7000-8000-000000000000");
-	before = sql("SELECT CONCAT((SELECT updated_at FROM campaigns WHERE id = '%s'), "
+	before = strdup(sql("SELECT CONCAT((SELECT updated_at FROM campaigns WHERE id = '%s'), "
 	    "(SELECT updated_at FROM messages WHERE id = '%s'), "
-	    "(SELECT COUNT(*) FROM suppressions WHERE tenant_id = '%s'))", camp, msg, g.tenant);
-	before = strdup(before);
+	    "(SELECT COUNT(*) FROM suppressions WHERE tenant_id = '%s'))", camp, msg, g.tenant));
 	for (i = 0; i < routes_len; i++) {
 		if ((routes[i].flags & (R_PUBLIC | R_SESSION)) != 0 ||
 		    strchr(routes[i].path, '{') == NULL)
@@ -590,4 +590,5 @@ Test(security, other_tenants_ids_are_404_on_every_route, .timeout = 120)
 	    "(SELECT updated_at FROM messages WHERE id = '%s'), "
 	    "(SELECT COUNT(*) FROM suppressions WHERE tenant_id = '%s'))", camp, msg,
 	    g.tenant), before, "the other tenant's rows changed");
+	free(before);
 }
