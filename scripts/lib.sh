@@ -5,7 +5,7 @@
 FB_PACKAGES="build-essential autoconf automake libtool pkg-config \
 libfcgi-dev libmariadb-dev mariadb-server mariadb-client libjson-c-dev \
 libsodium-dev libssl-dev libcurl4-openssl-dev libcriterion-dev lighttpd \
-lighttpd-modules-lua \
+lighttpd-modules-lua apache2 libapache2-mod-fcgid \
 curl openssl wrk mandoc libpcre2-dev libidn2-dev libyajl-dev ca-certificates procps chromium fonts-ipafont-gothic clang libclang-rt-14-dev \
 python3 python3-aiosmtpd"
 
@@ -22,9 +22,18 @@ fb_install_packages() {
 	fb_log "installing:$_missing"
 	export DEBIAN_FRONTEND=noninteractive
 	apt-get update -qq </dev/null
-	# Debian's mariadb-server would start the system service where
-	# policy allows; tests never depend on it.
-	apt-get install -y -qq --no-install-recommends $_missing </dev/null >/dev/null
+	# Debian's mariadb-server, lighttpd and apache2 would start their
+	# system services (port 80, the system database); nothing here uses
+	# them, so policy-rc.d(8) says no for the time of the install
+	_policy=""
+	[ -e /usr/sbin/policy-rc.d ] || {
+		_policy=/usr/sbin/policy-rc.d
+		printf '#!/bin/sh\nexit 101\n' >"$_policy" && chmod 755 "$_policy"
+	}
+	_rc=0
+	apt-get install -y -qq --no-install-recommends $_missing </dev/null >/dev/null || _rc=$?
+	[ -z "$_policy" ] || rm -f "$_policy"
+	return $_rc
 }
 
 # Configure (once) and build in the source tree.
@@ -124,17 +133,101 @@ CONF
 	    echo "webhook_resolve = $FB_WEBHOOK_RESOLVE" >>"$_d/formback.conf"
 }
 
-# fb_http_start DIR PORT PROCS FCGI_BIN: lighttpd on 127.0.0.1:PORT with
-# FCGI_BIN pre-forked PROCS times through fcgi-conf/formback-lighttpd.conf.
+# fb_http_start DIR PORT PROCS FCGI_BIN: the web server on 127.0.0.1:PORT
+# with FCGI_BIN pre-forked PROCS times: lighttpd through
+# fcgi-conf/formback-lighttpd.conf, or with FB_HTTPD=apache Apache httpd
+# and mod_fcgid through fcgi-conf/formback-apache.conf.  Its error log is
+# DIR/httpd.err, its pid file DIR/httpd.pid.
 fb_http_start() {
+	if [ "${FB_HTTPD:-lighttpd}" = apache ]; then
+		fb_apache_start "$@"
+	else
+		fb_lighttpd_start "$@"
+	fi || return 1
+	_i=0
+	until curl -s -o /dev/null "http://127.0.0.1:$2/api/v1/openapi.json"; do
+		_i=$((_i + 1))
+		if [ $_i -gt 100 ]; then
+			cat "$1/httpd.err" >&2
+			return 1
+		fi
+		sleep 0.1
+	done
+}
+
+# Apache httpd (Debian's apache2, mpm_event) with nothing but this
+# instance: its own ServerRoot-free configuration in DIR.  Run as root,
+# httpd serves as www-data, which must read DIR and the build.
+fb_apache_start() {
+	_d=$1 _port=$2 _procs=$3 _bin=$4
+	_top=$(pwd) _mods=/usr/lib/apache2/modules
+	# share/formback as installed: fcgi-conf and www/admin
+	mkdir -p "$_d/share/www" "$_d/fcgid" "$_d/apache-run"
+	ln -sfn "$_top/fcgi-conf" "$_d/share/fcgi-conf"
+	ln -sfn "$_top/src/admin" "$_d/share/www/admin"
+	_user=""
+	if [ "$(id -u)" = 0 ]; then
+		_user="User www-data
+Group www-data"
+		chmod 755 "$_d"
+		chown www-data "$_d/fcgid" "$_d/www/tag"
+		chgrp www-data "$_d/master.key" "$_d/formback.conf"
+		chmod 640 "$_d/master.key" "$_d/formback.conf"
+	fi
+	cat >"$_d/apache.conf" <<CONF
+DefaultRuntimeDir "$_d/apache-run"
+PidFile "$_d/httpd.pid"
+Listen 127.0.0.1:$_port
+ServerName 127.0.0.1
+$_user
+LoadModule mpm_event_module $_mods/mod_mpm_event.so
+LoadModule authz_core_module $_mods/mod_authz_core.so
+LoadModule authz_host_module $_mods/mod_authz_host.so
+LoadModule mime_module $_mods/mod_mime.so
+LoadModule alias_module $_mods/mod_alias.so
+LoadModule dir_module $_mods/mod_dir.so
+LoadModule headers_module $_mods/mod_headers.so
+LoadModule rewrite_module $_mods/mod_rewrite.so
+LoadModule fcgid_module $_mods/mod_fcgid.so
+ErrorLog "$_d/httpd.err"
+LogLevel warn
+MaxRequestWorkers 150
+TypesConfig /etc/mime.types
+AddType "text/html; charset=utf-8" .html
+AddType "text/javascript; charset=utf-8" .js
+AddType "application/json; charset=utf-8" .json
+AddType "text/css; charset=utf-8" .css
+DocumentRoot "$_d/www"
+<Directory />
+  AllowOverride None
+  Require all denied
+</Directory>
+<Directory "$_d/www">
+  Require all granted
+</Directory>
+FcgidIPCDir "$_d/fcgid"
+FcgidProcessTableFile "$_d/fcgid/shm"
+Define FORMBACK_FCGI $_bin
+Define FORMBACK_CONF $_d/formback.conf
+Define FORMBACK_SHARE $_d/share
+Define FORMBACK_PROCS $_procs
+Include "$_top/fcgi-conf/formback-apache.conf"
+CONF
+	apache2 -t -f "$_d/apache.conf" >/dev/null 2>"$_d/httpd.err" || {
+		cat "$_d/httpd.err" >&2; return 1; }
+	# daemons never keep the caller's output open (scripts/demo | tee works)
+	apache2 -f "$_d/apache.conf" -k start </dev/null >>"$_d/httpd.err" 2>&1
+}
+
+fb_lighttpd_start() {
 	_d=$1 _port=$2 _procs=$3 _bin=$4
 	_top=$(pwd)
 	cat >"$_d/lighttpd.conf" <<CONF
 server.document-root = "$_d/www"
 server.port = $_port
 server.bind = "127.0.0.1"
-server.pid-file = "$_d/lighttpd.pid"
-server.errorlog = "$_d/lighttpd.err"
+server.pid-file = "$_d/httpd.pid"
+server.errorlog = "$_d/httpd.err"
 server.max-connections = 1024
 server.max-fds = 4096
 # errors lighttpd answers itself (411 for a POST without Content-Length,
@@ -155,29 +248,20 @@ include "$_top/fcgi-conf/formback-lighttpd.conf"
 CONF
 	lighttpd -tt -f "$_d/lighttpd.conf" >/dev/null || return 1
 	# daemons never keep the caller's output open (scripts/demo | tee works)
-	lighttpd -D -f "$_d/lighttpd.conf" </dev/null >>"$_d/lighttpd.err" 2>&1 &
-	_i=0
-	until curl -s -o /dev/null "http://127.0.0.1:$_port/api/v1/openapi.json"; do
-		_i=$((_i + 1))
-		if [ $_i -gt 100 ]; then
-			cat "$_d/lighttpd.err" >&2
-			return 1
-		fi
-		sleep 0.1
-	done
+	lighttpd -D -f "$_d/lighttpd.conf" </dev/null >>"$_d/httpd.err" 2>&1 &
 }
 
 fb_http_stop() {
 	_d=$1
-	[ -f "$_d/lighttpd.pid" ] || return 0
-	_pid=$(cat "$_d/lighttpd.pid")
+	[ -f "$_d/httpd.pid" ] || return 0
+	_pid=$(cat "$_d/httpd.pid")
 	# a stale file (a reboot, a killed run) names nothing to stop
-	kill -TERM "$_pid" 2>/dev/null || { rm -f "$_d/lighttpd.pid"; return 0; }
+	kill -TERM "$_pid" 2>/dev/null || { rm -f "$_d/httpd.pid"; return 0; }
 	_i=0
 	while kill -0 "$_pid" 2>/dev/null && [ $_i -lt 50 ]; do
 		sleep 0.1; _i=$((_i + 1))
 	done
-	rm -f "$_d/lighttpd.pid"
+	rm -f "$_d/httpd.pid"
 }
 
 # fb_stack_start DIR DBPORT HTTPPORT PROCS BUILDDIR: MariaDB, formback.conf,

@@ -774,6 +774,21 @@ dispatch_begin(struct req *r)
 	enum fb_err	 e;
 
 	log_set_request_id(r->request_id);
+	/*
+	 * What lighttpd refuses before a worker sees it, refused alike
+	 * behind any web server (Apache hands both on): a write without
+	 * Content-Length (RFC 9112 6.3: no length, no body; 411) and a
+	 * GET or HEAD with a body (RFC 9110 9.3.1, 9.3.2: no meaning).
+	 */
+	if (has_body(r) && r->content_length < 0) {
+		(void)api_error(r, AC_LENGTH_REQUIRED, NULL);
+		return DISPATCH_DONE;
+	}
+	if (r->content_length > 0 && (strcmp(r->method, "GET") == 0 ||
+	    strcmp(r->method, "HEAD") == 0)) {
+		(void)api_error(r, AC_BAD_REQUEST, NULL);
+		return DISPATCH_DONE;
+	}
 	r->route = route_match(r, r->method, r->path, &known, allow, sizeof(allow));
 	if (r->route == NULL) {
 		/*

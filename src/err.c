@@ -51,6 +51,12 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	/* AC_METHOD_NOT_ALLOWED */
 	{ "invalid_request", 405, "method_not_allowed",
 	  "このパスではそのHTTPメソッドは使えません。" },
+	/* AC_LENGTH_REQUIRED: as fcgi-conf/errors/status-411.html */
+	{ "invalid_request", 411, "length_required",
+	  "本文のないPOSTにも Content-Length: 0 を付けてください。" },
+	/* AC_BAD_REQUEST: as fcgi-conf/errors/status-400.html */
+	{ "invalid_request", 400, "bad_request",
+	  "HTTPリクエストの形式が正しくありません(GETに本文を付けていないか、ヘッダーやURLの書き方を確認してください)。" },
 	/* AC_API_KEY_MISSING */
 	{ "authentication_error", 401, "api_key_missing",
 	  "APIキーがありません。Authorization: Bearer ヘッダーで指定してください。" },

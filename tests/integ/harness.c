@@ -52,6 +52,14 @@ record(const char *method, const char *path, const struct resp *r)
 	json_object_put(o);
 }
 
+bool
+apache(void)
+{
+	const char	*h = getenv("FB_HTTPD");
+
+	return h != NULL && strcmp(h, "apache") == 0;
+}
+
 struct resp *
 http(const char *method, const char *path, const char *key, const char *body,
     const char *hdr)

@@ -1,6 +1,7 @@
 /*
- * Integration-test helpers.  harness.sh starts MariaDB and lighttpd with
- * formback.fcgi on loopback ports of its own and exports:
+ * Integration-test helpers.  harness.sh starts MariaDB and lighttpd (or,
+ * with FB_HTTPD=apache, Apache httpd and mod_fcgid) with formback.fcgi on
+ * loopback ports of its own and exports:
  *   FB_TEST_URL   base URL (http://127.0.0.1:PORT)
  *   FB_CTL        path of formbackctl; FORMBACK_CONF its configuration
  *   FB_DB_SOCKET  the MariaDB socket, for checks the API cannot make
@@ -30,6 +31,8 @@ struct resp	*http(const char *method, const char *path, const char *key,
 void		 tag_settle(void);
 /* false: http() does not call tag_settle() (a test of the queue itself). */
 extern bool	 tag_autosettle;
+/* Is the web server Apache httpd (FB_HTTPD=apache), not lighttpd? */
+bool		 apache(void);
 /* The loopback address http() sends from ("127.0.0.2"; NULL: any). */
 extern const char *http_source;
 const char	*resp_header(const struct resp *, const char *name);

@@ -42,7 +42,7 @@ export FB_CTL="$bld/formbackctl"
 export FB_CTL_DIR="$bld"
 export FB_DB_SOCKET="$W/mysql.sock"
 export FB_MIGRATIONS="$src/db/migrations"
-export FB_LOG="$W/lighttpd.err"
+export FB_LOG="$W/httpd.err"
 export FB_MAIL_DIR="$W/mail" FB_SMS_FILE="$W/sms.jsonl"
 export FB_RESP_LOG="$W/responses.jsonl"
 set +e
@@ -50,7 +50,7 @@ set +e
 rc=$?
 if [ $rc -ne 0 ]; then
 	echo "--- last lines of the server log ---" >&2
-	tail -n 40 "$W/lighttpd.err" >&2
+	tail -n 40 "$W/httpd.err" >&2
 fi
 # every answer received, against openapi.json's schema for its operation
 # and status (issue 18): Ajv from tests/e2e's lockfile
