@@ -169,6 +169,9 @@ take(struct slot *s, struct db *db, const struct conf *conf)
 	r->cookie = FCGX_GetParam("HTTP_COOKIE", s->fr.envp);
 	r->csrf_token = FCGX_GetParam("HTTP_X_CSRF_TOKEN", s->fr.envp);
 	r->client_addr = FCGX_GetParam("REMOTE_ADDR", s->fr.envp);
+#ifdef FB_FAULT_POINTS
+	r->fault = FCGX_GetParam("HTTP_X_FORMBACK_FAULT", s->fr.envp);
+#endif
 	if ((cl = FCGX_GetParam("CONTENT_LENGTH", s->fr.envp)) != NULL && *cl != '\0')
 		r->content_length = strtol(cl, NULL, 10);
 	if (path == NULL)

@@ -120,6 +120,8 @@ struct req {
 	const char		*cookie;	/* Cookie header */
 	const char		*csrf_token;	/* X-CSRF-Token header */
 	const char		*client_addr;	/* REMOTE_ADDR, as the web server saw it */
+	/* X-Formback-Fault: a fault asked for; builds with FB_FAULT_POINTS only */
+	const char		*fault;
 	long			 content_length;
 	struct buf		 body;
 	bool			 body_too_large;
