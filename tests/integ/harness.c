@@ -1,10 +1,14 @@
 /* Integration-test helpers over libcurl, formbackctl and the mariadb client. */
+#include <fcntl.h>
+#include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/types.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -236,6 +240,49 @@ run_capture(const char *cmd, int *status)
 	*status = pclose(f);
 	*status = WIFEXITED(*status) ? WEXITSTATUS(*status) : 255;
 	return out;
+}
+
+pid_t
+spawn(const char *fmt, ...)
+{
+	char	 cmd[4096];
+	va_list	 ap;
+	pid_t	 pid;
+	int	 fd;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	cr_assert_neq(pid = fork(), -1);
+	if (pid == 0) {
+		if ((fd = open("/dev/null", O_RDWR)) != -1) {
+			dup2(fd, STDIN_FILENO);
+			dup2(fd, STDOUT_FILENO);
+			dup2(fd, STDERR_FILENO);
+		}
+		execl("/bin/sh", "sh", "-c", cmd, (char *)NULL);
+		_exit(127);
+	}
+	return pid;
+}
+
+int
+reap(pid_t pid, int secs)
+{
+	struct timespec	 t = { 0, 20 * 1000 * 1000 };
+	int		 st, i;
+	pid_t		 w;
+
+	for (i = 0; i < secs * 50; i++) {
+		if ((w = waitpid(pid, &st, WNOHANG)) == pid)
+			return st;
+		if (w == -1)
+			return -1;
+		nanosleep(&t, NULL);
+	}
+	kill(pid, SIGKILL);
+	(void)waitpid(pid, &st, 0);
+	return -1;
 }
 
 int

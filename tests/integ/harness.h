@@ -10,6 +10,7 @@
 #define FB_HARNESS_H
 
 #include <stdbool.h>
+#include <sys/types.h>
 
 #include <json-c/json.h>
 
@@ -44,6 +45,14 @@ json_object	*jobj(json_object *, const char *path);
 void		 expect_error(const struct resp *, long status, const char *type,
 		    const char *code, const char *param);
 
+/*
+ * Start a printf-formatted shell command in the background, its input and
+ * output /dev/null; returns the shell's pid ("exec prog ..." makes it the
+ * program's).  reap() waits for it `secs` seconds at most and returns its
+ * wait status (waitpid(2)), or -1 after killing it when it outlived them.
+ */
+pid_t		 spawn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+int		 reap(pid_t, int secs);
 /* Run formbackctl with a printf-formatted argument string; returns its
  * exit status and, when out is not NULL, the parsed stdout JSON. */
 int		 ctl(json_object **out, const char *fmt, ...)

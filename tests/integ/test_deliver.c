@@ -8,6 +8,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -243,4 +245,132 @@ Test(deliver, killed_pass_loses_only_the_send_in_flight, .fini = no_delay, .time
 		snprintf(tel, sizeof(tel), "90762%05d", i + 1);
 		cr_assert_leq(sms_to(tel), 1, "%s twice", tel);
 	}
+}
+
+/* Milliseconds a cron binary takes, unkilled, for its pass. */
+static long
+timed(const char *cmd)
+{
+	struct timespec	 a, b;
+	pid_t		 p;
+	int		 st;
+
+	clock_gettime(CLOCK_MONOTONIC, &a);
+	p = spawn("%s", cmd);
+	st = reap(p, 60);
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: %d", cmd, st);
+	clock_gettime(CLOCK_MONOTONIC, &b);
+	return (b.tv_sec - a.tv_sec) * 1000 + (b.tv_nsec - a.tv_nsec) / 1000000;
+}
+
+/*
+ * Run cmd and SIGKILL it after a random moment of [0, ms) milliseconds.
+ * Returns true when the kill landed while it ran, false when it had
+ * ended (successfully: a pass that fails is a failure here).
+ */
+static bool
+killed_at_random(const char *cmd, long ms)
+{
+	struct timespec	 t;
+	long		 at = ms > 0 ? random() % ms : 0;
+	pid_t		 p;
+	int		 st;
+
+	p = spawn("%s", cmd);
+	t.tv_sec = at / 1000;
+	t.tv_nsec = (at % 1000) * 1000000;
+	nanosleep(&t, NULL);
+	(void)kill(p, SIGKILL);
+	st = reap(p, 60);
+	if (WIFSIGNALED(st) && WTERMSIG(st) == SIGKILL)
+		return true;
+	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "%s: %d", cmd, st);
+	return false;
+}
+
+/*
+ * Issue 18: formback-abandon and formback-deliver killed at random points
+ * over 100 runs, new leads captured between them, over a gateway slow
+ * enough that kills land mid-send.  Then one whole pass of each: every
+ * lead abandoned has exactly one delivery; every delivery ended, sent or
+ * (only a send in flight at a kill) failed outcome_unknown; nobody got a
+ * message twice, and every one sent reached the gateway.
+ */
+Test(deliver, hundred_random_kills_lose_and_repeat_nothing, .fini = no_delay, .timeout = 600)
+{
+	enum { RUNS = 100, PER_RUN = 2 };
+	struct fx	 f;
+	char		 tel[32], p[1024], cmd[2][512];
+	FILE		*d;
+	unsigned	 seed = (unsigned)time(NULL);
+	long		 ms[2];
+	int		 run, i, v = 0, landed[2] = { 0, 0 }, unknown, sent;
+
+	srandom(seed);
+	fx_new(&f, "pro", 0);
+	fx_one_step(&f, "rk", "sms", "live", NULL);
+	snprintf(cmd[0], sizeof(cmd[0]), "exec \"$FB_CTL_DIR/formback-abandon\" "
+	    "--now 2035-05-05T03:00:00Z");
+	snprintf(cmd[1], sizeof(cmd[1]), "exec \"$FB_CTL_DIR/formback-deliver\" "
+	    "--now 2035-05-05T03:10:00Z --jobs 2");
+	snprintf(p, sizeof(p), "%s.delay", getenv("FB_SMS_FILE"));
+	cr_assert_not_null(d = fopen(p, "w"));
+	fputs("0.02\n", d);
+	fclose(d);
+	/* how long a pass of each takes over one run's leads, unkilled */
+	for (i = 0; i < PER_RUN; i++, v++) {
+		snprintf(tel, sizeof(tel), "090-7730-%04d", v + 1);
+		event(&f, "rk", 700 + v, "capture", "form", tel);
+	}
+	tag_settle();
+	ms[0] = timed(cmd[0]) + 20;
+	ms[1] = timed(cmd[1]) + 20;
+	for (run = 0; run < RUNS; run++) {
+		for (i = 0; i < PER_RUN; i++, v++) {
+			snprintf(tel, sizeof(tel), "090-7730-%04d", v + 1);
+			event(&f, "rk", 700 + v, "capture", "form", tel);
+		}
+		tag_settle();
+		for (i = 0; i < 2; i++)
+			if (killed_at_random(cmd[i], ms[i]))
+				landed[i]++;
+	}
+	no_delay();
+	/* the kills landed mid-pass often enough to mean something */
+	cr_assert_geq(landed[0], RUNS / 5, "abandon: %d of %d kills mid-pass (seed %u)",
+	    landed[0], RUNS, seed);
+	cr_assert_geq(landed[1], RUNS / 5, "deliver: %d of %d kills mid-pass (seed %u)",
+	    landed[1], RUNS, seed);
+	/* whole passes, deliver's after the lease of the killed claims */
+	cr_assert_eq(cron("formback-abandon", "--now 2035-05-05T03:00:00Z"), 0);
+	cr_assert_eq(cron("formback-deliver", "--now 2035-05-05T03:30:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' AND "
+	    "status = 'abandoned'", f.tenant), sql("SELECT %d", v), "seed %u", seed);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads l WHERE l.tenant_id = '%s' AND "
+	    "(SELECT COUNT(*) FROM deliveries d WHERE d.lead_id = l.id) <> 1", f.tenant),
+	    "0", "a lead without its one delivery (seed %u)", seed);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' AND "
+	    "NOT (status = 'sent' OR (status = 'failed' AND error_code = "
+	    "'outcome_unknown'))", f.tenant), "0", "%s (seed %u)",
+	    sql_row("SELECT GROUP_CONCAT(DISTINCT CONCAT(status, ' ', IFNULL(error_code, "
+	    "''))) FROM deliveries WHERE tenant_id = '%s'", f.tenant), seed);
+	unknown = atoi(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' AND "
+	    "status = 'failed'", f.tenant));
+	sent = atoi(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' AND "
+	    "status = 'sent'", f.tenant));
+	/* at most the sends in flight of each kill: two jobs, two sends */
+	cr_assert_leq(unknown, 2 * landed[1], "%d unknown after %d kills mid-send "
+	    "(seed %u)", unknown, landed[1], seed);
+	cr_assert_eq(sent + unknown, v);
+	for (i = 0; i < v; i++) {
+		snprintf(tel, sizeof(tel), "90773%05d", i + 1);
+		cr_assert_leq(sms_to(tel), 1, "%s twice (seed %u)", tel, seed);
+	}
+	/* every send recorded sent reached the gateway */
+	snprintf(p, sizeof(p), "grep -c '\"to\": \"+8190773' \"$FB_SMS_FILE\"");
+	cr_assert_not_null(d = popen(p, "r"));
+	cr_assert_eq(fscanf(d, "%d", &i), 1);
+	pclose(d);
+	cr_assert_geq(i, sent, "sent %d, at the gateway %d (seed %u)", sent, i, seed);
+	cr_assert_leq(i, v);
 }
