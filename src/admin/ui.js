@@ -90,6 +90,7 @@ export function pagedTable(load, columns) {
   let cursor = null;
   async function next() {
     more.disabled = true;
+    box.setAttribute('aria-busy', 'true');
     try {
       const page = await load(cursor);
       for (const row of page.data)
@@ -101,6 +102,7 @@ export function pagedTable(load, columns) {
       clear(status, errorBox(e));
     } finally {
       more.disabled = false;
+      box.setAttribute('aria-busy', 'false');
     }
   }
   more.addEventListener('click', next);

@@ -80,6 +80,10 @@ async function main() {
     await page.setViewportSize({ width: 1440, height: 900 });
   }
   const text = () => page.locator('main').innerText();
+  // every list on the screen has its first page (ui.js pagedTable's aria-busy)
+  const loaded = () => page.waitForFunction(() =>
+    !document.querySelector('main [aria-busy="true"]') &&
+    document.querySelector('main [aria-busy="false"]') !== null);
 
   // the invitation: a password, then sign-in
   await page.goto(link);
@@ -133,7 +137,8 @@ async function main() {
   check('activating an unready scenario shows why',
     (await page.getByRole('alert').first().innerText()).includes('送信できない'));
   await page.getByRole('button', { name: '有効にする' }).first().click();
-  await page.waitForTimeout(300);
+  await page.getByText('キャンペーンを有効にする条件').first().waitFor({ timeout: 5000 })
+    .catch(() => {});
   check('activating the campaign without an active scenario shows why',
     (await text()).includes('キャンペーンを有効にする条件'));
   await shot('campaign');
@@ -200,7 +205,7 @@ async function main() {
   for (const [name, label] of [['leads', 'リード'], ['deliveries', '配信']]) {
     await page.getByRole('link', { name: label, exact: true }).click();
     await page.getByRole('heading', { name: label, exact: true }).waitFor();
-    await page.waitForTimeout(200);
+    await loaded();
     await shot(name);
   }
 
@@ -246,7 +251,7 @@ async function main() {
     await shot('lead');
     await page.getByRole('link', { name: '配信', exact: true }).click();
     await page.getByRole('heading', { name: '配信', exact: true }).waitFor();
-    await page.waitForTimeout(300);
+    await loaded();
     const dl = await page.locator('main').innerText();
     check('its deliveries appear, masked', /\*\*\*\*/.test(dl) || dl.includes('まだありません'), dl.slice(0, 300));
     await shot('deliveries-of-the-shop');

@@ -352,6 +352,7 @@ Test(core, idempotency_key_in_progress, .timeout = 30)
 	struct resp	*r;
 	char		 body[256], cmd[1024];
 	FILE		*p;
+	int		 i;
 
 	fx_new(&f, "pro", 0);
 	snprintf(cmd, sizeof(cmd), "mariadb --no-defaults -uroot --socket=%s formback >/dev/null",
@@ -361,7 +362,11 @@ Test(core, idempotency_key_in_progress, .timeout = 30)
 	    "idem_key, request_hash) VALUES ('%s', 'POST /api/v1/campaigns', "
 	    "'busy-1', REPEAT('x', 32)); SELECT SLEEP(4); ROLLBACK;\n", f.tenant);
 	fflush(p);
-	sleep(1);
+	/* the holder has its row once it sleeps: wait for that, not a time */
+	for (i = 0; i < 500 && strcmp(sql("SELECT COUNT(*) FROM information_schema."
+	    "PROCESSLIST WHERE INFO = 'SELECT SLEEP(4)'"), "1") != 0; i++)
+		usleep(10000);
+	cr_assert_lt(i, 500, "the holder never took the key");
 	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":\"n\"}", f.site);
 	r = http("POST", "/api/v1/campaigns", f.live, body, "Idempotency-Key: busy-1");
 	expect_error(r, 409, "invalid_request", "idempotency_key_in_progress", NULL);

@@ -374,3 +374,119 @@ Test(deliver, hundred_random_kills_lose_and_repeat_nothing, .fini = no_delay, .t
 	cr_assert_geq(i, sent, "sent %d, at the gateway %d (seed %u)", sent, i, seed);
 	cr_assert_leq(i, v);
 }
+
+/* The delivery of visitor v's lead: "status cancel_reason suppress_reason attempts". */
+static const char *
+outcome_of(const struct fx *f, int v)
+{
+	return sql_row("SELECT CONCAT_WS(' ', d.status, IFNULL(d.cancel_reason, '-'), "
+	    "IFNULL(l.suppress_reason, '-'), d.attempts) FROM deliveries d JOIN leads l "
+	    "ON l.id = d.lead_id WHERE d.tenant_id = '%s' AND l.visitor_id = "
+	    "'%08d-5555-4555-8555-555555555555'", f->tenant, v);
+}
+
+/* Visitor v captures with 090-7740-{v}, and is judged abandoned on `day`. */
+static void
+abandoned_on(const struct fx *f, int v, const char *day)
+{
+	char	 tel[32], now[64];
+
+	snprintf(tel, sizeof(tel), "090-7740-%04d", v);
+	event(f, "stop", v, "capture", "form", tel);
+	tag_settle();
+	snprintf(now, sizeof(now), "--now %sT03:00:00Z", day);
+	cr_assert_eq(cron("formback-abandon", now), 0);
+	cr_assert_eq(strncmp(outcome_of(f, v), "scheduled ", 10), 0, "%s", outcome_of(f, v));
+}
+
+static void
+gateway_fails(const char *status)
+{
+	char	 p[1024];
+	FILE	*d;
+
+	snprintf(p, sizeof(p), "%s.fail", getenv("FB_SMS_FILE"));
+	if (status == NULL) {
+		unlink(p);
+		return;
+	}
+	cr_assert_not_null(d = fopen(p, "w"));
+	fprintf(d, "%s\n", status);
+	fclose(d);
+}
+
+static void
+gateway_works(void)
+{
+	gateway_fails(NULL);
+}
+
+/*
+ * What is checked right before a send (issue 18, item 7; formback-deliver(8)):
+ * a contact suppressed after its delivery was scheduled, the campaign or
+ * the scenario paused, the delivery switch off: nothing leaves, and the
+ * delivery says why.  A gateway failing 5xx is tried again on a later
+ * pass; a 4xx fails at once.
+ */
+Test(deliver, stopped_right_before_the_send, .fini = gateway_works, .timeout = 120)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 c[40], s[40];
+
+	fx_new(&f, "pro", 0);
+	fx_one_step(&f, "stop", "sms", "live", NULL);
+	snprintf(c, sizeof(c), "%s", sql("SELECT id FROM campaigns WHERE tenant_id = '%s' "
+	    "AND campaign_key = 'stop'", f.tenant));
+	snprintf(s, sizeof(s), "%s", sql("SELECT id FROM scenarios WHERE campaign_id = '%s'",
+	    c));
+	/* a contact suppressed once its delivery was scheduled; another not */
+	abandoned_on(&f, 1, "2036-01-10");
+	abandoned_on(&f, 2, "2036-01-10");
+	r = http("POST", "/api/v1/suppressions", f.live, "{\"value\":\"090-7740-0001\"}", NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	resp_free(r);
+	cr_assert_eq(cron("formback-deliver", "--now 2036-01-10T03:10:00Z"), 0);
+	cr_assert_str_eq(outcome_of(&f, 1), "cancelled suppressed suppressed 1");
+	cr_assert_eq(strncmp(outcome_of(&f, 2), "sent ", 5), 0, "%s", outcome_of(&f, 2));
+	cr_assert_eq(sms_to("9077400001"), 0);
+	cr_assert_eq(sms_to("9077400002"), 1);
+	/* the campaign paused */
+	abandoned_on(&f, 3, "2036-01-11");
+	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status paused", c), 0);
+	cr_assert_eq(cron("formback-deliver", "--now 2036-01-11T03:10:00Z"), 0);
+	cr_assert_str_eq(outcome_of(&f, 3), "suppressed - campaign_paused 1");
+	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active", c), 0);
+	/* the scenario paused */
+	abandoned_on(&f, 4, "2036-01-12");
+	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status paused", s), 0);
+	cr_assert_eq(cron("formback-deliver", "--now 2036-01-12T03:10:00Z"), 0);
+	cr_assert_str_eq(outcome_of(&f, 4), "suppressed - scenario_paused 1");
+	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status active", s), 0);
+	/* the delivery switch off */
+	abandoned_on(&f, 5, "2036-01-13");
+	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode off", f.tenant), 0);
+	cr_assert_eq(cron("formback-deliver", "--now 2036-01-13T03:10:00Z"), 0);
+	cr_assert_str_eq(outcome_of(&f, 5), "suppressed - delivery_disabled 1");
+	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode live", f.tenant), 0);
+	cr_assert_eq(sms_to("9077400003") + sms_to("9077400004") + sms_to("9077400005"), 0);
+	/* the gateway failing 503: tried again later, then sent once */
+	abandoned_on(&f, 6, "2036-01-14");
+	gateway_fails("503");
+	cr_assert_eq(cron("formback-deliver", "--now 2036-01-14T03:10:00Z"), 0);
+	cr_assert_str_eq(outcome_of(&f, 6), "scheduled - - 1");
+	cr_assert_eq(sms_to("9077400006"), 0);
+	gateway_works();
+	cr_assert_eq(cron("formback-deliver", "--now 2036-01-14T03:20:00Z"), 0);
+	cr_assert_eq(strncmp(outcome_of(&f, 6), "sent ", 5), 0, "%s", outcome_of(&f, 6));
+	cr_assert_eq(sms_to("9077400006"), 1);
+	/* failing 400: failed at once, with the provider's code */
+	abandoned_on(&f, 7, "2036-01-15");
+	gateway_fails("400");
+	cr_assert_eq(cron("formback-deliver", "--now 2036-01-15T03:10:00Z"), 0);
+	cr_assert_eq(strncmp(outcome_of(&f, 7), "failed ", 7), 0, "%s", outcome_of(&f, 7));
+	cr_assert_str_neq(sql("SELECT IFNULL(d.error_code, '') FROM deliveries d JOIN leads l "
+	    "ON l.id = d.lead_id WHERE d.tenant_id = '%s' AND l.visitor_id = "
+	    "'00000007-5555-4555-8555-555555555555'", f.tenant), "");
+	cr_assert_eq(sms_to("9077400007"), 0);
+}

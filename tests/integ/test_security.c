@@ -592,3 +592,63 @@ Test(security, other_tenants_ids_are_404_on_every_route, .timeout = 120)
 	    g.tenant), before, "the other tenant's rows changed");
 	free(before);
 }
+
+/*
+ * Every list this tenant's key reads (each GET route of the table with no
+ * id in its path) shows none of another tenant's rows, though that tenant
+ * has one of each kind that its own key finds in those same lists (issue
+ * 18, item 7: a list that dropped its tenant filter fails here, also when
+ * this test runs alone).
+ */
+Test(security, lists_never_show_another_tenants_rows, .timeout = 120)
+{
+	static const char *const kinds[] = { "sites", "campaigns", "messages",
+	    "leads", "deliveries", "suppressions" };
+	enum { KINDS = sizeof(kinds) / sizeof(kinds[0]) };
+	struct fx	 f, g;
+	struct resp	*r;
+	char		 b[1024], ids[KINDS][40];
+	bool		 owner[KINDS] = { false };
+	size_t		 i, k, tried = 0;
+
+	fx_new(&f, "pro", 0);
+	fx_new(&g, "pro", 0);
+	fx_one_step(&g, "theirs", "sms", "live", NULL);
+	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":"
+	    "\"12121212-0000-4000-8000-000000000001\",\"session\":"
+	    "\"12121212-0000-4000-8000-000000000001\",\"type\":\"capture\","
+	    "\"url\":\"https://shop.example.jp/form\",\"campaign\":\"theirs\","
+	    "\"role\":\"form\",\"contact\":{\"tel\":\"090-1212-0001\"},\"consent\":true}",
+	    g.site_pk);
+	r = http("POST", "/tag/v1/events", NULL, b, NULL);
+	cr_assert_eq(r->status, 204, "%s", r->body);
+	resp_free(r);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2036-02-02T03:00:00Z"), 0);
+	r = http("POST", "/api/v1/suppressions", g.live, "{\"value\":\"090-1212-0002\"}", NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	resp_free(r);
+	for (k = 0; k < KINDS; k++) {
+		snprintf(ids[k], sizeof(ids[k]), "%s", sql("SELECT id FROM %s WHERE "
+		    "tenant_id = '%s' LIMIT 1", kinds[k], g.tenant));
+		cr_assert_eq(strlen(ids[k]), 36, "the other tenant has no %s", kinds[k]);
+	}
+	for (i = 0; i < routes_len; i++) {
+		if ((routes[i].flags & (R_PUBLIC | R_SESSION)) != 0 ||
+		    strcmp(routes[i].method, "GET") != 0 ||
+		    strchr(routes[i].path, '{') != NULL)
+			continue;
+		r = http("GET", routes[i].path, f.live, NULL, NULL);
+		for (k = 0; k < KINDS; k++)
+			cr_expect_null(strstr(r->body, ids[k]), "GET %s shows the other "
+			    "tenant's %s", routes[i].path, kinds[k]);
+		resp_free(r);
+		r = http("GET", routes[i].path, g.live, NULL, NULL);
+		for (k = 0; k < KINDS; k++)
+			owner[k] = owner[k] || strstr(r->body, ids[k]) != NULL;
+		resp_free(r);
+		tried++;
+	}
+	cr_assert_gt(tried, 6);
+	for (k = 0; k < KINDS; k++)
+		cr_assert(owner[k], "no list shows its own %s to the owner", kinds[k]);
+}

@@ -4,7 +4,9 @@
 # JSON body; each accepted one is appended to FILE as one JSON line and
 # answered 200 {"id": "sms-N"}.  A wrong token is 401.  When FILE.delay
 # exists, each answer waits the seconds it holds first (a slow gateway,
-# on demand: tests kill a pass while a send is in flight).
+# on demand: tests kill a pass while a send is in flight).  When FILE.fail
+# exists, each request is refused with the HTTP status it holds (e.g. 503)
+# and nothing is recorded: a failing provider, on demand.
 #   sms_gateway.py PORT FILE TOKEN
 import json
 import sys
@@ -30,6 +32,19 @@ class H(BaseHTTPRequestHandler):
             self.end_headers()
             return
         msg = json.loads(body)
+        try:
+            with open(path + ".fail") as f:
+                status = int(f.read().strip() or "0")
+        except (OSError, ValueError):
+            status = 0
+        if status:
+            reply = json.dumps({"error": "failing on demand"}).encode()
+            self.send_response(status)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", str(len(reply)))
+            self.end_headers()
+            self.wfile.write(reply)
+            return
         try:
             with open(path + ".delay") as f:
                 time.sleep(float(f.read().strip() or "0"))
