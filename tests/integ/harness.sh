@@ -46,8 +46,23 @@ export FB_LOG="$W/httpd.err"
 export FB_MAIL_DIR="$W/mail" FB_SMS_FILE="$W/sms.jsonl"
 export FB_RESP_LOG="$W/responses.jsonl"
 set +e
-"$bld/tests/integ/integ" --jobs 1 ${FB_TEST_FILTER:+--filter "$FB_TEST_FILTER"}
-rc=$?
+if [ -n "${FB_SHUFFLE:-}" ] && [ -z "${FB_TEST_FILTER:-}" ]; then
+	# every test alone in its own process, in an order drawn from the
+	# seed FB_SHUFFLE (issue 18: no test leans on another's leftovers
+	# or order); one Synthesis line each
+	echo "shuffled with seed $FB_SHUFFLE"
+	rc=0
+	for t in $("$bld/tests/integ/integ" --list 2>&1 | awk '
+	    /^[a-z_]+: [0-9]+ tests?$/ { suite = $1; sub(":", "", suite); next }
+	    { name = $NF; if (name != "") print suite "/" name }' |
+	    awk -v seed="$FB_SHUFFLE" 'BEGIN { srand(seed) } { print rand() "\t" $0 }' |
+	    sort -n | cut -f 2); do
+		"$bld/tests/integ/integ" --jobs 1 --filter "$t" || rc=1
+	done
+else
+	"$bld/tests/integ/integ" --jobs 1 ${FB_TEST_FILTER:+--filter "$FB_TEST_FILTER"}
+	rc=$?
+fi
 if [ $rc -ne 0 ]; then
 	echo "--- last lines of the server log ---" >&2
 	tail -n 40 "$W/httpd.err" >&2

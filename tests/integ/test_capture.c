@@ -488,12 +488,15 @@ Test(capture, queued_events_keep_their_receive_time)
 	    "{\"tel\":\"090-2222-3333\",\"email\":\"queued@example.jp\"}"), 204);
 	tag_autosettle = true;
 	/* filed, sealed, not applied */
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE visitor_id = '%s' "
-	    "AND tel_sealed IS NOT NULL AND email_sealed IS NOT NULL "
-	    "AND INSTR(tel_sealed, '22223333') = 0 AND INSTR(email_sealed, 'queued') = 0", v), "1");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE visitor_id = '%s'", v), "0");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE tenant_id = '%s' "
+	    "AND visitor_id = '%s' AND tel_sealed IS NOT NULL AND email_sealed IS NOT NULL "
+	    "AND INSTR(tel_sealed, '22223333') = 0 AND INSTR(email_sealed, 'queued') = 0",
+	    f.tenant, v), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' AND "
+	    "visitor_id = '%s'", f.tenant, v), "0");
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2000-01-01T00:00:00Z"), 0);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE visitor_id = '%s'", v), "0");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE tenant_id = '%s' AND "
+	    "visitor_id = '%s'", f.tenant, v), "0");
 	cr_assert_str_eq(lead_field(&f, a, "data.0.status"), "captured");
 	cr_assert_str_eq(lead_field(&f, a, "data.0.tel_masked"), "090-****-3333");
 	cr_assert_str_eq(lead_field(&f, a, "data.0.email_masked"), "qu***@example.jp");
@@ -532,14 +535,16 @@ Test(capture, failing_event_is_parked_and_the_queue_goes_on)
 	    "{\"email\":\"fine@example.jp\"}"), 204);
 	tag_autosettle = true;
 	for (i = 0; i < 1500 && strcmp(sql("SELECT COUNT(*) FROM tag_ingest WHERE "
-	    "visitor_id IN ('%s', '%s') AND attempts < 3", bad, good), "0") != 0; i++)
+	    "tenant_id = '%s' AND visitor_id IN ('%s', '%s') AND attempts < 3", f.tenant,
+	    bad, good), "0") != 0; i++)
 		usleep(10000);
 	sql("DROP TRIGGER test_poison");
 	cr_assert_str_eq(sql("SELECT CONCAT(attempts, ' ', last_error IS NOT NULL) "
-	    "FROM tag_ingest WHERE visitor_id = '%s'", bad), "3 1");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE visitor_id = '%s'", bad), "0");
-	cr_assert_str_eq(sql("SELECT status FROM leads WHERE visitor_id = '%s'", good),
-	    "captured");
+	    "FROM tag_ingest WHERE tenant_id = '%s' AND visitor_id = '%s'", f.tenant, bad), "3 1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' AND "
+	    "visitor_id = '%s'", f.tenant, bad), "0");
+	cr_assert_str_eq(sql("SELECT status FROM leads WHERE tenant_id = '%s' AND "
+	    "visitor_id = '%s'", f.tenant, good), "captured");
 	/* the operator sees it, and once the cause is gone gives it more tries */
 	cr_assert_eq(ctl(&out, "tag-queue"), 0);
 	cr_assert_geq(json_object_get_int(jobj(out, "parked")), 1);
@@ -548,8 +553,8 @@ Test(capture, failing_event_is_parked_and_the_queue_goes_on)
 	cr_assert_geq(json_object_get_int(jobj(out, "retried")), 1);
 	json_object_put(out);
 	tag_settle();
-	cr_assert_str_eq(sql("SELECT status FROM leads WHERE visitor_id = '%s'", bad),
-	    "captured");
+	cr_assert_str_eq(sql("SELECT status FROM leads WHERE tenant_id = '%s' AND "
+	    "visitor_id = '%s'", f.tenant, bad), "captured");
 }
 
 static size_t
