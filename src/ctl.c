@@ -67,7 +67,8 @@ usage(void)
 	    "  test-recipient add|remove --tenant T --contact PHONE|EMAIL\n"
 	    "  test-recipient list --tenant T\n"
 	    "  tag-queue [retry-parked]\n"
-	    "  status\n");
+	    "  status\n"
+	    "  check-db\n");
 	exit(2);
 }
 
@@ -330,12 +331,6 @@ cmd_usage(int argc, char *argv[])
 	print(out);
 }
 
-/*
- * The collector's intake queue (formback.fcgi(8), Event collector): how
- * many events wait, how many are parked after three failed applications,
- * and the oldest one's receive time; `retry-parked` gives the parked
- * ones three more tries.
- */
 /* status: the queues and the cron jobs, one JSON object (formbackctl(8), STATUS). */
 static void
 cmd_status(int argc, char *argv[])
@@ -350,6 +345,52 @@ cmd_status(int argc, char *argv[])
 	print(out);
 }
 
+/*
+ * check-db: the database settings Formback needs (db_check_settings(),
+ * issue 19), each with the value seen and its fix; exit 1 and an error
+ * line naming the settings when one is not fine.
+ */
+static void
+cmd_check_db(int argc, char *argv[])
+{
+	struct dbrows	 r;
+	const struct db_check_row *c;
+	json_object	*out, *list, *x;
+	char		 bad[512] = "";
+	size_t		 i;
+
+	if (argc != 0)
+		usage();
+	connect_db();
+	check(db_check_settings(&db, &r), "read the database settings");
+	db_rollback(&db);
+	list = json_object_new_array();
+	for (i = 0, c = r.row; i < r.n; i++) {
+		x = json_object_new_object();
+		jadd_str(x, "name", c[i].name);
+		jadd_str(x, "value", c[i].value);
+		json_object_object_add(x, "ok", json_object_new_boolean(c[i].ok));
+		jadd_str(x, "fix", c[i].ok ? NULL : c[i].fix);
+		json_object_array_add(list, x);
+		if (!c[i].ok)
+			snprintf(bad + strlen(bad), sizeof(bad) - strlen(bad), "%s%s",
+			    bad[0] != '\0' ? ", " : "", c[i].name);
+	}
+	dbrows_free(&r);
+	out = json_object_new_object();
+	json_object_object_add(out, "ok", json_object_new_boolean(bad[0] == '\0'));
+	json_object_object_add(out, "checks", list);
+	print(out);
+	if (bad[0] != '\0')
+		die(1, "database settings to fix: %s", bad);
+}
+
+/*
+ * The collector's intake queue (formback.fcgi(8), Event collector): how
+ * many events wait, how many are parked after three failed applications,
+ * and the oldest one's receive time; `retry-parked` gives the parked
+ * ones three more tries.
+ */
 static void
 cmd_tag_queue(int argc, char *argv[])
 {
@@ -1071,6 +1112,8 @@ main(int argc, char *argv[])
 		cmd_status(argc - 1, argv + 1);
 	else if (strcmp(argv[0], "tag-queue") == 0)
 		cmd_tag_queue(argc - 1, argv + 1);
+	else if (strcmp(argv[0], "check-db") == 0)
+		cmd_check_db(argc - 1, argv + 1);
 	else
 		usage();
 	db_close(&db);

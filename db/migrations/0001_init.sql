@@ -2,7 +2,7 @@
 -- and the request core's tables (rate limit, idempotency, audit, outbox).
 -- Every row of tenant data carries tenant_id (design 6).  Times are UTC.
 
-CREATE TABLE tenants (
+CREATE TABLE IF NOT EXISTS tenants (
   id                  UUID NOT NULL PRIMARY KEY,
   name                VARCHAR(200) NOT NULL,
   plan                ENUM('free','starter','growth','pro') NOT NULL DEFAULT 'free',
@@ -26,7 +26,7 @@ CREATE TABLE tenants (
 -- no redo log and no request waits on an fsync for the limiter; a
 -- database restart forgets the last minute's counts.
 SET STATEMENT max_heap_table_size = 268435456 FOR
-CREATE TABLE rate_ring (
+CREATE TABLE IF NOT EXISTS rate_ring (
   tenant_id  UUID NOT NULL PRIMARY KEY,
   base       BIGINT NOT NULL COMMENT 'unix second of the rightmost slot',
   total      BIGINT NOT NULL,
@@ -37,7 +37,7 @@ CREATE TABLE rate_ring (
   epoch      BIGINT NOT NULL
 ) ENGINE=MEMORY;
 
-CREATE TABLE members (
+CREATE TABLE IF NOT EXISTS members (
   id          UUID NOT NULL PRIMARY KEY,
   tenant_id   UUID NOT NULL,
   email       VARCHAR(254) NOT NULL,
@@ -50,7 +50,7 @@ CREATE TABLE members (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- API keys are stored as BLAKE2b-256 of the key string, never in clear.
-CREATE TABLE api_keys (
+CREATE TABLE IF NOT EXISTS api_keys (
   id          UUID NOT NULL PRIMARY KEY,
   tenant_id   UUID NOT NULL,
   member_id   UUID NOT NULL,
@@ -66,7 +66,7 @@ CREATE TABLE api_keys (
   CONSTRAINT fk_api_keys_member FOREIGN KEY (member_id) REFERENCES members (id)
 ) ENGINE=InnoDB;
 
-CREATE TABLE sites (
+CREATE TABLE IF NOT EXISTS sites (
   id          UUID NOT NULL PRIMARY KEY,
   tenant_id   UUID NOT NULL,
   name        VARCHAR(200) NOT NULL,
@@ -80,14 +80,14 @@ CREATE TABLE sites (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- Fixed data: the consent wording templates (contract: Consent settings).
-CREATE TABLE consent_templates (
+CREATE TABLE IF NOT EXISTS consent_templates (
   template_key VARCHAR(16) CHARACTER SET ascii NOT NULL PRIMARY KEY,
   position     INT NOT NULL,
   main         TEXT NOT NULL,
   note         TEXT NOT NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
-INSERT INTO consent_templates (template_key, position, main, note) VALUES
+INSERT IGNORE INTO consent_templates (template_key, position, main, note) VALUES
 ('concise', 1,
  '入力途中の内容について、SMS・メールでご案内をお送りすることがあります。',
  '配信はいつでも停止できます。'),
@@ -98,7 +98,7 @@ INSERT INTO consent_templates (template_key, position, main, note) VALUES
  '当社は、お客様が本フォームに入力された電話番号およびメールアドレスを、お申し込み手続きが完了していない場合のご案内(SMS・電子メール)の送信に利用いたします。',
  '配信の停止は各メッセージに記載のリンクから随時お手続きいただけます。個人情報の取り扱いについては当社プライバシーポリシーをご参照ください。');
 
-CREATE TABLE consent_settings (
+CREATE TABLE IF NOT EXISTS consent_settings (
   tenant_id                   UUID NOT NULL PRIMARY KEY,
   consent_checkbox_enabled    BOOLEAN NOT NULL DEFAULT FALSE,
   consent_default_checked     BOOLEAN NOT NULL DEFAULT FALSE,
@@ -114,7 +114,7 @@ CREATE TABLE consent_settings (
     REFERENCES consent_templates (template_key)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
-CREATE TABLE campaigns (
+CREATE TABLE IF NOT EXISTS campaigns (
   id                   UUID NOT NULL PRIMARY KEY,
   tenant_id            UUID NOT NULL,
   site_id              UUID NOT NULL,
@@ -134,7 +134,7 @@ CREATE TABLE campaigns (
   CONSTRAINT fk_campaigns_site FOREIGN KEY (site_id) REFERENCES sites (id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
-CREATE TABLE scenarios (
+CREATE TABLE IF NOT EXISTS scenarios (
   id                   UUID NOT NULL PRIMARY KEY,
   tenant_id            UUID NOT NULL,
   campaign_id          UUID NOT NULL,
@@ -152,7 +152,7 @@ CREATE TABLE scenarios (
 -- Idempotency (contract: Idempotency; design 6).  A row is inserted in
 -- the request's own transaction, so a concurrent request with the same key
 -- meets its lock (answered 409 at once) and a 5xx rollback removes it.
-CREATE TABLE idempotency_keys (
+CREATE TABLE IF NOT EXISTS idempotency_keys (
   tenant_id     UUID NOT NULL,
   endpoint      VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
   idem_key      VARCHAR(255) CHARACTER SET ascii COLLATE ascii_bin NOT NULL,
@@ -164,7 +164,7 @@ CREATE TABLE idempotency_keys (
   KEY idempotency_keys_created (created_at)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
-CREATE TABLE audit_log (
+CREATE TABLE IF NOT EXISTS audit_log (
   id          UUID NOT NULL PRIMARY KEY,
   tenant_id   UUID NOT NULL,
   actor_type  ENUM('api_key','session','cli','system') NOT NULL,
@@ -180,7 +180,7 @@ CREATE TABLE audit_log (
 
 -- The outbox: every event (webhook events, operator emails, tag
 -- publishing) is written here in the transaction that causes it.
-CREATE TABLE outbox (
+CREATE TABLE IF NOT EXISTS outbox (
   id           UUID NOT NULL PRIMARY KEY,
   tenant_id    UUID NOT NULL,
   topic        ENUM('webhook','email','publish') NOT NULL,

@@ -1,6 +1,6 @@
 -- 0002: capture -- URL rules, form profiles, raw tag events, leads.
 
-CREATE TABLE url_rules (
+CREATE TABLE IF NOT EXISTS url_rules (
   id          UUID NOT NULL PRIMARY KEY,
   tenant_id   UUID NOT NULL,
   campaign_id UUID NOT NULL,
@@ -14,7 +14,7 @@ CREATE TABLE url_rules (
   CONSTRAINT fk_url_rules_campaign FOREIGN KEY (campaign_id) REFERENCES campaigns (id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
-CREATE TABLE form_profiles (
+CREATE TABLE IF NOT EXISTS form_profiles (
   campaign_id         UUID NOT NULL PRIMARY KEY,
   tenant_id           UUID NOT NULL,
   tel_selectors       JSON NOT NULL,
@@ -29,12 +29,12 @@ CREATE TABLE form_profiles (
 
 -- Publishing state of each site's tag configuration (design 2).
 ALTER TABLE sites
-  ADD COLUMN published_at DATETIME(6) NULL,
-  ADD COLUMN publish_error VARCHAR(255) NULL;
+  ADD COLUMN IF NOT EXISTS published_at DATETIME(6) NULL,
+  ADD COLUMN IF NOT EXISTS publish_error VARCHAR(255) NULL;
 
 -- Every event the tag sends, kept raw for the reports (page views, form
 -- starts, captures without their contact, consents, conversions).
-CREATE TABLE tag_events (
+CREATE TABLE IF NOT EXISTS tag_events (
   id          UUID NOT NULL PRIMARY KEY,
   tenant_id   UUID NOT NULL,
   site_id     UUID NOT NULL,
@@ -61,7 +61,7 @@ CREATE TABLE tag_events (
 -- master key, tenant and lead id as associated data) with a keyed BLAKE2b
 -- blind index for equality look-ups and the contract's masked form
 -- (design 6); nothing here holds a contact in clear.
-CREATE TABLE leads (
+CREATE TABLE IF NOT EXISTS leads (
   id                UUID NOT NULL PRIMARY KEY,
   tenant_id         UUID NOT NULL,
   site_id           UUID NOT NULL,

@@ -1,7 +1,7 @@
 -- 0003: scenarios, steps, messages; fixed data: message examples and
 -- scenario presets (contract: Scenario, Message, MessageExampleOut).
 
-CREATE TABLE messages (
+CREATE TABLE IF NOT EXISTS messages (
   id               UUID NOT NULL PRIMARY KEY,
   tenant_id        UUID NOT NULL,
   channel          ENUM('sms','email') NOT NULL,
@@ -20,7 +20,7 @@ CREATE TABLE messages (
   CONSTRAINT fk_messages_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
-CREATE TABLE scenario_steps (
+CREATE TABLE IF NOT EXISTS scenario_steps (
   id            UUID NOT NULL PRIMARY KEY,
   tenant_id     UUID NOT NULL,
   scenario_id   UUID NOT NULL,
@@ -36,7 +36,7 @@ CREATE TABLE scenario_steps (
 
 -- Fixed data.  SMS texts carry the store-name placeholder 【店舗名】, which
 -- must be replaced before a scenario using them can be activated.
-CREATE TABLE message_examples (
+CREATE TABLE IF NOT EXISTS message_examples (
   example_key   VARCHAR(32) CHARACTER SET ascii NOT NULL PRIMARY KEY,
   channel       ENUM('sms','email') NOT NULL,
   position      INT NOT NULL,
@@ -47,7 +47,7 @@ CREATE TABLE message_examples (
   blocks        JSON NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
-INSERT INTO message_examples VALUES
+INSERT IGNORE INTO message_examples VALUES
 ('sms_1', 'sms', 1, 30, 'SMS 1通目(30分後)',
  '【店舗名】です。ご入力ありがとうございました。お手続きがまだ完了していないようです。続きはこちらから:{{link_url}} 配信停止:{{optout_url}}',
  NULL, NULL),
@@ -64,7 +64,7 @@ INSERT INTO message_examples VALUES
  '最後のご案内です',
  '[{"type":"heading","text":"最後のご案内"},{"type":"text","text":"今後このご案内はお送りしません。ご興味がございましたら下のボタンからどうぞ。"},{"type":"button","text":"ページを見る","url":"{{link_url}}"}]');
 
-CREATE TABLE scenario_presets (
+CREATE TABLE IF NOT EXISTS scenario_presets (
   preset_key  VARCHAR(32) CHARACTER SET ascii NOT NULL PRIMARY KEY,
   position    INT NOT NULL,
   name        VARCHAR(100) NOT NULL,
@@ -72,7 +72,7 @@ CREATE TABLE scenario_presets (
   steps       JSON NOT NULL COMMENT '[{"example":key,"delay_minutes":n}] in order'
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
-INSERT INTO scenario_presets VALUES
+INSERT IGNORE INTO scenario_presets VALUES
 ('sms_single', 1, 'SMS 1通', '30分後にSMSを1通だけ送ります。',
  '[{"example":"sms_1","delay_minutes":30}]'),
 ('recommended', 2, 'おすすめ(3通)', 'SMS(30分後)、メール(1時間後)、メール(1日後)の3通です。',

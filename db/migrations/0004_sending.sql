@@ -2,7 +2,7 @@
 -- suppression list (contract: Delivery, Suppression).  Contacts are kept
 -- only as blind indexes and masks here (design 6).
 
-CREATE TABLE deliveries (
+CREATE TABLE IF NOT EXISTS deliveries (
   id            UUID NOT NULL PRIMARY KEY,
   tenant_id     UUID NOT NULL,
   lead_id       UUID NOT NULL,
@@ -32,7 +32,7 @@ CREATE TABLE deliveries (
   CONSTRAINT fk_deliveries_lead FOREIGN KEY (lead_id) REFERENCES leads (id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
-CREATE TABLE suppressions (
+CREATE TABLE IF NOT EXISTS suppressions (
   id          UUID NOT NULL PRIMARY KEY,
   tenant_id   UUID NOT NULL,
   kind        ENUM('email','tel') NOT NULL,

@@ -2,5 +2,5 @@
 -- from its own VALUES row, so the copies kept in the row go.  The table
 -- is MEMORY: its counts start again from zero on a server restart.
 
-ALTER TABLE rate_ring DROP COLUMN at_sec, MODIFY lim INT NOT NULL
+ALTER TABLE rate_ring DROP COLUMN IF EXISTS at_sec, MODIFY lim INT NOT NULL
   COMMENT 'the limit of the last admission';

@@ -2,10 +2,10 @@
 -- month, with the 80% and 100% notices sent once each) and the test
 -- recipients that delivery mode test_only sends to.
 
-ALTER TABLE tenants ADD COLUMN send_quota INT NULL
+ALTER TABLE tenants ADD COLUMN IF NOT EXISTS send_quota INT NULL
   COMMENT 'messages per JST month; NULL: the plan''s';
 
-CREATE TABLE usage_months (
+CREATE TABLE IF NOT EXISTS usage_months (
   tenant_id    UUID NOT NULL,
   month        CHAR(7) CHARACTER SET ascii NOT NULL COMMENT 'JST month, YYYY-MM',
   sends        INT NOT NULL DEFAULT 0
@@ -17,7 +17,7 @@ CREATE TABLE usage_months (
   CONSTRAINT fk_usage_tenant FOREIGN KEY (tenant_id) REFERENCES tenants (id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
-CREATE TABLE test_recipients (
+CREATE TABLE IF NOT EXISTS test_recipients (
   id          UUID NOT NULL PRIMARY KEY,
   tenant_id   UUID NOT NULL,
   kind        ENUM('email','tel') NOT NULL,
@@ -29,4 +29,4 @@ CREATE TABLE test_recipients (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- formback-deliver reads back the rows of its claim by token.
-ALTER TABLE deliveries ADD KEY deliveries_claim (claim_token);
+ALTER TABLE deliveries ADD KEY IF NOT EXISTS deliveries_claim (claim_token);

@@ -12,7 +12,7 @@
 -- Contacts are sealed as on leads, with "ingest" and the event id as
 -- associated data; they are dropped here when the site's tenant asks for
 -- explicit consent and the event does not carry it.
-CREATE TABLE tag_ingest (
+CREATE TABLE IF NOT EXISTS tag_ingest (
   id           UUID NOT NULL PRIMARY KEY COMMENT 'UUIDv7 from the collector: receive order',
   tenant_id    UUID NOT NULL,
   site_id      UUID NOT NULL,
@@ -34,7 +34,7 @@ CREATE TABLE tag_ingest (
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
 -- One row: whoever holds its lock applies the queue.
-CREATE TABLE tag_ingest_applier (
+CREATE TABLE IF NOT EXISTS tag_ingest_applier (
   id TINYINT UNSIGNED NOT NULL PRIMARY KEY
 ) ENGINE=InnoDB;
-INSERT INTO tag_ingest_applier (id) VALUES (1);
+INSERT IGNORE INTO tag_ingest_applier (id) VALUES (1);

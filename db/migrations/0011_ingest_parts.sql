@@ -8,8 +8,8 @@
 -- order, and up to 8 appliers work at once.
 
 ALTER TABLE tag_ingest
-  ADD COLUMN part TINYINT UNSIGNED NOT NULL DEFAULT 0
+  ADD COLUMN IF NOT EXISTS part TINYINT UNSIGNED NOT NULL DEFAULT 0
     COMMENT 'FNV-1a of visitor_id mod 8: whose applier turn' AFTER id,
   DROP PRIMARY KEY, ADD PRIMARY KEY (part, id);
 
-INSERT INTO tag_ingest_applier (id) VALUES (0), (2), (3), (4), (5), (6), (7);
+INSERT IGNORE INTO tag_ingest_applier (id) VALUES (0), (2), (3), (4), (5), (6), (7);

@@ -5,5 +5,5 @@
 -- count at send time.  formback-deliver stores it when an SMS leaves.
 -- NULL: an email, or an SMS not sent.
 
-ALTER TABLE deliveries ADD COLUMN segments INT NULL
+ALTER TABLE deliveries ADD COLUMN IF NOT EXISTS segments INT NULL
   COMMENT 'SMS parts of the text as sent; NULL for email or not sent';

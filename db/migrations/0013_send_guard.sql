@@ -8,11 +8,11 @@
 -- row, the moment the send began (sent_after_conversion compares it with
 -- the lead's converted_at).
 ALTER TABLE deliveries
-  ADD COLUMN attempt_started_at DATETIME(6) NULL
+  ADD COLUMN IF NOT EXISTS attempt_started_at DATETIME(6) NULL
     COMMENT 'the provider call began (claimed rows); cleared when rescheduled'
     AFTER claim_until;
 
 -- The conversions still in the intake queue, found by tenant, site and
 -- visitor right before a send.
 ALTER TABLE tag_ingest
-  ADD KEY tag_ingest_conversion (event_type, tenant_id, site_id, visitor_id);
+  ADD KEY IF NOT EXISTS tag_ingest_conversion (event_type, tenant_id, site_id, visitor_id);

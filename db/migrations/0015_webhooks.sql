@@ -5,7 +5,7 @@
 -- (pii_seal, field "webhook_secret"), never hashed: the sender needs it.
 -- A deleted endpoint keeps its row (deleted_at) so its delivery log
 -- stays readable to the operator; the API answers 404 for it.
-CREATE TABLE webhook_endpoints (
+CREATE TABLE IF NOT EXISTS webhook_endpoints (
   id                   UUID NOT NULL PRIMARY KEY,
   tenant_id            UUID NOT NULL,
   url                  VARCHAR(2048) CHARACTER SET ascii NOT NULL
@@ -30,7 +30,7 @@ CREATE TABLE webhook_endpoints (
 -- row (attempts counts them); a redelivery is a new row of the same event
 -- and body.  The body is kept as the bytes sent, so every attempt signs
 -- and sends exactly them.
-CREATE TABLE webhook_deliveries (
+CREATE TABLE IF NOT EXISTS webhook_deliveries (
   id               UUID NOT NULL PRIMARY KEY,
   tenant_id        UUID NOT NULL,
   endpoint_id      UUID NOT NULL,

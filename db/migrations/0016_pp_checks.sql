@@ -5,10 +5,10 @@
 -- parser serialized it; formback-webhooks fetches it through the address
 -- rule once a day, and after every change, and keeps each check.
 ALTER TABLE sites
-  ADD COLUMN privacy_policy_url VARCHAR(2048) CHARACTER SET ascii NULL
+  ADD COLUMN IF NOT EXISTS privacy_policy_url VARCHAR(2048) CHARACTER SET ascii NULL
     COMMENT 'https, as url_href() serialized it' AFTER domain;
 
-CREATE TABLE pp_checks (
+CREATE TABLE IF NOT EXISTS pp_checks (
   id            UUID NOT NULL PRIMARY KEY,
   tenant_id     UUID NOT NULL,
   site_id       UUID NOT NULL,

@@ -8,14 +8,14 @@
 -- grain the filters need and summed when read; visits (distinct
 -- sessions) do not add up, so they are kept per campaign, per site
 -- ('*' campaign) and for the tenant ('*' site and campaign).
-CREATE TABLE report_aggregations (
+CREATE TABLE IF NOT EXISTS report_aggregations (
   tenant_id     UUID NOT NULL,
   day           DATE NOT NULL COMMENT 'JST',
   aggregated_at DATETIME(6) NULL COMMENT 'NULL: claimed, never finished',
   PRIMARY KEY (tenant_id, day)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
-CREATE TABLE report_traffic_days (
+CREATE TABLE IF NOT EXISTS report_traffic_days (
   tenant_id    UUID NOT NULL,
   day          DATE NOT NULL,
   site_key     CHAR(36) CHARACTER SET ascii NOT NULL COMMENT 'a site id, or *',
@@ -28,7 +28,7 @@ CREATE TABLE report_traffic_days (
   PRIMARY KEY (tenant_id, day, site_key, campaign_key)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
-CREATE TABLE report_lead_days (
+CREATE TABLE IF NOT EXISTS report_lead_days (
   tenant_id   UUID NOT NULL,
   day         DATE NOT NULL,
   site_id     UUID NOT NULL,
@@ -41,7 +41,7 @@ CREATE TABLE report_lead_days (
   PRIMARY KEY (tenant_id, day, site_id, campaign_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
-CREATE TABLE report_message_days (
+CREATE TABLE IF NOT EXISTS report_message_days (
   tenant_id    UUID NOT NULL,
   day          DATE NOT NULL,
   site_id      UUID NOT NULL,

@@ -4,13 +4,13 @@
 -- web host sees every session and every sign-in failure.
 ALTER TABLE members
   MODIFY role ENUM('owner','admin','member','viewer') NOT NULL DEFAULT 'member',
-  ADD COLUMN password_hash VARCHAR(128) CHARACTER SET ascii NULL AFTER status,
-  ADD COLUMN password_changed_at DATETIME(6) NULL AFTER password_hash,
-  ADD KEY members_email_any (email);
+  ADD COLUMN IF NOT EXISTS password_hash VARCHAR(128) CHARACTER SET ascii NULL AFTER status,
+  ADD COLUMN IF NOT EXISTS password_changed_at DATETIME(6) NULL AFTER password_hash,
+  ADD KEY IF NOT EXISTS members_email_any (email);
 
 -- A signed-in member's session: idle and absolute expiry, ended by sign
 -- out, suspension, deletion or a password change (ended_at set).
-CREATE TABLE sessions (
+CREATE TABLE IF NOT EXISTS sessions (
   id           UUID NOT NULL PRIMARY KEY,
   tenant_id    UUID NOT NULL,
   member_id    UUID NOT NULL,
@@ -27,7 +27,7 @@ CREATE TABLE sessions (
 ) ENGINE=InnoDB;
 
 -- One-time links: the first password of an invited member, or a reset.
-CREATE TABLE invitations (
+CREATE TABLE IF NOT EXISTS invitations (
   id           UUID NOT NULL PRIMARY KEY,
   tenant_id    UUID NOT NULL,
   member_id    UUID NOT NULL,
@@ -46,7 +46,7 @@ CREATE TABLE invitations (
 -- Sign-in failures per account (the address typed, lower-cased) and per
 -- client address, keyed by BLAKE2b-256 of "account:" or "address:" and
 -- the value: growing delays without a row per attempt.
-CREATE TABLE signin_throttle (
+CREATE TABLE IF NOT EXISTS signin_throttle (
   subject_hash BINARY(32) NOT NULL PRIMARY KEY,
   failures     INT NOT NULL DEFAULT 0,
   last_failure_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
@@ -59,5 +59,5 @@ UPDATE members SET email = LOWER(email) WHERE email <> LOWER(email);
 
 -- An API key's last use, stamped at most once a minute (formback.fcgi(8)).
 ALTER TABLE api_keys
-  ADD COLUMN name VARCHAR(100) NULL AFTER scopes,
-  ADD COLUMN last_used_at DATETIME(6) NULL AFTER revoked_at;
+  ADD COLUMN IF NOT EXISTS name VARCHAR(100) NULL AFTER scopes,
+  ADD COLUMN IF NOT EXISTS last_used_at DATETIME(6) NULL AFTER revoked_at;

@@ -6,16 +6,16 @@
 -- message rendered with sample values for one confirmed recipient, sent
 -- by formback-deliver, never a delivery to a lead.
 ALTER TABLE test_recipients
-  ADD COLUMN contact_sealed VARBINARY(600) NULL AFTER masked,
-  ADD COLUMN pii_key_id INT NULL AFTER contact_sealed,
-  ADD COLUMN confirmed_at DATETIME(6) NULL,
-  ADD COLUMN code_hash BINARY(32) NULL COMMENT 'BLAKE2b-256 of id:code',
-  ADD COLUMN code_sent_at DATETIME(6) NULL,
-  ADD COLUMN code_tries INT NOT NULL DEFAULT 0,
-  ADD KEY test_recipients_code (confirmed_at, code_sent_at);
+  ADD COLUMN IF NOT EXISTS contact_sealed VARBINARY(600) NULL AFTER masked,
+  ADD COLUMN IF NOT EXISTS pii_key_id INT NULL AFTER contact_sealed,
+  ADD COLUMN IF NOT EXISTS confirmed_at DATETIME(6) NULL,
+  ADD COLUMN IF NOT EXISTS code_hash BINARY(32) NULL COMMENT 'BLAKE2b-256 of id:code',
+  ADD COLUMN IF NOT EXISTS code_sent_at DATETIME(6) NULL,
+  ADD COLUMN IF NOT EXISTS code_tries INT NOT NULL DEFAULT 0,
+  ADD KEY IF NOT EXISTS test_recipients_code (confirmed_at, code_sent_at);
 UPDATE test_recipients SET confirmed_at = created_at WHERE confirmed_at IS NULL;
 
-CREATE TABLE test_sends (
+CREATE TABLE IF NOT EXISTS test_sends (
   id           UUID NOT NULL PRIMARY KEY,
   tenant_id    UUID NOT NULL,
   message_id   UUID NOT NULL,

@@ -1,7 +1,7 @@
 -- 0022: each cron job's last pass, for formbackctl status and the
 -- metrics (issue 18).  One row per job, written by the job at its end;
 -- failures are counted per clock hour (UTC).
-CREATE TABLE cron_passes (
+CREATE TABLE IF NOT EXISTS cron_passes (
   job           VARCHAR(32) CHARACTER SET ascii NOT NULL PRIMARY KEY,
   host          VARCHAR(255) NULL,
   started_at    DATETIME(6) NOT NULL,

@@ -203,7 +203,7 @@ db_auth_epoch_bump(struct db *db, const char *tenant)
 		return e;
 	epoch = dbres_int(&r, 0, 0);
 	dbres_free(&r);
-	/* MEMORY is not transactional: cached look-ups stop at once */
+	/* the mirror the admission statement checks, in the same commit */
 	return run(db, CORE_EPOCH_MIRROR, DBPARAMS(P_INT(epoch), P_STR(tenant)), NULL);
 }
 

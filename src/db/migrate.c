@@ -3,7 +3,10 @@
  * applied in order by `formbackctl migrate`, each recorded in
  * schema_migrations.  A named lock keeps two hosts from migrating at once.
  * MariaDB commits DDL implicitly, so a failing file stops the run with
- * its version unrecorded; fix the file and run again.
+ * its version unrecorded and its earlier statements done; every statement
+ * of every file can run again over what it made (IF NOT EXISTS, OR
+ * REPLACE, INSERT IGNORE; tests/integ/test_ctl.c runs them all twice),
+ * so after fixing the cause the next run finishes the file (issue 19).
  */
 #include <dirent.h>
 #include <errno.h>

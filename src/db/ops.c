@@ -1,13 +1,14 @@
 /*
  * SQL of what an operator watches (store.h; issue 18): the queues' depth
- * and age, the cron jobs' last passes.
+ * and age, the cron jobs' last passes; and the database settings
+ * Formback needs (issue 19).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "store.h"
 
-enum { OPS_QUEUES, OPS_JOBS, OPS_PASS, OPS__MAX };
+enum { OPS_QUEUES, OPS_JOBS, OPS_PASS, OPS_CHECK, OPS__MAX };
 
 #define QUEUE(name, from, due) \
 	"SELECT '" name "' AS name, COUNT(*) AS depth, MIN(" due ") AS oldest, " \
@@ -39,6 +40,46 @@ static const struct dbstmt ops_sql[OPS__MAX] = {
 	  "+ (VALUES(outcome) = 'failed'), hour_start = VALUES(hour_start), "
 	  "outcome = VALUES(outcome), items = VALUES(items), "
 	  "last_ok_at = IF(VALUES(outcome) = 'ok', VALUES(finished_at), last_ok_at)" },
+	/* OPS_CHECK: a row per check; a server variable a build lacks is NULL */
+	{ "ops_check",
+	  "SELECT 'engine' AS name, IFNULL(GROUP_CONCAT(table_name ORDER BY table_name), "
+	  "'') AS value, COUNT(*) = 0 AS ok, 'ALTER TABLE ... ENGINE=InnoDB for each "
+	  "table named (Galera replicates InnoDB only)' AS fix FROM "
+	  "information_schema.tables WHERE table_schema = DATABASE() AND "
+	  "table_type = 'BASE TABLE' AND engine <> 'InnoDB' "
+	  "UNION ALL SELECT 'primary_key', IFNULL(GROUP_CONCAT(t.table_name ORDER BY "
+	  "t.table_name), ''), COUNT(*) = 0, 'give each table named a primary key' "
+	  "FROM information_schema.tables t WHERE t.table_schema = DATABASE() AND "
+	  "t.table_type = 'BASE TABLE' AND NOT EXISTS (SELECT 1 FROM "
+	  "information_schema.table_constraints c WHERE c.table_schema = "
+	  "t.table_schema AND c.table_name = t.table_name AND c.constraint_type = "
+	  "'PRIMARY KEY') "
+	  "UNION ALL SELECT 'binlog_format', CONCAT(IF(@@log_bin, 'log_bin ON, ', "
+	  "'log_bin OFF, '), @@binlog_format), NOT @@log_bin OR @@binlog_format = 'ROW', "
+	  "'binlog_format = ROW in the server configuration' "
+	  "UNION ALL SELECT 'log_bin_trust_function_creators', "
+	  "CAST(@@log_bin_trust_function_creators AS CHAR), NOT @@log_bin OR "
+	  "@@log_bin_trust_function_creators, 'log_bin_trust_function_creators = 1 in "
+	  "the server configuration (SET GLOBAL too), or GRANT SUPER to this user: "
+	  "with the binary log on, migration 0010 creates triggers' "
+	  "UNION ALL SELECT 'transaction_isolation', @@tx_isolation, @@tx_isolation IN "
+	  "('REPEATABLE-READ', 'READ-COMMITTED'), 'transaction_isolation = "
+	  "REPEATABLE-READ in the server configuration' "
+	  "UNION ALL SELECT 'innodb_autoinc_lock_mode', "
+	  "CAST(@@innodb_autoinc_lock_mode AS CHAR), IFNULL((SELECT variable_value FROM "
+	  "information_schema.global_variables WHERE variable_name = 'WSREP_ON'), 'OFF') "
+	  "<> 'ON' OR @@innodb_autoinc_lock_mode = 2, 'innodb_autoinc_lock_mode = 2 in "
+	  "the server configuration (Galera)' "
+	  "UNION ALL SELECT 'wsrep_local_state_comment', IFNULL((SELECT variable_value "
+	  "FROM information_schema.global_status WHERE variable_name = "
+	  "'WSREP_LOCAL_STATE_COMMENT'), ''), IFNULL((SELECT variable_value FROM "
+	  "information_schema.global_variables WHERE variable_name = 'WSREP_ON'), "
+	  "'OFF') <> 'ON' OR (SELECT variable_value FROM information_schema.global_status "
+	  "WHERE variable_name = 'WSREP_LOCAL_STATE_COMMENT') = 'Synced', 'this Galera "
+	  "node is not synced: wait for it, or write through one that is' "
+	  "UNION ALL SELECT 'character_set_database', @@character_set_database, "
+	  "@@character_set_database = 'utf8mb4', 'ALTER DATABASE ... CHARACTER SET "
+	  "utf8mb4 COLLATE utf8mb4_bin'" },
 };
 
 #define DB_ROW struct queue_row
@@ -46,6 +87,9 @@ static const struct dbcol queue_cols[] = { DB_COLUMNS(QUEUE_COLS) };
 #undef DB_ROW
 #define DB_ROW struct cron_pass_row
 static const struct dbcol pass_cols[] = { DB_COLUMNS(CRON_PASS_COLS) };
+#undef DB_ROW
+#define DB_ROW struct db_check_row
+static const struct dbcol check_cols[] = { DB_COLUMNS(DB_CHECK_COLS) };
 #undef DB_ROW
 
 enum fb_err
@@ -71,4 +115,11 @@ db_cron_pass(struct db *db, const char *job, const char *host, long long started
 	return db_run(db, DBSET_OPS, OPS_PASS, &ops_sql[OPS_PASS], DBPARAMS(
 	    P_STR(job), P_STR(host), P_INT(started), P_STR(o), P_INT(items),
 	    P_STR(o), P_STR(o)), NULL);
+}
+
+enum fb_err
+db_check_settings(struct db *db, struct dbrows *out)
+{
+	return db_rows(db, DBSET_OPS, OPS_CHECK, &ops_sql[OPS_CHECK], DBNOPARAMS,
+	    check_cols, NELEM(check_cols), sizeof(struct db_check_row), false, out);
 }

@@ -1116,6 +1116,19 @@ enum fb_err db_ops_jobs(struct db *, struct dbrows *out) FB_WUR;
 /* Record a job's pass (started: unix seconds), autocommit. */
 enum fb_err db_cron_pass(struct db *, const char *job, const char *host,
 	    long long started, bool ok, long long items) FB_WUR;
+/*
+ * The database settings Formback needs (formbackctl check-db; issue 19):
+ * one row per check, its setting's name, the value seen, whether it is
+ * fine, and the fix.  Tables InnoDB with a primary key (Galera replicates
+ * nothing else), the binary log's needs (binlog_format ROW; the triggers
+ * of migration 0010 need log_bin_trust_function_creators or SUPER), the
+ * isolation level, Galera's (innodb_autoinc_lock_mode 2, a node synced in
+ * the primary component), the database's character set.
+ */
+#define DB_CHECK_COLS(F, N) F(name, TEXT, "name") N(value, TEXT, "value") \
+	N(ok, BOOL, "ok") N(fix, TEXT, "fix")
+struct db_check_row { DB_FIELDS(DB_CHECK_COLS) };
+enum fb_err db_check_settings(struct db *, struct dbrows *out) FB_WUR;
 
 /* A short link (src/links.c). */
 #define LINK_COLS(F, N) F(tenant_id, TEXT, "tenant_id") \

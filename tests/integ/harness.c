@@ -298,7 +298,7 @@ ctl(json_object **out, const char *fmt, ...)
 	snprintf(cmd, sizeof(cmd), "%s %s 2>/dev/null", getenv("FB_CTL"), args);
 	o = run_capture(cmd, &st);
 	if (out != NULL)
-		*out = st == 0 ? json_tokener_parse(o) : NULL;
+		*out = o[0] != '\0' ? json_tokener_parse(o) : NULL;
 	free(o);
 	return st;
 }

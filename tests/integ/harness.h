@@ -54,7 +54,8 @@ void		 expect_error(const struct resp *, long status, const char *type,
 pid_t		 spawn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 int		 reap(pid_t, int secs);
 /* Run formbackctl with a printf-formatted argument string; returns its
- * exit status and, when out is not NULL, the parsed stdout JSON. */
+ * exit status and, when out is not NULL, the parsed stdout JSON (NULL
+ * when it printed none, as a failing command but check-db does). */
 int		 ctl(json_object **out, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
 /* Run SQL as root on the test database; returns the first cell of the

@@ -19,6 +19,40 @@ Test(ctl, migrate_is_idempotent_and_prints_current)
 	json_object_put(o);
 }
 
+/* The schema's shape: every column and index (static storage). */
+static const char *
+schema_shape(void)
+{
+	return sql("SELECT MD5(CONCAT((SELECT GROUP_CONCAT(CONCAT_WS(':', table_name, "
+	    "column_name, column_type, is_nullable, IFNULL(column_default, '-')) ORDER BY "
+	    "table_name, ordinal_position SEPARATOR ',') FROM information_schema.columns "
+	    "WHERE table_schema = DATABASE()), (SELECT GROUP_CONCAT(CONCAT_WS(':', "
+	    "table_name, index_name, seq_in_index, column_name, non_unique) ORDER BY "
+	    "table_name, index_name, seq_in_index SEPARATOR ',') FROM "
+	    "information_schema.statistics WHERE table_schema = DATABASE()), (SELECT "
+	    "GROUP_CONCAT(CONCAT_WS(':', trigger_name, action_statement) ORDER BY "
+	    "trigger_name) FROM information_schema.triggers WHERE trigger_schema = "
+	    "DATABASE())))");
+}
+
+/*
+ * Every migration can be run again over the schema it made (issue 19:
+ * after a failure halfway, the operator runs `formbackctl migrate` again
+ * and the file's finished statements pass): each file, in order, as the
+ * service's user, changes nothing the second time.
+ */
+Test(ctl, every_migration_runs_again, .timeout = 120)
+{
+	char	 before[64], cmd[2048];
+
+	snprintf(before, sizeof(before), "%s", schema_shape());
+	snprintf(cmd, sizeof(cmd), "for f in \"$FB_MIGRATIONS\"/[0-9][0-9][0-9][0-9]_*.sql; "
+	    "do mariadb --no-defaults -uformback -pformback --socket=\"$FB_DB_SOCKET\" "
+	    "formback < \"$f\" || { echo \"$f\" >&2; exit 1; }; done");
+	cr_assert_eq(system(cmd), 0, "a migration cannot be run again");
+	cr_assert_str_eq(schema_shape(), before);
+}
+
 Test(ctl, output_shapes)
 {
 	json_object	*o;
@@ -113,4 +147,45 @@ Test(ctl, status_and_metrics_show_a_stalled_job)
 	cr_assert_not_null(strstr(r->body, "formback_queue_depth{queue=\"deliveries\"}"));
 	resp_free(r);
 	sql("UPDATE cron_passes SET finished_at = NOW(6) WHERE job = 'deliver'");
+}
+
+static void
+drop_odd_tables(void)
+{
+	sql("DROP TABLE IF EXISTS zz_memory, zz_no_key");
+}
+
+/*
+ * check-db (issue 19): fine on the test database; a MEMORY table and a
+ * table with no primary key are named, with the fix, and exit 1.
+ */
+Test(ctl, check_db_names_what_to_fix, .fini = drop_odd_tables)
+{
+	json_object	*o;
+	size_t		 i;
+	int		 bad = 0;
+
+	cr_assert_eq(ctl(&o, "check-db"), 0);
+	cr_assert(json_object_get_boolean(jobj(o, "ok")));
+	cr_assert_geq(json_object_array_length(jobj(o, "checks")), 8);
+	json_object_put(o);
+	sql("CREATE TABLE zz_memory (id INT PRIMARY KEY) ENGINE=MEMORY");
+	sql("CREATE TABLE zz_no_key (x INT) ENGINE=InnoDB");
+	cr_assert_eq(ctl(&o, "check-db"), 1);
+	cr_assert_not_null(o);
+	cr_assert(!json_object_get_boolean(jobj(o, "ok")));
+	for (i = 0; i < json_object_array_length(jobj(o, "checks")); i++) {
+		json_object	*c = json_object_array_get_idx(jobj(o, "checks"), i);
+
+		if (json_object_get_boolean(jobj(c, "ok")))
+			continue;
+		bad++;
+		cr_assert_not_null(jget(c, "fix"));
+		if (strcmp(jget(c, "name"), "engine") == 0)
+			cr_assert_str_eq(jget(c, "value"), "zz_memory");
+		else
+			cr_assert_str_eq(jget(c, "value"), "zz_no_key", "%s", jget(c, "name"));
+	}
+	cr_assert_eq(bad, 2);
+	json_object_put(o);
 }

@@ -1,0 +1,11 @@
+-- 0023: the rate limiter's ring in InnoDB (issue 19).
+--
+-- rate_ring was a MEMORY table so that counting wrote no redo log.  A
+-- MariaDB Galera cluster replicates InnoDB tables only: with the web
+-- hosts on two nodes, each node's ring counted its own share and a
+-- tenant got its budget once per node.  In InnoDB the admission UPDATE
+-- is replicated and certified like any write, so the count is the
+-- cluster's, exact; and a database restart no longer forgets the last
+-- minute.  Its cost is a redo-log write per admitted request, flushed
+-- with the others of its moment (group commit).
+ALTER TABLE rate_ring ENGINE=InnoDB;
