@@ -25,11 +25,77 @@ db_classify(struct db *db, unsigned int e)
 	case CR_SERVER_LOST:
 	case CR_CONNECTION_ERROR:
 	case ER_CONNECTION_KILLED:
+	/* a Galera node out of the primary component: another may serve */
+	case ER_UNKNOWN_COM_ERROR:
 		db->broken = true;
 		return FB_EGONE;
 	default:
 		return FB_EDB;
 	}
+}
+
+/*
+ * The next server of db_host's list at *list: "host" or "host:port" (an
+ * IPv6 address in brackets), items separated by commas; no port of its
+ * own, db_port.  Advances *list; false at the end or on an item too long.
+ */
+static bool
+next_server(const char **list, char *host, size_t hostsz, unsigned *port,
+    unsigned defport)
+{
+	const char	*p = *list, *end, *colon;
+	size_t		 n;
+
+	p += strspn(p, " \t,");
+	if (*p == '\0')
+		return false;
+	end = p + strcspn(p, ",");
+	*list = end;
+	while (end > p && (end[-1] == ' ' || end[-1] == '\t'))
+		end--;
+	*port = defport;
+	if (*p == '[' && (colon = memchr(p, ']', (size_t)(end - p))) != NULL) {
+		n = (size_t)(colon - p - 1);
+		p++;
+		colon = colon[1] == ':' ? colon + 1 : NULL;
+	} else {
+		colon = memchr(p, ':', (size_t)(end - p));
+		n = (size_t)((colon != NULL ? colon : end) - p);
+	}
+	if (n == 0 || n >= hostsz)
+		return false;
+	memcpy(host, p, n);
+	host[n] = '\0';
+	if (colon != NULL)
+		*port = (unsigned)strtoul(colon + 1, NULL, 10);
+	return *port > 0 && *port <= 65535;
+}
+
+/*
+ * Connect: the socket when db_socket is set, else each server of db_host
+ * in its order until one answers, each for db_connect_timeout at most
+ * (formback.conf(5); issue 19: the cluster's node written through, then
+ * the next when it is gone).  Every worker tries the same order, so they
+ * all write through the first node that answers.
+ */
+static bool
+connect_any(MYSQL *my, const struct conf *c)
+{
+	const char	*list = c->db_host != NULL ? c->db_host : "127.0.0.1";
+	char		 host[256];
+	unsigned	 port;
+
+	if (c->db_socket != NULL)
+		return mysql_real_connect(my, NULL, c->db_user, c->db_password,
+		    c->db_name, 0, c->db_socket, CLIENT_MULTI_RESULTS) != NULL;
+	while (next_server(&list, host, sizeof(host), &port, (unsigned)c->db_port)) {
+		if (mysql_real_connect(my, host, c->db_user, c->db_password,
+		    c->db_name, port, NULL, CLIENT_MULTI_RESULTS) != NULL)
+			return true;
+		logx(LOG_WARN, "cannot connect to %s:%u: %s", host, port,
+		    mysql_error(my));
+	}
+	return false;
 }
 
 enum fb_err
@@ -64,9 +130,7 @@ db_open(struct db *db, const struct conf *c)
 	    "tx_isolation = 'READ-COMMITTED'", rtmo > 2 ? rtmo / 2 : 1);
 	mysql_options(db->my, MYSQL_INIT_COMMAND, init);
 	mysql_options(db->my, MYSQL_REPORT_DATA_TRUNCATION, &off);
-	if (mysql_real_connect(db->my, c->db_socket != NULL ? NULL : c->db_host,
-	    c->db_user, c->db_password, c->db_name,
-	    (unsigned)c->db_port, c->db_socket, CLIENT_MULTI_RESULTS) == NULL) {
+	if (!connect_any(db->my, c)) {
 		logx(LOG_ERR, "cannot connect to database '%s': %s",
 		    c->db_name, mysql_error(db->my));
 		mysql_close(db->my);

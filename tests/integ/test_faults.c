@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <criterion/criterion.h>
@@ -405,4 +406,25 @@ Test(faults, database_restarted_under_load, .fini = db_up, .timeout = 240)
 	cr_assert_str_eq(sql("SELECT COUNT(*) >= %d AND COUNT(*) <= %d FROM tag_events "
 	    "WHERE site_id = '%s'", acked, N, f.site), "1", "%d acknowledged, %s stored",
 	    acked, sql("SELECT COUNT(*) FROM tag_events WHERE site_id = '%s'", f.site));
+}
+
+/*
+ * db_host names several servers (issue 19): the first that answers is
+ * used, a dead one before it costs its connect timeout at most.
+ */
+Test(faults, db_host_list_takes_the_next_server, .timeout = 60)
+{
+	char	 conf[512], cmd[4096];
+
+	snprintf(conf, sizeof(conf), "%s.hosts.conf", getenv("FORMBACK_CONF"));
+	/* the harness's file over TCP: port 9 answers nothing on loopback */
+	snprintf(cmd, sizeof(cmd), "grep -v -e '^db_socket' -e '^db_host' -e '^db_port' "
+	    "\"$FORMBACK_CONF\" > '%s' && echo \"db_host = 127.0.0.1:9, "
+	    "[::1]:9 , 127.0.0.1:$FB_DB_PORT\" >> '%s' && "
+	    "\"$FB_CTL\" -c '%s' status >/dev/null", conf, conf, conf);
+	cr_assert_eq(system(cmd), 0, "the third server was not reached");
+	snprintf(cmd, sizeof(cmd), "grep -v -e '^db_host' '%s' > '%s.dead' && "
+	    "echo 'db_host = 127.0.0.1:9' >> '%s.dead' && "
+	    "\"$FB_CTL\" -c '%s.dead' status >/dev/null 2>&1", conf, conf, conf, conf);
+	cr_assert_eq(WEXITSTATUS(system(cmd)), 1, "no server answers: exit 1");
 }
