@@ -156,23 +156,35 @@ fb_http_start() {
 }
 
 # Apache httpd (Debian's apache2, mpm_event) with nothing but this
-# instance: its own ServerRoot-free configuration in DIR.  Run as root,
-# httpd serves as www-data, which must read DIR and the build.
+# instance: its own ServerRoot-free configuration in DIR, and DIR/share
+# as share/formback is installed (fcgi-conf, www/admin).  Run as root,
+# httpd serves as www-data: DIR must be within its reach (as /tmp is),
+# and what it runs and serves is copied there, out of the build's.
 fb_apache_start() {
 	_d=$1 _port=$2 _procs=$3 _bin=$4
 	_top=$(pwd) _mods=/usr/lib/apache2/modules
-	# share/formback as installed: fcgi-conf and www/admin
+	rm -rf "$_d/share"
 	mkdir -p "$_d/share/www" "$_d/fcgid" "$_d/apache-run"
-	ln -sfn "$_top/fcgi-conf" "$_d/share/fcgi-conf"
-	ln -sfn "$_top/src/admin" "$_d/share/www/admin"
 	_user=""
 	if [ "$(id -u)" = 0 ]; then
 		_user="User www-data
 Group www-data"
 		chmod 755 "$_d"
+		runuser -u www-data -- test -x "$_d" || {
+			fb_log "Apache serves as www-data, which cannot reach $_d"
+			return 1
+		}
+		mkdir -p "$_d/sbin"
+		cp "$_bin" "$_d/sbin/formback.fcgi"
+		_bin=$_d/sbin/formback.fcgi
+		cp -R "$_top/fcgi-conf" "$_d/share/fcgi-conf"
+		cp -R "$_top/src/admin" "$_d/share/www/admin"
 		chown www-data "$_d/fcgid" "$_d/www/tag"
 		chgrp www-data "$_d/master.key" "$_d/formback.conf"
 		chmod 640 "$_d/master.key" "$_d/formback.conf"
+	else
+		ln -s "$_top/fcgi-conf" "$_d/share/fcgi-conf"
+		ln -s "$_top/src/admin" "$_d/share/www/admin"
 	fi
 	cat >"$_d/apache.conf" <<CONF
 DefaultRuntimeDir "$_d/apache-run"
