@@ -14,7 +14,8 @@
  * queue is looked at once more for a conversion of its lead (send_guard),
  * the row is stamped as being sent, it is rendered with its short links,
  * sent, and finished with a conditional update on the token, with its
- * outbox event, in one short transaction.  Safe to run as several copies
+ * outbox event, in one short transaction as soon as the provider has
+ * answered.  Safe to run as several copies
  * on several hosts.
  */
 #include <sys/prctl.h>
@@ -72,6 +73,7 @@ struct outcome {
 	int		 segments;	/* SMS parts as sent; 0: none */
 	bool		 go;		/* passed every check: to be sent */
 	bool		 counted;	/* counted against the monthly quota */
+	bool		 recorded;	/* finished right after its send */
 	char		 error_buf[64];
 };
 
@@ -725,22 +727,31 @@ claimer(long limit)
 		for (i = 0; i < claimed.n; i++)
 			check(d, i, outs, token);
 		count_quota(&claimed, outs);
-		for (i = 0; i < claimed.n; i++)
-			if (outs[i].go && send_guard(&d[i], token, &outs[i]))
-				deliver(&d[i], &links[i], &outs[i]);
 		/*
-		 * The batch's outcomes in one transaction (a crash before it
-		 * leaves them to outcome_unknown); one by one if that fails.
+		 * Each send's outcome is recorded as soon as the provider has
+		 * answered, so a pass killed later in the batch leaves only the
+		 * send in flight to outcome_unknown (issue 19).
+		 */
+		for (i = 0; i < claimed.n; i++)
+			if (outs[i].go && send_guard(&d[i], token, &outs[i])) {
+				deliver(&d[i], &links[i], &outs[i]);
+				outs[i].recorded = finish(&d[i].d, token, &outs[i]) == FB_OK;
+			}
+		/*
+		 * The rest of the batch (what the checks stopped, what could
+		 * not be recorded) in one transaction; one by one if that fails.
 		 */
 		e = db_begin(&db);
 		for (i = 0; e == FB_OK && i < claimed.n; i++)
-			e = finish_one(&d[i].d, token, &outs[i]);
+			if (!outs[i].recorded)
+				e = finish_one(&d[i].d, token, &outs[i]);
 		if (e == FB_OK)
 			e = db_commit(&db);
 		else
 			db_rollback(&db);
 		for (i = 0; i < claimed.n; i++) {
-			if (e != FB_OK && finish(&d[i].d, token, &outs[i]) != FB_OK) {
+			if (e != FB_OK && !outs[i].recorded &&
+			    finish(&d[i].d, token, &outs[i]) != FB_OK) {
 				fprintf(stderr, "formback-deliver: delivery '%s': cannot "
 				    "record its outcome\n", d[i].d.id);
 				n_errors++;

@@ -16,9 +16,9 @@ main(int argc, char *argv[])
 	struct sockaddr_in	 sa;
 	socklen_t		 len;
 	int			 n = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 1;
-	int			 fds[16], i;
+	int			 fds[32], i;
 
-	if (n < 1 || n > 16)
+	if (n < 1 || n > 32)
 		return 2;
 	for (i = 0; i < n; i++) {
 		if ((fds[i] = socket(AF_INET, SOCK_STREAM, 0)) < 0)

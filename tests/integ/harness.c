@@ -72,7 +72,7 @@ http(const char *method, const char *path, const char *key, const char *body,
 	struct curl_slist *h = NULL;
 	struct resp	*r = calloc(1, sizeof(*r));
 	char		 url[4096], auth[256], one[1024];
-	const char	*base = getenv("FB_TEST_URL"), *p;
+	const char	*base = http_base != NULL ? http_base : getenv("FB_TEST_URL"), *p;
 	size_t		 n;
 	CURLcode	 rc;
 
@@ -124,6 +124,7 @@ http(const char *method, const char *path, const char *key, const char *body,
 
 bool	 tag_autosettle = true;
 const char *http_source;
+const char *http_base;
 
 void
 tag_settle(void)

@@ -36,6 +36,9 @@ extern bool	 tag_autosettle;
 bool		 apache(void);
 /* The loopback address http() sends from ("127.0.0.2"; NULL: any). */
 extern const char *http_source;
+/* The base URL http() sends to; NULL: FB_TEST_URL (scripts/cluster's
+ * tests switch between its two web hosts). */
+extern const char *http_base;
 const char	*resp_header(const struct resp *, const char *name);
 void		 resp_free(struct resp *);
 /* Value at a dotted path ("error.code", "data.0.id") as a string, or NULL. */
