@@ -73,6 +73,9 @@ static const struct conf_key conf_keys[] = {
 	{ "tag_visitor_captures", CT_INT, O(tag_visitor_captures), false, "10", 1, 1000000 },
 	{ "site_new_leads_floor", CT_INT, O(site_new_leads_floor), false, "30", 1, 1000000000 },
 	{ "site_new_leads_factor", CT_INT, O(site_new_leads_factor), false, "5", 1, 1000 },
+	{ "tag_event_retention_days", CT_INT, O(tag_event_retention_days), false, "400", 0, 36500 },
+	{ "audit_retention_days", CT_INT, O(audit_retention_days), false, "730", 0, 36500 },
+	{ "link_retention_days", CT_INT, O(link_retention_days), false, "400", 0, 36500 },
 };
 
 const char *

@@ -882,7 +882,7 @@ main(int argc, char *argv[])
 		fprintf(stderr, "formback-deliver: cannot connect to the database\n");
 		rc = 1;
 	} else {
-		if (db_retention_purge(&db, &n_purged) != FB_OK) {
+		if (db_retention_purge(&db, &conf, &n_purged) != FB_OK) {
 			fprintf(stderr, "formback-deliver: cannot purge expired rows\n");
 			rc = 1;
 		}

@@ -313,6 +313,10 @@ struct conf {
 	int		 tag_visitor_captures;	/* with a contact, per visitor's lead */
 	int		 site_new_leads_floor;	/* new leads an hour a site may always have */
 	int		 site_new_leads_factor;	/* times its busiest hour of the week before */
+	/* days kept, 0: for ever (formback.fcgi(8) "Retention") */
+	int		 tag_event_retention_days;
+	int		 audit_retention_days;
+	int		 link_retention_days;
 	/*
 	 * derived from pii_key_file (sodium_malloc'd, 32 bytes each): the
 	 * current master key and its id (first line) seal new contacts; the

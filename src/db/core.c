@@ -47,6 +47,9 @@ enum {
 	CORE_OUTBOX_ADD,
 	CORE_IDEM_PURGE,
 	CORE_OUTBOX_PURGE,
+	CORE_TAG_EVENTS_PURGE,
+	CORE_AUDIT_PURGE,
+	CORE_LINKS_PURGE,
 	CORE__MAX
 };
 
@@ -113,6 +116,18 @@ static const struct dbstmt core_sql[CORE__MAX] = {
 	{ "outbox_purge",
 	  "DELETE FROM outbox WHERE topic IN ('email', 'publish') "
 	  "AND processed_at < NOW(6) - INTERVAL 30 DAY LIMIT 10000" },
+	/* CORE_TAG_EVENTS_PURGE, CORE_AUDIT_PURGE, CORE_LINKS_PURGE: older
+	 * than their configured days, oldest first (keys of migration 0024);
+	 * opt-out links are kept: a recipient's way out never expires */
+	{ "tag_events_purge",
+	  "DELETE FROM tag_events WHERE received_at < NOW(6) - INTERVAL ? DAY "
+	  "ORDER BY received_at LIMIT 10000" },
+	{ "audit_purge",
+	  "DELETE FROM audit_log WHERE created_at < NOW(6) - INTERVAL ? DAY "
+	  "ORDER BY created_at LIMIT 10000" },
+	{ "links_purge",
+	  "DELETE FROM links WHERE created_at < NOW(6) - INTERVAL ? DAY "
+	  "AND kind <> 'optout' ORDER BY created_at LIMIT 10000" },
 };
 
 static enum fb_err
@@ -270,16 +285,33 @@ db_outbox_add(struct db *db, const char *tenant, const char *topic,
 }
 
 enum fb_err
-db_retention_purge(struct db *db, unsigned long long *n)
+db_retention_purge(struct db *db, const struct conf *c, unsigned long long *n)
 {
-	unsigned long long a = 0, b = 0;
-	enum fb_err	 e;
+	const struct {
+		int	 id;
+		int	 days;
+	} kept[] = {
+		{ CORE_IDEM_PURGE, -1 },
+		{ CORE_OUTBOX_PURGE, -1 },
+		{ CORE_TAG_EVENTS_PURGE, c->tag_event_retention_days },
+		{ CORE_AUDIT_PURGE, c->audit_retention_days },
+		{ CORE_LINKS_PURGE, c->link_retention_days },
+	};
+	unsigned long long one;
+	enum fb_err	 e = FB_OK;
+	size_t		 i;
 
-	e = db_changed(db, DBSET_CORE, CORE_IDEM_PURGE, &core_sql[CORE_IDEM_PURGE],
-	    DBNOPARAMS, &a);
-	if (e == FB_OK)
-		e = db_changed(db, DBSET_CORE, CORE_OUTBOX_PURGE,
-		    &core_sql[CORE_OUTBOX_PURGE], DBNOPARAMS, &b);
-	*n = a + b;
+	*n = 0;
+	for (i = 0; e == FB_OK && i < sizeof(kept) / sizeof(kept[0]); i++) {
+		if (kept[i].days == 0)		/* kept for ever */
+			continue;
+		one = 0;
+		e = kept[i].days < 0 ?
+		    db_changed(db, DBSET_CORE, kept[i].id, &core_sql[kept[i].id],
+		    DBNOPARAMS, &one) :
+		    db_changed(db, DBSET_CORE, kept[i].id, &core_sql[kept[i].id],
+		    DBPARAMS(P_INT(kept[i].days)), &one);
+		*n += one;
+	}
 	return e;
 }

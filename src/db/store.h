@@ -124,10 +124,14 @@ enum fb_err db_idem_finish(struct db *, const char *tenant, const char *endpoint
 /*
  * Retention (formback-deliver, each pass; formback.fcgi(8) "Retention"):
  * idempotency records past their 24 hours (contract: Idempotency), the
- * outbox's operator emails and publishing done 30 days ago; 10,000 rows
- * of each at most, autocommit.  *n the rows deleted.
+ * outbox's operator emails and publishing done 30 days ago, and tag
+ * events, audit-log rows and click and open links (opt-out links are
+ * kept) older than the days `c` sets
+ * for them (formback.conf(5); 0 keeps them); 10,000 rows of each at
+ * most, oldest first, autocommit.  *n the rows deleted.
  */
-enum fb_err db_retention_purge(struct db *, unsigned long long *n) FB_WUR;
+enum fb_err db_retention_purge(struct db *, const struct conf *c,
+	    unsigned long long *n) FB_WUR;
 /* An audit-log row, in the caller's transaction.  detail is JSON or NULL. */
 enum fb_err db_audit_add(struct db *, const char *tenant, const char *actor_type,
 	    const char *actor_id, const char *request_id, const char *action,

@@ -487,3 +487,63 @@ Test(core, idempotency_key_scoped_and_expiring)
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM idempotency_keys WHERE tenant_id = '%s' "
 	    "AND created_at < NOW(6) - INTERVAL 24 HOUR", f.tenant), "0");
 }
+
+/*
+ * Retention (issue 18; formback.fcgi(8) "Retention", formback.conf(5)):
+ * formback-deliver deletes tag events, audit-log rows and click and open
+ * links older than their configured days, keeps what is younger and
+ * every opt-out link, and keeps everything of a kind set to 0.
+ */
+Test(core, retention_deletes_what_outlived_its_days)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 b[512], conf[512], cmd[2048];
+
+	fx_new(&f, "pro", 0);
+	/* two events, an audit row (a campaign's creation), three links */
+	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"7e7e7e7e-0000-4000-"
+	    "8000-000000000001\",\"session\":\"7e7e7e7e-0000-4000-8000-000000000001\","
+	    "\"type\":\"page_view\",\"url\":\"https://shop.example.jp/\"}", f.site_pk);
+	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
+	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_events WHERE site_id = '%s'", f.site),
+	    "2");
+	sql("UPDATE tag_events SET received_at = NOW(6) - INTERVAL 401 DAY WHERE "
+	    "site_id = '%s' ORDER BY id LIMIT 1", f.site);
+	sql("UPDATE tag_events SET received_at = NOW(6) - INTERVAL 399 DAY WHERE "
+	    "site_id = '%s' AND received_at > NOW(6) - INTERVAL 1 DAY", f.site);
+	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"ret\",\"name\":\"R\"}", f.site);
+	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	resp_free(r);
+	sql("UPDATE audit_log SET created_at = NOW(6) - INTERVAL 731 DAY WHERE "
+	    "tenant_id = '%s'", f.tenant);
+	sql("INSERT INTO links (token, tenant_id, delivery_id, lead_id, kind, created_at) "
+	    "VALUES (LEFT(MD5(RAND()), 10), '%s', UUID(), UUID(), 'click', NOW(6) - "
+	    "INTERVAL 401 DAY), (LEFT(MD5(RAND()), 10), '%s', UUID(), UUID(), 'optout', "
+	    "NOW(6) - INTERVAL 401 DAY), (LEFT(MD5(RAND()), 10), '%s', UUID(), UUID(), "
+	    "'open', NOW(6) - INTERVAL 399 DAY)", f.tenant, f.tenant, f.tenant);
+
+	/* 0: kept for ever */
+	snprintf(conf, sizeof(conf), "%s.keep", getenv("FORMBACK_CONF"));
+	snprintf(cmd, sizeof(cmd), "cp \"$FORMBACK_CONF\" '%s' && printf '%%s\\n' "
+	    "'tag_event_retention_days = 0' 'audit_retention_days = 0' "
+	    "'link_retention_days = 0' >> '%s' && FORMBACK_CONF='%s' "
+	    "\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1", conf, conf, conf);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_str_eq(sql_row("SELECT (SELECT COUNT(*) FROM tag_events WHERE site_id = "
+	    "'%s'), (SELECT COUNT(*) > 0 FROM audit_log WHERE tenant_id = '%s'), (SELECT "
+	    "COUNT(*) FROM links WHERE tenant_id = '%s')", f.site, f.tenant, f.tenant),
+	    "2\t1\t3");
+	/* the defaults: 400, 730 and 400 days */
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_events WHERE site_id = '%s' AND "
+	    "received_at > NOW(6) - INTERVAL 400 DAY", f.site), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_events WHERE site_id = '%s'", f.site),
+	    "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s'",
+	    f.tenant), "0");
+	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(kind ORDER BY kind) FROM links WHERE "
+	    "tenant_id = '%s'", f.tenant), "open,optout");
+}
