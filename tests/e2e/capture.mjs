@@ -15,9 +15,11 @@
 // JavaScript error, a request went to another origin than the shop's, tag.js
 // or its configuration did not load, or a beacon was not answered 2xx.
 //
-// The browser goes through a small recording proxy started here: Chromium's
-// DevTools (so Playwright's request events) never report a beacon sent from
-// `pagehide`, which is how the tag reports a visitor leaving a form.
+// Each visitor's browser context goes through a small recording proxy
+// started here: Chromium's DevTools (so Playwright's request events) never
+// report a beacon sent from `pagehide`, which is how the tag reports a
+// visitor leaving a form.  The test waits on what the proxy saw (so many
+// beacons, every one answered), never on time.
 import http from 'node:http';
 import net from 'node:net';
 import { chromium } from 'playwright-core';
@@ -36,15 +38,15 @@ function fail(msg, summary) {
 if (!/^https?:\/\//.test(shop)) fail('set FB_SHOP to the shop folder URL, e.g. http://127.0.0.1:8080/shop');
 const origin = new URL(shop).origin;
 
-// One record per visitor; the visitors run one after the other, and the
-// proxy files each request under the one running.
+// One record per visitor, each visitor's browser context with a proxy of
+// its own, so every request is filed under its visitor whenever it comes;
+// the browser's own traffic goes through a proxy of its own.
 const states = [];
-let current = { name: 'browser', events: [], bodies: [], errors: [], pending: 0, last: 0 };
+const proxies = [];
 
 function visitorState(name) {
-  const st = { name, events: [], bodies: [], errors: [], pending: 0, last: Date.now() };
+  const st = { name, events: [], bodies: [], errors: [], pending: 0 };
   states.push(st);
-  current = st;
   return st;
 }
 
@@ -56,9 +58,8 @@ function fromShop(h) {
   return same(h.origin) || same(h.referer);
 }
 
-function startProxy() {
+function startProxy(st) {
   const server = http.createServer((req, res) => {
-    const st = current;
     let u;
     try { u = new URL(req.url); } catch { res.writeHead(400); res.end(); return; }
     if (u.origin !== origin) {
@@ -70,7 +71,6 @@ function startProxy() {
       res.end();
       return;
     }
-    st.last = Date.now();
     const beacon = isBeacon(req.method, u);
     if (beacon) st.pending++;
     const chunks = [];
@@ -91,7 +91,7 @@ function startProxy() {
       }
       const headers = { ...req.headers };
       delete headers['proxy-connection'];
-      const done = () => { st.last = Date.now(); if (beacon) st.pending--; };
+      const done = () => { if (beacon) st.pending--; };
       const up = http.request(u, { method: req.method, headers }, (ur) => {
         const s = ur.statusCode;
         if ((beacon || isTagFile(u)) && (s < 200 || s > 299) && !(s === 304 && !beacon))
@@ -128,30 +128,36 @@ function startProxy() {
     up.on('error', () => sock.destroy());
     sock.on('error', () => up.destroy());
   });
+  proxies.push(server);
   return new Promise((resolve) => {
-    server.listen(0, '127.0.0.1', () => resolve(server));
+    server.listen(0, '127.0.0.1', () => resolve(`http://127.0.0.1:${server.address().port}`));
   });
 }
 
-// Wait until `n` beacons were seen, then until the network is quiet.
+// Wait until `n` beacons were seen (or `n` holds, when a function of the
+// state) and every beacon seen was answered.
 async function beacons(st, n, what) {
   const t0 = Date.now();
-  while (st.events.length < n) {
+  const seen = typeof n === 'function' ? n : () => st.events.length >= n;
+  while (!seen(st)) {
     if (st.errors.length) throw new Error(`${st.name}: stopped waiting for ${what}: ${st.errors[0]}`);
     if (Date.now() - t0 > 15000)
       throw new Error(`${st.name}: no ${what} beacon within 15 s (seen: ${st.events.join(', ') || 'none'})`);
     await sleep(50);
   }
-  await quiet(st);
+  await answered(st);
 }
 
-async function quiet(st, ms = 700) {
+// Wait until every beacon the proxy has received was answered by the collector.
+async function answered(st) {
   const t0 = Date.now();
-  while (st.pending > 0 || Date.now() - st.last < ms) {
+  while (st.pending > 0) {
     if (Date.now() - t0 > 15000) throw new Error(`${st.name}: beacons still pending after 15 s`);
-    await sleep(50);
+    await sleep(20);
   }
 }
+
+const withEmail = (st) => st.bodies.some((b) => b.type === 'capture' && b.contact && b.contact.email);
 
 function summary(st) {
   const ids = (k) => [...new Set(st.bodies.map((b) => b[k]))];
@@ -167,7 +173,7 @@ function summary(st) {
 
 async function newVisitor(browser, name) {
   const st = visitorState(name);
-  const context = await browser.newContext({ locale: 'ja-JP' });
+  const context = await browser.newContext({ locale: 'ja-JP', proxy: { server: await startProxy(st) } });
   context.on('request', (req) => {
     const u = new URL(req.url());
     if (/^(https?|wss?):$/.test(u.protocol) && u.origin !== origin)
@@ -197,12 +203,14 @@ async function visitorA(browser) {
     await type(page, 'input[name=tel2]', '1234');
     await type(page, 'input[name=tel3]', '5678');
     await type(page, 'input[name=email]', 'taro.yamada@example.jp');
-    const before = st.events.length;
     await page.goto(`${shop}/index.html`); // leaves the form
-    await beacons(st, before + 1, 'page_view (back on index.html)');
+    // the capture with the email (sent on pagehide at the latest), then the page view
+    await beacons(st, (x) => withEmail(x) && x.events.filter((e) => e === 'page_view').length >= 3,
+      'capture with the email and page_view (back on index.html)');
   } finally {
+    // closed, the context sends nothing more: what it sent is answered
     await context.close();
-    await quiet(st).catch(() => {});
+    await answered(st).catch(() => {});
   }
 }
 
@@ -215,23 +223,21 @@ async function visitorB(browser) {
     await type(page, 'input[name=phone]', '08011112222');
     await type(page, 'input[name=email]', 'hanako@example.jp');
     await Promise.all([page.waitForURL(/\/thanks\.html/), page.click('button[type=submit]')]);
-    const t0 = Date.now();
-    while (!st.events.includes('conversion') && !st.errors.length && Date.now() - t0 < 15000)
-      await sleep(50);
-    await quiet(st);
+    await beacons(st, (x) => withEmail(x) && x.events.includes('conversion'),
+      'capture with the email and conversion');
   } finally {
+    // closed, the context sends nothing more: what it sent is answered
     await context.close();
-    await quiet(st).catch(() => {});
+    await answered(st).catch(() => {});
   }
 }
 
 const timer = setTimeout(() => fail(`timed out after ${limit} ms`), limit);
 let browser;
 try {
-  const proxy = await startProxy();
   browser = await chromium.launch({
     executablePath,
-    proxy: { server: `http://127.0.0.1:${proxy.address().port}` },
+    proxy: { server: await startProxy({ name: 'browser', events: [], bodies: [], errors: [], pending: 0 }) },
     args: ['--headless=new', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run',
       '--disable-background-networking', '--disable-component-update', '--disable-sync'],
   });
@@ -239,6 +245,7 @@ try {
   await visitorB(browser);
   await browser.close();
   browser = null;
+  for (const p of proxies) p.close();
   const [a, b] = states;
   const out = { a: summary(a), b: summary(b) };
   const errors = states.flatMap((s) => s.errors);
