@@ -236,7 +236,18 @@ Test(faults, killed_worker_is_503, .fini = workers_go_on, .timeout = 60)
 	    "</dev/null >/dev/null 2>&1 &", out, f.live, getenv("FB_TEST_URL"), path,
 	    out, out, out);
 	cr_assert_eq(system(cmd), 0);
-	usleep(500 * 1000);
+	/*
+	 * the request is at a worker's door once the web server has
+	 * connected to a worker's socket (lighttpd's fcgi.sock-N, mod_fcgid's
+	 * under fcgid/): a connection not yet accepted, waiting in the
+	 * stopped worker's backlog, is a socket of that path in state 02
+	 * (connecting) in /proc/net/unix
+	 */
+	snprintf(cmd, sizeof(cmd), "i=0; until awk -v d='%s' '$6 == \"02\" && "
+	    "index($8, d) == 1 { f = 1 } END { exit !f }' /proc/net/unix; do "
+	    "[ $i -lt 400 ] || exit 1; i=$((i + 1)); sleep 0.025; done",
+	    work_file("fcgi"));
+	cr_assert_eq(system(cmd), 0, "the request never reached a worker's socket");
 	cr_assert_eq(workers_signal("KILL"), 0);
 	for (i = 0; i < 200 && access(out, R_OK) != 0; i++)
 		usleep(50 * 1000);
