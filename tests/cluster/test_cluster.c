@@ -210,7 +210,7 @@ Test(cluster, two_cron_hosts_drain_one_backlog, .timeout = 300)
 	/* deliveries: both hosts at once over a slow gateway, A killed */
 	snprintf(p, sizeof(p), "%s.delay", getenv("FB_SMS_FILE"));
 	cr_assert_not_null(d = fopen(p, "w"));
-	fputs("0.05\n", d);
+	fputs("0.1\n", d);
 	fclose(d);
 	cron_cmd(cmd[0], sizeof(cmd[0]), 'a', "formback-deliver",
 	    "--now 2035-06-06T03:10:00Z --jobs 2");
