@@ -138,14 +138,19 @@ Test(cluster, rate_limit_exact_across_both_web_hosts, .timeout = 120)
 	cr_assert_gt(count_in(out[1], "200"), 0);
 }
 
-/* Kill `pid` `ms` milliseconds from now (it may have ended: then no kill). */
+/*
+ * Wait (30 s at most) until `path` (a stand-in's log) holds `n` lines
+ * with `needle`: the pass that sends them is under way.
+ */
 static void
-kill_after(pid_t pid, long ms)
+wait_lines(const char *path, const char *needle, int n)
 {
-	struct timespec	 t = { ms / 1000, (ms % 1000) * 1000000 };
+	int	 i;
 
-	nanosleep(&t, NULL);
-	(void)kill(pid, SIGKILL);
+	for (i = 0; i < 3000 && count_in(path, needle) < n; i++)
+		usleep(10000);
+	cr_assert_geq(count_in(path, needle), n, "no pass under way: %d of %d %s",
+	    count_in(path, needle), n, needle);
 }
 
 /* Did the wait status `st` come of the kill, not of the pass's end? */
@@ -216,9 +221,13 @@ Test(cluster, two_cron_hosts_drain_one_backlog, .timeout = 300)
 	    "--now 2035-06-06T03:10:00Z --jobs 2");
 	cron_cmd(cmd[1], sizeof(cmd[1]), 'b', "formback-deliver",
 	    "--now 2035-06-06T03:10:00Z --jobs 2");
+	/* A first: once its first sends are out it holds claimed batches
+	 * (16 a claimer, 1.6 s each); B joins, then A is killed */
 	a = spawn("%s", cmd[0]);
+	wait_lines(getenv("FB_SMS_FILE"), "\"to\": \"+81908801", 2);
 	bb = spawn("%s", cmd[1]);
-	kill_after(a, 400 + random() % 400);
+	usleep(100000);
+	(void)kill(a, SIGKILL);
 	cr_assert(killed_mid_pass(reap(a, 5)), "cron host A's pass ended before its kill");
 	cr_assert_eq(reap(bb, 120), 0, "cron host B's pass failed");
 	/* past the lease of what A held: host B takes it over */
@@ -260,8 +269,10 @@ Test(cluster, two_cron_hosts_drain_one_backlog, .timeout = 300)
 	cron_cmd(cmd[0], sizeof(cmd[0]), 'a', "formback-webhooks", b);
 	cron_cmd(cmd[1], sizeof(cmd[1]), 'b', "formback-webhooks", b);
 	a = spawn("%s", cmd[0]);
+	wait_lines(getenv("FB_HOOK_FILE"), path, 2);
 	bb = spawn("%s", cmd[1]);
-	kill_after(a, 700 + random() % 600);
+	usleep(100000);
+	(void)kill(a, SIGKILL);
 	cr_assert(killed_mid_pass(reap(a, 5)), "cron host A's webhook pass ended before its kill");
 	cr_assert_eq(reap(bb, 120), 0, "cron host B's webhook pass failed");
 	hooks_received(path, &total, &distinct);
