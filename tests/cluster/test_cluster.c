@@ -12,7 +12,6 @@
  *   FB_CLUSTER_DIR   its directory (nodeN/mysql.sock)
  *   FB_CLUSTER_SECS  how long the load of the failover test runs
  */
-#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -101,7 +100,8 @@ count_in(const char *path, const char *needle)
 	return n;
 }
 
-/* Admissions of `n` concurrent GETs to `base` (4 at a time): the 200s in *ok. */
+/* `n` GETs of the site to `base`, 4 at a time, in the background: each
+ * status on a line of `out`. */
 static pid_t
 burst(const char *base, const struct fx *f, int n, const char *out)
 {
