@@ -1,8 +1,9 @@
 /*
  * SQL of the reports (store.h; contract: Reports).  The funnel counts
- * from the raw rows: tag_events_site (tenant, site, received_at) and
- * tag_events_campaign serve the events of a range, leads and deliveries
- * their tenant's rows in it.
+ * from the raw rows: tag_events_tenant_span (migration 0025: tenant,
+ * received_at and every column the counts read) serves the events of a
+ * range from the key alone, leads and deliveries their tenant's rows in
+ * it.
  */
 #include <string.h>
 
