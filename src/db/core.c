@@ -108,25 +108,26 @@ static const struct dbstmt core_sql[CORE__MAX] = {
 	{ "outbox_add",
 	  "INSERT INTO outbox (id, tenant_id, topic, event_type, payload) "
 	  "VALUES (?, ?, ?, ?, ?)" },
-	/* CORE_IDEM_PURGE: past the contract's 24-hour window */
+	/*
+	 * CORE_IDEM_PURGE ... CORE_LINKS_PURGE: rows older than ? seconds,
+	 * oldest first (db_retention_purge() gives each its age; the keys
+	 * by age of migrations 0001 and 0024); opt-out links are kept: a
+	 * recipient's way out never expires
+	 */
 	{ "idempotency_purge",
-	  "DELETE FROM idempotency_keys WHERE created_at < NOW(6) - INTERVAL 24 HOUR "
-	  "LIMIT 10000" },
-	/* CORE_OUTBOX_PURGE: operator emails and publishing done 30 days ago */
+	  "DELETE FROM idempotency_keys WHERE created_at < NOW(6) - INTERVAL ? SECOND "
+	  "ORDER BY created_at LIMIT 10000" },
 	{ "outbox_purge",
 	  "DELETE FROM outbox WHERE topic IN ('email', 'publish') "
-	  "AND processed_at < NOW(6) - INTERVAL 30 DAY LIMIT 10000" },
-	/* CORE_TAG_EVENTS_PURGE, CORE_AUDIT_PURGE, CORE_LINKS_PURGE: older
-	 * than their configured days, oldest first (keys of migration 0024);
-	 * opt-out links are kept: a recipient's way out never expires */
+	  "AND processed_at < NOW(6) - INTERVAL ? SECOND LIMIT 10000" },
 	{ "tag_events_purge",
-	  "DELETE FROM tag_events WHERE received_at < NOW(6) - INTERVAL ? DAY "
+	  "DELETE FROM tag_events WHERE received_at < NOW(6) - INTERVAL ? SECOND "
 	  "ORDER BY received_at LIMIT 10000" },
 	{ "audit_purge",
-	  "DELETE FROM audit_log WHERE created_at < NOW(6) - INTERVAL ? DAY "
+	  "DELETE FROM audit_log WHERE created_at < NOW(6) - INTERVAL ? SECOND "
 	  "ORDER BY created_at LIMIT 10000" },
 	{ "links_purge",
-	  "DELETE FROM links WHERE created_at < NOW(6) - INTERVAL ? DAY "
+	  "DELETE FROM links WHERE created_at < NOW(6) - INTERVAL ? SECOND "
 	  "AND kind <> 'optout' ORDER BY created_at LIMIT 10000" },
 };
 
@@ -287,15 +288,16 @@ db_outbox_add(struct db *db, const char *tenant, const char *topic,
 enum fb_err
 db_retention_purge(struct db *db, const struct conf *c, unsigned long long *n)
 {
+	const long long	 day = 86400;
 	const struct {
-		int	 id;
-		int	 days;
+		int		 id;
+		long long	 age;	/* seconds; 0: kept for ever */
 	} kept[] = {
-		{ CORE_IDEM_PURGE, -1 },
-		{ CORE_OUTBOX_PURGE, -1 },
-		{ CORE_TAG_EVENTS_PURGE, c->tag_event_retention_days },
-		{ CORE_AUDIT_PURGE, c->audit_retention_days },
-		{ CORE_LINKS_PURGE, c->link_retention_days },
+		{ CORE_IDEM_PURGE, day },		/* the contract's 24 hours */
+		{ CORE_OUTBOX_PURGE, 30 * day },	/* done 30 days ago */
+		{ CORE_TAG_EVENTS_PURGE, c->tag_event_retention_days * day },
+		{ CORE_AUDIT_PURGE, c->audit_retention_days * day },
+		{ CORE_LINKS_PURGE, c->link_retention_days * day },
 	};
 	unsigned long long one;
 	enum fb_err	 e = FB_OK;
@@ -303,14 +305,11 @@ db_retention_purge(struct db *db, const struct conf *c, unsigned long long *n)
 
 	*n = 0;
 	for (i = 0; e == FB_OK && i < sizeof(kept) / sizeof(kept[0]); i++) {
-		if (kept[i].days == 0)		/* kept for ever */
+		if (kept[i].age == 0)
 			continue;
 		one = 0;
-		e = kept[i].days < 0 ?
-		    db_changed(db, DBSET_CORE, kept[i].id, &core_sql[kept[i].id],
-		    DBNOPARAMS, &one) :
-		    db_changed(db, DBSET_CORE, kept[i].id, &core_sql[kept[i].id],
-		    DBPARAMS(P_INT(kept[i].days)), &one);
+		e = db_changed(db, DBSET_CORE, kept[i].id, &core_sql[kept[i].id],
+		    DBPARAMS(P_INT(kept[i].age)), &one);
 		*n += one;
 	}
 	return e;

@@ -182,15 +182,14 @@ hooks_received(const char *path, int *total, int *distinct)
  * token and lease in InnoDB (design 6), so what the killed host held is
  * taken over once its lease has run out.
  */
-Test(cluster, two_cron_hosts_drain_one_backlog, .timeout = 300)
+Test(cluster, two_cron_hosts_drain_one_backlog, .fini = sms_gateway_normal, .timeout = 300)
 {
 	enum { N = 60 };
 	struct fx	 f;
 	struct resp	*r;
-	char		 cmd[2][2048], p[1024], b[1024], at[2][32], path[64];
+	char		 cmd[2][2048], b[1024], at[2][32], path[64];
 	const char	*base[2] = { getenv("FB_TEST_URL"), getenv("FB_TEST_URL_B") };
 	pid_t		 a, bb;
-	FILE		*d;
 	int		 i, sent, unknown, total, distinct, events;
 	time_t		 t;
 
@@ -213,10 +212,7 @@ Test(cluster, two_cron_hosts_drain_one_backlog, .timeout = 300)
 	    "status = 'scheduled'", f.tenant), "60");
 
 	/* deliveries: both hosts at once over a slow gateway, A killed */
-	snprintf(p, sizeof(p), "%s.delay", getenv("FB_SMS_FILE"));
-	cr_assert_not_null(d = fopen(p, "w"));
-	fputs("0.1\n", d);
-	fclose(d);
+	sms_gateway("delay", "0.1");
 	cron_cmd(cmd[0], sizeof(cmd[0]), 'a', "formback-deliver",
 	    "--now 2035-06-06T03:10:00Z --jobs 2");
 	cron_cmd(cmd[1], sizeof(cmd[1]), 'b', "formback-deliver",
@@ -234,7 +230,7 @@ Test(cluster, two_cron_hosts_drain_one_backlog, .timeout = 300)
 	cron_cmd(cmd[1], sizeof(cmd[1]), 'b', "formback-deliver",
 	    "--now 2035-06-06T03:40:00Z --jobs 2");
 	cr_assert_eq(system(cmd[1]), 0);
-	unlink(p);
+	sms_gateway_normal();
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads l WHERE l.tenant_id = '%s' AND "
 	    "(SELECT COUNT(*) FROM deliveries d WHERE d.lead_id = l.id) <> 1", f.tenant),
 	    "0", "a lead without its one delivery");

@@ -417,6 +417,29 @@ fx_campaign(const struct fx *f, const char *key, char out[40])
 	resp_free(r);
 }
 
+void
+sms_gateway(const char *knob, const char *value)
+{
+	char	 p[1024];
+	FILE	*f;
+
+	snprintf(p, sizeof(p), "%s.%s", getenv("FB_SMS_FILE"), knob);
+	if (value == NULL) {
+		unlink(p);
+		return;
+	}
+	cr_assert_not_null(f = fopen(p, "w"), "%s", p);
+	fprintf(f, "%s\n", value);
+	fclose(f);
+}
+
+void
+sms_gateway_normal(void)
+{
+	sms_gateway("delay", NULL);
+	sms_gateway("fail", NULL);
+}
+
 const char *
 file_tail(const char *path)
 {

@@ -68,6 +68,14 @@ const char	*sql(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 const char	*sql_row(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
 /*
+ * The SMS gateway stand-in's behaviour (tests/standins/sms_gateway.py):
+ * knob "delay" answers each send after `value` seconds ("0.05"), knob
+ * "fail" answers every send with HTTP status `value` ("503"); NULL puts
+ * the knob back.  sms_gateway_normal() puts both back (a .fini).
+ */
+void		 sms_gateway(const char *knob, const char *value);
+void		 sms_gateway_normal(void);
+/*
  * The last MiB of a file, or "" (static storage): the stand-ins' files
  * hold the current test's messages after those of earlier tests.
  */

@@ -179,25 +179,16 @@ Test(deliver, conversion_races_the_send_under_a_flood, .timeout = 120)
 	}
 }
 
-static void
-no_delay(void)
-{
-	char	 p[1024];
-
-	snprintf(p, sizeof(p), "%s.delay", getenv("FB_SMS_FILE"));
-	unlink(p);
-}
-
 /*
  * Finding 8: a pass killed mid-send marked every row it had claimed
  * failed outcome_unknown, also those it never tried.  Only the send in
  * flight (stamped as begun) may end so; the rest go back to scheduled
  * and the next pass sends them, each once.
  */
-Test(deliver, killed_pass_loses_only_the_send_in_flight, .fini = no_delay, .timeout = 120)
+Test(deliver, killed_pass_loses_only_the_send_in_flight, .fini = sms_gateway_normal, .timeout = 120)
 {
 	struct fx	 f;
-	char		 tel[32], p[1024], cmd[1024];
+	char		 tel[32], cmd[1024];
 	FILE		*d;
 	int		 i, n = 24, unknown, sent;
 
@@ -210,10 +201,7 @@ Test(deliver, killed_pass_loses_only_the_send_in_flight, .fini = no_delay, .time
 	tag_settle();
 	cr_assert_eq(cron("formback-abandon", "--now 2035-03-03T03:00:00Z"), 0);
 	/* a slow gateway: each send takes a second */
-	snprintf(p, sizeof(p), "%s.delay", getenv("FB_SMS_FILE"));
-	cr_assert_not_null(d = fopen(p, "w"));
-	fputs("1\n", d);
-	fclose(d);
+	sms_gateway("delay", "1");
 	snprintf(cmd, sizeof(cmd), "\"$FB_CTL_DIR/formback-deliver\" --now "
 	    "2035-03-03T03:10:00Z --jobs 1 >/dev/null 2>&1 & echo $!");
 	cr_assert_not_null(d = popen(cmd, "r"));
@@ -232,7 +220,7 @@ Test(deliver, killed_pass_loses_only_the_send_in_flight, .fini = no_delay, .time
 	cr_assert_neq(strcmp(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
 	    "AND status = 'sending' AND attempt_started_at IS NULL", f.tenant), "0"), 0,
 	    "claimed rows not yet tried when the pass died");
-	no_delay();
+	sms_gateway_normal();
 	/* after the lease, the next pass */
 	cr_assert_eq(cron("formback-deliver", "--now 2035-03-03T03:25:00Z"), 0);
 	unknown = atoi(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' AND "
@@ -296,7 +284,7 @@ killed_at_random(const char *cmd, long ms)
  * (only a send in flight at a kill) failed outcome_unknown; nobody got a
  * message twice, and every one sent reached the gateway.
  */
-Test(deliver, hundred_random_kills_lose_and_repeat_nothing, .fini = no_delay, .timeout = 600)
+Test(deliver, hundred_random_kills_lose_and_repeat_nothing, .fini = sms_gateway_normal, .timeout = 600)
 {
 	enum { RUNS = 100, PER_RUN = 2 };
 	struct fx	 f;
@@ -313,10 +301,7 @@ Test(deliver, hundred_random_kills_lose_and_repeat_nothing, .fini = no_delay, .t
 	    "--now 2035-05-05T03:00:00Z");
 	snprintf(cmd[1], sizeof(cmd[1]), "exec \"$FB_CTL_DIR/formback-deliver\" "
 	    "--now 2035-05-05T03:10:00Z --jobs 2");
-	snprintf(p, sizeof(p), "%s.delay", getenv("FB_SMS_FILE"));
-	cr_assert_not_null(d = fopen(p, "w"));
-	fputs("0.02\n", d);
-	fclose(d);
+	sms_gateway("delay", "0.02");
 	/* how long a pass of each takes over one run's leads, unkilled */
 	for (i = 0; i < PER_RUN; i++, v++) {
 		snprintf(tel, sizeof(tel), "090-7730-%04d", v + 1);
@@ -335,7 +320,7 @@ Test(deliver, hundred_random_kills_lose_and_repeat_nothing, .fini = no_delay, .t
 			if (killed_at_random(cmd[i], ms[i]))
 				landed[i]++;
 	}
-	no_delay();
+	sms_gateway_normal();
 	/* the kills landed mid-pass often enough to mean something */
 	cr_assert_geq(landed[0], RUNS / 5, "abandon: %d of %d kills mid-pass (seed %u)",
 	    landed[0], RUNS, seed);
@@ -399,28 +384,6 @@ abandoned_on(const struct fx *f, int v, const char *day)
 	cr_assert_eq(strncmp(outcome_of(f, v), "scheduled ", 10), 0, "%s", outcome_of(f, v));
 }
 
-static void
-gateway_fails(const char *status)
-{
-	char	 p[1024];
-	FILE	*d;
-
-	snprintf(p, sizeof(p), "%s.fail", getenv("FB_SMS_FILE"));
-	if (status == NULL) {
-		unlink(p);
-		return;
-	}
-	cr_assert_not_null(d = fopen(p, "w"));
-	fprintf(d, "%s\n", status);
-	fclose(d);
-}
-
-static void
-gateway_works(void)
-{
-	gateway_fails(NULL);
-}
-
 /*
  * What is checked right before a send (issue 18, item 7; formback-deliver(8)):
  * a contact suppressed after its delivery was scheduled, the campaign or
@@ -428,7 +391,7 @@ gateway_works(void)
  * delivery says why.  A gateway failing 5xx is tried again on a later
  * pass; a 4xx fails at once.
  */
-Test(deliver, stopped_right_before_the_send, .fini = gateway_works, .timeout = 120)
+Test(deliver, stopped_right_before_the_send, .fini = sms_gateway_normal, .timeout = 120)
 {
 	struct fx	 f;
 	struct resp	*r;
@@ -472,17 +435,17 @@ Test(deliver, stopped_right_before_the_send, .fini = gateway_works, .timeout = 1
 	cr_assert_eq(sms_to("9077400003") + sms_to("9077400004") + sms_to("9077400005"), 0);
 	/* the gateway failing 503: tried again later, then sent once */
 	abandoned_on(&f, 6, "2036-01-14");
-	gateway_fails("503");
+	sms_gateway("fail", "503");
 	cr_assert_eq(cron("formback-deliver", "--now 2036-01-14T03:10:00Z"), 0);
 	cr_assert_str_eq(outcome_of(&f, 6), "scheduled - - 1");
 	cr_assert_eq(sms_to("9077400006"), 0);
-	gateway_works();
+	sms_gateway_normal();
 	cr_assert_eq(cron("formback-deliver", "--now 2036-01-14T03:20:00Z"), 0);
 	cr_assert_eq(strncmp(outcome_of(&f, 6), "sent ", 5), 0, "%s", outcome_of(&f, 6));
 	cr_assert_eq(sms_to("9077400006"), 1);
 	/* failing 400: failed at once, with the provider's code */
 	abandoned_on(&f, 7, "2036-01-15");
-	gateway_fails("400");
+	sms_gateway("fail", "400");
 	cr_assert_eq(cron("formback-deliver", "--now 2036-01-15T03:10:00Z"), 0);
 	cr_assert_eq(strncmp(outcome_of(&f, 7), "failed ", 7), 0, "%s", outcome_of(&f, 7));
 	cr_assert_str_neq(sql("SELECT IFNULL(d.error_code, '') FROM deliveries d JOIN leads l "

@@ -423,21 +423,11 @@ Test(deliveries, quiet_hours_and_manual_conversion, .timeout = 60)
  * here; test_usage.c drains 20,000 the same way.
  */
 /* The SMS stand-in answers at once again. */
-static void
-no_gateway_delay(void)
-{
-	char	 p[1024];
-
-	snprintf(p, sizeof(p), "%s.delay", getenv("FB_SMS_FILE"));
-	unlink(p);
-}
-
-Test(deliveries, killed_pass_never_sends_twice, .fini = no_gateway_delay, .timeout = 180)
+Test(deliveries, killed_pass_never_sends_twice, .fini = sms_gateway_normal, .timeout = 180)
 {
 	struct fx	 f;
 	char		 c[40], m[40], s[40], p[256], b[1024], cmd[2048];
 	struct resp	*r;
-	FILE		*d;
 	pid_t		 a, b2;
 	int		 i, n = 300, st;
 
@@ -473,10 +463,7 @@ Test(deliveries, killed_pass_never_sends_twice, .fini = no_gateway_delay, .timeo
 	 * sends are claimed and in flight (it is still running: kill(2)
 	 * finds it), the second let finish
 	 */
-	snprintf(p, sizeof(p), "%s.delay", getenv("FB_SMS_FILE"));
-	cr_assert_not_null(d = fopen(p, "w"));
-	fputs("0.05\n", d);
-	fclose(d);
+	sms_gateway("delay", "0.05");
 	a = spawn("exec \"$FB_CTL_DIR/formback-deliver\" --now 2033-01-01T01:10:00Z");
 	b2 = spawn("exec \"$FB_CTL_DIR/formback-deliver\" --now 2033-01-01T01:10:00Z");
 	for (i = 0; i < 400; i++) {
@@ -493,7 +480,7 @@ Test(deliveries, killed_pass_never_sends_twice, .fini = no_gateway_delay, .timeo
 	    "the first pass had ended before the kill (status %d)", st);
 	st = reap(b2, 120);
 	cr_assert(WIFEXITED(st) && WEXITSTATUS(st) == 0, "the second pass: %d", st);
-	no_gateway_delay();
+	sms_gateway_normal();
 	/* after the lease, a pass again: the killed claims end outcome_unknown */
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2033-01-01T01:25:00Z"), 0);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
