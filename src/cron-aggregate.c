@@ -9,6 +9,10 @@
  * the raw rows in one transaction holding its row of
  * report_aggregations (db_aggregate_day()): a rerun writes the same rows,
  * and copies on several hosts take turns on a day instead of mixing.
+ *
+ * Then the tenant's hours behind the funnel: the next whole UTC hours
+ * that can no longer change, HOURS_PER_TX of them a transaction
+ * (db_roll_hours()), each transaction one unit of --limit like a day.
  */
 #include <stdio.h>
 #include <time.h>
@@ -19,6 +23,7 @@
 
 #define RECENT_DAYS	3	/* recounted every pass */
 #define BACKFILL_DAYS	35	/* before them, done once */
+#define HOURS_PER_TX	6	/* rolled in one transaction */
 
 /* The JST date of UTC seconds `t` (a JST midnight), "YYYY-MM-DD". */
 static void
@@ -37,10 +42,11 @@ main(int argc, char *argv[])
 	struct db	 db;
 	struct dbres	 tenants, have;
 	char		 err[512], day[32], first[32], end[32], from[32], to[32];
+	char		 now[32];
 	const char	*only = NULL;
 	int64_t		 today, d;
-	long		 done = 0;
-	int		 ch, failed = 0;
+	long		 done = 0, days = 0, hours = 0;
+	int		 ch, failed = 0, n;
 	unsigned	 t, k;
 	bool		 known;
 	enum fb_err	 e;
@@ -78,6 +84,7 @@ main(int argc, char *argv[])
 	today = time_jst_midnight(o.now);
 	jst_day(today - (int64_t)(RECENT_DAYS - 1 + BACKFILL_DAYS) * 86400, first);
 	jst_day(today + 86400, end);
+	time_sql(o.now, now);
 	for (t = 0; t < tenants.nrows && done < o.limit; t++) {
 		const char *tenant = dbres_get(&tenants, t, 0);
 
@@ -104,15 +111,30 @@ main(int argc, char *argv[])
 				failed++;
 				if (e == FB_EGONE)
 					break;
-			} else
+			} else {
 				done++;
+				days++;
+			}
 		}
 		dbres_free(&have);
+		while (done < o.limit) {
+			if ((e = db_roll_hours(&db, tenant, now, HOURS_PER_TX,
+			    &n)) != FB_OK) {
+				fprintf(stderr, "formback-aggregate: tenant %s, "
+				    "hours: %s\n", tenant, fb_strerror(e));
+				failed++;
+				break;
+			}
+			if (n == 0)
+				break;
+			hours += n;
+			done++;
+		}
 	}
 	dbres_free(&tenants);
 	if (o.verbose)
-		fprintf(stderr, "formback-aggregate: %ld day(s) recounted, %d failed\n",
-		    done, failed);
+		fprintf(stderr, "formback-aggregate: %ld day(s) recounted, %ld "
+		    "hour(s) rolled, %d failed\n", days, hours, failed);
 	db_close(&db);
 	cron_pass(&conf, "aggregate", started, failed == 0, done);
 	conf_free(&conf);

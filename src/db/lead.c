@@ -610,11 +610,19 @@ db_ingest_status(struct db *db, struct dbrows *out)
 enum fb_err
 db_ingest_retry(struct db *db, long long *n)
 {
-	unsigned long long changed;
+	unsigned long long changed = 0;
 	enum fb_err	 e;
 
-	e = db_changed(db, DBSET_LEAD, LEAD_INGEST_RETRY,
-	    &lead_sql[LEAD_INGEST_RETRY], DBNOPARAMS, &changed);
+	/* the hours rolled since they were parked are rolled again */
+	if ((e = db_begin(db)) != FB_OK)
+		return e;
+	if ((e = db_hours_take_back(db)) == FB_OK)
+		e = db_changed(db, DBSET_LEAD, LEAD_INGEST_RETRY,
+		    &lead_sql[LEAD_INGEST_RETRY], DBNOPARAMS, &changed);
+	if (e == FB_OK)
+		e = db_commit(db);
+	if (e != FB_OK)
+		db_rollback(db);
 	*n = (long long)changed;
 	return e;
 }

@@ -1,28 +1,95 @@
 /*
- * SQL of the reports (store.h; contract: Reports).  The funnel counts
- * from the raw rows: tag_events_tenant_span (migration 0025: tenant,
- * received_at and every column the counts read) serves the events of a
- * range from the key alone, leads and deliveries their tenant's rows in
- * it.
+ * SQL of the reports (store.h; contract: Reports).  The funnel counts the
+ * events of its range from the hourly rollups of formback-aggregate
+ * (report_event_hours, migration 0026) for the whole hours the tenant has
+ * rolled and from the raw rows for the rest; tag_events_tenant_span
+ * (migration 0025: tenant, received_at and every column the counts read)
+ * serves a range of raw events from the key alone.  Leads and deliveries
+ * are counted from their tenant's rows of the range.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "store.h"
 
-#define EV_WHERE " FROM tag_events e WHERE e.tenant_id = ? AND " \
-	"e.received_at >= ? AND e.received_at < ? AND (? IS NULL OR e.site_id = ?) " \
-	"AND (? IS NULL OR e.campaign_id = ?)"
+/*
+ * The traffic counts of the events of a tenant's range [?, ?) (narrowed
+ * to a site and a campaign when those parameters are not NULL), in
+ * buckets: EV_GROUPS groups the events per (bucket, site, [campaign,]
+ * session, type), the EV_ sums add a bucket's groups up.  A visit counts
+ * in the bucket that holds its first event of a stage (its session has
+ * no event of that type before the bucket's start; of that campaign too
+ * at the campaign grain), so visits add up over buckets like events.
+ * One SQL for the rollups of formback-aggregate (hours, days) and the
+ * funnel's raw edges.
+ */
+#define EV_GROUPS(bucket, ...)	EV_GROUPS_(bucket, __VA_ARGS__)
+#define EV_GROUPS_(bucket, campaign, cgroup) "SELECT " bucket " AS b, " \
+	"e.site_id, " campaign " AS campaign_id, e.session_id, e.event_type, " \
+	"COUNT(*) AS n, SUM(e.session_id = e.visitor_id) AS nv, " \
+	"SUM(e.campaign_id IS NULL) AS nu FROM tag_events e WHERE " \
+	"e.tenant_id = ? AND e.received_at >= ? AND e.received_at < ? AND " \
+	"(? IS NULL OR e.site_id = ?) AND (? IS NULL OR e.campaign_id = ?) " \
+	"GROUP BY b, e.site_id" cgroup ", e.session_id, e.event_type"
+/* the grains: every campaign of a site as one, or each apart */
+#define SITE_GRAIN	"NULL", ""
+#define CAMPAIGN_GRAIN	"e.campaign_id", ", e.campaign_id"
+#define SITE_FIRST	""
+#define CAMPAIGN_FIRST	" AND p.campaign_id <=> s.campaign_id"
+/* the bucket of an event: its UTC hour, or the start of a range (a parameter) */
+#define HOUR_BUCKET	"CAST(DATE_FORMAT(e.received_at, '%Y-%m-%d %H:00:00') AS DATETIME)"
+#define RANGE_BUCKET	"CAST(? AS DATETIME(6))"
+/* events of a type; visits whose first event of the type is in the bucket */
+#define EV_N(type)	"COALESCE(SUM(IF(s.event_type = '" type "', s.n, 0)), 0)"
+#define EV_FIRST(type, first) "COALESCE(SUM(IF(s.event_type = '" type "' AND " \
+	"s.session_id <> '', NOT EXISTS (SELECT 1 FROM tag_events p WHERE " \
+	"p.site_id = s.site_id AND p.session_id = s.session_id AND " \
+	"p.received_at < s.b AND p.event_type = '" type "'" first "), 0)), 0)"
+#define EV_SUMS(first) EV_N("page_view") " AS page_view, " EV_N("form_start") \
+	" AS form_start, " EV_N("capture") " AS capture, " EV_N("consent") \
+	" AS consent, " EV_N("conversion") " AS conversion, " \
+	EV_FIRST("page_view", first) " AS visits, " EV_FIRST("form_start", first) \
+	" AS form_visits, " EV_FIRST("capture", first) " AS capture_visits, " \
+	"COALESCE(SUM(IF(s.session_id = '', s.n, 0)), 0) AS no_session, " \
+	"COALESCE(SUM(s.nv), 0) AS by_visitor, " \
+	"COALESCE(SUM(IF(s.event_type = 'page_view', s.nu, 0)), 0) AS unassigned_views"
+#define EV_COLS "page_view, form_start, capture, consent, conversion, visits, " \
+	"form_visits, capture_visits, no_session, by_visitor, unassigned_views"
+/* the campaign key of the rollups: an id, '-' for pages under none, '*' all */
+#define CAMPAIGN_KEY	"COALESCE(CAST(s.campaign_id AS CHAR), '-')"
+
+/*
+ * The funnel's events: the rolled hours [?, ?) of its range, then its
+ * raw edges [?, ?) and [?, ?), summed (FUNNEL_EVENT_COLS), as one row of
+ * totals or one per campaign key.
+ */
+#define FN_HOURS(keys) "SELECT h.campaign_key AS ck, " EV_COLS " FROM " \
+	"report_event_hours h WHERE h.tenant_id = ? AND h.hour >= ? AND " \
+	"h.hour < ? AND (? IS NULL OR h.site_id = ?) AND " keys
+#define FN_RAW_SITE "SELECT '*', " EV_SUMS(SITE_FIRST) " FROM (" \
+	EV_GROUPS(RANGE_BUCKET, SITE_GRAIN) ") s"
+#define FN_RAW_CAMPAIGN "SELECT " CAMPAIGN_KEY ", " EV_SUMS(CAMPAIGN_FIRST) \
+	" FROM (" EV_GROUPS(RANGE_BUCKET, CAMPAIGN_GRAIN) ") s GROUP BY s.campaign_id"
+#define FN_SITE "SELECT " DB_SELECT(FUNNEL_EVENT_COLS) " FROM (" \
+	FN_HOURS("h.campaign_key = '*'") " UNION ALL " FN_RAW_SITE " UNION ALL " \
+	FN_RAW_SITE ") t"
+#define FN_CAMPAIGN "SELECT " DB_SELECT(FUNNEL_EVENT_COLS) " FROM (" \
+	FN_HOURS("h.campaign_key <> '*' AND (? IS NULL OR h.campaign_key = ?)") \
+	" UNION ALL " FN_RAW_CAMPAIGN " UNION ALL " FN_RAW_CAMPAIGN ") t"
+
 #define LEAD_WHERE " FROM leads l WHERE l.tenant_id = ? " \
 	"AND (? IS NULL OR l.site_id = ?) AND (? IS NULL OR l.campaign_id = ?) " \
 	"AND ((l.abandoned_at >= ? AND l.abandoned_at < ?) OR " \
 	"(l.converted_at >= ? AND l.converted_at < ?))"
 
 enum {
-	RP_EVENTS, RP_EVENTS_BY, RP_LEADS, RP_LEADS_BY, RP_DELIVERIES,
+	RP_HOURS_HELD, RP_EVENTS_SITE, RP_EVENTS_CAMPAIGN, RP_EVENTS_BY, RP_LEADS, RP_LEADS_BY, RP_DELIVERIES,
 	RP_DAILY,	/* RP_DAILY + enum daily_part */
 	RP_AGG_DAYS = RP_DAILY + DAILY__MAX, RP_AG_CLAIM, RP_AG_LOCK, RP_AG_DEL_T,
 	RP_AG_DEL_L, RP_AG_DEL_M, RP_AG_T_CAMPAIGN, RP_AG_T_SITE, RP_AG_T_TENANT,
 	RP_AG_LEADS, RP_AG_MESSAGES, RP_AG_DONE, RP_AG_TENANTS, RP_AG_HAVE,
+	RP_RH_SHARE, RP_RH_CLAIM, RP_RH_LOCK, RP_RH_SPAN, RP_RH_CAMPAIGN, RP_RH_SITE,
+	RP_RH_DONE, RP_RH_EXCLUSIVE, RP_RH_BACK, RP_RH_BACK_DEL,
 	RP__MAX
 };
 
@@ -51,19 +118,35 @@ enum {
 /* a sum of comparisons with NULL (a lead never abandoned) is 0, not NULL */
 #define NZ(sum) "COALESCE(" sum ", 0)"
 #define AG_DAY(col) col " >= ? AND " col " < ?"
-#define AG_TRAFFIC(site, campaign, group) "INSERT INTO report_traffic_days " \
+#define AG_TRAFFIC(key, grain, first, group) "INSERT INTO report_traffic_days " \
 	"(tenant_id, day, site_key, campaign_key, page_view, visits, form_start, " \
-	"capture) SELECT ?, ?, " site ", " campaign ", SUM(e.event_type = " \
-	"'page_view'), COUNT(DISTINCT IF(e.event_type = 'page_view' AND " \
-	"e.session_id <> '', CONCAT(e.site_id, e.session_id), NULL)), " \
-	"SUM(e.event_type = 'form_start'), SUM(e.event_type = 'capture') " \
-	"FROM tag_events e WHERE e.tenant_id = ? AND " \
-	AG_DAY("e.received_at") " " group
+	"capture) SELECT ?, ?, s.site_id, " key ", " EV_N("page_view") ", " \
+	EV_FIRST("page_view", first) ", " EV_N("form_start") ", " EV_N("capture") \
+	" FROM (" EV_GROUPS(RANGE_BUCKET, grain) ") s GROUP BY s.site_id" group
+/* formback-aggregate: the hours [?, ?) of a tenant into report_event_hours */
+#define RH_ROLL(key, grain, first, group) "INSERT INTO report_event_hours " \
+	"(tenant_id, hour, site_id, campaign_key, " EV_COLS ") SELECT ?, s.b, " \
+	"s.site_id, " key ", " EV_SUMS(first) " FROM (" EV_GROUPS(HOUR_BUCKET, \
+	grain) ") s GROUP BY s.b, s.site_id" group
+#define HOUR_OF(t)	"DATE_FORMAT(" t ", '%Y-%m-%d %H:00:00')"
+/* the hours that can no longer change: before the database's clock and
+ * the caller's (?) less five minutes, and every event still queued */
+#define RH_BOUND "LEAST(" HOUR_OF("CAST(? AS DATETIME) - INTERVAL 5 MINUTE") ", " \
+	HOUR_OF("NOW() - INTERVAL 5 MINUTE") ", COALESCE(" HOUR_OF("(SELECT " \
+	"MIN(received_at) FROM tag_ingest WHERE attempts < 3)") ", '9999-12-31'))"
+/* the tenants of parked events, each with its oldest one's hour */
+#define RH_PARKED "SELECT tenant_id, " HOUR_OF("MIN(received_at)") " AS hour " \
+	"FROM tag_ingest WHERE attempts >= 3 GROUP BY tenant_id"
 
 static const struct dbstmt rp_sql[RP__MAX] = {
-	{ "funnel_events", "SELECT " DB_SELECT(FUNNEL_EVENT_COLS) EV_WHERE },
-	{ "funnel_events_by_campaign",
-	  "SELECT " DB_SELECT(FUNNEL_EVENT_COLS) EV_WHERE " GROUP BY e.campaign_id" },
+	/* RP_HOURS_HELD: the whole hours of [?, ?) the tenant has rolled */
+	{ "funnel_hours",
+	  "SELECT GREATEST(rolled_from, " HOUR_OF("CAST(? AS DATETIME) + INTERVAL "
+	  "3599 SECOND") "), LEAST(rolled_until, " HOUR_OF("?") ") FROM "
+	  "report_hour_state WHERE tenant_id = ? AND rolled_from IS NOT NULL" },
+	{ "funnel_events", FN_SITE },
+	{ "funnel_events_campaign", FN_CAMPAIGN },
+	{ "funnel_events_by_campaign", FN_CAMPAIGN " GROUP BY t.ck" },
 	{ "funnel_leads", "SELECT " DB_SELECT(FUNNEL_LEAD_COLS) LEAD_WHERE },
 	{ "funnel_leads_by_campaign",
 	  "SELECT " DB_SELECT(FUNNEL_LEAD_COLS) LEAD_WHERE " GROUP BY l.campaign_id" },
@@ -114,12 +197,16 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 	{ "aggregate_del_messages",
 	  "DELETE FROM report_message_days WHERE tenant_id = ? AND day = ?" },
 	/* visits per campaign ('-': pages under none), per site, per tenant */
-	{ "aggregate_traffic_campaign",
-	  AG_TRAFFIC("e.site_id", "COALESCE(CAST(e.campaign_id AS CHAR), '-')",
-	  "GROUP BY e.site_id, e.campaign_id") },
-	{ "aggregate_traffic_site", AG_TRAFFIC("e.site_id", "'*'", "GROUP BY e.site_id") },
+	{ "aggregate_traffic_campaign", AG_TRAFFIC(CAMPAIGN_KEY, CAMPAIGN_GRAIN,
+	  CAMPAIGN_FIRST, ", s.campaign_id") },
+	{ "aggregate_traffic_site", AG_TRAFFIC("'*'", SITE_GRAIN, SITE_FIRST, "") },
+	/* the tenant's visits are its sites' (a visit is of one site) */
 	{ "aggregate_traffic_tenant",
-	  AG_TRAFFIC("'*'", "'*'", "HAVING COUNT(*) > 0") },
+	  "INSERT INTO report_traffic_days (tenant_id, day, site_key, campaign_key, "
+	  "page_view, visits, form_start, capture) SELECT ?, ?, '*', '*', "
+	  "SUM(page_view), SUM(visits), SUM(form_start), SUM(capture) FROM "
+	  "report_traffic_days WHERE tenant_id = ? AND day = ? AND site_key <> '*' "
+	  "AND campaign_key = '*' HAVING COUNT(*) > 0" },
 	/* each count on the day of its own time */
 	{ "aggregate_leads",
 	  "INSERT INTO report_lead_days (tenant_id, day, site_id, campaign_id, "
@@ -155,6 +242,42 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 	{ "aggregate_have",
 	  "SELECT day FROM report_aggregations WHERE tenant_id = ? AND day >= ? "
 	  "AND day < ? AND aggregated_at IS NOT NULL" },
+	/* RP_RH_SHARE: rolling and taking hours back exclude each other */
+	{ "hours_share", "SELECT id FROM report_hour_lock LOCK IN SHARE MODE" },
+	/* RP_RH_CLAIM, RP_RH_LOCK: the tenant's row, then its turn (none
+	 * while another copy rolls its hours) */
+	{ "hours_claim",
+	  "INSERT INTO report_hour_state (tenant_id) VALUES (?) "
+	  "ON DUPLICATE KEY UPDATE tenant_id = tenant_id" },
+	{ "hours_lock",
+	  "SELECT rolled_until FROM report_hour_state WHERE tenant_id = ? "
+	  "FOR UPDATE SKIP LOCKED" },
+	/* RP_RH_SPAN: the next hours to roll, at most ? of them: from where
+	 * the last pass stopped, or the hour of the tenant's first event */
+	{ "hours_span",
+	  "SELECT x.start, LEAST(x.start + INTERVAL ? HOUR, x.bound) AS end, "
+	  "TIMESTAMPDIFF(HOUR, x.start, x.bound) FROM (SELECT "
+	  "COALESCE(s.rolled_until, LEAST(COALESCE(" HOUR_OF("(SELECT MIN(received_at) "
+	  "FROM tag_events WHERE tenant_id = s.tenant_id)") ", b.bound), b.bound)) "
+	  "AS start, b.bound FROM report_hour_state s, (SELECT " RH_BOUND " AS bound) "
+	  "b WHERE s.tenant_id = ?) x" },
+	{ "hours_campaign", RH_ROLL(CAMPAIGN_KEY, CAMPAIGN_GRAIN, CAMPAIGN_FIRST,
+	  ", s.campaign_id") },
+	{ "hours_site", RH_ROLL("'*'", SITE_GRAIN, SITE_FIRST, "") },
+	{ "hours_done",
+	  "UPDATE report_hour_state SET rolled_from = COALESCE(rolled_from, ?), "
+	  "rolled_until = GREATEST(COALESCE(rolled_until, ?), ?) WHERE tenant_id = ?" },
+	/* RP_RH_EXCLUSIVE, RP_RH_BACK, RP_RH_BACK_DEL: parked events sent
+	 * again take their tenant's rolled hours back from their own on */
+	{ "hours_exclusive", "SELECT id FROM report_hour_lock FOR UPDATE" },
+	{ "hours_back",
+	  "UPDATE report_hour_state s JOIN (" RH_PARKED ") q ON q.tenant_id = "
+	  "s.tenant_id SET s.rolled_until = GREATEST(s.rolled_from, "
+	  "LEAST(s.rolled_until, q.hour)) WHERE s.rolled_from IS NOT NULL" },
+	{ "hours_back_delete",
+	  "DELETE h FROM report_event_hours h JOIN report_hour_state s ON "
+	  "s.tenant_id = h.tenant_id WHERE h.tenant_id IN (SELECT tenant_id FROM "
+	  "tag_ingest WHERE attempts >= 3) AND h.hour >= s.rolled_until" },
 };
 
 static enum fb_err
@@ -175,14 +298,63 @@ static const struct dbcol lead_cols[] = { DB_COLUMNS(FUNNEL_LEAD_COLS) };
 static const struct dbcol delivery_cols[] = { DB_COLUMNS(FUNNEL_DELIVERY_COLS) };
 #undef DB_ROW
 
+/*
+ * The parts of the funnel's range [from, to): the whole hours [h0, h1)
+ * the tenant has rolled, and the raw edges [from, h0) and [h1, to).
+ * With no rolled hour in it, the whole range is raw (h0 = h1 = to).
+ */
+static enum fb_err
+funnel_parts(struct db *db, const char *tenant, const struct funnel_filter *f,
+    char h0[32], char h1[32])
+{
+	struct dbres	 r;
+	const char	*a, *b;
+	enum fb_err	 e;
+
+	snprintf(h0, 32, "%s", f->to);
+	snprintf(h1, 32, "%s", f->to);
+	if ((e = db_run(db, DBSET_REPORT, RP_HOURS_HELD, &rp_sql[RP_HOURS_HELD],
+	    DBPARAMS(P_STR(f->from), P_STR(f->to), P_STR(tenant)), &r)) != FB_OK)
+		return e;
+	a = dbres_get(&r, 0, 0);
+	b = dbres_get(&r, 0, 1);
+	/* both "YYYY-MM-DD HH:MM:SS": their order is the strings' */
+	if (a != NULL && b != NULL && strcmp(a, b) < 0) {
+		snprintf(h0, 32, "%s", a);
+		snprintf(h1, 32, "%s", b);
+	}
+	dbres_free(&r);
+	return FB_OK;
+}
+
 enum fb_err
 db_funnel_events(struct db *db, const char *tenant, const struct funnel_filter *f,
     bool by_campaign, struct dbrows *out)
 {
-	return rows(db, by_campaign ? RP_EVENTS_BY : RP_EVENTS, DBPARAMS(P_STR(tenant),
-	    P_STR(f->from), P_STR(f->to), P_STR(f->site), P_STR(f->site),
-	    P_STR(f->campaign), P_STR(f->campaign)), event_cols, NELEM(event_cols),
-	    sizeof(struct funnel_event_row), out);
+	char	 h0[32], h1[32];
+	int	 id;
+	enum fb_err e;
+
+	if ((e = funnel_parts(db, tenant, f, h0, h1)) != FB_OK)
+		return e;
+	/* every campaign as one: a visit across two of them counts once */
+	if (!by_campaign && f->campaign == NULL)
+		return rows(db, RP_EVENTS_SITE, DBPARAMS(
+		    P_STR(tenant), P_STR(h0), P_STR(h1), P_STR(f->site), P_STR(f->site),
+		    P_STR(f->from), P_STR(tenant), P_STR(f->from), P_STR(h0),
+		    P_STR(f->site), P_STR(f->site), P_NULL, P_NULL,
+		    P_STR(h1), P_STR(tenant), P_STR(h1), P_STR(f->to),
+		    P_STR(f->site), P_STR(f->site), P_NULL, P_NULL),
+		    event_cols, NELEM(event_cols), sizeof(struct funnel_event_row), out);
+	id = by_campaign ? RP_EVENTS_BY : RP_EVENTS_CAMPAIGN;
+	return rows(db, id, DBPARAMS(
+	    P_STR(tenant), P_STR(h0), P_STR(h1), P_STR(f->site), P_STR(f->site),
+	    P_STR(f->campaign), P_STR(f->campaign),
+	    P_STR(f->from), P_STR(tenant), P_STR(f->from), P_STR(h0),
+	    P_STR(f->site), P_STR(f->site), P_STR(f->campaign), P_STR(f->campaign),
+	    P_STR(h1), P_STR(tenant), P_STR(h1), P_STR(f->to),
+	    P_STR(f->site), P_STR(f->site), P_STR(f->campaign), P_STR(f->campaign)),
+	    event_cols, NELEM(event_cols), sizeof(struct funnel_event_row), out);
 }
 
 enum fb_err
@@ -297,13 +469,15 @@ db_aggregate_day(struct db *db, const char *tenant, const char *day,
 		e = ag(db, RP_AG_DEL_M, DBPARAMS(P_STR(tenant), P_STR(day)));
 	if (e == FB_OK)
 		e = ag(db, RP_AG_T_CAMPAIGN, DBPARAMS(P_STR(tenant), P_STR(day),
-		    P_STR(tenant), P_STR(from), P_STR(to)));
+		    P_STR(from), P_STR(tenant), P_STR(from), P_STR(to), P_NULL,
+		    P_NULL, P_NULL, P_NULL));
 	if (e == FB_OK)
 		e = ag(db, RP_AG_T_SITE, DBPARAMS(P_STR(tenant), P_STR(day),
-		    P_STR(tenant), P_STR(from), P_STR(to)));
+		    P_STR(from), P_STR(tenant), P_STR(from), P_STR(to), P_NULL,
+		    P_NULL, P_NULL, P_NULL));
 	if (e == FB_OK)
 		e = ag(db, RP_AG_T_TENANT, DBPARAMS(P_STR(tenant), P_STR(day),
-		    P_STR(tenant), P_STR(from), P_STR(to)));
+		    P_STR(tenant), P_STR(day)));
 	if (e == FB_OK)
 		e = ag(db, RP_AG_LEADS, DBPARAMS(P_STR(tenant), P_STR(day),
 		    P_STR(from), P_STR(to), P_STR(from), P_STR(to), P_STR(from),
@@ -320,4 +494,81 @@ db_aggregate_day(struct db *db, const char *tenant, const char *day,
 	if (e != FB_OK)
 		db_rollback(db);
 	return e;
+}
+
+enum fb_err
+db_roll_hours(struct db *db, const char *tenant, const char *now, int hours,
+    int *rolled)
+{
+	struct dbres	 r;
+	char		 start[32] = "", end[32] = "";
+	long long	 due = 0;
+	bool		 held = false;
+	enum fb_err	 e;
+
+	*rolled = 0;
+	/* the tenant's row exists before its lock is taken */
+	if ((e = ag(db, RP_RH_CLAIM, DBPARAMS(P_STR(tenant)))) != FB_OK)
+		return e;
+	if ((e = db_begin(db)) != FB_OK)
+		return e;
+	if ((e = db_run(db, DBSET_REPORT, RP_RH_SHARE, &rp_sql[RP_RH_SHARE],
+	    DBNOPARAMS, &r)) == FB_OK)
+		dbres_free(&r);
+	if (e == FB_OK && (e = db_run(db, DBSET_REPORT, RP_RH_LOCK,
+	    &rp_sql[RP_RH_LOCK], DBPARAMS(P_STR(tenant)), &r)) == FB_OK) {
+		held = r.nrows == 1;
+		dbres_free(&r);
+	}
+	if (e == FB_OK && !held) {
+		db_rollback(db);
+		return FB_OK;	/* another copy has the tenant's turn */
+	}
+	if (e == FB_OK && (e = db_run(db, DBSET_REPORT, RP_RH_SPAN,
+	    &rp_sql[RP_RH_SPAN], DBPARAMS(P_INT(hours), P_STR(now), P_STR(tenant)),
+	    &r)) == FB_OK) {
+		if (dbres_get(&r, 0, 0) != NULL && dbres_get(&r, 0, 1) != NULL) {
+			snprintf(start, sizeof(start), "%s", dbres_get(&r, 0, 0));
+			snprintf(end, sizeof(end), "%s", dbres_get(&r, 0, 1));
+			due = dbres_int(&r, 0, 2);
+		}
+		dbres_free(&r);
+	}
+	if (e == FB_OK && start[0] == '\0')
+		e = FB_EDB;	/* the row claimed above is gone */
+	/* "YYYY-MM-DD HH:MM:SS" both: their order is the strings' */
+	if (e == FB_OK && strcmp(start, end) < 0) {
+		e = ag(db, RP_RH_CAMPAIGN, DBPARAMS(P_STR(tenant), P_STR(tenant),
+		    P_STR(start), P_STR(end), P_NULL, P_NULL, P_NULL, P_NULL));
+		if (e == FB_OK)
+			e = ag(db, RP_RH_SITE, DBPARAMS(P_STR(tenant), P_STR(tenant),
+			    P_STR(start), P_STR(end), P_NULL, P_NULL, P_NULL, P_NULL));
+	}
+	if (e == FB_OK)
+		e = ag(db, RP_RH_DONE, DBPARAMS(P_STR(start), P_STR(start), P_STR(end),
+		    P_STR(tenant)));
+	if (e == FB_OK)
+		e = db_commit(db);
+	if (e != FB_OK) {
+		db_rollback(db);
+		return e;
+	}
+	if (strcmp(start, end) < 0)
+		*rolled = due < hours ? (int)due : hours;
+	return FB_OK;
+}
+
+enum fb_err
+db_hours_take_back(struct db *db)
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	if ((e = db_run(db, DBSET_REPORT, RP_RH_EXCLUSIVE, &rp_sql[RP_RH_EXCLUSIVE],
+	    DBNOPARAMS, &r)) != FB_OK)
+		return e;
+	dbres_free(&r);
+	if ((e = ag(db, RP_RH_BACK, DBNOPARAMS)) != FB_OK)
+		return e;
+	return ag(db, RP_RH_BACK_DEL, DBNOPARAMS);
 }

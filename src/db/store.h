@@ -724,7 +724,8 @@ enum fb_err db_ingest_pending(struct db *, bool *pending) FB_WUR;
 struct ingest_status_row { DB_FIELDS(INGEST_STATUS_COLS) };
 /* One struct ingest_status_row. */
 enum fb_err db_ingest_status(struct db *, struct dbrows *) FB_WUR;
-/* Give parked events three more tries; *n: how many. */
+/* Give parked events three more tries, taking back the rolled hours
+ * of their tenants from theirs on (db_hours_take_back()); *n: how many. */
 enum fb_err db_ingest_retry(struct db *, long long *n) FB_WUR;
 /*
  * Up to `limit` struct lead_owner_row of the captured leads whose wait
@@ -1489,29 +1490,30 @@ enum fb_err db_pp_check_add(struct db *, const struct pp_check_new *) FB_WUR;
 
 /*
  * The funnel report (db/report.c; contract: Reports, FunnelReportOut),
- * counted exactly from the raw rows of a half-open range [from, to) (SQL
- * datetimes, UTC), each count by its own reference time: events by
- * received_at, abandonment and conversion by the lead's abandoned_at and
- * converted_at, messages by sent_at.  site and campaign (may be NULL)
- * narrow every count.  One row per campaign (campaign_id NULL: pages
- * under no campaign) with the group's counts, and one row of totals.
+ * counted exactly over a half-open range [from, to) (UTC seconds), each
+ * count by its own reference time: events by received_at, abandonment
+ * and conversion by the lead's abandoned_at and converted_at, messages by
+ * sent_at.  site and campaign (may be NULL) narrow every count.  One row
+ * per campaign (campaign_id NULL: pages under no campaign) with the
+ * group's counts, and one row of totals.  A visit (visits, form_visits,
+ * capture_visits) counts in the range that holds its session's first
+ * event of the stage (db/migrations/0026), so visits add up over ranges;
+ * events come from the hourly rollups where the tenant has them and from
+ * the raw rows at the edges.
  */
-#define FUNNEL_EVENT_COLS(F, N) F(campaign_id, TEXT, "e.campaign_id") \
-	N(page_view, INT, "SUM(e.event_type = 'page_view')") \
-	N(form_start, INT, "SUM(e.event_type = 'form_start')") \
-	N(capture, INT, "SUM(e.event_type = 'capture')") \
-	N(consent, INT, "SUM(e.event_type = 'consent')") \
-	N(conversion, INT, "SUM(e.event_type = 'conversion')") \
-	N(visits, INT, "COUNT(DISTINCT IF(e.event_type = 'page_view' AND " \
-	    "e.session_id <> '', CONCAT(e.site_id, e.session_id), NULL))") \
-	N(form_visits, INT, "COUNT(DISTINCT IF(e.event_type = 'form_start' AND " \
-	    "e.session_id <> '', CONCAT(e.site_id, e.session_id), NULL))") \
-	N(capture_visits, INT, "COUNT(DISTINCT IF(e.event_type = 'capture' AND " \
-	    "e.session_id <> '', CONCAT(e.site_id, e.session_id), NULL))") \
-	N(no_session, INT, "SUM(e.session_id = '')") \
-	N(by_visitor, INT, "SUM(e.session_id = e.visitor_id)") \
-	N(unassigned_views, INT, "SUM(e.event_type = 'page_view' AND " \
-	    "e.campaign_id IS NULL)")
+#define FUNNEL_EVENT_COLS(F, N) F(campaign_id, TEXT, \
+	    "NULLIF(NULLIF(MIN(t.ck), '-'), '*')") \
+	N(page_view, INT, "COALESCE(SUM(t.page_view), 0)") \
+	N(form_start, INT, "COALESCE(SUM(t.form_start), 0)") \
+	N(capture, INT, "COALESCE(SUM(t.capture), 0)") \
+	N(consent, INT, "COALESCE(SUM(t.consent), 0)") \
+	N(conversion, INT, "COALESCE(SUM(t.conversion), 0)") \
+	N(visits, INT, "COALESCE(SUM(t.visits), 0)") \
+	N(form_visits, INT, "COALESCE(SUM(t.form_visits), 0)") \
+	N(capture_visits, INT, "COALESCE(SUM(t.capture_visits), 0)") \
+	N(no_session, INT, "COALESCE(SUM(t.no_session), 0)") \
+	N(by_visitor, INT, "COALESCE(SUM(t.by_visitor), 0)") \
+	N(unassigned_views, INT, "COALESCE(SUM(t.unassigned_views), 0)")
 struct funnel_event_row { DB_FIELDS(FUNNEL_EVENT_COLS) };
 #define FUNNEL_LEAD_COLS(F, N) F(campaign_id, TEXT, "l.campaign_id") \
 	N(abandoned, INT, "SUM(l.abandoned_at >= ? AND l.abandoned_at < ?)") \
@@ -1535,7 +1537,7 @@ struct funnel_lead_row { DB_FIELDS(FUNNEL_LEAD_COLS) };
 	    "d.sent_at > l.converted_at), 0)")
 struct funnel_delivery_row { DB_FIELDS(FUNNEL_DELIVERY_COLS) };
 struct funnel_filter {
-	const char	*from, *to;	/* SQL datetimes, UTC, half-open */
+	const char	*from, *to;	/* SQL datetimes, UTC, whole seconds, half-open */
 	const char	*site, *campaign;	/* or NULL */
 };
 /* Events of the range: one row of totals (by_campaign false) or per campaign. */
@@ -1598,5 +1600,24 @@ enum fb_err db_aggregate_have(struct db *, const char *tenant, const char *from,
  */
 enum fb_err db_aggregate_day(struct db *, const char *tenant, const char *day,
 	    const char *from, const char *to) FB_WUR;
+/*
+ * Roll the tenant's next whole UTC hours into report_event_hours
+ * (migration 0026), at most `hours` of them, from where the last roll
+ * stopped (the first time, the hour of its first event): only hours that
+ * can no longer change, ended five minutes before `now` (SQL datetime,
+ * the caller's clock) and the database's clock and before every event
+ * still queued (parked ones aside).  One transaction holding the tenant's
+ * row of report_hour_state (another copy holding it: nothing done), so
+ * copies take turns; *rolled: the hours
+ * rolled (0: none was due).
+ */
+enum fb_err db_roll_hours(struct db *, const char *tenant, const char *now,
+	    int hours, int *rolled) FB_WUR;
+/*
+ * Inside the caller's transaction, before parked events are queued
+ * again: take back each tenant's rolled hours from its oldest parked
+ * event's on, so that they are rolled again once it is applied.
+ */
+enum fb_err db_hours_take_back(struct db *) FB_WUR;
 
 #endif
