@@ -10,9 +10,10 @@
  * report_aggregations (db_aggregate_day()): a rerun writes the same rows,
  * and copies on several hosts take turns on a day instead of mixing.
  *
- * Then the tenant's hours behind the funnel: the next whole UTC hours
- * that can no longer change, HOURS_PER_TX of them a transaction
- * (db_roll_hours()), each transaction one unit of --limit like a day.
+ * Before its days, the tenant's hours behind the funnel and the days'
+ * traffic: the next whole UTC hours that can no longer change,
+ * HOURS_PER_TX of them a transaction (db_roll_hours()), each transaction
+ * one unit of --limit like a day.
  */
 #include <stdio.h>
 #include <time.h>
@@ -90,6 +91,20 @@ main(int argc, char *argv[])
 
 		if (only != NULL && strcmp(only, tenant) != 0)
 			continue;
+		/* the hours first: the days read them */
+		while (done < o.limit) {
+			if ((e = db_roll_hours(&db, tenant, now, HOURS_PER_TX,
+			    &n)) != FB_OK) {
+				fprintf(stderr, "formback-aggregate: tenant %s, "
+				    "hours: %s\n", tenant, fb_strerror(e));
+				failed++;
+				break;
+			}
+			if (n == 0)
+				break;
+			hours += n;
+			done++;
+		}
 		if ((e = db_aggregate_have(&db, tenant, first, end, &have)) != FB_OK) {
 			fprintf(stderr, "formback-aggregate: tenant %s: %s\n", tenant,
 			    fb_strerror(e));
@@ -117,19 +132,6 @@ main(int argc, char *argv[])
 			}
 		}
 		dbres_free(&have);
-		while (done < o.limit) {
-			if ((e = db_roll_hours(&db, tenant, now, HOURS_PER_TX,
-			    &n)) != FB_OK) {
-				fprintf(stderr, "formback-aggregate: tenant %s, "
-				    "hours: %s\n", tenant, fb_strerror(e));
-				failed++;
-				break;
-			}
-			if (n == 0)
-				break;
-			hours += n;
-			done++;
-		}
 	}
 	dbres_free(&tenants);
 	if (o.verbose)

@@ -44,3 +44,11 @@ CREATE TABLE IF NOT EXISTS report_hour_lock (
   id TINYINT UNSIGNED NOT NULL PRIMARY KEY
 ) ENGINE=InnoDB;
 INSERT IGNORE INTO report_hour_lock (id) VALUES (1);
+
+-- Whether a session had an event of a stage before a time (its first
+-- event of the stage: the rollups, the funnel's edges; a lead's landing
+-- page) is one look-up of this key, campaign included, no row read.
+ALTER TABLE tag_events
+  ADD KEY IF NOT EXISTS tag_events_session_stage (site_id, session_id,
+    event_type, received_at, campaign_id),
+  DROP KEY IF EXISTS tag_events_session;

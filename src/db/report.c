@@ -59,23 +59,25 @@
 #define CAMPAIGN_KEY	"COALESCE(CAST(s.campaign_id AS CHAR), '-')"
 
 /*
- * The funnel's events: the rolled hours [?, ?) of its range, then its
- * raw edges [?, ?) and [?, ?), summed (FUNNEL_EVENT_COLS), as one row of
- * totals or one per campaign key.
+ * A tenant's traffic over a range, per site and campaign key: its rolled
+ * hours [?, ?) (report_event_hours, the keys the caller asks for), then
+ * its raw edges [?, ?) and [?, ?) at a grain (RAW_SITE, RAW_CAMPAIGN).
+ * The funnel sums these rows (FUNNEL_EVENT_COLS), as do a day's rollups.
  */
-#define FN_HOURS(keys) "SELECT h.campaign_key AS ck, " EV_COLS " FROM " \
-	"report_event_hours h WHERE h.tenant_id = ? AND h.hour >= ? AND " \
+#define TR_HOURS(keys) "SELECT h.site_id, h.campaign_key AS ck, " EV_COLS \
+	" FROM report_event_hours h WHERE h.tenant_id = ? AND h.hour >= ? AND " \
 	"h.hour < ? AND (? IS NULL OR h.site_id = ?) AND " keys
-#define FN_RAW_SITE "SELECT '*', " EV_SUMS(SITE_FIRST) " FROM (" \
-	EV_GROUPS(RANGE_BUCKET, SITE_GRAIN) ") s"
-#define FN_RAW_CAMPAIGN "SELECT " CAMPAIGN_KEY ", " EV_SUMS(CAMPAIGN_FIRST) \
-	" FROM (" EV_GROUPS(RANGE_BUCKET, CAMPAIGN_GRAIN) ") s GROUP BY s.campaign_id"
+#define TR_RAW_SITE "SELECT s.site_id, '*', " EV_SUMS(SITE_FIRST) " FROM (" \
+	EV_GROUPS(RANGE_BUCKET, SITE_GRAIN) ") s GROUP BY s.site_id"
+#define TR_RAW_CAMPAIGN "SELECT s.site_id, " CAMPAIGN_KEY ", " \
+	EV_SUMS(CAMPAIGN_FIRST) " FROM (" EV_GROUPS(RANGE_BUCKET, CAMPAIGN_GRAIN) \
+	") s GROUP BY s.site_id, s.campaign_id"
 #define FN_SITE "SELECT " DB_SELECT(FUNNEL_EVENT_COLS) " FROM (" \
-	FN_HOURS("h.campaign_key = '*'") " UNION ALL " FN_RAW_SITE " UNION ALL " \
-	FN_RAW_SITE ") t"
+	TR_HOURS("h.campaign_key = '*'") " UNION ALL " TR_RAW_SITE " UNION ALL " \
+	TR_RAW_SITE ") t"
 #define FN_CAMPAIGN "SELECT " DB_SELECT(FUNNEL_EVENT_COLS) " FROM (" \
-	FN_HOURS("h.campaign_key <> '*' AND (? IS NULL OR h.campaign_key = ?)") \
-	" UNION ALL " FN_RAW_CAMPAIGN " UNION ALL " FN_RAW_CAMPAIGN ") t"
+	TR_HOURS("h.campaign_key <> '*' AND (? IS NULL OR h.campaign_key = ?)") \
+	" UNION ALL " TR_RAW_CAMPAIGN " UNION ALL " TR_RAW_CAMPAIGN ") t"
 
 #define LEAD_WHERE " FROM leads l WHERE l.tenant_id = ? " \
 	"AND (? IS NULL OR l.site_id = ?) AND (? IS NULL OR l.campaign_id = ?) " \
@@ -83,10 +85,11 @@
 	"(l.converted_at >= ? AND l.converted_at < ?))"
 
 enum {
-	RP_HOURS_HELD, RP_EVENTS_SITE, RP_EVENTS_CAMPAIGN, RP_EVENTS_BY, RP_LEADS, RP_LEADS_BY, RP_DELIVERIES,
+	RP_HOURS_HELD, RP_EVENTS_SITE, RP_EVENTS_CAMPAIGN, RP_EVENTS_BY, RP_LEADS,
+	RP_LEADS_BY, RP_DELIVERIES,
 	RP_DAILY,	/* RP_DAILY + enum daily_part */
 	RP_AGG_DAYS = RP_DAILY + DAILY__MAX, RP_AG_CLAIM, RP_AG_LOCK, RP_AG_DEL_T,
-	RP_AG_DEL_L, RP_AG_DEL_M, RP_AG_T_CAMPAIGN, RP_AG_T_SITE, RP_AG_T_TENANT,
+	RP_AG_DEL_L, RP_AG_DEL_M, RP_AG_TRAFFIC, RP_AG_T_TENANT,
 	RP_AG_LEADS, RP_AG_MESSAGES, RP_AG_DONE, RP_AG_TENANTS, RP_AG_HAVE,
 	RP_RH_SHARE, RP_RH_CLAIM, RP_RH_LOCK, RP_RH_SPAN, RP_RH_CAMPAIGN, RP_RH_SITE,
 	RP_RH_DONE, RP_RH_EXCLUSIVE, RP_RH_BACK, RP_RH_BACK_DEL,
@@ -118,11 +121,14 @@ enum {
 /* a sum of comparisons with NULL (a lead never abandoned) is 0, not NULL */
 #define NZ(sum) "COALESCE(" sum ", 0)"
 #define AG_DAY(col) col " >= ? AND " col " < ?"
-#define AG_TRAFFIC(key, grain, first, group) "INSERT INTO report_traffic_days " \
-	"(tenant_id, day, site_key, campaign_key, page_view, visits, form_start, " \
-	"capture) SELECT ?, ?, s.site_id, " key ", " EV_N("page_view") ", " \
-	EV_FIRST("page_view", first) ", " EV_N("form_start") ", " EV_N("capture") \
-	" FROM (" EV_GROUPS(RANGE_BUCKET, grain) ") s GROUP BY s.site_id" group
+/* a day's traffic per site and campaign key, both grains, from the
+ * rolled hours and the raw edges */
+#define AG_TRAFFIC "INSERT INTO report_traffic_days (tenant_id, day, site_key, " \
+	"campaign_key, page_view, visits, form_start, capture) SELECT ?, ?, " \
+	"t.site_id, t.ck, SUM(t.page_view), SUM(t.visits), SUM(t.form_start), " \
+	"SUM(t.capture) FROM (" TR_HOURS("TRUE") " UNION ALL " TR_RAW_SITE \
+	" UNION ALL " TR_RAW_SITE " UNION ALL " TR_RAW_CAMPAIGN " UNION ALL " \
+	TR_RAW_CAMPAIGN ") t GROUP BY t.site_id, t.ck"
 /* formback-aggregate: the hours [?, ?) of a tenant into report_event_hours */
 #define RH_ROLL(key, grain, first, group) "INSERT INTO report_event_hours " \
 	"(tenant_id, hour, site_id, campaign_key, " EV_COLS ") SELECT ?, s.b, " \
@@ -197,9 +203,8 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 	{ "aggregate_del_messages",
 	  "DELETE FROM report_message_days WHERE tenant_id = ? AND day = ?" },
 	/* visits per campaign ('-': pages under none), per site, per tenant */
-	{ "aggregate_traffic_campaign", AG_TRAFFIC(CAMPAIGN_KEY, CAMPAIGN_GRAIN,
-	  CAMPAIGN_FIRST, ", s.campaign_id") },
-	{ "aggregate_traffic_site", AG_TRAFFIC("'*'", SITE_GRAIN, SITE_FIRST, "") },
+	/* per site and campaign key */
+	{ "aggregate_traffic", AG_TRAFFIC },
 	/* the tenant's visits are its sites' (a visit is of one site) */
 	{ "aggregate_traffic_tenant",
 	  "INSERT INTO report_traffic_days (tenant_id, day, site_key, campaign_key, "
@@ -327,6 +332,10 @@ funnel_parts(struct db *db, const char *tenant, const struct funnel_filter *f,
 	return FB_OK;
 }
 
+/* The parameters of a raw edge [a, b) of TR_RAW_SITE or TR_RAW_CAMPAIGN. */
+#define RAW_PART(a, b, site, campaign) P_STR(a), P_STR(tenant), P_STR(a), \
+	P_STR(b), P_STR(site), P_STR(site), P_STR(campaign), P_STR(campaign)
+
 enum fb_err
 db_funnel_events(struct db *db, const char *tenant, const struct funnel_filter *f,
     bool by_campaign, struct dbrows *out)
@@ -339,21 +348,16 @@ db_funnel_events(struct db *db, const char *tenant, const struct funnel_filter *
 		return e;
 	/* every campaign as one: a visit across two of them counts once */
 	if (!by_campaign && f->campaign == NULL)
-		return rows(db, RP_EVENTS_SITE, DBPARAMS(
-		    P_STR(tenant), P_STR(h0), P_STR(h1), P_STR(f->site), P_STR(f->site),
-		    P_STR(f->from), P_STR(tenant), P_STR(f->from), P_STR(h0),
-		    P_STR(f->site), P_STR(f->site), P_NULL, P_NULL,
-		    P_STR(h1), P_STR(tenant), P_STR(h1), P_STR(f->to),
-		    P_STR(f->site), P_STR(f->site), P_NULL, P_NULL),
+		return rows(db, RP_EVENTS_SITE, DBPARAMS(P_STR(tenant), P_STR(h0),
+		    P_STR(h1), P_STR(f->site), P_STR(f->site),
+		    RAW_PART(f->from, h0, f->site, NULL),
+		    RAW_PART(h1, f->to, f->site, NULL)),
 		    event_cols, NELEM(event_cols), sizeof(struct funnel_event_row), out);
 	id = by_campaign ? RP_EVENTS_BY : RP_EVENTS_CAMPAIGN;
-	return rows(db, id, DBPARAMS(
-	    P_STR(tenant), P_STR(h0), P_STR(h1), P_STR(f->site), P_STR(f->site),
-	    P_STR(f->campaign), P_STR(f->campaign),
-	    P_STR(f->from), P_STR(tenant), P_STR(f->from), P_STR(h0),
+	return rows(db, id, DBPARAMS(P_STR(tenant), P_STR(h0), P_STR(h1),
 	    P_STR(f->site), P_STR(f->site), P_STR(f->campaign), P_STR(f->campaign),
-	    P_STR(h1), P_STR(tenant), P_STR(h1), P_STR(f->to),
-	    P_STR(f->site), P_STR(f->site), P_STR(f->campaign), P_STR(f->campaign)),
+	    RAW_PART(f->from, h0, f->site, f->campaign),
+	    RAW_PART(h1, f->to, f->site, f->campaign)),
 	    event_cols, NELEM(event_cols), sizeof(struct funnel_event_row), out);
 }
 
@@ -451,6 +455,7 @@ db_aggregate_day(struct db *db, const char *tenant, const char *day,
     const char *from, const char *to)
 {
 	struct dbres	 r;
+	char		 h0[32], h1[32];
 	enum fb_err	 e;
 
 	/* the day's row exists before its lock is taken */
@@ -461,6 +466,10 @@ db_aggregate_day(struct db *db, const char *tenant, const char *day,
 	if ((e = db_run(db, DBSET_REPORT, RP_AG_LOCK, &rp_sql[RP_AG_LOCK],
 	    DBPARAMS(P_STR(tenant), P_STR(day)), &r)) == FB_OK)
 		dbres_free(&r);
+	/* the rolled hours it reads stay while it does */
+	if (e == FB_OK && (e = db_run(db, DBSET_REPORT, RP_RH_SHARE,
+	    &rp_sql[RP_RH_SHARE], DBNOPARAMS, &r)) == FB_OK)
+		dbres_free(&r);
 	if (e == FB_OK)
 		e = ag(db, RP_AG_DEL_T, DBPARAMS(P_STR(tenant), P_STR(day)));
 	if (e == FB_OK)
@@ -468,13 +477,13 @@ db_aggregate_day(struct db *db, const char *tenant, const char *day,
 	if (e == FB_OK)
 		e = ag(db, RP_AG_DEL_M, DBPARAMS(P_STR(tenant), P_STR(day)));
 	if (e == FB_OK)
-		e = ag(db, RP_AG_T_CAMPAIGN, DBPARAMS(P_STR(tenant), P_STR(day),
-		    P_STR(from), P_STR(tenant), P_STR(from), P_STR(to), P_NULL,
-		    P_NULL, P_NULL, P_NULL));
+		e = funnel_parts(db, tenant, &(struct funnel_filter){ from, to, NULL,
+		    NULL }, h0, h1);
 	if (e == FB_OK)
-		e = ag(db, RP_AG_T_SITE, DBPARAMS(P_STR(tenant), P_STR(day),
-		    P_STR(from), P_STR(tenant), P_STR(from), P_STR(to), P_NULL,
-		    P_NULL, P_NULL, P_NULL));
+		e = ag(db, RP_AG_TRAFFIC, DBPARAMS(P_STR(tenant), P_STR(day),
+		    P_STR(tenant), P_STR(h0), P_STR(h1), P_NULL, P_NULL,
+		    RAW_PART(from, h0, NULL, NULL), RAW_PART(h1, to, NULL, NULL),
+		    RAW_PART(from, h0, NULL, NULL), RAW_PART(h1, to, NULL, NULL)));
 	if (e == FB_OK)
 		e = ag(db, RP_AG_T_TENANT, DBPARAMS(P_STR(tenant), P_STR(day),
 		    P_STR(tenant), P_STR(day)));

@@ -240,17 +240,23 @@ funnel_body(const struct fx *f, const char *query)
 	return body;
 }
 
+/* The tenant's traffic rows of 2026-06-10 JST, in one string. */
+#define TRAFFIC_OF_DAY "SELECT GROUP_CONCAT(site_key, campaign_key, page_view, " \
+	"visits, form_start, capture ORDER BY site_key, campaign_key) FROM " \
+	"report_traffic_days WHERE tenant_id = '%s' AND day = '2026-06-10'"
+
 /*
  * formback-aggregate rolls the hours that can no longer change, and the
  * funnel answers from them and the raw edges exactly what it answered
  * from the raw rows alone: for ranges on and off the hour, per campaign,
- * under a campaign or a site.  Parked events sent again take their
- * hours back.
+ * under a campaign or a site; so does the daily report's traffic.  Parked
+ * events sent again take their hours back.
  */
 Test(reports, funnel_from_hourly_rollups_equals_the_raw_count)
 {
 	struct fx	 f;
 	char		 c1[40], c2[40], q[6][400], *before[6], *after, cmd[400];
+	char		 traffic[2048];
 	int		 i, k;
 
 	fx_new(&f, "pro", 0);
@@ -302,7 +308,15 @@ Test(reports, funnel_from_hourly_rollups_equals_the_raw_count)
 		cr_assert_eq(face(r->json, "visited"), 1, "%s", r->body);
 		resp_free(r);
 	}
-	/* a pass at 05:00: the hours that ended by 04:55, [00:00, 04:00) */
+	/* a pass at 00:04 counts the JST day of them all (from 06-09 15:00Z)
+	 * from the raw rows: no hour has ended five minutes before */
+	snprintf(cmd, sizeof(cmd), "\"$FB_CTL_DIR/formback-aggregate\" --tenant %s "
+	    "--now 2026-06-10T00:04:00Z", f.tenant);
+	cr_assert_eq(system(cmd), 0);
+	snprintf(traffic, sizeof(traffic), "%s", sql(TRAFFIC_OF_DAY, f.tenant));
+	cr_assert_str_eq(sql("SELECT visits FROM report_traffic_days WHERE tenant_id = "
+	    "'%s' AND day = '2026-06-10' AND site_key = '*'", f.tenant), "4");
+	/* a pass at 05:00: the hours that ended by 04:55, [23:00, 04:00) */
 	for (k = 0; k < 2; k++) {
 		snprintf(cmd, sizeof(cmd), "\"$FB_CTL_DIR/formback-aggregate\" --tenant %s "
 		    "--now %s", f.tenant, k == 0 ? "2026-06-10T05:00:00Z" :
@@ -310,8 +324,8 @@ Test(reports, funnel_from_hourly_rollups_equals_the_raw_count)
 		cr_assert_eq(system(cmd), 0);
 		cr_assert_str_eq(sql("SELECT CONCAT(rolled_from, ' ', rolled_until) FROM "
 		    "report_hour_state WHERE tenant_id = '%s'", f.tenant), k == 0 ?
-		    "2026-06-10 00:00:00 2026-06-10 04:00:00" :
-		    "2026-06-10 00:00:00 2026-06-10 23:00:00");
+		    "2026-06-09 23:00:00 2026-06-10 04:00:00" :
+		    "2026-06-09 23:00:00 2026-06-10 23:00:00");
 		cr_assert_neq(strtol(sql("SELECT COUNT(*) FROM report_event_hours WHERE "
 		    "tenant_id = '%s'", f.tenant), NULL, 10), 0);
 		for (i = 0; i < 6; i++) {
@@ -320,6 +334,8 @@ Test(reports, funnel_from_hourly_rollups_equals_the_raw_count)
 			free(after);
 		}
 	}
+	/* the pass at 06-11 00:00Z counted the day again from the hours */
+	cr_assert_str_eq(sql(TRAFFIC_OF_DAY, f.tenant), traffic);
 	/* the rolled rows recount the raw ones: first views per hour */
 	snprintf(cmd, sizeof(cmd), "%s", sql("SELECT SUM(visits) FROM "
 	    "report_event_hours WHERE tenant_id = '%s' AND campaign_key = '*'", f.tenant));
