@@ -30,7 +30,7 @@
 	"SUM(e.campaign_id IS NULL) AS nu FROM tag_events e WHERE " \
 	"e.tenant_id = ? AND e.received_at >= ? AND e.received_at < ? AND " \
 	"(? IS NULL OR e.site_id = ?) AND (? IS NULL OR e.campaign_id = ?) " \
-	"GROUP BY b, e.site_id" cgroup ", e.session_id, e.event_type"
+	"GROUP BY b, e.site_id" cgroup ", e.session_id, e.event_type ORDER BY NULL"
 /* the grains: every campaign of a site as one, or each apart */
 #define SITE_GRAIN	"NULL", ""
 #define CAMPAIGN_GRAIN	"e.campaign_id", ", e.campaign_id"
@@ -39,20 +39,34 @@
 /* the bucket of an event: its UTC hour, or the start of a range (a parameter) */
 #define HOUR_BUCKET	"CAST(DATE_FORMAT(e.received_at, '%Y-%m-%d %H:00:00') AS DATETIME)"
 #define RANGE_BUCKET	"CAST(? AS DATETIME(6))"
-/* events of a type; visits whose first event of the type is in the bucket */
+/* no event of the group's session and stage (and campaign) before its bucket */
+#define EV_NONE_BEFORE(type, first) "NOT EXISTS (SELECT 1 FROM tag_events p " \
+	"WHERE p.site_id = s.site_id AND p.session_id = s.session_id AND " \
+	"p.received_at < s.b AND p.event_type = " type first ")"
+#define EV_STAGE "s.event_type IN ('page_view', 'form_start', 'capture') AND " \
+	"s.session_id <> ''"
+/* the events of a type; the sums of a bucket's groups, V(type) its visits */
 #define EV_N(type)	"COALESCE(SUM(IF(s.event_type = '" type "', s.n, 0)), 0)"
-#define EV_FIRST(type, first) "COALESCE(SUM(IF(s.event_type = '" type "' AND " \
-	"s.session_id <> '', NOT EXISTS (SELECT 1 FROM tag_events p WHERE " \
-	"p.site_id = s.site_id AND p.session_id = s.session_id AND " \
-	"p.received_at < s.b AND p.event_type = '" type "'" first "), 0)), 0)"
-#define EV_SUMS(first) EV_N("page_view") " AS page_view, " EV_N("form_start") \
+#define EV_SUMS(V) EV_N("page_view") " AS page_view, " EV_N("form_start") \
 	" AS form_start, " EV_N("capture") " AS capture, " EV_N("consent") \
-	" AS consent, " EV_N("conversion") " AS conversion, " \
-	EV_FIRST("page_view", first) " AS visits, " EV_FIRST("form_start", first) \
-	" AS form_visits, " EV_FIRST("capture", first) " AS capture_visits, " \
-	"COALESCE(SUM(IF(s.session_id = '', s.n, 0)), 0) AS no_session, " \
-	"COALESCE(SUM(s.nv), 0) AS by_visitor, " \
-	"COALESCE(SUM(IF(s.event_type = 'page_view', s.nu, 0)), 0) AS unassigned_views"
+	" AS consent, " EV_N("conversion") " AS conversion, " V("page_view") \
+	" AS visits, " V("form_start") " AS form_visits, " V("capture") \
+	" AS capture_visits, COALESCE(SUM(IF(s.session_id = '', s.n, 0)), 0) AS " \
+	"no_session, COALESCE(SUM(s.nv), 0) AS by_visitor, COALESCE(SUM(IF(" \
+	"s.event_type = 'page_view', s.nu, 0)), 0) AS unassigned_views"
+/* visits of the groups of one grain: probed here */
+#define EV_FIRST(type, first) "COALESCE(SUM(IF(s.event_type = '" type "' AND " \
+	"s.session_id <> '', " EV_NONE_BEFORE("'" type "'", first) ", 0)), 0)"
+#define SITE_VISITS(type)	EV_FIRST(type, SITE_FIRST)
+#define CAMPAIGN_VISITS(type)	EV_FIRST(type, CAMPAIGN_FIRST)
+/* visits of rh_groups, probed once for both grains (db_roll_hours()) */
+#define RH_CAMPAIGN_VISITS(type) "COALESCE(SUM(IF(s.event_type = '" type "', " \
+	"s.fc, 0)), 0)"
+#define RH_SITE_VISITS(type) "COUNT(DISTINCT IF(s.event_type = '" type "' AND " \
+	"s.fs, s.session_id, NULL))"
+/* room for the groups of hours of events in memory */
+#define BIG_GROUPS "SET STATEMENT max_heap_table_size = 67108864, " \
+	"tmp_table_size = 67108864 FOR "
 #define EV_COLS "page_view, form_start, capture, consent, conversion, visits, " \
 	"form_visits, capture_visits, no_session, by_visitor, unassigned_views"
 /* the campaign key of the rollups: an id, '-' for pages under none, '*' all */
@@ -67,15 +81,15 @@
 #define TR_HOURS(keys) "SELECT h.site_id, h.campaign_key AS ck, " EV_COLS \
 	" FROM report_event_hours h WHERE h.tenant_id = ? AND h.hour >= ? AND " \
 	"h.hour < ? AND (? IS NULL OR h.site_id = ?) AND " keys
-#define TR_RAW_SITE "SELECT s.site_id, '*', " EV_SUMS(SITE_FIRST) " FROM (" \
+#define TR_RAW_SITE "SELECT s.site_id, '*', " EV_SUMS(SITE_VISITS) " FROM (" \
 	EV_GROUPS(RANGE_BUCKET, SITE_GRAIN) ") s GROUP BY s.site_id"
 #define TR_RAW_CAMPAIGN "SELECT s.site_id, " CAMPAIGN_KEY ", " \
-	EV_SUMS(CAMPAIGN_FIRST) " FROM (" EV_GROUPS(RANGE_BUCKET, CAMPAIGN_GRAIN) \
+	EV_SUMS(CAMPAIGN_VISITS) " FROM (" EV_GROUPS(RANGE_BUCKET, CAMPAIGN_GRAIN) \
 	") s GROUP BY s.site_id, s.campaign_id"
-#define FN_SITE "SELECT " DB_SELECT(FUNNEL_EVENT_COLS) " FROM (" \
+#define FN_SITE BIG_GROUPS "SELECT " DB_SELECT(FUNNEL_EVENT_COLS) " FROM (" \
 	TR_HOURS("h.campaign_key = '*'") " UNION ALL " TR_RAW_SITE " UNION ALL " \
 	TR_RAW_SITE ") t"
-#define FN_CAMPAIGN "SELECT " DB_SELECT(FUNNEL_EVENT_COLS) " FROM (" \
+#define FN_CAMPAIGN BIG_GROUPS "SELECT " DB_SELECT(FUNNEL_EVENT_COLS) " FROM (" \
 	TR_HOURS("h.campaign_key <> '*' AND (? IS NULL OR h.campaign_key = ?)") \
 	" UNION ALL " TR_RAW_CAMPAIGN " UNION ALL " TR_RAW_CAMPAIGN ") t"
 
@@ -91,7 +105,8 @@ enum {
 	RP_AGG_DAYS = RP_DAILY + DAILY__MAX, RP_AG_CLAIM, RP_AG_LOCK, RP_AG_DEL_T,
 	RP_AG_DEL_L, RP_AG_DEL_M, RP_AG_TRAFFIC, RP_AG_T_TENANT,
 	RP_AG_LEADS, RP_AG_MESSAGES, RP_AG_DONE, RP_AG_TENANTS, RP_AG_HAVE,
-	RP_RH_SHARE, RP_RH_CLAIM, RP_RH_LOCK, RP_RH_SPAN, RP_RH_CAMPAIGN, RP_RH_SITE,
+	RP_RH_SHARE, RP_RH_CLAIM, RP_RH_LOCK, RP_RH_SPAN, RP_RH_DROP, RP_RH_GROUPS,
+	RP_RH_FC, RP_RH_CAMPAIGN, RP_RH_SITE,
 	RP_RH_DONE, RP_RH_EXCLUSIVE, RP_RH_BACK, RP_RH_BACK_DEL,
 	RP__MAX
 };
@@ -123,17 +138,27 @@ enum {
 #define AG_DAY(col) col " >= ? AND " col " < ?"
 /* a day's traffic per site and campaign key, both grains, from the
  * rolled hours and the raw edges */
-#define AG_TRAFFIC "INSERT INTO report_traffic_days (tenant_id, day, site_key, " \
+#define AG_TRAFFIC BIG_GROUPS "INSERT INTO report_traffic_days (tenant_id, day, site_key, " \
 	"campaign_key, page_view, visits, form_start, capture) SELECT ?, ?, " \
 	"t.site_id, t.ck, SUM(t.page_view), SUM(t.visits), SUM(t.form_start), " \
 	"SUM(t.capture) FROM (" TR_HOURS("TRUE") " UNION ALL " TR_RAW_SITE \
 	" UNION ALL " TR_RAW_SITE " UNION ALL " TR_RAW_CAMPAIGN " UNION ALL " \
 	TR_RAW_CAMPAIGN ") t GROUP BY t.site_id, t.ck"
 /* formback-aggregate: the hours [?, ?) of a tenant into report_event_hours */
-#define RH_ROLL(key, grain, first, group) "INSERT INTO report_event_hours " \
+/*
+ * formback-aggregate: the hours [?, ?) of a tenant into report_event_hours:
+ * the groups of the campaign grain into rh_groups, each probed once for
+ * the site grain (fs) and, only when that finds an earlier event, for
+ * its campaign (fc); then both grains' rows from them.
+ */
+#define RH_GROUPS BIG_GROUPS "CREATE TEMPORARY TABLE rh_groups ENGINE=MEMORY " \
+	"AS SELECT s.*, IF(" EV_STAGE ", " EV_NONE_BEFORE("s.event_type", \
+	SITE_FIRST) ", FALSE) AS fs, FALSE AS fc FROM (" EV_GROUPS(HOUR_BUCKET, \
+	CAMPAIGN_GRAIN) ") s"
+#define RH_ROLL(key, visits, group) "INSERT INTO report_event_hours " \
 	"(tenant_id, hour, site_id, campaign_key, " EV_COLS ") SELECT ?, s.b, " \
-	"s.site_id, " key ", " EV_SUMS(first) " FROM (" EV_GROUPS(HOUR_BUCKET, \
-	grain) ") s GROUP BY s.b, s.site_id" group
+	"s.site_id, " key ", " EV_SUMS(visits) " FROM rh_groups s GROUP BY s.b, " \
+	"s.site_id" group
 #define HOUR_OF(t)	"DATE_FORMAT(" t ", '%Y-%m-%d %H:00:00')"
 /* the hours that can no longer change: before the database's clock and
  * the caller's (?) less five minutes, and every event still queued */
@@ -266,9 +291,14 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 	  "FROM tag_events WHERE tenant_id = s.tenant_id)") ", b.bound), b.bound)) "
 	  "AS start, b.bound FROM report_hour_state s, (SELECT " RH_BOUND " AS bound) "
 	  "b WHERE s.tenant_id = ?) x" },
-	{ "hours_campaign", RH_ROLL(CAMPAIGN_KEY, CAMPAIGN_GRAIN, CAMPAIGN_FIRST,
-	  ", s.campaign_id") },
-	{ "hours_site", RH_ROLL("'*'", SITE_GRAIN, SITE_FIRST, "") },
+	/* RP_RH_DROP, RP_RH_GROUPS, RP_RH_FC, RP_RH_CAMPAIGN, RP_RH_SITE */
+	{ "hours_drop", "DROP TEMPORARY TABLE IF EXISTS rh_groups" },
+	{ "hours_groups", RH_GROUPS },
+	{ "hours_campaign_first",
+	  "UPDATE rh_groups s SET s.fc = IF(s.fs, TRUE, " EV_NONE_BEFORE("s.event_type",
+	  CAMPAIGN_FIRST) ") WHERE " EV_STAGE },
+	{ "hours_campaign", RH_ROLL(CAMPAIGN_KEY, RH_CAMPAIGN_VISITS, ", s.campaign_id") },
+	{ "hours_site", RH_ROLL("'*'", RH_SITE_VISITS, "") },
 	{ "hours_done",
 	  "UPDATE report_hour_state SET rolled_from = COALESCE(rolled_from, ?), "
 	  "rolled_until = GREATEST(COALESCE(rolled_until, ?), ?) WHERE tenant_id = ?" },
@@ -547,11 +577,18 @@ db_roll_hours(struct db *db, const char *tenant, const char *now, int hours,
 		e = FB_EDB;	/* the row claimed above is gone */
 	/* "YYYY-MM-DD HH:MM:SS" both: their order is the strings' */
 	if (e == FB_OK && strcmp(start, end) < 0) {
-		e = ag(db, RP_RH_CAMPAIGN, DBPARAMS(P_STR(tenant), P_STR(tenant),
-		    P_STR(start), P_STR(end), P_NULL, P_NULL, P_NULL, P_NULL));
+		e = ag(db, RP_RH_DROP, DBNOPARAMS);
 		if (e == FB_OK)
-			e = ag(db, RP_RH_SITE, DBPARAMS(P_STR(tenant), P_STR(tenant),
-			    P_STR(start), P_STR(end), P_NULL, P_NULL, P_NULL, P_NULL));
+			e = ag(db, RP_RH_GROUPS, DBPARAMS(P_STR(tenant), P_STR(start),
+			    P_STR(end), P_NULL, P_NULL, P_NULL, P_NULL));
+		if (e == FB_OK)
+			e = ag(db, RP_RH_FC, DBNOPARAMS);
+		if (e == FB_OK)
+			e = ag(db, RP_RH_CAMPAIGN, DBPARAMS(P_STR(tenant)));
+		if (e == FB_OK)
+			e = ag(db, RP_RH_SITE, DBPARAMS(P_STR(tenant)));
+		if (e == FB_OK)
+			e = ag(db, RP_RH_DROP, DBNOPARAMS);
 	}
 	if (e == FB_OK)
 		e = ag(db, RP_RH_DONE, DBPARAMS(P_STR(start), P_STR(start), P_STR(end),
