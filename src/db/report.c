@@ -147,11 +147,12 @@ enum {
 /* formback-aggregate: the hours [?, ?) of a tenant into report_event_hours */
 /*
  * formback-aggregate: the hours [?, ?) of a tenant into report_event_hours:
- * the groups of the campaign grain into rh_groups, each probed once for
+ * the groups of the campaign grain into rh_groups (Aria: no size limit),
+ * each probed once for
  * the site grain (fs) and, only when that finds an earlier event, for
  * its campaign (fc); then both grains' rows from them.
  */
-#define RH_GROUPS BIG_GROUPS "CREATE TEMPORARY TABLE rh_groups ENGINE=MEMORY " \
+#define RH_GROUPS BIG_GROUPS "CREATE TEMPORARY TABLE rh_groups ENGINE=Aria " \
 	"AS SELECT s.*, IF(" EV_STAGE ", " EV_NONE_BEFORE("s.event_type", \
 	SITE_FIRST) ", FALSE) AS fs, FALSE AS fc FROM (" EV_GROUPS(HOUR_BUCKET, \
 	CAMPAIGN_GRAIN) ") s"
