@@ -36,8 +36,10 @@
 #define CAMPAIGN_GRAIN	"e.campaign_id", ", e.campaign_id"
 #define SITE_FIRST	""
 #define CAMPAIGN_FIRST	" AND p.campaign_id <=> s.campaign_id"
-/* the bucket of an event: its UTC hour, or the start of a range (a parameter) */
-#define HOUR_BUCKET	"CAST(DATE_FORMAT(e.received_at, '%Y-%m-%d %H:00:00') AS DATETIME)"
+/* the UTC hour of a datetime, "YYYY-MM-DD HH:00:00" */
+#define HOUR_OF(t)	"DATE_FORMAT(" t ", '%Y-%m-%d %H:00:00')"
+/* the bucket of an event: its UTC hour, or the start of a range (?) */
+#define HOUR_BUCKET	"CAST(" HOUR_OF("e.received_at") " AS DATETIME)"
 #define RANGE_BUCKET	"CAST(? AS DATETIME(6))"
 /* no event of the group's session and stage (and campaign) before its bucket */
 #define EV_NONE_BEFORE(type, first) "NOT EXISTS (SELECT 1 FROM tag_events p " \
@@ -62,20 +64,21 @@
 /* visits of rh_groups, probed once for both grains (db_roll_hours()) */
 #define RH_CAMPAIGN_VISITS(type) "COALESCE(SUM(IF(s.event_type = '" type "', " \
 	"s.fc, 0)), 0)"
-#define RH_SITE_VISITS(type) "COUNT(DISTINCT IF(s.event_type = '" type "' AND " \
-	"s.fs, s.session_id, NULL))"
+#define RH_SITE_VISITS(type) "COUNT(DISTINCT IF(s.event_type = '" type \
+	"' AND s.fs, s.session_id, NULL))"
 /* room for the groups of hours of events in memory */
 #define BIG_GROUPS "SET STATEMENT max_heap_table_size = 67108864, " \
 	"tmp_table_size = 67108864 FOR "
-#define EV_COLS "page_view, form_start, capture, consent, conversion, visits, " \
-	"form_visits, capture_visits, no_session, by_visitor, unassigned_views"
+#define EV_COLS "page_view, form_start, capture, consent, conversion, " \
+	"visits, form_visits, capture_visits, no_session, by_visitor, " \
+	"unassigned_views"
 /* the campaign key of the rollups: an id, '-' for pages under none, '*' all */
 #define CAMPAIGN_KEY	"COALESCE(CAST(s.campaign_id AS CHAR), '-')"
 
 /*
  * A tenant's traffic over a range, per site and campaign key: its rolled
  * hours [?, ?) (report_event_hours, the keys the caller asks for), then
- * its raw edges [?, ?) and [?, ?) at a grain (RAW_SITE, RAW_CAMPAIGN).
+ * its raw edges [?, ?) and [?, ?) at a grain (TR_RAW_SITE, TR_RAW_CAMPAIGN).
  * The funnel sums these rows (FUNNEL_EVENT_COLS), as do a day's rollups.
  */
 #define TR_HOURS(keys) "SELECT h.site_id, h.campaign_key AS ck, " EV_COLS \
@@ -89,7 +92,8 @@
 #define FN_SITE BIG_GROUPS "SELECT " DB_SELECT(FUNNEL_EVENT_COLS) " FROM (" \
 	TR_HOURS("h.campaign_key = '*'") " UNION ALL " TR_RAW_SITE " UNION ALL " \
 	TR_RAW_SITE ") t"
-#define FN_CAMPAIGN BIG_GROUPS "SELECT " DB_SELECT(FUNNEL_EVENT_COLS) " FROM (" \
+#define FN_CAMPAIGN BIG_GROUPS "SELECT " DB_SELECT(FUNNEL_EVENT_COLS) \
+	" FROM (" \
 	TR_HOURS("h.campaign_key <> '*' AND (? IS NULL OR h.campaign_key = ?)") \
 	" UNION ALL " TR_RAW_CAMPAIGN " UNION ALL " TR_RAW_CAMPAIGN ") t"
 
@@ -138,19 +142,18 @@ enum {
 #define AG_DAY(col) col " >= ? AND " col " < ?"
 /* a day's traffic per site and campaign key, both grains, from the
  * rolled hours and the raw edges */
-#define AG_TRAFFIC BIG_GROUPS "INSERT INTO report_traffic_days (tenant_id, day, site_key, " \
-	"campaign_key, page_view, visits, form_start, capture) SELECT ?, ?, " \
+#define AG_TRAFFIC BIG_GROUPS "INSERT INTO report_traffic_days (tenant_id, " \
+	"day, site_key, campaign_key, page_view, visits, form_start, capture) " \
+	"SELECT ?, ?, " \
 	"t.site_id, t.ck, SUM(t.page_view), SUM(t.visits), SUM(t.form_start), " \
 	"SUM(t.capture) FROM (" TR_HOURS("TRUE") " UNION ALL " TR_RAW_SITE \
 	" UNION ALL " TR_RAW_SITE " UNION ALL " TR_RAW_CAMPAIGN " UNION ALL " \
 	TR_RAW_CAMPAIGN ") t GROUP BY t.site_id, t.ck"
-/* formback-aggregate: the hours [?, ?) of a tenant into report_event_hours */
 /*
  * formback-aggregate: the hours [?, ?) of a tenant into report_event_hours:
  * the groups of the campaign grain into rh_groups (Aria: no size limit),
- * each probed once for
- * the site grain (fs) and, only when that finds an earlier event, for
- * its campaign (fc); then both grains' rows from them.
+ * each probed once for the site grain (fs) and, only when that finds an
+ * earlier event, for its campaign (fc); then both grains' rows from them.
  */
 #define RH_GROUPS BIG_GROUPS "CREATE TEMPORARY TABLE rh_groups ENGINE=Aria " \
 	"AS SELECT s.*, IF(" EV_STAGE ", " EV_NONE_BEFORE("s.event_type", \
@@ -160,11 +163,10 @@ enum {
 	"(tenant_id, hour, site_id, campaign_key, " EV_COLS ") SELECT ?, s.b, " \
 	"s.site_id, " key ", " EV_SUMS(visits) " FROM rh_groups s GROUP BY s.b, " \
 	"s.site_id" group
-#define HOUR_OF(t)	"DATE_FORMAT(" t ", '%Y-%m-%d %H:00:00')"
 /* the hours that can no longer change: before the database's clock and
  * the caller's (?) less five minutes, and every event still queued */
-#define RH_BOUND "LEAST(" HOUR_OF("CAST(? AS DATETIME) - INTERVAL 5 MINUTE") ", " \
-	HOUR_OF("NOW() - INTERVAL 5 MINUTE") ", COALESCE(" HOUR_OF("(SELECT " \
+#define RH_BOUND "LEAST(" HOUR_OF("CAST(? AS DATETIME) - INTERVAL 5 MINUTE") \
+	", " HOUR_OF("NOW() - INTERVAL 5 MINUTE") ", COALESCE(" HOUR_OF("(SELECT " \
 	"MIN(received_at) FROM tag_ingest WHERE attempts < 3)") ", '9999-12-31'))"
 /* the tenants of parked events, each with its oldest one's hour */
 #define RH_PARKED "SELECT tenant_id, " HOUR_OF("MIN(received_at)") " AS hour " \
