@@ -1490,8 +1490,8 @@ enum fb_err db_pp_check_add(struct db *, const struct pp_check_new *) FB_WUR;
 
 /*
  * The funnel report (db/report.c; contract: Reports, FunnelReportOut),
- * counted exactly over a half-open range [from, to) (UTC seconds), each
- * count by its own reference time: events by received_at, abandonment
+ * counted exactly over a half-open range [from, to) (SQL datetimes, UTC),
+ * each count by its own reference time: events by received_at, abandonment
  * and conversion by the lead's abandoned_at and converted_at, messages by
  * sent_at.  site and campaign (may be NULL) narrow every count.  One row
  * per campaign (campaign_id NULL: pages under no campaign) with the
@@ -1608,8 +1608,8 @@ enum fb_err db_aggregate_day(struct db *, const char *tenant, const char *day,
  * the caller's clock) and the database's clock and before every event
  * still queued (parked ones aside).  One transaction holding the tenant's
  * row of report_hour_state (another copy holding it: nothing done), so
- * copies take turns; *rolled: the hours
- * rolled (0: none was due).
+ * copies take turns; *rolled: the hours rolled (0: none was due, or
+ * another copy has the tenant).
  */
 enum fb_err db_roll_hours(struct db *, const char *tenant, const char *now,
 	    int hours, int *rolled) FB_WUR;
