@@ -178,9 +178,13 @@ api_reports_funnel(struct req *r)
 		return api_error(r, AC_QUERY_INVALID, "to");
 	time_sql(a, fs);
 	time_sql(b, ts);
-	f = (struct funnel_filter){ fs, ts, req_query(r, "site_id"),
-	    req_query(r, "campaign_id") };
+	f = (struct funnel_filter){ .from = fs, .to = ts,
+	    .site = req_query(r, "site_id"),
+	    .campaign = req_query(r, "campaign_id") };
 	if (filters_ok(r, &f, &err) != 0)
+		return err;
+	/* the totals and the groups count the same split of the range */
+	if ((err = db_funnel_parts(r->db, r->auth.tenant_id, &f)) != FB_OK)
 		return err;
 	memset(&gev, 0, sizeof(gev));
 	memset(&gld, 0, sizeof(gld));
@@ -417,7 +421,7 @@ api_reports_daily(struct req *r)
 	    req_query(r, "site_id"), req_query(r, "campaign_id"),
 	    req_query(r, "scenario_id"), "*", "*" };
 	{
-		struct funnel_filter ff = { NULL, NULL, f.site, f.campaign };
+		struct funnel_filter ff = { .site = f.site, .campaign = f.campaign };
 		struct dbrows	 cr;
 
 		if (filters_ok(r, &ff, &e) != 0)

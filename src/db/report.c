@@ -336,21 +336,15 @@ static const struct dbcol lead_cols[] = { DB_COLUMNS(FUNNEL_LEAD_COLS) };
 static const struct dbcol delivery_cols[] = { DB_COLUMNS(FUNNEL_DELIVERY_COLS) };
 #undef DB_ROW
 
-/*
- * The parts of the funnel's range [from, to): the whole hours [h0, h1)
- * the tenant has rolled, and the raw edges [from, h0) and [h1, to).
- * With no rolled hour in it, the whole range is raw (h0 = h1 = to).
- */
-static enum fb_err
-funnel_parts(struct db *db, const char *tenant, const struct funnel_filter *f,
-    char h0[32], char h1[32])
+enum fb_err
+db_funnel_parts(struct db *db, const char *tenant, struct funnel_filter *f)
 {
 	struct dbres	 r;
 	const char	*a, *b;
 	enum fb_err	 e;
 
-	snprintf(h0, 32, "%s", f->to);
-	snprintf(h1, 32, "%s", f->to);
+	snprintf(f->hours_from, sizeof(f->hours_from), "%s", f->to);
+	snprintf(f->hours_to, sizeof(f->hours_to), "%s", f->to);
 	if ((e = db_run(db, DBSET_REPORT, RP_HOURS_HELD, &rp_sql[RP_HOURS_HELD],
 	    DBPARAMS(P_STR(f->from), P_STR(f->to), P_STR(tenant)), &r)) != FB_OK)
 		return e;
@@ -358,8 +352,8 @@ funnel_parts(struct db *db, const char *tenant, const struct funnel_filter *f,
 	b = dbres_get(&r, 0, 1);
 	/* both "YYYY-MM-DD HH:MM:SS": their order is the strings' */
 	if (a != NULL && b != NULL && strcmp(a, b) < 0) {
-		snprintf(h0, 32, "%s", a);
-		snprintf(h1, 32, "%s", b);
+		snprintf(f->hours_from, sizeof(f->hours_from), "%s", a);
+		snprintf(f->hours_to, sizeof(f->hours_to), "%s", b);
 	}
 	dbres_free(&r);
 	return FB_OK;
@@ -373,12 +367,8 @@ enum fb_err
 db_funnel_events(struct db *db, const char *tenant, const struct funnel_filter *f,
     bool by_campaign, struct dbrows *out)
 {
-	char	 h0[32], h1[32];
-	int	 id;
-	enum fb_err e;
+	const char	*h0 = f->hours_from, *h1 = f->hours_to;
 
-	if ((e = funnel_parts(db, tenant, f, h0, h1)) != FB_OK)
-		return e;
 	/* every campaign as one: a visit across two of them counts once */
 	if (!by_campaign && f->campaign == NULL)
 		return rows(db, RP_EVENTS_SITE, DBPARAMS(P_STR(tenant), P_STR(h0),
@@ -386,9 +376,9 @@ db_funnel_events(struct db *db, const char *tenant, const struct funnel_filter *
 		    RAW_PART(f->from, h0, f->site, NULL),
 		    RAW_PART(h1, f->to, f->site, NULL)),
 		    event_cols, NELEM(event_cols), sizeof(struct funnel_event_row), out);
-	id = by_campaign ? RP_EVENTS_BY : RP_EVENTS_CAMPAIGN;
-	return rows(db, id, DBPARAMS(P_STR(tenant), P_STR(h0), P_STR(h1),
-	    P_STR(f->site), P_STR(f->site), P_STR(f->campaign), P_STR(f->campaign),
+	return rows(db, by_campaign ? RP_EVENTS_BY : RP_EVENTS_CAMPAIGN, DBPARAMS(
+	    P_STR(tenant), P_STR(h0), P_STR(h1), P_STR(f->site), P_STR(f->site),
+	    P_STR(f->campaign), P_STR(f->campaign),
 	    RAW_PART(f->from, h0, f->site, f->campaign),
 	    RAW_PART(h1, f->to, f->site, f->campaign)),
 	    event_cols, NELEM(event_cols), sizeof(struct funnel_event_row), out);
@@ -487,8 +477,8 @@ enum fb_err
 db_aggregate_day(struct db *db, const char *tenant, const char *day,
     const char *from, const char *to)
 {
+	struct funnel_filter f = { .from = from, .to = to };
 	struct dbres	 r;
-	char		 h0[32], h1[32];
 	enum fb_err	 e;
 
 	/* the day's row exists before its lock is taken */
@@ -510,13 +500,14 @@ db_aggregate_day(struct db *db, const char *tenant, const char *day,
 	if (e == FB_OK)
 		e = ag(db, RP_AG_DEL_M, DBPARAMS(P_STR(tenant), P_STR(day)));
 	if (e == FB_OK)
-		e = funnel_parts(db, tenant, &(struct funnel_filter){ from, to, NULL,
-		    NULL }, h0, h1);
+		e = db_funnel_parts(db, tenant, &f);
 	if (e == FB_OK)
 		e = ag(db, RP_AG_TRAFFIC, DBPARAMS(P_STR(tenant), P_STR(day),
-		    P_STR(tenant), P_STR(h0), P_STR(h1), P_NULL, P_NULL,
-		    RAW_PART(from, h0, NULL, NULL), RAW_PART(h1, to, NULL, NULL),
-		    RAW_PART(from, h0, NULL, NULL), RAW_PART(h1, to, NULL, NULL)));
+		    P_STR(tenant), P_STR(f.hours_from), P_STR(f.hours_to), P_NULL,
+		    P_NULL, RAW_PART(from, f.hours_from, NULL, NULL),
+		    RAW_PART(f.hours_to, to, NULL, NULL),
+		    RAW_PART(from, f.hours_from, NULL, NULL),
+		    RAW_PART(f.hours_to, to, NULL, NULL)));
 	if (e == FB_OK)
 		e = ag(db, RP_AG_T_TENANT, DBPARAMS(P_STR(tenant), P_STR(day),
 		    P_STR(tenant), P_STR(day)));

@@ -1539,8 +1539,19 @@ struct funnel_delivery_row { DB_FIELDS(FUNNEL_DELIVERY_COLS) };
 struct funnel_filter {
 	const char	*from, *to;	/* SQL datetimes, UTC, whole seconds, half-open */
 	const char	*site, *campaign;	/* or NULL */
+	/* db_funnel_parts(): the rolled hours of the range, as SQL datetimes */
+	char		 hours_from[32], hours_to[32];
 };
-/* Events of the range: one row of totals (by_campaign false) or per campaign. */
+/*
+ * Split f's range [from, to) once for every count of one report: the
+ * whole hours [hours_from, hours_to) the tenant has rolled (read from the
+ * rollups), and the raw edges [from, hours_from) and [hours_to, to); with
+ * no rolled hour in it, hours_from = hours_to = to (all raw).
+ */
+enum fb_err db_funnel_parts(struct db *, const char *tenant,
+	    struct funnel_filter *) FB_WUR;
+/* Events of the range split by db_funnel_parts(): one row of totals
+ * (by_campaign false) or per campaign. */
 enum fb_err db_funnel_events(struct db *, const char *tenant,
 	    const struct funnel_filter *, bool by_campaign, struct dbrows *) FB_WUR;
 /* Leads abandoned or converted in the range: totals or per campaign. */
