@@ -6,7 +6,7 @@ FB_PACKAGES="build-essential autoconf automake libtool pkg-config \
 libfcgi-dev libmariadb-dev mariadb-server mariadb-client libjson-c-dev \
 libsodium-dev libssl-dev libcurl4-openssl-dev libcriterion-dev lighttpd \
 lighttpd-modules-lua apache2 libapache2-mod-fcgid \
-curl openssl wrk mandoc libpcre2-dev libidn2-dev libyajl-dev ca-certificates procps chromium fonts-ipafont-gothic clang libclang-rt-14-dev \
+curl openssl wrk mandoc libpcre2-dev libidn2-dev ca-certificates procps chromium fonts-ipafont-gothic clang libclang-rt-14-dev \
 python3 python3-aiosmtpd galera-4 rsync haproxy"
 
 fb_log() { printf '%s\n' "==> $*" >&2; }

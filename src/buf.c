@@ -73,6 +73,14 @@ buf_grow(struct buf *b, size_t need)
 	return FB_OK;
 }
 
+enum fb_err
+buf_reserve(struct buf *b, size_t n)
+{
+	if (n > b->max - b->len)
+		return FB_ENOMEM;
+	return buf_grow(b, b->len + n);
+}
+
 /* buf_add() when the bytes do not fit in what is allocated */
 enum fb_err
 buf_add_grow(struct buf *b, const void *p, size_t n)

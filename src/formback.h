@@ -140,6 +140,12 @@ void		 buf_reset(struct buf *);
 void		 buf_release(struct buf *);
 char		*buf_detach(struct buf *);
 enum fb_err	 buf_add_grow(struct buf *, const void *, size_t) FB_WUR;
+/*
+ * Make room for n more bytes and the NUL after them, so that they can be
+ * written at data + len (then len advanced and the NUL written by the
+ * caller).  FB_ENOMEM past `max` or out of memory; the buffer unchanged.
+ */
+enum fb_err	 buf_reserve(struct buf *, size_t n) FB_WUR;
 enum fb_err	 buf_addstr(struct buf *, const char *) FB_WUR;
 enum fb_err	 buf_printf(struct buf *, const char *, ...) FB_PRINTF(2, 3) FB_WUR;
 
@@ -198,17 +204,25 @@ void	jadd_time(json_object *, const char *key, const char *val);
 const char *json_text(json_object *);
 
 /*
- * A JSON document written as it is produced, value by value, into a
- * struct buf (yajl's generator: RFC 8259, no object per value, '/' not
- * escaped), for the answers that carry many rows (issue 13).  Inside an
- * object every value is given with its key; inside an array the key is
- * NULL.  A string NULL is null.  The first error (a full buffer, a call
- * out of place) sticks: jgen_end() returns it and frees the generator.
+ * A JSON document written as it is produced, value by value, straight
+ * into a struct buf (RFC 8259; no object per value; strings escaped as
+ * RFC 8259 7 says, '/' and non-ASCII as they are), for every answer
+ * built from typed rows (issue 13).  Inside an object every value is
+ * given with its key; inside an array, and for the one top-level value,
+ * the key is NULL.  A string NULL is null.  Objects and arrays nest at
+ * most JGEN_DEPTH_MAX deep.  The first error (FB_ENOMEM: the buffer's
+ * cap; FB_EINVAL: a call out of place) sticks and later calls do
+ * nothing; jgen_end() returns it, or FB_EINVAL when the document is not
+ * complete.  Nothing to free.
  */
+#define JGEN_DEPTH_MAX	32
 struct jgen {
-	void		*g;		/* yajl_gen */
 	struct buf	*out;
 	enum fb_err	 err;
+	unsigned	 depth;		/* objects and arrays open */
+	uint32_t	 arrays;	/* bit d: level d + 1 is an array */
+	uint32_t	 members;	/* bit d: level d + 1 has a value */
+	bool		 done;		/* the top-level value is begun */
 };
 void	jgen_begin(struct jgen *, struct buf *out);
 enum fb_err jgen_end(struct jgen *) FB_WUR;

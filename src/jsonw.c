@@ -3,8 +3,6 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <yajl/yajl_gen.h>
-
 #include "formback.h"
 
 /*
@@ -96,110 +94,240 @@ json_parse_object(const char *s, size_t n, int depth)
 	return o;
 }
 
-static void
-jg_print(void *ctx, const char *s, size_t n)
-{
-	struct jgen	*j = ctx;
+/*
+ * The streaming writer (kcgi's kcgijson writes the same way): every piece
+ * goes straight into the struct buf, a member's separator and key in one
+ * copy, a string scanned once for the bytes RFC 8259 7 says to escape.
+ * The first error sticks and every later call does nothing.
+ */
 
+/* The escape of each byte: 0 none, 'u' as \u00XX, else \ and the byte. */
+static const char jesc[256] = {
+	'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u',
+	'b', 't', 'n', 'u', 'f', 'r', 'u', 'u',
+	'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u',
+	'u', 'u', 'u', 'u', 'u', 'u', 'u', 'u',
+	['"'] = '"', ['\\'] = '\\',
+};
+
+static void
+jg_fail(struct jgen *j, enum fb_err e)
+{
+	if (j->err == FB_OK)
+		j->err = e;
+}
+
+/* Room for n more bytes at the end of the output, or the error sticks. */
+static bool
+jg_room(struct jgen *j, size_t n)
+{
+	if (j->err != FB_OK)
+		return false;
+	if (n < j->out->cap - j->out->len)
+		return true;
+	if (buf_reserve(j->out, n) != FB_OK) {
+		jg_fail(j, FB_ENOMEM);
+		return false;
+	}
+	return true;
+}
+
+static void
+jg_put(struct jgen *j, const char *s, size_t n)
+{
 	if (j->err == FB_OK && buf_add(j->out, s, n) != FB_OK)
-		j->err = FB_ENOMEM;
+		jg_fail(j, FB_ENOMEM);
+}
+
+/* s[0..n) as a JSON string, quoted and escaped (RFC 8259 7). */
+static void
+jg_string(struct jgen *j, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+	const unsigned char *u = (const unsigned char *)s;
+	struct buf	*b = j->out;
+	size_t		 i = 0, run;
+	char		*p;
+
+	/* the common case, nothing to escape: one reservation, one copy */
+	if (!jg_room(j, n + 2))
+		return;
+	b->data[b->len++] = '"';
+	while (i < n) {
+		for (run = i; run < n && jesc[u[run]] == 0; run++)
+			continue;
+		memcpy(b->data + b->len, s + i, run - i);
+		b->len += run - i;
+		if ((i = run) == n)
+			break;
+		/* an escape: up to 6 bytes for 1, then the rest and the quote */
+		if (!jg_room(j, 6 + (n - i - 1) + 1))
+			return;
+		p = b->data + b->len;
+		*p++ = '\\';
+		if ((*p++ = jesc[u[i]]) == 'u') {
+			*p++ = '0';
+			*p++ = '0';
+			*p++ = hex[u[i] >> 4];
+			*p++ = hex[u[i] & 0xf];
+		}
+		b->len = (size_t)(p - b->data);
+		i++;
+	}
+	b->data[b->len++] = '"';
+	b->data[b->len] = '\0';
+}
+
+/*
+ * Begin a value at the current place: the separator, and the key inside
+ * an object (none inside an array, or at the top, where one value only
+ * may be written).  Returns false when the value must not be written.
+ */
+static bool
+jg_value(struct jgen *j, const char *key)
+{
+	uint32_t	 bit;
+
+	if (j->err != FB_OK)
+		return false;
+	if (j->depth == 0) {
+		if (key != NULL || j->done) {
+			jg_fail(j, FB_EINVAL);
+			return false;
+		}
+		j->done = true;
+		return true;
+	}
+	bit = 1u << (j->depth - 1);
+	if ((key == NULL) != ((j->arrays & bit) != 0)) {
+		jg_fail(j, FB_EINVAL);
+		return false;
+	}
+	if (j->members & bit)
+		jg_put(j, ",", 1);
+	j->members |= bit;
+	if (key != NULL) {
+		jg_string(j, key, strlen(key));
+		jg_put(j, ":", 1);
+	}
+	return j->err == FB_OK;
+}
+
+/* Open an object or an array as the next value. */
+static void
+jg_open(struct jgen *j, const char *key, bool array)
+{
+	uint32_t	 bit;
+
+	if (!jg_value(j, key))
+		return;
+	if (j->depth == JGEN_DEPTH_MAX) {
+		jg_fail(j, FB_EINVAL);
+		return;
+	}
+	bit = 1u << j->depth++;
+	j->members &= ~bit;
+	if (array)
+		j->arrays |= bit;
+	else
+		j->arrays &= ~bit;
+	jg_put(j, array ? "[" : "{", 1);
+}
+
+static void
+jg_close(struct jgen *j, bool array)
+{
+	if (j->err != FB_OK)
+		return;
+	if (j->depth == 0 ||
+	    ((j->arrays & (1u << (j->depth - 1))) != 0) != array) {
+		jg_fail(j, FB_EINVAL);
+		return;
+	}
+	j->depth--;
+	jg_put(j, array ? "]" : "}", 1);
 }
 
 void
 jgen_begin(struct jgen *j, struct buf *out)
 {
+	memset(j, 0, sizeof(*j));
 	j->out = out;
 	j->err = FB_OK;
-	if ((j->g = yajl_gen_alloc(NULL)) == NULL ||
-	    !yajl_gen_config(j->g, yajl_gen_print_callback, jg_print, j))
-		j->err = FB_ENOMEM;
 }
 
 enum fb_err
 jgen_end(struct jgen *j)
 {
-	if (j->g != NULL)
-		yajl_gen_free(j->g);
-	j->g = NULL;
-	return j->err;
-}
-
-/* The generator's answer to one call; the first failure sticks. */
-static void
-jg_check(struct jgen *j, yajl_gen_status st)
-{
-	if (st != yajl_gen_status_ok && j->err == FB_OK)
+	if (j->err == FB_OK && (j->depth != 0 || !j->done))
 		j->err = FB_EINVAL;
-}
-
-/* The key of a member, in an object; none in an array. */
-static bool
-jg_key(struct jgen *j, const char *key)
-{
-	if (j->err != FB_OK)
-		return false;
-	if (key != NULL)
-		jg_check(j, yajl_gen_string(j->g, (const unsigned char *)key,
-		    strlen(key)));
-	return j->err == FB_OK;
+	return j->err;
 }
 
 void
 jg_obj(struct jgen *j, const char *key)
 {
-	if (jg_key(j, key))
-		jg_check(j, yajl_gen_map_open(j->g));
+	jg_open(j, key, false);
 }
 
 void
 jg_obj_end(struct jgen *j)
 {
-	if (j->err == FB_OK)
-		jg_check(j, yajl_gen_map_close(j->g));
+	jg_close(j, false);
 }
 
 void
 jg_arr(struct jgen *j, const char *key)
 {
-	if (jg_key(j, key))
-		jg_check(j, yajl_gen_array_open(j->g));
+	jg_open(j, key, true);
 }
 
 void
 jg_arr_end(struct jgen *j)
 {
-	if (j->err == FB_OK)
-		jg_check(j, yajl_gen_array_close(j->g));
+	jg_close(j, true);
 }
 
 void
 jg_str(struct jgen *j, const char *key, const char *v)
 {
-	if (!jg_key(j, key))
+	if (!jg_value(j, key))
 		return;
-	jg_check(j, v != NULL ? yajl_gen_string(j->g, (const unsigned char *)v,
-	    strlen(v)) : yajl_gen_null(j->g));
+	if (v != NULL)
+		jg_string(j, v, strlen(v));
+	else
+		jg_put(j, "null", 4);
 }
 
 void
 jg_int(struct jgen *j, const char *key, long long v)
 {
-	if (jg_key(j, key))
-		jg_check(j, yajl_gen_integer(j->g, v));
+	char			 t[24], *p = t + sizeof(t);
+	unsigned long long	 u = v < 0 ? 0ULL - (unsigned long long)v :
+				    (unsigned long long)v;
+
+	if (!jg_value(j, key))
+		return;
+	do
+		*--p = (char)('0' + u % 10);
+	while ((u /= 10) != 0);
+	if (v < 0)
+		*--p = '-';
+	jg_put(j, p, (size_t)(t + sizeof(t) - p));
 }
 
 void
 jg_number(struct jgen *j, const char *key, const char *text)
 {
-	if (jg_key(j, key))
-		jg_check(j, yajl_gen_number(j->g, text, strlen(text)));
+	if (jg_value(j, key))
+		jg_put(j, text, strlen(text));
 }
 
 void
 jg_bool(struct jgen *j, const char *key, bool v)
 {
-	if (jg_key(j, key))
-		jg_check(j, yajl_gen_bool(j->g, v));
+	if (jg_value(j, key))
+		jg_put(j, v ? "true" : "false", v ? 4 : 5);
 }
 
 void
@@ -230,9 +358,9 @@ jg_json(struct jgen *j, const char *key, json_object *v)
 		jg_number(j, key, json_object_to_json_string(v));
 		break;
 	case json_type_string:
-		if (jg_key(j, key))
-			jg_check(j, yajl_gen_string(j->g, (const unsigned char *)
-			    json_object_get_string(v), (size_t)json_object_get_string_len(v)));
+		if (jg_value(j, key))
+			jg_string(j, json_object_get_string(v),
+			    (size_t)json_object_get_string_len(v));
 		break;
 	case json_type_array:
 		jg_arr(j, key);

@@ -204,6 +204,92 @@ Test(jsonw, generator)
 	buf_release(&b);
 }
 
+/* jsonw.c: escapes (RFC 8259 7), numbers, and calls out of place. */
+Test(jsonw, generator_edges)
+{
+	struct jgen	 j;
+	struct buf	 b;
+	char		 s[300];
+	int		 i;
+
+	buf_init(&b, 1 << 16);
+	jgen_begin(&j, &b);
+	jg_arr(&j, NULL);
+	jg_str(&j, NULL, "\x01\x1f\t\b\f\r\\\x7f");
+	jg_int(&j, NULL, 0);
+	jg_int(&j, NULL, -9223372036854775807LL - 1);
+	jg_int(&j, NULL, 9223372036854775807LL);
+	jg_number(&j, NULL, "0.1250");
+	jg_bool(&j, NULL, false);
+	jg_time(&j, NULL, NULL);
+	jg_time(&j, NULL, "not a datetime");
+	jg_obj(&j, NULL);
+	jg_str(&j, "k\"ey", "");
+	jg_obj_end(&j);
+	jg_arr_end(&j);
+	cr_assert_eq(jgen_end(&j), FB_OK);
+	cr_assert_str_eq(b.data, "[\"\\u0001\\u001f\\t\\b\\f\\r\\\\\x7f\","
+	    "0,-9223372036854775808,9223372036854775807,0.1250,false,null,"
+	    "\"not a datetime\",{\"k\\\"ey\":\"\"}]");
+	/* a string of escapes only grows the buffer as it goes */
+	memset(s, '\n', sizeof(s) - 1);
+	s[sizeof(s) - 1] = '\0';
+	buf_reset(&b);
+	jgen_begin(&j, &b);
+	jg_str(&j, NULL, s);
+	cr_assert_eq(jgen_end(&j), FB_OK);
+	cr_assert_eq(b.len, 2 + 2 * (sizeof(s) - 1));
+	cr_assert_eq(strlen(b.data), b.len);
+	/* out of place: a key in an array, none in an object, two values */
+	buf_reset(&b);
+	jgen_begin(&j, &b);
+	jg_arr(&j, NULL);
+	jg_int(&j, "k", 1);
+	cr_assert_eq(jgen_end(&j), FB_EINVAL);
+	buf_reset(&b);
+	jgen_begin(&j, &b);
+	jg_obj(&j, NULL);
+	jg_int(&j, NULL, 1);
+	cr_assert_eq(jgen_end(&j), FB_EINVAL);
+	buf_reset(&b);
+	jgen_begin(&j, &b);
+	jg_int(&j, NULL, 1);
+	jg_int(&j, NULL, 2);
+	cr_assert_eq(jgen_end(&j), FB_EINVAL);
+	/* an array closed as an object; a document left open; none at all */
+	buf_reset(&b);
+	jgen_begin(&j, &b);
+	jg_arr(&j, NULL);
+	jg_obj_end(&j);
+	cr_assert_eq(jgen_end(&j), FB_EINVAL);
+	buf_reset(&b);
+	jgen_begin(&j, &b);
+	jg_obj(&j, NULL);
+	cr_assert_eq(jgen_end(&j), FB_EINVAL);
+	jgen_begin(&j, &b);
+	cr_assert_eq(jgen_end(&j), FB_EINVAL);
+	/* nesting: JGEN_DEPTH_MAX levels, not one more */
+	buf_reset(&b);
+	jgen_begin(&j, &b);
+	for (i = 0; i < JGEN_DEPTH_MAX; i++)
+		jg_arr(&j, NULL);
+	for (i = 0; i < JGEN_DEPTH_MAX; i++)
+		jg_arr_end(&j);
+	cr_assert_eq(jgen_end(&j), FB_OK);
+	buf_reset(&b);
+	jgen_begin(&j, &b);
+	for (i = 0; i <= JGEN_DEPTH_MAX; i++)
+		jg_arr(&j, NULL);
+	cr_assert_eq(jgen_end(&j), FB_EINVAL);
+	/* the cap reached inside an escaped string */
+	buf_release(&b);
+	buf_init(&b, 40);
+	jgen_begin(&j, &b);
+	jg_str(&j, NULL, s);
+	cr_assert_eq(jgen_end(&j), FB_ENOMEM);
+	buf_release(&b);
+}
+
 /* body.c: identifiers before SQL (issue 11). */
 Test(body, ident_ok)
 {
