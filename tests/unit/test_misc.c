@@ -240,6 +240,22 @@ Test(jsonw, generator_edges)
 	cr_assert_eq(jgen_end(&j), FB_OK);
 	cr_assert_eq(b.len, 2 + 2 * (sizeof(s) - 1));
 	cr_assert_eq(strlen(b.data), b.len);
+	/* an escape at each place of a long string, among UTF-8 bytes */
+	for (i = 0; i < 24; i++) {
+		char	 in[25], want[40];
+
+		memset(in, 'a', 24);
+		memcpy(in + 4, "\xe3\x81\x82", 3);
+		in[24] = '\0';
+		in[i] = "\"\\\x1f"[i % 3];
+		snprintf(want, sizeof(want), "\"%.*s%s%s\"", i, in, i % 3 == 2 ?
+		    "\\u001f" : i % 3 == 1 ? "\\\\" : "\\\"", in + i + 1);
+		buf_reset(&b);
+		jgen_begin(&j, &b);
+		jg_str(&j, NULL, in);
+		cr_assert_eq(jgen_end(&j), FB_OK);
+		cr_assert_str_eq(b.data, want, "at %d", i);
+	}
 	/* out of place: a key in an array, none in an object, two values */
 	buf_reset(&b);
 	jgen_begin(&j, &b);
