@@ -49,7 +49,8 @@ status_text(int s)
 	}
 }
 
-static void
+/* Read the request body; returns whether the input was read to its end. */
+static bool
 read_body(struct req *r, FCGX_Stream *in)
 {
 	char	 chunk[8192];
@@ -57,13 +58,14 @@ read_body(struct req *r, FCGX_Stream *in)
 
 	if (r->content_length > (long)r->body.max) {
 		r->body_too_large = true;
-		return;
+		return false;
 	}
 	while ((n = FCGX_GetStr(chunk, sizeof(chunk), in)) > 0)
 		if (buf_add(&r->body, chunk, (size_t)n) != FB_OK) {
 			r->body_too_large = true;
-			return;
+			return false;
 		}
+	return FCGX_GetError(in) == 0;
 }
 
 /*
@@ -134,6 +136,7 @@ struct slot {
 	struct req		 r;
 	struct tag_pending	*tp;
 	bool			 waits;	/* for its rate admission */
+	bool			 read_all;	/* the input read to its end */
 };
 
 /*
@@ -151,6 +154,7 @@ take(struct slot *s, struct db *db, const struct conf *conf)
 
 	s->tp = NULL;
 	s->waits = false;
+	s->read_all = false;
 	req_init(r, db, conf);
 	log_set_request_id(r->request_id);
 	r->method = FCGX_GetParam("REQUEST_METHOD", s->fr.envp);
@@ -180,7 +184,7 @@ take(struct slot *s, struct db *db, const struct conf *conf)
 	    sizeof(bad)) != FB_OK)
 		(void)api_error(r, AC_QUERY_INVALID, bad[0] != '\0' ? bad : NULL);
 	else {
-		read_body(r, s->fr.in);
+		s->read_all = read_body(r, s->fr.in);
 		switch (dispatch_begin(r)) {
 		case DISPATCH_COLLECT:
 			s->tp = tag_collect_begin(r);
@@ -205,6 +209,15 @@ finish(struct slot *s)
 	respond(r, s->fr.out);
 	logx(LOG_DEBUG, "%s %s -> %d", r->method, r->path != NULL ? r->path : "-",
 	    r->status);
+	/*
+	 * The request was read to its end: close at once.  libfcgi's
+	 * default close shuts the socket down and waits (up to 2 s) for
+	 * the web server to close its end, so that unread input cannot
+	 * reset the connection under the answer; with nothing unread that
+	 * wait only keeps the worker from its next request (issue 13).
+	 */
+	if (s->read_all)
+		(void)FCGX_Detach(&s->fr);
 	req_release(r);
 	log_set_request_id(NULL);
 	FCGX_Finish_r(&s->fr);
