@@ -14,6 +14,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/uio.h>
 
 #include <fcgiapp.h>
 
@@ -69,62 +70,154 @@ read_body(struct req *r, FCGX_Stream *in)
 }
 
 /*
- * Write one header line.  Every header of a response goes through here,
- * and what header_ok() refuses is left out (logged), so no value can
- * split the response (CWE-113).
+ * Add one header line to the answer's head.  Every header of a response
+ * goes through here, and what header_ok() refuses is left out (logged),
+ * so no value can split the response (CWE-113).
  */
 static void
-header(FCGX_Stream *out, const char *name, const char *value)
+header(struct buf *head, const char *name, const char *value)
 {
 	if (!header_ok(name, value)) {
 		logx(LOG_ERR, "header '%s' not written: a control character or "
 		    "non-ASCII byte in it", name);
 		return;
 	}
-	FCGX_PutS(name, out);
-	FCGX_PutS(": ", out);
-	FCGX_PutS(value, out);
-	FCGX_PutS("\r\n", out);
+	if (buf_printf(head, "%s: %s\r\n", name, value) != FB_OK)
+		logx(LOG_ERR, "header '%s' not written: the head is full", name);
 }
 
 static void
-header_ll(FCGX_Stream *out, const char *name, long long v)
+header_ll(struct buf *head, const char *name, long long v)
 {
 	char	 s[24];
 
 	snprintf(s, sizeof(s), "%lld", v);
-	header(out, name, s);
+	header(head, name, s);
+}
+
+/* The content of a STDOUT record we write: 65,535 rounded down to 8. */
+#define RECORD_MAX	65528
+#define RECORDS_PER_WRITE 64
+/* An answer this short fits libfcgi's 8 KiB output buffer with its end. */
+#define SHORT_ANSWER	8000
+
+/* writev() all of iov[0..n), again after a short write (a signal). */
+static bool
+writev_all(int fd, struct iovec *iov, int n)
+{
+	ssize_t	 w;
+
+	while (n > 0) {
+		if ((w = writev(fd, iov, n)) < 0) {
+			if (errno == EINTR)
+				continue;
+			return false;
+		}
+		for (; n > 0 && (size_t)w >= iov->iov_len; iov++, n--)
+			w -= (ssize_t)iov->iov_len;
+		if (n > 0) {
+			iov->iov_base = (char *)iov->iov_base + w;
+			iov->iov_len -= (size_t)w;
+		}
+	}
+	return true;
+}
+
+/*
+ * Write the parts of a long answer (head, body) as FastCGI STDOUT records
+ * of up to RECORD_MAX bytes (FastCGI 1.0, 3.3, 5.3), up to
+ * RECORDS_PER_WRITE of them per writev(), onto the web server's
+ * connection.  libfcgi would write one record per 8 KiB of its buffer:
+ * 16 writes for a list of 200 leads.  FCGX_Finish_r() then ends the
+ * stream and the request as usual.  Returns false when the connection
+ * failed.
+ */
+static bool
+write_records(const FCGX_Request *fr, const struct iovec *part, int nparts)
+{
+	unsigned char	 hdr[RECORDS_PER_WRITE][8];
+	struct iovec	 iov[RECORDS_PER_WRITE * 3];
+	size_t		 off = 0, rec, n;
+	int		 p = 0, k, niov, at;
+
+	while (p < nparts) {
+		for (k = 0, niov = 0; k < RECORDS_PER_WRITE && p < nparts; k++) {
+			at = niov++;
+			for (rec = 0; rec < RECORD_MAX && p < nparts; rec += n) {
+				n = part[p].iov_len - off;
+				if (n > RECORD_MAX - rec)
+					n = RECORD_MAX - rec;
+				iov[niov].iov_base = (char *)part[p].iov_base + off;
+				iov[niov++].iov_len = n;
+				if ((off += n) == part[p].iov_len) {
+					p++;
+					off = 0;
+				}
+			}
+			/* version, type, request id, length, no padding */
+			hdr[k][0] = 1;
+			hdr[k][1] = 6;	/* FCGI_STDOUT */
+			hdr[k][2] = (unsigned char)(fr->requestId >> 8);
+			hdr[k][3] = (unsigned char)fr->requestId;
+			hdr[k][4] = (unsigned char)(rec >> 8);
+			hdr[k][5] = (unsigned char)rec;
+			hdr[k][6] = hdr[k][7] = 0;
+			iov[at].iov_base = hdr[k];
+			iov[at].iov_len = sizeof(hdr[k]);
+		}
+		if (!writev_all(fr->ipcFd, iov, niov))
+			return false;
+	}
+	return true;
 }
 
 static void
-respond(struct req *r, FCGX_Stream *out)
+respond(struct req *r, FCGX_Request *fr)
 {
-	char	 st[64];
-	size_t	 i;
+	static struct buf head = { NULL, 0, 0, 0 };
+	struct iovec	 part[2];
+	char		 st[64];
+	size_t		 i, blen;
 
+	if (head.max == 0)
+		buf_init(&head, 64 * 1024);
+	buf_reset(&head);
 	snprintf(st, sizeof(st), "%d %s", r->status, status_text(r->status));
-	header(out, "Status", st);
+	header(&head, "Status", st);
 	if (r->out.len > 0)
-		header(out, "Content-Type", r->out_type != NULL ? r->out_type :
+		header(&head, "Content-Type", r->out_type != NULL ? r->out_type :
 		    "application/json; charset=utf-8");
-	header(out, "X-Request-Id", r->request_id);
-	header(out, "Cache-Control", "no-store");
+	header(&head, "X-Request-Id", r->request_id);
+	header(&head, "Cache-Control", "no-store");
 	if (r->rate.set) {
-		header_ll(out, "X-RateLimit-Limit", r->rate.limit);
-		header_ll(out, "X-RateLimit-Remaining", r->rate.remaining);
-		header_ll(out, "X-RateLimit-Reset", r->rate.reset);
+		header_ll(&head, "X-RateLimit-Limit", r->rate.limit);
+		header_ll(&head, "X-RateLimit-Remaining", r->rate.remaining);
+		header_ll(&head, "X-RateLimit-Reset", r->rate.reset);
 		if (r->status == 429)
-			header_ll(out, "Retry-After", r->rate.retry_after);
+			header_ll(&head, "Retry-After", r->rate.retry_after);
 	}
 	if (r->dry_run)
-		header(out, "Formback-Dry-Run", "true");
+		header(&head, "Formback-Dry-Run", "true");
 	if (r->replayed)
-		header(out, "Idempotency-Replayed", "true");
+		header(&head, "Idempotency-Replayed", "true");
 	for (i = 0; i < r->nhdr; i++)
-		header(out, r->hdr_name[i], r->hdr_value[i]);
-	FCGX_PutS("\r\n", out);
-	if (r->out.len > 0 && strcmp(r->method, "HEAD") != 0)
-		FCGX_PutStr(r->out.data, (int)r->out.len, out);
+		header(&head, r->hdr_name[i], r->hdr_value[i]);
+	if (buf_add(&head, "\r\n", 2) != FB_OK)
+		logx(LOG_ERR, "the head is full");
+	blen = strcmp(r->method, "HEAD") != 0 ? r->out.len : 0;
+	/* a short answer fits libfcgi's buffer: one write at the end */
+	if (head.len + blen < SHORT_ANSWER) {
+		FCGX_PutStr(head.data, (int)head.len, fr->out);
+		if (blen > 0)
+			FCGX_PutStr(r->out.data, (int)blen, fr->out);
+		return;
+	}
+	part[0].iov_base = head.data;
+	part[0].iov_len = head.len;
+	part[1].iov_base = r->out.data;
+	part[1].iov_len = blen;
+	if (!write_records(fr, part, blen > 0 ? 2 : 1))
+		logx(LOG_WARN, "the answer not written: %s", strerror(errno));
 }
 
 /*
@@ -206,7 +299,7 @@ finish(struct slot *s)
 	struct req	*r = &s->r;
 
 	log_set_request_id(r->request_id);
-	respond(r, s->fr.out);
+	respond(r, &s->fr);
 	logx(LOG_DEBUG, "%s %s -> %d", r->method, r->path != NULL ? r->path : "-",
 	    r->status);
 	/*

@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 
 #include "harness.h"
+#include "../../src/api.h"
 
 Test(core, unknown_path_is_404)
 {
@@ -274,6 +275,26 @@ Test(core, request_id_everywhere)
 	cr_assert_eq(r->status, 200);
 	cr_assert_not_null(resp_header(r, "X-Request-Id"));
 	resp_free(r);
+}
+
+/*
+ * An answer longer than libfcgi's buffer goes out as formback.fcgi's own
+ * FastCGI records of up to 65,528 bytes (main-fcgi.c): one three records
+ * long arrives whole, byte for byte, with its headers.
+ */
+Test(core, long_answer_whole)
+{
+	json_object	*doc = openapi_document(getenv("FB_TEST_URL"));
+	const char	*want = json_text(doc);
+	struct resp	*r = http("GET", "/api/v1/openapi.json", NULL, NULL, NULL);
+
+	cr_assert_eq(r->status, 200);
+	cr_assert_gt(strlen(want), 2 * 65528);
+	cr_assert_eq(strlen(r->body), strlen(want));
+	cr_assert(strcmp(r->body, want) == 0);
+	cr_assert_not_null(resp_header(r, "X-Request-Id"));
+	resp_free(r);
+	json_object_put(doc);
 }
 
 Test(core, idempotent_create_exists_once)
