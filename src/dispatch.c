@@ -254,6 +254,7 @@ admitted(struct req *r, const struct rate_result *rr)
 	r->rate.remaining = rr->remaining;
 	r->rate.reset = rr->reset;
 	r->rate.retry_after = rr->retry_after;
+	r->rate.data_epoch = rr->data_epoch;
 	if (!rr->admitted)
 		return api_error(r, AC_RATE_LIMIT, NULL);
 	return FB_OK;

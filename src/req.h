@@ -104,6 +104,7 @@ struct rate {
 	int		 limit, remaining;
 	long long	 reset;		/* unix seconds */
 	long long	 retry_after;	/* seconds, when rejected */
+	long long	 data_epoch;	/* rate_result's, when set */
 };
 
 struct req {

@@ -30,7 +30,7 @@
 #define ADMIT_TAIL \
 	", ring = IF(admitted > 0, INSERT(ring, 721, 12, LPAD(total + admitted, " \
 	"12, '0')), ring), total = total + admitted RETURNING admitted, epoch, " \
-	"base, total, ring"
+	"base, total, ring, data_epoch"
 
 enum {
 	CORE_AUTH,
@@ -198,6 +198,7 @@ db_rate_admit_n(struct db *db, const char *tenant, int limit, long long now,
 	    dbres_int(&r, 0, 3), dbres_int(&r, 0, 2), limit, true, &yes);
 	rate_result_from(dbres_get(&r, 0, 4), dbres_int(&r, 0, 2),
 	    dbres_int(&r, 0, 3), dbres_int(&r, 0, 2), limit, false, &no);
+	yes.data_epoch = no.data_epoch = dbres_int(&r, 0, 5);
 	dbres_free(&r);
 	for (i = 0; i < n; i++) {
 		out[i] = i < admitted ? yes : no;

@@ -39,6 +39,13 @@ struct rate_result {
 	int		 remaining;
 	long long	 reset;		/* unix seconds when one more slot frees */
 	long long	 retry_after;	/* seconds, when not admitted */
+	/*
+	 * the tenant's data epoch as the admission read it: every change
+	 * to one of its sites bumps it in the same transaction (migration
+	 * 0027), so an answer made after an admission of epoch E shows
+	 * what later admissions of epoch E would read
+	 */
+	long long	 data_epoch;
 };
 
 /*
