@@ -73,8 +73,9 @@ buf_grow(struct buf *b, size_t need)
 	return FB_OK;
 }
 
+/* buf_reserve() when the room is not allocated yet */
 enum fb_err
-buf_reserve(struct buf *b, size_t n)
+buf_reserve_grow(struct buf *b, size_t n)
 {
 	if (n > b->max - b->len)
 		return FB_ENOMEM;

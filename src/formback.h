@@ -140,12 +140,7 @@ void		 buf_reset(struct buf *);
 void		 buf_release(struct buf *);
 char		*buf_detach(struct buf *);
 enum fb_err	 buf_add_grow(struct buf *, const void *, size_t) FB_WUR;
-/*
- * Make room for n more bytes and the NUL after them, so that they can be
- * written at data + len (then len advanced and the NUL written by the
- * caller).  FB_ENOMEM past `max` or out of memory; the buffer unchanged.
- */
-enum fb_err	 buf_reserve(struct buf *, size_t n) FB_WUR;
+enum fb_err	 buf_reserve_grow(struct buf *, size_t) FB_WUR;
 enum fb_err	 buf_addstr(struct buf *, const char *) FB_WUR;
 enum fb_err	 buf_printf(struct buf *, const char *, ...) FB_PRINTF(2, 3) FB_WUR;
 
@@ -166,6 +161,18 @@ buf_add(struct buf *b, const void *p, size_t n)
 	b->len += n;
 	b->data[b->len] = '\0';
 	return FB_OK;
+}
+
+/*
+ * Make room for n more bytes and the NUL after them, so that they can be
+ * written at data + len (then len advanced and the NUL written by the
+ * caller).  FB_ENOMEM past `max` or out of memory; the buffer unchanged.
+ * Inline when the room is there, as buf_add().
+ */
+static inline enum fb_err FB_WUR
+buf_reserve(struct buf *b, size_t n)
+{
+	return n < b->cap - b->len ? FB_OK : buf_reserve_grow(b, n);
 }
 
 /* log.c */
@@ -271,6 +278,12 @@ bool	ident_ok(const char *, size_t max);
 #define SITE_KEY_MAX		32	/* a site public key's ("pk_" + 24) */
 /* Empty or nothing but white space (ASCII, or the ideographic U+3000)? */
 bool	text_blank(const char *);
+/*
+ * FNV-1a (32 bits) of string s, continuing from h (FNV1A_INIT for a
+ * first string): a slot or a partition, never a secret.
+ */
+#define FNV1A_INIT	2166136261u
+uint32_t fnv1a(uint32_t h, const char *s);
 /* Is s one of the strings of `set` (NULL-terminated)? */
 bool	one_of(const char *s, const char *const *set);
 /*

@@ -77,21 +77,13 @@ read_body(struct req *r, FCGX_Stream *in)
 static void
 header(struct buf *head, const char *name, const char *value)
 {
-	size_t	 len = head->len;
-
 	if (!header_ok(name, value)) {
 		logx(LOG_ERR, "header '%s' not written: a control character or "
 		    "non-ASCII byte in it", name);
 		return;
 	}
-	if (buf_addstr(head, name) != FB_OK || buf_add(head, ": ", 2) != FB_OK ||
-	    buf_addstr(head, value) != FB_OK || buf_add(head, "\r\n", 2) != FB_OK) {
-		/* never half a line */
-		head->len = len;
-		if (head->cap > 0)
-			head->data[len] = '\0';
+	if (buf_printf(head, "%s: %s\r\n", name, value) != FB_OK)
 		logx(LOG_ERR, "header '%s' not written: the head is full", name);
-	}
 }
 
 static void

@@ -106,6 +106,14 @@ header_ok(const char *name, const char *value)
 	return true;
 }
 
+uint32_t
+fnv1a(uint32_t h, const char *s)
+{
+	for (; *s != '\0'; s++)
+		h = (h ^ (unsigned char)*s) * 16777619u;
+	return h;
+}
+
 bool
 one_of(const char *s, const char *const *set)
 {

@@ -102,19 +102,13 @@ static struct kept_site kept_sites[KEPT_SITES];
 
 static enum fb_err site_read(struct req *, const char *, bool);
 
-/* The slot of (tenant, site, nonce): FNV-1a of the three. */
+/* The slot of (tenant, site, nonce): FNV-1a of the ids, nonce its low bit. */
 static struct kept_site *
 kept_site_slot(const char *tenant, const char *site, bool nonce)
 {
-	uint32_t	 h = 2166136261u;
-	const char	*p;
+	uint32_t	 h = fnv1a(fnv1a(FNV1A_INIT, tenant), site);
 
-	for (p = tenant; *p != '\0'; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	for (p = site; *p != '\0'; p++)
-		h = (h ^ (unsigned char)*p) * 16777619u;
-	h = (h ^ (nonce ? 1u : 0u)) * 16777619u;
-	return &kept_sites[h % KEPT_SITES];
+	return &kept_sites[(h ^ nonce) % KEPT_SITES];
 }
 
 enum fb_err

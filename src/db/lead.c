@@ -531,11 +531,7 @@ db_ingest_add(struct db *db, const struct ingest_event *const *evs, size_t n)
 unsigned
 ingest_part(const char *visitor)
 {
-	uint32_t	 h = 2166136261u;	/* FNV-1a, 32 bits */
-
-	for (; *visitor != '\0'; visitor++)
-		h = (h ^ (unsigned char)*visitor) * 16777619u;
-	return h % INGEST_PARTS;
+	return fnv1a(FNV1A_INIT, visitor) % INGEST_PARTS;
 }
 
 enum fb_err

@@ -306,6 +306,15 @@ Test(jsonw, generator_edges)
 	buf_release(&b);
 }
 
+/* text.c: FNV-1a, the published 32-bit test vectors. */
+Test(text, fnv1a)
+{
+	cr_assert_eq(fnv1a(FNV1A_INIT, ""), 0x811c9dc5u);
+	cr_assert_eq(fnv1a(FNV1A_INIT, "a"), 0xe40c292cu);
+	cr_assert_eq(fnv1a(FNV1A_INIT, "foobar"), 0xbf9cf968u);
+	cr_assert_eq(fnv1a(fnv1a(FNV1A_INIT, "foo"), "bar"), 0xbf9cf968u);
+}
+
 /* body.c: identifiers before SQL (issue 11). */
 Test(body, ident_ok)
 {
