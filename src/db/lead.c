@@ -40,7 +40,8 @@ enum {
 	LEAD_INSERT_CAPTURED,
 	LEAD_CAPTURE,
 	LEAD_TOUCH,
-	LEAD_LANDING,
+	LEAD_OPEN_OF,
+	LEAD_LANDINGS,
 	LEAD_OF_VISITOR,
 	LEAD_OF_CONTACT,
 	LEAD_CONTACT_OF,
@@ -80,10 +81,14 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	 * not finished (design 3): every status but converted and suppressed.
 	 * No ORDER BY: the statuses are ranges of leads_visitor, and sorting
 	 * them cost more than the rest of the look-up; the caller takes the
-	 * newest should there ever be two.
+	 * newest should there ever be two.  The index is named: weighing
+	 * the dozen indexes that start with these columns (the optimizer
+	 * reads each one's range) cost more than the look-up itself, on the
+	 * applier's path of every event.
 	 */
 	{ "lead_find_open",
-	  "SELECT " DB_SELECT(OPEN_LEAD_COLS) " FROM leads WHERE tenant_id = ? "
+	  "SELECT " DB_SELECT(OPEN_LEAD_COLS) " FROM leads "
+	  "FORCE INDEX (leads_visitor) WHERE tenant_id = ? "
 	  "AND site_id = ? AND visitor_id = ? AND campaign_id = ? "
 	  "AND status NOT IN ('converted', 'suppressed') FOR UPDATE" },
 	/* LEAD_INSERT */
@@ -118,18 +123,33 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "sms_capable = COALESCE(tel_kind = 'mobile', FALSE), pii_key_id = ?, "
 	  "pii_state = 'present', captures = captures + 1, updated_at = NOW(6) "
 	  "WHERE tenant_id = ? AND id = ?" },
-	/* LEAD_TOUCH: activity delays the abandonment judgement */
+	/* LEAD_TOUCH: activity delays the abandonment judgement (index: above) */
 	{ "lead_touch",
-	  "UPDATE leads SET last_activity_at = COALESCE(?, NOW(6)) WHERE site_id = ? "
-	  "AND visitor_id = ? AND campaign_id = ? AND status IN ('started', 'captured')" },
-	/* LEAD_LANDING: the session's first page view */
-	{ "lead_landing",
-	  "SELECT " DB_SELECT(LANDING_COLS) " FROM tag_events WHERE site_id = ? "
-	  "AND session_id = ? AND event_type = 'page_view' "
-	  "ORDER BY received_at, id LIMIT 1" },
-	/* LEAD_OF_VISITOR: the visitor's unfinished leads on the site */
+	  "UPDATE leads FORCE INDEX (leads_visitor) "
+	  "SET last_activity_at = COALESCE(?, NOW(6)) WHERE site_id = ? "
+	  "AND visitor_id = ? AND campaign_id = ? "
+	  "AND status IN ('started', 'captured')" },
+	/* LEAD_OPEN_OF: LEAD_FIND_OPEN for INGEST_DONE_MAX visitors at once */
+	{ "lead_open_of",
+	  "SELECT " DB_SELECT(OPEN_LEAD_OF_COLS) " FROM leads "
+	  "FORCE INDEX (leads_visitor) WHERE site_id = ? AND tenant_id = ? "
+	  "AND visitor_id IN (" Q100 ") "
+	  "AND status NOT IN ('converted', 'suppressed') FOR UPDATE" },
+	/*
+	 * LEAD_LANDINGS: the first page view of each of INGEST_DONE_MAX
+	 * sessions (an index range per session)
+	 */
+	{ "lead_landings",
+	  "SELECT " DB_SELECT(SESSION_LANDING_COLS) " FROM (SELECT session_id, "
+	  "url, referrer, ROW_NUMBER() OVER (PARTITION BY session_id "
+	  "ORDER BY received_at, id) AS n FROM tag_events "
+	  "FORCE INDEX (tag_events_session_stage) WHERE site_id = ? "
+	  "AND session_id IN (" Q100 ") AND event_type = 'page_view') f "
+	  "WHERE n = 1" },
+	/* LEAD_OF_VISITOR: the visitor's unfinished leads on the site (as above) */
 	{ "leads_of_visitor",
-	  "SELECT " DB_SELECT(LEAD_OWNER_COLS) " FROM leads l WHERE l.tenant_id = ? "
+	  "SELECT " DB_SELECT(LEAD_OWNER_COLS) " FROM leads l "
+	  "FORCE INDEX (leads_visitor) WHERE l.tenant_id = ? "
 	  "AND l.site_id = ? AND l.visitor_id = ? "
 	  "AND l.status NOT IN ('converted', 'suppressed') ORDER BY l.id FOR UPDATE" },
 	/* LEAD_OF_CONTACT: unfinished leads with the same contact */
@@ -178,10 +198,12 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "SELECT " DB_SELECT(INGEST_COLS) " FROM tag_ingest "
 	  "WHERE part = ? AND attempts < 3 ORDER BY id LIMIT ?" },
 	/* LEAD_INGEST_DONE: INGEST_DONE_MAX ids, the last repeated to fill */
-	{ "ingest_done", "DELETE FROM tag_ingest WHERE id IN (" Q100 ")" },
+	{ "ingest_done",
+	  "DELETE FROM tag_ingest WHERE part = ? AND id IN (" Q100 ")" },
 	/* LEAD_INGEST_FAILED */
 	{ "ingest_failed",
-	  "UPDATE tag_ingest SET attempts = attempts + 1, last_error = ? WHERE id = ?" },
+	  "UPDATE tag_ingest SET attempts = attempts + 1, last_error = ? "
+	  "WHERE part = ? AND id = ?" },
 	/* LEAD_INGEST_PENDING */
 	{ "ingest_pending",
 	  "SELECT EXISTS (SELECT 1 FROM tag_ingest WHERE attempts < 3)" },
@@ -326,16 +348,49 @@ db_lead_touch(struct db *db, const char *site, const char *visitor,
 	    P_STR(campaign)), NULL);
 }
 
-enum fb_err
-db_lead_landing(struct db *db, const char *site, const char *session,
-    struct dbrows *out)
+/* INGEST_DONE_MAX parameters from n strings, the last repeated to fill. */
+static void
+fill100(struct dbp *p, const char *const *v, size_t n)
 {
-#define DB_ROW struct landing_row
-	static const struct dbcol cols[] = { DB_COLUMNS(LANDING_COLS) };
-#undef DB_ROW
+	size_t	 i;
 
-	return rows(db, LEAD_LANDING, DBPARAMS(P_STR(site), P_STR(session)), cols,
-	    NELEM(cols), sizeof(struct landing_row), false, out);
+	for (i = 0; i < INGEST_DONE_MAX; i++)
+		p[i] = P_STR(v[i < n ? i : n - 1]);
+}
+
+enum fb_err
+db_leads_open_of(struct db *db, const char *tenant, const char *site,
+    const char *const *visitors, size_t n, struct dbrows *out)
+{
+#define DB_ROW struct open_lead_of_row
+	static const struct dbcol cols[] = { DB_COLUMNS(OPEN_LEAD_OF_COLS) };
+#undef DB_ROW
+	struct dbp	 p[2 + INGEST_DONE_MAX];
+
+	if (n == 0 || n > INGEST_DONE_MAX)
+		return FB_EINVAL;
+	p[0] = P_STR(site);
+	p[1] = P_STR(tenant);
+	fill100(p + 2, visitors, n);
+	return rows(db, LEAD_OPEN_OF, p, NELEM(p), cols, NELEM(cols),
+	    sizeof(struct open_lead_of_row), false, out);
+}
+
+enum fb_err
+db_lead_landings(struct db *db, const char *site, const char *const *sessions,
+    size_t n, struct dbrows *out)
+{
+#define DB_ROW struct session_landing_row
+	static const struct dbcol cols[] = { DB_COLUMNS(SESSION_LANDING_COLS) };
+#undef DB_ROW
+	struct dbp	 p[1 + INGEST_DONE_MAX];
+
+	if (n == 0 || n > INGEST_DONE_MAX)
+		return FB_EINVAL;
+	p[0] = P_STR(site);
+	fill100(p + 1, sessions, n);
+	return rows(db, LEAD_LANDINGS, p, NELEM(p), cols, NELEM(cols),
+	    sizeof(struct session_landing_row), false, out);
 }
 
 enum fb_err
@@ -560,24 +615,24 @@ db_ingest_batch(struct db *db, unsigned part, int limit, struct dbrows *out)
 }
 
 enum fb_err
-db_ingest_done(struct db *db, const char *const *ids, size_t n)
+db_ingest_done(struct db *db, unsigned part, const char *const *ids, size_t n)
 {
-	struct dbp	 p[INGEST_DONE_MAX];
-	size_t		 i;
+	struct dbp	 p[1 + INGEST_DONE_MAX];
 
 	if (n == 0)
 		return FB_OK;
 	if (n > INGEST_DONE_MAX)
 		return FB_EINVAL;
-	for (i = 0; i < INGEST_DONE_MAX; i++)
-		p[i] = P_STR(ids[i < n ? i : n - 1]);
-	return run(db, LEAD_INGEST_DONE, p, INGEST_DONE_MAX, NULL);
+	p[0] = P_INT(part);
+	fill100(p + 1, ids, n);
+	return run(db, LEAD_INGEST_DONE, p, NELEM(p), NULL);
 }
 
 enum fb_err
-db_ingest_failed(struct db *db, const char *id, const char *error)
+db_ingest_failed(struct db *db, unsigned part, const char *id, const char *error)
 {
-	return run(db, LEAD_INGEST_FAILED, DBPARAMS(P_STR(error), P_STR(id)), NULL);
+	return run(db, LEAD_INGEST_FAILED, DBPARAMS(P_STR(error), P_INT(part),
+	    P_STR(id)), NULL);
 }
 
 enum fb_err

@@ -643,11 +643,23 @@ enum fb_err db_lead_capture(struct db *, const char *tenant, const char *id,
 /* Activity at `at` on the visitor's open lead of the campaign. */
 enum fb_err db_lead_touch(struct db *, const char *site, const char *visitor,
 	    const char *campaign, const char *at) FB_WUR;
-/* The session's first page view: zero or one struct landing_row. */
-#define LANDING_COLS(F, N) F(url, TEXT, "url") N(referrer, TEXT, "referrer")
-struct landing_row { DB_FIELDS(LANDING_COLS) };
-enum fb_err db_lead_landing(struct db *, const char *site, const char *session,
-	    struct dbrows *) FB_WUR;
+/*
+ * What an applier's batch reads first, for up to INGEST_DONE_MAX of its
+ * visitors or sessions (borrowed, at least one) of one site at once:
+ * db_leads_open_of(), the visitors' unfinished leads of every campaign
+ * (db_lead_find_open()), locked, in no order; db_lead_landings(), the
+ * first page view of each session that has one.
+ */
+#define OPEN_LEAD_OF_COLS(F, N) F(visitor_id, TEXT, "visitor_id") \
+	N(campaign_id, TEXT, "campaign_id") OPEN_LEAD_COLS(N, N)
+struct open_lead_of_row { DB_FIELDS(OPEN_LEAD_OF_COLS) };
+enum fb_err db_leads_open_of(struct db *, const char *tenant, const char *site,
+	    const char *const *visitors, size_t n, struct dbrows *) FB_WUR;
+#define SESSION_LANDING_COLS(F, N) F(session_id, TEXT, "session_id") \
+	N(url, TEXT, "url") N(referrer, TEXT, "referrer")
+struct session_landing_row { DB_FIELDS(SESSION_LANDING_COLS) };
+enum fb_err db_lead_landings(struct db *, const char *site,
+	    const char *const *sessions, size_t n, struct dbrows *) FB_WUR;
 /* Where a lead belongs. */
 #define LEAD_OWNER_COLS(F, N) F(id, TEXT, "l.id") \
 	N(tenant_id, TEXT, "l.tenant_id") N(campaign_id, TEXT, "l.campaign_id") \
@@ -717,11 +729,20 @@ struct ingest_row { DB_FIELDS(INGEST_COLS) };
  */
 enum fb_err db_ingest_batch(struct db *, unsigned part, int limit,
 	    struct dbrows *) FB_WUR;
-/* Remove applied events: n ids (borrowed), 1 to INGEST_DONE_MAX; one statement. */
+/*
+ * Remove applied events of queue part `part` (the first column of
+ * tag_ingest's key, so that the statement reads only those rows): n ids
+ * (borrowed), 1 to INGEST_DONE_MAX; one statement.
+ */
 #define INGEST_DONE_MAX	100
-enum fb_err db_ingest_done(struct db *, const char *const *ids, size_t n) FB_WUR;
-/* Count a failed application (the third parks the event) with its error. */
-enum fb_err db_ingest_failed(struct db *, const char *id, const char *error) FB_WUR;
+enum fb_err db_ingest_done(struct db *, unsigned part, const char *const *ids,
+	    size_t n) FB_WUR;
+/*
+ * Count a failed application of event `id` of part `part` (the third
+ * parks it) with its error.
+ */
+enum fb_err db_ingest_failed(struct db *, unsigned part, const char *id,
+	    const char *error) FB_WUR;
 /* Is anything queued that is not parked? */
 enum fb_err db_ingest_pending(struct db *, bool *pending) FB_WUR;
 /* The intake queue: events in it, of them parked, the oldest's arrival. */

@@ -45,12 +45,38 @@ struct new_leads {
 	long long	 n;
 };
 
+/* A visitor's unfinished lead of a campaign, as the batch knows it. */
+struct open_lead {
+	char		 site[UUID_STRLEN + 1], visitor[UUID_STRLEN + 1];
+	char		 campaign[UUID_STRLEN + 1], id[UUID_STRLEN + 1];
+	bool		 captured;	/* any status past started */
+	long long	 captures;
+};
+
+/*
+ * What a batch reads first (read_ahead()), one statement per site for
+ * all its events instead of one per event: the unfinished leads of the
+ * batch's visitors, locked, kept up to date with the batch's own writes;
+ * the first page view of the batch's sessions.  A conversion may finish
+ * leads of other visitors (hash_match): after one, leads are looked up
+ * in the database again (open_valid false).
+ */
+struct ahead {
+	struct open_lead	 open[2 * APPLY_BATCH];
+	size_t			 nopen;
+	bool			 open_valid;
+	struct dbrows		 landing[APPLY_BATCH];	/* session_landing_row */
+	const char		*landing_site[APPLY_BATCH];
+	size_t			 nlanding;
+};
+
 struct rows {
 	struct tag_event_row	 row[APPLY_BATCH];
 	struct row_copy		 copy[APPLY_BATCH];
 	size_t			 n;
 	struct new_leads	 leads[APPLY_BATCH];
 	size_t			 nleads;
+	struct ahead		 ahead;
 };
 
 /* An applier's transaction: its connection, keys, the event's time and rows. */
@@ -105,6 +131,106 @@ utm_from(const char *search, char *out, size_t outsz)
 	json_object_put(o);
 }
 
+/* Remember an unfinished lead; false when the batch knows too many. */
+static bool
+open_add(struct ahead *h, const char *site, const char *visitor,
+    const char *campaign, const char *id, bool captured, long long captures)
+{
+	struct open_lead *o;
+
+	if (h->nopen == NELEM(h->open))
+		return false;
+	o = &h->open[h->nopen++];
+	snprintf(o->site, sizeof(o->site), "%s", site);
+	snprintf(o->visitor, sizeof(o->visitor), "%s", visitor);
+	snprintf(o->campaign, sizeof(o->campaign), "%s", campaign);
+	snprintf(o->id, sizeof(o->id), "%s", id);
+	o->captured = captured;
+	o->captures = captures;
+	return true;
+}
+
+/* The newest known unfinished lead of (site, visitor, campaign), or NULL. */
+static struct open_lead *
+open_find(struct ahead *h, const char *site, const char *visitor,
+    const char *campaign)
+{
+	struct open_lead *o, *best = NULL;
+	size_t		 i;
+
+	for (i = 0; i < h->nopen; i++) {
+		o = &h->open[i];
+		/* UUIDv7 ids sort by time */
+		if (strcmp(o->visitor, visitor) == 0 &&
+		    strcmp(o->campaign, campaign) == 0 &&
+		    strcmp(o->site, site) == 0 &&
+		    (best == NULL || strcmp(o->id, best->id) > 0))
+			best = o;
+	}
+	return best;
+}
+
+/*
+ * Read ahead for queued events q[0 .. n-1], site by site: a part's batch
+ * is mostly one site's.
+ */
+static enum fb_err
+read_ahead(struct db *db, const struct ingest_row *q, size_t n, struct ahead *h)
+{
+	const struct open_lead_of_row *o;
+	const char	*visitor[APPLY_BATCH], *session[APPLY_BATCH];
+	const char	*site;
+	bool		 done[APPLY_BATCH] = { false };
+	size_t		 i, j, k, nv, ns;
+	struct dbrows	 l;
+	enum fb_err	 e;
+
+	h->open_valid = true;
+	for (i = 0; i < n; i++) {
+		if (done[i])
+			continue;
+		site = q[i].site_id;
+		/* this site's distinct visitors and sessions */
+		for (j = i, nv = ns = 0; j < n; j++) {
+			if (done[j] || strcmp(q[j].site_id, site) != 0)
+				continue;
+			done[j] = true;
+			for (k = 0; k < nv && strcmp(visitor[k], q[j].visitor_id); k++)
+				;
+			if (k == nv)
+				visitor[nv++] = q[j].visitor_id;
+			for (k = 0; k < ns && strcmp(session[k], q[j].session_id); k++)
+				;
+			if (k == ns)
+				session[ns++] = q[j].session_id;
+		}
+		if ((e = db_leads_open_of(db, q[i].tenant_id, site, visitor, nv,
+		    &l)) != FB_OK)
+			return e;
+		for (k = 0, o = l.row; k < l.n && h->open_valid; k++)
+			h->open_valid = open_add(h, site, o[k].visitor_id,
+			    o[k].campaign_id, o[k].id,
+			    strcmp(o[k].status, "started") != 0, o[k].captures);
+		dbrows_free(&l);
+		h->landing_site[h->nlanding] = site;
+		if ((e = db_lead_landings(db, site, session, ns,
+		    &h->landing[h->nlanding])) != FB_OK)
+			return e;
+		h->nlanding++;
+	}
+	return FB_OK;
+}
+
+static void
+ahead_free(struct ahead *h)
+{
+	size_t	 i;
+
+	for (i = 0; i < h->nlanding; i++)
+		dbrows_free(&h->landing[i]);
+	h->nlanding = 0;
+}
+
 /*
  * The visitor's unfinished lead of the campaign into id, if any (*found);
  * *was_captured when it has been captured before (any status past
@@ -117,11 +243,22 @@ find_lead(struct apply *a, const char *tenant, const char *site,
 {
 	struct dbrows	 l;
 	const struct open_lead_row *o;
+	struct open_lead *k;
 	size_t		 i, n = 0;
 	enum fb_err	 e;
 
 	*was_captured = *found = false;
 	*captures = 0;
+	if (a->rows->ahead.open_valid) {
+		if ((k = open_find(&a->rows->ahead, site, ev->visitor,
+		    campaign)) != NULL) {
+			snprintf(id, UUID_STRLEN + 1, "%s", k->id);
+			*was_captured = k->captured;
+			*captures = k->captures;
+			*found = true;
+		}
+		return FB_OK;
+	}
 	if ((e = db_lead_find_open(a->db, tenant, site, ev->visitor, campaign,
 	    &l)) != FB_OK)
 		return e;
@@ -148,40 +285,50 @@ create_lead(struct apply *a, const char *tenant, const char *site,
     const char *campaign, const struct tag_ev *ev, const char *id,
     const struct lead_contact *c)
 {
-	struct dbrows	 land;
-	const struct landing_row *lr;
+	const struct ahead *h = &a->rows->ahead;
+	const struct session_landing_row *lr;
 	struct url_loc	 ll;
 	char		 utm[2048];
-	const char	*landing = ev->url, *ref = ev->referrer;
-	size_t		 i;
+	const char	*landing = NULL, *ref = NULL;
+	size_t		 i, j;
 	enum fb_err	 e;
 
-	if ((e = db_lead_landing(a->db, site, ev->session, &land)) != FB_OK)
-		return e;
-	if (land.n == 1) {
-		lr = land.row;
-		landing = lr->url;
-		ref = lr->referrer;
-	} else
-		for (i = 0; i < a->rows->n; i++) {
-			const struct tag_event_row *w = &a->rows->row[i];
-
-			/* the batch's rows are not written yet */
-			if (strcmp(w->type, "page_view") == 0 &&
-			    strcmp(w->site, site) == 0 &&
-			    strcmp(w->session, ev->session) == 0) {
-				landing = w->url;
-				ref = w->referrer;
+	/* a page view applied before the batch (read ahead) */
+	for (i = 0; i < h->nlanding && landing == NULL; i++) {
+		if (strcmp(h->landing_site[i], site) != 0)
+			continue;
+		for (j = 0, lr = h->landing[i].row; j < h->landing[i].n; j++)
+			if (strcmp(lr[j].session_id, ev->session) == 0) {
+				landing = lr[j].url;
+				ref = lr[j].referrer;
 				break;
 			}
+	}
+	/* else one of the batch, whose rows are not written yet */
+	for (i = 0; i < a->rows->n && landing == NULL; i++) {
+		const struct tag_event_row *w = &a->rows->row[i];
+
+		if (strcmp(w->type, "page_view") == 0 &&
+		    strcmp(w->site, site) == 0 &&
+		    strcmp(w->session, ev->session) == 0) {
+			landing = w->url;
+			ref = w->referrer;
 		}
+	}
+	if (landing == NULL) {
+		landing = ev->url;
+		ref = ev->referrer;
+	}
 	if (!url_parse(landing, &ll))
 		ll = ev->loc;
 	utm_from(ll.search, utm, sizeof(utm));
-	e = db_lead_insert(a->db, id, tenant, site, campaign, ev->visitor,
-	    ev->session, landing, ref, utm, ll.pathname, c, a->at);
-	dbrows_free(&land);
-	return e;
+	if ((e = db_lead_insert(a->db, id, tenant, site, campaign, ev->visitor,
+	    ev->session, landing, ref, utm, ll.pathname, c, a->at)) != FB_OK)
+		return e;
+	if (a->rows->ahead.open_valid)
+		a->rows->ahead.open_valid = open_add(&a->rows->ahead, site,
+		    ev->visitor, campaign, id, c != NULL, c != NULL ? 1 : 0);
+	return FB_OK;
 }
 
 /* The visitor's open lead of the campaign, created when there is none. */
@@ -292,6 +439,7 @@ capture(struct apply *a, const char *tenant, const char *site, const char *domai
 	unsigned char	 ts[PII_SEALED_MAX(16)], es[PII_SEALED_MAX(256)];
 	unsigned char	 tb[PII_BIDXBYTES], eb[PII_BIDXBYTES];
 	struct lead_contact c;
+	struct open_lead *k;
 	enum tel_kind	 kind;
 	bool		 has_tel, has_email, was, found;
 	json_object	*d, *ch;
@@ -347,10 +495,20 @@ capture(struct apply *a, const char *tenant, const char *site, const char *domai
 	sodium_memzero(tel, sizeof(tel));
 	sodium_memzero(email, sizeof(email));
 	/* a new lead is inserted captured: one write instead of two */
-	e = found ? db_lead_capture(a->db, tenant, lead, &c, a->at) :
-	    create_lead(a, tenant, site, campaign, ev, lead, &c);
-	if (e != FB_OK || was)
+	if (found) {
+		if ((e = db_lead_capture(a->db, tenant, lead, &c, a->at)) != FB_OK)
+			return e;
+		if (a->rows->ahead.open_valid &&
+		    (k = open_find(&a->rows->ahead, site, ev->visitor,
+		    campaign)) != NULL) {
+			k->captured = true;
+			k->captures++;
+		}
+	} else if ((e = create_lead(a, tenant, site, campaign, ev, lead,
+	    &c)) != FB_OK)
 		return e;
+	if (was)
+		return FB_OK;
 	count_new_lead(a, tenant, site, domain);
 	/* lead.captured (contract: Events, LeadCapturedData), first time only */
 	d = json_object_new_object();
@@ -402,6 +560,8 @@ conversion(struct apply *a, const char *tenant, const char *site,
 	bool		 changed, own;
 	enum fb_err	 e;
 
+	/* leads of any visitor may finish: look them up in the database again */
+	a->rows->ahead.open_valid = false;
 	if ((e = db_leads_of_visitor(a->db, tenant, site, ev->visitor, &v)) != FB_OK)
 		return e;
 	for (i = 0, l = v.row; i < v.n && e == FB_OK; i++) {
@@ -586,6 +746,7 @@ apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
 		free(rows);
 		return e;
 	}
+	e = read_ahead(db, q.row, q.n, &rows->ahead);
 	for (i = 0, ev = q.row; i < q.n && e == FB_OK; i++) {
 		ids[i] = ev[i].id;
 		if ((e = apply_one(db, conf, &ev[i], &cx, cxkey, sizeof(cxkey),
@@ -598,7 +759,7 @@ apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
 	if (e == FB_OK)
 		e = db_tag_events_insert(db, rows->row, rows->n);
 	if (e == FB_OK)
-		e = db_ingest_done(db, ids, q.n);
+		e = db_ingest_done(db, part, ids, q.n);
 	/* a batch of one: the failure of the batch is the event's */
 	if (e != FB_OK && failed[0] == '\0' && q.n == 1)
 		snprintf(failed, UUID_STRLEN + 1, "%s", ids[0]);
@@ -606,6 +767,7 @@ apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
 		*done = (unsigned)q.n;
 	else
 		db_rollback(db);
+	ahead_free(&rows->ahead);
 	dbrows_free(&q);
 	free(rows);
 	return e;
@@ -613,13 +775,13 @@ apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
 
 /* Count a failure against one event, in a transaction of its own. */
 static void
-note_failure(struct db *db, const char *id, enum fb_err why)
+note_failure(struct db *db, unsigned part, const char *id, enum fb_err why)
 {
 	enum fb_err	 e;
 
 	logx(LOG_ERR, "queued tag event %s not applied: %s", id, fb_strerror(why));
 	if ((e = db_begin(db)) == FB_OK &&
-	    (e = db_ingest_failed(db, id, fb_strerror(why))) == FB_OK &&
+	    (e = db_ingest_failed(db, part, id, fb_strerror(why))) == FB_OK &&
 	    (e = db_commit(db)) == FB_OK)
 		return;
 	db_rollback(db);
@@ -654,7 +816,7 @@ tag_apply_part(struct db *db, const struct conf *conf, unsigned part, int limit,
 			 * until the culprit is found.
 			 */
 			if (failed[0] != '\0') {
-				note_failure(db, failed, e);
+				note_failure(db, part, failed, e);
 				if (single > 0)
 					single--;
 			} else if (n > 1)

@@ -509,6 +509,81 @@ Test(capture, queued_events_keep_their_receive_time)
 }
 
 /*
+ * A batch reads its visitors' unfinished leads and its sessions' landing
+ * pages first, then keeps them up to date with its own writes: events
+ * applied together end as they do one by one.  Visitors a, b and c share
+ * a part of the queue (asserted), so formback-abandon applies their
+ * events in one transaction, in receive order: a's landing page from an
+ * earlier batch, b's from a page view of the same batch; a's second
+ * capture on the lead its first made (one lead.captured); a conversion
+ * that finishes c's lead by hash match, after which c's next capture
+ * opens a new lead instead of reusing the finished one.
+ */
+Test(capture, one_batch_applies_as_event_by_event, .timeout = 60)
+{
+	struct fx	 f;
+	char		 a[40], kill[32];
+	const char	*va = "aaaaaaaa-2222-4222-8222-222222222222";
+	const char	*vb = "bbbbbbbb-2222-4222-8222-222222222222";
+	const char	*vc = "cccccccc-2222-4222-8222-222222222222";
+	int		 i;
+
+	fx_new(&f, "pro", 0);
+	active_campaign(&f, "ob", RULES_AB, a);
+	cr_assert_eq(event(&f, va, "page_view", "https://shop.example.jp/lp?utm_source=line",
+	    NULL, NULL, NULL), 204);
+	/* every part's turn held until the events are queued */
+	cr_assert_eq(system("mariadb --no-defaults -uroot --socket=\"$FB_DB_SOCKET\" "
+	    "formback -e 'START TRANSACTION; SELECT id FROM tag_ingest_applier "
+	    "FOR UPDATE; SELECT SLEEP(30); ROLLBACK' >/dev/null 2>&1 &"), 0);
+	for (i = 0; i < 500 && strcmp(sql("SELECT COUNT(*) FROM "
+	    "information_schema.PROCESSLIST WHERE INFO = 'SELECT SLEEP(30)'"), "1") != 0; i++)
+		usleep(10000);
+	tag_autosettle = false;
+	cr_assert_eq(event(&f, va, "form_start", "https://shop.example.jp/form", "ob", "form", NULL), 204);
+	cr_assert_eq(event(&f, va, "capture", "https://shop.example.jp/form", "ob", "form",
+	    "{\"tel\":\"090-3333-4444\"}"), 204);
+	cr_assert_eq(event(&f, vb, "page_view", "https://shop.example.jp/lp2?utm_source=mail",
+	    NULL, NULL, NULL), 204);
+	cr_assert_eq(event(&f, vb, "capture", "https://shop.example.jp/form", "ob", "form",
+	    "{\"email\":\"batch.b@example.jp\"}"), 204);
+	cr_assert_eq(event(&f, vc, "capture", "https://shop.example.jp/form", "ob", "form",
+	    "{\"tel\":\"09033334444\"}"), 204);
+	cr_assert_eq(event(&f, va, "capture", "https://shop.example.jp/form", "ob", "form",
+	    "{\"email\":\"batch.a@example.jp\"}"), 204);
+	cr_assert_eq(event(&f, va, "conversion", "https://shop.example.jp/thanks.html",
+	    "ob", "thanks", NULL), 204);
+	cr_assert_eq(event(&f, vc, "capture", "https://shop.example.jp/form", "ob", "form",
+	    "{\"email\":\"batch.c@example.jp\"}"), 204);
+	tag_autosettle = true;
+	/* all queued still, in one part */
+	cr_assert_str_eq(sql("SELECT CONCAT(COUNT(*), ' ', COUNT(DISTINCT part)) "
+	    "FROM tag_ingest WHERE tenant_id = '%s'", f.tenant), "8 1");
+	snprintf(kill, sizeof(kill), "%s", sql("SELECT ID FROM "
+	    "information_schema.PROCESSLIST WHERE INFO = 'SELECT SLEEP(30)'"));
+	sql("KILL %s", kill);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2000-01-01T00:00:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE tenant_id = '%s'",
+	    f.tenant), "0");
+	/* a: one lead, both contacts, its landing page from before the batch */
+	cr_assert_str_eq(sql_row("SELECT status, conversion_source, captures, lp_key, "
+	    "JSON_VALUE(utm, '$.utm_source'), tel_masked, email_masked FROM leads "
+	    "WHERE tenant_id = '%s' AND visitor_id = '%s'", f.tenant, va),
+	    "converted\ttag\t2\t/lp\tline\t090-****-4444\tba***@example.jp");
+	/* b: its landing page a page view of the same batch */
+	cr_assert_str_eq(sql_row("SELECT status, lp_key, JSON_VALUE(utm, "
+	    "'$.utm_source') FROM leads WHERE tenant_id = '%s' AND visitor_id = '%s'",
+	    f.tenant, vb), "captured\t/lp2\tmail");
+	/* c: finished by the conversion, then a new lead */
+	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(CONCAT(status, '/', "
+	    "COALESCE(conversion_source, '-'), '/', COALESCE(email_masked, '-')) "
+	    "ORDER BY id) FROM leads WHERE tenant_id = '%s' AND visitor_id = '%s'",
+	    f.tenant, vc), "converted/hash_match/-,captured/-/ba***@example.jp");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
+	    "AND event_type = 'lead.captured'", f.tenant), "4");
+}
+
+/*
  * An event that cannot be applied is rolled back with its batch, counted,
  * and parked after its third failure; the events behind it are applied.
  * The failure comes from a trigger that breaks the tag_events insert of
