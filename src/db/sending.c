@@ -13,8 +13,14 @@
 	"AND (? IS NULL OR d.scenario_id = ?) AND (? OR " col " >= ?) " \
 	"AND (? OR " col " < ?) ORDER BY d.id DESC LIMIT ?"
 
-/* The daily cap's count for one channel (see SD_CAP_TEL, SD_CAP_EMAIL). */
-#define CAP_SQL(bidx, channel) "SELECT COUNT(*) FROM leads l JOIN deliveries d " \
+/*
+ * The daily cap's count for one channel (see SD_CAP_TEL, SD_CAP_EMAIL).
+ * The statements of formback-deliver's path name their indexes: the
+ * optimizer reading the range of every index that starts with the
+ * tenant cost more than the look-ups themselves, on every send.
+ */
+#define CAP_SQL(bidx, index, channel) "SELECT COUNT(*) FROM leads l " \
+	"FORCE INDEX (" index ") JOIN deliveries d " \
 	"FORCE INDEX (deliveries_lead) ON d.tenant_id = l.tenant_id AND " \
 	"d.lead_id = l.id WHERE l.tenant_id = ? AND l." bidx " = ? AND " \
 	"d.channel = '" channel "' AND (d.claim_token <> ? AND d.status = " \
@@ -31,7 +37,7 @@ enum {
 	SD_TEST_RCPT_DELETE, SD_TEST_RCPT_LIST, SD_TEST_RCPT_IS, SD_USAGE_ROW,
 	SD_USAGE_LOCK, SD_USAGE_SET, SD_USAGE_GIVE_BACK, SD_TENANT_QUOTA,
 	SD_OPMAIL_CLAIM, SD_OPMAIL_DONE, SD_OPMAIL_TO, SD_CLAIM_MARK, SD_USAGE_GET,
-	SD_CAP_TEL, SD_CAP_EMAIL, SD_ATTEMPT, SD_SEND_GUARD,
+	SD_CAP_TEL, SD_CAP_EMAIL, SD_ATTEMPT, SD_SEND_GUARD_ANY, SD_SEND_GUARD,
 	SD_SENT_AFTER_CONVERSION, SD_OPMAIL_MEMBERS,
 	SD__MAX
 };
@@ -126,7 +132,8 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "LEFT JOIN messages m ON m.id = d.message_id WHERE d.claim_token = ? ORDER BY d.id" },
 	/* SD_FINISH: only while this pass still holds the claim */
 	{ "delivery_finish",
-	  "UPDATE deliveries SET status = ?, error_code = ?, cancel_reason = ?, "
+	  "UPDATE deliveries FORCE INDEX (PRIMARY) "
+	  "SET status = ?, error_code = ?, cancel_reason = ?, "
 	  "sent_at = IF(? = 'sent', CAST(? AS DATETIME(6)), sent_at), "
 	  "provider_id = COALESCE(?, provider_id), segments = COALESCE(?, segments), "
 	  "scheduled_at = COALESCE(CAST(? AS DATETIME(6)), scheduled_at), "
@@ -152,7 +159,8 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "WHERE token = ?" },
 	/* SD_LEAD_SENT */
 	{ "lead_sent",
-	  "UPDATE leads SET status = 'sent', updated_at = NOW(6) "
+	  "UPDATE leads FORCE INDEX (PRIMARY) SET status = 'sent', "
+	  "updated_at = NOW(6) "
 	  "WHERE tenant_id = ? AND id = ? AND status IN ('abandoned', 'queued')" },
 	/* SD_LEAD_SUPPRESS: why a lead not yet reached is held back */
 	{ "lead_suppress",
@@ -255,14 +263,15 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	 * SD_CAP_TEL, SD_CAP_EMAIL: the tenant's messages on the channel to
 	 * this contact that left since ?, or that other claims are sending
 	 */
-	{ "cap_tel", CAP_SQL("tel_bidx", "sms") },
-	{ "cap_email", CAP_SQL("email_bidx", "email") },
+	{ "cap_tel", CAP_SQL("tel_bidx", "leads_tel", "sms") },
+	{ "cap_email", CAP_SQL("email_bidx", "leads_email", "email") },
 	/*
 	 * SD_ATTEMPT: the provider is about to be called for a row this pass
 	 * still holds (autocommit: it must be on disk before the call)
 	 */
 	{ "delivery_attempt",
-	  "UPDATE deliveries SET attempt_started_at = NOW(6) WHERE id = ? "
+	  "UPDATE deliveries FORCE INDEX (PRIMARY) "
+	  "SET attempt_started_at = NOW(6) WHERE id = ? "
 	  "AND claim_token = ? AND status = 'sending'" },
 	/*
 	 * SD_SEND_GUARD, right before a send (issue 11): is the lead
@@ -270,7 +279,15 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	 * (not parked) of its own visitor, or of a visitor whose lead has
 	 * the same contact (hash_match)?  Each with the queue part that
 	 * holds it, NULL for none.  A plain read: never a lock on the queue.
+	 * SD_SEND_GUARD_ANY first: is the lead converted, is any conversion
+	 * of the tenant queued at all (mostly not: then the rest need not
+	 * be weighed)?
 	 */
+	{ "delivery_send_guard_any",
+	  "SELECT l.status = 'converted', EXISTS (SELECT 1 FROM tag_ingest i "
+	  "FORCE INDEX (tag_ingest_conversion) WHERE i.event_type = 'conversion' "
+	  "AND i.tenant_id = l.tenant_id AND i.attempts < 3) "
+	  "FROM leads l WHERE l.tenant_id = ? AND l.id = ?" },
 	{ "delivery_send_guard",
 	  "SELECT l.status = 'converted', "
 	  "(SELECT MIN(i.part) FROM tag_ingest i WHERE i.event_type = 'conversion' "
@@ -603,10 +620,20 @@ db_delivery_send_guard(struct db *db, const char *tenant, const char *lead,
 {
 	struct dbres	 g;
 	unsigned	 k;
+	bool		 any;
 	enum fb_err	 e;
 
 	*converted = false;
 	part[0] = part[1] = -1;
+	if ((e = sd(db, SD_SEND_GUARD_ANY, DBPARAMS(P_STR(tenant), P_STR(lead)),
+	    &g)) != FB_OK)
+		return e;
+	any = g.nrows == 1 && dbres_int(&g, 0, 1) != 0;
+	if (g.nrows == 1)
+		*converted = dbres_int(&g, 0, 0) != 0;
+	dbres_free(&g);
+	if (!any)
+		return FB_OK;
 	if ((e = sd(db, SD_SEND_GUARD, DBPARAMS(P_STR(tenant), P_STR(lead)),
 	    &g)) != FB_OK)
 		return e;
