@@ -3,7 +3,9 @@
  * of a lead receives masked contacts only: the queries never read a
  * sealed value (STYLE 11).  The list reads the list's columns only.
  */
+#include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "../api.h"
@@ -46,11 +48,207 @@ lead_gen(struct jgen *j, const void *row)
 	jg_str(j, "suppress_reason", l->suppress_reason);
 }
 
+/*
+ * The names the lead list nests (contract: LeadOut site, campaign), kept
+ * by a worker per tenant and data epoch (issue 13) as it keeps its site
+ * answers (sites.c): every change of a site's name or domain and of a
+ * campaign's key or name bumps the tenant's epoch in its own transaction
+ * (migrations 0027, 0028), and a kept name is used only by a request
+ * admitted at the epoch it was read at, which would read the same row.
+ * One slot per (tenant, kind, id) hash; a collision costs a read.
+ */
+#define KEPT_NAMES	128
+
+struct kept_name {
+	char		 tenant_id[UUID_STRLEN + 1];
+	char		 id[UUID_STRLEN + 1];	/* "": an empty slot */
+	enum name_kind	 kind;
+	long long	 epoch;
+	char		*a, *b;			/* as struct name_row */
+};
+
+static struct kept_name kept_names[KEPT_NAMES];
+
+/* A site or campaign a page names, and where its names are meanwhile. */
+struct page_name {
+	enum name_kind	 kind;
+	const char	*id;
+	const char	*a, *b;
+	bool		 found;
+	bool		 read;		/* from the database: to be kept */
+};
+
+struct page_names {
+	struct page_name *v;		/* distinct, 2 per row at most */
+	size_t		 n;
+	struct dbrows	*got;		/* the reads they point into */
+	size_t		 ngot;
+};
+
+static struct kept_name *
+kept_name_slot(const char *tenant, enum name_kind kind, const char *id)
+{
+	uint32_t	 h = fnv1a(fnv1a(FNV1A_INIT, tenant), id);
+
+	return &kept_names[(h ^ (uint32_t)kind) % KEPT_NAMES];
+}
+
+/* The page's entry of (kind, id), looked for from `hint` on; NULL if none. */
+static struct page_name *
+page_name(struct page_names *pn, enum name_kind kind, const char *id, size_t *hint)
+{
+	size_t	 i, k;
+
+	for (k = 0; k < pn->n; k++) {
+		i = (*hint + k) % pn->n;
+		if (pn->v[i].kind == kind && strcmp(pn->v[i].id, id) == 0) {
+			*hint = i;
+			return &pn->v[i];
+		}
+	}
+	return NULL;
+}
+
+/* Name (kind, id) once on the page, with its kept names when they hold. */
+static void
+page_name_add(struct req *r, struct page_names *pn, enum name_kind kind,
+    const char *id, size_t *hint)
+{
+	struct page_name *p;
+	struct kept_name *k;
+
+	if (id == NULL || page_name(pn, kind, id, hint) != NULL)
+		return;
+	p = &pn->v[pn->n++];
+	memset(p, 0, sizeof(*p));
+	p->kind = kind;
+	p->id = id;
+	k = kept_name_slot(r->auth.tenant_id, kind, id);
+	if (r->rate.set && k->id[0] != '\0' && k->kind == kind &&
+	    k->epoch == r->rate.data_epoch && strcmp(k->id, id) == 0 &&
+	    strcmp(k->tenant_id, r->auth.tenant_id) == 0) {
+		p->a = k->a;
+		p->b = k->b;
+		p->found = true;
+	}
+}
+
+/* Read the names of kind that are not kept, NAMES_MAX ids a statement. */
+static enum fb_err
+page_names_read(struct req *r, struct page_names *pn, enum name_kind kind)
+{
+	const struct name_row *w;
+	struct page_name *p;
+	const char	*ids[NAMES_MAX];
+	size_t		 i, j, m = 0, hint = 0;
+	struct dbrows	*got;
+	enum fb_err	 e;
+
+	for (i = 0; i <= pn->n; i++) {
+		if (i < pn->n && pn->v[i].kind == kind && !pn->v[i].found)
+			ids[m++] = pn->v[i].id;
+		if (m == 0 || (m < NAMES_MAX && i < pn->n))
+			continue;
+		got = &pn->got[pn->ngot];
+		if ((e = db_names(r->db, kind, r->auth.tenant_id, ids, m,
+		    got)) != FB_OK)
+			return e;
+		pn->ngot++;
+		for (j = 0, w = got->row; j < got->n; j++)
+			if ((p = page_name(pn, kind, w[j].id, &hint)) != NULL) {
+				/* the row's, which outlives the page's rows */
+				p->id = w[j].id;
+				p->a = w[j].a;
+				p->b = w[j].b;
+				p->found = p->read = true;
+			}
+		m = 0;
+	}
+	return FB_OK;
+}
+
+/* Fill the names of the page's rows (LEAD_NAME_COLS) for lead_gen(). */
+static enum fb_err
+page_names_fill(struct req *r, struct dbrows *rows, struct page_names *pn)
+{
+	struct lead_row	*l = rows->row;
+	const struct page_name *p;
+	size_t		 i, hint = 0;
+	enum fb_err	 e;
+
+	memset(pn, 0, sizeof(*pn));
+	if (rows->n == 0)
+		return FB_OK;
+	if ((pn->v = calloc(2 * rows->n, sizeof(*pn->v))) == NULL ||
+	    (pn->got = calloc(2 * rows->n / NAMES_MAX + 2,
+	    sizeof(*pn->got))) == NULL)
+		return FB_ENOMEM;
+	for (i = 0; i < rows->n; i++) {
+		page_name_add(r, pn, NAME_SITE, l[i].site_id, &hint);
+		page_name_add(r, pn, NAME_CAMPAIGN, l[i].campaign_id, &hint);
+	}
+	if ((e = page_names_read(r, pn, NAME_SITE)) != FB_OK ||
+	    (e = page_names_read(r, pn, NAME_CAMPAIGN)) != FB_OK)
+		return e;
+	for (i = 0; i < rows->n; i++) {
+		if (l[i].site_id != NULL &&
+		    (p = page_name(pn, NAME_SITE, l[i].site_id, &hint)) != NULL) {
+			l[i].site_name = p->a;
+			l[i].site_domain = p->b;
+		}
+		if (l[i].campaign_id != NULL &&
+		    (p = page_name(pn, NAME_CAMPAIGN, l[i].campaign_id, &hint)) != NULL) {
+			l[i].campaign_key = p->a;
+			l[i].campaign_name = p->b;
+		}
+	}
+	return FB_OK;
+}
+
+static char *
+dup_or_null(const char *s)
+{
+	return s != NULL ? strdup(s) : NULL;
+}
+
+/* After the answer: keep what was read, free the reads. */
+static void
+page_names_done(struct req *r, struct page_names *pn)
+{
+	const struct page_name *p;
+	struct kept_name *k;
+	size_t		 i;
+
+	for (i = 0; i < pn->n && r->rate.set; i++) {
+		p = &pn->v[i];
+		if (!p->read)
+			continue;
+		k = kept_name_slot(r->auth.tenant_id, p->kind, p->id);
+		free(k->a);
+		free(k->b);
+		k->a = dup_or_null(p->a);
+		k->b = dup_or_null(p->b);
+		if ((p->a != NULL && k->a == NULL) || (p->b != NULL && k->b == NULL)) {
+			k->id[0] = '\0';
+			continue;
+		}
+		snprintf(k->tenant_id, sizeof(k->tenant_id), "%s", r->auth.tenant_id);
+		snprintf(k->id, sizeof(k->id), "%s", p->id);
+		k->kind = p->kind;
+		k->epoch = r->rate.data_epoch;
+	}
+	for (i = 0; i < pn->ngot; i++)
+		dbrows_free(&pn->got[i]);
+	free(pn->got);
+	free(pn->v);
+}
+
 enum fb_err
 api_leads_list(struct req *r)
 {
 	struct page		 pg;
 	struct lead_filter	 f;
+	struct page_names	 names;
 	struct dbrows		 rows;
 	json_object		*extra;
 	const char		*df, *v;
@@ -81,10 +279,17 @@ api_leads_list(struct req *r)
 	if ((e = db_lead_list(r->db, r->auth.tenant_id, &f,
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
+	if ((e = page_names_fill(r, &rows, &names)) != FB_OK) {
+		page_names_done(r, &names);
+		dbrows_free(&rows);
+		return e;
+	}
 	extra = json_object_new_object();
 	jadd_str(extra, "date_field", date_fields[f.date_field]);
-	return page_answer(r, &pg, &rows, sizeof(struct lead_row),
+	e = page_answer(r, &pg, &rows, sizeof(struct lead_row),
 	    offsetof(struct lead_row, id), lead_gen, extra);
+	page_names_done(r, &names);
+	return e;
 }
 
 /* utm_* parameters of the landing URL, decoded (display only). */

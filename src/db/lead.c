@@ -24,9 +24,11 @@
 	"AND (? IS NULL OR l.campaign_id = ?) AND (? IS NULL OR l.status = ?) "
 #define LEAD_RANGE(col) "AND (? OR " col " >= ?) AND (? OR " col " < ?) "
 /* newest first by walking leads_tenant backwards; never a sort */
-#define LEAD_LIST(col) "SELECT " DB_SELECT(LEAD_COLS) \
-	" FROM leads l FORCE INDEX (leads_tenant)" LEAD_NESTED LEAD_FILTERS \
+#define LEAD_LIST(col) "SELECT " DB_SELECT(LEAD_OWN_COLS) \
+	" FROM leads l FORCE INDEX (leads_tenant) " LEAD_FILTERS \
 	LEAD_RANGE(col) "ORDER BY l.id DESC LIMIT ?"
+/* NAMES_MAX placeholders */
+#define Q16	Q10 ", ?, ?, ?, ?, ?, ?"
 
 enum {
 	LEAD_LIST_CREATED,
@@ -58,6 +60,8 @@ enum {
 	LEAD_INGEST_PENDING,
 	LEAD_INGEST_STATUS,
 	LEAD_INGEST_RETRY,
+	LEAD_SITE_NAMES,
+	LEAD_CAMPAIGN_NAMES,
 	LEAD__MAX
 };
 
@@ -213,6 +217,11 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	/* LEAD_INGEST_RETRY */
 	{ "ingest_retry",
 	  "UPDATE tag_ingest SET attempts = 0, last_error = NULL WHERE attempts >= 3" },
+	/* LEAD_SITE_NAMES, LEAD_CAMPAIGN_NAMES: NAMES_MAX ids, the last repeated */
+	{ "site_names", "SELECT " DB_SELECT(SITE_NAME_COLS) " FROM sites "
+	  "WHERE tenant_id = ? AND id IN (" Q16 ")" },
+	{ "campaign_names", "SELECT " DB_SELECT(CAMPAIGN_NAME_COLS) " FROM campaigns "
+	  "WHERE tenant_id = ? AND id IN (" Q16 ")" },
 };
 
 static enum fb_err
@@ -222,7 +231,7 @@ run(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
 }
 
 #define DB_ROW struct lead_row
-static const struct dbcol lead_cols[] = { DB_COLUMNS(LEAD_COLS) };
+static const struct dbcol lead_list_cols[] = { DB_COLUMNS(LEAD_OWN_COLS) };
 #undef DB_ROW
 /* the lead is the first member: its fields are where lead_row has them */
 static const struct dbcol lead_detail_cols[] = {
@@ -265,8 +274,33 @@ db_lead_list(struct db *db, const char *tenant, const struct lead_filter *f,
 	    P_STR(after != NULL ? after : "ffffffff-ffff-ffff-ffff-ffffffffffff"),
 	    P_STR(f->site), P_STR(f->site), P_STR(f->campaign), P_STR(f->campaign),
 	    P_STR(f->status), P_STR(f->status), P_INT(!f->has_from), P_STR(fs),
-	    P_INT(!f->has_to), P_STR(ts), P_INT(n)), lead_cols, NELEM(lead_cols),
+	    P_INT(!f->has_to), P_STR(ts), P_INT(n)), lead_list_cols,
+	    NELEM(lead_list_cols),
 	    sizeof(struct lead_row), false, out);
+}
+
+enum fb_err
+db_names(struct db *db, enum name_kind kind, const char *tenant,
+    const char *const *ids, size_t n, struct dbrows *out)
+{
+#define DB_ROW struct name_row
+	static const struct dbcol site_cols[] = { DB_COLUMNS(SITE_NAME_COLS) };
+	static const struct dbcol campaign_cols[] = {
+	    DB_COLUMNS(CAMPAIGN_NAME_COLS) };
+#undef DB_ROW
+	struct dbp	 p[1 + NAMES_MAX];
+	size_t		 i;
+
+	if (n == 0 || n > NAMES_MAX)
+		return FB_EINVAL;
+	p[0] = P_STR(tenant);
+	for (i = 0; i < NAMES_MAX; i++)
+		p[1 + i] = P_STR(ids[i < n ? i : n - 1]);
+	if (kind == NAME_SITE)
+		return rows(db, LEAD_SITE_NAMES, p, NELEM(p), site_cols,
+		    NELEM(site_cols), sizeof(struct name_row), false, out);
+	return rows(db, LEAD_CAMPAIGN_NAMES, p, NELEM(p), campaign_cols,
+	    NELEM(campaign_cols), sizeof(struct name_row), false, out);
 }
 
 enum fb_err

@@ -544,16 +544,17 @@ enum fb_err db_takeover_pages(struct db *, const char *tenant,
 
 /*
  * A lead as the API shows it (contract: LeadOut): masked contacts only,
- * the queries never read a sealed value (STYLE 11).  Site and campaign
- * names come from LEFT JOINs on their primary keys (db/lead.c
- * LEAD_NESTED): the list forces leads_tenant, so the leads are walked in
- * order and each row costs two look-ups (four scalar subqueries before:
- * a list of 50 measured 30% fewer requests a second).
+ * the queries never read a sealed value (STYLE 11).  Its own columns
+ * (LEAD_OWN_COLS), then the names of its site and campaign
+ * (LEAD_NAME_COLS): the detail reads them with LEFT JOINs on their
+ * primary keys (db/lead.c LEAD_NESTED); the list reads the lead's own
+ * columns only, walking leads_tenant in order, and the API fills the
+ * names from what a worker keeps by the tenant's data epoch
+ * (db_names(); api/leads.c): two look-ups per row cost a third of the
+ * database's time on a page of 50.
  */
-#define LEAD_COLS(F, N) F(id, TEXT, "l.id") N(site_id, TEXT, "l.site_id") \
-	N(site_name, TEXT, "s.name") N(site_domain, TEXT, "s.domain") \
+#define LEAD_OWN_COLS(F, N) F(id, TEXT, "l.id") N(site_id, TEXT, "l.site_id") \
 	N(campaign_id, TEXT, "l.campaign_id") \
-	N(campaign_key, TEXT, "c.campaign_key") N(campaign_name, TEXT, "c.name") \
 	N(status, TEXT, "l.status") N(consent_state, TEXT, "l.consent_state") \
 	N(email_masked, TEXT, "l.email_masked") N(tel_masked, TEXT, "l.tel_masked") \
 	N(pii_state, TEXT, "l.pii_state") N(tel_kind, TEXT, "l.tel_kind") \
@@ -562,6 +563,10 @@ enum fb_err db_takeover_pages(struct db *, const char *tenant,
 	N(converted_at, TIME, "l.converted_at") \
 	N(conversion_source, TEXT, "l.conversion_source") \
 	N(suppress_reason, TEXT, "l.suppress_reason")
+#define LEAD_NAME_COLS(F, N) F(site_name, TEXT, "s.name") \
+	N(site_domain, TEXT, "s.domain") N(campaign_key, TEXT, "c.campaign_key") \
+	N(campaign_name, TEXT, "c.name")
+#define LEAD_COLS(F, N) LEAD_OWN_COLS(F, N) LEAD_NAME_COLS(N, N)
 struct lead_row { DB_FIELDS(LEAD_COLS) };
 /* ... and what only the detail shows (contract: LeadDetailOut) */
 #define LEAD_DETAIL_COLS(F, N) F(landing_url, TEXT, "l.landing_url") \
@@ -577,13 +582,32 @@ struct lead_detail_row {
 	N(at, TIME, "e.received_at")
 struct timeline_row { DB_FIELDS(TIMELINE_COLS) };
 
+/*
+ * The names the lead list nests (contract: LeadOut site, campaign): of n
+ * (1 to NAMES_MAX) site or campaign ids (borrowed) of the tenant, rows of
+ * struct name_row, in no order; an id not found (deleted) has no row.
+ */
+#define NAMES_MAX	16
+enum name_kind { NAME_SITE, NAME_CAMPAIGN };
+#define SITE_NAME_COLS(F, N) F(id, TEXT, "id") N(a, TEXT, "name") \
+	N(b, TEXT, "domain")
+#define CAMPAIGN_NAME_COLS(F, N) F(id, TEXT, "id") N(a, TEXT, "campaign_key") \
+	N(b, TEXT, "name")
+/* a: the site's name or the campaign's key; b: the domain or the name */
+struct name_row { DB_FIELDS(SITE_NAME_COLS) };
+enum fb_err db_names(struct db *, enum name_kind, const char *tenant,
+	    const char *const *ids, size_t n, struct dbrows *) FB_WUR;
+
 struct lead_filter {
 	const char	*site, *campaign, *status;	/* NULL: any */
 	int		 date_field;	/* 0 created_at, 1 captured_at, 2 abandoned_at, 3 converted_at */
 	bool		 has_from, has_to;
 	long long	 from, to;	/* unix seconds, [from, to) */
 };
-/* Rows of struct lead_row, newest first, n max. */
+/*
+ * Rows of struct lead_row, newest first, n max; its own columns only, the
+ * names (LEAD_NAME_COLS) NULL.
+ */
 enum fb_err db_lead_list(struct db *, const char *tenant, const struct lead_filter *,
 	    const char *after, int n, struct dbrows *) FB_WUR;
 /* One struct lead_detail_row; FB_ENOTFOUND when it is not the tenant's. */

@@ -583,6 +583,49 @@ Test(capture, one_batch_applies_as_event_by_event, .timeout = 60)
 	    "AND event_type = 'lead.captured'", f.tenant), "4");
 }
 
+/* n lists of the campaign's leads (every worker): `path` of the first is `want`. */
+static void
+list_reads(const struct fx *f, const char *campaign, const char *path,
+    const char *want, int n)
+{
+	while (n-- > 0)
+		cr_assert_str_eq(lead_field(f, campaign, path), want);
+}
+
+/*
+ * The lead list's site and campaign names, which a worker keeps by the
+ * tenant's data epoch, follow every change on every worker at once: a
+ * campaign's name through the API, a site's name and domain and a
+ * campaign's name and key changed by SQL outside the API.
+ */
+Test(capture, lead_list_names_follow_every_change)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 a[40], p[128];
+
+	fx_new(&f, "pro", 0);
+	active_campaign(&f, "nm", RULES_AB, a);
+	cr_assert_eq(event(&f, "eeeeeeee-3333-4333-8333-333333333333", "capture",
+	    "https://shop.example.jp/form", "nm", "form", "{\"tel\":\"09055556666\"}"), 204);
+	list_reads(&f, a, "data.0.campaign.key", "nm", 12);
+	snprintf(p, sizeof(p), "/api/v1/campaigns/%s", a);
+	r = http("PATCH", p, f.live, "{\"name\":\"なまえ\"}", NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	list_reads(&f, a, "data.0.campaign.name", "なまえ", 12);
+	sql("UPDATE sites SET name = '本店' WHERE id = '%s'", f.site);
+	list_reads(&f, a, "data.0.site.name", "本店", 12);
+	sql("UPDATE sites SET domain = 'shop2.example.jp' WHERE id = '%s'", f.site);
+	list_reads(&f, a, "data.0.site.domain", "shop2.example.jp", 12);
+	sql("UPDATE campaigns SET name = 'SQL' WHERE id = '%s'", a);
+	list_reads(&f, a, "data.0.campaign.name", "SQL", 12);
+	sql("UPDATE campaigns SET campaign_key = 'nm2' WHERE id = '%s'", a);
+	list_reads(&f, a, "data.0.campaign.key", "nm2", 12);
+	/* the detail reads them itself */
+	cr_assert_str_eq(lead_field(&f, a, "data.0.site.id"), f.site);
+}
+
 /*
  * An event that cannot be applied is rolled back with its batch, counted,
  * and parked after its third failure; the events behind it are applied.
