@@ -170,6 +170,18 @@ open_find(struct ahead *h, const char *site, const char *visitor,
 	return best;
 }
 
+/* Add s to v[0 .. *n) unless it is there. */
+static void
+add_once(const char **v, size_t *n, const char *s)
+{
+	size_t	 i;
+
+	for (i = 0; i < *n; i++)
+		if (strcmp(v[i], s) == 0)
+			return;
+	v[(*n)++] = s;
+}
+
 /*
  * Read ahead for queued events q[0 .. n-1], site by site: a part's batch
  * is mostly one site's.
@@ -195,14 +207,8 @@ read_ahead(struct db *db, const struct ingest_row *q, size_t n, struct ahead *h)
 			if (done[j] || strcmp(q[j].site_id, site) != 0)
 				continue;
 			done[j] = true;
-			for (k = 0; k < nv && strcmp(visitor[k], q[j].visitor_id); k++)
-				;
-			if (k == nv)
-				visitor[nv++] = q[j].visitor_id;
-			for (k = 0; k < ns && strcmp(session[k], q[j].session_id); k++)
-				;
-			if (k == ns)
-				session[ns++] = q[j].session_id;
+			add_once(visitor, &nv, q[j].visitor_id);
+			add_once(session, &ns, q[j].session_id);
 		}
 		if ((e = db_leads_open_of(db, q[i].tenant_id, site, visitor, nv,
 		    &l)) != FB_OK)
