@@ -185,6 +185,44 @@ Test(usage, test_only_sends_to_test_recipients_alone, .timeout = 90)
 	cr_assert_null(strstr(file_tail(getenv("FB_SMS_FILE")), "+819072000002"));
 }
 
+/*
+ * The suppression list is read right before each send, with the daily
+ * cap's count: a contact suppressed through the API after its delivery
+ * was scheduled is cancelled (suppressed), one that opted out is
+ * cancelled (opted_out), the third is sent.
+ */
+Test(usage, suppressed_contacts_are_not_sent, .timeout = 90)
+{
+	struct fx	 f;
+	struct resp	*r;
+
+	fx_new(&f, "pro", 0);
+	fx_one_step(&f, "sup", "sms", "live", "https://shop.example.jp/form");
+	capture(&f, "sup", 720, "090-7419-0001", "");
+	capture(&f, "sup", 721, "090-7419-0002", "");
+	capture(&f, "sup", 722, "090-7419-0003", "");
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2034-05-16T03:00:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
+	    "AND status = 'scheduled'", f.tenant), "3");
+	r = http("POST", "/api/v1/suppressions", f.live, "{\"value\":\"09074190001\"}", NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	resp_free(r);
+	sql("INSERT INTO suppressions (id, tenant_id, kind, bidx, masked, scope, "
+	    "reason) SELECT UUID(), tenant_id, 'tel', tel_bidx, tel_masked, 'tenant', "
+	    "'opt_out' FROM leads WHERE tenant_id = '%s' AND tel_masked = "
+	    "'090-****-0002'", f.tenant);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2034-05-16T03:10:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(CONCAT(d.to_masked, ' ', d.status, ' ', "
+	    "COALESCE(d.cancel_reason, '-'), ' ', COALESCE(l.suppress_reason, '-')) "
+	    "ORDER BY d.to_masked SEPARATOR ', ') FROM deliveries d JOIN leads l "
+	    "ON l.id = d.lead_id WHERE d.tenant_id = '%s'", f.tenant),
+	    "090-****-0001 cancelled suppressed suppressed, "
+	    "090-****-0002 cancelled opted_out opted_out, 090-****-0003 sent - -");
+	cr_assert_null(strstr(file_tail(getenv("FB_SMS_FILE")), "+819074190001"));
+	cr_assert_null(strstr(file_tail(getenv("FB_SMS_FILE")), "+819074190002"));
+	cr_assert_not_null(strstr(file_tail(getenv("FB_SMS_FILE")), "+819074190003"));
+}
+
 Test(usage, three_messages_a_day_per_recipient, .timeout = 90)
 {
 	struct fx	 f;
