@@ -220,6 +220,15 @@ db_rollback(struct db *db)
 }
 
 void
+db_params_in(struct dbp *p, size_t slots, const char *const *v, size_t n)
+{
+	size_t	 i;
+
+	for (i = 0; i < slots; i++)
+		p[i] = P_STR(v[i < n ? i : n - 1]);
+}
+
+void
 dbres_init(struct dbres *r)
 {
 	memset(r, 0, sizeof(*r));

@@ -62,6 +62,12 @@ struct dbp {
 #define P_INT(v)	((struct dbp){ .kind = DBP_INT, .i = (v) })
 #define P_BIN(b, len)	((struct dbp){ .kind = DBP_BIN, .p = (b), .n = (len) })
 #define P_NULL		((struct dbp){ .kind = DBP_NULL })
+/*
+ * The `slots` parameters of an IN list from strings v[0 .. n-1]
+ * (borrowed, 1 <= n <= slots), the last repeated to fill: one prepared
+ * statement serves every count.
+ */
+void	db_params_in(struct dbp *p, size_t slots, const char *const *v, size_t n);
 /* Parameter list for db_run: DBPARAMS(P_STR(a), P_INT(b)). */
 #define DBPARAMS(...)	(const struct dbp[]){ __VA_ARGS__ }, \
 	(sizeof((const struct dbp[]){ __VA_ARGS__ }) / sizeof(struct dbp))

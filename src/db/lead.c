@@ -289,13 +289,11 @@ db_names(struct db *db, enum name_kind kind, const char *tenant,
 	    DB_COLUMNS(CAMPAIGN_NAME_COLS) };
 #undef DB_ROW
 	struct dbp	 p[1 + NAMES_MAX];
-	size_t		 i;
 
 	if (n == 0 || n > NAMES_MAX)
 		return FB_EINVAL;
 	p[0] = P_STR(tenant);
-	for (i = 0; i < NAMES_MAX; i++)
-		p[1 + i] = P_STR(ids[i < n ? i : n - 1]);
+	db_params_in(p + 1, NAMES_MAX, ids, n);
 	if (kind == NAME_SITE)
 		return rows(db, LEAD_SITE_NAMES, p, NELEM(p), site_cols,
 		    NELEM(site_cols), sizeof(struct name_row), false, out);
@@ -382,16 +380,6 @@ db_lead_touch(struct db *db, const char *site, const char *visitor,
 	    P_STR(campaign)), NULL);
 }
 
-/* INGEST_DONE_MAX parameters from n strings, the last repeated to fill. */
-static void
-fill100(struct dbp *p, const char *const *v, size_t n)
-{
-	size_t	 i;
-
-	for (i = 0; i < INGEST_DONE_MAX; i++)
-		p[i] = P_STR(v[i < n ? i : n - 1]);
-}
-
 enum fb_err
 db_leads_open_of(struct db *db, const char *tenant, const char *site,
     const char *const *visitors, size_t n, struct dbrows *out)
@@ -405,7 +393,7 @@ db_leads_open_of(struct db *db, const char *tenant, const char *site,
 		return FB_EINVAL;
 	p[0] = P_STR(site);
 	p[1] = P_STR(tenant);
-	fill100(p + 2, visitors, n);
+	db_params_in(p + 2, INGEST_DONE_MAX, visitors, n);
 	return rows(db, LEAD_OPEN_OF, p, NELEM(p), cols, NELEM(cols),
 	    sizeof(struct open_lead_of_row), false, out);
 }
@@ -422,7 +410,7 @@ db_lead_landings(struct db *db, const char *site, const char *const *sessions,
 	if (n == 0 || n > INGEST_DONE_MAX)
 		return FB_EINVAL;
 	p[0] = P_STR(site);
-	fill100(p + 1, sessions, n);
+	db_params_in(p + 1, INGEST_DONE_MAX, sessions, n);
 	return rows(db, LEAD_LANDINGS, p, NELEM(p), cols, NELEM(cols),
 	    sizeof(struct session_landing_row), false, out);
 }
@@ -658,7 +646,7 @@ db_ingest_done(struct db *db, unsigned part, const char *const *ids, size_t n)
 	if (n > INGEST_DONE_MAX)
 		return FB_EINVAL;
 	p[0] = P_INT(part);
-	fill100(p + 1, ids, n);
+	db_params_in(p + 1, INGEST_DONE_MAX, ids, n);
 	return run(db, LEAD_INGEST_DONE, p, NELEM(p), NULL);
 }
 

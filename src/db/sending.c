@@ -652,15 +652,12 @@ db_sent_after_conversion(struct db *db, const char *const *ids, size_t n,
     long long *count)
 {
 	struct dbp	 p[DELIVERY_CLAIM_MAX];
-	size_t		 i;
 	bool		 found;
 
 	*count = 0;
 	if (n < 1 || n > DELIVERY_CLAIM_MAX)
 		return FB_EINVAL;
-	/* the last id repeated to fill the list */
-	for (i = 0; i < DELIVERY_CLAIM_MAX; i++)
-		p[i] = P_STR(ids[i < n ? i : n - 1]);
+	db_params_in(p, NELEM(p), ids, n);
 	return sd_int(db, SD_SENT_AFTER_CONVERSION, p, NELEM(p), count, &found);
 }
 
