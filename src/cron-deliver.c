@@ -8,15 +8,17 @@
  * collector's intake queue is applied as it stood when the pass began, so
  * every conversion acknowledged before it is seen; (3) due deliveries are
  * claimed with one atomic UPDATE that stamps this pass's token and a
- * lease; (4) each is re-checked right before its send (step removed,
- * conversion, a site held for a flood, delivery switch, campaign and
- * scenario state, contact, suppression list, SMS quiet hours), then the
- * queue is looked at once more for a conversion of its lead (send_guard),
- * the row is stamped as being sent, it is rendered with its short links,
- * sent, and finished with a conditional update on the token, with its
- * outbox event, in one short transaction as soon as the provider has
- * answered.  Safe to run as several copies
- * on several hosts.
+ * lease, and read with everything their checks need (the suppression
+ * list and each contact's sends of the day included); (4) each is
+ * re-checked right before the batch's sends (step removed, conversion, a
+ * site held for a flood, delivery switch, campaign and scenario state,
+ * contact, suppression list, daily cap, SMS quiet hours), then, right
+ * before its own send, the queue is looked at once more for a conversion
+ * of its lead (send_guard), the row is stamped as being sent, it is
+ * rendered with its short links, sent, and finished with a conditional
+ * update on the token, with its outbox event, as soon as the provider has
+ * answered: in the next send's guard transaction, or with the rest of the
+ * batch after the last.  Safe to run as several copies on several hosts.
  */
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -134,18 +136,6 @@ finish(const struct delivery_ref *d, const char *token, struct outcome *o)
 	return e;
 }
 
-/* The contact of `bidx` on the suppression list: the reason to cancel, or NULL. */
-static const char *
-suppressed(const struct claim_row *d, const struct dbbin *bidx)
-{
-	bool	 hit, opt_out;
-
-	if (db_contact_suppressed(&db, d->d.tenant_id, d->d.campaign_id, bidx,
-	    &hit, &opt_out) != FB_OK || !hit)
-		return NULL;
-	return opt_out ? "opted_out" : "suppressed";
-}
-
 struct links {
 	char	 click[1024];
 	char	 optout[1024];
@@ -153,49 +143,55 @@ struct links {
 };
 
 /*
- * Short links for every delivery of the batch, committed in one
- * transaction before any message leaves.
+ * Short links for every delivery of the batch, added in one statement and
+ * committed before any message leaves.
  */
 static enum fb_err
 make_links(const struct dbrows *claimed, struct links *l)
 {
 	const struct claim_row *d = claimed->row;
-	char		 t[LINK_TOKEN_LEN + 1], top[300], href[URL_MAX + 1];
-	size_t		 i;
+	static struct link_new nl[LINKS_ADD_MAX];
+	static char	 href[DELIVERY_CLAIM_MAX][URL_MAX + 1];
+	char		 top[300];
+	size_t		 i, n = 0, k;
 	enum fb_err	 e;
 
-	if ((e = db_begin(&db)) != FB_OK)
-		return e;
 	for (i = 0; i < claimed->n; i++) {
 		/*
 		 * The continuation page: the message's link, else the page
 		 * the lead left its form on, else the site's top page.
 		 */
-		if ((d[i].link_url == NULL || !url_normalize(d[i].link_url, href)) &&
-		    (d[i].landing_url == NULL ||
-		    !url_normalize(d[i].landing_url, href))) {
+		if ((d[i].link_url == NULL || !url_normalize(d[i].link_url,
+		    href[i])) && (d[i].landing_url == NULL ||
+		    !url_normalize(d[i].landing_url, href[i]))) {
 			snprintf(top, sizeof(top), "https://%s/", d[i].site_domain);
-			if (!url_normalize(top, href))
-				snprintf(href, sizeof(href), "%s", top);
+			if (!url_normalize(top, href[i]))
+				snprintf(href[i], sizeof(href[i]), "%s", top);
 		}
 		/* stored only as the URL parser wrote it (STYLE 23) */
-		if ((e = link_create(&db, &d[i].d, "click", href, t)) != FB_OK)
-			goto fail;
-		snprintf(l[i].click, sizeof(l[i].click), "%s/r/%s", conf.base_url, t);
-		if ((e = link_create(&db, &d[i].d, "optout", NULL, t)) != FB_OK)
-			goto fail;
-		snprintf(l[i].optout, sizeof(l[i].optout), "%s/u/%s", conf.base_url, t);
-		l[i].open[0] = '\0';
-		if (strcmp(d[i].d.channel, "email") == 0) {
-			if ((e = link_create(&db, &d[i].d, "open", NULL, t)) != FB_OK)
-				goto fail;
-			snprintf(l[i].open, sizeof(l[i].open), "%s/o/%s", conf.base_url, t);
-		}
+		nl[n++] = (struct link_new){ &d[i].d, "click", href[i], "" };
+		nl[n++] = (struct link_new){ &d[i].d, "optout", NULL, "" };
+		if (strcmp(d[i].d.channel, "email") == 0)
+			nl[n++] = (struct link_new){ &d[i].d, "open", NULL, "" };
 	}
-	return db_commit(&db);
-fail:
-	db_rollback(&db);
-	return e;
+	if ((e = db_begin(&db)) != FB_OK)
+		return e;
+	if ((e = links_create(&db, nl, n)) != FB_OK ||
+	    (e = db_commit(&db)) != FB_OK) {
+		db_rollback(&db);
+		return e;
+	}
+	for (i = 0, k = 0; i < claimed->n; i++) {
+		snprintf(l[i].click, sizeof(l[i].click), "%s/r/%s", conf.base_url,
+		    nl[k++].token);
+		snprintf(l[i].optout, sizeof(l[i].optout), "%s/u/%s", conf.base_url,
+		    nl[k++].token);
+		l[i].open[0] = '\0';
+		if (strcmp(d[i].d.channel, "email") == 0)
+			snprintf(l[i].open, sizeof(l[i].open), "%s/o/%s",
+			    conf.base_url, nl[k++].token);
+	}
+	return FB_OK;
 }
 
 /* Whether the contact of `bidx` is one of the tenant's test recipients. */
@@ -218,17 +214,16 @@ bidx_of(const struct claim_row *d)
 
 /*
  * Whether the recipient of claimed row i has had DAILY_CAP messages on
- * its channel from the tenant this JST day: those that left, those other
- * claims are sending now (so passes at once can only err towards fewer),
- * and the earlier rows of this batch that passed their checks.
+ * its channel from the tenant this JST day: those that left and those
+ * other claims are sending now, as the claim read them (so passes at once
+ * can only err towards fewer), and the earlier rows of this batch that
+ * passed their checks.
  */
 static bool
-capped(const struct claim_row *d, size_t i, const struct outcome *o,
-    const char *token)
+capped(const struct claim_row *d, size_t i, const struct outcome *o)
 {
 	const struct dbbin *b = bidx_of(&d[i]), *bj;
-	long long	 n = 0, left;
-	char		 since[32];
+	long long	 n = 0;
 	size_t		 j;
 
 	for (j = 0; j < i; j++) {
@@ -238,11 +233,7 @@ capped(const struct claim_row *d, size_t i, const struct outcome *o,
 		    bj->p != NULL && bj->n == b->n && memcmp(bj->p, b->p, b->n) == 0)
 			n++;
 	}
-	time_sql(time_jst_midnight(now), since);
-	if (db_contact_sends(&db, d[i].d.tenant_id, d[i].d.channel, b, token,
-	    since, &left) != FB_OK)
-		return false;
-	return n + left >= DAILY_CAP;
+	return n + d[i].day_sends >= DAILY_CAP;
 }
 
 /*
@@ -252,14 +243,12 @@ capped(const struct claim_row *d, size_t i, const struct outcome *o,
  * holds its outcome.
  */
 static void
-check(const struct claim_row *rows, size_t i, struct outcome *outs,
-    const char *token)
+check(const struct claim_row *rows, size_t i, struct outcome *outs)
 {
 	const struct claim_row *d = &rows[i];
 	struct outcome	*o = &outs[i];
 	bool		 sms = strcmp(d->d.channel, "sms") == 0;
 	const struct dbbin *sealed = sms ? &d->tel_sealed : &d->email_sealed;
-	const char	*reason;
 	long long	 q;
 
 	memset(o, 0, sizeof(*o));
@@ -293,10 +282,12 @@ check(const struct claim_row *rows, size_t i, struct outcome *outs,
 	/* captured under consent mode none: the visitor was told nothing */
 	if (strcmp(d->consent_state, "none") == 0)
 		STOP("suppressed", NULL, "lead_ineligible");
-	if ((reason = suppressed(d, bidx_of(d))) != NULL)
-		STOP("cancelled", reason, strcmp(reason, "opted_out") == 0 ?
-		    "opted_out" : "suppressed");
-	if (capped(rows, i, outs, token))
+	/* the suppression list as the claim read it, right before the sends */
+	if (d->suppression != NULL && strcmp(d->suppression, "opt_out") == 0)
+		STOP("cancelled", "opted_out", "opted_out");
+	if (d->suppression != NULL)
+		STOP("cancelled", "suppressed", "suppressed");
+	if (capped(rows, i, outs))
 		STOP("cancelled", "cap_exceeded", "cap_exceeded");
 	if (sms && (q = sms_quiet_until(now, d->quiet_start, d->quiet_end)) > 0) {
 		o->status = "scheduled";
@@ -600,38 +591,63 @@ recover(void)
 }
 
 /*
- * Right before the send of claimed row i (issue 11: a message must never
+ * Right before the send of claimed row d (issue 11: a message must never
  * follow a conversion the collector has acknowledged): the lead is read
  * again, and the intake queue is looked at for a conversion of its
  * visitor or of a visitor whose lead has its contact.  When there is one,
  * that part of the queue is applied first (waiting for the turn of a
  * worker that has it), and the lead read again.  Then the row is stamped
  * as being sent (attempt_started_at), on disk before the provider is
- * called.  Returns true when the send may go; otherwise *o holds the
- * outcome: cancelled converted, or scheduled again for a later pass when
- * the conversion could not be applied or the claim was lost.
+ * called.  The common case (no conversion anywhere in the queue) is one
+ * short transaction that also records the outcome of the batch's previous
+ * send `prev` (NULL for none; its provider has just answered, issue 19);
+ * when that fails, prev is recorded on its own and d goes the long way.
+ * Returns true when the send may go; otherwise *o holds the outcome:
+ * cancelled converted, or scheduled again for a later pass when the
+ * conversion could not be applied or the claim was lost.
  */
 static bool
-send_guard(const struct claim_row *d, const char *token, struct outcome *o)
+send_guard(const struct claim_row *d, const char *token, struct outcome *o,
+    const struct claim_row *prev, struct outcome *po)
 {
-	long long	 part[2];
+	long long	 part[2] = { -1, -1 };
 	int		 k, n, round;
-	bool		 converted = false, pending = false, held;
+	bool		 first = false, converted = false, pending = false;
+	bool		 held = false;
 	enum fb_err	 e;
 
-	for (round = 0; round < 2; round++) {
-		if ((e = db_delivery_send_guard(&db, d->d.tenant_id, d->d.lead_id,
-		    &converted, part)) != FB_OK)
+	/* the first read, with prev's outcome and, when clear, the stamp */
+	if ((e = db_begin(&db)) == FB_OK) {
+		if (prev != NULL)
+			e = finish_one(&prev->d, token, po);
+		if (e == FB_OK && (e = db_delivery_send_guard(&db, d->d.tenant_id,
+		    d->d.lead_id, &converted, part)) == FB_OK)
+			pending = part[0] >= 0 || part[1] >= 0;
+		if (e == FB_OK && !converted && !pending)
+			e = db_delivery_attempt(&db, d->d.id, token, &held);
+		if (e == FB_OK && (e = db_commit(&db)) == FB_OK)
+			first = true;
+		else {
+			db_rollback(&db);
+			converted = pending = held = false;
+		}
+	}
+	if (prev != NULL)
+		po->recorded = first || finish(&prev->d, token, po) == FB_OK;
+	if (first && !converted && !pending)
+		goto stamped;
+	/* a conversion queued: its part applied first, then read again */
+	for (e = FB_OK, round = first ? 1 : 0; round < 2 && e == FB_OK &&
+	    !converted; round++) {
+		if (round == 1 && !pending)
 			break;
-		pending = part[0] >= 0 || part[1] >= 0;
-		if (converted || !pending || round == 1)
-			break;
-		for (k = 0; k < 2 && e == FB_OK; k++)
+		for (k = 0; round == 1 && k < 2 && e == FB_OK; k++)
 			if (part[k] >= 0 && (k == 0 || part[1] != part[0]))
 				e = tag_apply_part(&db, &conf, (unsigned)part[k],
 				    GUARD_APPLY, true, &n);
-		if (e != FB_OK)
-			break;
+		if (e == FB_OK && (e = db_delivery_send_guard(&db, d->d.tenant_id,
+		    d->d.lead_id, &converted, part)) == FB_OK)
+			pending = part[0] >= 0 || part[1] >= 0;
 	}
 	o->go = false;
 	if (e == FB_OK && converted) {
@@ -647,9 +663,11 @@ send_guard(const struct claim_row *d, const char *token, struct outcome *o)
 		o->give_back = 1;
 		return false;
 	}
+stamped:
 	if (!held) {
 		/* another pass took the claim over: its outcome stands */
 		o->status = "scheduled";
+		o->go = false;
 		return false;
 	}
 	o->go = true;
@@ -691,7 +709,9 @@ claimer(long limit)
 	const struct claim_row *d;
 	static struct outcome outs[BATCH];
 	static struct links links[BATCH];
-	char		 token[UUID_STRLEN + 1], at[32];
+	struct outcome	*sent;
+	bool		 go;
+	char		 token[UUID_STRLEN + 1], at[32], since[32];
 	long		 done;
 	size_t		 i;
 	enum fb_err	 e;
@@ -701,11 +721,13 @@ claimer(long limit)
 		return 1;
 	}
 	time_sql(now, at);
+	time_sql(time_jst_midnight(now), since);	/* the daily cap's day */
 	/* claim a small batch at a time, so no claim outlives its lease */
 	for (done = 0; done < limit; done += (long)claimed.n) {
 		uuid_v7(token);
-		if ((e = db_deliveries_claim(&db, token, at, limit - done < BATCH ?
-		    (int)(limit - done) : BATCH, &claimed)) != FB_OK) {
+		if ((e = db_deliveries_claim(&db, token, at, since,
+		    limit - done < BATCH ? (int)(limit - done) : BATCH,
+		    &claimed)) != FB_OK) {
 			fprintf(stderr, "formback-deliver: cannot claim deliveries: %s\n",
 			    fb_strerror(e));
 			n_errors++;
@@ -725,21 +747,29 @@ claimer(long limit)
 			break;
 		}
 		for (i = 0; i < claimed.n; i++)
-			check(d, i, outs, token);
+			check(d, i, outs);
 		count_quota(&claimed, outs);
 		/*
 		 * Each send's outcome is recorded as soon as the provider has
 		 * answered, so a pass killed later in the batch leaves only the
-		 * send in flight to outcome_unknown (issue 19).
+		 * send in flight to outcome_unknown (issue 19): with the next
+		 * send's guard and stamp, or, after the last, with the rest.
 		 */
-		for (i = 0; i < claimed.n; i++)
-			if (outs[i].go && send_guard(&d[i], token, &outs[i])) {
+		for (i = 0, sent = NULL; i < claimed.n; i++) {
+			if (!outs[i].go)
+				continue;
+			go = send_guard(&d[i], token, &outs[i], sent != NULL ?
+			    &d[sent - outs] : NULL, sent);
+			sent = NULL;
+			if (go) {
 				deliver(&d[i], &links[i], &outs[i]);
-				outs[i].recorded = finish(&d[i].d, token, &outs[i]) == FB_OK;
+				sent = &outs[i];
 			}
+		}
 		/*
-		 * The rest of the batch (what the checks stopped, what could
-		 * not be recorded) in one transaction; one by one if that fails.
+		 * The rest of the batch (the last send, what the checks
+		 * stopped, what could not be recorded) in one transaction; one
+		 * by one if that fails.
 		 */
 		e = db_begin(&db);
 		for (i = 0; e == FB_OK && i < claimed.n; i++)

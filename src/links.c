@@ -21,15 +21,16 @@ static const char b62[] =
     "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 enum fb_err
-link_create(struct db *db, const struct delivery_ref *d, const char *kind,
-    const char *url, char token[LINK_TOKEN_LEN + 1])
+links_create(struct db *db, struct link_new *l, size_t n)
 {
-	size_t	 i;
+	size_t	 i, k;
 
-	for (i = 0; i < LINK_TOKEN_LEN; i++)
-		token[i] = b62[randombytes_uniform(62)];
-	token[i] = '\0';
-	return db_link_add(db, token, d->tenant_id, d->id, d->lead_id, kind, url);
+	for (k = 0; k < n; k++) {
+		for (i = 0; i < LINK_TOKEN_LEN; i++)
+			l[k].token[i] = b62[randombytes_uniform(62)];
+		l[k].token[i] = '\0';
+	}
+	return db_links_add(db, l, n);
 }
 
 static void

@@ -8,18 +8,16 @@
 #include "formback.h"
 
 struct db;
-struct delivery_ref;
+struct link_new;
 struct req;
 
 /*
- * A new short link of `kind` (click, open, optout) for delivery `d`, to
- * `url` (click links; NULL otherwise) as url_normalize() wrote it; its
- * token (LINK_TOKEN_LEN base62 characters) in `token`, in the caller's
- * transaction.
+ * New short links (their kind, delivery and URL given in l[0..n), n at
+ * most LINKS_ADD_MAX): each gets a fresh token of LINK_TOKEN_LEN base62
+ * characters (about 59 bits from libsodium's randombytes_uniform()), and
+ * all are added in one statement, in the caller's transaction.
  */
-enum fb_err	link_create(struct db *, const struct delivery_ref *d,
-		    const char *kind, const char *url,
-		    char token[LINK_TOKEN_LEN + 1]) FB_WUR;
+enum fb_err	links_create(struct db *, struct link_new *l, size_t n) FB_WUR;
 /*
  * The links' routes (design 2): GET /r/{token} (302 to the link's URL),
  * GET /o/{token} (the open pixel), GET /u/{token} (the opt-out page) and

@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "../pii.h"
+#include "../url.h"
 #include "store.h"
 
 #define DLV_LIST(col) "SELECT " DB_SELECT(DELIVERY_COLS) " FROM deliveries d " \
@@ -14,30 +15,41 @@
 	"AND (? OR " col " < ?) ORDER BY d.id DESC LIMIT ?"
 
 /*
- * The daily cap's count for one channel (see SD_CAP_TEL, SD_CAP_EMAIL).
- * The statements of formback-deliver's path name their indexes: the
- * optimizer reading the range of every index that starts with the
- * tenant cost more than the look-ups themselves, on every send.
+ * The columns of a claimed row (CLAIM_COLS) that read the suppression
+ * list and the daily cap's count of its contact, for the whole batch in
+ * the claim's one statement.  They name their indexes: the optimizer
+ * reading the range of every index that starts with the tenant cost more
+ * than the look-ups themselves.  DAY_SENDS' ? is the claim's `since`.
  */
-#define CAP_SQL(bidx, index, channel) "SELECT COUNT(*) FROM leads l " \
-	"FORCE INDEX (" index ") JOIN deliveries d " \
-	"FORCE INDEX (deliveries_lead) ON d.tenant_id = l.tenant_id AND " \
-	"d.lead_id = l.id WHERE l.tenant_id = ? AND l." bidx " = ? AND " \
-	"d.channel = '" channel "' AND (d.claim_token <> ? AND d.status = " \
-	"'sending' OR (d.status IN ('sent', 'delivered') AND d.sent_at >= ?))"
+#define CLAIM_SUPPRESSION_SQL "(SELECT su.reason FROM suppressions su " \
+	"FORCE INDEX (suppressions_lookup) WHERE su.tenant_id = d.tenant_id " \
+	"AND su.bidx = IF(d.channel = 'sms', l.tel_bidx, l.email_bidx) " \
+	"AND (su.scope = 'tenant' OR su.campaign_id = d.campaign_id) " \
+	"AND (su.expires_at IS NULL OR su.expires_at > NOW(6)) " \
+	"ORDER BY su.reason = 'opt_out' DESC LIMIT 1)"
+#define DAY_SENDS(bidx, index, channel) "(SELECT COUNT(*) FROM leads l2 " \
+	"FORCE INDEX (" index ") JOIN deliveries d2 FORCE INDEX " \
+	"(deliveries_lead) ON d2.tenant_id = l2.tenant_id AND d2.lead_id = l2.id " \
+	"WHERE l2.tenant_id = d.tenant_id AND l2." bidx " = l." bidx " AND " \
+	"d2.channel = '" channel "' AND (d2.claim_token <> d.claim_token AND " \
+	"d2.status = 'sending' OR (d2.status IN ('sent', 'delivered') AND " \
+	"d2.sent_at >= ?)))"
+#define CLAIM_DAY_SENDS_SQL "IF(d.channel = 'sms', " \
+	DAY_SENDS("tel_bidx", "leads_tel", "sms") ", " \
+	DAY_SENDS("email_bidx", "leads_email", "email") ")"
 
 enum {
 	SD_ACTIVE_STEPS, SD_LEAD_CONTACTS, SD_SCHEDULE, SD_LEAD_QUEUED,
 	SD_LIST_CREATED, SD_LIST_SCHEDULED, SD_LIST_SENT, SD_GET,
 	SD_SUP_INSERT, SD_SUP_ACTIVE, SD_SUP_LIST, SD_SUP_GET, SD_SUP_DELETE,
-	SD_STALE, SD_CLAIM, SD_CLAIMED, SD_FINISH, SD_SUPPRESSED, SD_LINK_INSERT,
+	SD_STALE, SD_CLAIM, SD_CLAIMED, SD_FINISH, SD_LINK_INSERT,
 	SD_LINK_GET, SD_LINK_HIT, SD_LEAD_SENT, SD_LEAD_SUPPRESS,
 	SD_LEAD_CONTACT_KEYS, SD_OPTOUT_CANCEL, SD_STEPS_GONE_CANCEL,
 	SD_CONVERTED_CANCEL, SD_HOOK_FIND, SD_HOOK_RESULT, SD_TEST_RCPT_ADD,
 	SD_TEST_RCPT_DELETE, SD_TEST_RCPT_LIST, SD_TEST_RCPT_IS, SD_USAGE_ROW,
 	SD_USAGE_LOCK, SD_USAGE_SET, SD_USAGE_GIVE_BACK, SD_TENANT_QUOTA,
 	SD_OPMAIL_CLAIM, SD_OPMAIL_DONE, SD_OPMAIL_TO, SD_CLAIM_MARK, SD_USAGE_GET,
-	SD_CAP_TEL, SD_CAP_EMAIL, SD_ATTEMPT, SD_SEND_GUARD_ANY, SD_SEND_GUARD,
+	SD_ATTEMPT, SD_SEND_GUARD_ANY, SD_SEND_GUARD,
 	SD_SENT_AFTER_CONVERSION, SD_OPMAIL_MEMBERS,
 	SD__MAX
 };
@@ -122,7 +134,10 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "SELECT id FROM deliveries FORCE INDEX (deliveries_due) "
 	  "WHERE status = 'scheduled' AND scheduled_at <= ? "
 	  "LIMIT ? FOR UPDATE SKIP LOCKED" },
-	/* SD_CLAIMED: everything a send re-checks and needs */
+	/*
+	 * SD_CLAIMED: everything a send re-checks and needs; the day's
+	 * sends since ? (twice: one per channel), then the token
+	 */
 	{ "deliveries_claimed",
 	  "SELECT " DB_SELECT(DELIVERY_REF_COLS) ", " DB_SELECT(CLAIM_COLS) " "
 	  "FROM deliveries d JOIN leads l ON l.id = d.lead_id "
@@ -141,15 +156,17 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "attempt_started_at = IF(status = 'scheduled', NULL, attempt_started_at), "
 	  "claim_token = NULL, claim_until = NULL, updated_at = NOW(6) "
 	  "WHERE id = ? AND claim_token <=> ?" },
-	/* SD_SUPPRESSED: an unexpired entry for this contact and campaign */
-	{ "suppressed_contact",
-	  "SELECT reason FROM suppressions WHERE tenant_id = ? AND bidx = ? "
-	  "AND (scope = 'tenant' OR campaign_id = ?) "
-	  "AND (expires_at IS NULL OR expires_at > NOW(6)) LIMIT 1" },
-	/* SD_LINK_INSERT */
-	{ "link_insert",
+	/*
+	 * SD_LINK_INSERT: the links given as one JSON array of [token,
+	 * tenant_id, delivery_id, lead_id, kind, url] arrays
+	 */
+	{ "links_insert",
 	  "INSERT INTO links (token, tenant_id, delivery_id, lead_id, kind, url) "
-	  "VALUES (?, ?, ?, ?, ?, ?)" },
+	  "SELECT j.token, j.tenant_id, j.delivery_id, j.lead_id, j.kind, j.url "
+	  "FROM JSON_TABLE(?, '$[*]' COLUMNS (token VARCHAR(16) PATH '$[0]', "
+	  "tenant_id VARCHAR(36) PATH '$[1]', delivery_id VARCHAR(36) PATH '$[2]', "
+	  "lead_id VARCHAR(36) PATH '$[3]', kind VARCHAR(8) PATH '$[4]', "
+	  "url VARCHAR(2048) PATH '$[5]')) j" },
 	/* SD_LINK_GET */
 	{ "link_get",
 	  "SELECT " DB_SELECT(LINK_COLS) " FROM links WHERE token = ?" },
@@ -259,12 +276,6 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	{ "usage_get",
 	  "SELECT " DB_SELECT(USAGE_COLS) " FROM tenants t LEFT JOIN usage_months u "
 	  "ON u.tenant_id = t.id AND u.month = ? WHERE t.id = ?" },
-	/*
-	 * SD_CAP_TEL, SD_CAP_EMAIL: the tenant's messages on the channel to
-	 * this contact that left since ?, or that other claims are sending
-	 */
-	{ "cap_tel", CAP_SQL("tel_bidx", "leads_tel", "sms") },
-	{ "cap_email", CAP_SQL("email_bidx", "leads_email", "email") },
 	/*
 	 * SD_ATTEMPT: the provider is about to be called for a row this pass
 	 * still holds (autocommit: it must be on disk before the call)
@@ -541,8 +552,8 @@ static const struct dbcol claim_cols[] = { DELIVERY_REF_COLUMNS
 #undef DELIVERY_REF_COLUMNS
 
 enum fb_err
-db_deliveries_claim(struct db *db, const char *token, const char *at, int n,
-    struct dbrows *out)
+db_deliveries_claim(struct db *db, const char *token, const char *at,
+    const char *since, int n, struct dbrows *out)
 {
 	struct dbp	 p[2 + DELIVERY_CLAIM_MAX];
 	struct dbres	 pick;
@@ -570,7 +581,8 @@ db_deliveries_claim(struct db *db, const char *token, const char *at, int n,
 		db_rollback(db);
 	if (e != FB_OK)
 		return e;
-	return rows(db, SD_CLAIMED, DBPARAMS(P_STR(token)), claim_cols,
+	return rows(db, SD_CLAIMED, DBPARAMS(P_STR(since), P_STR(since),
+	    P_STR(token)), claim_cols,
 	    NELEM(claim_cols), sizeof(struct claim_row), false, out);
 }
 
@@ -673,37 +685,6 @@ db_lead_suppress(struct db *db, const char *tenant, const char *lead,
 {
 	return sd(db, SD_LEAD_SUPPRESS, DBPARAMS(P_STR(reason), P_STR(tenant),
 	    P_STR(lead)), NULL);
-}
-
-enum fb_err
-db_contact_suppressed(struct db *db, const char *tenant, const char *campaign,
-    const struct dbbin *bidx, bool *hit, bool *opt_out)
-{
-	struct dbres	 s;
-	enum fb_err	 e;
-
-	*hit = *opt_out = false;
-	if ((e = sd(db, SD_SUPPRESSED, DBPARAMS(P_STR(tenant), P_BIN(bidx->p,
-	    bidx->n), P_STR(campaign)), &s)) != FB_OK)
-		return e;
-	if (s.nrows > 0) {
-		*hit = true;
-		*opt_out = strcmp(s.cell[0], "opt_out") == 0;
-	}
-	dbres_free(&s);
-	return FB_OK;
-}
-
-enum fb_err
-db_contact_sends(struct db *db, const char *tenant, const char *channel,
-    const struct dbbin *bidx, const char *token, const char *since,
-    long long *n)
-{
-	bool	 found;
-
-	return sd_int(db, strcmp(channel, "sms") == 0 ? SD_CAP_TEL : SD_CAP_EMAIL,
-	    DBPARAMS(P_STR(tenant), P_BIN(bidx->p, bidx->n), P_STR(token),
-	    P_STR(since)), n, &found);
 }
 
 enum fb_err
@@ -828,11 +809,33 @@ db_test_recipient_is(struct db *db, const char *tenant, const char *kind,
 }
 
 enum fb_err
-db_link_add(struct db *db, const char *token, const char *tenant,
-    const char *delivery, const char *lead, const char *kind, const char *url)
+db_links_add(struct db *db, const struct link_new *l, size_t n)
 {
-	return sd(db, SD_LINK_INSERT, DBPARAMS(P_STR(token), P_STR(tenant),
-	    P_STR(delivery), P_STR(lead), P_STR(kind), P_STR(url)), NULL);
+	struct buf	 b;
+	struct jgen	 j;
+	size_t		 i;
+	enum fb_err	 e;
+
+	if (n < 1 || n > LINKS_ADD_MAX)
+		return FB_EINVAL;
+	buf_init(&b, 64 * 1024 + n * (URL_MAX * 6 + 256));
+	jgen_begin(&j, &b);
+	jg_arr(&j, NULL);
+	for (i = 0; i < n; i++) {
+		jg_arr(&j, NULL);
+		jg_str(&j, NULL, l[i].token);
+		jg_str(&j, NULL, l[i].d->tenant_id);
+		jg_str(&j, NULL, l[i].d->id);
+		jg_str(&j, NULL, l[i].d->lead_id);
+		jg_str(&j, NULL, l[i].kind);
+		jg_str(&j, NULL, l[i].url);
+		jg_arr_end(&j);
+	}
+	jg_arr_end(&j);
+	if ((e = jgen_end(&j)) == FB_OK)
+		e = sd(db, SD_LINK_INSERT, DBPARAMS(P_STR(b.data)), NULL);
+	buf_release(&b);
+	return e;
 }
 
 enum fb_err

@@ -953,7 +953,17 @@ struct delivery_ref { DB_FIELDS(DELIVERY_REF_COLS) };
 	N(delivery_mode, TEXT, "t.delivery_mode") \
 	N(quiet_start, INT, "t.sms_quiet_start") \
 	N(quiet_end, INT, "t.sms_quiet_end") N(plan, TEXT, "t.plan") \
-	N(send_quota, INT, "COALESCE(t.send_quota, -1)")
+	N(send_quota, INT, "COALESCE(t.send_quota, -1)") \
+	N(suppression, TEXT, CLAIM_SUPPRESSION_SQL) \
+	N(day_sends, INT, CLAIM_DAY_SENDS_SQL)
+/*
+ * suppression: the reason of an unexpired suppression of the tenant or
+ * of the campaign that holds the delivery's contact (opt_out first), NULL
+ * for none.  day_sends: the tenant's messages on the delivery's channel
+ * to that contact that left since the claim's `since`, or that other
+ * claims are sending now (the daily cap's count).  Their SQL is in
+ * db/sending.c, where the claim's statement is written.
+ */
 struct claim_row {
 	struct delivery_ref	 d;	/* first: its columns come first */
 	DB_FIELDS(CLAIM_COLS)
@@ -963,11 +973,12 @@ struct claim_row {
  * short transaction of its own: the oldest that no other claimer holds
  * (SKIP LOCKED), stamped `sending` with a 10-minute lease from `at` (SQL
  * DATETIME, UTC; design 6).  Then `out` gets their struct claim_row, by
- * id.
+ * id, with each contact's sends since `since` (SQL DATETIME, UTC: the
+ * start of the JST day for the daily cap).
  */
 #define DELIVERY_CLAIM_MAX	16
 enum fb_err db_deliveries_claim(struct db *, const char *token, const char *at,
-	    int n, struct dbrows *out) FB_WUR;
+	    const char *since, int n, struct dbrows *out) FB_WUR;
 
 /* A claim whose lease ran out (design 6; migration 0013). */
 struct stale_row {
@@ -998,8 +1009,9 @@ struct delivery_outcome {
 enum fb_err db_delivery_finish(struct db *, const struct delivery_outcome *,
 	    bool *held) FB_WUR;
 /*
- * Stamp attempt_started_at, autocommitted, right before the provider is
- * called; *held false when the claim is no longer `token`'s.
+ * Stamp attempt_started_at right before the provider is called, in the
+ * caller's transaction (committed before the call) or autocommitted;
+ * *held false when the claim is no longer `token`'s.
  */
 enum fb_err db_delivery_attempt(struct db *, const char *id, const char *token,
 	    bool *held) FB_WUR;
@@ -1022,22 +1034,6 @@ enum fb_err db_lead_sent(struct db *, const char *tenant, const char *lead) FB_W
 /* Why a lead not yet reached is held back (contract: Lead suppress_reason). */
 enum fb_err db_lead_suppress(struct db *, const char *tenant, const char *lead,
 	    const char *reason) FB_WUR;
-/*
- * Whether an unexpired suppression of the tenant or of `campaign` holds
- * the contact of blind index `bidx`: *hit, and *opt_out when it is the
- * contact's own opt-out.
- */
-enum fb_err db_contact_suppressed(struct db *, const char *tenant,
-	    const char *campaign, const struct dbbin *bidx, bool *hit,
-	    bool *opt_out) FB_WUR;
-/*
- * The tenant's messages on `channel` (sms: a tel_bidx, email: an
- * email_bidx) to one contact that left since `since` (SQL DATETIME), or
- * that claims other than `token` are sending now: the daily cap's count.
- */
-enum fb_err db_contact_sends(struct db *, const char *tenant, const char *channel,
-	    const struct dbbin *bidx, const char *token, const char *since,
-	    long long *n) FB_WUR;
 /* Cancel the scheduled deliveries of a lead that converted. */
 enum fb_err db_converted_cancel(struct db *, const char *tenant,
 	    const char *lead) FB_WUR;
@@ -1192,9 +1188,24 @@ enum fb_err db_check_settings(struct db *, struct dbrows *out) FB_WUR;
 	N(delivery_id, TEXT, "delivery_id") N(lead_id, TEXT, "lead_id") \
 	N(kind, TEXT, "kind") N(url, TEXT, "url")
 struct link_row { DB_FIELDS(LINK_COLS) };
-enum fb_err db_link_add(struct db *, const char *token, const char *tenant,
-	    const char *delivery, const char *lead, const char *kind,
-	    const char *url) FB_WUR;
+/*
+ * A short link to add: of `kind` (click, open, optout) for delivery d, to
+ * `url` (click links, as url_normalize() wrote it; NULL otherwise), with
+ * its token.
+ */
+struct link_new {
+	const struct delivery_ref *d;
+	const char	*kind;
+	const char	*url;
+	char		 token[LINK_TOKEN_LEN + 1];
+};
+/*
+ * Add l[0..n) (n at most LINKS_ADD_MAX) in one statement, in the
+ * caller's transaction.  FB_EINVAL for n out of range.
+ */
+#define LINKS_ADD_MAX	(3 * DELIVERY_CLAIM_MAX)
+enum fb_err db_links_add(struct db *, const struct link_new *l,
+	    size_t n) FB_WUR;
 /* One struct link_row; FB_ENOTFOUND when no such token. */
 enum fb_err db_link_get(struct db *, const char *token, struct dbrows *out) FB_WUR;
 /* Count a visit of the link. */
