@@ -75,7 +75,9 @@ struct outcome {
 	int		 segments;	/* SMS parts as sent; 0: none */
 	bool		 go;		/* passed every check: to be sent */
 	bool		 counted;	/* counted against the monthly quota */
+	bool		 near;		/* counted near a threshold (80%, 100%) */
 	bool		 recorded;	/* finished right after its send */
+	bool		 reached;	/* its lead is sent already */
 	char		 error_buf[64];
 };
 
@@ -113,7 +115,7 @@ finish_one(const struct delivery_ref *d, const char *token, struct outcome *o)
 	if (o->lead_reason != NULL && (e = db_lead_suppress(&db, d->tenant_id,
 	    d->lead_id, o->lead_reason)) != FB_OK)
 		return e;
-	if (strcmp(o->status, "sent") == 0 &&
+	if (strcmp(o->status, "sent") == 0 && !o->reached &&
 	    (e = db_lead_sent(&db, d->tenant_id, d->lead_id)) != FB_OK)
 		return e;
 	if (strcmp(o->status, "sent") == 0 || strcmp(o->status, "failed") == 0)
@@ -143,8 +145,8 @@ struct links {
 };
 
 /*
- * Short links for every delivery of the batch, added in one statement and
- * committed before any message leaves.
+ * Short links for every delivery of the batch, added in one statement in
+ * the claim's transaction.
  */
 static enum fb_err
 make_links(const struct dbrows *claimed, struct links *l)
@@ -174,13 +176,8 @@ make_links(const struct dbrows *claimed, struct links *l)
 		if (strcmp(d[i].d.channel, "email") == 0)
 			nl[n++] = (struct link_new){ &d[i].d, "open", NULL, "" };
 	}
-	if ((e = db_begin(&db)) != FB_OK)
+	if ((e = links_create(&db, nl, n)) != FB_OK)
 		return e;
-	if ((e = links_create(&db, nl, n)) != FB_OK ||
-	    (e = db_commit(&db)) != FB_OK) {
-		db_rollback(&db);
-		return e;
-	}
 	for (i = 0, k = 0; i < claimed->n; i++) {
 		snprintf(l[i].click, sizeof(l[i].click), "%s/r/%s", conf.base_url,
 		    nl[k++].token);
@@ -192,6 +189,31 @@ make_links(const struct dbrows *claimed, struct links *l)
 			    conf.base_url, nl[k++].token);
 	}
 	return FB_OK;
+}
+
+/*
+ * Claim up to n due deliveries for `token` and make their short links, in
+ * one transaction committed before any message leaves; nothing is claimed
+ * when it fails.
+ */
+static enum fb_err
+claim(const char *token, const char *at, const char *since, int n,
+    struct dbrows *claimed, struct links *l)
+{
+	enum fb_err	 e;
+
+	if ((e = db_begin(&db)) != FB_OK)
+		return e;
+	if ((e = db_deliveries_claim(&db, token, at, since, n, claimed)) != FB_OK) {
+		db_rollback(&db);
+		return e;
+	}
+	if ((claimed->n == 0 || (e = make_links(claimed, l)) == FB_OK) &&
+	    (e = db_commit(&db)) == FB_OK)
+		return FB_OK;
+	db_rollback(&db);
+	dbrows_free(claimed);
+	return e;
 }
 
 /* Whether the contact of `bidx` is one of the tenant's test recipients. */
@@ -253,6 +275,7 @@ check(const struct claim_row *rows, size_t i, struct outcome *outs)
 
 	memset(o, 0, sizeof(*o));
 	o->status = "sent";
+	o->reached = strcmp(d->lead_status, "sent") == 0;
 #define STOP(st, cr, lr) do { o->status = st; o->cancel_reason = cr; \
 	o->lead_reason = lr; return; } while (0)
 	if (d->step_gone)
@@ -408,7 +431,7 @@ count_quota(const struct dbrows *claimed, struct outcome *o)
 	size_t		 i, j;
 	long long	 want, allowed, sends, quota;
 	int		 told;
-	bool		 found;
+	bool		 found, near = false;
 	enum fb_err	 e;
 
 	for (i = 0; i < claimed->n; i++) {
@@ -427,6 +450,8 @@ count_quota(const struct dbrows *claimed, struct outcome *o)
 			    quota - sends < 0 ? 0 : quota - sends < want ?
 			    quota - sends : want;
 			/* announced once they have left: announce_usage() */
+			near = quota > 0 && told < 100 && (sends + allowed) * 100 >=
+			    (told < 80 ? 80 : 100) * quota;
 			if ((e = db_usage_set(&db, tenant, month, sends + allowed,
 			    told)) == FB_OK)
 				e = db_commit(&db);
@@ -446,6 +471,7 @@ count_quota(const struct dbrows *claimed, struct outcome *o)
 				o[j].give_back = 1;
 			} else if (allowed > 0) {
 				o[j].counted = true;
+				o[j].near = near;
 				allowed--;
 			} else {
 				o[j].go = false;
@@ -675,6 +701,20 @@ stamped:
 }
 
 /*
+ * Row i's send is recorded: the later rows of its lead in the batch need
+ * not mark the lead sent again.
+ */
+static void
+reached(const struct claim_row *d, struct outcome *o, size_t n, size_t i)
+{
+	size_t	 k;
+
+	for (k = i + 1; k < n; k++)
+		if (strcmp(d[k].d.lead_id, d[i].d.lead_id) == 0)
+			o[k].reached = true;
+}
+
+/*
  * The deliveries of a batch sent to a lead already converted when their
  * send began: 0 is the rule, anything else is logged and counted.
  */
@@ -725,9 +765,8 @@ claimer(long limit)
 	/* claim a small batch at a time, so no claim outlives its lease */
 	for (done = 0; done < limit; done += (long)claimed.n) {
 		uuid_v7(token);
-		if ((e = db_deliveries_claim(&db, token, at, since,
-		    limit - done < BATCH ? (int)(limit - done) : BATCH,
-		    &claimed)) != FB_OK) {
+		if ((e = claim(token, at, since, limit - done < BATCH ?
+		    (int)(limit - done) : BATCH, &claimed, links)) != FB_OK) {
 			fprintf(stderr, "formback-deliver: cannot claim deliveries: %s\n",
 			    fb_strerror(e));
 			n_errors++;
@@ -738,14 +777,6 @@ claimer(long limit)
 			break;
 		}
 		d = claimed.row;
-		if ((e = make_links(&claimed, links)) != FB_OK) {
-			/* the claims lapse and the next pass after the lease retries */
-			fprintf(stderr, "formback-deliver: cannot make links: %s\n",
-			    fb_strerror(e));
-			dbrows_free(&claimed);
-			n_errors++;
-			break;
-		}
 		for (i = 0; i < claimed.n; i++)
 			check(d, i, outs);
 		count_quota(&claimed, outs);
@@ -760,6 +791,9 @@ claimer(long limit)
 				continue;
 			go = send_guard(&d[i], token, &outs[i], sent != NULL ?
 			    &d[sent - outs] : NULL, sent);
+			if (sent != NULL && sent->recorded &&
+			    strcmp(sent->status, "sent") == 0)
+				reached(d, outs, claimed.n, (size_t)(sent - outs));
 			sent = NULL;
 			if (go) {
 				deliver(&d[i], &links[i], &outs[i]);
@@ -787,8 +821,12 @@ claimer(long limit)
 				n_errors++;
 				continue;
 			}
-			/* the first of each tenant's counted messages announces */
-			if (outs[i].counted && first_of_tenant(d, outs, i))
+			/*
+			 * The first of each tenant's counted messages announces,
+			 * when the count reached a threshold not announced yet.
+			 */
+			if (outs[i].counted && outs[i].near &&
+			    first_of_tenant(d, outs, i))
 				announce_usage(&d[i]);
 			if (strcmp(outs[i].status, "sent") == 0)
 				n_sent++;

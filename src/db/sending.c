@@ -562,12 +562,8 @@ db_deliveries_claim(struct db *db, const char *token, const char *at,
 
 	if (n < 1 || n > DELIVERY_CLAIM_MAX)
 		return FB_EINVAL;
-	if ((e = db_begin(db)) != FB_OK)
+	if ((e = sd(db, SD_CLAIM, DBPARAMS(P_STR(at), P_INT(n)), &pick)) != FB_OK)
 		return e;
-	if ((e = sd(db, SD_CLAIM, DBPARAMS(P_STR(at), P_INT(n)), &pick)) != FB_OK) {
-		db_rollback(db);
-		return e;
-	}
 	/* SD_CLAIM_MARK: the token, the clock, then the ids (NULL: none) */
 	p[0] = P_STR(token);
 	p[1] = P_STR(at);
@@ -575,10 +571,6 @@ db_deliveries_claim(struct db *db, const char *token, const char *at,
 		p[2 + i] = i < pick.nrows ? P_STR(pick.cell[i]) : P_NULL;
 	e = pick.nrows > 0 ? sd(db, SD_CLAIM_MARK, p, NELEM(p), NULL) : FB_OK;
 	dbres_free(&pick);
-	if (e == FB_OK)
-		e = db_commit(db);
-	else
-		db_rollback(db);
 	if (e != FB_OK)
 		return e;
 	return rows(db, SD_CLAIMED, DBPARAMS(P_STR(since), P_STR(since),

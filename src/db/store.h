@@ -969,10 +969,10 @@ struct claim_row {
 	DB_FIELDS(CLAIM_COLS)
 };
 /*
- * Claim up to n (1..DELIVERY_CLAIM_MAX) due deliveries for `token` in one
- * short transaction of its own: the oldest that no other claimer holds
- * (SKIP LOCKED), stamped `sending` with a 10-minute lease from `at` (SQL
- * DATETIME, UTC; design 6).  Then `out` gets their struct claim_row, by
+ * Claim up to n (1..DELIVERY_CLAIM_MAX) due deliveries for `token`, in
+ * the caller's transaction (short: the rows stay locked until it ends):
+ * the oldest that no other claimer holds (SKIP LOCKED), stamped `sending`
+ * with a 10-minute lease from `at` (SQL DATETIME, UTC; design 6).  Then `out` gets their struct claim_row, by
  * id, with each contact's sends since `since` (SQL DATETIME, UTC: the
  * start of the JST day for the daily cap).
  */
