@@ -21,12 +21,12 @@
  * reading the range of every index that starts with the tenant cost more
  * than the look-ups themselves.  DAY_SENDS' ? is the claim's `since`.
  */
-#define CLAIM_SUPPRESSION_SQL "(SELECT su.reason FROM suppressions su " \
+#define CLAIM_SUPPRESSION_SQL "(SELECT MIN(IF(su.reason = 'opt_out', " \
+	"'opt_out', 'suppressed')) FROM suppressions su " \
 	"FORCE INDEX (suppressions_lookup) WHERE su.tenant_id = d.tenant_id " \
 	"AND su.bidx = IF(d.channel = 'sms', l.tel_bidx, l.email_bidx) " \
 	"AND (su.scope = 'tenant' OR su.campaign_id = d.campaign_id) " \
-	"AND (su.expires_at IS NULL OR su.expires_at > NOW(6)) " \
-	"ORDER BY su.reason = 'opt_out' DESC LIMIT 1)"
+	"AND (su.expires_at IS NULL OR su.expires_at > NOW(6)))"
 #define DAY_SENDS(bidx, index, channel) "(SELECT COUNT(*) FROM leads l2 " \
 	"FORCE INDEX (" index ") JOIN deliveries d2 FORCE INDEX " \
 	"(deliveries_lead) ON d2.tenant_id = l2.tenant_id AND d2.lead_id = l2.id " \

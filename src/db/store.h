@@ -957,9 +957,9 @@ struct delivery_ref { DB_FIELDS(DELIVERY_REF_COLS) };
 	N(suppression, TEXT, CLAIM_SUPPRESSION_SQL) \
 	N(day_sends, INT, CLAIM_DAY_SENDS_SQL)
 /*
- * suppression: the reason of an unexpired suppression of the tenant or
- * of the campaign that holds the delivery's contact (opt_out first), NULL
- * for none.  day_sends: the tenant's messages on the delivery's channel
+ * suppression: "opt_out" when an unexpired suppression of the tenant or
+ * of the campaign that holds the delivery's contact is its opt-out,
+ * "suppressed" for any other, NULL for none.  day_sends: the tenant's messages on the delivery's channel
  * to that contact that left since the claim's `since`, or that other
  * claims are sending now (the daily cap's count).  Their SQL is in
  * db/sending.c, where the claim's statement is written.
