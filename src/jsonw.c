@@ -149,14 +149,18 @@ jg_plain(const unsigned char *s, size_t n)
 	uint64_t	 w, q, e;
 	size_t		 i = 0;
 
-	for (; n - i >= 8; i += 8) {
-		memcpy(&w, s + i, 8);
+	for (; i < n; i += 8) {
+		/* the last word padded with spaces, which need no escape */
+		w = ones * ' ';
+		memcpy(&w, s + i, n - i < 8 ? n - i : 8);
 		q = w ^ (ones * '"');
 		e = w ^ (ones * '\\');
 		if ((((w - ones * 0x20) & ~w) | ((q - ones) & ~q) |
 		    ((e - ones) & ~e)) & highs)
 			break;
 	}
+	if (i >= n)
+		return n;
 	while (i < n && jesc[s[i]] == 0)
 		i++;
 	return i;
@@ -209,6 +213,8 @@ static bool
 jg_value(struct jgen *j, const char *key)
 {
 	uint32_t	 bit;
+	size_t		 n;
+	char		*p;
 
 	if (j->err != FB_OK)
 		return false;
@@ -225,14 +231,32 @@ jg_value(struct jgen *j, const char *key)
 		jg_fail(j, FB_EINVAL);
 		return false;
 	}
+	/* the separator and a key that needs no escape in one write */
+	n = key != NULL ? strlen(key) : 0;
+	if (n > 0 && jg_plain((const unsigned char *)key, n) < n) {
+		if (j->members & bit)
+			jg_put(j, ",", 1);
+		j->members |= bit;
+		jg_string(j, key, n);
+		jg_put(j, ":", 1);
+		return j->err == FB_OK;
+	}
+	if (!jg_room(j, n + 4))
+		return false;
+	p = j->out->data + j->out->len;
 	if (j->members & bit)
-		jg_put(j, ",", 1);
+		*p++ = ',';
 	j->members |= bit;
 	if (key != NULL) {
-		jg_string(j, key, strlen(key));
-		jg_put(j, ":", 1);
+		*p++ = '"';
+		memcpy(p, key, n);
+		p += n;
+		*p++ = '"';
+		*p++ = ':';
 	}
-	return j->err == FB_OK;
+	*p = '\0';
+	j->out->len = (size_t)(p - j->out->data);
+	return true;
 }
 
 /* Open an object or an array as the next value. */
