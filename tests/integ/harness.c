@@ -139,6 +139,42 @@ tag_settle(void)
 	cr_assert_fail("queued tag events not applied within 15 s");
 }
 
+/* The hold's statement, as the process list shows it (appliers_release()). */
+#define HOLD_SQL	"SELECT SLEEP(%d) AS appliers_hold"
+
+void
+appliers_hold(int secs)
+{
+	char	 cmd[1024];
+	int	 i;
+
+	snprintf(cmd, sizeof(cmd), "mariadb --no-defaults --socket=\"$FB_DB_SOCKET\" "
+	    "-uroot formback -e 'BEGIN; SELECT COUNT(*) FROM tag_ingest_applier "
+	    "FOR UPDATE; " HOLD_SQL "; ROLLBACK;' >/dev/null 2>&1 &", secs);
+	cr_assert_eq(system(cmd), 0);
+	/* held when none of the turns can be had */
+	for (i = 0; i < 500; i++) {
+		if (strcmp(sql("SELECT COUNT(*) FROM information_schema.PROCESSLIST "
+		    "WHERE INFO LIKE 'SELECT SLEEP(%% AS appliers_hold'"), "0") != 0 &&
+		    strcmp(sql("SELECT COUNT(*) FROM (SELECT id FROM tag_ingest_applier "
+		    "FOR UPDATE SKIP LOCKED) t"), "0") == 0)
+			return;
+		usleep(10 * 1000);
+	}
+	cr_assert_fail("the applier turns were not taken");
+}
+
+void
+appliers_release(void)
+{
+	const char	*id;
+
+	id = sql("SELECT ID FROM information_schema.PROCESSLIST WHERE INFO "
+	    "LIKE 'SELECT SLEEP(%% AS appliers_hold'");
+	if (*id != '\0')
+		sql("KILL %s", id);
+}
+
 const char *
 resp_header(const struct resp *r, const char *name)
 {

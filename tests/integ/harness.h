@@ -32,6 +32,14 @@ struct resp	*http(const char *method, const char *path, const char *key,
 void		 tag_settle(void);
 /* false: http() does not call tag_settle() (a test of the queue itself). */
 extern bool	 tag_autosettle;
+/*
+ * Hold every applier turn of the intake queue (its tag_ingest_applier
+ * rows locked by another session) for `secs` seconds, returning once
+ * none can be had: events filed meanwhile stay queued.  appliers_release()
+ * ends the hold at once (nothing when it is over).
+ */
+void		 appliers_hold(int secs);
+void		 appliers_release(void);
 /* Is the web server Apache httpd (FB_HTTPD=apache), not lighttpd? */
 bool		 apache(void);
 /* The loopback address http() sends from ("127.0.0.2"; NULL: any). */

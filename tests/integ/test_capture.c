@@ -473,16 +473,10 @@ Test(capture, queued_events_keep_their_receive_time)
 	struct fx	 f;
 	char		 a[40];
 	const char	*v = "dddddddd-1111-4111-8111-111111111111";
-	int		 i;
 
 	fx_new(&f, "pro", 0);
 	active_campaign(&f, "q1", RULES_AB, a);
-	cr_assert_eq(system("mariadb --no-defaults -uroot --socket=\"$FB_DB_SOCKET\" "
-	    "formback -e 'START TRANSACTION; SELECT id FROM tag_ingest_applier "
-	    "FOR UPDATE; SELECT SLEEP(3); ROLLBACK' >/dev/null &"), 0);
-	for (i = 0; i < 500 && strcmp(sql("SELECT COUNT(*) FROM "
-	    "information_schema.PROCESSLIST WHERE INFO = 'SELECT SLEEP(3)'"), "1") != 0; i++)
-		usleep(10000);
+	appliers_hold(3);
 	tag_autosettle = false;
 	cr_assert_eq(event(&f, v, "capture", "https://shop.example.jp/form", "q1", "form",
 	    "{\"tel\":\"090-2222-3333\",\"email\":\"queued@example.jp\"}"), 204);
@@ -522,23 +516,17 @@ Test(capture, queued_events_keep_their_receive_time)
 Test(capture, one_batch_applies_as_event_by_event, .timeout = 60)
 {
 	struct fx	 f;
-	char		 a[40], kill[32];
+	char		 a[40];
 	const char	*va = "aaaaaaaa-2222-4222-8222-222222222222";
 	const char	*vb = "bbbbbbbb-2222-4222-8222-222222222222";
 	const char	*vc = "cccccccc-2222-4222-8222-222222222222";
-	int		 i;
 
 	fx_new(&f, "pro", 0);
 	active_campaign(&f, "ob", RULES_AB, a);
 	cr_assert_eq(event(&f, va, "page_view", "https://shop.example.jp/lp?utm_source=line",
 	    NULL, NULL, NULL), 204);
 	/* every part's turn held until the events are queued */
-	cr_assert_eq(system("mariadb --no-defaults -uroot --socket=\"$FB_DB_SOCKET\" "
-	    "formback -e 'START TRANSACTION; SELECT id FROM tag_ingest_applier "
-	    "FOR UPDATE; SELECT SLEEP(30); ROLLBACK' >/dev/null 2>&1 &"), 0);
-	for (i = 0; i < 500 && strcmp(sql("SELECT COUNT(*) FROM "
-	    "information_schema.PROCESSLIST WHERE INFO = 'SELECT SLEEP(30)'"), "1") != 0; i++)
-		usleep(10000);
+	appliers_hold(30);
 	tag_autosettle = false;
 	cr_assert_eq(event(&f, va, "form_start", "https://shop.example.jp/form", "ob", "form", NULL), 204);
 	cr_assert_eq(event(&f, va, "capture", "https://shop.example.jp/form", "ob", "form",
@@ -559,9 +547,7 @@ Test(capture, one_batch_applies_as_event_by_event, .timeout = 60)
 	/* all queued still, in one part */
 	cr_assert_str_eq(sql("SELECT CONCAT(COUNT(*), ' ', COUNT(DISTINCT part)) "
 	    "FROM tag_ingest WHERE tenant_id = '%s'", f.tenant), "8 1");
-	snprintf(kill, sizeof(kill), "%s", sql("SELECT ID FROM "
-	    "information_schema.PROCESSLIST WHERE INFO = 'SELECT SLEEP(30)'"));
-	sql("KILL %s", kill);
+	appliers_release();
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2000-01-01T00:00:00Z"), 0);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE tenant_id = '%s'",
 	    f.tenant), "0");

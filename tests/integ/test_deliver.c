@@ -74,29 +74,6 @@ sent_after_conversion(const struct fx *f)
 	    "l.converted_at <= d.attempt_started_at", f->tenant);
 }
 
-/* Every applier turn held by another session for `secs` seconds. */
-static void
-hold_appliers(int secs)
-{
-	char	 cmd[1024];
-	int	 i;
-
-	snprintf(cmd, sizeof(cmd), "mariadb --no-defaults --socket=\"$FB_DB_SOCKET\" "
-	    "-uroot formback -e 'BEGIN; SELECT COUNT(*) FROM tag_ingest_applier "
-	    "FOR UPDATE; SELECT SLEEP(%d); COMMIT;' >/dev/null 2>&1 &", secs);
-	cr_assert_eq(system(cmd), 0);
-	/* held when none of the turns can be had */
-	for (i = 0; i < 100; i++) {
-		if (strcmp(sql("SELECT GROUP_CONCAT(id) FROM tag_ingest_applier "
-		    "FOR UPDATE SKIP LOCKED"), "") == 0 ||
-		    strcmp(sql("SELECT GROUP_CONCAT(id) FROM tag_ingest_applier "
-		    "FOR UPDATE SKIP LOCKED"), "NULL") == 0)
-			return;
-		usleep(20 * 1000);
-	}
-	cr_assert_fail("the applier turns were not taken");
-}
-
 /*
  * Finding 10: capture, abandon, a conversion answered 204 that no applier
  * has applied yet (every applier turn held), and a deliver pass at once:
@@ -113,7 +90,7 @@ Test(deliver, acknowledged_conversion_stops_the_send, .timeout = 60)
 	cr_assert_eq(cron("formback-abandon", "--now 2035-03-01T03:00:00Z"), 0);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
 	    "AND status = 'scheduled'", f.tenant), "1");
-	hold_appliers(3);
+	appliers_hold(3);
 	event(&f, "ack", 1, "conversion", "thanks", NULL);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE site_id = '%s' "
 	    "AND event_type = 'conversion'", f.site), "1", "the conversion is queued");
