@@ -136,7 +136,9 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "LIMIT ? FOR UPDATE SKIP LOCKED" },
 	/*
 	 * SD_CLAIMED: everything a send re-checks and needs; the day's
-	 * sends since ? (twice: one per channel), then the token
+	 * sends since ? (twice: one per channel), then the token.  Put in
+	 * order by the caller: MariaDB sorted the joined rows, their texts
+	 * and blobs, in a temporary table (a third of the statement's time).
 	 */
 	{ "deliveries_claimed",
 	  "SELECT " DB_SELECT(DELIVERY_REF_COLS) ", " DB_SELECT(CLAIM_COLS) " "
@@ -144,7 +146,7 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "JOIN campaigns c ON c.id = d.campaign_id JOIN scenarios s ON s.id = d.scenario_id "
 	  "JOIN tenants t ON t.id = d.tenant_id JOIN sites si ON si.id = l.site_id "
 	  "LEFT JOIN scenario_steps st ON st.id = d.step_id "
-	  "LEFT JOIN messages m ON m.id = d.message_id WHERE d.claim_token = ? ORDER BY d.id" },
+	  "LEFT JOIN messages m ON m.id = d.message_id WHERE d.claim_token = ?" },
 	/* SD_FINISH: only while this pass still holds the claim */
 	{ "delivery_finish",
 	  "UPDATE deliveries FORCE INDEX (PRIMARY) "
@@ -551,6 +553,13 @@ static const struct dbcol claim_cols[] = { DELIVERY_REF_COLUMNS
 #undef DB_ROW
 #undef DELIVERY_REF_COLUMNS
 
+static int
+claim_order(const void *a, const void *b)
+{
+	return strcmp(((const struct claim_row *)a)->d.id,
+	    ((const struct claim_row *)b)->d.id);
+}
+
 enum fb_err
 db_deliveries_claim(struct db *db, const char *token, const char *at,
     const char *since, int n, struct dbrows *out)
@@ -573,9 +582,14 @@ db_deliveries_claim(struct db *db, const char *token, const char *at,
 	dbres_free(&pick);
 	if (e != FB_OK)
 		return e;
-	return rows(db, SD_CLAIMED, DBPARAMS(P_STR(since), P_STR(since),
-	    P_STR(token)), claim_cols,
-	    NELEM(claim_cols), sizeof(struct claim_row), false, out);
+	if ((e = rows(db, SD_CLAIMED, DBPARAMS(P_STR(since), P_STR(since),
+	    P_STR(token)), claim_cols, NELEM(claim_cols),
+	    sizeof(struct claim_row), false, out)) != FB_OK)
+		return e;
+	/* by id: UUIDv7 text sorts as the ids' time, as MariaDB sorts them */
+	if (out->n > 1)
+		qsort(out->row, out->n, sizeof(struct claim_row), claim_order);
+	return FB_OK;
 }
 
 enum fb_err
