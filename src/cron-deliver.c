@@ -8,8 +8,9 @@
  * collector's intake queue is applied as it stood when the pass began, so
  * every conversion acknowledged before it is seen; (3) due deliveries are
  * claimed with one atomic UPDATE that stamps this pass's token and a
- * lease, and read with everything their checks need (the suppression
- * list and each contact's sends of the day included); (4) each is
+ * lease, read with everything their checks need (the suppression list
+ * included), and given their short links, in one transaction; each
+ * contact's sends of the day are read once it is committed; (4) each is
  * re-checked right before the batch's sends (step removed, conversion, a
  * site held for a flood, delivery switch, campaign and scenario state,
  * contact, suppression list, daily cap, SMS quiet hours), then, right
@@ -82,6 +83,20 @@ struct outcome {
 };
 
 static char		 month[8];	/* the pass's JST month, YYYY-MM */
+
+/*
+ * Not seen through now: scheduled a minute later, its attempt given back
+ * (and its place in the quota, when counted).
+ */
+static void
+postpone(struct outcome *o)
+{
+	o->go = false;
+	o->status = "scheduled";
+	o->cancel_reason = o->error_code = o->lead_reason = NULL;
+	o->reschedule = now + 60;
+	o->give_back = 1;
+}
 
 /*
  * Write one outcome with its event, while this pass still holds the
@@ -197,14 +212,14 @@ make_links(const struct dbrows *claimed, struct links *l)
  * when it fails.
  */
 static enum fb_err
-claim(const char *token, const char *at, const char *since, int n,
-    struct dbrows *claimed, struct links *l)
+claim(const char *token, const char *at, int n, struct dbrows *claimed,
+    struct links *l)
 {
 	enum fb_err	 e;
 
 	if ((e = db_begin(&db)) != FB_OK)
 		return e;
-	if ((e = db_deliveries_claim(&db, token, at, since, n, claimed)) != FB_OK) {
+	if ((e = db_deliveries_claim(&db, token, at, n, claimed)) != FB_OK) {
 		db_rollback(&db);
 		return e;
 	}
@@ -464,12 +479,9 @@ count_quota(const struct dbrows *claimed, struct outcome *o)
 		for (j = i; j < claimed->n; j++) {
 			if (!o[j].go || strcmp(d[j].d.tenant_id, tenant) != 0)
 				continue;
-			if (e != FB_OK) {
-				o[j].go = false;
-				o[j].status = "scheduled";
-				o[j].reschedule = now + 60;
-				o[j].give_back = 1;
-			} else if (allowed > 0) {
+			if (e != FB_OK)
+				postpone(&o[j]);
+			else if (allowed > 0) {
 				o[j].counted = true;
 				o[j].near = near;
 				allowed--;
@@ -684,9 +696,7 @@ send_guard(const struct claim_row *d, const char *token, struct outcome *o,
 	if (e != FB_OK || pending ||
 	    db_delivery_attempt(&db, d->d.id, token, &held) != FB_OK) {
 		/* not seen through yet: a later pass sends or cancels it */
-		o->status = "scheduled";
-		o->reschedule = now + 60;
-		o->give_back = 1;
+		postpone(o);
 		return false;
 	}
 stamped:
@@ -765,7 +775,7 @@ claimer(long limit)
 	/* claim a small batch at a time, so no claim outlives its lease */
 	for (done = 0; done < limit; done += (long)claimed.n) {
 		uuid_v7(token);
-		if ((e = claim(token, at, since, limit - done < BATCH ?
+		if ((e = claim(token, at, limit - done < BATCH ?
 		    (int)(limit - done) : BATCH, &claimed, links)) != FB_OK) {
 			fprintf(stderr, "formback-deliver: cannot claim deliveries: %s\n",
 			    fb_strerror(e));
@@ -777,8 +787,13 @@ claimer(long limit)
 			break;
 		}
 		d = claimed.row;
-		for (i = 0; i < claimed.n; i++)
+		/* the daily cap's counts read once the claim is committed */
+		e = db_claim_day_sends(&db, token, since, &claimed);
+		for (i = 0; i < claimed.n; i++) {
 			check(d, i, outs);
+			if (e != FB_OK)
+				postpone(&outs[i]);
+		}
 		count_quota(&claimed, outs);
 		/*
 		 * Each send's outcome is recorded as soon as the provider has

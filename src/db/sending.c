@@ -15,11 +15,11 @@
 	"AND (? OR " col " < ?) ORDER BY d.id DESC LIMIT ?"
 
 /*
- * The columns of a claimed row (CLAIM_COLS) that read the suppression
- * list and the daily cap's count of its contact, for the whole batch in
- * the claim's one statement.  They name their indexes: the optimizer
+ * The suppression list as a column of a claimed row (CLAIM_COLS), and the
+ * daily cap's count of its contact (SD_CLAIM_DAY_SENDS), each one
+ * statement for the whole batch.  They name their indexes: the optimizer
  * reading the range of every index that starts with the tenant cost more
- * than the look-ups themselves.  DAY_SENDS' ? is the claim's `since`.
+ * than the look-ups themselves.  DAY_SENDS' ? is the start of the day.
  */
 #define CLAIM_SUPPRESSION_SQL "(SELECT MIN(IF(su.reason = 'opt_out', " \
 	"'opt_out', 'suppressed')) FROM suppressions su " \
@@ -50,7 +50,7 @@ enum {
 	SD_USAGE_LOCK, SD_USAGE_SET, SD_USAGE_GIVE_BACK, SD_TENANT_QUOTA,
 	SD_OPMAIL_CLAIM, SD_OPMAIL_DONE, SD_OPMAIL_TO, SD_CLAIM_MARK, SD_USAGE_GET,
 	SD_ATTEMPT, SD_SEND_GUARD_ANY, SD_SEND_GUARD,
-	SD_SENT_AFTER_CONVERSION, SD_OPMAIL_MEMBERS,
+	SD_SENT_AFTER_CONVERSION, SD_OPMAIL_MEMBERS, SD_CLAIM_DAY_SENDS,
 	SD__MAX
 };
 _Static_assert(SD__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
@@ -135,10 +135,10 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "WHERE status = 'scheduled' AND scheduled_at <= ? "
 	  "LIMIT ? FOR UPDATE SKIP LOCKED" },
 	/*
-	 * SD_CLAIMED: everything a send re-checks and needs; the day's
-	 * sends since ? (twice: one per channel), then the token.  Put in
-	 * order by the caller: MariaDB sorted the joined rows, their texts
-	 * and blobs, in a temporary table (a third of the statement's time).
+	 * SD_CLAIMED: everything a send re-checks and needs, by the token.
+	 * Put in order by the caller: MariaDB sorted the joined rows, their
+	 * texts and blobs, in a temporary table (a third of the statement's
+	 * time).
 	 */
 	{ "deliveries_claimed",
 	  "SELECT " DB_SELECT(DELIVERY_REF_COLS) ", " DB_SELECT(CLAIM_COLS) " "
@@ -326,6 +326,14 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	{ "opmail_members",
 	  "SELECT id FROM members WHERE tenant_id = ? AND status = 'active' "
 	  "AND role IN ('owner', 'admin') ORDER BY id" },
+	/*
+	 * SD_CLAIM_DAY_SENDS: the day's sends since ? (twice: one per
+	 * channel) of each claimed row's contact, by the token
+	 */
+	{ "claim_day_sends",
+	  "SELECT d.id, " CLAIM_DAY_SENDS_SQL " FROM deliveries d "
+	  "FORCE INDEX (deliveries_claim) JOIN leads l ON l.id = d.lead_id "
+	  "WHERE d.claim_token = ?" },
 };
 
 static enum fb_err
@@ -562,7 +570,7 @@ claim_order(const void *a, const void *b)
 
 enum fb_err
 db_deliveries_claim(struct db *db, const char *token, const char *at,
-    const char *since, int n, struct dbrows *out)
+    int n, struct dbrows *out)
 {
 	struct dbp	 p[2 + DELIVERY_CLAIM_MAX];
 	struct dbres	 pick;
@@ -582,13 +590,32 @@ db_deliveries_claim(struct db *db, const char *token, const char *at,
 	dbres_free(&pick);
 	if (e != FB_OK)
 		return e;
-	if ((e = rows(db, SD_CLAIMED, DBPARAMS(P_STR(since), P_STR(since),
-	    P_STR(token)), claim_cols, NELEM(claim_cols),
-	    sizeof(struct claim_row), false, out)) != FB_OK)
+	if ((e = rows(db, SD_CLAIMED, DBPARAMS(P_STR(token)), claim_cols,
+	    NELEM(claim_cols), sizeof(struct claim_row), false, out)) != FB_OK)
 		return e;
 	/* by id: UUIDv7 text sorts as the ids' time, as MariaDB sorts them */
 	if (out->n > 1)
 		qsort(out->row, out->n, sizeof(struct claim_row), claim_order);
+	return FB_OK;
+}
+
+enum fb_err
+db_claim_day_sends(struct db *db, const char *token, const char *since,
+    struct dbrows *claimed)
+{
+	struct claim_row *d = claimed->row;
+	struct dbres	 r;
+	size_t		 i, k;
+	enum fb_err	 e;
+
+	if ((e = sd(db, SD_CLAIM_DAY_SENDS, DBPARAMS(P_STR(since), P_STR(since),
+	    P_STR(token)), &r)) != FB_OK)
+		return e;
+	for (i = 0; i < r.nrows; i++)
+		for (k = 0; k < claimed->n; k++)
+			if (strcmp(d[k].d.id, dbres_get(&r, i, 0)) == 0)
+				d[k].day_sends = dbres_int(&r, i, 1);
+	dbres_free(&r);
 	return FB_OK;
 }
 

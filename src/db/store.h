@@ -954,31 +954,40 @@ struct delivery_ref { DB_FIELDS(DELIVERY_REF_COLS) };
 	N(quiet_start, INT, "t.sms_quiet_start") \
 	N(quiet_end, INT, "t.sms_quiet_end") N(plan, TEXT, "t.plan") \
 	N(send_quota, INT, "COALESCE(t.send_quota, -1)") \
-	N(suppression, TEXT, CLAIM_SUPPRESSION_SQL) \
-	N(day_sends, INT, CLAIM_DAY_SENDS_SQL)
+	N(suppression, TEXT, CLAIM_SUPPRESSION_SQL)
 /*
  * suppression: "opt_out" when an unexpired suppression of the tenant or
  * of the campaign that holds the delivery's contact is its opt-out,
- * "suppressed" for any other, NULL for none.  day_sends: the tenant's messages on the delivery's channel
- * to that contact that left since the claim's `since`, or that other
- * claims are sending now (the daily cap's count).  Their SQL is in
- * db/sending.c, where the claim's statement is written.
+ * "suppressed" for any other, NULL for none; its SQL is in db/sending.c,
+ * where the claim's statement is written.
  */
 struct claim_row {
 	struct delivery_ref	 d;	/* first: its columns come first */
 	DB_FIELDS(CLAIM_COLS)
+	long long		 day_sends;	/* db_claim_day_sends() */
 };
 /*
  * Claim up to n (1..DELIVERY_CLAIM_MAX) due deliveries for `token`, in
  * the caller's transaction (short: the rows stay locked until it ends):
  * the oldest that no other claimer holds (SKIP LOCKED), stamped `sending`
- * with a 10-minute lease from `at` (SQL DATETIME, UTC; design 6).  Then `out` gets their struct claim_row, by
- * id, with each contact's sends since `since` (SQL DATETIME, UTC: the
- * start of the JST day for the daily cap).
+ * with a 10-minute lease from `at` (SQL DATETIME, UTC; design 6).  Then
+ * `out` gets their struct claim_row, by id (day_sends 0).
  */
 #define DELIVERY_CLAIM_MAX	16
 enum fb_err db_deliveries_claim(struct db *, const char *token, const char *at,
-	    const char *since, int n, struct dbrows *out) FB_WUR;
+	    int n, struct dbrows *out) FB_WUR;
+/*
+ * The daily cap's count of each row of `claimed` (claimed->row, struct
+ * claim_row, by id) into its day_sends: the tenant's messages on the
+ * delivery's channel to its contact that left since `since` (SQL
+ * DATETIME, UTC: the start of the JST day), or that claims other than
+ * `token` are sending now.  One statement for the batch, to be read
+ * after the claim is committed, so that of two claims at once at least
+ * the later reader counts the other's sends (the cap errs towards
+ * fewer).
+ */
+enum fb_err db_claim_day_sends(struct db *, const char *token,
+	    const char *since, struct dbrows *claimed) FB_WUR;
 
 /* A claim whose lease ran out (design 6; migration 0013). */
 struct stale_row {
