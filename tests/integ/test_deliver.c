@@ -74,6 +74,12 @@ sent_after_conversion(const struct fx *f)
 	    "l.converted_at <= d.attempt_started_at", f->tenant);
 }
 
+static void
+links_writable(void)
+{
+	sql("DROP TRIGGER IF EXISTS test_links_refused");
+}
+
 /*
  * Finding 10: capture, abandon, a conversion answered 204 that no applier
  * has applied yet (every applier turn held), and a deliver pass at once:
@@ -429,4 +435,73 @@ Test(deliver, stopped_right_before_the_send, .fini = sms_gateway_normal, .timeou
 	    "ON l.id = d.lead_id WHERE d.tenant_id = '%s' AND l.visitor_id = "
 	    "'00000007-5555-4555-8555-555555555555'", f.tenant), "");
 	cr_assert_eq(sms_to("9077400007"), 0);
+}
+
+/*
+ * A batch is claimed with its short links in one transaction: when the
+ * links cannot be stored (here a trigger refuses them), nothing is
+ * claimed, the pass reports the error, and the delivery stays scheduled,
+ * no attempt counted, for the next pass, which sends it.
+ */
+Test(deliver, links_not_stored_claim_nothing, .fini = links_writable, .timeout = 60)
+{
+	struct fx	 f;
+
+	fx_new(&f, "pro", 0);
+	fx_one_step(&f, "lnk", "sms", "live", NULL);
+	event(&f, "lnk", 1, "capture", "form", "090-7750-0001");
+	tag_settle();
+	cr_assert_eq(cron("formback-abandon", "--now 2036-02-01T03:00:00Z"), 0);
+	sql("CREATE TRIGGER test_links_refused BEFORE INSERT ON links FOR EACH ROW "
+	    "SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused'");
+	cr_assert_neq(cron("formback-deliver", "--now 2036-02-01T03:10:00Z 2>/dev/null"), 0);
+	cr_assert_str_eq(sql_row("SELECT CONCAT_WS(' ', d.status, d.attempts, "
+	    "d.claim_token IS NULL, (SELECT COUNT(*) FROM links k WHERE "
+	    "k.delivery_id = d.id)) FROM deliveries d WHERE d.tenant_id = '%s'",
+	    f.tenant), "scheduled 0 1 0");
+	cr_assert_eq(sms_to("9077500001"), 0);
+	links_writable();
+	cr_assert_eq(cron("formback-deliver", "--now 2036-02-01T03:11:00Z"), 0);
+	cr_assert_eq(sms_to("9077500001"), 1);
+	cr_assert_str_eq(sql_row("SELECT CONCAT_WS(' ', d.status, d.attempts, l.status) "
+	    "FROM deliveries d JOIN leads l ON l.id = d.lead_id WHERE d.tenant_id = '%s'",
+	    f.tenant), "sent 1 sent");
+}
+
+/*
+ * Two steps of one lead due in the same pass go in one batch: both are
+ * sent, each with its own links, and the lead is marked sent by the
+ * first (the second does not write it again).
+ */
+Test(deliver, two_steps_of_a_lead_in_one_batch, .timeout = 60)
+{
+	struct fx	 f;
+	char		 m[40], b[512];
+	struct resp	*r;
+
+	fx_new(&f, "pro", 0);
+	fx_one_step(&f, "two", "sms", "live", NULL);
+	r = http("POST", "/api/v1/messages", f.live, "{\"channel\":\"sms\",\"body\":"
+	    "\"テスト商店です。もう一度 {{link_url}}\"}", NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	snprintf(m, sizeof(m), "%s", jget(r->json, "id"));
+	resp_free(r);
+	snprintf(b, sizeof(b), "/api/v1/scenarios/%s/steps", sql("SELECT id FROM "
+	    "scenarios WHERE tenant_id = '%s'", f.tenant));
+	snprintf(b + 256, 256, "{\"steps\":[{\"message_id\":\"%s\",\"delay_minutes\":5},"
+	    "{\"message_id\":\"%s\",\"delay_minutes\":6}]}", sql("SELECT message_id "
+	    "FROM scenario_steps st JOIN scenarios s ON s.id = st.scenario_id WHERE "
+	    "s.tenant_id = '%s' ORDER BY st.position LIMIT 1", f.tenant), m);
+	r = http("PUT", b, f.live, b + 256, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	event(&f, "two", 1, "capture", "form", "090-7760-0001");
+	tag_settle();
+	cr_assert_eq(cron("formback-abandon", "--now 2036-02-02T03:00:00Z"), 0);
+	cr_assert_eq(cron("formback-deliver", "--now 2036-02-02T03:10:00Z"), 0);
+	cr_assert_eq(sms_to("9077600001"), 2);
+	cr_assert_str_eq(sql_row("SELECT CONCAT_WS(' ', GROUP_CONCAT(d.status ORDER BY "
+	    "d.step_no), MIN(l.status), COUNT(DISTINCT k.token)) FROM deliveries d "
+	    "JOIN leads l ON l.id = d.lead_id JOIN links k ON k.delivery_id = d.id "
+	    "WHERE d.tenant_id = '%s'", f.tenant), "sent,sent,sent,sent sent 4");
 }
