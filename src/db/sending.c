@@ -280,7 +280,8 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "ON u.tenant_id = t.id AND u.month = ? WHERE t.id = ?" },
 	/*
 	 * SD_ATTEMPT: the provider is about to be called for a row this pass
-	 * still holds (autocommit: it must be on disk before the call)
+	 * still holds (committed before the call, in the guard's
+	 * transaction or on its own)
 	 */
 	{ "delivery_attempt",
 	  "UPDATE deliveries FORCE INDEX (PRIMARY) "
