@@ -80,6 +80,33 @@ links_writable(void)
 	sql("DROP TRIGGER IF EXISTS test_links_refused");
 }
 
+/* The delivery of visitor v's lead: "status cancel_reason suppress_reason attempts". */
+static const char *
+outcome_of(const struct fx *f, int v)
+{
+	return sql_row("SELECT CONCAT_WS(' ', d.status, IFNULL(d.cancel_reason, '-'), "
+	    "IFNULL(l.suppress_reason, '-'), d.attempts) FROM deliveries d JOIN leads l "
+	    "ON l.id = d.lead_id WHERE d.tenant_id = '%s' AND l.visitor_id = "
+	    "'%08d-5555-4555-8555-555555555555'", f->tenant, v);
+}
+
+/*
+ * Visitor v of campaign `key` captures with `tel` and is judged abandoned
+ * at 03:00 UTC of `day`: its delivery is scheduled.
+ */
+static void
+abandoned_on(const struct fx *f, const char *key, int v, const char *tel,
+    const char *day)
+{
+	char	 now[64];
+
+	event(f, key, v, "capture", "form", tel);
+	tag_settle();
+	snprintf(now, sizeof(now), "--now %sT03:00:00Z", day);
+	cr_assert_eq(cron("formback-abandon", now), 0);
+	cr_assert_eq(strncmp(outcome_of(f, v), "scheduled ", 10), 0, "%s", outcome_of(f, v));
+}
+
 /*
  * Finding 10: capture, abandon, a conversion answered 204 that no applier
  * has applied yet (every applier turn held), and a deliver pass at once:
@@ -91,9 +118,7 @@ Test(deliver, acknowledged_conversion_stops_the_send, .timeout = 60)
 
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "ack", "sms", "live", NULL);
-	event(&f, "ack", 1, "capture", "form", "090-7600-0001");
-	tag_settle();
-	cr_assert_eq(cron("formback-abandon", "--now 2035-03-01T03:00:00Z"), 0);
+	abandoned_on(&f, "ack", 1, "090-7600-0001", "2035-03-01");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
 	    "AND status = 'scheduled'", f.tenant), "1");
 	appliers_hold(3);
@@ -343,30 +368,6 @@ Test(deliver, hundred_random_kills_lose_and_repeat_nothing, .fini = sms_gateway_
 	cr_assert_leq(i, v);
 }
 
-/* The delivery of visitor v's lead: "status cancel_reason suppress_reason attempts". */
-static const char *
-outcome_of(const struct fx *f, int v)
-{
-	return sql_row("SELECT CONCAT_WS(' ', d.status, IFNULL(d.cancel_reason, '-'), "
-	    "IFNULL(l.suppress_reason, '-'), d.attempts) FROM deliveries d JOIN leads l "
-	    "ON l.id = d.lead_id WHERE d.tenant_id = '%s' AND l.visitor_id = "
-	    "'%08d-5555-4555-8555-555555555555'", f->tenant, v);
-}
-
-/* Visitor v captures with 090-7740-{v}, and is judged abandoned on `day`. */
-static void
-abandoned_on(const struct fx *f, int v, const char *day)
-{
-	char	 tel[32], now[64];
-
-	snprintf(tel, sizeof(tel), "090-7740-%04d", v);
-	event(f, "stop", v, "capture", "form", tel);
-	tag_settle();
-	snprintf(now, sizeof(now), "--now %sT03:00:00Z", day);
-	cr_assert_eq(cron("formback-abandon", now), 0);
-	cr_assert_eq(strncmp(outcome_of(f, v), "scheduled ", 10), 0, "%s", outcome_of(f, v));
-}
-
 /*
  * What is checked right before a send (issue 18, item 7; formback-deliver(8)):
  * a contact suppressed after its delivery was scheduled, the campaign or
@@ -387,8 +388,8 @@ Test(deliver, stopped_right_before_the_send, .fini = sms_gateway_normal, .timeou
 	snprintf(s, sizeof(s), "%s", sql("SELECT id FROM scenarios WHERE campaign_id = '%s'",
 	    c));
 	/* a contact suppressed once its delivery was scheduled; another not */
-	abandoned_on(&f, 1, "2036-01-10");
-	abandoned_on(&f, 2, "2036-01-10");
+	abandoned_on(&f, "stop", 1, "090-7740-0001", "2036-01-10");
+	abandoned_on(&f, "stop", 2, "090-7740-0002", "2036-01-10");
 	r = http("POST", "/api/v1/suppressions", f.live, "{\"value\":\"090-7740-0001\"}", NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	resp_free(r);
@@ -398,26 +399,26 @@ Test(deliver, stopped_right_before_the_send, .fini = sms_gateway_normal, .timeou
 	cr_assert_eq(sms_to("9077400001"), 0);
 	cr_assert_eq(sms_to("9077400002"), 1);
 	/* the campaign paused */
-	abandoned_on(&f, 3, "2036-01-11");
+	abandoned_on(&f, "stop", 3, "090-7740-0003", "2036-01-11");
 	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status paused", c), 0);
 	cr_assert_eq(cron("formback-deliver", "--now 2036-01-11T03:10:00Z"), 0);
 	cr_assert_str_eq(outcome_of(&f, 3), "suppressed - campaign_paused 1");
 	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active", c), 0);
 	/* the scenario paused */
-	abandoned_on(&f, 4, "2036-01-12");
+	abandoned_on(&f, "stop", 4, "090-7740-0004", "2036-01-12");
 	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status paused", s), 0);
 	cr_assert_eq(cron("formback-deliver", "--now 2036-01-12T03:10:00Z"), 0);
 	cr_assert_str_eq(outcome_of(&f, 4), "suppressed - scenario_paused 1");
 	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status active", s), 0);
 	/* the delivery switch off */
-	abandoned_on(&f, 5, "2036-01-13");
+	abandoned_on(&f, "stop", 5, "090-7740-0005", "2036-01-13");
 	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode off", f.tenant), 0);
 	cr_assert_eq(cron("formback-deliver", "--now 2036-01-13T03:10:00Z"), 0);
 	cr_assert_str_eq(outcome_of(&f, 5), "suppressed - delivery_disabled 1");
 	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode live", f.tenant), 0);
 	cr_assert_eq(sms_to("9077400003") + sms_to("9077400004") + sms_to("9077400005"), 0);
 	/* the gateway failing 503: tried again later, then sent once */
-	abandoned_on(&f, 6, "2036-01-14");
+	abandoned_on(&f, "stop", 6, "090-7740-0006", "2036-01-14");
 	sms_gateway("fail", "503");
 	cr_assert_eq(cron("formback-deliver", "--now 2036-01-14T03:10:00Z"), 0);
 	cr_assert_str_eq(outcome_of(&f, 6), "scheduled - - 1");
@@ -427,7 +428,7 @@ Test(deliver, stopped_right_before_the_send, .fini = sms_gateway_normal, .timeou
 	cr_assert_eq(strncmp(outcome_of(&f, 6), "sent ", 5), 0, "%s", outcome_of(&f, 6));
 	cr_assert_eq(sms_to("9077400006"), 1);
 	/* failing 400: failed at once, with the provider's code */
-	abandoned_on(&f, 7, "2036-01-15");
+	abandoned_on(&f, "stop", 7, "090-7740-0007", "2036-01-15");
 	sms_gateway("fail", "400");
 	cr_assert_eq(cron("formback-deliver", "--now 2036-01-15T03:10:00Z"), 0);
 	cr_assert_eq(strncmp(outcome_of(&f, 7), "failed ", 7), 0, "%s", outcome_of(&f, 7));
@@ -449,9 +450,7 @@ Test(deliver, links_not_stored_claim_nothing, .fini = links_writable, .timeout =
 
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "lnk", "sms", "live", NULL);
-	event(&f, "lnk", 1, "capture", "form", "090-7750-0001");
-	tag_settle();
-	cr_assert_eq(cron("formback-abandon", "--now 2036-02-01T03:00:00Z"), 0);
+	abandoned_on(&f, "lnk", 1, "090-7750-0001", "2036-02-01");
 	sql("CREATE TRIGGER test_links_refused BEFORE INSERT ON links FOR EACH ROW "
 	    "SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused'");
 	cr_assert_neq(cron("formback-deliver", "--now 2036-02-01T03:10:00Z 2>/dev/null"), 0);
@@ -495,9 +494,7 @@ Test(deliver, two_steps_of_a_lead_in_one_batch, .timeout = 60)
 	r = http("PUT", b, f.live, b + 256, NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	resp_free(r);
-	event(&f, "two", 1, "capture", "form", "090-7760-0001");
-	tag_settle();
-	cr_assert_eq(cron("formback-abandon", "--now 2036-02-02T03:00:00Z"), 0);
+	abandoned_on(&f, "two", 1, "090-7760-0001", "2036-02-02");
 	cr_assert_eq(cron("formback-deliver", "--now 2036-02-02T03:10:00Z"), 0);
 	cr_assert_eq(sms_to("9077600001"), 2);
 	cr_assert_str_eq(sql_row("SELECT CONCAT_WS(' ', GROUP_CONCAT(d.status ORDER BY "

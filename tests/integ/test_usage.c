@@ -186,8 +186,8 @@ Test(usage, test_only_sends_to_test_recipients_alone, .timeout = 90)
 }
 
 /*
- * The suppression list is read right before each send, with the daily
- * cap's count: a contact suppressed through the API after its delivery
+ * The suppression list is read with the claim, right before the batch's
+ * sends: a contact suppressed through the API after its delivery
  * was scheduled is cancelled (suppressed), one that opted out is
  * cancelled (opted_out), the third is sent.
  */
