@@ -25,8 +25,19 @@ db_classify(struct db *db, unsigned int e)
 	case CR_SERVER_LOST:
 	case CR_CONNECTION_ERROR:
 	case ER_CONNECTION_KILLED:
+	case ER_SERVER_SHUTDOWN:
 	/* a Galera node out of the primary component: another may serve */
 	case ER_UNKNOWN_COM_ERROR:
+	/*
+	 * The server gave the statement or its transaction up for a state
+	 * of its own, nothing of it kept: a Galera view change under a
+	 * commit (wsrep's "error during commit"), a statement interrupted
+	 * or over the server's max_statement_time.  A new connection,
+	 * maybe to another node, may serve.
+	 */
+	case ER_ERROR_DURING_COMMIT:
+	case ER_QUERY_INTERRUPTED:
+	case ER_STATEMENT_TIMEOUT:
 		db->broken = true;
 		return FB_EGONE;
 	default:

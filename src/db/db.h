@@ -127,8 +127,11 @@ enum fb_err	db_ensure(struct db *) FB_WUR;
  * parameters.  When `res` is not NULL it receives the rows (a statement
  * without a result set gives zero rows and `affected`).  Errors:
  * FB_EDUP (1062), FB_ERETRY (1213 deadlock, 1205 lock wait timeout),
- * FB_EGONE (connection lost, marks the db broken), FB_EDB otherwise; all
- * logged with the statement's name.
+ * FB_EGONE (connection lost or killed, server shutting down, a Galera
+ * node out of the primary component, 1180 a commit given up by the
+ * server, 1317/1969 a statement interrupted: nothing kept, marks the db
+ * broken so the next use reconnects), FB_EDB otherwise; all logged with
+ * the statement's name.
  */
 enum fb_err	db_run(struct db *, enum db_set set, int idx,
 		    const struct dbstmt *st, const struct dbp *p, size_t np,

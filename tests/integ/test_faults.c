@@ -52,6 +52,54 @@ Test(faults, database_error_is_500_internal_error, .fini = restore_sites)
 }
 
 static void
+drop_refusal(void)
+{
+	sql("DROP TRIGGER IF EXISTS test_suppressions_given_up");
+}
+
+/*
+ * A write the server gives up for a state of its own, nothing of it kept:
+ * a Galera view change under the commit (1180, wsrep's "error during
+ * commit"; the cluster test's kill of the written node once met it as a
+ * 500), a statement interrupted (1317).  The 503 envelope with
+ * Retry-After, nothing stored, and the same Idempotency-Key then
+ * succeeds, once.
+ */
+Test(faults, write_given_up_by_the_server_is_503_then_retried, .fini = drop_refusal)
+{
+	static const int errnos[] = { 1180, 1317 };
+	struct fx	 f;
+	struct resp	*r;
+	char		 body[128], hdr[128];
+	size_t		 i;
+
+	fx_new(&f, "pro", 0);
+	for (i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++) {
+		snprintf(body, sizeof(body), "{\"value\":\"090-7788-%04zu\"}", i);
+		snprintf(hdr, sizeof(hdr), "Idempotency-Key: given-up-%d", errnos[i]);
+		sql("CREATE TRIGGER test_suppressions_given_up BEFORE INSERT ON "
+		    "suppressions FOR EACH ROW SIGNAL SQLSTATE 'HY000' SET "
+		    "MYSQL_ERRNO = %d, MESSAGE_TEXT = 'given up'", errnos[i]);
+		r = http("POST", "/api/v1/suppressions", f.live, body, hdr);
+		expect_error(r, 503, "api_error", "service_unavailable", NULL);
+		cr_assert_not_null(resp_header(r, "Retry-After"));
+		resp_free(r);
+		cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE "
+		    "tenant_id = '%s'", f.tenant), i == 0 ? "0" : "1");
+		drop_refusal();
+		r = http("POST", "/api/v1/suppressions", f.live, body, hdr);
+		cr_assert_eq(r->status, 201, "%d: %ld %s", errnos[i], r->status, r->body);
+		resp_free(r);
+		r = http("POST", "/api/v1/suppressions", f.live, body, hdr);
+		cr_assert_eq(r->status, 201);
+		cr_assert_str_eq(resp_header(r, "Idempotency-Replayed"), "true");
+		resp_free(r);
+		cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE "
+		    "tenant_id = '%s'", f.tenant), i == 0 ? "1" : "2");
+	}
+}
+
+static void
 unlock_account(void)
 {
 	sql("ALTER USER 'formback'@'localhost' ACCOUNT UNLOCK");
