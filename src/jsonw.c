@@ -138,29 +138,55 @@ jg_put(struct jgen *j, const char *s, size_t n)
 }
 
 /*
- * How many bytes s[0..n) begins with that need no escape (RFC 8259 7:
- * all but '"', '\' and those below 0x20), eight at a time (the "has
- * zero byte" and "has less than" bit tricks of Hacker's Delight 6-1).
+ * Whether the eight bytes of w hold one that needs an escape (RFC 8259 7:
+ * '"', '\\' or one below 0x20), by the "has zero byte" and "has less
+ * than" bit tricks of Hacker's Delight 6-1.
+ */
+static inline bool
+jg_word_special(uint64_t w)
+{
+	const uint64_t	 ones = 0x0101010101010101ULL, highs = ones << 7;
+	uint64_t	 q = w ^ (ones * '"'), e = w ^ (ones * '\\');
+
+	return ((((w - ones * 0x20) & ~w) | ((q - ones) & ~q) |
+	    ((e - ones) & ~e)) & highs) != 0;
+}
+
+/*
+ * How many bytes s[0..n) begins with that need no escape, eight at a
+ * time, every load inside s: whole words, then the last eight bytes
+ * (overlapping the words already seen: a byte looked at twice changes
+ * nothing); a string shorter than a word as two overlapping halves, or
+ * its first, middle and last bytes, padded with spaces, which need none.
  */
 static size_t
 jg_plain(const unsigned char *s, size_t n)
 {
-	const uint64_t	 ones = 0x0101010101010101ULL, highs = ones << 7;
-	uint64_t	 w, q, e;
+	uint64_t	 w;
+	uint32_t	 a, b;
 	size_t		 i = 0;
 
-	for (; i < n; i += 8) {
-		/* the last word padded with spaces, which need no escape */
-		w = ones * ' ';
-		memcpy(&w, s + i, n - i < 8 ? n - i : 8);
-		q = w ^ (ones * '"');
-		e = w ^ (ones * '\\');
-		if ((((w - ones * 0x20) & ~w) | ((q - ones) & ~q) |
-		    ((e - ones) & ~e)) & highs)
-			break;
-	}
-	if (i >= n)
+	if (n >= 8) {
+		for (; i + 8 <= n; i += 8) {
+			memcpy(&w, s + i, 8);
+			if (jg_word_special(w))
+				goto bytes;
+		}
+		if (i == n)
+			return n;
+		memcpy(&w, s + n - 8, 8);
+	} else if (n >= 4) {
+		memcpy(&a, s, 4);
+		memcpy(&b, s + n - 4, 4);
+		w = (uint64_t)a | (uint64_t)b << 32;
+	} else if (n > 0)
+		w = 0x2020202020000000ULL | (uint64_t)s[0] |
+		    (uint64_t)s[n / 2] << 8 | (uint64_t)s[n - 1] << 16;
+	else
+		return 0;
+	if (!jg_word_special(w))
 		return n;
+bytes:
 	while (i < n && jesc[s[i]] == 0)
 		i++;
 	return i;

@@ -210,7 +210,7 @@ Test(jsonw, generator_edges)
 	struct jgen	 j;
 	struct buf	 b;
 	char		 s[300];
-	int		 i;
+	int		 i, n;
 
 	buf_init(&b, 1 << 16);
 	jgen_begin(&j, &b);
@@ -240,22 +240,29 @@ Test(jsonw, generator_edges)
 	cr_assert_eq(jgen_end(&j), FB_OK);
 	cr_assert_eq(b.len, 2 + 2 * (sizeof(s) - 1));
 	cr_assert_eq(strlen(b.data), b.len);
-	/* an escape at each place of a long string, among UTF-8 bytes */
-	for (i = 0; i < 24; i++) {
-		char	 in[25], want[40];
+	/*
+	 * an escape at each place of strings of every length up to three
+	 * words (whole words, the overlapping last word, the two halves and
+	 * the three bytes of a short one), among UTF-8 bytes
+	 */
+	for (n = 1; n <= 24; n++)
+		for (i = 0; i < n; i++) {
+			char	 in[25], want[40];
 
-		memset(in, 'a', 24);
-		memcpy(in + 4, "\xe3\x81\x82", 3);
-		in[24] = '\0';
-		in[i] = "\"\\\x1f"[i % 3];
-		snprintf(want, sizeof(want), "\"%.*s%s%s\"", i, in, i % 3 == 2 ?
-		    "\\u001f" : i % 3 == 1 ? "\\\\" : "\\\"", in + i + 1);
-		buf_reset(&b);
-		jgen_begin(&j, &b);
-		jg_str(&j, NULL, in);
-		cr_assert_eq(jgen_end(&j), FB_OK);
-		cr_assert_str_eq(b.data, want, "at %d", i);
-	}
+			memset(in, 'a', (size_t)n);
+			if (n >= 7)
+				memcpy(in + 4, "\xe3\x81\x82", 3);
+			in[n] = '\0';
+			in[i] = "\"\\\x1f"[(i + n) % 3];
+			snprintf(want, sizeof(want), "\"%.*s%s%s\"", i, in,
+			    (i + n) % 3 == 2 ? "\\u001f" : (i + n) % 3 == 1 ?
+			    "\\\\" : "\\\"", in + i + 1);
+			buf_reset(&b);
+			jgen_begin(&j, &b);
+			jg_str(&j, NULL, in);
+			cr_assert_eq(jgen_end(&j), FB_OK);
+			cr_assert_str_eq(b.data, want, "length %d, at %d", n, i);
+		}
 	/* out of place: a key in an array, none in an object, two values */
 	buf_reset(&b);
 	jgen_begin(&j, &b);
