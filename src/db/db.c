@@ -328,64 +328,93 @@ time_text(const MYSQL_TIME *t, unsigned decimals, char out[32])
 	return o;
 }
 
+/* The largest start db_fetch() takes from a statement's last result. */
+#define HINT_BYTES_MAX	(256u * 1024)
+#define HINT_ROWS_MAX	1024u
+
+/* One column's place to fetch into, beside its MYSQL_BIND. */
+struct fetchcol {
+	MYSQL_TIME	 time;		/* a DATETIME or TIMESTAMP */
+	unsigned long	 len;
+	unsigned	 decimals;
+	bool		 is_time;
+	my_bool		 null, err;
+	char		 buf[64];	/* a longer value: fetched again */
+};
+
+/*
+ * Grow the row arrays of `res` (and the offsets beside them) to `cap`
+ * rows of `nc` cells.
+ */
+static bool
+fetch_rows_grow(struct dbres *res, size_t **off, size_t cap, unsigned nc)
+{
+	char		**cell;
+	unsigned long	*len;
+	size_t		*o;
+
+	if ((cell = realloc(res->cell, cap * nc * sizeof(*cell))) == NULL)
+		return false;
+	res->cell = cell;
+	if ((len = realloc(res->len, cap * nc * sizeof(*len))) == NULL)
+		return false;
+	res->len = len;
+	if ((o = realloc(*off, cap * nc * sizeof(*o))) == NULL)
+		return false;
+	*off = o;
+	return true;
+}
+
+/*
+ * Fetch every row of executed statement `s` into `res`: each cell as
+ * text, end to end in one block.  The block and the row arrays start at
+ * what `hint` says the statement's last result took, and leave their
+ * sizes in it.
+ */
 static enum fb_err
 db_fetch(struct db *db, MYSQL_STMT *s, const struct dbstmt *st,
-    struct dbres *res)
+    struct dbhint *hint, struct dbres *res)
 {
 	MYSQL_RES	*meta;
 	MYSQL_FIELD	*fields;
-	MYSQL_TIME	*times = NULL;
-	unsigned	*decimals = NULL;
-	char		 tt[32];
-	MYSQL_BIND	*b = NULL;
-	unsigned long	*lens = NULL;
-	my_bool		*nulls = NULL, *errs = NULL;
-	char		**bufs = NULL, *arena = NULL, *na;
-	size_t		*off = NULL, asize = 0, aused = 0, i, n;
-	unsigned	 nc, c, cap = 0;
+	MYSQL_BIND	*b;
+	struct fetchcol	*col, *k;
+	char		 tt[32], *arena = NULL, *na, *from;
+	size_t		*off = NULL, asize = 0, aused = 0, cap = 0, i, n;
+	unsigned long	 len;
+	unsigned	 nc, c;
 	int		 rc;
 	enum fb_err	 e = FB_OK;
-	const size_t	 initial = 64;
 
 	if ((meta = mysql_stmt_result_metadata(s)) == NULL)
 		return FB_OK;
 	nc = mysql_num_fields(meta);
 	fields = mysql_fetch_fields(meta);
 	res->ncols = nc;
-	b = calloc(nc, sizeof(*b));
-	lens = calloc(nc, sizeof(*lens));
-	nulls = calloc(nc, sizeof(*nulls));
-	errs = calloc(nc, sizeof(*errs));
-	bufs = calloc(nc, sizeof(*bufs));
-	times = calloc(nc, sizeof(*times));
-	decimals = calloc(nc, sizeof(*decimals));
-	if (b == NULL || lens == NULL || nulls == NULL || errs == NULL ||
-	    bufs == NULL || times == NULL || decimals == NULL) {
+	/* the binds, then the columns' places, in one block */
+	if ((b = calloc(nc, sizeof(*b) + sizeof(*col))) == NULL) {
 		mysql_free_result(meta);
-		e = FB_ENOMEM;
-		goto out;
+		return FB_ENOMEM;
 	}
+	col = (struct fetchcol *)(void *)(b + nc);
 	for (c = 0; c < nc; c++) {
-		b[c].length = &lens[c];
-		b[c].is_null = &nulls[c];
-		b[c].error = &errs[c];
+		k = &col[c];
+		b[c].length = &k->len;
+		b[c].is_null = &k->null;
+		b[c].error = &k->err;
 		/* datetimes as numbers, written by time_text() */
 		if (fields[c].type == MYSQL_TYPE_DATETIME ||
 		    fields[c].type == MYSQL_TYPE_TIMESTAMP) {
+			k->is_time = true;
+			k->decimals = fields[c].decimals;
 			b[c].buffer_type = MYSQL_TYPE_DATETIME;
-			b[c].buffer = &times[c];
-			b[c].buffer_length = sizeof(times[c]);
-			decimals[c] = fields[c].decimals;
-			continue;
+			b[c].buffer = &k->time;
+			b[c].buffer_length = sizeof(k->time);
+		} else {
+			b[c].buffer_type = MYSQL_TYPE_STRING;
+			b[c].buffer = k->buf;
+			b[c].buffer_length = sizeof(k->buf);
 		}
-		if ((bufs[c] = malloc(initial)) == NULL) {
-			mysql_free_result(meta);
-			e = FB_ENOMEM;
-			goto out;
-		}
-		b[c].buffer_type = MYSQL_TYPE_STRING;
-		b[c].buffer = bufs[c];
-		b[c].buffer_length = initial;
 	}
 	mysql_free_result(meta);
 	if (mysql_stmt_bind_result(s, b) != 0) {
@@ -405,42 +434,31 @@ db_fetch(struct db *db, MYSQL_STMT *s, const struct dbstmt *st,
 			goto out;
 		}
 		if (res->nrows == cap) {
-			char		**nc_cell;
-			unsigned long	*nc_len;
-			size_t		*nc_off;
-
-			cap = cap ? cap * 2 : 8;
-			nc_cell = realloc(res->cell, (size_t)cap * nc * sizeof(char *));
-			if (nc_cell == NULL) {
+			cap = cap != 0 ? cap * 2 : hint->rows > 8 ? hint->rows : 8;
+			if (!fetch_rows_grow(res, &off, cap, nc)) {
 				e = FB_ENOMEM;
 				goto out;
 			}
-			res->cell = nc_cell;
-			nc_len = realloc(res->len, (size_t)cap * nc * sizeof(unsigned long));
-			if (nc_len == NULL) {
-				e = FB_ENOMEM;
-				goto out;
-			}
-			res->len = nc_len;
-			if ((nc_off = realloc(off, (size_t)cap * nc * sizeof(size_t))) == NULL) {
-				e = FB_ENOMEM;
-				goto out;
-			}
-			off = nc_off;
 		}
 		for (c = 0; c < nc; c++) {
 			size_t	 at = (size_t)res->nrows * nc + c;
 
+			k = &col[c];
 			off[at] = SIZE_MAX;
 			res->len[at] = 0;
-			if (nulls[c])
+			if (k->null)
 				continue;
-			if (bufs[c] == NULL)
-				lens[c] = time_text(&times[c], decimals[c], tt);
+			from = k->buf;
+			len = k->len;
+			if (k->is_time) {
+				len = (unsigned long)time_text(&k->time, k->decimals, tt);
+				from = tt;
+			}
 			/* the cells go end to end into one block; pointers at the end */
-			if (aused + lens[c] + 1 > asize) {
-				for (n = asize ? asize : 4096; n < aused + lens[c] + 1; n *= 2)
-					continue;
+			if (aused + len + 1 > asize) {
+				n = asize != 0 ? asize : hint->bytes > 4096 ? hint->bytes : 4096;
+				while (n < aused + len + 1)
+					n *= 2;
 				if ((na = realloc(arena, n)) == NULL) {
 					e = FB_ENOMEM;
 					goto out;
@@ -448,29 +466,31 @@ db_fetch(struct db *db, MYSQL_STMT *s, const struct dbstmt *st,
 				arena = na;
 				asize = n;
 			}
-			if (bufs[c] == NULL)
-				memcpy(arena + aused, tt, lens[c]);
-			else if (lens[c] <= initial)
-				memcpy(arena + aused, bufs[c], lens[c]);
+			if (len <= sizeof(k->buf) || k->is_time)
+				memcpy(arena + aused, from, len);
 			else {
 				MYSQL_BIND	 one;
 
 				memset(&one, 0, sizeof(one));
 				one.buffer_type = MYSQL_TYPE_STRING;
 				one.buffer = arena + aused;
-				one.buffer_length = lens[c] + 1;
+				one.buffer_length = len + 1;
 				if (mysql_stmt_fetch_column(s, &one, c, 0) != 0) {
 					e = FB_EDB;
 					goto out;
 				}
 			}
-			arena[aused + lens[c]] = '\0';
+			arena[aused + len] = '\0';
 			off[at] = aused;
-			res->len[at] = lens[c];
-			aused += lens[c] + 1;
+			res->len[at] = len;
+			aused += len + 1;
 		}
 		res->nrows++;
 	}
+	/* the next result of this statement starts where this one ended */
+	n = aused + aused / 16;
+	hint->bytes = (uint32_t)(n < HINT_BYTES_MAX ? n : HINT_BYTES_MAX);
+	hint->rows = res->nrows < HINT_ROWS_MAX ? res->nrows : HINT_ROWS_MAX;
 out:
 	/* the rows fetched whole, also after an error (the caller frees them) */
 	res->arena = arena;
@@ -480,16 +500,7 @@ out:
 	/* A CALL ends with a status result: drain whatever follows. */
 	while (mysql_stmt_next_result(s) == 0)
 		mysql_stmt_free_result(s);
-	if (bufs != NULL)
-		for (c = 0; c < nc; c++)
-			free(bufs[c]);
-	free(bufs);
-	free(times);
-	free(decimals);
 	free(b);
-	free(lens);
-	free(nulls);
-	free(errs);
 	mysql_stmt_free_result(s);
 	return e;
 }
@@ -555,7 +566,7 @@ db_run(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
 	}
 	if (res != NULL) {
 		res->affected = mysql_stmt_affected_rows(s);
-		if ((e = db_fetch(db, s, st, res)) != FB_OK) {
+		if ((e = db_fetch(db, s, st, &db->hint[set][idx], res)) != FB_OK) {
 			dbres_free(res);
 			return e;
 		}

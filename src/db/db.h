@@ -9,6 +9,7 @@
 #define FORMBACK_DB_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include <mysql.h>
 
@@ -41,9 +42,20 @@ struct dbstmt {
 	const char	*sql;	/* '?' placeholders only */
 };
 
+/*
+ * What a statement's last result took, where the next one's buffers
+ * start (kept per connection, capped): a list of a page fetched again
+ * fills the same sizes without growing them row by row.
+ */
+struct dbhint {
+	uint32_t	 bytes;		/* its cells' text, NULs included */
+	uint32_t	 rows;
+};
+
 struct db {
 	MYSQL		*my;
 	MYSQL_STMT	*cache[DBSET__MAX][DBSET_STMT_MAX];
+	struct dbhint	 hint[DBSET__MAX][DBSET_STMT_MAX];
 	bool		 broken;	/* connection lost: reopen before use */
 	const struct conf *conf;
 };
