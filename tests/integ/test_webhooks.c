@@ -524,6 +524,11 @@ Test(webhooks, rebinding_refused_at_connect, .timeout = 60)
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	snprintf(id, sizeof(id), "%s", jget(r->json, "id"));
 	resp_free(r);
+	/*
+	 * what earlier tests left due goes first, so that only this event
+	 * can reach the canary in the pass counted (same clock for both)
+	 */
+	cr_assert_eq(hooks_pass(5, NULL), 0);
 	outbox_event(f.tenant, "lead.captured", "{}", ev);
 	/* the same configuration, the name now answering loopback */
 	snprintf(conf, sizeof(conf), "%s.rebind", getenv("FORMBACK_CONF"));
