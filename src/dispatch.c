@@ -36,6 +36,9 @@ template_match(struct req *r, const char *tpl, const char *path, bool fill)
 		if (*t != '/' || *p != '/')
 			return false;
 		t++, p++;
+		/* most templates part from the path at a segment's first byte */
+		if (*t != '{' && *t != '\0' && *t != *p)
+			return false;
 		te = strchr(t, '/');
 		pe = strchr(p, '/');
 		if (te == NULL)
