@@ -773,7 +773,14 @@ claimer(long limit)
 	time_sql(now, at);
 	time_sql(time_jst_midnight(now), since);	/* the daily cap's day */
 	/* claim a small batch at a time, so no claim outlives its lease */
-	for (done = 0; done < limit; done += (long)claimed.n) {
+	for (done = 0; done < limit; ) {
+		/* a connection lost in the last batch is opened again */
+		if ((e = db_ensure(&db)) != FB_OK) {
+			fprintf(stderr, "formback-deliver: cannot connect to the "
+			    "database\n");
+			n_errors++;
+			break;
+		}
 		uuid_v7(token);
 		if ((e = claim(token, at, limit - done < BATCH ?
 		    (int)(limit - done) : BATCH, &claimed, links)) != FB_OK) {
@@ -786,6 +793,7 @@ claimer(long limit)
 			dbrows_free(&claimed);
 			break;
 		}
+		done += (long)claimed.n;
 		d = claimed.row;
 		/* the daily cap's counts read once the claim is committed */
 		e = db_claim_day_sends(&db, token, since, &claimed);

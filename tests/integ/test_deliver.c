@@ -502,3 +502,39 @@ Test(deliver, two_steps_of_a_lead_in_one_batch, .timeout = 60)
 	    "JOIN leads l ON l.id = d.lead_id JOIN links k ON k.delivery_id = d.id "
 	    "WHERE d.tenant_id = '%s'", f.tenant), "sent,sent,sent,sent sent 4");
 }
+
+/*
+ * --limit bounds the whole pass, across its batches of 16 (it once
+ * counted nothing when a batch was freed, and a pass sent everything
+ * due): 20 due, a limit of 18, 18 sent and 2 left for the next pass.
+ */
+Test(deliver, limit_counts_across_batches, .timeout = 90)
+{
+	struct fx	 f;
+	char		 tel[32];
+	int		 v;
+
+	fx_new(&f, "pro", 0);
+	fx_one_step(&f, "lim", "sms", "live", NULL);
+	for (v = 1; v <= 20; v++) {
+		snprintf(tel, sizeof(tel), "090-7761-%04d", v);
+		event(&f, "lim", v, "capture", "form", tel);
+	}
+	tag_settle();
+	cr_assert_eq(cron("formback-abandon", "--now 2036-03-01T03:00:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
+	    "AND status = 'scheduled'", f.tenant), "20");
+	/* what other tests left due is not this pass's to count */
+	sql("UPDATE deliveries SET scheduled_at = '2099-01-01' WHERE status = "
+	    "'scheduled' AND tenant_id <> '%s'", f.tenant);
+	cr_assert_eq(cron("formback-deliver", "--now 2036-03-01T03:10:00Z --limit 18 "
+	    "--jobs 1"), 0);
+	cr_assert_str_eq(sql("SELECT CONCAT_WS(' ', SUM(status = 'sent'), "
+	    "SUM(status = 'scheduled')) FROM deliveries WHERE tenant_id = '%s'",
+	    f.tenant), "18 2");
+	cr_assert_eq(cron("formback-deliver", "--now 2036-03-01T03:11:00Z --limit 18 "
+	    "--jobs 1"), 0);
+	cr_assert_str_eq(sql("SELECT CONCAT_WS(' ', SUM(status = 'sent'), "
+	    "SUM(status = 'scheduled')) FROM deliveries WHERE tenant_id = '%s'",
+	    f.tenant), "20 0");
+}
