@@ -255,7 +255,7 @@ fan_out(struct db *db, long long now, long limit, int *n)
 	struct dbres	 subs;
 	const struct webhook_event_row *ev;
 	json_object	*env, *data;
-	char		 due[32], at[32], id[UUID_STRLEN + 1];
+	char		 due[32], id[UUID_STRLEN + 1];
 	size_t		 i;
 	unsigned	 k;
 	long		 done = 0;
@@ -309,7 +309,6 @@ fan_out(struct db *db, long long now, long limit, int *n)
 			return e;
 		}
 	}
-	(void)at;
 	return FB_OK;
 }
 
