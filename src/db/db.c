@@ -394,7 +394,8 @@ db_fetch(struct db *db, MYSQL_STMT *s, const struct dbstmt *st,
 	/* the binds, then the columns' places, in one block */
 	if ((b = calloc(nc, sizeof(*b) + sizeof(*col))) == NULL) {
 		mysql_free_result(meta);
-		return FB_ENOMEM;
+		e = FB_ENOMEM;
+		goto out;
 	}
 	col = (struct fetchcol *)(void *)(b + nc);
 	for (c = 0; c < nc; c++) {
