@@ -175,6 +175,20 @@ appliers_release(void)
 		sql("KILL %s", id);
 }
 
+void
+inserts_refused(const char *table, int err)
+{
+	sql("CREATE TRIGGER test_refused_%s BEFORE INSERT ON %s FOR EACH ROW "
+	    "SIGNAL SQLSTATE 'HY000' SET MYSQL_ERRNO = %d, MESSAGE_TEXT = "
+	    "'refused by the test'", table, table, err);
+}
+
+void
+inserts_allowed(const char *table)
+{
+	sql("DROP TRIGGER IF EXISTS test_refused_%s", table);
+}
+
 const char *
 resp_header(const struct resp *r, const char *name)
 {

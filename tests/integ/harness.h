@@ -40,6 +40,13 @@ extern bool	 tag_autosettle;
  */
 void		 appliers_hold(int secs);
 void		 appliers_release(void);
+/*
+ * Every INSERT into `table` fails with MariaDB error `err` (a trigger
+ * signals it) until inserts_allowed(table): a database refusing a write
+ * where the test wants it.
+ */
+void		 inserts_refused(const char *table, int err);
+void		 inserts_allowed(const char *table);
 /* Is the web server Apache httpd (FB_HTTPD=apache), not lighttpd? */
 bool		 apache(void);
 /* The loopback address http() sends from ("127.0.0.2"; NULL: any). */

@@ -77,7 +77,7 @@ sent_after_conversion(const struct fx *f)
 static void
 links_writable(void)
 {
-	sql("DROP TRIGGER IF EXISTS test_links_refused");
+	inserts_allowed("links");
 }
 
 /* The delivery of visitor v's lead: "status cancel_reason suppress_reason attempts". */
@@ -451,8 +451,7 @@ Test(deliver, links_not_stored_claim_nothing, .fini = links_writable, .timeout =
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "lnk", "sms", "live", NULL);
 	abandoned_on(&f, "lnk", 1, "090-7750-0001", "2036-02-01");
-	sql("CREATE TRIGGER test_links_refused BEFORE INSERT ON links FOR EACH ROW "
-	    "SIGNAL SQLSTATE '45000' SET MESSAGE_TEXT = 'refused'");
+	inserts_refused("links", 1644);
 	cr_assert_neq(cron("formback-deliver", "--now 2036-02-01T03:10:00Z 2>/dev/null"), 0);
 	cr_assert_str_eq(sql_row("SELECT CONCAT_WS(' ', d.status, d.attempts, "
 	    "d.claim_token IS NULL, (SELECT COUNT(*) FROM links k WHERE "

@@ -52,9 +52,9 @@ Test(faults, database_error_is_500_internal_error, .fini = restore_sites)
 }
 
 static void
-drop_refusal(void)
+suppressions_writable(void)
 {
-	sql("DROP TRIGGER IF EXISTS test_suppressions_given_up");
+	inserts_allowed("suppressions");
 }
 
 /*
@@ -65,7 +65,7 @@ drop_refusal(void)
  * Retry-After, nothing stored, and the same Idempotency-Key then
  * succeeds, once.
  */
-Test(faults, write_given_up_by_the_server_is_503_then_retried, .fini = drop_refusal)
+Test(faults, write_given_up_by_the_server_is_503_then_retried, .fini = suppressions_writable)
 {
 	static const int errnos[] = { 1180, 1317 };
 	struct fx	 f;
@@ -77,16 +77,14 @@ Test(faults, write_given_up_by_the_server_is_503_then_retried, .fini = drop_refu
 	for (i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++) {
 		snprintf(body, sizeof(body), "{\"value\":\"090-7788-%04zu\"}", i);
 		snprintf(hdr, sizeof(hdr), "Idempotency-Key: given-up-%d", errnos[i]);
-		sql("CREATE TRIGGER test_suppressions_given_up BEFORE INSERT ON "
-		    "suppressions FOR EACH ROW SIGNAL SQLSTATE 'HY000' SET "
-		    "MYSQL_ERRNO = %d, MESSAGE_TEXT = 'given up'", errnos[i]);
+		inserts_refused("suppressions", errnos[i]);
 		r = http("POST", "/api/v1/suppressions", f.live, body, hdr);
 		expect_error(r, 503, "api_error", "service_unavailable", NULL);
 		cr_assert_not_null(resp_header(r, "Retry-After"));
 		resp_free(r);
 		cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE "
 		    "tenant_id = '%s'", f.tenant), i == 0 ? "0" : "1");
-		drop_refusal();
+		suppressions_writable();
 		r = http("POST", "/api/v1/suppressions", f.live, body, hdr);
 		cr_assert_eq(r->status, 201, "%d: %ld %s", errnos[i], r->status, r->body);
 		resp_free(r);
