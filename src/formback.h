@@ -448,6 +448,17 @@ long	b64url_decode(const char *in, unsigned char *out, size_t outmax);
 #define APIKEY_MAX_LEN		64
 #define SECRET_HASH_LEN		32
 
+/*
+ * Write n characters drawn uniformly from [0-9A-Za-z] by the system's
+ * CSPRNG (libsodium's randombytes_buf(), one call per 64 bytes, bytes
+ * of 248 and above dropped so that each is uniform modulo 62), then a
+ * NUL: out has room for n + 1 bytes.  Tokens, keys and public site keys.
+ */
+void	random_b62(char *out, size_t n);
+
+/* Whether s is exactly n characters of [0-9A-Za-z]. */
+bool	b62_is(const char *s, size_t n);
+
 /* Write a new key of the kind ("live" or "test") into out. */
 void	apikey_generate(bool test, char out[APIKEY_MAX_LEN + 1]);
 /* True when s has the shape of a Formback key (prefix and alphabet). */

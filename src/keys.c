@@ -10,34 +10,51 @@ static const char b62[] =
     "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
 
 void
+random_b62(char *out, size_t n)
+{
+	unsigned char	 rnd[64];
+	size_t		 i = 0, k = sizeof(rnd);
+
+	while (i < n) {
+		if (k == sizeof(rnd)) {
+			randombytes_buf(rnd, sizeof(rnd));
+			k = 0;
+		}
+		/* 248 = 4 * 62: a byte below it is uniform modulo 62 */
+		if (rnd[k] < 248)
+			out[i++] = b62[rnd[k] % 62];
+		k++;
+	}
+	out[n] = '\0';
+	sodium_memzero(rnd, sizeof(rnd));
+}
+
+bool
+b62_is(const char *s, size_t n)
+{
+	return strlen(s) == n && strspn(s, b62) == n;
+}
+
+void
 apikey_generate(bool test, char out[APIKEY_MAX_LEN + 1])
 {
 	const char	*pfx = test ? "fb_test_" : "fb_live_";
-	size_t		 n = strlen(pfx), i;
+	size_t		 n = strlen(pfx);
 
 	memcpy(out, pfx, n);
-	for (i = 0; i < APIKEY_RANDOM_LEN; i++)
-		out[n + i] = b62[randombytes_uniform(62)];
-	out[n + i] = '\0';
+	random_b62(out + n, APIKEY_RANDOM_LEN);
 }
 
 bool
 apikey_shape_ok(const char *s, bool *test)
 {
-	size_t	 i;
-
 	if (strncmp(s, "fb_live_", 8) == 0)
 		*test = false;
 	else if (strncmp(s, "fb_test_", 8) == 0)
 		*test = true;
 	else
 		return false;
-	if (strlen(s + 8) != APIKEY_RANDOM_LEN)
-		return false;
-	for (i = 8; s[i] != '\0'; i++)
-		if (strchr(b62, s[i]) == NULL)
-			return false;
-	return true;
+	return b62_is(s + 8, APIKEY_RANDOM_LEN);
 }
 
 void

@@ -10,26 +10,18 @@
 #include <stdio.h>
 #include <string.h>
 
-#include <sodium.h>
-
 #include "links.h"
 #include "req.h"
 #include "url.h"
 #include "db/store.h"
 
-static const char b62[] =
-    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-
 enum fb_err
 links_create(struct db *db, struct link_new *l, size_t n)
 {
-	size_t	 i, k;
+	size_t	 k;
 
-	for (k = 0; k < n; k++) {
-		for (i = 0; i < LINK_TOKEN_LEN; i++)
-			l[k].token[i] = b62[randombytes_uniform(62)];
-		l[k].token[i] = '\0';
-	}
+	for (k = 0; k < n; k++)
+		random_b62(l[k].token, LINK_TOKEN_LEN);
 	return db_links_add(db, l, n);
 }
 
@@ -121,7 +113,7 @@ link_visit(struct req *r, const char *kind, char tenant[UUID_STRLEN + 1],
 	enum fb_err	 e;
 
 	*found = false;
-	if (strlen(tok) != LINK_TOKEN_LEN || strspn(tok, b62) != LINK_TOKEN_LEN) {
+	if (!b62_is(tok, LINK_TOKEN_LEN)) {
 		page(r, 404, NOT_FOUND_TITLE, NOT_FOUND_TEXT, NULL);
 		return FB_OK;
 	}

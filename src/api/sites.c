@@ -4,7 +4,6 @@
 #include <string.h>
 
 #include <idn2.h>
-#include <sodium.h>
 
 #include "../api.h"
 #include "../netguard.h"
@@ -375,14 +374,8 @@ site_domain(const char *in, char out[SITE_DOMAIN_MAX + 1])
 void
 site_public_key(char out[32])
 {
-	static const char b62[] =
-	    "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz";
-	size_t	 i;
-
 	memcpy(out, "pk_", 3);
-	for (i = 0; i < 24; i++)
-		out[3 + i] = b62[randombytes_uniform(62)];
-	out[27] = '\0';
+	random_b62(out + 3, 24);
 }
 
 /* A site as create and update answer it, with its privacy-policy URL. */
