@@ -401,7 +401,7 @@ openapi_document(const char *base_url)
 			item = json_object_new_object();
 			json_object_object_add(paths, routes[i].path, item);
 		}
-		for (j = 0; routes[i].method[j] != '\0' && j < sizeof(m) - 1; j++)
+		for (j = 0; j < sizeof(m) - 1 && routes[i].method[j] != '\0'; j++)
 			m[j] = (char)(routes[i].method[j] | 0x20);
 		m[j] = '\0';
 		json_object_object_add(item, m, operation_json(&routes[i]));

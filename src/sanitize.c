@@ -140,7 +140,7 @@ value_ok(const char *el, const char *a, char *v)
 	if (strcmp(a, "style") == 0 && strpbrk(v, "<>") != NULL)
 		return false;
 	if (strcmp(a, "style") == 0) {
-		for (i = 0; v[i] != '\0' && i < sizeof(low) - 1; i++)
+		for (i = 0; i < sizeof(low) - 1 && v[i] != '\0'; i++)
 			low[i] = (char)tolower((unsigned char)v[i]);
 		low[i] = '\0';
 		for (i = 0; style_bad[i] != NULL; i++)

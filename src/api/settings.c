@@ -69,7 +69,6 @@ consent_answer(struct req *r, json_object *failed)
 	jadd_str(opt, "link_label", c->optout_link_label);
 	json_object_object_add(o, "optout_text", opt);
 	json_object_object_add(o, "publish_failed", failed);
-	failed = NULL;
 	dbrows_free(&cs);
 	dbrows_free(&tpl);
 	return req_json(r, 200, o);
