@@ -319,7 +319,8 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	 * send began; 0 is the rule (issue 11)
 	 */
 	{ "sent_after_conversion",
-	  "SELECT COUNT(*) FROM deliveries d JOIN leads l ON l.id = d.lead_id "
+	  "SELECT COUNT(*) FROM deliveries d FORCE INDEX (PRIMARY) "
+	  "JOIN leads l FORCE INDEX (PRIMARY) ON l.id = d.lead_id "
 	  "WHERE d.tenant_id = l.tenant_id AND d.status IN ('sent', 'delivered') "
 	  "AND l.converted_at <= d.attempt_started_at AND d.id IN "
 	  "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
