@@ -15,23 +15,31 @@
 	"LEFT JOIN campaigns c ON c.id = l.campaign_id "
 #define LEAD_FROM " FROM leads l " LEAD_NESTED
 /*
- * The cursor bound and the date range are always bound (with sentinels
- * when not asked for), so the optimizer sees plain ranges and walks
- * leads_tenant (tenant_id, id) backwards for "newest first".
+ * The lead list (contract: LeadListOut), newest first.  Unfiltered, it
+ * reads leads_tenant (tenant_id, id) backwards from the cursor.  With a
+ * filter, the optimizer takes the narrowest of the indexes the filters
+ * have, from the values bound (MariaDB folds "? IS NULL OR ..." then):
+ * leads_campaign, leads_site, leads_status (tenant_id, key, id: read
+ * backwards, in order, never a sort), the date field's (tenant_id, date:
+ * a sort of the rows in the range only), or leads_tenant again when the
+ * filter keeps most leads.  Before (issue 13), every filter walked all of
+ * the tenant's leads: a few matches among 100,000 leads took 270 ms.
+ * The indexes are named, so that the optimizer weighs these only.
  */
 #define LEAD_FILTERS "WHERE l.tenant_id = ? AND l.id < ? " \
 	"AND (? IS NULL OR l.site_id = ?) " \
 	"AND (? IS NULL OR l.campaign_id = ?) AND (? IS NULL OR l.status = ?) "
 #define LEAD_RANGE(col) "AND (? OR " col " >= ?) AND (? OR " col " < ?) "
-/* newest first by walking leads_tenant backwards; never a sort */
-#define LEAD_LIST(col) "SELECT " DB_SELECT(LEAD_OWN_COLS) \
-	" FROM leads l FORCE INDEX (leads_tenant) " LEAD_FILTERS \
-	LEAD_RANGE(col) "ORDER BY l.id DESC LIMIT ?"
+#define LEAD_LIST(index, range) "SELECT " DB_SELECT(LEAD_OWN_COLS) \
+	" FROM leads l " index " " LEAD_FILTERS range "ORDER BY l.id DESC LIMIT ?"
+#define LEAD_LIST_BY(date, col) LEAD_LIST("USE INDEX (leads_tenant, " \
+	"leads_campaign, leads_site, leads_status, " date ")", LEAD_RANGE(col))
 /* NAMES_MAX placeholders */
 #define Q16	Q10 ", ?, ?, ?, ?, ?, ?"
 
 enum {
-	LEAD_LIST_CREATED,
+	LEAD_LIST,
+	LEAD_LIST_CREATED,	/* filtered, by date_field: */
 	LEAD_LIST_CAPTURED,
 	LEAD_LIST_ABANDONED,
 	LEAD_LIST_CONVERTED,
@@ -64,13 +72,15 @@ enum {
 	LEAD_CAMPAIGN_NAMES,
 	LEAD__MAX
 };
+_Static_assert(LEAD__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
 
 static const struct dbstmt lead_sql[LEAD__MAX] = {
-	/* LEAD_LIST_* by date_field (contract: LeadListOut) */
-	{ "lead_list_created", LEAD_LIST("l.created_at") },
-	{ "lead_list_captured", LEAD_LIST("l.captured_at") },
-	{ "lead_list_abandoned", LEAD_LIST("l.abandoned_at") },
-	{ "lead_list_converted", LEAD_LIST("l.converted_at") },
+	/* LEAD_LIST* (contract: LeadListOut) */
+	{ "lead_list", LEAD_LIST("FORCE INDEX (leads_tenant)", "") },
+	{ "lead_list_created", LEAD_LIST_BY("leads_created", "l.created_at") },
+	{ "lead_list_captured", LEAD_LIST_BY("leads_captured", "l.captured_at") },
+	{ "lead_list_abandoned", LEAD_LIST_BY("leads_abandoned", "l.abandoned_at") },
+	{ "lead_list_converted", LEAD_LIST_BY("leads_converted", "l.converted_at") },
 	/* LEAD_GET */
 	{ "lead_get", "SELECT " DB_SELECT(LEAD_COLS) ", " DB_SELECT(LEAD_DETAIL_COLS)
 	  LEAD_FROM
@@ -261,22 +271,36 @@ enum fb_err
 db_lead_list(struct db *db, const char *tenant, const struct lead_filter *f,
     const char *after, int n, struct dbrows *out)
 {
-	int		 st = LEAD_LIST_CREATED + f->date_field;
-	char		 fs[32] = "1000-01-01 00:00:00", ts[32] = "9999-12-31 00:00:00";
+	struct dbp	 p[13];
+	char		 fs[32] = "", ts[32] = "";
+	bool		 filtered = f->site != NULL || f->campaign != NULL ||
+			    f->status != NULL || f->has_from || f->has_to;
+	size_t		 np = 0;
 
+	if (f->date_field < 0 || f->date_field > 3)
+		return FB_EINVAL;
 	if (f->has_from)
 		time_sql(f->from, fs);
 	if (f->has_to)
 		time_sql(f->to, ts);
-	if (f->date_field < 0 || f->date_field > 3)
-		return FB_EINVAL;
-	return rows(db, st, DBPARAMS(P_STR(tenant),
-	    P_STR(after != NULL ? after : "ffffffff-ffff-ffff-ffff-ffffffffffff"),
-	    P_STR(f->site), P_STR(f->site), P_STR(f->campaign), P_STR(f->campaign),
-	    P_STR(f->status), P_STR(f->status), P_INT(!f->has_from), P_STR(fs),
-	    P_INT(!f->has_to), P_STR(ts), P_INT(n)), lead_list_cols,
-	    NELEM(lead_list_cols),
-	    sizeof(struct lead_row), false, out);
+	p[np++] = P_STR(tenant);
+	p[np++] = P_STR(after != NULL ? after : "ffffffff-ffff-ffff-ffff-ffffffffffff");
+	p[np++] = P_STR(f->site);
+	p[np++] = P_STR(f->site);
+	p[np++] = P_STR(f->campaign);
+	p[np++] = P_STR(f->campaign);
+	p[np++] = P_STR(f->status);
+	p[np++] = P_STR(f->status);
+	if (filtered) {
+		p[np++] = P_INT(!f->has_from);
+		p[np++] = f->has_from ? P_STR(fs) : P_NULL;
+		p[np++] = P_INT(!f->has_to);
+		p[np++] = f->has_to ? P_STR(ts) : P_NULL;
+	}
+	p[np++] = P_INT(n);
+	return rows(db, filtered ? LEAD_LIST_CREATED + f->date_field : LEAD_LIST,
+	    p, np, lead_list_cols, NELEM(lead_list_cols), sizeof(struct lead_row),
+	    false, out);
 }
 
 enum fb_err

@@ -8,11 +8,21 @@
 #include "../url.h"
 #include "store.h"
 
-#define DLV_LIST(col) "SELECT " DB_SELECT(DELIVERY_COLS) " FROM deliveries d " \
-	"FORCE INDEX (deliveries_tenant) WHERE d.tenant_id = ? AND d.id < ? " \
+/*
+ * The delivery list (contract: DeliveryListOut), newest first, as the
+ * lead list (db/lead.c): unfiltered, deliveries_tenant read backwards;
+ * filtered, the narrowest of the filters' indexes, the optimizer judging
+ * from the values bound: deliveries_status, deliveries_campaign,
+ * deliveries_scenario (tenant_id, key, id: in order, never a sort),
+ * deliveries_tenant_sent for a range of sent_at, or deliveries_tenant.
+ */
+#define DLV_LIST(index, range) "SELECT " DB_SELECT(DELIVERY_COLS) \
+	" FROM deliveries d " index " WHERE d.tenant_id = ? AND d.id < ? " \
 	"AND (? IS NULL OR d.status = ?) AND (? IS NULL OR d.campaign_id = ?) " \
-	"AND (? IS NULL OR d.scenario_id = ?) AND (? OR " col " >= ?) " \
-	"AND (? OR " col " < ?) ORDER BY d.id DESC LIMIT ?"
+	"AND (? IS NULL OR d.scenario_id = ?) " range "ORDER BY d.id DESC LIMIT ?"
+#define DLV_LIST_BY(col, more) DLV_LIST("USE INDEX (deliveries_tenant, " \
+	"deliveries_status, deliveries_campaign, deliveries_scenario" more ")", \
+	"AND (? OR " col " >= ?) AND (? OR " col " < ?) ")
 
 /*
  * The suppression list as a column of a claimed row (CLAIM_COLS), and the
@@ -40,7 +50,7 @@
 
 enum {
 	SD_ACTIVE_STEPS, SD_LEAD_CONTACTS, SD_SCHEDULE, SD_LEAD_QUEUED,
-	SD_LIST_CREATED, SD_LIST_SCHEDULED, SD_LIST_SENT, SD_GET,
+	SD_LIST, SD_LIST_CREATED, SD_LIST_SCHEDULED, SD_LIST_SENT, SD_GET,
 	SD_SUP_INSERT, SD_SUP_ACTIVE, SD_SUP_LIST, SD_SUP_GET, SD_SUP_DELETE,
 	SD_STALE, SD_CLAIM, SD_CLAIMED, SD_FINISH, SD_LINK_INSERT,
 	SD_LINK_GET, SD_LINK_HIT, SD_LEAD_SENT, SD_LEAD_SUPPRESS,
@@ -85,10 +95,11 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	{ "lead_queued",
 	  "UPDATE leads SET status = 'queued', updated_at = NOW(6) "
 	  "WHERE tenant_id = ? AND id = ? AND status = 'abandoned'" },
-	/* SD_LIST_* by date_field (contract: DeliveryListOut) */
-	{ "delivery_list_created", DLV_LIST("d.created_at") },
-	{ "delivery_list_scheduled", DLV_LIST("d.scheduled_at") },
-	{ "delivery_list_sent", DLV_LIST("d.sent_at") },
+	/* SD_LIST, then SD_LIST_* filtered, by date_field */
+	{ "delivery_list", DLV_LIST("FORCE INDEX (deliveries_tenant)", "") },
+	{ "delivery_list_created", DLV_LIST_BY("d.created_at", "") },
+	{ "delivery_list_scheduled", DLV_LIST_BY("d.scheduled_at", "") },
+	{ "delivery_list_sent", DLV_LIST_BY("d.sent_at", ", deliveries_tenant_sent") },
 	/* SD_GET */
 	{ "delivery_get", "SELECT " DB_SELECT(DELIVERY_COLS) " FROM deliveries d "
 	  "WHERE d.tenant_id = ? AND d.id = ?" },
@@ -102,10 +113,15 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "SELECT id FROM suppressions WHERE tenant_id = ? AND kind = ? AND bidx = ? "
 	  "AND scope = ? AND campaign_id <=> ? "
 	  "AND (expires_at IS NULL OR expires_at > NOW(6)) LIMIT 1 FOR UPDATE" },
-	/* SD_SUP_LIST */
+	/*
+	 * SD_SUP_LIST: newest first; a search by contact (q: its blind
+	 * indexes) reads suppressions_lookup (tenant_id, bidx) and sorts its
+	 * few rows, anything else walks suppressions_tenant backwards (the
+	 * optimizer judges from the values bound)
+	 */
 	{ "suppression_list",
 	  "SELECT " DB_SELECT(SUPPRESSION_COLS) " FROM suppressions "
-	  "FORCE INDEX (suppressions_tenant) "
+	  "USE INDEX (suppressions_tenant, suppressions_lookup) "
 	  "WHERE tenant_id = ? AND id < ? AND (? IS NULL OR kind = ?) "
 	  "AND (? IS NULL OR reason = ?) AND (? IS NULL OR scope = ?) "
 	  "AND (? IS NULL OR campaign_id = ?) AND (? IS NULL OR bidx IN (?, ?)) "
@@ -425,7 +441,11 @@ enum fb_err
 db_delivery_list(struct db *db, const char *tenant, const struct delivery_filter *f,
     const char *after, int n, struct dbrows *out)
 {
-	char	 fs[32] = "1000-01-01 00:00:00", ts[32] = "9999-12-31 00:00:00";
+	struct dbp	 p[13];
+	char		 fs[32] = "", ts[32] = "";
+	bool		 filtered = f->status != NULL || f->campaign != NULL ||
+			    f->scenario != NULL || f->has_from || f->has_to;
+	size_t		 np = 0;
 
 	if (f->date_field < 0 || f->date_field > 2)
 		return FB_EINVAL;
@@ -433,12 +453,24 @@ db_delivery_list(struct db *db, const char *tenant, const struct delivery_filter
 		time_sql(f->from, fs);
 	if (f->has_to)
 		time_sql(f->to, ts);
-	return rows(db, SD_LIST_CREATED + f->date_field, DBPARAMS(P_STR(tenant),
-	    P_STR(after != NULL ? after : MAX_ID), P_STR(f->status), P_STR(f->status),
-	    P_STR(f->campaign), P_STR(f->campaign), P_STR(f->scenario),
-	    P_STR(f->scenario), P_INT(!f->has_from), P_STR(fs), P_INT(!f->has_to),
-	    P_STR(ts), P_INT(n)), delivery_cols, NELEM(delivery_cols),
-	    sizeof(struct delivery_row), false, out);
+	p[np++] = P_STR(tenant);
+	p[np++] = P_STR(after != NULL ? after : MAX_ID);
+	p[np++] = P_STR(f->status);
+	p[np++] = P_STR(f->status);
+	p[np++] = P_STR(f->campaign);
+	p[np++] = P_STR(f->campaign);
+	p[np++] = P_STR(f->scenario);
+	p[np++] = P_STR(f->scenario);
+	if (filtered) {
+		p[np++] = P_INT(!f->has_from);
+		p[np++] = f->has_from ? P_STR(fs) : P_NULL;
+		p[np++] = P_INT(!f->has_to);
+		p[np++] = f->has_to ? P_STR(ts) : P_NULL;
+	}
+	p[np++] = P_INT(n);
+	return rows(db, filtered ? SD_LIST_CREATED + f->date_field : SD_LIST, p,
+	    np, delivery_cols, NELEM(delivery_cols), sizeof(struct delivery_row),
+	    false, out);
 }
 
 enum fb_err

@@ -404,6 +404,42 @@ sql_run(const char *q, bool whole_row)
 	return val;
 }
 
+void
+list_ids(const struct fx *f, const char *list, const char *query, char *out,
+    size_t n)
+{
+	char		 p[1024], cur[256] = "";
+	json_object	*data;
+	struct resp	*r;
+	size_t		 i, len = 0;
+	int		 pages = 0;
+
+	out[0] = '\0';
+	do {
+		snprintf(p, sizeof(p), "/api/v1/%s?limit=25%s%s%s%s", list,
+		    query[0] ? "&" : "", query, cur[0] ? "&cursor=" : "", cur);
+		r = http("GET", p, f->live, NULL, NULL);
+		cr_assert_eq(r->status, 200, "%s: %s", p, r->body);
+		data = jobj(r->json, "data");
+		for (i = 0; i < json_object_array_length(data); i++)
+			len += (size_t)snprintf(out + len, n - len, "%s%s", len ? "," : "",
+			    json_object_get_string(json_object_object_get(
+			    json_object_array_get_idx(data, i), "id")));
+		snprintf(cur, sizeof(cur), "%s", jget(r->json, "next_cursor") != NULL ?
+		    jget(r->json, "next_cursor") : "");
+		resp_free(r);
+		cr_assert(len < n && ++pages < 20, "%s", p);
+	} while (cur[0] != '\0');
+}
+
+long long
+index_reads(void)
+{
+	return atoll(sql("SELECT SUM(VARIABLE_VALUE) FROM "
+	    "information_schema.GLOBAL_STATUS WHERE VARIABLE_NAME IN "
+	    "('HANDLER_READ_PREV', 'HANDLER_READ_NEXT')"));
+}
+
 static void
 copy(char *dst, size_t n, json_object *o, const char *path)
 {

@@ -120,6 +120,18 @@ void	fx_key(const struct fx *, const char *kind, const char *scopes,
 /* Create a campaign through the API; returns its id in out. */
 void	fx_campaign(const struct fx *, const char *key, char out[40]);
 /*
+ * Every page of GET /api/v1/{list}?{query} with limit=25, walked with
+ * its cursor: the rows' ids joined by commas into out (n bytes).
+ */
+void		 list_ids(const struct fx *, const char *list, const char *query,
+		    char *out, size_t n);
+/*
+ * The index entries MariaDB has read one after another so far (its
+ * Handler_read_next and Handler_read_prev): how many rows a request
+ * walked, as the difference around it.
+ */
+long long	 index_reads(void);
+/*
  * An active campaign `key` (a form rule "/form") whose active scenario
  * has one step on `channel` ("sms", "email"), due 5 minutes after
  * abandonment, its message's link_url `link_url` (NULL: none, so the

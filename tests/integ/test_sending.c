@@ -21,6 +21,7 @@ Test(suppressions, create_list_delete)
 	struct fx	 f, g;
 	char		 c[40], p[256], id[40], b[512];
 	struct resp	*r;
+	long long	 before;
 
 	fx_new(&f, "pro", 0);
 	fx_new(&g, "pro", 0);
@@ -62,13 +63,23 @@ Test(suppressions, create_list_delete)
 	r = http("POST", "/api/v1/suppressions", f.live, J({"value":"past@example.jp","expires_at":"2020-01-01T00:00:00Z"}), NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "expires_at");
 	resp_free(r);
-	/* q: an exact contact through the blind index */
+	/*
+	 * q: an exact contact through the blind index, reading its own
+	 * entries only (suppressions_lookup), not the 400 others
+	 */
+	sql("INSERT INTO suppressions (id, tenant_id, kind, bidx, masked, scope, "
+	    "reason) SELECT UUID(), '%s', 'email', UNHEX(SHA2(seq, 256)), "
+	    "'x***@example.jp', 'tenant', 'manual' FROM seq_1_to_400", f.tenant);
+	before = index_reads();
 	r = http("GET", "/api/v1/suppressions?q=090-1111-2222", f.live, NULL, NULL);
+	cr_assert_lt(index_reads() - before, 100);
 	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 2);
 	resp_free(r);
 	r = http("GET", "/api/v1/suppressions?q=someone%40example.jp", f.live, NULL, NULL);
 	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1);
 	resp_free(r);
+	sql("DELETE FROM suppressions WHERE tenant_id = '%s' AND masked = "
+	    "'x***@example.jp'", f.tenant);
 	r = http("GET", "/api/v1/suppressions?kind=email&scope=tenant", f.live, NULL, NULL);
 	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1);
 	resp_free(r);
@@ -90,6 +101,106 @@ Test(suppressions, create_list_delete)
 	r = http("DELETE", p, f.live, NULL, NULL);
 	expect_error(r, 409, "invalid_request", "suppression_not_deletable", NULL);
 	resp_free(r);
+}
+
+/*
+ * The delivery list under every combination of its filters (status,
+ * campaign, scenario, a date range on each date field), each read on
+ * the index its filter makes narrowest (db/sending.c): the same rows,
+ * newest first, page after page, as one plain query says, and none of
+ * another tenant's; and a filter few of 400 deliveries match reads a
+ * handful of index entries, not the 400.
+ */
+Test(deliveries, list_every_filter_on_its_index, .timeout = 120)
+{
+	static const char *const statuses[] = { NULL, "scheduled", "failed", "sent" };
+	static const char *const dates[][2] = {
+		{ "", "" },
+		{ "date_field=created_at&from=2029-01-01T10:00:00Z&to=2029-01-02T20:00:00Z",
+		  "created_at >= '2029-01-01 10:00:00' AND created_at < '2029-01-02 20:00:00'" },
+		{ "date_field=scheduled_at&to=2029-01-02T18:00:00Z",
+		  "scheduled_at < '2029-01-02 18:00:00'" },
+		{ "date_field=sent_at&from=2029-01-03T12:00:00Z",
+		  "sent_at >= '2029-01-03 12:00:00'" },
+	};
+	static const char *const sparse[] = { "status=failed", "campaign_id=%s",
+	    "scenario_id=%s", "status=failed&scenario_id=%s", "status=failed&"
+	    "date_field=sent_at&from=2029-01-01T00:00:00Z" };
+	struct fx	 f, g;
+	char		 lead[40], camp[40], c[2][40], sc[2][40], q[512], w[1024];
+	char		 got[4096], want[4096];
+	const char	*camps[3], *scens[3];
+	size_t		 ci, si, ti, di, i;
+	long long	 before, reads;
+
+	fx_new(&f, "pro", 100000);
+	fx_new(&g, "pro", 0);
+	fx_campaign(&f, "dl", camp);
+	snprintf(lead, sizeof(lead), "%s", sql("SELECT UUID()"));
+	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
+	    "status, consent_state, pii_state) SELECT '%s', '%s', '%s', '%s', UUID(), "
+	    "'sent', 'notice_optout', 'absent'", lead, f.tenant, f.site, camp);
+	for (i = 0; i < 2; i++) {
+		snprintf(c[i], sizeof(c[i]), "%s", sql("SELECT UUID()"));
+		snprintf(sc[i], sizeof(sc[i]), "%s", sql("SELECT UUID()"));
+	}
+	/* 60 deliveries: campaigns, scenarios, statuses and dates interleaved */
+	sql("INSERT INTO deliveries (id, tenant_id, lead_id, campaign_id, "
+	    "scenario_id, channel, status, pii_state, created_at, scheduled_at, "
+	    "sent_at) SELECT UUID(), '%s', '%s', IF(seq %% 3 = 0, '%s', '%s'), "
+	    "IF(seq %% 2 = 0, '%s', '%s'), 'sms', ELT(seq %% 4 + 1, 'scheduled', "
+	    "'failed', 'sent', 'cancelled'), 'absent', '2029-01-01' + INTERVAL seq "
+	    "HOUR, '2029-01-02' + INTERVAL seq HOUR, IF(seq %% 4 = 2, '2029-01-03' + "
+	    "INTERVAL seq HOUR, NULL) FROM seq_1_to_60", f.tenant, lead, c[1], c[0],
+	    sc[0], sc[1]);
+	/* another tenant's, under the same keys: never listed */
+	sql("INSERT INTO deliveries (id, tenant_id, lead_id, campaign_id, "
+	    "scenario_id, channel, status, pii_state, created_at, scheduled_at, "
+	    "sent_at) SELECT UUID(), '%s', '%s', '%s', '%s', 'sms', 'sent', 'absent', "
+	    "'2029-01-02', '2029-01-02', '2029-01-04' FROM seq_1_to_5", g.tenant,
+	    lead, c[0], sc[0]);
+	camps[0] = NULL, camps[1] = c[0], camps[2] = c[1];
+	scens[0] = NULL, scens[1] = sc[0], scens[2] = sc[1];
+	for (ci = 0; ci < 3; ci++)
+	for (si = 0; si < 3; si++)
+	for (ti = 0; ti < sizeof(statuses) / sizeof(statuses[0]); ti++)
+	for (di = 0; di < sizeof(dates) / sizeof(dates[0]); di++) {
+		snprintf(q, sizeof(q), "%s%s%s%s%s%s%s", camps[ci] ? "&campaign_id=" : "",
+		    camps[ci] ? camps[ci] : "", scens[si] ? "&scenario_id=" : "",
+		    scens[si] ? scens[si] : "", statuses[ti] ? "&status=" : "",
+		    statuses[ti] ? statuses[ti] : "", dates[di][0][0] ? "&" : "");
+		snprintf(q + strlen(q), sizeof(q) - strlen(q), "%s", dates[di][0]);
+		snprintf(w, sizeof(w), "tenant_id = '%s'%s%s%s%s%s%s%s%s%s%s",
+		    f.tenant, camps[ci] ? " AND campaign_id = '" : "", camps[ci] ?
+		    camps[ci] : "", camps[ci] ? "'" : "", scens[si] ?
+		    " AND scenario_id = '" : "", scens[si] ? scens[si] : "",
+		    scens[si] ? "'" : "", statuses[ti] ? " AND status = '" : "",
+		    statuses[ti] ? statuses[ti] : "", statuses[ti] ? "'" : "",
+		    dates[di][1][0] ? " AND " : "");
+		snprintf(w + strlen(w), sizeof(w) - strlen(w), "%s", dates[di][1]);
+		list_ids(&f, "deliveries", q + (q[0] == '&'), got, sizeof(got));
+		snprintf(want, sizeof(want), "%s", sql("SELECT COALESCE(GROUP_CONCAT("
+		    "id ORDER BY id DESC), '') FROM deliveries WHERE %s", w));
+		cr_assert_str_eq(got, want, "GET /deliveries?%s", q);
+	}
+	/* 400 others instead, one failed, two of a third campaign and scenario */
+	sql("DELETE FROM deliveries WHERE tenant_id = '%s'", f.tenant);
+	snprintf(c[0], sizeof(c[0]), "%s", sql("SELECT UUID()"));
+	sql("INSERT INTO deliveries (id, tenant_id, lead_id, campaign_id, "
+	    "scenario_id, channel, status, pii_state, scheduled_at, sent_at) SELECT "
+	    "UUID(), '%s', '%s', IF(seq IN (7, 300), '%s', '%s'), IF(seq IN (7, 300), "
+	    "'%s', '%s'), 'sms', IF(seq = 300, 'failed', 'sent'), 'absent', "
+	    "'2029-06-01', '2029-06-01' FROM "
+	    "seq_1_to_400", f.tenant, lead, c[0], c[1], c[0], sc[1]);
+	for (i = 0; i < sizeof(sparse) / sizeof(sparse[0]); i++) {
+		snprintf(q, sizeof(q), sparse[i], c[0]);
+		before = index_reads();
+		list_ids(&f, "deliveries", q, got, sizeof(got));
+		reads = index_reads() - before;
+		cr_assert_eq(strlen(got), i == 1 || i == 2 ? 73u : 36u, "%s: %s", q, got);
+		cr_assert_lt(reads, 100, "GET /deliveries?%s read %lld index entries",
+		    q, reads);
+	}
 }
 
 Test(deliveries, scheduled_when_a_lead_is_abandoned, .timeout = 60)
