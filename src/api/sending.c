@@ -16,12 +16,16 @@
 
 static const char *const dlv_date_fields[] = { "created_at", "scheduled_at", "sent_at" };
 
-/* {"id", k1, k2} of a campaign or scenario, or null when id is NULL. */
+/*
+ * {"id", k1, k2} of a campaign or scenario (contract: DeliveryOut, object?),
+ * or null when there is none or its row is gone (a deleted campaign).
+ */
 static void
 summary(struct jgen *j, const char *key, const char *id, const char *k1,
     const char *v1, const char *k2, const char *v2)
 {
-	if (id == NULL) {
+	/* none, or its row is gone (its NOT NULL first field read NULL) */
+	if (id == NULL || v1 == NULL) {
 		jg_str(j, key, NULL);
 		return;
 	}
