@@ -328,6 +328,21 @@ time_text(const MYSQL_TIME *t, unsigned decimals, char out[32])
 	return o;
 }
 
+size_t
+db_params_range(struct dbp p[4], bool has_from, long long from, char fs[32],
+    bool has_to, long long to, char ts[32])
+{
+	if (has_from)
+		time_sql(from, fs);
+	if (has_to)
+		time_sql(to, ts);
+	p[0] = P_INT(!has_from);
+	p[1] = has_from ? P_STR(fs) : P_NULL;
+	p[2] = P_INT(!has_to);
+	p[3] = has_to ? P_STR(ts) : P_NULL;
+	return 4;
+}
+
 /* The largest start db_fetch() takes from a statement's last result. */
 #define HINT_BYTES_MAX	(256u * 1024)
 #define HINT_ROWS_MAX	1024u

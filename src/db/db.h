@@ -85,6 +85,15 @@ void	db_params_in(struct dbp *p, size_t slots, const char *const *v, size_t n);
 	(sizeof((const struct dbp[]){ __VA_ARGS__ }) / sizeof(struct dbp))
 #define DBNOPARAMS	NULL, 0
 
+/*
+ * The four parameters of an optional half-open date range written
+ * "(? OR col >= ?) AND (? OR col < ?)" (the lists' date filters): each
+ * bound is unix seconds, written into fs or ts (32 bytes, which must
+ * outlive the statement's run), or left out.  Returns 4, the count.
+ */
+size_t	db_params_range(struct dbp p[4], bool has_from, long long from,
+	    char fs[32], bool has_to, long long to, char ts[32]);
+
 static inline struct dbp
 db_p_str(const char *s)
 {

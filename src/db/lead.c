@@ -279,10 +279,6 @@ db_lead_list(struct db *db, const char *tenant, const struct lead_filter *f,
 
 	if (f->date_field < 0 || f->date_field > 3)
 		return FB_EINVAL;
-	if (f->has_from)
-		time_sql(f->from, fs);
-	if (f->has_to)
-		time_sql(f->to, ts);
 	p[np++] = P_STR(tenant);
 	p[np++] = P_STR(after != NULL ? after : "ffffffff-ffff-ffff-ffff-ffffffffffff");
 	p[np++] = P_STR(f->site);
@@ -291,12 +287,9 @@ db_lead_list(struct db *db, const char *tenant, const struct lead_filter *f,
 	p[np++] = P_STR(f->campaign);
 	p[np++] = P_STR(f->status);
 	p[np++] = P_STR(f->status);
-	if (filtered) {
-		p[np++] = P_INT(!f->has_from);
-		p[np++] = f->has_from ? P_STR(fs) : P_NULL;
-		p[np++] = P_INT(!f->has_to);
-		p[np++] = f->has_to ? P_STR(ts) : P_NULL;
-	}
+	if (filtered)
+		np += db_params_range(p + np, f->has_from, f->from, fs,
+		    f->has_to, f->to, ts);
 	p[np++] = P_INT(n);
 	return rows(db, filtered ? LEAD_LIST_CREATED + f->date_field : LEAD_LIST,
 	    p, np, lead_list_cols, NELEM(lead_list_cols), sizeof(struct lead_row),

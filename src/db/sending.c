@@ -456,10 +456,6 @@ db_delivery_list(struct db *db, const char *tenant, const struct delivery_filter
 
 	if (f->date_field < 0 || f->date_field > 2)
 		return FB_EINVAL;
-	if (f->has_from)
-		time_sql(f->from, fs);
-	if (f->has_to)
-		time_sql(f->to, ts);
 	p[np++] = P_STR(tenant);
 	p[np++] = P_STR(after != NULL ? after : MAX_ID);
 	p[np++] = P_STR(f->status);
@@ -468,12 +464,9 @@ db_delivery_list(struct db *db, const char *tenant, const struct delivery_filter
 	p[np++] = P_STR(f->campaign);
 	p[np++] = P_STR(f->scenario);
 	p[np++] = P_STR(f->scenario);
-	if (filtered) {
-		p[np++] = P_INT(!f->has_from);
-		p[np++] = f->has_from ? P_STR(fs) : P_NULL;
-		p[np++] = P_INT(!f->has_to);
-		p[np++] = f->has_to ? P_STR(ts) : P_NULL;
-	}
+	if (filtered)
+		np += db_params_range(p + np, f->has_from, f->from, fs,
+		    f->has_to, f->to, ts);
 	p[np++] = P_INT(n);
 	return rows(db, filtered ? SD_LIST_CREATED + f->date_field : SD_LIST, p,
 	    np, delivery_cols, NELEM(delivery_cols), sizeof(struct delivery_row),
