@@ -14,7 +14,8 @@
  * filtered, the narrowest of the filters' indexes, the optimizer judging
  * from the values bound: deliveries_status, deliveries_campaign,
  * deliveries_scenario (tenant_id, key, id: in order, never a sort),
- * deliveries_tenant_sent for a range of sent_at, or deliveries_tenant.
+ * the date field's (deliveries_created, deliveries_scheduled,
+ * deliveries_tenant_sent: the range's rows, sorted), or deliveries_tenant.
  */
 #define DLV_LIST(index, range) "SELECT " DB_SELECT(DELIVERY_COLS) \
 	" FROM deliveries d " index " WHERE d.tenant_id = ? AND d.id < ? " \
@@ -97,8 +98,9 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "WHERE tenant_id = ? AND id = ? AND status = 'abandoned'" },
 	/* SD_LIST, then SD_LIST_* filtered, by date_field */
 	{ "delivery_list", DLV_LIST("FORCE INDEX (deliveries_tenant)", "") },
-	{ "delivery_list_created", DLV_LIST_BY("d.created_at", "") },
-	{ "delivery_list_scheduled", DLV_LIST_BY("d.scheduled_at", "") },
+	{ "delivery_list_created", DLV_LIST_BY("d.created_at", ", deliveries_created") },
+	{ "delivery_list_scheduled", DLV_LIST_BY("d.scheduled_at",
+	  ", deliveries_scheduled") },
 	{ "delivery_list_sent", DLV_LIST_BY("d.sent_at", ", deliveries_tenant_sent") },
 	/* SD_GET */
 	{ "delivery_get", "SELECT " DB_SELECT(DELIVERY_COLS) " FROM deliveries d "
@@ -114,14 +116,17 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "AND scope = ? AND campaign_id <=> ? "
 	  "AND (expires_at IS NULL OR expires_at > NOW(6)) LIMIT 1 FOR UPDATE" },
 	/*
-	 * SD_SUP_LIST: newest first; a search by contact (q: its blind
-	 * indexes) reads suppressions_lookup (tenant_id, bidx) and sorts its
-	 * few rows, anything else walks suppressions_tenant backwards (the
-	 * optimizer judges from the values bound)
+	 * SD_SUP_LIST: newest first, as the delivery list: the optimizer
+	 * takes the narrowest of the filters' indexes from the values bound,
+	 * suppressions_kind, _reason, _scope, _campaign (tenant_id, key, id:
+	 * read backwards, never a sort), a search by contact (q: its blind
+	 * indexes) suppressions_lookup (tenant_id, bidx: its few rows
+	 * sorted), or, unfiltered, suppressions_tenant backwards
 	 */
 	{ "suppression_list",
 	  "SELECT " DB_SELECT(SUPPRESSION_COLS) " FROM suppressions "
-	  "USE INDEX (suppressions_tenant, suppressions_lookup) "
+	  "USE INDEX (suppressions_tenant, suppressions_lookup, suppressions_kind, "
+	  "suppressions_reason, suppressions_scope, suppressions_campaign) "
 	  "WHERE tenant_id = ? AND id < ? AND (? IS NULL OR kind = ?) "
 	  "AND (? IS NULL OR reason = ?) AND (? IS NULL OR scope = ?) "
 	  "AND (? IS NULL OR campaign_id = ?) AND (? IS NULL OR bidx IN (?, ?)) "

@@ -404,7 +404,7 @@ sql_run(const char *q, bool whole_row)
 	return val;
 }
 
-void
+long long
 list_ids(const struct fx *f, const char *list, const char *query, char *out,
     size_t n)
 {
@@ -413,6 +413,7 @@ list_ids(const struct fx *f, const char *list, const char *query, char *out,
 	struct resp	*r;
 	size_t		 i, len = 0;
 	int		 pages = 0;
+	long long	 before = index_reads();
 
 	out[0] = '\0';
 	do {
@@ -430,6 +431,57 @@ list_ids(const struct fx *f, const char *list, const char *query, char *out,
 		resp_free(r);
 		cr_assert(len < n && ++pages < 20, "%s", p);
 	} while (cur[0] != '\0');
+	return index_reads() - before;
+}
+
+void
+list_filters_match(const struct fx *f, const char *list, const char *table,
+    const struct list_filter *filters, size_t nfilters,
+    const struct list_range *ranges, size_t nranges)
+{
+	size_t		 pick[8] = { 0 }, i, k, qn, wn;
+	char		 q[1024], w[2048], got[8192], want[8192];
+	const char	*v;
+
+	cr_assert(nfilters < sizeof(pick) / sizeof(pick[0]));
+	for (;;) {
+		qn = wn = 0;
+		q[0] = '\0';
+		wn = (size_t)snprintf(w, sizeof(w), "tenant_id = '%s'", f->tenant);
+		for (i = 0; i < nfilters; i++) {
+			if (pick[i] == 0)
+				continue;
+			v = filters[i].values[pick[i] - 1];
+			qn += (size_t)snprintf(q + qn, sizeof(q) - qn, "%s%s=%s",
+			    qn ? "&" : "", filters[i].param, v);
+			wn += (size_t)snprintf(w + wn, sizeof(w) - wn,
+			    " AND %s = '%s'", filters[i].column, v);
+		}
+		if (pick[nfilters] > 0) {
+			qn += (size_t)snprintf(q + qn, sizeof(q) - qn, "%s%s",
+			    qn ? "&" : "", ranges[pick[nfilters] - 1].query);
+			wn += (size_t)snprintf(w + wn, sizeof(w) - wn, " AND %s",
+			    ranges[pick[nfilters] - 1].where);
+		}
+		cr_assert(qn < sizeof(q) && wn < sizeof(w));
+		list_ids(f, list, q, got, sizeof(got));
+		snprintf(want, sizeof(want), "%s", sql("SELECT COALESCE(GROUP_CONCAT("
+		    "id ORDER BY id DESC), '') FROM %s WHERE %s", table, w));
+		cr_assert_str_eq(got, want, "GET /api/v1/%s?%s", list, q);
+		/* the next combination: an odometer over the choices */
+		for (k = 0; k <= nfilters; k++) {
+			size_t	 n = nranges;
+
+			if (k < nfilters)
+				for (n = 0; n < 3 && filters[k].values[n]; n++)
+					;
+			if (++pick[k] <= n)
+				break;
+			pick[k] = 0;
+		}
+		if (k > nfilters)
+			return;
+	}
 }
 
 long long

@@ -122,9 +122,33 @@ void	fx_campaign(const struct fx *, const char *key, char out[40]);
 /*
  * Every page of GET /api/v1/{list}?{query} with limit=25, walked with
  * its cursor: the rows' ids joined by commas into out (n bytes).
+ * Returns the index entries MariaDB read meanwhile (index_reads()).
  */
-void		 list_ids(const struct fx *, const char *list, const char *query,
+long long	 list_ids(const struct fx *, const char *list, const char *query,
 		    char *out, size_t n);
+/*
+ * A filter of a list: its query parameter, the column of the list's
+ * table it names, and the values to try (up to 3; unused ones NULL).
+ */
+struct list_filter {
+	const char	*param;
+	const char	*column;
+	const char	*values[3];
+};
+/* A date range: its query parameters and the condition on the table. */
+struct list_range {
+	const char	*query;
+	const char	*where;
+};
+/*
+ * Every combination of the filters (each left out or set to each of its
+ * values) and the ranges (none or each): list_ids() of GET
+ * /api/v1/{list} asserted equal to the ids of `table`'s rows of the
+ * fixture's tenant that the same conditions keep, newest first.
+ */
+void		 list_filters_match(const struct fx *, const char *list,
+		    const char *table, const struct list_filter *, size_t nfilters,
+		    const struct list_range *, size_t nranges);
 /*
  * The index entries MariaDB has read one after another so far (its
  * Handler_read_next and Handler_read_prev): how many rows a request
