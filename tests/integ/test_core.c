@@ -177,12 +177,16 @@ Test(core, bad_query_and_path_parameters_are_400)
 /*
  * What lighttpd refuses before any worker sees it still comes in the
  * contract's envelope (fcgi-conf/errors): a POST without Content-Length,
- * a GET with a body.
+ * a GET with a body, a path its normalizing takes out of the routes
+ * (.. and an encoded slash) or that names no file.
  */
 Test(core, web_server_errors_are_json)
 {
+	static const char *const away[] = {
+	    "/api/v1/leads/..%2f..%2f..%2fetc%2fpasswd", "/no-such-file.txt" };
 	struct fx	 f;
 	struct resp	*r;
+	size_t		 i;
 
 	fx_new(&f, "pro", 0);
 	r = http("POST", "/api/v1/campaigns", f.live, NULL, NULL);
@@ -196,6 +200,15 @@ Test(core, web_server_errors_are_json)
 	cr_assert_eq(r->status, 400, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "error.code"), "bad_request", "%s", r->body);
 	resp_free(r);
+	for (i = 0; i < sizeof(away) / sizeof(away[0]); i++) {
+		r = http("GET", away[i], f.live, NULL, NULL);
+		cr_assert_eq(r->status, 404, "%s: %s", away[i], r->body);
+		cr_assert_str_eq(resp_header(r, "Content-Type"),
+		    "application/json; charset=utf-8");
+		cr_assert_str_eq(jget(r->json, "error.type"), "not_found", "%s", r->body);
+		cr_assert_str_eq(jget(r->json, "error.code"), "not_found");
+		resp_free(r);
+	}
 }
 
 Test(core, cursor_never_issued_is_400)
