@@ -2,6 +2,7 @@
  * Connection, statement cache and the generic runner over the MariaDB
  * Connector/C prepared-statement API.
  */
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -329,18 +330,16 @@ time_text(const MYSQL_TIME *t, unsigned decimals, char out[32])
 }
 
 size_t
-db_params_range(struct dbp p[4], bool has_from, long long from, char fs[32],
+db_params_range(struct dbp p[2], bool has_from, long long from, char fs[32],
     bool has_to, long long to, char ts[32])
 {
 	if (has_from)
 		time_sql(from, fs);
 	if (has_to)
 		time_sql(to, ts);
-	p[0] = P_INT(!has_from);
-	p[1] = has_from ? P_STR(fs) : P_NULL;
-	p[2] = P_INT(!has_to);
-	p[3] = has_to ? P_STR(ts) : P_NULL;
-	return 4;
+	p[0] = P_STR(has_from ? fs : DB_TIME_MIN);
+	p[1] = P_STR(has_to ? ts : DB_TIME_MAX);
+	return 2;
 }
 
 /* The largest start db_fetch() takes from a statement's last result. */
@@ -701,6 +700,58 @@ db_rows(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
 		}
 	}
 	return FB_OK;
+}
+
+/*
+ * The warnings of the statement run last.  A prepared statement's rows
+ * fetched one by one leave Connector/C's count at 0 (it reads the last
+ * packet's count only when the result is stored), so the server is
+ * asked; a statement without tables keeps the count it reads.
+ */
+static enum fb_err
+last_warnings(struct db *db, long long *n)
+{
+	static const char q[] = "SELECT @@warning_count";
+	MYSQL_RES	*r;
+	MYSQL_ROW	 row;
+
+	*n = 0;
+	if (mysql_real_query(db->my, q, sizeof(q) - 1) != 0 ||
+	    (r = mysql_store_result(db->my)) == NULL) {
+		logx(LOG_ERR, "cannot read the warnings: %s", mysql_error(db->my));
+		return db_classify(db, mysql_errno(db->my));
+	}
+	if ((row = mysql_fetch_row(r)) != NULL && row[0] != NULL)
+		*n = strtoll(row[0], NULL, 10);
+	mysql_free_result(r);
+	return FB_OK;
+}
+
+enum fb_err
+db_list_walk(struct db *db, enum db_set set, const struct dbstmt *sql,
+    int list, int sorted, struct dbp *p, size_t np, bool ranged,
+    const struct dbcol *cols, size_t ncols, size_t rowsize, struct dbrows *out)
+{
+	long long	 warned;
+	enum fb_err	 e;
+
+	if (np < 2 || p[np - 2].kind != DBP_INT)
+		return FB_EINVAL;
+	p[np - 1] = P_INT(ranged ? DB_WALK_EXAMINED : LLONG_MAX);
+	if ((e = db_rows(db, set, list, &sql[list], p, np, cols, ncols, rowsize,
+	    false, out)) != FB_OK || !ranged || (long long)out->n >= p[np - 2].i)
+		return e;
+	/* a short page: the list's end, or cut short (warning 1931)? */
+	if ((e = last_warnings(db, &warned)) != FB_OK || warned == 0) {
+		if (e != FB_OK)
+			dbrows_free(out);
+		return e;
+	}
+	/* cut short: the range's rows, sorted */
+	dbrows_free(out);
+	p[np - 1] = P_INT(LLONG_MAX);
+	return db_rows(db, set, sorted, &sql[sorted], p, np, cols, ncols,
+	    rowsize, false, out);
 }
 
 void

@@ -29,11 +29,16 @@
 #define LEAD_FILTERS "WHERE l.tenant_id = ? AND l.id < ? " \
 	"AND (? IS NULL OR l.site_id = ?) " \
 	"AND (? IS NULL OR l.campaign_id = ?) AND (? IS NULL OR l.status = ?) "
-#define LEAD_RANGE(col) "AND (? OR " col " >= ?) AND (? OR " col " < ?) "
-#define LEAD_LIST(index, range) "SELECT " DB_SELECT(LEAD_OWN_COLS) \
-	" FROM leads l " index " " LEAD_FILTERS range "ORDER BY l.id DESC LIMIT ?"
+#define LEAD_RANGE(col) "AND " col " >= ? AND " col " < ? "
+#define LEAD_LIST(index, range, examined) "SELECT " DB_SELECT(LEAD_OWN_COLS) \
+	" FROM leads l " index " " LEAD_FILTERS range "ORDER BY l.id DESC " \
+	"LIMIT ?" examined
 #define LEAD_LIST_BY(date, col) LEAD_LIST("USE INDEX (leads_tenant, " \
-	"leads_campaign, leads_site, leads_status, " date ")", LEAD_RANGE(col))
+	"leads_campaign, leads_site, leads_status, " date ")", \
+	LEAD_RANGE(col), " ROWS EXAMINED ?")
+/* the same read on the date's index, its rows sorted (db_list_walk()) */
+#define LEAD_LIST_SORTED(date, col) LEAD_LIST("FORCE INDEX (" date ")", \
+	LEAD_RANGE(col), " ROWS EXAMINED ?")
 /* NAMES_MAX placeholders */
 #define Q16	Q10 ", ?, ?, ?, ?, ?, ?"
 
@@ -43,6 +48,10 @@ enum {
 	LEAD_LIST_CAPTURED,
 	LEAD_LIST_ABANDONED,
 	LEAD_LIST_CONVERTED,
+	LEAD_SORTED_CREATED,	/* and on the date's index, by date_field */
+	LEAD_SORTED_CAPTURED,
+	LEAD_SORTED_ABANDONED,
+	LEAD_SORTED_CONVERTED,
 	LEAD_GET,
 	LEAD_TIMELINE,
 	LEAD_FIND_OPEN,
@@ -76,11 +85,18 @@ _Static_assert(LEAD__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
 
 static const struct dbstmt lead_sql[LEAD__MAX] = {
 	/* LEAD_LIST* (contract: LeadListOut) */
-	{ "lead_list", LEAD_LIST("FORCE INDEX (leads_tenant)", "") },
+	{ "lead_list", LEAD_LIST("FORCE INDEX (leads_tenant)", "", "") },
 	{ "lead_list_created", LEAD_LIST_BY("leads_created", "l.created_at") },
 	{ "lead_list_captured", LEAD_LIST_BY("leads_captured", "l.captured_at") },
 	{ "lead_list_abandoned", LEAD_LIST_BY("leads_abandoned", "l.abandoned_at") },
 	{ "lead_list_converted", LEAD_LIST_BY("leads_converted", "l.converted_at") },
+	{ "lead_sorted_created", LEAD_LIST_SORTED("leads_created", "l.created_at") },
+	{ "lead_sorted_captured", LEAD_LIST_SORTED("leads_captured",
+	  "l.captured_at") },
+	{ "lead_sorted_abandoned", LEAD_LIST_SORTED("leads_abandoned",
+	  "l.abandoned_at") },
+	{ "lead_sorted_converted", LEAD_LIST_SORTED("leads_converted",
+	  "l.converted_at") },
 	/* LEAD_GET */
 	{ "lead_get", "SELECT " DB_SELECT(LEAD_COLS) ", " DB_SELECT(LEAD_DETAIL_COLS)
 	  LEAD_FROM
@@ -271,7 +287,7 @@ enum fb_err
 db_lead_list(struct db *db, const char *tenant, const struct lead_filter *f,
     const char *after, int n, struct dbrows *out)
 {
-	struct dbp	 p[13];
+	struct dbp	 p[12];
 	char		 fs[32] = "", ts[32] = "";
 	bool		 filtered = f->site != NULL || f->campaign != NULL ||
 			    f->status != NULL || f->has_from || f->has_to;
@@ -280,20 +296,25 @@ db_lead_list(struct db *db, const char *tenant, const struct lead_filter *f,
 	if (f->date_field < 0 || f->date_field > 3)
 		return FB_EINVAL;
 	p[np++] = P_STR(tenant);
-	p[np++] = P_STR(after != NULL ? after : "ffffffff-ffff-ffff-ffff-ffffffffffff");
+	p[np++] = P_STR(after != NULL ? after : DB_MAX_ID);
 	p[np++] = P_STR(f->site);
 	p[np++] = P_STR(f->site);
 	p[np++] = P_STR(f->campaign);
 	p[np++] = P_STR(f->campaign);
 	p[np++] = P_STR(f->status);
 	p[np++] = P_STR(f->status);
-	if (filtered)
-		np += db_params_range(p + np, f->has_from, f->from, fs,
-		    f->has_to, f->to, ts);
+	if (!filtered) {
+		p[np++] = P_INT(n);
+		return rows(db, LEAD_LIST, p, np, lead_list_cols,
+		    NELEM(lead_list_cols), sizeof(struct lead_row), false, out);
+	}
+	np += db_params_range(p + np, f->has_from, f->from, fs,
+	    f->has_to, f->to, ts);
 	p[np++] = P_INT(n);
-	return rows(db, filtered ? LEAD_LIST_CREATED + f->date_field : LEAD_LIST,
-	    p, np, lead_list_cols, NELEM(lead_list_cols), sizeof(struct lead_row),
-	    false, out);
+	return db_list_walk(db, DBSET_LEAD, lead_sql, LEAD_LIST_CREATED +
+	    f->date_field, LEAD_SORTED_CREATED + f->date_field, p, np + 1,
+	    f->has_from || f->has_to, lead_list_cols, NELEM(lead_list_cols),
+	    sizeof(struct lead_row), out);
 }
 
 enum fb_err

@@ -7,7 +7,6 @@
 
 #include "store.h"
 
-#define MAX_ID	"ffffffff-ffff-ffff-ffff-ffffffffffff"
 
 enum {
 	MB_SIGNIN, MB_THROTTLE_WAIT, MB_THROTTLE_FAIL, MB_THROTTLE_CLEAR,
@@ -236,7 +235,7 @@ db_member_list(struct db *db, const char *tenant, const char *before, int n,
     struct dbrows *out)
 {
 	return rows(db, MB_LIST, DBPARAMS(P_STR(tenant),
-	    P_STR(before != NULL ? before : MAX_ID), P_INT(n)), member_cols,
+	    P_STR(before != NULL ? before : DB_MAX_ID), P_INT(n)), member_cols,
 	    NELEM(member_cols), sizeof(struct member_row), false, out);
 }
 
@@ -346,7 +345,7 @@ db_apikey_list(struct db *db, const char *tenant, const char *before, int n,
     struct dbrows *out)
 {
 	return rows(db, MB_KEY_LIST, DBPARAMS(P_STR(tenant),
-	    P_STR(before != NULL ? before : MAX_ID), P_INT(n)), apikey_cols,
+	    P_STR(before != NULL ? before : DB_MAX_ID), P_INT(n)), apikey_cols,
 	    NELEM(apikey_cols), sizeof(struct apikey_row), false, out);
 }
 
@@ -375,7 +374,7 @@ db_audit_list(struct db *db, const char *tenant, const char *before, int n,
     struct dbrows *out)
 {
 	return rows(db, MB_AUDIT_LIST, DBPARAMS(P_STR(tenant),
-	    P_STR(before != NULL ? before : MAX_ID), P_INT(n)), audit_cols,
+	    P_STR(before != NULL ? before : DB_MAX_ID), P_INT(n)), audit_cols,
 	    NELEM(audit_cols), sizeof(struct audit_row), false, out);
 }
 

@@ -3,7 +3,6 @@
 
 #include "store.h"
 
-#define MAX_ID	"ffffffff-ffff-ffff-ffff-ffffffffffff"
 
 enum { PP_LIST, PP_GET, PP_SET_URL, PP_DUE, PP_ADD, PP__MAX };
 
@@ -58,7 +57,7 @@ db_pp_check_list(struct db *db, const char *tenant, const char *site,
     const char *after, int n, struct dbrows *out)
 {
 	return rows(db, PP_LIST, DBPARAMS(P_STR(tenant), P_STR(site),
-	    P_STR(after != NULL ? after : MAX_ID), P_INT(n)), check_cols,
+	    P_STR(after != NULL ? after : DB_MAX_ID), P_INT(n)), check_cols,
 	    NELEM(check_cols), sizeof(struct pp_check_row), false, out);
 }
 

@@ -183,7 +183,7 @@ db_message_list(struct db *db, const char *tenant, const char *channel,
     const char *after, int n, struct dbrows *out)
 {
 	return rows(db, SQ_MSG_LIST, DBPARAMS(P_STR(tenant), P_STR(after != NULL ?
-	    after : "ffffffff-ffff-ffff-ffff-ffffffffffff"), P_STR(channel),
+	    after : DB_MAX_ID), P_STR(channel),
 	    P_STR(channel), P_INT(n)), message_cols, NELEM(message_cols),
 	    sizeof(struct message_row), false, out);
 }

@@ -17,13 +17,18 @@
  * the date field's (deliveries_created, deliveries_scheduled,
  * deliveries_tenant_sent: the range's rows, sorted), or deliveries_tenant.
  */
-#define DLV_LIST(index, range) "SELECT " DB_SELECT(DELIVERY_COLS) \
+#define DLV_LIST(index, range, examined) "SELECT " DB_SELECT(DELIVERY_COLS) \
 	" FROM deliveries d " index " WHERE d.tenant_id = ? AND d.id < ? " \
 	"AND (? IS NULL OR d.status = ?) AND (? IS NULL OR d.campaign_id = ?) " \
-	"AND (? IS NULL OR d.scenario_id = ?) " range "ORDER BY d.id DESC LIMIT ?"
-#define DLV_LIST_BY(col, more) DLV_LIST("USE INDEX (deliveries_tenant, " \
-	"deliveries_status, deliveries_campaign, deliveries_scenario" more ")", \
-	"AND (? OR " col " >= ?) AND (? OR " col " < ?) ")
+	"AND (? IS NULL OR d.scenario_id = ?) " range "ORDER BY d.id DESC " \
+	"LIMIT ?" examined
+#define DLV_RANGE(col) "AND " col " >= ? AND " col " < ? "
+#define DLV_LIST_BY(col, date) DLV_LIST("USE INDEX (deliveries_tenant, " \
+	"deliveries_status, deliveries_campaign, deliveries_scenario, " date \
+	")", DLV_RANGE(col), " ROWS EXAMINED ?")
+/* the same read on the date's index, its rows sorted (db_list_walk()) */
+#define DLV_LIST_SORTED(col, date) DLV_LIST("FORCE INDEX (" date ")", \
+	DLV_RANGE(col), " ROWS EXAMINED ?")
 
 /*
  * The suppression list as a column of a claimed row (CLAIM_COLS), and the
@@ -51,7 +56,8 @@
 
 enum {
 	SD_ACTIVE_STEPS, SD_LEAD_CONTACTS, SD_SCHEDULE, SD_LEAD_QUEUED,
-	SD_LIST, SD_LIST_CREATED, SD_LIST_SCHEDULED, SD_LIST_SENT, SD_GET,
+	SD_LIST, SD_LIST_CREATED, SD_LIST_SCHEDULED, SD_LIST_SENT,
+	SD_SORTED_CREATED, SD_SORTED_SCHEDULED, SD_SORTED_SENT, SD_GET,
 	SD_SUP_INSERT, SD_SUP_ACTIVE, SD_SUP_LIST, SD_SUP_GET, SD_SUP_DELETE,
 	SD_STALE, SD_CLAIM, SD_CLAIMED, SD_FINISH, SD_LINK_INSERT,
 	SD_LINK_GET, SD_LINK_HIT, SD_LEAD_SENT, SD_LEAD_SUPPRESS,
@@ -97,11 +103,18 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "UPDATE leads SET status = 'queued', updated_at = NOW(6) "
 	  "WHERE tenant_id = ? AND id = ? AND status = 'abandoned'" },
 	/* SD_LIST, then SD_LIST_* filtered, by date_field */
-	{ "delivery_list", DLV_LIST("FORCE INDEX (deliveries_tenant)", "") },
-	{ "delivery_list_created", DLV_LIST_BY("d.created_at", ", deliveries_created") },
+	{ "delivery_list", DLV_LIST("FORCE INDEX (deliveries_tenant)", "", "") },
+	{ "delivery_list_created", DLV_LIST_BY("d.created_at", "deliveries_created") },
 	{ "delivery_list_scheduled", DLV_LIST_BY("d.scheduled_at",
-	  ", deliveries_scheduled") },
-	{ "delivery_list_sent", DLV_LIST_BY("d.sent_at", ", deliveries_tenant_sent") },
+	  "deliveries_scheduled") },
+	{ "delivery_list_sent", DLV_LIST_BY("d.sent_at", "deliveries_tenant_sent") },
+	/* SD_SORTED_*: the same on the date's index, by date_field */
+	{ "delivery_sorted_created", DLV_LIST_SORTED("d.created_at",
+	  "deliveries_created") },
+	{ "delivery_sorted_scheduled", DLV_LIST_SORTED("d.scheduled_at",
+	  "deliveries_scheduled") },
+	{ "delivery_sorted_sent", DLV_LIST_SORTED("d.sent_at",
+	  "deliveries_tenant_sent") },
 	/* SD_GET */
 	{ "delivery_get", "SELECT " DB_SELECT(DELIVERY_COLS) " FROM deliveries d "
 	  "WHERE d.tenant_id = ? AND d.id = ?" },
@@ -447,13 +460,12 @@ rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *c
 	    one, out);
 }
 
-#define MAX_ID	"ffffffff-ffff-ffff-ffff-ffffffffffff"
 
 enum fb_err
 db_delivery_list(struct db *db, const char *tenant, const struct delivery_filter *f,
     const char *after, int n, struct dbrows *out)
 {
-	struct dbp	 p[13];
+	struct dbp	 p[12];
 	char		 fs[32] = "", ts[32] = "";
 	bool		 filtered = f->status != NULL || f->campaign != NULL ||
 			    f->scenario != NULL || f->has_from || f->has_to;
@@ -462,20 +474,25 @@ db_delivery_list(struct db *db, const char *tenant, const struct delivery_filter
 	if (f->date_field < 0 || f->date_field > 2)
 		return FB_EINVAL;
 	p[np++] = P_STR(tenant);
-	p[np++] = P_STR(after != NULL ? after : MAX_ID);
+	p[np++] = P_STR(after != NULL ? after : DB_MAX_ID);
 	p[np++] = P_STR(f->status);
 	p[np++] = P_STR(f->status);
 	p[np++] = P_STR(f->campaign);
 	p[np++] = P_STR(f->campaign);
 	p[np++] = P_STR(f->scenario);
 	p[np++] = P_STR(f->scenario);
-	if (filtered)
-		np += db_params_range(p + np, f->has_from, f->from, fs,
-		    f->has_to, f->to, ts);
+	if (!filtered) {
+		p[np++] = P_INT(n);
+		return rows(db, SD_LIST, p, np, delivery_cols,
+		    NELEM(delivery_cols), sizeof(struct delivery_row), false, out);
+	}
+	np += db_params_range(p + np, f->has_from, f->from, fs,
+	    f->has_to, f->to, ts);
 	p[np++] = P_INT(n);
-	return rows(db, filtered ? SD_LIST_CREATED + f->date_field : SD_LIST, p,
-	    np, delivery_cols, NELEM(delivery_cols), sizeof(struct delivery_row),
-	    false, out);
+	return db_list_walk(db, DBSET_SENDING, sd_sql, SD_LIST_CREATED +
+	    f->date_field, SD_SORTED_CREATED + f->date_field, p, np + 1,
+	    f->has_from || f->has_to, delivery_cols, NELEM(delivery_cols),
+	    sizeof(struct delivery_row), out);
 }
 
 enum fb_err
@@ -495,7 +512,7 @@ db_suppression_list(struct db *db, const char *tenant,
 	const unsigned char *b = f->bidx != NULL ? f->bidx : none;
 
 	return rows(db, SD_SUP_LIST, DBPARAMS(P_STR(tenant),
-	    P_STR(after != NULL ? after : MAX_ID), P_STR(f->kind), P_STR(f->kind),
+	    P_STR(after != NULL ? after : DB_MAX_ID), P_STR(f->kind), P_STR(f->kind),
 	    P_STR(f->reason), P_STR(f->reason), P_STR(f->scope), P_STR(f->scope),
 	    P_STR(f->campaign), P_STR(f->campaign),
 	    f->bidx != NULL ? P_INT(1) : P_NULL, P_BIN(b, PII_BIDXBYTES),

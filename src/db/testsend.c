@@ -4,7 +4,6 @@
 
 #include "store.h"
 
-#define MAX_ID	"ffffffff-ffff-ffff-ffff-ffffffffffff"
 
 enum {
 	TS_RCPT_GET, TS_RCPT_REMOVE, TS_RCPT_CODE, TS_RCPT_TRY, TS_RCPT_CONFIRM,
@@ -177,7 +176,7 @@ db_test_send_list(struct db *db, const char *tenant, const char *before, int n,
     struct dbrows *out)
 {
 	return rows(db, TS_LIST, DBPARAMS(P_STR(tenant),
-	    P_STR(before != NULL ? before : MAX_ID), P_INT(n)), send_cols,
+	    P_STR(before != NULL ? before : DB_MAX_ID), P_INT(n)), send_cols,
 	    NELEM(send_cols), sizeof(struct test_send_row), false, out);
 }
 

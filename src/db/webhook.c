@@ -4,7 +4,6 @@
 
 #include "store.h"
 
-#define MAX_ID	"ffffffff-ffff-ffff-ffff-ffffffffffff"
 
 enum {
 	WH_COUNT, WH_INSERT, WH_LIST, WH_GET, WH_DELETE, WH_DLV_LIST, WH_DLV_GET,
@@ -167,7 +166,7 @@ db_webhook_endpoint_list(struct db *db, const char *tenant, const char *after,
     int n, struct dbrows *out)
 {
 	return rows(db, WH_LIST, DBPARAMS(P_STR(tenant),
-	    P_STR(after != NULL ? after : MAX_ID), P_INT(n)), endpoint_cols,
+	    P_STR(after != NULL ? after : DB_MAX_ID), P_INT(n)), endpoint_cols,
 	    NELEM(endpoint_cols), sizeof(struct webhook_endpoint_row), false, out);
 }
 
@@ -196,7 +195,7 @@ db_webhook_delivery_list(struct db *db, const char *tenant, const char *endpoint
     const char *after, int n, struct dbrows *out)
 {
 	return rows(db, WH_DLV_LIST, DBPARAMS(P_STR(tenant), P_STR(endpoint),
-	    P_STR(after != NULL ? after : MAX_ID), P_INT(n)), delivery_cols,
+	    P_STR(after != NULL ? after : DB_MAX_ID), P_INT(n)), delivery_cols,
 	    NELEM(delivery_cols), sizeof(struct webhook_delivery_row), false, out);
 }
 

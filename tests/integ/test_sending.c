@@ -242,6 +242,60 @@ Test(deliveries, list_every_filter_on_its_index, .timeout = 120)
 	}
 }
 
+/*
+ * An old date range under 20,000 newer deliveries, ids following dates
+ * (as capture::lead_list_old_range_reads_past_newer_leads_once): the
+ * page read on the range's date index, not through the newer ones.
+ */
+Test(deliveries, list_old_range_reads_past_newer_ones_once, .timeout = 120)
+{
+	static const char *const queries[] = {
+	    "date_field=scheduled_at&to=2030-01-01T01:23:20Z",
+	    "date_field=created_at&from=2030-01-01T00:30:00Z&to=2030-01-01T01:23:20Z" };
+	struct fx	 f;
+	char		 lead[40], camp[40], p[512], got[4096];
+	struct resp	*r;
+	json_object	*data;
+	long long	 before, reads;
+	size_t		 i, k, len;
+
+	fx_new(&f, "pro", 100000);
+	fx_campaign(&f, "od", camp);
+	snprintf(lead, sizeof(lead), "%s", sql("SELECT UUID()"));
+	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
+	    "status, consent_state, pii_state) SELECT '%s', '%s', '%s', '%s', "
+	    "UUID(), 'converted', 'notice_optout', 'absent'", lead, f.tenant, f.site,
+	    camp);
+	sql("INSERT INTO deliveries (id, tenant_id, lead_id, campaign_id, "
+	    "scenario_id, channel, status, pii_state, created_at, scheduled_at) "
+	    "SELECT CAST(CONCAT(LPAD(HEX(1893456000000 + seq * 1000), 12, '0'), "
+	    "'7000', '8000', LPAD(HEX(seq), 12, '0')) AS UUID), '%s', '%s', UUID(), "
+	    "UUID(), 'sms', 'cancelled', 'absent', '2030-01-01' + INTERVAL seq "
+	    "SECOND, '2030-01-01' + INTERVAL seq SECOND FROM seq_1_to_25000",
+	    f.tenant, lead);
+	sql("ANALYZE TABLE deliveries");
+	for (i = 0; i < sizeof(queries) / sizeof(queries[0]); i++) {
+		snprintf(p, sizeof(p), "/api/v1/deliveries?limit=50&%s", queries[i]);
+		before = index_reads();
+		r = http("GET", p, f.live, NULL, NULL);
+		reads = index_reads() - before;
+		cr_assert_eq(r->status, 200, "%s: %s", p, r->body);
+		data = jobj(r->json, "data");
+		for (k = 0, len = 0; k < json_object_array_length(data); k++)
+			len += (size_t)snprintf(got + len, sizeof(got) - len, "%s%s",
+			    k ? "," : "", json_object_get_string(json_object_object_get(
+			    json_object_array_get_idx(data, k), "id")));
+		resp_free(r);
+		cr_assert_str_eq(got, sql("SELECT GROUP_CONCAT(id ORDER BY id DESC) "
+		    "FROM (SELECT id FROM deliveries WHERE tenant_id = '%s' AND "
+		    "created_at < '2030-01-01 01:23:20' AND (%d = 0 OR created_at >= "
+		    "'2030-01-01 00:30:00') ORDER BY id DESC LIMIT 50) x", f.tenant,
+		    i == 1), "%s", p);
+		cr_assert_lt(reads, 15000, "%s read %lld index entries", p, reads);
+	}
+	sql("DELETE FROM deliveries WHERE tenant_id = '%s'", f.tenant);
+}
+
 Test(deliveries, scheduled_when_a_lead_is_abandoned, .timeout = 60)
 {
 	struct fx	 f, g;
