@@ -24,7 +24,9 @@
  * a sort of the rows in the range only), or leads_tenant again when the
  * filter keeps most leads.  Before (issue 13), every filter walked all of
  * the tenant's leads: a few matches among 100,000 leads took 270 ms.
- * The indexes are named, so that the optimizer weighs these only.
+ * The indexes are named, so that the optimizer weighs these only.  A
+ * date-ranged page that walks too far for its rows is read again on the
+ * date's index (db_list_walk(), LEAD_LIST_SORTED).
  */
 #define LEAD_FILTERS "WHERE l.tenant_id = ? AND l.id < ? " \
 	"AND (? IS NULL OR l.site_id = ?) " \

@@ -15,7 +15,9 @@
  * from the values bound: deliveries_status, deliveries_campaign,
  * deliveries_scenario (tenant_id, key, id: in order, never a sort),
  * the date field's (deliveries_created, deliveries_scheduled,
- * deliveries_tenant_sent: the range's rows, sorted), or deliveries_tenant.
+ * deliveries_tenant_sent: the range's rows, sorted), or deliveries_tenant;
+ * a date-ranged page that walks too far, again on the date's index
+ * (db_list_walk(), DLV_LIST_SORTED).
  */
 #define DLV_LIST(index, range, examined) "SELECT " DB_SELECT(DELIVERY_COLS) \
 	" FROM deliveries d " index " WHERE d.tenant_id = ? AND d.id < ? " \
@@ -459,7 +461,6 @@ rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *c
 	return db_rows(db, DBSET_SENDING, id, &sd_sql[id], p, n, cols, ncols, rowsize,
 	    one, out);
 }
-
 
 enum fb_err
 db_delivery_list(struct db *db, const char *tenant, const struct delivery_filter *f,
