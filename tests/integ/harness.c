@@ -405,33 +405,52 @@ sql_run(const char *q, bool whole_row)
 }
 
 long long
+page_ids(const struct fx *f, const char *path, char *out, size_t n,
+    char *next, size_t nn)
+{
+	json_object	*data;
+	struct resp	*r;
+	size_t		 i, len = 0;
+	long long	 before = index_reads();
+
+	r = http("GET", path, f->live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s: %s", path, r->body);
+	out[0] = '\0';
+	data = jobj(r->json, "data");
+	for (i = 0; i < json_object_array_length(data); i++)
+		len += (size_t)snprintf(out + len, n - len, "%s%s", len ? "," : "",
+		    json_object_get_string(json_object_object_get(
+		    json_object_array_get_idx(data, i), "id")));
+	if (next != NULL)
+		snprintf(next, nn, "%s", jget(r->json, "next_cursor") != NULL ?
+		    jget(r->json, "next_cursor") : "");
+	resp_free(r);
+	cr_assert(len < n, "%s", path);
+	return index_reads() - before;
+}
+
+long long
 list_ids(const struct fx *f, const char *list, const char *query, char *out,
     size_t n)
 {
 	char		 p[1024], cur[256] = "";
-	json_object	*data;
-	struct resp	*r;
-	size_t		 i, len = 0;
+	size_t		 len = 0;
 	int		 pages = 0;
-	long long	 before = index_reads();
+	long long	 reads = 0;
 
 	out[0] = '\0';
 	do {
 		snprintf(p, sizeof(p), "/api/v1/%s?limit=25%s%s%s%s", list,
 		    query[0] ? "&" : "", query, cur[0] ? "&cursor=" : "", cur);
-		r = http("GET", p, f->live, NULL, NULL);
-		cr_assert_eq(r->status, 200, "%s: %s", p, r->body);
-		data = jobj(r->json, "data");
-		for (i = 0; i < json_object_array_length(data); i++)
-			len += (size_t)snprintf(out + len, n - len, "%s%s", len ? "," : "",
-			    json_object_get_string(json_object_object_get(
-			    json_object_array_get_idx(data, i), "id")));
-		snprintf(cur, sizeof(cur), "%s", jget(r->json, "next_cursor") != NULL ?
-		    jget(r->json, "next_cursor") : "");
-		resp_free(r);
+		if (len > 0)
+			out[len++] = ',';
+		reads += page_ids(f, p, out + len, n - len, cur, sizeof(cur));
+		len += strlen(out + len);
+		if (len > 0 && out[len - 1] == ',')
+			out[--len] = '\0';	/* an empty last page */
 		cr_assert(len < n && ++pages < 20, "%s", p);
 	} while (cur[0] != '\0');
-	return index_reads() - before;
+	return reads;
 }
 
 void

@@ -127,6 +127,13 @@ void	fx_campaign(const struct fx *, const char *key, char out[40]);
 long long	 list_ids(const struct fx *, const char *list, const char *query,
 		    char *out, size_t n);
 /*
+ * One page, GET `path` (200 asserted): its rows' ids joined by commas
+ * into out (n bytes), its next_cursor into next (nn bytes, "" for none;
+ * next may be NULL).  Returns the index entries read meanwhile.
+ */
+long long	 page_ids(const struct fx *, const char *path, char *out,
+		    size_t n, char *next, size_t nn);
+/*
  * A filter of a list: its query parameter, the column of the list's
  * table it names, and the values to try (up to 3; unused ones NULL).
  */
