@@ -360,15 +360,22 @@ jg_arr_end(struct jgen *j)
 	jg_close(j, true);
 }
 
-void
-jg_str(struct jgen *j, const char *key, const char *v)
+/* A string value v[0..n) (v NULL: null) under key. */
+static void
+jg_text(struct jgen *j, const char *key, const char *v, size_t n)
 {
 	if (!jg_value(j, key))
 		return;
 	if (v != NULL)
-		jg_string(j, v, strlen(v));
+		jg_string(j, v, n);
 	else
 		jg_put(j, "null", 4);
+}
+
+void
+jg_str(struct jgen *j, const char *key, const char *v)
+{
+	jg_text(j, key, v, v != NULL ? strlen(v) : 0);
 }
 
 void
@@ -405,9 +412,11 @@ jg_bool(struct jgen *j, const char *key, bool v)
 void
 jg_time(struct jgen *j, const char *key, const char *v)
 {
-	char	 t[32];
+	char		 t[32];
+	const char	*o = time_out(v, t);
 
-	jg_str(j, key, time_out(v, t));
+	/* time_out() writes 20 characters */
+	jg_text(j, key, o, o == t ? 20 : o != NULL ? strlen(o) : 0);
 }
 
 void

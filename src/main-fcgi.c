@@ -123,20 +123,35 @@ writev_all(int fd, struct iovec *iov, int n)
 	return true;
 }
 
+/* One FastCGI record header (FastCGI 1.0, 3.3): no padding. */
+static void
+record_header(unsigned char h[8], int type, int id, size_t len)
+{
+	h[0] = 1;	/* FCGI_VERSION_1 */
+	h[1] = (unsigned char)type;
+	h[2] = (unsigned char)(id >> 8);
+	h[3] = (unsigned char)id;
+	h[4] = (unsigned char)(len >> 8);
+	h[5] = (unsigned char)len;
+	h[6] = h[7] = 0;
+}
+
 /*
  * Write the parts of a long answer (head, body) as FastCGI STDOUT records
  * of up to RECORD_MAX bytes (FastCGI 1.0, 3.3, 5.3), up to
  * RECORDS_PER_WRITE of them per writev(), onto the web server's
- * connection.  libfcgi would write one record per 8 KiB of its buffer:
- * 16 writes for a list of 200 leads.  FCGX_Finish_r() then ends the
- * stream and the request as usual.  Returns false when the connection
- * failed.
+ * connection, and after them the end of the stream and of the request
+ * (an empty STDOUT record, FCGI_END_REQUEST with FCGI_REQUEST_COMPLETE:
+ * 5.3, 5.5) in the last write, which libfcgi's FCGX_Finish_r() would
+ * write on their own.  libfcgi would write one record per 8 KiB of its
+ * buffer: 16 writes and the end for a list of 200 leads.  Returns false
+ * when the connection failed.
  */
 static bool
 write_records(const FCGX_Request *fr, const struct iovec *part, int nparts)
 {
-	unsigned char	 hdr[RECORDS_PER_WRITE][8];
-	struct iovec	 iov[RECORDS_PER_WRITE * 3];
+	unsigned char	 hdr[RECORDS_PER_WRITE][8], end[2][8], ended[8] = { 0 };
+	struct iovec	 iov[RECORDS_PER_WRITE * 3 + 3];
 	size_t		 off = 0, rec, n;
 	int		 p = 0, k, niov, at;
 
@@ -154,16 +169,18 @@ write_records(const FCGX_Request *fr, const struct iovec *part, int nparts)
 					off = 0;
 				}
 			}
-			/* version, type, request id, length, no padding */
-			hdr[k][0] = 1;
-			hdr[k][1] = 6;	/* FCGI_STDOUT */
-			hdr[k][2] = (unsigned char)(fr->requestId >> 8);
-			hdr[k][3] = (unsigned char)fr->requestId;
-			hdr[k][4] = (unsigned char)(rec >> 8);
-			hdr[k][5] = (unsigned char)rec;
-			hdr[k][6] = hdr[k][7] = 0;
+			record_header(hdr[k], 6, fr->requestId, rec);	/* FCGI_STDOUT */
 			iov[at].iov_base = hdr[k];
 			iov[at].iov_len = sizeof(hdr[k]);
+		}
+		if (p == nparts) {
+			record_header(end[0], 6, fr->requestId, 0);
+			record_header(end[1], 3, fr->requestId, sizeof(ended));	/* FCGI_END_REQUEST */
+			iov[niov].iov_base = end;
+			iov[niov++].iov_len = sizeof(end);
+			/* appStatus 0, protocolStatus FCGI_REQUEST_COMPLETE (0) */
+			iov[niov].iov_base = ended;
+			iov[niov++].iov_len = sizeof(ended);
 		}
 		if (!writev_all(fr->ipcFd, iov, niov))
 			return false;
@@ -171,7 +188,12 @@ write_records(const FCGX_Request *fr, const struct iovec *part, int nparts)
 	return true;
 }
 
-static void
+/*
+ * Write r's answer.  Returns true when it ended the request itself (a
+ * long answer, written by write_records()), false when libfcgi holds it
+ * for FCGX_Finish_r().
+ */
+static bool
 respond(struct req *r, FCGX_Request *fr)
 {
 	static struct buf head = { NULL, 0, 0, 0 };
@@ -210,14 +232,16 @@ respond(struct req *r, FCGX_Request *fr)
 		FCGX_PutStr(head.data, (int)head.len, fr->out);
 		if (blen > 0)
 			FCGX_PutStr(r->out.data, (int)blen, fr->out);
-		return;
+		return false;
 	}
 	part[0].iov_base = head.data;
 	part[0].iov_len = head.len;
 	part[1].iov_base = r->out.data;
 	part[1].iov_len = blen;
-	if (!write_records(fr, part, blen > 0 ? 2 : 1))
-		logx(LOG_WARN, "the answer not written: %s", strerror(errno));
+	if (write_records(fr, part, blen > 0 ? 2 : 1))
+		return true;
+	logx(LOG_WARN, "the answer not written: %s", strerror(errno));
+	return false;
 }
 
 /*
@@ -297,9 +321,10 @@ static void
 finish(struct slot *s)
 {
 	struct req	*r = &s->r;
+	bool		 ended;
 
 	log_set_request_id(r->request_id);
-	respond(r, &s->fr);
+	ended = respond(r, &s->fr);
 	logx(LOG_DEBUG, "%s %s -> %d", r->method, r->path != NULL ? r->path : "-",
 	    r->status);
 	/*
@@ -313,7 +338,16 @@ finish(struct slot *s)
 		(void)FCGX_Detach(&s->fr);
 	req_release(r);
 	log_set_request_id(NULL);
-	FCGX_Finish_r(&s->fr);
+	/*
+	 * A long answer ended the request with its last write: nothing is
+	 * left for libfcgi to write, only its request to free and the
+	 * connection to close (kept when the web server asked, and all its
+	 * input read).
+	 */
+	if (ended)
+		FCGX_Free(&s->fr, !s->fr.keepConnection || !s->read_all);
+	else
+		FCGX_Finish_r(&s->fr);
 }
 
 /*
