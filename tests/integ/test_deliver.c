@@ -552,7 +552,17 @@ Test(deliver, limit_counts_across_batches, .timeout = 90)
  * deliveries of the tenant and one due, the pass reads a few index
  * entries, not the tenant's deliveries (10,006 before).
  */
-Test(deliver, batch_read_by_its_claimed_rows_whatever_the_statistics, .timeout = 120)
+/* InnoDB's statistics again, for the tests after (also after a failure) */
+static void
+innodb_statistics(void)
+{
+	sql("DELETE FROM mysql.index_stats WHERE db_name = DATABASE()");
+	sql("DELETE FROM mysql.table_stats WHERE db_name = DATABASE()");
+	sql("FLUSH TABLES leads, deliveries");
+}
+
+Test(deliver, batch_read_by_its_claimed_rows_whatever_the_statistics,
+    .fini = innodb_statistics, .timeout = 120)
 {
 	struct fx	 f;
 	char		 camp[40];
@@ -585,10 +595,6 @@ Test(deliver, batch_read_by_its_claimed_rows_whatever_the_statistics, .timeout =
 	reads = index_reads();
 	cr_assert_eq(cron("formback-deliver", "--now 2027-02-01T03:10:00Z"), 0);
 	reads = index_reads() - reads;
-	/* InnoDB's statistics again, for the tests after */
-	sql("DELETE FROM mysql.index_stats WHERE db_name = DATABASE()");
-	sql("DELETE FROM mysql.table_stats WHERE db_name = DATABASE()");
-	sql("FLUSH TABLES leads, deliveries");
 	sql("DELETE FROM deliveries WHERE tenant_id = '%s' AND status = 'cancelled'",
 	    f.tenant);
 	sql("DELETE FROM leads WHERE tenant_id = '%s' AND status = 'converted'", f.tenant);
