@@ -429,6 +429,21 @@ page_ids(const struct fx *f, const char *path, char *out, size_t n,
 	return index_reads() - before;
 }
 
+void
+old_range_page(const struct fx *f, const char *list, const char *query,
+    const char *table, const char *cond)
+{
+	char		 p[512], got[4096];
+	long long	 reads;
+
+	snprintf(p, sizeof(p), "/api/v1/%s?limit=50&%s", list, query);
+	reads = page_ids(f, p, got, sizeof(got), NULL, 0);
+	cr_assert_str_eq(got, sql("SELECT GROUP_CONCAT(id ORDER BY id DESC) FROM "
+	    "(SELECT id FROM %s WHERE tenant_id = '%s' AND %s ORDER BY id DESC "
+	    "LIMIT 50) x", table, f->tenant, cond), "%s", p);
+	cr_assert_lt(reads, 15000, "%s read %lld index entries", p, reads);
+}
+
 long long
 list_ids(const struct fx *f, const char *list, const char *query, char *out,
     size_t n)

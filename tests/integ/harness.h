@@ -134,6 +134,22 @@ long long	 list_ids(const struct fx *, const char *list, const char *query,
 long long	 page_ids(const struct fx *, const char *path, char *out,
 		    size_t n, char *next, size_t nn);
 /*
+ * Rows seq (a seq_1_to_N table of MariaDB's) a second apart from
+ * 2030-01-01: an id whose UUIDv7 time is the row's, for rows inserted
+ * with created_at '2030-01-01' + INTERVAL seq SECOND.
+ */
+#define SEQ_ID_SQL "CAST(CONCAT(LPAD(HEX(1893456000000 + seq * 1000), 12, " \
+	"'0'), '7000', '8000', LPAD(HEX(seq), 12, '0')) AS UUID)"
+/*
+ * The first page of GET /api/v1/{list}?limit=50&{query} asserted equal to
+ * the 50 newest ids of `table`'s rows of the fixture's tenant that SQL
+ * condition `cond` keeps, and the index entries it read (page_ids())
+ * asserted under 15,000: a date range of old rows read on its date's
+ * index, not through every newer row (db_list_walk()).
+ */
+void		 old_range_page(const struct fx *, const char *list,
+		    const char *query, const char *table, const char *cond);
+/*
  * A filter of a list: its query parameter, the column of the list's
  * table it names, and the values to try (up to 3; unused ones NULL).
  */
