@@ -630,19 +630,20 @@ recover(void)
 
 /*
  * Right before the send of claimed row d (issue 11: a message must never
- * follow a conversion the collector has acknowledged): the lead is read
- * again, and the intake queue is looked at for a conversion of its
- * visitor or of a visitor whose lead has its contact.  When there is one,
- * that part of the queue is applied first (waiting for the turn of a
- * worker that has it), and the lead read again.  Then the row is stamped
+ * follow a conversion the collector has acknowledged), the row is stamped
  * as being sent (attempt_started_at), on disk before the provider is
- * called.  The common case (no conversion anywhere in the queue) is one
- * short transaction that also records the outcome of the batch's previous
- * send `prev` (NULL for none; its provider has just answered, issue 19);
- * when that fails, prev is recorded on its own and d goes the long way.
- * Returns true when the send may go; otherwise *o holds the outcome:
- * cancelled converted, or scheduled again for a later pass when the
- * conversion could not be applied or the claim was lost.
+ * called, only while its lead is not converted and the intake queue holds
+ * no conversion of its tenant.  That common case is one short transaction
+ * that also records the outcome of the batch's previous send `prev` (NULL
+ * for none; its provider has just answered, issue 19); when that fails,
+ * prev is recorded on its own.  Otherwise the lead is read again and the
+ * queue looked at for a conversion of its visitor or of a visitor whose
+ * lead has its contact; when there is one, that part of the queue is
+ * applied first (waiting for the turn of a worker that has it), the lead
+ * read again, and the row stamped when still clear.  Returns true when the
+ * send may go; otherwise *o holds the outcome: cancelled converted, or
+ * scheduled again for a later pass when the conversion could not be
+ * applied or the claim was lost.
  */
 static bool
 send_guard(const struct claim_row *d, const char *token, struct outcome *o,
@@ -650,33 +651,31 @@ send_guard(const struct claim_row *d, const char *token, struct outcome *o,
 {
 	long long	 part[2] = { -1, -1 };
 	int		 k, n, round;
-	bool		 first = false, converted = false, pending = false;
-	bool		 held = false;
+	bool		 committed = false, stamped = false, converted = false;
+	bool		 pending = false, held = false;
 	enum fb_err	 e;
 
-	/* the first read, with prev's outcome and, when clear, the stamp */
+	/* prev's outcome and, when the lead and the queue are clear, the stamp */
 	if ((e = db_begin(&db)) == FB_OK) {
 		if (prev != NULL)
 			e = finish_one(&prev->d, token, po);
-		if (e == FB_OK && (e = db_delivery_send_guard(&db, d->d.tenant_id,
-		    d->d.lead_id, &converted, part)) == FB_OK)
-			pending = part[0] >= 0 || part[1] >= 0;
-		if (e == FB_OK && !converted && !pending)
-			e = db_delivery_attempt(&db, d->d.id, token, &held);
+		if (e == FB_OK)
+			e = db_delivery_attempt_clear(&db, &d->d, token, &stamped);
 		if (e == FB_OK && (e = db_commit(&db)) == FB_OK)
-			first = true;
+			committed = true;
 		else {
 			db_rollback(&db);
-			converted = pending = held = false;
+			stamped = false;
 		}
 	}
 	if (prev != NULL)
-		po->recorded = first || finish(&prev->d, token, po) == FB_OK;
-	if (first && !converted && !pending)
-		goto stamped;
-	/* a conversion queued: its part applied first, then read again */
-	for (e = FB_OK, round = first ? 1 : 0; round < 2 && e == FB_OK &&
-	    !converted; round++) {
+		po->recorded = committed || finish(&prev->d, token, po) == FB_OK;
+	o->go = stamped;
+	if (stamped)
+		return true;
+	/* why not: the lead, a conversion queued (its part applied first) */
+	for (e = FB_OK, round = 0; round < 2 && e == FB_OK && !converted;
+	    round++) {
 		if (round == 1 && !pending)
 			break;
 		for (k = 0; round == 1 && k < 2 && e == FB_OK; k++)
@@ -687,7 +686,6 @@ send_guard(const struct claim_row *d, const char *token, struct outcome *o,
 		    d->d.lead_id, &converted, part)) == FB_OK)
 			pending = part[0] >= 0 || part[1] >= 0;
 	}
-	o->go = false;
 	if (e == FB_OK && converted) {
 		o->status = "cancelled";
 		o->cancel_reason = "converted";
@@ -699,11 +697,9 @@ send_guard(const struct claim_row *d, const char *token, struct outcome *o,
 		postpone(o);
 		return false;
 	}
-stamped:
 	if (!held) {
 		/* another pass took the claim over: its outcome stands */
 		o->status = "scheduled";
-		o->go = false;
 		return false;
 	}
 	o->go = true;

@@ -73,7 +73,7 @@ enum {
 	SD_TEST_RCPT_DELETE, SD_TEST_RCPT_LIST, SD_TEST_RCPT_IS, SD_USAGE_ROW,
 	SD_USAGE_LOCK, SD_USAGE_SET, SD_USAGE_GIVE_BACK, SD_TENANT_QUOTA,
 	SD_OPMAIL_CLAIM, SD_OPMAIL_DONE, SD_OPMAIL_TO, SD_CLAIM_MARK, SD_USAGE_GET,
-	SD_ATTEMPT, SD_SEND_GUARD_ANY, SD_SEND_GUARD,
+	SD_ATTEMPT, SD_ATTEMPT_CLEAR, SD_SEND_GUARD_ANY, SD_SEND_GUARD,
 	SD_SENT_AFTER_CONVERSION, SD_OPMAIL_MEMBERS, SD_CLAIM_DAY_SENDS,
 	SD__MAX
 };
@@ -339,6 +339,22 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "UPDATE deliveries FORCE INDEX (PRIMARY) "
 	  "SET attempt_started_at = NOW(6) WHERE id = ? "
 	  "AND claim_token = ? AND status = 'sending'" },
+	/*
+	 * SD_ATTEMPT_CLEAR: SD_ATTEMPT when SD_SEND_GUARD_ANY would find the
+	 * lead not converted and no conversion of the tenant queued, in one
+	 * statement (the common case of every send).  A single-table UPDATE,
+	 * so that under READ COMMITTED its subqueries are plain reads: never
+	 * a lock on the lead or the queue.
+	 */
+	{ "delivery_attempt_clear",
+	  "UPDATE deliveries FORCE INDEX (PRIMARY) "
+	  "SET attempt_started_at = NOW(6) WHERE id = ? "
+	  "AND claim_token = ? AND status = 'sending' "
+	  "AND NOT EXISTS (SELECT 1 FROM leads l FORCE INDEX (PRIMARY) "
+	  "WHERE l.id = ? AND l.tenant_id = ? AND l.status = 'converted') "
+	  "AND NOT EXISTS (SELECT 1 FROM tag_ingest i "
+	  "FORCE INDEX (tag_ingest_conversion) WHERE i.event_type = 'conversion' "
+	  "AND i.tenant_id = ? AND i.attempts < 3)" },
 	/*
 	 * SD_SEND_GUARD, right before a send (issue 11): is the lead
 	 * converted, and does the intake queue still hold a conversion
@@ -722,6 +738,19 @@ db_delivery_attempt(struct db *db, const char *id, const char *token, bool *held
 
 	e = sd_affected(db, SD_ATTEMPT, DBPARAMS(P_STR(id), P_STR(token)), &n);
 	*held = n > 0;
+	return e;
+}
+
+enum fb_err
+db_delivery_attempt_clear(struct db *db, const struct delivery_ref *d,
+    const char *token, bool *stamped)
+{
+	unsigned long long n;
+	enum fb_err	 e;
+
+	e = sd_affected(db, SD_ATTEMPT_CLEAR, DBPARAMS(P_STR(d->id), P_STR(token),
+	    P_STR(d->lead_id), P_STR(d->tenant_id), P_STR(d->tenant_id)), &n);
+	*stamped = n > 0;
 	return e;
 }
 

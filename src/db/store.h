@@ -1025,6 +1025,16 @@ enum fb_err db_delivery_finish(struct db *, const struct delivery_outcome *,
 enum fb_err db_delivery_attempt(struct db *, const char *id, const char *token,
 	    bool *held) FB_WUR;
 /*
+ * db_delivery_attempt() for delivery d only when its lead is not
+ * converted and the intake queue holds no conversion of its tenant
+ * (issue 11: what db_delivery_send_guard() weighs first), in one
+ * statement and the caller's transaction.  *stamped false when any of
+ * the three stopped it (the claim lost, the lead converted, a conversion
+ * queued): db_delivery_send_guard() and db_delivery_attempt() tell which.
+ */
+enum fb_err db_delivery_attempt_clear(struct db *, const struct delivery_ref *d,
+	    const char *token, bool *stamped) FB_WUR;
+/*
  * Right before a send (issue 11): is the lead converted, and which part of
  * the intake queue holds a conversion (not parked) of its visitor
  * (part[0]) or of a visitor whose lead shares its contact (part[1]); -1
