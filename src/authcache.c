@@ -22,15 +22,6 @@
 
 static struct authcache_entry	cache[AUTHCACHE_SLOTS];
 
-static long long
-mono(void)
-{
-	struct timespec	 ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec;
-}
-
 static struct authcache_entry *
 slot(const unsigned char hash[SECRET_HASH_LEN])
 {
@@ -44,7 +35,7 @@ authcache_get(const unsigned char hash[SECRET_HASH_LEN])
 
 	if (!e->used || sodium_memcmp(e->hash, hash, SECRET_HASH_LEN) != 0)
 		return NULL;
-	if (mono() >= e->expires) {
+	if (time_mono() >= e->expires) {
 		e->used = false;
 		return NULL;
 	}
@@ -58,7 +49,7 @@ authcache_put(const struct authcache_entry *in)
 
 	*e = *in;
 	e->used = true;
-	e->expires = mono() + AUTHCACHE_TTL;
+	e->expires = time_mono() + AUTHCACHE_TTL;
 }
 
 void

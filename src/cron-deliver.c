@@ -19,7 +19,10 @@
  * rendered with its short links, sent, and finished with a conditional
  * update on the token, with its outbox event, as soon as the provider has
  * answered: in the next send's guard transaction, or with the rest of the
- * batch after the last.  Safe to run as several copies on several hosts.
+ * batch after the last.  A send begins only while its claim's lease
+ * outlasts it (a slow provider's rest wait for a later pass), so a claim
+ * never lapses under a send.  Safe to run as several copies on several
+ * hosts.
  */
 #include <sys/prctl.h>
 #include <sys/wait.h>
@@ -48,17 +51,19 @@
 #include "db/store.h"
 
 #define RETRY_MAX	3
-#define BATCH		16	/* claimed at a time: 16 sends fit the 10-minute lease */
+#define BATCH		DELIVERY_CLAIM_MAX	/* claimed at a time: 16 */
 #define JOBS_DEFAULT	4	/* claimers at once (--jobs) */
 #define DAILY_CAP	3	/* messages per channel, recipient and JST day */
 #define HELD_RETRY	600	/* seconds: a held site's deliveries look again */
 #define GUARD_APPLY	10000	/* queued events applied to reach a conversion */
 
-_Static_assert(BATCH <= DELIVERY_CLAIM_MAX, "a batch is one claim");
+/* a send begins only when it can end, guard included, within its lease */
+#define SEND_BY		(DELIVERY_LEASE - 2 * SEND_TIMEOUT)
 
 static struct conf	 conf;
 static struct db	 db;
 static long long	 now;
+static int64_t		 began;		/* the pass's start, time_mono() */
 static int		 verbose;
 static int		 n_sent, n_failed, n_cancelled, n_suppressed, n_later, n_errors;
 static int		 n_returned, n_after_conversion, n_opmail, n_invites;
@@ -707,6 +712,26 @@ send_guard(const struct claim_row *d, const char *token, struct outcome *o,
 }
 
 /*
+ * Whether the batch claimed at claimed_at (time_mono()) may begin one
+ * more send after `sends`: only when it can end, guard included, within
+ * the claim's lease (SEND_BY).
+ */
+static bool
+lease_holds(int64_t claimed_at, int sends)
+{
+	int64_t	 age = time_mono() - claimed_at;
+
+#ifdef FB_FAULT_POINTS
+	const char	*slow = getenv("FB_FAULT_SEND_SECONDS");
+
+	/* tests: every send taken as lasting that many seconds */
+	if (slow != NULL)
+		age += (int64_t)sends * strtol(slow, NULL, 10);
+#endif
+	return age <= SEND_BY;
+}
+
+/*
  * Row i's send is recorded: the later rows of its lead in the batch need
  * not mark the lead sent again.
  */
@@ -758,6 +783,8 @@ claimer(long limit)
 	struct outcome	*sent;
 	bool		 go;
 	char		 token[UUID_STRLEN + 1], at[32], since[32];
+	int64_t		 claimed_at;
+	int		 sends;
 	long		 done;
 	size_t		 i;
 	enum fb_err	 e;
@@ -766,9 +793,7 @@ claimer(long limit)
 		fprintf(stderr, "formback-deliver: cannot connect to the database\n");
 		return 1;
 	}
-	time_sql(now, at);
 	time_sql(time_jst_midnight(now), since);	/* the daily cap's day */
-	/* claim a small batch at a time, so no claim outlives its lease */
 	for (done = 0; done < limit; ) {
 		/* a connection lost in the last batch is opened again */
 		if ((e = db_ensure(&db)) != FB_OK) {
@@ -778,6 +803,9 @@ claimer(long limit)
 			break;
 		}
 		uuid_v7(token);
+		/* the pass's clock, on by the time the pass has taken so far */
+		claimed_at = time_mono();
+		time_sql(now + (claimed_at - began), at);
 		if ((e = claim(token, at, limit - done < BATCH ?
 		    (int)(limit - done) : BATCH, &claimed, links)) != FB_OK) {
 			fprintf(stderr, "formback-deliver: cannot claim deliveries: %s\n",
@@ -805,9 +833,15 @@ claimer(long limit)
 		 * send in flight to outcome_unknown (issue 19): with the next
 		 * send's guard and stamp, or, after the last, with the rest.
 		 */
-		for (i = 0, sent = NULL; i < claimed.n; i++) {
+		for (i = 0, sent = NULL, sends = 0; i < claimed.n; i++) {
 			if (!outs[i].go)
 				continue;
+			/* a slow provider: the rest wait for a later pass */
+			if (!lease_holds(claimed_at, sends)) {
+				postpone(&outs[i]);
+				continue;
+			}
+			sends++;
 			go = send_guard(&d[i], token, &outs[i], sent != NULL ?
 			    &d[sent - outs] : NULL, sent);
 			if (sent != NULL && sent->recorded &&
@@ -938,6 +972,7 @@ main(int argc, char *argv[])
 	if ((ch = cron_opts(argc, argv, "formback-deliver", &o)) >= 0)
 		return ch;
 	now = o.now;
+	began = time_mono();
 	verbose = o.verbose;
 	time_jst_month(now, month);
 	log_init("formback-deliver", verbose ? LOG_INFO : LOG_WARN);

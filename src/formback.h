@@ -392,6 +392,11 @@ void	time_iso8601(int64_t secs, char out[32]);
 void	time_sql(int64_t secs, char out[32]);
 /* Japan Standard Time, UTC+9 all year: the customers' days and months. */
 #define TIME_JST	(9 * 3600)
+/*
+ * Seconds on the monotonic clock (CLOCK_MONOTONIC): for measuring
+ * durations only, never a date.
+ */
+int64_t	time_mono(void);
 /* UTC seconds of the JST midnight that began the JST day holding `secs`. */
 int64_t	time_jst_midnight(int64_t secs);
 /* The JST month holding UTC seconds `secs`, as "YYYY-MM". */

@@ -193,7 +193,7 @@ send_email(const struct conf *c, const char *to, const char *subject,
 	curl_easy_setopt(h, CURLOPT_HTTPHEADER, hdr);
 	curl_easy_setopt(h, CURLOPT_MIMEPOST, mime);
 	curl_easy_setopt(h, CURLOPT_UPLOAD, 1L);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT, 30L);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, (long)SEND_TIMEOUT);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	/* smtps:// is TLS from the start; smtp:// upgrades when asked to */
 	if (strncmp(c->smtp_url, "smtps://", 8) == 0 || c->smtp_starttls)
@@ -264,7 +264,7 @@ send_sms(const struct conf *c, const char *to, const char *body,
 	curl_easy_setopt(h, CURLOPT_POSTFIELDS, json_text(o));
 	curl_easy_setopt(h, CURLOPT_WRITEFUNCTION, collect);
 	curl_easy_setopt(h, CURLOPT_WRITEDATA, &answer);
-	curl_easy_setopt(h, CURLOPT_TIMEOUT, 30L);
+	curl_easy_setopt(h, CURLOPT_TIMEOUT, (long)SEND_TIMEOUT);
 	curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
 	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
 	rc = curl_easy_perform(h);

@@ -9,6 +9,8 @@
 
 struct db;
 
+#define SEND_TIMEOUT	30	/* seconds a provider's call may take, at most */
+
 enum send_result {
 	SEND_OK = 0,		/* accepted by the provider */
 	SEND_RETRY,		/* 5xx or a broken connection: try again later */

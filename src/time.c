@@ -113,3 +113,12 @@ time_parse_iso8601(const char *s, int64_t *secs)
 	    sign * (oh * 3600 + om * 60);
 	return true;
 }
+
+int64_t
+time_mono(void)
+{
+	struct timespec	 ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (int64_t)ts.tv_sec;
+}

@@ -79,6 +79,11 @@ enum {
 };
 _Static_assert(SD__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
 
+/* The ids of a claim: DELIVERY_CLAIM_MAX placeholders, NULL for none. */
+#define CLAIM_IN	"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+_Static_assert(sizeof(CLAIM_IN) == 3 * DELIVERY_CLAIM_MAX + 1,
+    "CLAIM_IN holds DELIVERY_CLAIM_MAX placeholders");
+
 /*
  * Statements that name a row by its id alone, without the tenant, are
  * the system paths': a claim's rows by its token (a fresh UUID per
@@ -320,12 +325,15 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "SELECT " DB_SELECT(OPMAIL_TO_COLS) " FROM members "
 	  "WHERE tenant_id = ? AND status = 'active' "
 	  "AND JSON_CONTAINS(?, JSON_QUOTE(CAST(id AS CHAR))) ORDER BY id" },
-	/* SD_CLAIM_MARK: the picked rows (up to 16 ids, NULL for none) */
+	/*
+	 * SD_CLAIM_MARK: the picked rows (up to DELIVERY_CLAIM_MAX ids, NULL
+	 * for none), leased for DELIVERY_LEASE seconds
+	 */
 	{ "deliveries_claim_mark",
 	  "UPDATE deliveries FORCE INDEX (PRIMARY) SET status = 'sending', claim_token = ?, "
-	  "claim_until = CAST(? AS DATETIME(6)) + INTERVAL 10 MINUTE, "
+	  "claim_until = CAST(? AS DATETIME(6)) + INTERVAL ? SECOND, "
 	  "attempts = attempts + 1, updated_at = NOW(6) WHERE status = 'scheduled' "
-	  "AND id IN (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+	  "AND id IN " CLAIM_IN },
 	/* SD_USAGE_GET: plan, own quota, the month's count and notices */
 	{ "usage_get",
 	  "SELECT " DB_SELECT(USAGE_COLS) " FROM tenants t LEFT JOIN usage_months u "
@@ -391,7 +399,7 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "JOIN leads l FORCE INDEX (PRIMARY) ON l.id = d.lead_id "
 	  "WHERE d.tenant_id = l.tenant_id AND d.status IN ('sent', 'delivered') "
 	  "AND l.converted_at <= d.attempt_started_at AND d.id IN "
-	  "(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+	  CLAIM_IN },
 	/* SD_OPMAIL_MEMBERS: who operator emails go to */
 	{ "opmail_members",
 	  "SELECT id FROM members WHERE tenant_id = ? AND status = 'active' "
@@ -654,7 +662,7 @@ enum fb_err
 db_deliveries_claim(struct db *db, const char *token, const char *at,
     int n, struct dbrows *out)
 {
-	struct dbp	 p[2 + DELIVERY_CLAIM_MAX];
+	struct dbp	 p[3 + DELIVERY_CLAIM_MAX];
 	struct dbres	 pick;
 	unsigned	 i;
 	enum fb_err	 e;
@@ -663,11 +671,12 @@ db_deliveries_claim(struct db *db, const char *token, const char *at,
 		return FB_EINVAL;
 	if ((e = sd(db, SD_CLAIM, DBPARAMS(P_STR(at), P_INT(n)), &pick)) != FB_OK)
 		return e;
-	/* SD_CLAIM_MARK: the token, the clock, then the ids (NULL: none) */
+	/* SD_CLAIM_MARK: the token, the lease, then the ids (NULL: none) */
 	p[0] = P_STR(token);
 	p[1] = P_STR(at);
+	p[2] = P_INT(DELIVERY_LEASE);
 	for (i = 0; i < DELIVERY_CLAIM_MAX; i++)
-		p[2 + i] = i < pick.nrows ? P_STR(pick.cell[i]) : P_NULL;
+		p[3 + i] = i < pick.nrows ? P_STR(pick.cell[i]) : P_NULL;
 	e = pick.nrows > 0 ? sd(db, SD_CLAIM_MARK, p, NELEM(p), NULL) : FB_OK;
 	dbres_free(&pick);
 	if (e != FB_OK)

@@ -970,10 +970,11 @@ struct claim_row {
  * Claim up to n (1..DELIVERY_CLAIM_MAX) due deliveries for `token`, in
  * the caller's transaction (short: the rows stay locked until it ends):
  * the oldest that no other claimer holds (SKIP LOCKED), stamped `sending`
- * with a 10-minute lease from `at` (SQL DATETIME, UTC; design 6).  Then
- * `out` gets their struct claim_row, by id (day_sends 0).
+ * with a lease of DELIVERY_LEASE seconds from `at` (SQL DATETIME, UTC;
+ * design 6).  Then `out` gets their struct claim_row, by id (day_sends 0).
  */
 #define DELIVERY_CLAIM_MAX	16
+#define DELIVERY_LEASE		600	/* seconds */
 enum fb_err db_deliveries_claim(struct db *, const char *token, const char *at,
 	    int n, struct dbrows *out) FB_WUR;
 /*

@@ -539,6 +539,43 @@ Test(deliver, limit_counts_across_batches, .timeout = 90)
 }
 
 /*
+ * A send begins only while its claim's lease outlasts it: with every send
+ * taking 45 s (a provider near its 30 s timeout, a slow database), a
+ * batch of 16 sends the first 13 (the last begun 540 s into its 600 s
+ * lease: a send and its guard may take 60 s) and gives the other 3 back,
+ * scheduled and their attempt not counted; none ends outcome_unknown,
+ * and the next pass sends them.
+ */
+Test(deliver, slow_provider_sends_within_the_lease, .timeout = 90)
+{
+	struct fx	 f;
+	char		 tel[32];
+	int		 v;
+
+	fx_new(&f, "pro", 0);
+	fx_one_step(&f, "slow", "sms", "live", NULL);
+	for (v = 1; v <= 16; v++) {
+		snprintf(tel, sizeof(tel), "090-7762-%04d", v);
+		event(&f, "slow", v, "capture", "form", tel);
+	}
+	tag_settle();
+	cr_assert_eq(cron("formback-abandon", "--now 2036-03-02T03:00:00Z"), 0);
+	sql("UPDATE deliveries SET scheduled_at = '2099-01-01' WHERE status = "
+	    "'scheduled' AND tenant_id <> '%s'", f.tenant);
+	setenv("FB_FAULT_SEND_SECONDS", "45", 1);
+	v = cron("formback-deliver", "--now 2036-03-02T03:10:00Z --jobs 1");
+	unsetenv("FB_FAULT_SEND_SECONDS");
+	cr_assert_eq(v, 0);
+	cr_assert_str_eq(sql("SELECT CONCAT_WS(' ', SUM(status = 'sent'), "
+	    "SUM(status = 'scheduled' AND attempts = 0), SUM(error_code IS NOT NULL)) "
+	    "FROM deliveries WHERE tenant_id = '%s'", f.tenant), "13 3 0");
+	cr_assert_eq(cron("formback-deliver", "--now 2036-03-02T03:11:00Z --jobs 1"), 0);
+	cr_assert_str_eq(sql("SELECT CONCAT_WS(' ', SUM(status = 'sent'), "
+	    "SUM(status = 'scheduled')) FROM deliveries WHERE tenant_id = '%s'",
+	    f.tenant), "16 0");
+}
+
+/*
  * A pass reads what it claims and what those rows name, whatever
  * MariaDB's statistics say (issue 13).  The full bench run of 2026-11-27
  * 01:28 sent 35 deliveries/s, MariaDB spending 55 ms of CPU a delivery:
