@@ -7,8 +7,10 @@
  * outbox becomes one pending delivery record per endpoint that was
  * enabled and subscribed when the event happened, in the transaction that
  * marks the event processed (locked with SKIP LOCKED, so copies on
- * several hosts never fan out one event twice); (2) sends: due records
- * are claimed with a token and a lease in one short statement, sent in
+ * several hosts never fan out one event twice; the pass reads on by id
+ * from the last event it has seen); (2) sends: due records, and those
+ * whose lease ran out, are claimed with a token and a lease in one short
+ * transaction, sent in
  * parallel with libcurl's multi interface (--jobs at once), and finished
  * with an update conditional on the token, so a claim that lapsed to
  * another copy is never finished twice (at least once, as the contract
@@ -256,6 +258,8 @@ fan_out(struct db *db, long long now, long limit, int *n)
 	const struct webhook_event_row *ev;
 	json_object	*env, *data;
 	char		 due[32], id[UUID_STRLEN + 1];
+	/* the pass reads on from the last event it has seen */
+	char		 after[UUID_STRLEN + 1] = "00000000-0000-0000-0000-000000000000";
 	size_t		 i;
 	unsigned	 k;
 	long		 done = 0;
@@ -265,7 +269,7 @@ fan_out(struct db *db, long long now, long limit, int *n)
 	while (done < limit) {
 		if ((e = db_begin(db)) != FB_OK)
 			return e;
-		if ((e = db_webhook_events_claim(db, 100, &evs)) != FB_OK) {
+		if ((e = db_webhook_events_claim(db, after, 100, &evs)) != FB_OK) {
 			db_rollback(db);
 			return e;
 		}
@@ -301,6 +305,8 @@ fan_out(struct db *db, long long now, long limit, int *n)
 				e = db_webhook_event_done(db, ev->id);
 		}
 		done += (long)evs.n;
+		snprintf(after, sizeof(after), "%s",
+		    ((const struct webhook_event_row *)evs.row)[evs.n - 1].id);
 		dbrows_free(&evs);
 		if (e == FB_OK)
 			e = db_commit(db);

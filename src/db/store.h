@@ -1486,8 +1486,13 @@ enum fb_err db_webhook_redeliver(struct db *, const char *tenant,
 	N(event_type, TEXT, "event_type") N(payload, TEXT, "payload") \
 	N(created_at, TIME, "created_at")
 struct webhook_event_row { DB_FIELDS(WEBHOOK_EVENT_COLS) };
-/* Up to n unprocessed events, oldest first, locked (SKIP LOCKED). */
-enum fb_err db_webhook_events_claim(struct db *, int n, struct dbrows *) FB_WUR;
+/*
+ * Up to n unprocessed events whose id follows `after` (a UUID; the nil
+ * UUID for the first), by id (UUIDv7: oldest first), locked (SKIP
+ * LOCKED).
+ */
+enum fb_err db_webhook_events_claim(struct db *, const char *after, int n,
+	    struct dbrows *) FB_WUR;
 /* Ids of the endpoints subscribed to an event when it happened. */
 enum fb_err db_webhook_subscribers(struct db *, const char *tenant,
 	    const char *type, const char *at, struct dbres *) FB_WUR;
