@@ -1538,7 +1538,11 @@ struct webhook_outcome {
 enum fb_err db_webhook_finish(struct db *, const char *id,
 	    const unsigned char token[16], const struct webhook_outcome *,
 	    bool *applied) FB_WUR;
-/* Delete outbox events and delivery records older than `before`. */
+/*
+ * Delete outbox events handled before `before` (on their index; by
+ * created_at it read every handled event) and finished delivery records
+ * created before it.
+ */
 enum fb_err db_webhook_purge(struct db *, const char *before,
 	    unsigned long long *n) FB_WUR;
 

@@ -114,8 +114,8 @@ static const struct dbstmt wh_sql[WH__MAX] = {
 	  "e.consecutive_failures + 1 >= ?, 'disabled', 'enabled'), "
 	  "e.updated_at = NOW(6) WHERE d.id = ?" },
 	{ "webhook_purge_events",
-	  "DELETE FROM outbox WHERE topic = 'webhook' AND processed_at IS NOT NULL "
-	  "AND created_at < ? LIMIT 10000" },
+	  "DELETE FROM outbox WHERE topic = 'webhook' "
+	  "AND processed_at < ? LIMIT 10000" },
 	{ "webhook_purge_deliveries",
 	  "DELETE FROM webhook_deliveries WHERE created_at < ? "
 	  "AND status IN ('succeeded', 'failed') LIMIT 10000" },

@@ -753,3 +753,23 @@ Test(webhooks, fan_out_reads_a_backlog_once, .timeout = 120)
 	    "processed_at IS NULL", f.tenant), "0");
 	cr_assert_lt(reads, 10000, "the pass read %lld index entries", reads);
 }
+
+/*
+ * A pass deletes the outbox events handled more than 30 days ago, and
+ * only those (formback-webhooks(8), Purge), reading them on the outbox's
+ * index: by their creation it read every handled event.
+ */
+Test(webhooks, purge_handled_events_after_30_days, .timeout = 60)
+{
+	struct fx	 f;
+
+	fx_new(&f, "pro", 0);
+	sql("INSERT INTO outbox (id, tenant_id, topic, event_type, payload, created_at, "
+	    "processed_at) VALUES (UUID(), '%s', 'webhook', 'lead.converted', '{}', "
+	    "UTC_TIMESTAMP(6) - INTERVAL 32 DAY, UTC_TIMESTAMP(6) - INTERVAL 31 DAY), "
+	    "(UUID(), '%s', 'webhook', 'lead.converted', '{}', UTC_TIMESTAMP(6) - "
+	    "INTERVAL 32 DAY, UTC_TIMESTAMP(6) - INTERVAL 29 DAY)", f.tenant, f.tenant);
+	cr_assert_eq(hooks_pass(1, NULL), 0);
+	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(DATEDIFF(UTC_TIMESTAMP(), "
+	    "processed_at)) FROM outbox WHERE tenant_id = '%s'", f.tenant), "29");
+}
