@@ -755,9 +755,11 @@ Test(webhooks, fan_out_reads_a_backlog_once, .timeout = 120)
 }
 
 /*
- * A pass deletes the outbox events handled more than 30 days ago, and
- * only those (formback-webhooks(8), Purge), reading them on the outbox's
- * index: by their creation it read every handled event.
+ * A pass deletes the outbox events handled more than 30 days ago and the
+ * finished delivery records created more than 30 days ago, and only those
+ * (formback-webhooks(8), Purge), each on an index: the events by their
+ * creation read every handled event, the records by their status every
+ * finished record.
  */
 Test(webhooks, purge_handled_events_after_30_days, .timeout = 60)
 {
@@ -769,7 +771,16 @@ Test(webhooks, purge_handled_events_after_30_days, .timeout = 60)
 	    "UTC_TIMESTAMP(6) - INTERVAL 32 DAY, UTC_TIMESTAMP(6) - INTERVAL 31 DAY), "
 	    "(UUID(), '%s', 'webhook', 'lead.converted', '{}', UTC_TIMESTAMP(6) - "
 	    "INTERVAL 32 DAY, UTC_TIMESTAMP(6) - INTERVAL 29 DAY)", f.tenant, f.tenant);
+	sql("INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, "
+	    "event_type, body, status, created_at) VALUES (UUID(), '%s', UUID(), UUID(), "
+	    "'lead.converted', '{}', 'succeeded', UTC_TIMESTAMP(6) - INTERVAL 31 DAY), "
+	    "(UUID(), '%s', UUID(), UUID(), 'lead.converted', '{}', 'failed', "
+	    "UTC_TIMESTAMP(6) - INTERVAL 29 DAY), (UUID(), '%s', UUID(), UUID(), "
+	    "'lead.converted', '{}', 'pending', UTC_TIMESTAMP(6) - INTERVAL 31 DAY)",
+	    f.tenant, f.tenant, f.tenant);
 	cr_assert_eq(hooks_pass(1, NULL), 0);
 	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(DATEDIFF(UTC_TIMESTAMP(), "
 	    "processed_at)) FROM outbox WHERE tenant_id = '%s'", f.tenant), "29");
+	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(status ORDER BY status) FROM "
+	    "webhook_deliveries WHERE tenant_id = '%s'", f.tenant), "pending,failed");
 }
