@@ -259,7 +259,7 @@ fan_out(struct db *db, long long now, long limit, int *n)
 	json_object	*env, *data;
 	char		 due[32], id[UUID_STRLEN + 1];
 	/* the pass reads on from the last event it has seen */
-	char		 after[UUID_STRLEN + 1] = "00000000-0000-0000-0000-000000000000";
+	char		 after[UUID_STRLEN + 1] = DB_MIN_ID;
 	size_t		 i;
 	unsigned	 k;
 	long		 done = 0;

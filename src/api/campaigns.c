@@ -475,7 +475,7 @@ campaign_ready(struct req *r, const char *id, bool *ready)
 	if (n == 0)
 		return api_error(r, AC_CAMPAIGN_NOT_READY, "url_rules");
 	if ((e = db_scenario_other_active(r->db, r->auth.tenant_id, id,
-	    "00000000-0000-0000-0000-000000000000", &q)) != FB_OK)
+	    DB_MIN_ID, &q)) != FB_OK)
 		return e;
 	n = q.n;
 	dbrows_free(&q);

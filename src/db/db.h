@@ -250,6 +250,8 @@ void		dbrows_free(struct dbrows *);
 
 /* Above every id: the cursor of a list's first page. */
 #define DB_MAX_ID	"ffffffff-ffff-ffff-ffff-ffffffffffff"
+/* Below every id (the nil UUID): a read on from the start, or no row. */
+#define DB_MIN_ID	"00000000-0000-0000-0000-000000000000"
 /* The ends of DATETIME (MariaDB's range): a date range's missing bound. */
 #define DB_TIME_MIN	"1000-01-01 00:00:00"
 #define DB_TIME_MAX	"9999-12-31 23:59:59"

@@ -621,7 +621,7 @@ db_receipt_delivery(struct db *db, const char *reference, const char *provider_i
     struct dbrows *out)
 {
 	return rows(db, SD_HOOK_FIND, DBPARAMS(P_STR(reference != NULL ? reference :
-	    "00000000-0000-0000-0000-000000000000"), P_STR(provider_id != NULL ?
+	    DB_MIN_ID), P_STR(provider_id != NULL ?
 	    provider_id : "")), receipt_cols, NELEM(receipt_cols),
 	    sizeof(struct receipt_row), false, out);
 }

@@ -71,9 +71,8 @@ static const struct dbstmt wh_sql[WH__MAX] = {
 	  "event_type, body, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)" },
 	{ "webhook_event_done",
 	  "UPDATE outbox SET processed_at = NOW(6) WHERE id = ?" },
-	/* design 6: one short statement stamps the claim and its lease */
 	/*
-	 * WH_LAPSED, then WH_CLAIM: claims whose lease ran out are due again,
+	 * design 6, WH_LAPSED, then WH_CLAIM: claims whose lease ran out are due again,
 	 * then the first due records are claimed, each on its index range
 	 * (one statement with both, OR-ed, read and locked every due record
 	 * for each claim)
@@ -258,8 +257,8 @@ enum fb_err
 db_webhook_events_claim(struct db *db, const char *after, int n,
     struct dbrows *out)
 {
-	return rows(db, WH_EVENTS, DBPARAMS(P_STR(after), P_INT(n)), event_cols, NELEM(event_cols),
-	    sizeof(struct webhook_event_row), false, out);
+	return rows(db, WH_EVENTS, DBPARAMS(P_STR(after), P_INT(n)), event_cols,
+	    NELEM(event_cols), sizeof(struct webhook_event_row), false, out);
 }
 
 enum fb_err

@@ -503,6 +503,40 @@ Test(deliver, two_steps_of_a_lead_in_one_batch, .timeout = 60)
 }
 
 /*
+ * n visitors of campaign `key` (one SMS step) capture "<tel>-NNNN" and
+ * are judged abandoned at 03:00 UTC of `day`: n deliveries scheduled, and
+ * the only ones due (what other tests left is put off).
+ */
+static void
+due_alone(const struct fx *f, const char *key, int n, const char *tel,
+    const char *day)
+{
+	char	 t[32], now[64];
+	int	 v;
+
+	for (v = 1; v <= n; v++) {
+		snprintf(t, sizeof(t), "%s-%04d", tel, v);
+		event(f, key, v, "capture", "form", t);
+	}
+	tag_settle();
+	snprintf(now, sizeof(now), "--now %sT03:00:00Z", day);
+	cr_assert_eq(cron("formback-abandon", now), 0);
+	cr_assert_eq(atoi(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = "
+	    "'%s' AND status = 'scheduled'", f->tenant)), n);
+	sql("UPDATE deliveries SET scheduled_at = '2099-01-01' WHERE status = "
+	    "'scheduled' AND tenant_id <> '%s'", f->tenant);
+}
+
+/* The tenant's deliveries: "sent scheduled". */
+static const char *
+sent_scheduled(const struct fx *f)
+{
+	return sql("SELECT CONCAT_WS(' ', SUM(status = 'sent'), "
+	    "SUM(status = 'scheduled')) FROM deliveries WHERE tenant_id = '%s'",
+	    f->tenant);
+}
+
+/*
  * --limit bounds the whole pass, across its batches of 16 (it once
  * counted nothing when a batch was freed, and a pass sent everything
  * due): 20 due, a limit of 18, 18 sent and 2 left for the next pass.
@@ -510,32 +544,16 @@ Test(deliver, two_steps_of_a_lead_in_one_batch, .timeout = 60)
 Test(deliver, limit_counts_across_batches, .timeout = 90)
 {
 	struct fx	 f;
-	char		 tel[32];
-	int		 v;
 
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "lim", "sms", "live", NULL);
-	for (v = 1; v <= 20; v++) {
-		snprintf(tel, sizeof(tel), "090-7761-%04d", v);
-		event(&f, "lim", v, "capture", "form", tel);
-	}
-	tag_settle();
-	cr_assert_eq(cron("formback-abandon", "--now 2036-03-01T03:00:00Z"), 0);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
-	    "AND status = 'scheduled'", f.tenant), "20");
-	/* what other tests left due is not this pass's to count */
-	sql("UPDATE deliveries SET scheduled_at = '2099-01-01' WHERE status = "
-	    "'scheduled' AND tenant_id <> '%s'", f.tenant);
+	due_alone(&f, "lim", 20, "090-7761", "2036-03-01");
 	cr_assert_eq(cron("formback-deliver", "--now 2036-03-01T03:10:00Z --limit 18 "
 	    "--jobs 1"), 0);
-	cr_assert_str_eq(sql("SELECT CONCAT_WS(' ', SUM(status = 'sent'), "
-	    "SUM(status = 'scheduled')) FROM deliveries WHERE tenant_id = '%s'",
-	    f.tenant), "18 2");
+	cr_assert_str_eq(sent_scheduled(&f), "18 2");
 	cr_assert_eq(cron("formback-deliver", "--now 2036-03-01T03:11:00Z --limit 18 "
 	    "--jobs 1"), 0);
-	cr_assert_str_eq(sql("SELECT CONCAT_WS(' ', SUM(status = 'sent'), "
-	    "SUM(status = 'scheduled')) FROM deliveries WHERE tenant_id = '%s'",
-	    f.tenant), "20 0");
+	cr_assert_str_eq(sent_scheduled(&f), "20 0");
 }
 
 /*
@@ -549,30 +567,20 @@ Test(deliver, limit_counts_across_batches, .timeout = 90)
 Test(deliver, slow_provider_sends_within_the_lease, .timeout = 90)
 {
 	struct fx	 f;
-	char		 tel[32];
-	int		 v;
+	int		 rc;
 
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "slow", "sms", "live", NULL);
-	for (v = 1; v <= 16; v++) {
-		snprintf(tel, sizeof(tel), "090-7762-%04d", v);
-		event(&f, "slow", v, "capture", "form", tel);
-	}
-	tag_settle();
-	cr_assert_eq(cron("formback-abandon", "--now 2036-03-02T03:00:00Z"), 0);
-	sql("UPDATE deliveries SET scheduled_at = '2099-01-01' WHERE status = "
-	    "'scheduled' AND tenant_id <> '%s'", f.tenant);
+	due_alone(&f, "slow", 16, "090-7762", "2036-03-02");
 	setenv("FB_FAULT_SEND_SECONDS", "45", 1);
-	v = cron("formback-deliver", "--now 2036-03-02T03:10:00Z --jobs 1");
+	rc = cron("formback-deliver", "--now 2036-03-02T03:10:00Z --jobs 1");
 	unsetenv("FB_FAULT_SEND_SECONDS");
-	cr_assert_eq(v, 0);
+	cr_assert_eq(rc, 0);
 	cr_assert_str_eq(sql("SELECT CONCAT_WS(' ', SUM(status = 'sent'), "
 	    "SUM(status = 'scheduled' AND attempts = 0), SUM(error_code IS NOT NULL)) "
 	    "FROM deliveries WHERE tenant_id = '%s'", f.tenant), "13 3 0");
 	cr_assert_eq(cron("formback-deliver", "--now 2036-03-02T03:11:00Z --jobs 1"), 0);
-	cr_assert_str_eq(sql("SELECT CONCAT_WS(' ', SUM(status = 'sent'), "
-	    "SUM(status = 'scheduled')) FROM deliveries WHERE tenant_id = '%s'",
-	    f.tenant), "16 0");
+	cr_assert_str_eq(sent_scheduled(&f), "16 0");
 }
 
 /*
