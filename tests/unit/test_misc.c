@@ -276,12 +276,13 @@ Test(jsonw, generator_edges)
 	cr_assert_eq(strlen(b.data), b.len);
 	/*
 	 * an escape at each place of strings of every length up to three
-	 * words (whole words, the overlapping last word, the two halves and
-	 * the three bytes of a short one), among UTF-8 bytes
+	 * blocks of 16 (whole blocks and the overlapping last one; the two
+	 * words, the two halves and the three bytes of a shorter one), among
+	 * UTF-8 bytes
 	 */
-	for (n = 1; n <= 24; n++)
+	for (n = 1; n <= 48; n++)
 		for (i = 0; i < n; i++) {
-			char	 in[25], want[40];
+			char	 in[49], want[64];
 
 			memset(in, 'a', (size_t)n);
 			if (n >= 7)
