@@ -1512,8 +1512,12 @@ enum fb_err db_webhook_event_done(struct db *, const char *id) FB_WUR;
 	N(endpoint_stopped, BOOL, "e.status <> 'enabled' OR e.deleted_at IS NOT NULL")
 struct webhook_send_row { DB_FIELDS(WEBHOOK_SEND_COLS) };
 /*
- * Claim up to n due sends (pending and due at `now`, or sending with a
- * lapsed lease) with `token` (16 bytes) until `until`; then read them.
+ * Claim up to n due sends with `token` (16 bytes) until `until`, in one
+ * transaction: sends whose lease lapsed before `now` are pending again
+ * (those another pass is finishing are left to it), then the first
+ * pending ones due at `now` that no other pass holds are claimed, in
+ * their order on webhook_deliveries_due; then read them (out, caller
+ * frees with dbrows_free()).  Never waits on another pass's records.
  */
 enum fb_err db_webhook_claim(struct db *, const char *now, const char *until,
 	    const unsigned char token[16], int n, struct dbrows *) FB_WUR;

@@ -8,7 +8,7 @@
 enum {
 	WH_COUNT, WH_INSERT, WH_LIST, WH_GET, WH_DELETE, WH_DLV_LIST, WH_DLV_GET,
 	WH_DLV_ENDPOINT, WH_REDELIVER, WH_EVENTS, WH_SUBSCRIBERS, WH_DLV_ADD,
-	WH_EVENT_DONE, WH_LAPSED, WH_CLAIM, WH_CLAIMED, WH_FINISH, WH_ENDPOINT_OK,
+	WH_EVENT_DONE, WH_LAPSED, WH_RELEASE, WH_CLAIM, WH_CLAIMED, WH_FINISH, WH_ENDPOINT_OK,
 	WH_ENDPOINT_FAIL, WH_PURGE_EVENTS, WH_PURGE_DELIVERIES,
 	WH__MAX
 };
@@ -72,24 +72,49 @@ static const struct dbstmt wh_sql[WH__MAX] = {
 	{ "webhook_event_done",
 	  "UPDATE outbox SET processed_at = NOW(6) WHERE id = ?" },
 	/*
-	 * design 6, WH_LAPSED, then WH_CLAIM: claims whose lease ran out are due again,
-	 * then the first due records are claimed, each on its index range
-	 * (one statement with both, OR-ed, read and locked every due record
-	 * for each claim)
+	 * design 6, WH_LAPSED and WH_RELEASE, then WH_CLAIM: claims whose
+	 * lease ran out are due again, then the first due records are
+	 * claimed, each on its index range (one statement with both, OR-ed,
+	 * read and locked every due record for each claim).  The lapsed ones
+	 * are picked without waiting, a record another pass is finishing
+	 * passed over, then released by primary key: an UPDATE on the index
+	 * held each record's index entry while it waited for the record,
+	 * which a pass finishing it held while it waited for the entry (a
+	 * deadlock; three passes at once, 65 of 180 claims in a test of
+	 * the statements)
 	 */
 	{ "webhook_lapsed",
-	  "UPDATE webhook_deliveries FORCE INDEX (webhook_deliveries_due) "
-	  "SET status = 'pending', claim_token = NULL, claim_until = NULL "
-	  "WHERE status = 'sending' AND claim_until < ?" },
+	  "SELECT id FROM webhook_deliveries FORCE INDEX (webhook_deliveries_due) "
+	  "WHERE status = 'sending' AND claim_until < ? "
+	  "LIMIT 1000 FOR UPDATE SKIP LOCKED" },
+	{ "webhook_release",
+	  "UPDATE webhook_deliveries SET status = 'pending', claim_token = NULL, "
+	  "claim_until = NULL WHERE id = ? AND status = 'sending'" },
+	/*
+	 * The first due records no other pass holds, picked in index order
+	 * and then marked by primary key: "UPDATE ... ORDER BY ... LIMIT"
+	 * on the index whose status it changes read every due record before
+	 * its LIMIT ("Using buffer"; 2,558 index entries a claim of 64 in
+	 * scripts/bench -H, O(backlog) a claim)
+	 */
 	{ "webhook_claim",
-	  "UPDATE webhook_deliveries FORCE INDEX (webhook_deliveries_due) "
-	  "SET status = 'sending', claim_token = ?, claim_until = ? "
-	  "WHERE status = 'pending' AND next_attempt_at <= ? "
-	  "ORDER BY next_attempt_at, id LIMIT ?" },
+	  "UPDATE webhook_deliveries d JOIN (SELECT id FROM webhook_deliveries "
+	  "FORCE INDEX (webhook_deliveries_due) WHERE status = 'pending' "
+	  "AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ? "
+	  "FOR UPDATE SKIP LOCKED) p ON p.id = d.id "
+	  "SET d.status = 'sending', d.claim_token = ?, d.claim_until = ? "
+	  "WHERE d.status = 'pending'" },
+	/*
+	 * The claimed records, on the rows being sent, then each one's
+	 * endpoint: with the statistics of a table the fan-out had just
+	 * filled, the optimizer began from the endpoint and read all of its
+	 * records (5,001 rows a claim in scripts/bench -H)
+	 */
 	{ "webhook_claimed",
-	  "SELECT " DB_SELECT(WEBHOOK_SEND_COLS) " FROM webhook_deliveries d "
-	  "JOIN webhook_endpoints e ON e.id = d.endpoint_id "
-	  "WHERE d.claim_token = ? AND d.status = 'sending'" },
+	  "SELECT STRAIGHT_JOIN " DB_SELECT(WEBHOOK_SEND_COLS) " FROM "
+	  "webhook_deliveries d FORCE INDEX (webhook_deliveries_due) "
+	  "JOIN webhook_endpoints e FORCE INDEX (PRIMARY) ON e.id = d.endpoint_id "
+	  "WHERE d.status = 'sending' AND d.claim_token = ?" },
 	{ "webhook_finish",
 	  "UPDATE webhook_deliveries SET status = ?, attempts = attempts + ?, "
 	  "next_attempt_at = ?, response_status = ?, error = ?, "
@@ -293,16 +318,25 @@ enum fb_err
 db_webhook_claim(struct db *db, const char *now, const char *until,
     const unsigned char token[16], int n, struct dbrows *out)
 {
+	struct dbres	 lapsed;
 	unsigned long long c;
+	unsigned	 i;
 	enum fb_err	 e;
 
 	out->n = 0;
 	out->row = NULL;
 	if ((e = db_begin(db)) != FB_OK)
 		return e;
-	if ((e = changed(db, WH_LAPSED, DBPARAMS(P_STR(now)), &c)) != FB_OK ||
-	    (e = changed(db, WH_CLAIM, DBPARAMS(P_BIN(token, 16), P_STR(until),
-	    P_STR(now), P_INT(n)), &c)) != FB_OK ||
+	if ((e = run(db, WH_LAPSED, DBPARAMS(P_STR(now)), &lapsed)) != FB_OK) {
+		db_rollback(db);
+		return e;
+	}
+	for (i = 0; i < lapsed.nrows && e == FB_OK; i++)
+		e = changed(db, WH_RELEASE, DBPARAMS(P_STR(dbres_get(&lapsed, i, 0))), &c);
+	dbres_free(&lapsed);
+	if (e != FB_OK ||
+	    (e = changed(db, WH_CLAIM, DBPARAMS(P_STR(now), P_INT(n),
+	    P_BIN(token, 16), P_STR(until)), &c)) != FB_OK ||
 	    (e = db_commit(db)) != FB_OK) {
 		db_rollback(db);
 		return e;
