@@ -257,6 +257,7 @@ fan_out(struct db *db, long long now, long limit, int *n)
 	struct dbres	 subs;
 	const struct webhook_event_row *ev;
 	json_object	*env, *data;
+	const char	*ids[WEBHOOK_FANOUT_MAX];
 	char		 due[32], id[UUID_STRLEN + 1];
 	/* the pass reads on from the last event it has seen */
 	char		 after[UUID_STRLEN + 1] = DB_MIN_ID;
@@ -269,7 +270,8 @@ fan_out(struct db *db, long long now, long limit, int *n)
 	while (done < limit) {
 		if ((e = db_begin(db)) != FB_OK)
 			return e;
-		if ((e = db_webhook_events_claim(db, after, 100, &evs)) != FB_OK) {
+		if ((e = db_webhook_events_claim(db, after, WEBHOOK_FANOUT_MAX,
+		    &evs)) != FB_OK) {
 			db_rollback(db);
 			return e;
 		}
@@ -301,9 +303,11 @@ fan_out(struct db *db, long long now, long limit, int *n)
 			}
 			json_object_put(env);
 			dbres_free(&subs);
-			if (e == FB_OK)
-				e = db_webhook_event_done(db, ev->id);
+			ids[i] = ev->id;
 		}
+		/* the batch's events handled, in the records' transaction */
+		if (e == FB_OK)
+			e = db_webhook_events_done(db, ids, evs.n);
 		done += (long)evs.n;
 		snprintf(after, sizeof(after), "%s",
 		    ((const struct webhook_event_row *)evs.row)[evs.n - 1].id);

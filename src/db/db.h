@@ -80,6 +80,10 @@ struct dbp {
  * statement serves every count.
  */
 void	db_params_in(struct dbp *p, size_t slots, const char *const *v, size_t n);
+/* 10 and 100 placeholders, for IN lists of that many slots */
+#define DB_Q10	"?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
+#define DB_Q100	DB_Q10 ", " DB_Q10 ", " DB_Q10 ", " DB_Q10 ", " DB_Q10 ", " \
+	DB_Q10 ", " DB_Q10 ", " DB_Q10 ", " DB_Q10 ", " DB_Q10
 /* Parameter list for db_run: DBPARAMS(P_STR(a), P_INT(b)). */
 #define DBPARAMS(...)	(const struct dbp[]){ __VA_ARGS__ }, \
 	(sizeof((const struct dbp[]){ __VA_ARGS__ }) / sizeof(struct dbp))

@@ -5,10 +5,7 @@
 
 #include "store.h"
 
-/* 100 placeholders (INGEST_DONE_MAX) */
-#define Q10	"?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
-#define Q100	Q10 ", " Q10 ", " Q10 ", " Q10 ", " Q10 ", " Q10 ", " Q10 ", " \
-	Q10 ", " Q10 ", " Q10
+_Static_assert(INGEST_DONE_MAX == 100, "DB_Q100 holds INGEST_DONE_MAX placeholders");
 
 /* the nested site and campaign of a lead: two look-ups by primary key */
 #define LEAD_NESTED " LEFT JOIN sites s ON s.id = l.site_id " \
@@ -42,7 +39,7 @@
 #define LEAD_LIST_SORTED(date, col) LEAD_LIST("FORCE INDEX (" date ")", \
 	LEAD_RANGE(col), " ROWS EXAMINED ?")
 /* NAMES_MAX placeholders */
-#define Q16	Q10 ", ?, ?, ?, ?, ?, ?"
+#define Q16	DB_Q10 ", ?, ?, ?, ?, ?, ?"
 
 enum {
 	LEAD_LIST,
@@ -165,7 +162,7 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	{ "lead_open_of",
 	  "SELECT " DB_SELECT(OPEN_LEAD_OF_COLS) " FROM leads "
 	  "FORCE INDEX (leads_visitor) WHERE site_id = ? AND tenant_id = ? "
-	  "AND visitor_id IN (" Q100 ") "
+	  "AND visitor_id IN (" DB_Q100 ") "
 	  "AND status NOT IN ('converted', 'suppressed') FOR UPDATE" },
 	/*
 	 * LEAD_LANDINGS: the first page view of each of INGEST_DONE_MAX
@@ -176,7 +173,7 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "url, referrer, ROW_NUMBER() OVER (PARTITION BY session_id "
 	  "ORDER BY received_at, id) AS n FROM tag_events "
 	  "FORCE INDEX (tag_events_session_stage) WHERE site_id = ? "
-	  "AND session_id IN (" Q100 ") AND event_type = 'page_view') f "
+	  "AND session_id IN (" DB_Q100 ") AND event_type = 'page_view') f "
 	  "WHERE n = 1" },
 	/* LEAD_OF_VISITOR: the visitor's unfinished leads on the site (as above) */
 	{ "leads_of_visitor",
@@ -231,7 +228,7 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "WHERE part = ? AND attempts < 3 ORDER BY id LIMIT ?" },
 	/* LEAD_INGEST_DONE: INGEST_DONE_MAX ids, the last repeated to fill */
 	{ "ingest_done",
-	  "DELETE FROM tag_ingest WHERE part = ? AND id IN (" Q100 ")" },
+	  "DELETE FROM tag_ingest WHERE part = ? AND id IN (" DB_Q100 ")" },
 	/* LEAD_INGEST_FAILED */
 	{ "ingest_failed",
 	  "UPDATE tag_ingest SET attempts = attempts + 1, last_error = ? "

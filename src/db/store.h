@@ -1486,10 +1486,12 @@ enum fb_err db_webhook_redeliver(struct db *, const char *tenant,
 	N(event_type, TEXT, "event_type") N(payload, TEXT, "payload") \
 	N(created_at, TIME, "created_at")
 struct webhook_event_row { DB_FIELDS(WEBHOOK_EVENT_COLS) };
+/* outbox events a fan-out transaction takes */
+#define WEBHOOK_FANOUT_MAX	100
 /*
- * Up to n unprocessed events whose id follows `after` (a UUID; the nil
- * UUID for the first), by id (UUIDv7: oldest first), locked (SKIP
- * LOCKED).
+ * Up to n (at most WEBHOOK_FANOUT_MAX) unprocessed events whose id
+ * follows `after` (a UUID; the nil UUID for the first), by id (UUIDv7:
+ * oldest first), locked (SKIP LOCKED).
  */
 enum fb_err db_webhook_events_claim(struct db *, const char *after, int n,
 	    struct dbrows *) FB_WUR;
@@ -1500,8 +1502,13 @@ enum fb_err db_webhook_subscribers(struct db *, const char *tenant,
 enum fb_err db_webhook_delivery_add(struct db *, const char *id,
 	    const char *tenant, const char *endpoint, const char *event,
 	    const char *type, const char *body, const char *due) FB_WUR;
-/* Mark an outbox event fanned out. */
-enum fb_err db_webhook_event_done(struct db *, const char *id) FB_WUR;
+/*
+ * Mark outbox events ids[0 .. n-1] (borrowed, 1 <= n <=
+ * WEBHOOK_FANOUT_MAX) fanned out, in one statement; FB_EINVAL for any
+ * other n.
+ */
+enum fb_err db_webhook_events_done(struct db *, const char *const *ids,
+	    size_t n) FB_WUR;
 /* A claimed send: the record, its body and its endpoint's URL and secret. */
 #define WEBHOOK_SEND_COLS(F, N) F(id, TEXT, "d.id") \
 	N(tenant_id, TEXT, "d.tenant_id") N(endpoint_id, TEXT, "d.endpoint_id") \

@@ -8,11 +8,12 @@
 enum {
 	WH_COUNT, WH_INSERT, WH_LIST, WH_GET, WH_DELETE, WH_DLV_LIST, WH_DLV_GET,
 	WH_DLV_ENDPOINT, WH_REDELIVER, WH_EVENTS, WH_SUBSCRIBERS, WH_DLV_ADD,
-	WH_EVENT_DONE, WH_LAPSED, WH_RELEASE, WH_CLAIM, WH_CLAIMED, WH_FINISH, WH_ENDPOINT_OK,
+	WH_EVENTS_DONE, WH_LAPSED, WH_RELEASE, WH_CLAIM, WH_CLAIMED, WH_FINISH, WH_ENDPOINT_OK,
 	WH_ENDPOINT_FAIL, WH_PURGE_EVENTS, WH_PURGE_DELIVERIES,
 	WH__MAX
 };
 _Static_assert(WH__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
+_Static_assert(WEBHOOK_FANOUT_MAX == 100, "DB_Q100 holds WEBHOOK_FANOUT_MAX placeholders");
 
 static const struct dbstmt wh_sql[WH__MAX] = {
 	/* WH_COUNT: under the tenant's row lock, so two creates cannot pass the cap */
@@ -69,8 +70,9 @@ static const struct dbstmt wh_sql[WH__MAX] = {
 	{ "webhook_delivery_add",
 	  "INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, "
 	  "event_type, body, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)" },
-	{ "webhook_event_done",
-	  "UPDATE outbox SET processed_at = NOW(6) WHERE id = ?" },
+	/* WEBHOOK_FANOUT_MAX ids, the last repeated to fill (a statement an event before) */
+	{ "webhook_events_done",
+	  "UPDATE outbox SET processed_at = NOW(6) WHERE id IN (" DB_Q100 ")" },
 	/*
 	 * design 6, WH_LAPSED and WH_RELEASE, then WH_CLAIM: claims whose
 	 * lease ran out are due again, then the first due records are
@@ -307,11 +309,15 @@ db_webhook_delivery_add(struct db *db, const char *id, const char *tenant,
 }
 
 enum fb_err
-db_webhook_event_done(struct db *db, const char *id)
+db_webhook_events_done(struct db *db, const char *const *ids, size_t n)
 {
-	unsigned long long n;
+	struct dbp	 p[WEBHOOK_FANOUT_MAX];
+	unsigned long long c;
 
-	return changed(db, WH_EVENT_DONE, DBPARAMS(P_STR(id)), &n);
+	if (n == 0 || n > WEBHOOK_FANOUT_MAX)
+		return FB_EINVAL;
+	db_params_in(p, WEBHOOK_FANOUT_MAX, ids, n);
+	return changed(db, WH_EVENTS_DONE, p, NELEM(p), &c);
 }
 
 enum fb_err
