@@ -737,6 +737,45 @@ Test(webhooks, failing_endpoint_stopped, .timeout = 60)
 }
 
 /*
+ * A success resets the endpoint's consecutive failures and moves its
+ * last success on, never back.
+ */
+Test(webhooks, success_resets_failures, .timeout = 60)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 id[40], ev[40], b[128];
+
+	fx_new(&f, "pro", 0);
+	cr_assert_eq(hooks_pass(1, NULL), 0);
+	r = endpoint(f.live, hook_url("hooks.formback.test", "/ok"),
+	    J(["lead.captured"]), NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	snprintf(id, sizeof(id), "%s", jget(r->json, "id"));
+	resp_free(r);
+	sql("UPDATE webhook_endpoints SET consecutive_failures = 3 WHERE id = '%s'", id);
+	outbox_event(f.tenant, "lead.captured", "{}", ev);
+	outbox_event(f.tenant, "lead.captured", "{}", ev);
+	cr_assert_eq(hooks_pass(10, NULL), 0);
+	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s", id);
+	r = http("GET", b, f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "consecutive_failures"), "0");
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_deliveries WHERE "
+	    "endpoint_id = '%s' AND status = 'succeeded'", id), "2");
+	cr_assert_str_eq(sql("SELECT last_success_at IS NOT NULL FROM "
+	    "webhook_endpoints WHERE id = '%s'", id), "1");
+	/* a later success from a pass whose clock is behind keeps it */
+	sql("UPDATE webhook_endpoints SET last_success_at = '2099-01-01' "
+	    "WHERE id = '%s'", id);
+	outbox_event(f.tenant, "lead.captured", "{}", ev);
+	cr_assert_eq(hooks_pass(20, NULL), 0);
+	cr_assert_str_eq(sql("SELECT last_success_at FROM webhook_endpoints "
+	    "WHERE id = '%s'", id), "2099-01-01 00:00:00.000000");
+}
+
+/*
  * The fan-out reads on by id from the last event it has seen, on the
  * outbox's index (issue 13): it read and sorted every unprocessed event
  * for each batch of 100 ("ORDER BY topic, processed_at, id" is not the
