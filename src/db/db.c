@@ -47,6 +47,20 @@ db_classify(struct db *db, unsigned int e)
 }
 
 /*
+ * A statement's failure, classified: one that gives no code of its own
+ * (a fetch cut off when its server died said nothing, and was answered
+ * 500 in the cluster suite) leaves the connection in no known state, so
+ * it is taken as lost.
+ */
+static enum fb_err
+db_stmt_failed(struct db *db, MYSQL_STMT *s)
+{
+	unsigned int	 e = mysql_stmt_errno(s);
+
+	return db_classify(db, e != 0 ? e : CR_SERVER_LOST);
+}
+
+/*
  * The next server of db_host's list at *list: "host" or "host:port" (an
  * IPv6 address in brackets), items separated by commas; no port of its
  * own, db_port.  Advances *list; false at the end or on an item too long.
@@ -285,7 +299,7 @@ db_prepare(struct db *db, enum db_set set, int idx, const struct dbstmt *st)
 	if (mysql_stmt_prepare(s, st->sql, strlen(st->sql)) != 0) {
 		logx(LOG_ERR, "cannot prepare statement '%s': %s", st->name,
 		    mysql_stmt_error(s));
-		(void)db_classify(db, mysql_stmt_errno(s));
+		(void)db_stmt_failed(db, s);
 		mysql_stmt_close(s);
 		return NULL;
 	}
@@ -445,7 +459,7 @@ db_fetch(struct db *db, MYSQL_STMT *s, const struct dbstmt *st,
 		if (rc == 1) {
 			logx(LOG_ERR, "cannot fetch from '%s': %s", st->name,
 			    mysql_stmt_error(s));
-			e = db_classify(db, mysql_stmt_errno(s));
+			e = db_stmt_failed(db, s);
 			goto out;
 		}
 		if (res->nrows == cap) {
@@ -570,7 +584,7 @@ db_run(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
 		return FB_EDB;
 	}
 	if (mysql_stmt_execute(s) != 0) {
-		e = db_classify(db, mysql_stmt_errno(s));
+		e = db_stmt_failed(db, s);
 		logx(e == FB_EDUP || e == FB_ERETRY ? LOG_DEBUG : LOG_ERR,
 		    "cannot run '%s': %s", st->name, mysql_stmt_error(s));
 		if (e == FB_EGONE) {
