@@ -96,7 +96,7 @@ static const struct dbstmt wh_sql[WH__MAX] = {
 	 * The first due records no other pass holds, picked in index order
 	 * and then marked by primary key: "UPDATE ... ORDER BY ... LIMIT"
 	 * on the index whose status it changes read every due record before
-	 * its LIMIT ("Using buffer"; 2,558 index entries a claim of 64 in
+	 * its LIMIT ("Using buffer"; 2,558 index entries a claim of 80 in
 	 * scripts/bench -H, O(backlog) a claim)
 	 */
 	{ "webhook_claim",
