@@ -783,6 +783,8 @@ enum fb_err db_ingest_retry(struct db *, long long *n) FB_WUR;
  * Up to `limit` struct lead_owner_row of the captured leads whose wait
  * (the active scenario's, else the campaign's) has passed at `now` (unix
  * seconds), the longest idle first: across tenants, formback-abandon's.
+ * Reads only the leads idle for the shortest wait of any campaign or
+ * active scenario, and stops at `limit`.
  */
 enum fb_err db_leads_abandon_due(struct db *, long long now, int limit,
 	    struct dbrows *) FB_WUR;
