@@ -12,8 +12,6 @@
 
 #define CAMPAIGN_NAME_MAX	200
 #define WAIT_DEFAULT		30
-#define WAIT_MIN		1
-#define WAIT_MAX		10080	/* 7 days */
 /*
  * The takeover check's time budget, wall clock: past it the save goes on
  * with the warnings found so far (formback.fcgi(8), URL rules).
@@ -194,7 +192,8 @@ api_campaigns_create(struct req *r)
 	    body_str(r, "name", true, CAMPAIGN_NAME_MAX, &name) < 0 ||
 	    body_str(r, "product_name", false, CAMPAIGN_NAME_MAX, &product) < 0 ||
 	    body_str(r, "status", false, 16, &status) < 0 ||
-	    body_int(r, "abandon_wait_minutes", false, WAIT_MIN, WAIT_MAX, &wait) < 0)
+	    body_int(r, "abandon_wait_minutes", false,
+	    ABANDON_WAIT_MIN, ABANDON_WAIT_MAX, &wait) < 0)
 		return FB_OK;
 	if (!uuid_valid(site))
 		return api_error(r, AC_PARAMETER_INVALID, "site_id");
@@ -396,7 +395,8 @@ api_campaigns_update(struct req *r)
 	if (body_str(r, "name", false, CAMPAIGN_NAME_MAX, &name) < 0 ||
 	    body_str(r, "product_name", false, CAMPAIGN_NAME_MAX, &product) < 0 ||
 	    body_str(r, "status", false, 16, &status) < 0 ||
-	    body_int(r, "abandon_wait_minutes", false, WAIT_MIN, WAIT_MAX, &wait) < 0)
+	    body_int(r, "abandon_wait_minutes", false,
+	    ABANDON_WAIT_MIN, ABANDON_WAIT_MAX, &wait) < 0)
 		return FB_OK;
 	if (name != NULL && text_blank(name))
 		return api_error(r, AC_PARAMETER_INVALID, "name");

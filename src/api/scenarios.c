@@ -14,8 +14,6 @@
 
 #define SCENARIO_NAME_MAX	200
 #define DELAY_MAX		43200	/* 30 days */
-#define WAIT_MIN		1
-#define WAIT_MAX		10080
 
 /* The one writer of a scenario (contract: Scenario), with its steps. */
 static json_object *
@@ -162,8 +160,8 @@ api_scenarios_create(struct req *r)
 
 	if (body_str(r, "name", true, SCENARIO_NAME_MAX, &name) < 0 ||
 	    body_str(r, "status", false, 16, &status) < 0 ||
-	    (has_wait = body_int(r, "abandon_wait_minutes", false, WAIT_MIN,
-	    WAIT_MAX, &wait)) < 0)
+	    (has_wait = body_int(r, "abandon_wait_minutes", false, ABANDON_WAIT_MIN,
+	    ABANDON_WAIT_MAX, &wait)) < 0)
 		return FB_OK;
 	if (name[strspn(name, " \t")] == '\0')
 		return api_error(r, AC_PARAMETER_INVALID, "name");
@@ -202,7 +200,8 @@ api_scenarios_update(struct req *r)
 
 	if (body_str(r, "name", false, SCENARIO_NAME_MAX, &name) < 0 ||
 	    body_str(r, "status", false, 16, &status) < 0 ||
-	    (w = body_int(r, "abandon_wait_minutes", false, WAIT_MIN, WAIT_MAX, &wait)) < 0)
+	    (w = body_int(r, "abandon_wait_minutes", false,
+	    ABANDON_WAIT_MIN, ABANDON_WAIT_MAX, &wait)) < 0)
 		return FB_OK;
 	if (name != NULL && name[strspn(name, " \t")] == '\0')
 		return api_error(r, AC_PARAMETER_INVALID, "name");

@@ -779,6 +779,9 @@ enum fb_err db_ingest_status(struct db *, struct dbrows *) FB_WUR;
 /* Give parked events three more tries, taking back the rolled hours
  * of their tenants from theirs on (db_hours_take_back()); *n: how many. */
 enum fb_err db_ingest_retry(struct db *, long long *n) FB_WUR;
+/* abandon_wait_minutes of a campaign or a scenario (contract: Campaign) */
+#define ABANDON_WAIT_MIN	1
+#define ABANDON_WAIT_MAX	10080	/* 7 days */
 /*
  * Up to `limit` struct lead_owner_row of the captured leads whose wait
  * (the active scenario's, else the campaign's) has passed at `now` (unix
