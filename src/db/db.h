@@ -80,8 +80,9 @@ struct dbp {
  * statement serves every count.
  */
 void	db_params_in(struct dbp *p, size_t slots, const char *const *v, size_t n);
-/* 10 and 100 placeholders, for IN lists of that many slots */
+/* 10, 16 and 100 placeholders, for IN lists of that many slots */
 #define DB_Q10	"?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
+#define DB_Q16	DB_Q10 ", ?, ?, ?, ?, ?, ?"
 #define DB_Q100	DB_Q10 ", " DB_Q10 ", " DB_Q10 ", " DB_Q10 ", " DB_Q10 ", " \
 	DB_Q10 ", " DB_Q10 ", " DB_Q10 ", " DB_Q10 ", " DB_Q10
 /* Parameter list for db_run: DBPARAMS(P_STR(a), P_INT(b)). */

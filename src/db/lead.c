@@ -38,8 +38,7 @@ _Static_assert(INGEST_DONE_MAX == 100, "DB_Q100 holds INGEST_DONE_MAX placeholde
 /* the same read on the date's index, its rows sorted (db_list_walk()) */
 #define LEAD_LIST_SORTED(date, col) LEAD_LIST("FORCE INDEX (" date ")", \
 	LEAD_RANGE(col), " ROWS EXAMINED ?")
-/* NAMES_MAX placeholders */
-#define Q16	DB_Q10 ", ?, ?, ?, ?, ?, ?"
+_Static_assert(NAMES_MAX == 16, "DB_Q16 holds NAMES_MAX placeholders");
 
 enum {
 	LEAD_LIST,
@@ -264,9 +263,9 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "UPDATE tag_ingest SET attempts = 0, last_error = NULL WHERE attempts >= 3" },
 	/* LEAD_SITE_NAMES, LEAD_CAMPAIGN_NAMES: NAMES_MAX ids, the last repeated */
 	{ "site_names", "SELECT " DB_SELECT(SITE_NAME_COLS) " FROM sites "
-	  "WHERE tenant_id = ? AND id IN (" Q16 ")" },
+	  "WHERE tenant_id = ? AND id IN (" DB_Q16 ")" },
 	{ "campaign_names", "SELECT " DB_SELECT(CAMPAIGN_NAME_COLS) " FROM campaigns "
-	  "WHERE tenant_id = ? AND id IN (" Q16 ")" },
+	  "WHERE tenant_id = ? AND id IN (" DB_Q16 ")" },
 };
 
 static enum fb_err

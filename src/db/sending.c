@@ -80,8 +80,8 @@ enum {
 _Static_assert(SD__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
 
 /* The ids of a claim: DELIVERY_CLAIM_MAX placeholders, NULL for none. */
-#define CLAIM_IN	"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-_Static_assert(sizeof(CLAIM_IN) == 3 * DELIVERY_CLAIM_MAX + 1,
+#define CLAIM_IN	"(" DB_Q16 ")"
+_Static_assert(DELIVERY_CLAIM_MAX == 16,
     "CLAIM_IN holds DELIVERY_CLAIM_MAX placeholders");
 
 /*

@@ -8,7 +8,7 @@
 enum {
 	WH_COUNT, WH_INSERT, WH_LIST, WH_GET, WH_DELETE, WH_DLV_LIST, WH_DLV_GET,
 	WH_DLV_ENDPOINT, WH_REDELIVER, WH_EVENTS, WH_SUBSCRIBERS, WH_DLV_ADD,
-	WH_EVENTS_DONE, WH_LAPSED, WH_RELEASE, WH_CLAIM, WH_CLAIMED, WH_FINISH, WH_ENDPOINT_OK,
+	WH_EVENTS_DONE, WH_LAPSED, WH_CLAIM, WH_CLAIMED, WH_FINISH, WH_ENDPOINT_OK,
 	WH_ENDPOINT_FAIL, WH_PURGE_EVENTS, WH_PURGE_DELIVERIES,
 	WH__MAX
 };
@@ -74,31 +74,25 @@ static const struct dbstmt wh_sql[WH__MAX] = {
 	{ "webhook_events_done",
 	  "UPDATE outbox SET processed_at = NOW(6) WHERE id IN (" DB_Q100 ")" },
 	/*
-	 * design 6, WH_LAPSED and WH_RELEASE, then WH_CLAIM: claims whose
-	 * lease ran out are due again, then the first due records are
-	 * claimed, each on its index range (one statement with both, OR-ed,
-	 * read and locked every due record for each claim).  The lapsed ones
-	 * are picked without waiting, a record another pass is finishing
-	 * passed over, then released by primary key: an UPDATE on the index
-	 * held each record's index entry while it waited for the record,
-	 * which a pass finishing it held while it waited for the entry (a
-	 * deadlock; three passes at once, 65 of 180 claims in a test of
-	 * the statements)
+	 * design 6, WH_LAPSED, then WH_CLAIM: claims whose lease ran out are
+	 * due again, then the first due records are claimed.  Each picks its
+	 * rows on webhook_deliveries_due without waiting (FOR UPDATE SKIP
+	 * LOCKED: a record another pass holds, finishing or claiming it, is
+	 * passed over) and marks them by primary key.  An UPDATE on the
+	 * index itself held each record's entry while it waited for the
+	 * record, which a pass finishing it held while it waited for the
+	 * entry (a deadlock: three passes at once, 65 of 180 claims in a
+	 * test of the statements); and "UPDATE ... ORDER BY ... LIMIT" on
+	 * the index whose status it changes read every due record before
+	 * its LIMIT ("Using buffer"; 2,558 index entries a claim of 80 in
+	 * scripts/bench -H, O(backlog) a claim).
 	 */
 	{ "webhook_lapsed",
-	  "SELECT id FROM webhook_deliveries FORCE INDEX (webhook_deliveries_due) "
-	  "WHERE status = 'sending' AND claim_until < ? "
-	  "LIMIT 1000 FOR UPDATE SKIP LOCKED" },
-	{ "webhook_release",
-	  "UPDATE webhook_deliveries SET status = 'pending', claim_token = NULL, "
-	  "claim_until = NULL WHERE id = ? AND status = 'sending'" },
-	/*
-	 * The first due records no other pass holds, picked in index order
-	 * and then marked by primary key: "UPDATE ... ORDER BY ... LIMIT"
-	 * on the index whose status it changes read every due record before
-	 * its LIMIT ("Using buffer"; 2,558 index entries a claim of 80 in
-	 * scripts/bench -H, O(backlog) a claim)
-	 */
+	  "UPDATE webhook_deliveries d JOIN (SELECT id FROM webhook_deliveries "
+	  "FORCE INDEX (webhook_deliveries_due) WHERE status = 'sending' "
+	  "AND claim_until < ? LIMIT 1000 FOR UPDATE SKIP LOCKED) p "
+	  "ON p.id = d.id SET d.status = 'pending', d.claim_token = NULL, "
+	  "d.claim_until = NULL WHERE d.status = 'sending'" },
 	{ "webhook_claim",
 	  "UPDATE webhook_deliveries d JOIN (SELECT id FROM webhook_deliveries "
 	  "FORCE INDEX (webhook_deliveries_due) WHERE status = 'pending' "
@@ -334,23 +328,14 @@ enum fb_err
 db_webhook_claim(struct db *db, const char *now, const char *until,
     const unsigned char token[16], int n, struct dbrows *out)
 {
-	struct dbres	 lapsed;
 	unsigned long long c;
-	unsigned	 i;
 	enum fb_err	 e;
 
 	out->n = 0;
 	out->row = NULL;
 	if ((e = db_begin(db)) != FB_OK)
 		return e;
-	if ((e = run(db, WH_LAPSED, DBPARAMS(P_STR(now)), &lapsed)) != FB_OK) {
-		db_rollback(db);
-		return e;
-	}
-	for (i = 0; i < lapsed.nrows && e == FB_OK; i++)
-		e = changed(db, WH_RELEASE, DBPARAMS(P_STR(dbres_get(&lapsed, i, 0))), &c);
-	dbres_free(&lapsed);
-	if (e != FB_OK ||
+	if ((e = changed(db, WH_LAPSED, DBPARAMS(P_STR(now)), &c)) != FB_OK ||
 	    (e = changed(db, WH_CLAIM, DBPARAMS(P_STR(now), P_INT(n),
 	    P_BIN(token, 16), P_STR(until)), &c)) != FB_OK ||
 	    (e = db_commit(db)) != FB_OK) {

@@ -77,6 +77,25 @@ hooks_pass(long long plus, const char *conf)
 	return hooks_pass_limit(plus, conf, 100000);
 }
 
+/*
+ * A new tenant (plan pro) with an endpoint taking lead.captured at the
+ * receiver's /ok, made after a pass that has sent what other tests left;
+ * the endpoint's id into id.
+ */
+static void
+fx_ok_endpoint(struct fx *f, char id[40])
+{
+	struct resp	*r;
+
+	fx_new(f, "pro", 0);
+	cr_assert_eq(hooks_pass(1, NULL), 0);
+	r = endpoint(f->live, hook_url("hooks.formback.test", "/ok"),
+	    J(["lead.captured"]), NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	snprintf(id, 40, "%s", jget(r->json, "id"));
+	resp_free(r);
+}
+
 /* The receiver's requests to `path` (JSON objects; caller puts). */
 static json_object *
 received(const char *path)
@@ -746,13 +765,7 @@ Test(webhooks, success_resets_failures, .timeout = 60)
 	struct resp	*r;
 	char		 id[40], ev[40], b[128];
 
-	fx_new(&f, "pro", 0);
-	cr_assert_eq(hooks_pass(1, NULL), 0);
-	r = endpoint(f.live, hook_url("hooks.formback.test", "/ok"),
-	    J(["lead.captured"]), NULL);
-	cr_assert_eq(r->status, 201, "%s", r->body);
-	snprintf(id, sizeof(id), "%s", jget(r->json, "id"));
-	resp_free(r);
+	fx_ok_endpoint(&f, id);
 	sql("UPDATE webhook_endpoints SET consecutive_failures = 3 WHERE id = '%s'", id);
 	outbox_event(f.tenant, "lead.captured", "{}", ev);
 	outbox_event(f.tenant, "lead.captured", "{}", ev);
@@ -811,18 +824,10 @@ Test(webhooks, fan_out_reads_a_backlog_once, .timeout = 120)
 Test(webhooks, claim_reads_what_it_takes, .timeout = 120)
 {
 	struct fx	 f;
-	struct resp	*r;
 	char		 id[40];
 	long long	 reads;
 
-	fx_new(&f, "pro", 0);
-	/* what other tests left is sent first */
-	cr_assert_eq(hooks_pass(1, NULL), 0);
-	r = endpoint(f.live, hook_url("hooks.formback.test", "/ok"),
-	    J(["lead.captured"]), NULL);
-	cr_assert_eq(r->status, 201, "%s", r->body);
-	snprintf(id, sizeof(id), "%s", jget(r->json, "id"));
-	resp_free(r);
+	fx_ok_endpoint(&f, id);
 	sql("INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, "
 	    "event_type, body, next_attempt_at) SELECT UUID(), '%s', '%s', UUID(), "
 	    "'lead.captured', '{}', '2000-01-01' FROM seq_1_to_3000", f.tenant, id);
@@ -845,17 +850,10 @@ Test(webhooks, claim_reads_what_it_takes, .timeout = 120)
 Test(webhooks, passes_at_once_never_deadlock, .timeout = 180)
 {
 	struct fx	 f;
-	struct resp	*r;
 	char		 cmd[1024], at[32], id[40];
 	time_t		 t = time(NULL) + 5;
 
-	fx_new(&f, "pro", 0);
-	cr_assert_eq(hooks_pass(1, NULL), 0);
-	r = endpoint(f.live, hook_url("hooks.formback.test", "/ok"),
-	    J(["lead.captured"]), NULL);
-	cr_assert_eq(r->status, 201, "%s", r->body);
-	snprintf(id, sizeof(id), "%s", jget(r->json, "id"));
-	resp_free(r);
+	fx_ok_endpoint(&f, id);
 	sql("INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, "
 	    "event_type, body, next_attempt_at, status, claim_token, claim_until) "
 	    "SELECT UUID(), '%s', '%s', UUID(), 'lead.captured', '{}', '2000-01-01', "
