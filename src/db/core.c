@@ -44,7 +44,6 @@ enum {
 	CORE_IDEM_DELETE_EXPIRED,
 	CORE_IDEM_FINISH,
 	CORE_AUDIT_ADD,
-	CORE_OUTBOX_ADD,
 	CORE_IDEM_PURGE,
 	CORE_OUTBOX_PURGE,
 	CORE_TAG_EVENTS_PURGE,
@@ -104,10 +103,6 @@ static const struct dbstmt core_sql[CORE__MAX] = {
 	  "INSERT INTO audit_log (id, tenant_id, actor_type, actor_id, "
 	  "request_id, action, target_type, target_id, detail) "
 	  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)" },
-	/* CORE_OUTBOX_ADD */
-	{ "outbox_add",
-	  "INSERT INTO outbox (id, tenant_id, topic, event_type, payload) "
-	  "VALUES (?, ?, ?, ?, ?)" },
 	/*
 	 * CORE_IDEM_PURGE ... CORE_LINKS_PURGE: rows older than ? seconds,
 	 * oldest first (db_retention_purge() gives each its age; the keys
@@ -282,8 +277,33 @@ db_outbox_add(struct db *db, const char *tenant, const char *topic,
 	char	 id[UUID_STRLEN + 1];
 
 	uuid_v7(id);
-	return run(db, CORE_OUTBOX_ADD, DBPARAMS(P_STR(id), P_STR(tenant),
-	    P_STR(topic), P_STR(event_type), P_STR(payload)), NULL);
+	return db_outbox_insert(db, &(struct outbox_row){ id, tenant, topic,
+	    event_type, payload }, 1);
+}
+
+enum fb_err
+db_outbox_insert(struct db *db, const struct outbox_row *r, size_t n)
+{
+	static const struct dbmulti m = { DBM_OUTBOX, "outbox_insert",
+	    "INSERT INTO outbox (id, tenant_id, topic, event_type, payload) "
+	    "VALUES ", "(?, ?, ?, ?, ?)" };
+	struct dbp	 p[DB_MULTI_MAX * 5], *q;
+	size_t		 i, k;
+	enum fb_err	 e;
+
+	for (; n > 0; r += k, n -= k) {
+		k = n < DB_MULTI_MAX ? n : DB_MULTI_MAX;
+		for (q = p, i = 0; i < k; i++) {
+			*q++ = P_STR(r[i].id);
+			*q++ = P_STR(r[i].tenant);
+			*q++ = P_STR(r[i].topic);
+			*q++ = P_STR(r[i].event_type);
+			*q++ = P_STR(r[i].payload);
+		}
+		if ((e = db_run_multi(db, &m, k, p, (size_t)(q - p))) != FB_OK)
+			return e;
+	}
+	return FB_OK;
 }
 
 enum fb_err

@@ -539,7 +539,7 @@ db_run(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
     const struct dbp *p, size_t np, struct dbres *res)
 {
 	MYSQL_STMT	*s;
-	MYSQL_BIND	 b[256];	/* the widest: db_ingest_add(), 16 rows */
+	MYSQL_BIND	 b[DB_PARAMS_MAX];
 	my_bool		 isnull = 1;
 	size_t		 i;
 	enum fb_err	 e;
@@ -655,6 +655,40 @@ db_changed(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
 	*n = r.affected;
 	dbres_free(&r);
 	return FB_OK;
+}
+
+enum fb_err
+db_run_multi(struct db *db, const struct dbmulti *m, size_t n,
+    const struct dbp *p, size_t np)
+{
+	/* the texts live as long as the process, as the statements' do */
+	static struct dbstmt st[DBM__MAX][DB_MULTI_MAX];
+	struct dbstmt	*t;
+	size_t		 hl, rl, o, i;
+	char		*sql;
+
+	if (n == 0 || n > DB_MULTI_MAX)
+		return FB_EINVAL;
+	t = &st[m->kind][n - 1];
+	if (t->sql == NULL) {
+		hl = strlen(m->head);
+		rl = strlen(m->row);
+		if ((sql = malloc(hl + n * (rl + 2) + 1)) == NULL)
+			return FB_ENOMEM;
+		memcpy(sql, m->head, hl);
+		for (o = hl, i = 0; i < n; i++, o += rl) {
+			if (i > 0) {
+				memcpy(sql + o, ", ", 2);
+				o += 2;
+			}
+			memcpy(sql + o, m->row, rl);
+		}
+		sql[o] = '\0';
+		t->name = m->name;
+		t->sql = sql;
+	}
+	return db_run(db, DBSET_MULTI, (int)(m->kind * DB_MULTI_MAX + n - 1),
+	    t, p, np, NULL);
 }
 
 enum fb_err

@@ -25,7 +25,7 @@ enum db_set {
 	DBSET_LEAD,		/* db/lead.c */
 	DBSET_SCENARIO,		/* db/scenario.c */
 	DBSET_SENDING,		/* db/sending.c */
-	DBSET_INGEST,		/* db/lead.c: the collector's batches */
+	DBSET_MULTI,		/* multi-row INSERTs (db_run_multi()) */
 	DBSET_FLOOD,		/* db/flood.c: the collector's abuse limits */
 	DBSET_WEBHOOK,		/* db/webhook.c */
 	DBSET_PPCHECK,		/* db/ppcheck.c */
@@ -35,7 +35,7 @@ enum db_set {
 	DBSET_OPS,		/* db/ops.c: queues and cron passes */
 	DBSET__MAX
 };
-#define DBSET_STMT_MAX 64
+#define DBSET_STMT_MAX 80
 
 struct dbstmt {
 	const char	*name;	/* for logs: "campaign_get" */
@@ -183,6 +183,41 @@ enum fb_err	db_tenant_of(struct db *, enum db_set set, int idx,
 enum fb_err	db_changed(struct db *, enum db_set set, int idx,
 		    const struct dbstmt *st, const struct dbp *p, size_t np,
 		    unsigned long long *n) FB_WUR;
+/*
+ * Multi-row INSERTs: `head` ("INSERT INTO t (a, b) VALUES ") followed by
+ * n copies of `row` ("(?, ?)"), ", " between them.  Each kind's text for
+ * n rows is written on first use and prepared in the set DBSET_MULTI at
+ * kind * DB_MULTI_MAX + n - 1.
+ */
+enum db_multi {
+	DBM_INGEST = 0,		/* db/lead.c: the collector's queued events */
+	DBM_TAG_EVENTS,		/* db/lead.c: the applier's tag_events rows */
+	DBM_LEADS,		/* db/lead.c: new leads, started */
+	DBM_LEADS_CAPTURED,	/* db/lead.c: new leads, captured */
+	DBM_OUTBOX,		/* db/core.c: outbox rows */
+	DBM__MAX
+};
+#define DB_MULTI_MAX	16
+_Static_assert(DBM__MAX * DB_MULTI_MAX <= DBSET_STMT_MAX,
+    "DBSET_MULTI holds every kind's DB_MULTI_MAX statements");
+
+/* The most parameters a statement takes: 16 captured leads of 23 (db/lead.c). */
+#define DB_PARAMS_MAX	(DB_MULTI_MAX * 23)
+
+struct dbmulti {
+	enum db_multi	 kind;
+	const char	*name;	/* for logs */
+	const char	*head;
+	const char	*row;
+};
+
+/*
+ * db_run() of kind m's statement for n rows (1 .. DB_MULTI_MAX), their
+ * np parameters p in row order.  FB_EINVAL for n out of range, FB_ENOMEM
+ * when its text cannot be written; otherwise as db_run().
+ */
+enum fb_err	db_run_multi(struct db *, const struct dbmulti *m, size_t n,
+		    const struct dbp *p, size_t np) FB_WUR;
 /* Run a statement without parameters that is not cached (SET, DDL). */
 enum fb_err	db_exec_raw(struct db *, const char *sql) FB_WUR;
 /* START TRANSACTION. */

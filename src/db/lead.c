@@ -53,8 +53,6 @@ enum {
 	LEAD_GET,
 	LEAD_TIMELINE,
 	LEAD_FIND_OPEN,
-	LEAD_INSERT,
-	LEAD_INSERT_CAPTURED,
 	LEAD_CAPTURE,
 	LEAD_TOUCH,
 	LEAD_OPEN_OF,
@@ -120,21 +118,6 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "FORCE INDEX (leads_visitor) WHERE tenant_id = ? "
 	  "AND site_id = ? AND visitor_id = ? AND campaign_id = ? "
 	  "AND status NOT IN ('converted', 'suppressed') FOR UPDATE" },
-	/* LEAD_INSERT */
-	{ "lead_insert",
-	  "INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
-	  "session_id, status, landing_url, referrer, utm, lp_key, created_at) "
-	  "VALUES (?, ?, ?, ?, ?, ?, 'started', ?, ?, ?, ?, COALESCE(?, NOW(6)))" },
-	/* LEAD_INSERT_CAPTURED: a lead whose first event is a capture */
-	{ "lead_insert_captured",
-	  "INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
-	  "session_id, status, landing_url, referrer, utm, lp_key, captured_at, "
-	  "last_activity_at, consent_state, email_sealed, email_bidx, email_masked, "
-	  "tel_sealed, tel_bidx, tel_masked, tel_kind, sms_capable, pii_key_id, "
-	  "pii_state, captures, created_at) VALUES (?, ?, ?, ?, ?, ?, 'captured', "
-	  "?, ?, ?, ?, COALESCE(?, NOW(6)), COALESCE(?, NOW(6)), ?, ?, ?, ?, ?, ?, "
-	  "?, ?, COALESCE(? = 'mobile', FALSE), ?, 'present', 1, "
-	  "COALESCE(?, NOW(6)))" },
 	/*
 	 * LEAD_CAPTURE: NULL leaves a contact as it was; a lead already
 	 * judged (abandoned, queued, sent) keeps its status and scenario
@@ -394,28 +377,6 @@ bin_or_null(const unsigned char *p, size_t n)
 }
 
 enum fb_err
-db_lead_insert(struct db *db, const char *id, const char *tenant,
-    const char *site, const char *campaign, const char *visitor,
-    const char *session, const char *landing, const char *referrer,
-    const char *utm, const char *lp_key, const struct lead_contact *c,
-    const char *at)
-{
-	if (c == NULL)
-		return run(db, LEAD_INSERT, DBPARAMS(P_STR(id), P_STR(tenant),
-		    P_STR(site), P_STR(campaign), P_STR(visitor), P_STR(session),
-		    P_STR(landing), P_STR(referrer), P_STR(utm), P_STR(lp_key),
-		    P_STR(at)), NULL);
-	return run(db, LEAD_INSERT_CAPTURED, DBPARAMS(P_STR(id), P_STR(tenant),
-	    P_STR(site), P_STR(campaign), P_STR(visitor), P_STR(c->session),
-	    P_STR(landing), P_STR(referrer), P_STR(utm), P_STR(lp_key),
-	    P_STR(at), P_STR(at), P_STR(c->consent_state), bin_or_null(c->email_sealed, c->email_sealed_len),
-	    bin_or_null(c->email_bidx, 32), P_STR(c->email_masked),
-	    bin_or_null(c->tel_sealed, c->tel_sealed_len),
-	    bin_or_null(c->tel_bidx, 32), P_STR(c->tel_masked),
-	    P_STR(c->tel_kind), P_STR(c->tel_kind), P_INT(c->key_id), P_STR(at)), NULL);
-}
-
-enum fb_err
 db_lead_capture(struct db *db, const char *tenant, const char *id,
     const struct lead_contact *c, const char *at)
 {
@@ -562,54 +523,123 @@ db_lead_owner(struct db *db, const char *id, struct dbrows *out)
 }
 
 /*
- * Multi-row INSERTs, written on first use: the collector's (DBSET_INGEST
- * index n - 1) and the applier's tag_events rows (index 16 + n - 1), n
- * rows of up to 16 columns each.
+ * The multi-row INSERTs (db_run_multi()): the collector's queued events,
+ * the applier's tag_events rows and its new leads.
  */
-#define MULTI_MAX	16
 #define INGEST_NCOLS	16
-#define INGEST_HEAD	"INSERT INTO tag_ingest (part, id, tenant_id, site_id, " \
-	"visitor_id, session_id, event_type, campaign_key, role, url, referrer, " \
-	"consent, client_ts, tel_sealed, email_sealed, pii_key_id) VALUES "
 #define EVENTS_COLS	15
-#define EVENTS_HEAD	"INSERT INTO tag_events (id, tenant_id, site_id, campaign_id, " \
-	"lead_id, visitor_id, session_id, event_type, role, url, url_path, " \
-	"referrer, consent, client_ts, received_at) VALUES "
-#define ROW15		"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
-#define ROW16		"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)"
+static const struct dbmulti ingest_add = { DBM_INGEST, "ingest_add",
+	"INSERT INTO tag_ingest (part, id, tenant_id, site_id, visitor_id, "
+	"session_id, event_type, campaign_key, role, url, referrer, consent, "
+	"client_ts, tel_sealed, email_sealed, pii_key_id) VALUES ",
+	"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" };
+static const struct dbmulti events_insert = { DBM_TAG_EVENTS,
+	"tag_events_insert",
+	"INSERT INTO tag_events (id, tenant_id, site_id, campaign_id, lead_id, "
+	"visitor_id, session_id, event_type, role, url, url_path, referrer, "
+	"consent, client_ts, received_at) VALUES ",
+	"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" };
+/* a captured lead's parameters (lead_new_params()) */
+#define LEADS_CAPTURED_COLS	23
+_Static_assert(DB_MULTI_MAX * LEADS_CAPTURED_COLS <= DB_PARAMS_MAX,
+    "DB_PARAMS_MAX holds DB_MULTI_MAX captured leads");
+static const struct dbmulti leads_insert = { DBM_LEADS, "leads_insert",
+	"INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
+	"session_id, status, landing_url, referrer, utm, lp_key, created_at, "
+	"last_activity_at) VALUES ",
+	"(?, ?, ?, ?, ?, ?, 'started', ?, ?, ?, ?, COALESCE(?, NOW(6)), "
+	"COALESCE(?, NOW(6)))" };
+static const struct dbmulti leads_insert_captured = { DBM_LEADS_CAPTURED,
+	"leads_insert_captured",
+	"INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
+	"session_id, status, landing_url, referrer, utm, lp_key, captured_at, "
+	"last_activity_at, consent_state, email_sealed, email_bidx, email_masked, "
+	"tel_sealed, tel_bidx, tel_masked, tel_kind, sms_capable, pii_key_id, "
+	"pii_state, captures, created_at) VALUES ",
+	"(?, ?, ?, ?, ?, ?, 'captured', ?, ?, ?, ?, COALESCE(?, NOW(6)), "
+	"COALESCE(?, NOW(6)), ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(? = 'mobile', "
+	"FALSE), ?, 'present', 1, COALESCE(?, NOW(6)))" };
 
-static const struct dbstmt *
-multi_stmt(int which, const char *head, size_t n)
+/* New lead w's parameters from q on, in its kind's order; the end. */
+static struct dbp *
+lead_new_params(struct dbp *q, const struct lead_new *w)
 {
-	static char		 sql[2][MULTI_MAX][sizeof(INGEST_HEAD) +
-				    MULTI_MAX * sizeof(ROW16 ", ")];
-	static struct dbstmt	 st[2][MULTI_MAX];
-	size_t			 i, o;
+	const struct lead_contact *c = w->c;
+	const char	*act = w->activity_at != NULL ? w->activity_at : w->at;
 
-	if (st[which][n - 1].sql == NULL) {
-		o = (size_t)snprintf(sql[which][n - 1], sizeof(sql[which][n - 1]),
-		    "%s", head);
-		for (i = 0; i < n; i++)
-			o += (size_t)snprintf(sql[which][n - 1] + o,
-			    sizeof(sql[which][n - 1]) - o, "%s%s", i > 0 ? ", " : "",
-			    which == 0 ? ROW16 : ROW15);
-		st[which][n - 1].name = which == 0 ? "ingest_add" : "tag_events_insert";
-		st[which][n - 1].sql = sql[which][n - 1];
+	*q++ = P_STR(w->id);
+	*q++ = P_STR(w->tenant);
+	*q++ = P_STR(w->site);
+	*q++ = P_STR(w->campaign);
+	*q++ = P_STR(w->visitor);
+	*q++ = P_STR(c != NULL ? c->session : w->session);
+	*q++ = P_STR(w->landing);
+	*q++ = P_STR(w->referrer);
+	*q++ = P_STR(w->utm);
+	*q++ = P_STR(w->lp_key);
+	if (c == NULL) {
+		*q++ = P_STR(w->at);
+		*q++ = P_STR(act);
+		return q;
 	}
-	return &st[which][n - 1];
+	*q++ = P_STR(w->at);
+	*q++ = P_STR(act);
+	*q++ = P_STR(c->consent_state);
+	*q++ = bin_or_null(c->email_sealed, c->email_sealed_len);
+	*q++ = bin_or_null(c->email_bidx, 32);
+	*q++ = P_STR(c->email_masked);
+	*q++ = bin_or_null(c->tel_sealed, c->tel_sealed_len);
+	*q++ = bin_or_null(c->tel_bidx, 32);
+	*q++ = P_STR(c->tel_masked);
+	*q++ = P_STR(c->tel_kind);
+	*q++ = P_STR(c->tel_kind);
+	*q++ = P_INT(c->key_id);
+	*q++ = P_STR(w->at);
+	return q;
+}
+
+enum fb_err
+db_leads_insert(struct db *db, const struct lead_new *w, size_t n)
+{
+	const struct dbmulti *m;
+	struct dbp	 p[DB_MULTI_MAX * LEADS_CAPTURED_COLS], *q;
+	size_t		 i, k;
+	bool		 captured;
+	int		 kind;
+	enum fb_err	 e;
+
+	for (kind = 0; kind < 2; kind++) {
+		captured = kind == 1;
+		m = captured ? &leads_insert_captured : &leads_insert;
+		for (q = p, k = i = 0; i < n; i++) {
+			if ((w[i].c != NULL) != captured)
+				continue;
+			q = lead_new_params(q, &w[i]);
+			if (++k < DB_MULTI_MAX)
+				continue;
+			if ((e = db_run_multi(db, m, k, p, (size_t)(q - p))) != FB_OK)
+				return e;
+			q = p;
+			k = 0;
+		}
+		if (k > 0 && (e = db_run_multi(db, m, k, p,
+		    (size_t)(q - p))) != FB_OK)
+			return e;
+	}
+	return FB_OK;
 }
 
 enum fb_err
 db_tag_events_insert(struct db *db, const struct tag_event_row *rows, size_t n)
 {
-	struct dbp		 p[MULTI_MAX * EVENTS_COLS], *q;
-	char			 id[MULTI_MAX][UUID_STRLEN + 1];
+	struct dbp		 p[DB_MULTI_MAX * EVENTS_COLS], *q;
+	char			 id[DB_MULTI_MAX][UUID_STRLEN + 1];
 	const struct tag_event_row *ev;
 	size_t			 i, k;
 	enum fb_err		 e;
 
 	for (; n > 0; rows += k, n -= k) {
-		k = n < MULTI_MAX ? n : MULTI_MAX;
+		k = n < DB_MULTI_MAX ? n : DB_MULTI_MAX;
 		for (q = p, i = 0; i < k; i++) {
 			ev = &rows[i];
 			uuid_v7(id[i]);
@@ -629,8 +659,8 @@ db_tag_events_insert(struct db *db, const struct tag_event_row *rows, size_t n)
 			*q++ = ev->client_ts > 0 ? P_INT(ev->client_ts) : P_NULL;
 			*q++ = ev->at != NULL ? P_STR(ev->at) : P_NULL;
 		}
-		if ((e = db_run(db, DBSET_INGEST, MULTI_MAX + (int)k - 1,
-		    multi_stmt(1, EVENTS_HEAD, k), p, k * EVENTS_COLS, NULL)) != FB_OK)
+		if ((e = db_run_multi(db, &events_insert, k, p,
+		    (size_t)(q - p))) != FB_OK)
 			return e;
 	}
 	return FB_OK;
@@ -645,7 +675,7 @@ db_ingest_add(struct db *db, const struct ingest_event *const *evs, size_t n)
 
 	if (n == 0)
 		return FB_OK;
-	if (n > INGEST_ADD_MAX || n > MULTI_MAX)
+	if (n > INGEST_ADD_MAX || n > DB_MULTI_MAX)
 		return FB_EINVAL;
 	for (i = 0; i < n; i++) {
 		ev = evs[i];
@@ -666,8 +696,7 @@ db_ingest_add(struct db *db, const struct ingest_event *const *evs, size_t n)
 		*q++ = bin_or_null(ev->email_sealed, ev->email_sealed_len);
 		*q++ = P_INT(ev->key_id);
 	}
-	return db_run(db, DBSET_INGEST, (int)(n - 1), multi_stmt(0, INGEST_HEAD, n),
-	    p, n * INGEST_NCOLS, NULL);
+	return db_run_multi(db, &ingest_add, n, p, n * INGEST_NCOLS);
 }
 
 unsigned

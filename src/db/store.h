@@ -146,6 +146,20 @@ enum fb_err db_audit_add(struct db *, const char *tenant, const char *actor_type
 /* An outbox row (topic webhook|email|publish), in the caller's transaction. */
 enum fb_err db_outbox_add(struct db *, const char *tenant, const char *topic,
 	    const char *event_type, const char *payload) FB_WUR;
+/*
+ * Outbox rows as db_outbox_add() writes them, their ids given (UUIDv7,
+ * made when the event happened: the outbox is read in id order).
+ * Borrowed.
+ */
+struct outbox_row {
+	const char	*id, *tenant, *topic, *event_type, *payload;
+};
+/*
+ * Rows r[0 .. n) (any n) in the caller's transaction, a statement per
+ * DB_MULTI_MAX of them.
+ */
+enum fb_err db_outbox_insert(struct db *, const struct outbox_row *r,
+	    size_t n) FB_WUR;
 
 /*
  * db/member.c: members' sign-in, sessions, invitations and the audit log
@@ -654,14 +668,21 @@ struct lead_contact {
  * A new lead: `started`, or with `c` not NULL `captured` at once with its
  * contacts (c->session then names the session).  `at` (SQL DATETIME, UTC;
  * NULL: now) is when the event that makes it was received: created_at,
- * and captured_at and last_activity_at of a captured one.
+ * and captured_at of a captured one; `activity_at` (NULL: at) is its
+ * last activity.  Borrowed.
  */
-enum fb_err db_lead_insert(struct db *, const char *id, const char *tenant,
-	    const char *site, const char *campaign, const char *visitor,
-	    const char *session, const char *landing, const char *referrer,
-	    const char *utm, const char *lp_key, const struct lead_contact *c,
-	    const char *at) FB_WUR;
-/* A capture at `at` (as db_lead_insert) on an open lead. */
+struct lead_new {
+	const char	*id, *tenant, *site, *campaign, *visitor, *session;
+	const char	*landing, *referrer, *utm, *lp_key, *at, *activity_at;
+	const struct lead_contact *c;
+};
+/*
+ * New leads w[0 .. n) (any n), a statement per DB_MULTI_MAX of each
+ * kind (started, captured).
+ */
+enum fb_err db_leads_insert(struct db *, const struct lead_new *w,
+	    size_t n) FB_WUR;
+/* A capture at `at` (as struct lead_new) on an open lead. */
 enum fb_err db_lead_capture(struct db *, const char *tenant, const char *id,
 	    const struct lead_contact *, const char *at) FB_WUR;
 /* Activity at `at` on the visitor's open lead of the campaign. */

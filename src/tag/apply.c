@@ -51,6 +51,31 @@ struct open_lead {
 	char		 campaign[UUID_STRLEN + 1], id[UUID_STRLEN + 1];
 	bool		 captured;	/* any status past started */
 	long long	 captures;
+	struct new_lead	*unwritten;	/* new in the batch, not written yet */
+};
+
+/*
+ * A new lead held until the batch's next statement on leads, or its end
+ * (leads_write()): the new leads of a batch take a statement per
+ * DB_MULTI_MAX rather than one each.  What it points to outside the
+ * batch's queue rows is copied here.
+ */
+struct new_lead {
+	struct lead_new		 w;
+	struct lead_contact	 c;
+	char			 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
+	char			 site[UUID_STRLEN + 1], campaign[UUID_STRLEN + 1];
+	char			 utm[2048], lp_key[URL_MAX], consent[16];
+	char			 tmask[32], emask[300];
+	unsigned char		 ts[PII_SEALED_MAX(16)], es[PII_SEALED_MAX(256)];
+	unsigned char		 tb[PII_BIDXBYTES], eb[PII_BIDXBYTES];
+};
+
+/* An outbox row of the batch, held as its new leads are (outbox_write()). */
+struct new_event {
+	struct outbox_row	 w;
+	char			 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
+	char			*payload;
 };
 
 /*
@@ -77,6 +102,11 @@ struct rows {
 	struct new_leads	 leads[APPLY_BATCH];
 	size_t			 nleads;
 	struct ahead		 ahead;
+	struct new_lead		 unwritten[DB_MULTI_MAX];
+	size_t			 nunwritten;
+	struct new_event	 events[DB_MULTI_MAX];
+	size_t			 nevents;
+	bool			 write_failed;	/* of held rows: no one event's */
 };
 
 /* An applier's transaction: its connection, keys, the event's time and rows. */
@@ -96,12 +126,74 @@ struct tag_ev {
 	struct url_loc	 loc;
 };
 
+/* The batch's held outbox rows, written (in the order they were made). */
+static enum fb_err
+outbox_write(struct db *db, struct rows *w)
+{
+	struct outbox_row r[DB_MULTI_MAX];
+	size_t		 i;
+	enum fb_err	 e;
+
+	if (w->nevents == 0)
+		return FB_OK;
+	for (i = 0; i < w->nevents; i++)
+		r[i] = w->events[i].w;
+	if ((e = db_outbox_insert(db, r, w->nevents)) != FB_OK)
+		w->write_failed = true;
+	for (i = 0; i < w->nevents; i++)
+		free(w->events[i].payload);
+	w->nevents = 0;
+	return e;
+}
+
+/* A webhook event of the lead, held for outbox_write(); data is put. */
 static enum fb_err
 outbox_lead(struct apply *a, const char *tenant, const char *type, json_object *data)
 {
-	enum fb_err	 e = db_outbox_add(a->db, tenant, "webhook", type, json_text(data));
+	struct rows	*w = a->rows;
+	struct new_event *ev;
+	enum fb_err	 e = FB_OK;
 
+	if (w->nevents == NELEM(w->events))
+		e = outbox_write(a->db, w);
+	if (e == FB_OK) {
+		ev = &w->events[w->nevents];
+		if ((ev->payload = strdup(json_text(data))) == NULL)
+			e = FB_ENOMEM;
+		else {
+			/* its id now: the outbox is read in id order */
+			uuid_v7(ev->id);
+			snprintf(ev->tenant, sizeof(ev->tenant), "%s", tenant);
+			ev->w = (struct outbox_row){ ev->id, ev->tenant, "webhook",
+			    type, ev->payload };
+			w->nevents++;
+		}
+	}
 	json_object_put(data);
+	return e;
+}
+
+/*
+ * The batch's new leads held so far, written: before any other statement
+ * on leads, and at the end of the batch.
+ */
+static enum fb_err
+leads_write(struct db *db, struct rows *w)
+{
+	struct lead_new	 l[DB_MULTI_MAX];
+	size_t		 i;
+	enum fb_err	 e;
+
+	if (w->nunwritten == 0)
+		return FB_OK;
+	for (i = 0; i < w->nunwritten; i++)
+		l[i] = w->unwritten[i].w;
+	for (i = 0; i < w->ahead.nopen; i++)
+		w->ahead.open[i].unwritten = NULL;
+	e = db_leads_insert(db, l, w->nunwritten);
+	w->nunwritten = 0;
+	if (e != FB_OK)
+		w->write_failed = true;
 	return e;
 }
 
@@ -147,6 +239,7 @@ open_add(struct ahead *h, const char *site, const char *visitor,
 	snprintf(o->id, sizeof(o->id), "%s", id);
 	o->captured = captured;
 	o->captures = captures;
+	o->unwritten = NULL;
 	return true;
 }
 
@@ -265,7 +358,8 @@ find_lead(struct apply *a, const char *tenant, const char *site,
 		}
 		return FB_OK;
 	}
-	if ((e = db_lead_find_open(a->db, tenant, site, ev->visitor, campaign,
+	if ((e = leads_write(a->db, a->rows)) != FB_OK ||
+	    (e = db_lead_find_open(a->db, tenant, site, ev->visitor, campaign,
 	    &l)) != FB_OK)
 		return e;
 	if (l.n >= 1) {
@@ -282,19 +376,47 @@ find_lead(struct apply *a, const char *tenant, const char *site,
 	return FB_OK;
 }
 
+/* Contacts c copied into held lead n; n's copy. */
+static const struct lead_contact *
+contact_copy(struct new_lead *n, const struct lead_contact *c)
+{
+	n->c = *c;
+	snprintf(n->consent, sizeof(n->consent), "%s", c->consent_state);
+	n->c.consent_state = n->consent;
+	if (c->tel_sealed != NULL) {
+		memcpy(n->ts, c->tel_sealed, c->tel_sealed_len);
+		memcpy(n->tb, c->tel_bidx, sizeof(n->tb));
+		snprintf(n->tmask, sizeof(n->tmask), "%s", c->tel_masked);
+		n->c.tel_sealed = n->ts;
+		n->c.tel_bidx = n->tb;
+		n->c.tel_masked = n->tmask;
+	}
+	if (c->email_sealed != NULL) {
+		memcpy(n->es, c->email_sealed, c->email_sealed_len);
+		memcpy(n->eb, c->email_bidx, sizeof(n->eb));
+		snprintf(n->emask, sizeof(n->emask), "%s", c->email_masked);
+		n->c.email_sealed = n->es;
+		n->c.email_bidx = n->eb;
+		n->c.email_masked = n->emask;
+	}
+	return &n->c;
+}
+
 /*
  * A new lead `id` for the visitor, its landing page the session's first
- * page view; captured at once with the contacts `c` when not NULL.
+ * page view; captured at once with the contacts `c` when not NULL.  Held
+ * for leads_write().
  */
 static enum fb_err
 create_lead(struct apply *a, const char *tenant, const char *site,
     const char *campaign, const struct tag_ev *ev, const char *id,
     const struct lead_contact *c)
 {
-	const struct ahead *h = &a->rows->ahead;
+	struct rows	*w = a->rows;
+	const struct ahead *h = &w->ahead;
 	const struct session_landing_row *lr;
+	struct new_lead	*n;
 	struct url_loc	 ll;
-	char		 utm[2048];
 	const char	*landing = NULL, *ref = NULL;
 	size_t		 i, j;
 	enum fb_err	 e;
@@ -311,14 +433,14 @@ create_lead(struct apply *a, const char *tenant, const char *site,
 			}
 	}
 	/* else one of the batch, whose rows are not written yet */
-	for (i = 0; i < a->rows->n && landing == NULL; i++) {
-		const struct tag_event_row *w = &a->rows->row[i];
+	for (i = 0; i < w->n && landing == NULL; i++) {
+		const struct tag_event_row *r = &w->row[i];
 
-		if (strcmp(w->type, "page_view") == 0 &&
-		    strcmp(w->site, site) == 0 &&
-		    strcmp(w->session, ev->session) == 0) {
-			landing = w->url;
-			ref = w->referrer;
+		if (strcmp(r->type, "page_view") == 0 &&
+		    strcmp(r->site, site) == 0 &&
+		    strcmp(r->session, ev->session) == 0) {
+			landing = r->url;
+			ref = r->referrer;
 		}
 	}
 	if (landing == NULL) {
@@ -327,13 +449,27 @@ create_lead(struct apply *a, const char *tenant, const char *site,
 	}
 	if (!url_parse(landing, &ll))
 		ll = ev->loc;
-	utm_from(ll.search, utm, sizeof(utm));
-	if ((e = db_lead_insert(a->db, id, tenant, site, campaign, ev->visitor,
-	    ev->session, landing, ref, utm, ll.pathname, c, a->at)) != FB_OK)
+	if (w->nunwritten == NELEM(w->unwritten) &&
+	    (e = leads_write(a->db, w)) != FB_OK)
 		return e;
-	if (a->rows->ahead.open_valid)
-		a->rows->ahead.open_valid = open_add(&a->rows->ahead, site,
-		    ev->visitor, campaign, id, c != NULL, c != NULL ? 1 : 0);
+	/* held: landing, ref and the event's fields live as long as the batch */
+	n = &w->unwritten[w->nunwritten++];
+	snprintf(n->id, sizeof(n->id), "%s", id);
+	snprintf(n->tenant, sizeof(n->tenant), "%s", tenant);
+	snprintf(n->site, sizeof(n->site), "%s", site);
+	snprintf(n->campaign, sizeof(n->campaign), "%s", campaign);
+	utm_from(ll.search, n->utm, sizeof(n->utm));
+	snprintf(n->lp_key, sizeof(n->lp_key), "%s", ll.pathname);
+	n->w = (struct lead_new){ .id = n->id, .tenant = n->tenant,
+	    .site = n->site, .campaign = n->campaign, .visitor = ev->visitor,
+	    .session = ev->session, .landing = landing, .referrer = ref,
+	    .utm = n->utm, .lp_key = n->lp_key, .at = a->at };
+	if (c != NULL)
+		n->w.c = contact_copy(n, c);
+	if (w->ahead.open_valid &&
+	    (w->ahead.open_valid = open_add(&w->ahead, site, ev->visitor,
+	    campaign, id, c != NULL, c != NULL ? 1 : 0)))
+		w->ahead.open[w->ahead.nopen - 1].unwritten = n;
 	return FB_OK;
 }
 
@@ -502,7 +638,8 @@ capture(struct apply *a, const char *tenant, const char *site, const char *domai
 	sodium_memzero(email, sizeof(email));
 	/* a new lead is inserted captured: one write instead of two */
 	if (found) {
-		if ((e = db_lead_capture(a->db, tenant, lead, &c, a->at)) != FB_OK)
+		if ((e = leads_write(a->db, a->rows)) != FB_OK ||
+		    (e = db_lead_capture(a->db, tenant, lead, &c, a->at)) != FB_OK)
 			return e;
 		if (a->rows->ahead.open_valid &&
 		    (k = open_find(&a->rows->ahead, site, ev->visitor,
@@ -568,7 +705,8 @@ conversion(struct apply *a, const char *tenant, const char *site,
 
 	/* leads of any visitor may finish: look them up in the database again */
 	a->rows->ahead.open_valid = false;
-	if ((e = db_leads_of_visitor(a->db, tenant, site, ev->visitor, &v)) != FB_OK)
+	if ((e = leads_write(a->db, a->rows)) != FB_OK ||
+	    (e = db_leads_of_visitor(a->db, tenant, site, ev->visitor, &v)) != FB_OK)
 		return e;
 	for (i = 0, l = v.row; i < v.n && e == FB_OK; i++) {
 		own = strcmp(l[i].campaign_id, campaign) == 0;
@@ -585,6 +723,32 @@ conversion(struct apply *a, const char *tenant, const char *site,
 	}
 	dbrows_free(&v);
 	return e;
+}
+
+/*
+ * Activity at the event's time on the visitor's open lead of the campaign:
+ * nothing to write when the batch knows it has none; a held new lead
+ * takes it with it.
+ */
+static enum fb_err
+touch(struct apply *a, const char *site, const char *visitor,
+    const char *campaign)
+{
+	struct ahead	*h = &a->rows->ahead;
+	struct open_lead *k;
+	enum fb_err	 e;
+
+	if (h->open_valid) {
+		if ((k = open_find(h, site, visitor, campaign)) == NULL)
+			return FB_OK;
+		if (k->unwritten != NULL) {
+			k->unwritten->w.activity_at = a->at;
+			return FB_OK;
+		}
+	}
+	if ((e = leads_write(a->db, a->rows)) != FB_OK)
+		return e;
+	return db_lead_touch(a->db, site, visitor, campaign, a->at);
 }
 
 /* One event against its site and campaign (`cx`: db_event_context_site). */
@@ -617,7 +781,7 @@ handle(struct apply *a, const struct tag_ev *ev, const struct event_context_row 
 	/* activity delays the judgement (a capture already stamped it) */
 	if (active && (strcmp(ev->type, "page_view") == 0 ||
 	    strcmp(ev->type, "form_start") == 0 || strcmp(ev->type, "consent") == 0) &&
-	    (e = db_lead_touch(a->db, site, ev->visitor, campaign, a->at)) != FB_OK)
+	    (e = touch(a, site, ev->visitor, campaign)) != FB_OK)
 		return e;
 	c = &a->rows->copy[a->rows->n];
 	row = &a->rows->row[a->rows->n++];
@@ -755,11 +919,14 @@ apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
 	e = read_ahead(db, q.row, q.n, &rows->ahead);
 	for (i = 0, ev = q.row; i < q.n && e == FB_OK; i++) {
 		ids[i] = ev[i].id;
+		/* held rows written on the way fail as the batch's, not its */
 		if ((e = apply_one(db, conf, &ev[i], &cx, cxkey, sizeof(cxkey),
-		    rows)) != FB_OK)
+		    rows)) != FB_OK && !rows->write_failed)
 			snprintf(failed, UUID_STRLEN + 1, "%s", ids[i]);
 	}
 	dbrows_free(&cx);
+	if (e == FB_OK && (e = leads_write(db, rows)) == FB_OK)
+		e = outbox_write(db, rows);
 	if (e == FB_OK)
 		e = count_new_leads(db, conf, rows);
 	if (e == FB_OK)
@@ -774,6 +941,8 @@ apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
 	else
 		db_rollback(db);
 	ahead_free(&rows->ahead);
+	for (i = 0; i < rows->nevents; i++)
+		free(rows->events[i].payload);
 	dbrows_free(&q);
 	free(rows);
 	return e;
