@@ -11,6 +11,7 @@
 #include <criterion/criterion.h>
 #include <curl/curl.h>
 
+#include "../../src/db/store.h"
 #include "harness.h"
 
 #define J(...) #__VA_ARGS__
@@ -567,6 +568,95 @@ Test(capture, one_batch_applies_as_event_by_event, .timeout = 60)
 	    f.tenant, vc), "converted/hash_match/-,captured/-/ba***@example.jp");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
 	    "AND event_type = 'lead.captured'", f.tenant), "4");
+}
+
+/* MariaDB's count of INSERT statements run so far, every session's. */
+static long long
+inserts_run(void)
+{
+	return atoll(sql("SELECT VARIABLE_VALUE FROM information_schema."
+	    "GLOBAL_STATUS WHERE VARIABLE_NAME = 'COM_INSERT'"));
+}
+
+/*
+ * The new leads of a batch, and their lead.captured rows, are written
+ * together, a statement per 16 (not one each): 40 captures of new
+ * visitors of one part of the queue take a handful of INSERTs.  Held
+ * until then, a lead still takes what the batch does to it: a page view
+ * after its capture is its last activity; a form start's lead, captured
+ * in the same batch, keeps its creation time; a page view before any
+ * lead touches nothing.
+ */
+Test(capture, new_leads_of_a_batch_written_together, .timeout = 60)
+{
+	struct fx	 f;
+	char		 a[40], v[40][40], b[128];
+	unsigned	 part = 0;
+	long long	 inserts;
+	int		 i, k;
+
+	fx_new(&f, "pro", 0);
+	active_campaign(&f, "nb", RULES_AB, a);
+	/* 40 visitors of one part */
+	for (i = k = 0; i < 40; k++) {
+		snprintf(v[i], sizeof(v[i]), "eeeeeeee-4444-4444-8444-%012d", k);
+		if (i == 0)
+			part = ingest_part(v[0]);
+		if (ingest_part(v[i]) == part)
+			i++;
+	}
+	appliers_hold(30);
+	tag_autosettle = false;
+	/* v[0]: a page view before any lead, then its capture */
+	cr_assert_eq(event(&f, v[0], "page_view", "https://shop.example.jp/form",
+	    "nb", "form", NULL), 204);
+	/* v[1]: a form start, then its capture */
+	cr_assert_eq(event(&f, v[1], "form_start", "https://shop.example.jp/form",
+	    "nb", "form", NULL), 204);
+	for (i = 0; i < 40; i++) {
+		snprintf(b, sizeof(b), "{\"tel\":\"090-4444-%04d\"}", i);
+		cr_assert_eq(event(&f, v[i], "capture", "https://shop.example.jp/form",
+		    "nb", "form", b), 204);
+	}
+	/* v[2]: a page view after its capture */
+	cr_assert_eq(event(&f, v[2], "page_view", "https://shop.example.jp/form",
+	    "nb", "form", NULL), 204);
+	tag_autosettle = true;
+	cr_assert_str_eq(sql("SELECT CONCAT(COUNT(*), ' ', COUNT(DISTINCT part)) "
+	    "FROM tag_ingest WHERE tenant_id = '%s'", f.tenant), "43 1");
+	inserts = inserts_run();
+	appliers_release();
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2000-01-01T00:00:00Z"), 0);
+	inserts = inserts_run() - inserts;
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE tenant_id = '%s'",
+	    f.tenant), "0");
+	/* one at a time: 40 leads, 40 outbox rows and the rest, 85 */
+	cr_assert_leq(inserts, 20, "%lld INSERT statements", inserts);
+	cr_assert_str_eq(sql("SELECT CONCAT(COUNT(*), ' ', SUM(status = 'captured'), "
+	    "' ', SUM(tel_masked LIKE '090-****-%%'), ' ', COUNT(DISTINCT tel_bidx)) "
+	    "FROM leads WHERE tenant_id = '%s'", f.tenant), "40 40 40 40");
+	/* lead.captured once each, in the order of the captures */
+	cr_assert_str_eq(sql("SELECT (SELECT GROUP_CONCAT(JSON_VALUE(payload, "
+	    "'$.lead_id') ORDER BY id) FROM outbox WHERE tenant_id = '%s' AND "
+	    "event_type = 'lead.captured') = (SELECT GROUP_CONCAT(id ORDER BY "
+	    "captured_at, id) FROM leads WHERE tenant_id = '%s')", f.tenant,
+	    f.tenant), "1");
+	/* the times of their events */
+	cr_assert_str_eq(sql("SELECT l.created_at = e.received_at AND "
+	    "l.captured_at = e.received_at AND l.last_activity_at = e.received_at "
+	    "FROM leads l JOIN tag_events e ON e.lead_id = l.id AND e.event_type = "
+	    "'capture' WHERE l.visitor_id = '%s'", v[0]), "1");
+	cr_assert_str_eq(sql("SELECT l.created_at = s.received_at AND "
+	    "l.captured_at = c.received_at AND l.last_activity_at = c.received_at "
+	    "AND s.received_at < c.received_at FROM leads l JOIN tag_events s ON "
+	    "s.lead_id = l.id AND s.event_type = 'form_start' JOIN tag_events c ON "
+	    "c.lead_id = l.id AND c.event_type = 'capture' WHERE l.visitor_id = "
+	    "'%s'", v[1]), "1");
+	cr_assert_str_eq(sql("SELECT l.captured_at = c.received_at AND "
+	    "l.last_activity_at = p.received_at AND c.received_at < p.received_at "
+	    "FROM leads l JOIN tag_events c ON c.lead_id = l.id AND c.event_type = "
+	    "'capture' JOIN tag_events p ON p.visitor_id = l.visitor_id AND "
+	    "p.event_type = 'page_view' WHERE l.visitor_id = '%s'", v[2]), "1");
 }
 
 /* n lists of the campaign's leads (every worker): `path` of the first is `want`. */
