@@ -25,8 +25,9 @@ struct lead_owner_row;
  * (innodb_lock_wait_timeout).  Each call starts at another part.  An event that fails is rolled back with
  * its batch, counted, and parked after its third failure (attempts,
  * last_error; logged) so that one bad event cannot stop the queue; when
- * the batch's shared tag_events write fails, the events go again one at a
- * time to find the one at fault.
+ * a write the batch's events share fails (their tag_events rows, the new
+ * leads and outbox rows held for a multi-row INSERT), the events go again
+ * one at a time to find the one at fault.
  * Returns FB_OK with *applied, or the database's error (FB_EGONE when
  * the connection is lost).  Needs conf->master_key to open and re-seal
  * contacts.
