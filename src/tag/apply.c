@@ -72,7 +72,7 @@ struct new_lead {
 };
 
 /* An outbox row of the batch, held as its new leads are (outbox_write()). */
-struct new_event {
+struct held_outbox {
 	struct outbox_row	 w;
 	char			 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
 	char			*payload;
@@ -104,8 +104,8 @@ struct rows {
 	struct ahead		 ahead;
 	struct new_lead		 unwritten[DB_MULTI_MAX];
 	size_t			 nunwritten;
-	struct new_event	 events[DB_MULTI_MAX];
-	size_t			 nevents;
+	struct held_outbox	 outbox[DB_MULTI_MAX];
+	size_t			 noutbox;
 	bool			 write_failed;	/* of held rows: no one event's */
 };
 
@@ -134,15 +134,15 @@ outbox_write(struct db *db, struct rows *w)
 	size_t		 i;
 	enum fb_err	 e;
 
-	if (w->nevents == 0)
+	if (w->noutbox == 0)
 		return FB_OK;
-	for (i = 0; i < w->nevents; i++)
-		r[i] = w->events[i].w;
-	if ((e = db_outbox_insert(db, r, w->nevents)) != FB_OK)
+	for (i = 0; i < w->noutbox; i++)
+		r[i] = w->outbox[i].w;
+	if ((e = db_outbox_insert(db, r, w->noutbox)) != FB_OK)
 		w->write_failed = true;
-	for (i = 0; i < w->nevents; i++)
-		free(w->events[i].payload);
-	w->nevents = 0;
+	for (i = 0; i < w->noutbox; i++)
+		free(w->outbox[i].payload);
+	w->noutbox = 0;
 	return e;
 }
 
@@ -151,13 +151,13 @@ static enum fb_err
 outbox_lead(struct apply *a, const char *tenant, const char *type, json_object *data)
 {
 	struct rows	*w = a->rows;
-	struct new_event *ev;
+	struct held_outbox *ev;
 	enum fb_err	 e = FB_OK;
 
-	if (w->nevents == NELEM(w->events))
+	if (w->noutbox == NELEM(w->outbox))
 		e = outbox_write(a->db, w);
 	if (e == FB_OK) {
-		ev = &w->events[w->nevents];
+		ev = &w->outbox[w->noutbox];
 		if ((ev->payload = strdup(json_text(data))) == NULL)
 			e = FB_ENOMEM;
 		else {
@@ -166,7 +166,7 @@ outbox_lead(struct apply *a, const char *tenant, const char *type, json_object *
 			snprintf(ev->tenant, sizeof(ev->tenant), "%s", tenant);
 			ev->w = (struct outbox_row){ ev->id, ev->tenant, "webhook",
 			    type, ev->payload };
-			w->nevents++;
+			w->noutbox++;
 		}
 	}
 	json_object_put(data);
@@ -941,8 +941,8 @@ apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
 	else
 		db_rollback(db);
 	ahead_free(&rows->ahead);
-	for (i = 0; i < rows->nevents; i++)
-		free(rows->events[i].payload);
+	for (i = 0; i < rows->noutbox; i++)
+		free(rows->outbox[i].payload);
 	dbrows_free(&q);
 	free(rows);
 	return e;
