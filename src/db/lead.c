@@ -577,13 +577,10 @@ lead_new_params(struct dbp *q, const struct lead_new *w)
 	*q++ = P_STR(w->referrer);
 	*q++ = P_STR(w->utm);
 	*q++ = P_STR(w->lp_key);
-	if (c == NULL) {
-		*q++ = P_STR(w->at);
-		*q++ = P_STR(act);
-		return q;
-	}
-	*q++ = P_STR(w->at);
+	*q++ = P_STR(w->at);	/* created_at, or a captured one's captured_at */
 	*q++ = P_STR(act);
+	if (c == NULL)
+		return q;
 	*q++ = P_STR(c->consent_state);
 	*q++ = bin_or_null(c->email_sealed, c->email_sealed_len);
 	*q++ = bin_or_null(c->email_bidx, 32);

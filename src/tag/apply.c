@@ -51,17 +51,16 @@ struct open_lead {
 	char		 campaign[UUID_STRLEN + 1], id[UUID_STRLEN + 1];
 	bool		 captured;	/* any status past started */
 	long long	 captures;
-	struct new_lead	*unwritten;	/* new in the batch, not written yet */
+	struct lead_new	*unwritten;	/* new in the batch, not written yet */
 };
 
 /*
- * A new lead held until the batch's next statement on leads, or its end
- * (leads_write()): the new leads of a batch take a statement per
- * DB_MULTI_MAX rather than one each.  What it points to outside the
- * batch's queue rows is copied here.
+ * What a new lead held until the batch's next statement on leads, or its
+ * end (leads_write()), points to outside the batch's queue rows: the new
+ * leads of a batch take a statement per DB_MULTI_MAX rather than one
+ * each.
  */
 struct new_lead {
-	struct lead_new		 w;
 	struct lead_contact	 c;
 	char			 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
 	char			 site[UUID_STRLEN + 1], campaign[UUID_STRLEN + 1];
@@ -71,9 +70,8 @@ struct new_lead {
 	unsigned char		 tb[PII_BIDXBYTES], eb[PII_BIDXBYTES];
 };
 
-/* An outbox row of the batch, held as its new leads are (outbox_write()). */
+/* What an outbox row held as the new leads are (outbox_write()) points to. */
 struct held_outbox {
-	struct outbox_row	 w;
 	char			 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
 	char			*payload;
 };
@@ -102,9 +100,11 @@ struct rows {
 	struct new_leads	 leads[APPLY_BATCH];
 	size_t			 nleads;
 	struct ahead		 ahead;
-	struct new_lead		 unwritten[DB_MULTI_MAX];
+	struct lead_new		 unwritten[DB_MULTI_MAX];
+	struct new_lead		 unwritten_data[DB_MULTI_MAX];
 	size_t			 nunwritten;
-	struct held_outbox	 outbox[DB_MULTI_MAX];
+	struct outbox_row	 outbox[DB_MULTI_MAX];
+	struct held_outbox	 outbox_data[DB_MULTI_MAX];
 	size_t			 noutbox;
 	bool			 write_failed;	/* of held rows: no one event's */
 };
@@ -126,23 +126,28 @@ struct tag_ev {
 	struct url_loc	 loc;
 };
 
+/* The batch's held outbox rows let go of, written or not. */
+static void
+outbox_drop(struct rows *w)
+{
+	size_t	 i;
+
+	for (i = 0; i < w->noutbox; i++)
+		free(w->outbox_data[i].payload);
+	w->noutbox = 0;
+}
+
 /* The batch's held outbox rows, written (in the order they were made). */
 static enum fb_err
 outbox_write(struct db *db, struct rows *w)
 {
-	struct outbox_row r[DB_MULTI_MAX];
-	size_t		 i;
 	enum fb_err	 e;
 
 	if (w->noutbox == 0)
 		return FB_OK;
-	for (i = 0; i < w->noutbox; i++)
-		r[i] = w->outbox[i].w;
-	if ((e = db_outbox_insert(db, r, w->noutbox)) != FB_OK)
+	if ((e = db_outbox_insert(db, w->outbox, w->noutbox)) != FB_OK)
 		w->write_failed = true;
-	for (i = 0; i < w->noutbox; i++)
-		free(w->outbox[i].payload);
-	w->noutbox = 0;
+	outbox_drop(w);
 	return e;
 }
 
@@ -157,16 +162,15 @@ outbox_lead(struct apply *a, const char *tenant, const char *type, json_object *
 	if (w->noutbox == NELEM(w->outbox))
 		e = outbox_write(a->db, w);
 	if (e == FB_OK) {
-		ev = &w->outbox[w->noutbox];
+		ev = &w->outbox_data[w->noutbox];
 		if ((ev->payload = strdup(json_text(data))) == NULL)
 			e = FB_ENOMEM;
 		else {
 			/* its id now: the outbox is read in id order */
 			uuid_v7(ev->id);
 			snprintf(ev->tenant, sizeof(ev->tenant), "%s", tenant);
-			ev->w = (struct outbox_row){ ev->id, ev->tenant, "webhook",
-			    type, ev->payload };
-			w->noutbox++;
+			w->outbox[w->noutbox++] = (struct outbox_row){ ev->id,
+			    ev->tenant, "webhook", type, ev->payload };
 		}
 	}
 	json_object_put(data);
@@ -180,17 +184,14 @@ outbox_lead(struct apply *a, const char *tenant, const char *type, json_object *
 static enum fb_err
 leads_write(struct db *db, struct rows *w)
 {
-	struct lead_new	 l[DB_MULTI_MAX];
 	size_t		 i;
 	enum fb_err	 e;
 
 	if (w->nunwritten == 0)
 		return FB_OK;
-	for (i = 0; i < w->nunwritten; i++)
-		l[i] = w->unwritten[i].w;
 	for (i = 0; i < w->ahead.nopen; i++)
 		w->ahead.open[i].unwritten = NULL;
-	e = db_leads_insert(db, l, w->nunwritten);
+	e = db_leads_insert(db, w->unwritten, w->nunwritten);
 	w->nunwritten = 0;
 	if (e != FB_OK)
 		w->write_failed = true;
@@ -416,6 +417,7 @@ create_lead(struct apply *a, const char *tenant, const char *site,
 	const struct ahead *h = &w->ahead;
 	const struct session_landing_row *lr;
 	struct new_lead	*n;
+	struct lead_new	*l;
 	struct url_loc	 ll;
 	const char	*landing = NULL, *ref = NULL;
 	size_t		 i, j;
@@ -453,23 +455,23 @@ create_lead(struct apply *a, const char *tenant, const char *site,
 	    (e = leads_write(a->db, w)) != FB_OK)
 		return e;
 	/* held: landing, ref and the event's fields live as long as the batch */
-	n = &w->unwritten[w->nunwritten++];
+	l = &w->unwritten[w->nunwritten];
+	n = &w->unwritten_data[w->nunwritten++];
 	snprintf(n->id, sizeof(n->id), "%s", id);
 	snprintf(n->tenant, sizeof(n->tenant), "%s", tenant);
 	snprintf(n->site, sizeof(n->site), "%s", site);
 	snprintf(n->campaign, sizeof(n->campaign), "%s", campaign);
 	utm_from(ll.search, n->utm, sizeof(n->utm));
 	snprintf(n->lp_key, sizeof(n->lp_key), "%s", ll.pathname);
-	n->w = (struct lead_new){ .id = n->id, .tenant = n->tenant,
+	*l = (struct lead_new){ .id = n->id, .tenant = n->tenant,
 	    .site = n->site, .campaign = n->campaign, .visitor = ev->visitor,
 	    .session = ev->session, .landing = landing, .referrer = ref,
-	    .utm = n->utm, .lp_key = n->lp_key, .at = a->at };
-	if (c != NULL)
-		n->w.c = contact_copy(n, c);
+	    .utm = n->utm, .lp_key = n->lp_key, .at = a->at,
+	    .c = c != NULL ? contact_copy(n, c) : NULL };
 	if (w->ahead.open_valid &&
 	    (w->ahead.open_valid = open_add(&w->ahead, site, ev->visitor,
 	    campaign, id, c != NULL, c != NULL ? 1 : 0)))
-		w->ahead.open[w->ahead.nopen - 1].unwritten = n;
+		w->ahead.open[w->ahead.nopen - 1].unwritten = l;
 	return FB_OK;
 }
 
@@ -742,7 +744,7 @@ touch(struct apply *a, const char *site, const char *visitor,
 		if ((k = open_find(h, site, visitor, campaign)) == NULL)
 			return FB_OK;
 		if (k->unwritten != NULL) {
-			k->unwritten->w.activity_at = a->at;
+			k->unwritten->activity_at = a->at;
 			return FB_OK;
 		}
 	}
@@ -941,8 +943,7 @@ apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
 	else
 		db_rollback(db);
 	ahead_free(&rows->ahead);
-	for (i = 0; i < rows->noutbox; i++)
-		free(rows->outbox[i].payload);
+	outbox_drop(rows);
 	dbrows_free(&q);
 	free(rows);
 	return e;
