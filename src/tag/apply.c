@@ -881,14 +881,38 @@ apply_one(struct db *db, const struct conf *conf, const struct ingest_row *q,
 }
 
 /*
+ * Count a failure of event `id` (why) and commit it: in_turn, in the
+ * batch's transaction undone to its savepoint, the part's turn still
+ * held, so that no other applier takes the event up before its count is
+ * written (out of turn one did, and counted a fourth failure); else in a
+ * transaction of its own.  False when the count could not be written.
+ */
+static bool
+note_failure(struct db *db, unsigned part, const char *id, enum fb_err why,
+    bool in_turn)
+{
+	enum fb_err	 e;
+
+	e = in_turn ? db_exec_raw(db, "ROLLBACK TO SAVEPOINT batch") :
+	    db_begin(db);
+	if (e == FB_OK &&
+	    (e = db_ingest_failed(db, part, id, fb_strerror(why))) == FB_OK &&
+	    (e = db_commit(db)) == FB_OK)
+		return true;
+	db_rollback(db);
+	return false;
+}
+
+/*
  * One transaction: the part's applier turn, up to n of its events applied
  * and removed.  *done: how many (0 when another applier has the turn).
  * On an error nothing of the batch stays; *failed names the event it
- * happened on, when one is to blame.
+ * happened on, when one is to blame, and *counted says whether its
+ * failure is counted already (note_failure(), in turn).
  */
 static enum fb_err
 apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
-    bool wait, unsigned *done, char failed[UUID_STRLEN + 1])
+    bool wait, unsigned *done, char failed[UUID_STRLEN + 1], bool *counted)
 {
 	struct dbrows	 q, cx = { 0 };
 	const struct ingest_row *ev;
@@ -901,9 +925,11 @@ apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
 
 	*done = 0;
 	failed[0] = '\0';
+	*counted = false;
 	if ((e = db_begin(db)) != FB_OK)
 		return e;
-	if ((e = db_ingest_lock(db, part, wait, &held)) != FB_OK || !held) {
+	if ((e = db_ingest_lock(db, part, wait, &held)) != FB_OK || !held ||
+	    (e = db_exec_raw(db, "SAVEPOINT batch")) != FB_OK) {
 		db_rollback(db);
 		return e;
 	}
@@ -938,9 +964,11 @@ apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
 	/* a batch of one: the failure of the batch is the event's */
 	if (e != FB_OK && failed[0] == '\0' && q.n == 1)
 		snprintf(failed, UUID_STRLEN + 1, "%s", ids[0]);
+	/* a deadlock, or a connection lost, leaves no savepoint to go back to */
 	if (e == FB_OK && (e = db_commit(db)) == FB_OK)
 		*done = (unsigned)q.n;
-	else
+	else if (failed[0] == '\0' || e == FB_ERETRY || e == FB_EGONE ||
+	    !(*counted = note_failure(db, part, failed, e, true)))
 		db_rollback(db);
 	ahead_free(&rows->ahead);
 	outbox_drop(rows);
@@ -949,26 +977,13 @@ apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
 	return e;
 }
 
-/* Count a failure against one event, in a transaction of its own. */
-static void
-note_failure(struct db *db, unsigned part, const char *id, enum fb_err why)
-{
-	enum fb_err	 e;
-
-	logx(LOG_ERR, "queued tag event %s not applied: %s", id, fb_strerror(why));
-	if ((e = db_begin(db)) == FB_OK &&
-	    (e = db_ingest_failed(db, part, id, fb_strerror(why))) == FB_OK &&
-	    (e = db_commit(db)) == FB_OK)
-		return;
-	db_rollback(db);
-}
-
 enum fb_err
 tag_apply_part(struct db *db, const struct conf *conf, unsigned part, int limit,
     bool wait, int *applied)
 {
 	char		 failed[UUID_STRLEN + 1];
 	unsigned	 done;
+	bool		 counted;
 	enum fb_err	 e = FB_OK;
 	int		 n, try, fails = 0, single = 0;
 
@@ -979,7 +994,7 @@ tag_apply_part(struct db *db, const struct conf *conf, unsigned part, int limit,
 			n = 1;
 		for (try = 0; try < TX_TRIES; try++)
 			if ((e = apply_batch(db, conf, part, n, wait, &done,
-			    failed)) != FB_ERETRY)
+			    failed, &counted)) != FB_ERETRY)
 				break;
 		if (e == FB_EGONE)
 			return e;
@@ -992,7 +1007,10 @@ tag_apply_part(struct db *db, const struct conf *conf, unsigned part, int limit,
 			 * until the culprit is found.
 			 */
 			if (failed[0] != '\0') {
-				note_failure(db, part, failed, e);
+				logx(LOG_ERR, "queued tag event %s not applied: %s",
+				    failed, fb_strerror(e));
+				if (!counted)
+					(void)note_failure(db, part, failed, e, false);
 				if (single > 0)
 					single--;
 			} else if (n > 1)
