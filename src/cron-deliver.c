@@ -724,9 +724,13 @@ lease_holds(int64_t claimed_at, int sends)
 #ifdef FB_FAULT_POINTS
 	const char	*slow = getenv("FB_FAULT_SEND_SECONDS");
 
-	/* tests: every send taken as lasting that many seconds */
+	/*
+	 * tests: every send taken as lasting that many seconds, and nothing
+	 * else as taking any (the clock's whole seconds passing meanwhile
+	 * made the count of sends depend on the host's speed)
+	 */
 	if (slow != NULL)
-		age += (int64_t)sends * strtol(slow, NULL, 10);
+		age = (int64_t)sends * strtol(slow, NULL, 10);
 #endif
 	return age <= SEND_BY;
 }
