@@ -160,6 +160,33 @@ page_from_req(struct req *r, struct page *pg)
 	return 0;
 }
 
+int
+page_range_from_req(struct req *r, const char *const *fields, size_t nfields,
+    struct date_range *out)
+{
+	const char	*v = req_query(r, "date_field");
+	int64_t		 t;
+	size_t		 i;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; v != NULL && i < nfields; i++)
+		if (strcmp(v, fields[i]) == 0)
+			out->field = (int)i;
+	if ((v = req_query(r, "from")) != NULL && time_parse_iso8601(v, &t)) {
+		out->has_from = true;
+		out->from = t;
+	}
+	if ((v = req_query(r, "to")) != NULL && time_parse_iso8601(v, &t)) {
+		out->has_to = true;
+		out->to = t;
+	}
+	if (out->has_from && out->has_to && out->from >= out->to) {
+		(void)api_error(r, AC_QUERY_INVALID, "to");
+		return -1;
+	}
+	return 0;
+}
+
 enum fb_err
 page_answer(struct req *r, const struct page *pg, struct dbrows *rows,
     size_t rowsize, size_t id_off, row_gen gen, json_object *extra)

@@ -264,6 +264,17 @@ struct page {
 int	page_from_req(struct req *, struct page *);
 
 /*
+ * Read a list's date filter (contract: Endpoints, the lead and delivery
+ * lists) into *out: `date_field`, one of the nfields names of `fields`
+ * (the dispatcher has checked it against the route's values; absent, the
+ * first), and `from` and `to` (ISO 8601, shape-checked there too).  A
+ * range that does not end after it begins is 400 parameter_invalid,
+ * param "to".  Returns 0, or -1 after writing the error.
+ */
+int	page_range_from_req(struct req *, const char *const *fields,
+	    size_t nfields, struct date_range *out);
+
+/*
  * Answer a list page (contract: conventions 5), written as it is
  * produced (issue 13): "object", "data" with an object of gen(row) for
  * the first pg->limit of the structs of `rowsize` bytes in `rows` (up to

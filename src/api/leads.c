@@ -251,31 +251,15 @@ api_leads_list(struct req *r)
 	struct page_names	 names;
 	struct dbrows		 rows;
 	json_object		*extra;
-	const char		*df, *v;
-	int64_t			 t;
-	unsigned		 i;
 	enum fb_err		 e;
 
-	if (page_from_req(r, &pg) != 0)
-		return FB_OK;
 	memset(&f, 0, sizeof(f));
+	if (page_from_req(r, &pg) != 0 ||
+	    page_range_from_req(r, date_fields, NELEM(date_fields), &f.range) != 0)
+		return FB_OK;
 	f.site = req_query(r, "site_id");
 	f.campaign = req_query(r, "campaign_id");
 	f.status = req_query(r, "status");
-	df = req_query(r, "date_field");
-	for (i = 0; df != NULL && i < NELEM(date_fields); i++)
-		if (strcmp(df, date_fields[i]) == 0)
-			f.date_field = (int)i;
-	if ((v = req_query(r, "from")) != NULL && time_parse_iso8601(v, &t)) {
-		f.has_from = true;
-		f.from = t;
-	}
-	if ((v = req_query(r, "to")) != NULL && time_parse_iso8601(v, &t)) {
-		f.has_to = true;
-		f.to = t;
-	}
-	if (f.has_from && f.has_to && f.from >= f.to)
-		return api_error(r, AC_QUERY_INVALID, "to");
 	if ((e = db_lead_list(r->db, r->auth.tenant_id, &f,
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
@@ -285,7 +269,7 @@ api_leads_list(struct req *r)
 		return e;
 	}
 	extra = json_object_new_object();
-	jadd_str(extra, "date_field", date_fields[f.date_field]);
+	jadd_str(extra, "date_field", date_fields[f.range.field]);
 	e = page_answer(r, &pg, &rows, sizeof(struct lead_row),
 	    offsetof(struct lead_row, id), lead_gen, extra);
 	page_names_done(r, &names);

@@ -87,35 +87,20 @@ api_deliveries_list(struct req *r)
 	struct delivery_filter	 f;
 	struct dbrows		 rows;
 	json_object		*extra;
-	const char		*df = req_query(r, "date_field"), *v;
-	int64_t			 t;
-	unsigned		 i;
 	enum fb_err		 e;
 
-	if (page_from_req(r, &pg) != 0)
-		return FB_OK;
 	memset(&f, 0, sizeof(f));
+	if (page_from_req(r, &pg) != 0 || page_range_from_req(r, dlv_date_fields,
+	    NELEM(dlv_date_fields), &f.range) != 0)
+		return FB_OK;
 	f.status = req_query(r, "status");
 	f.campaign = req_query(r, "campaign_id");
 	f.scenario = req_query(r, "scenario_id");
-	for (i = 0; df != NULL && i < NELEM(dlv_date_fields); i++)
-		if (strcmp(df, dlv_date_fields[i]) == 0)
-			f.date_field = (int)i;
-	if ((v = req_query(r, "from")) != NULL && time_parse_iso8601(v, &t)) {
-		f.has_from = true;
-		f.from = t;
-	}
-	if ((v = req_query(r, "to")) != NULL && time_parse_iso8601(v, &t)) {
-		f.has_to = true;
-		f.to = t;
-	}
-	if (f.has_from && f.has_to && f.from >= f.to)
-		return api_error(r, AC_QUERY_INVALID, "to");
 	if ((e = db_delivery_list(r->db, r->auth.tenant_id, &f,
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	extra = json_object_new_object();
-	jadd_str(extra, "date_field", dlv_date_fields[f.date_field]);
+	jadd_str(extra, "date_field", dlv_date_fields[f.range.field]);
 	return page_answer(r, &pg, &rows, sizeof(struct delivery_row),
 	    offsetof(struct delivery_row, id), delivery_gen, extra);
 }

@@ -344,15 +344,15 @@ time_text(const MYSQL_TIME *t, unsigned decimals, char out[32])
 }
 
 size_t
-db_params_range(struct dbp p[2], bool has_from, long long from, char fs[32],
-    bool has_to, long long to, char ts[32])
+db_params_range(struct dbp p[2], const struct date_range *r, char fs[32],
+    char ts[32])
 {
-	if (has_from)
-		time_sql(from, fs);
-	if (has_to)
-		time_sql(to, ts);
-	p[0] = P_STR(has_from ? fs : DB_TIME_MIN);
-	p[1] = P_STR(has_to ? ts : DB_TIME_MAX);
+	if (r->has_from)
+		time_sql(r->from, fs);
+	if (r->has_to)
+		time_sql(r->to, ts);
+	p[0] = P_STR(r->has_from ? fs : DB_TIME_MIN);
+	p[1] = P_STR(r->has_to ? ts : DB_TIME_MAX);
 	return 2;
 }
 

@@ -91,15 +91,26 @@ void	db_params_in(struct dbp *p, size_t slots, const char *const *v, size_t n);
 #define DBNOPARAMS	NULL, 0
 
 /*
- * The two parameters of a half-open date range written "col >= ? AND
- * col < ?" (the lists' date filters): each bound is unix seconds,
- * written into fs or ts (32 bytes, which must outlive the statement's
- * run), or, left out, the end of DATETIME's range (DB_TIME_MIN,
- * DB_TIME_MAX): plain bounds, a range the optimizer reads as written,
- * whatever it folds.  Returns 2, the count.
+ * A list's date filter (contract: Endpoints, the lead and delivery lists'
+ * date_field, from and to): the date column by its index in the list's
+ * date fields (0: created_at, the default) and the half-open range
+ * [from, to) in unix seconds, each bound only when given.
  */
-size_t	db_params_range(struct dbp p[2], bool has_from, long long from,
-	    char fs[32], bool has_to, long long to, char ts[32]);
+struct date_range {
+	int		 field;
+	bool		 has_from, has_to;
+	long long	 from, to;
+};
+
+/*
+ * The two parameters of r written "col >= ? AND col < ?": each bound
+ * given, written into fs or ts (32 bytes, which must outlive the
+ * statement's run), or, left out, the end of DATETIME's range
+ * (DB_TIME_MIN, DB_TIME_MAX): plain bounds, a range the optimizer reads
+ * as written, whatever it folds.  Returns 2, the count.
+ */
+size_t	db_params_range(struct dbp p[2], const struct date_range *r,
+	    char fs[32], char ts[32]);
 
 static inline struct dbp
 db_p_str(const char *s)

@@ -291,10 +291,11 @@ db_lead_list(struct db *db, const char *tenant, const struct lead_filter *f,
 	struct dbp	 p[12];
 	char		 fs[32] = "", ts[32] = "";
 	bool		 filtered = f->site != NULL || f->campaign != NULL ||
-			    f->status != NULL || f->has_from || f->has_to;
+			    f->status != NULL || f->range.has_from ||
+			    f->range.has_to;
 	size_t		 np = 0;
 
-	if (f->date_field < 0 || f->date_field > 3)
+	if (f->range.field < 0 || f->range.field > 3)
 		return FB_EINVAL;
 	p[np++] = P_STR(tenant);
 	p[np++] = P_STR(after != NULL ? after : DB_MAX_ID);
@@ -309,13 +310,12 @@ db_lead_list(struct db *db, const char *tenant, const struct lead_filter *f,
 		return rows(db, LEAD_LIST, p, np, lead_list_cols,
 		    NELEM(lead_list_cols), sizeof(struct lead_row), false, out);
 	}
-	np += db_params_range(p + np, f->has_from, f->from, fs,
-	    f->has_to, f->to, ts);
+	np += db_params_range(p + np, &f->range, fs, ts);
 	p[np++] = P_INT(n);
 	return db_list_walk(db, DBSET_LEAD, lead_sql, LEAD_LIST_CREATED +
-	    f->date_field, LEAD_SORTED_CREATED + f->date_field, p, np + 1,
-	    f->has_from || f->has_to, lead_list_cols, NELEM(lead_list_cols),
-	    sizeof(struct lead_row), out);
+	    f->range.field, LEAD_SORTED_CREATED + f->range.field, p, np + 1,
+	    f->range.has_from || f->range.has_to, lead_list_cols,
+	    NELEM(lead_list_cols), sizeof(struct lead_row), out);
 }
 
 enum fb_err

@@ -502,10 +502,11 @@ db_delivery_list(struct db *db, const char *tenant, const struct delivery_filter
 	struct dbp	 p[12];
 	char		 fs[32] = "", ts[32] = "";
 	bool		 filtered = f->status != NULL || f->campaign != NULL ||
-			    f->scenario != NULL || f->has_from || f->has_to;
+			    f->scenario != NULL || f->range.has_from ||
+			    f->range.has_to;
 	size_t		 np = 0;
 
-	if (f->date_field < 0 || f->date_field > 2)
+	if (f->range.field < 0 || f->range.field > 2)
 		return FB_EINVAL;
 	p[np++] = P_STR(tenant);
 	p[np++] = P_STR(after != NULL ? after : DB_MAX_ID);
@@ -520,13 +521,12 @@ db_delivery_list(struct db *db, const char *tenant, const struct delivery_filter
 		return rows(db, SD_LIST, p, np, delivery_cols,
 		    NELEM(delivery_cols), sizeof(struct delivery_row), false, out);
 	}
-	np += db_params_range(p + np, f->has_from, f->from, fs,
-	    f->has_to, f->to, ts);
+	np += db_params_range(p + np, &f->range, fs, ts);
 	p[np++] = P_INT(n);
 	return db_list_walk(db, DBSET_SENDING, sd_sql, SD_LIST_CREATED +
-	    f->date_field, SD_SORTED_CREATED + f->date_field, p, np + 1,
-	    f->has_from || f->has_to, delivery_cols, NELEM(delivery_cols),
-	    sizeof(struct delivery_row), out);
+	    f->range.field, SD_SORTED_CREATED + f->range.field, p, np + 1,
+	    f->range.has_from || f->range.has_to, delivery_cols,
+	    NELEM(delivery_cols), sizeof(struct delivery_row), out);
 }
 
 enum fb_err

@@ -614,9 +614,8 @@ enum fb_err db_names(struct db *, enum name_kind, const char *tenant,
 
 struct lead_filter {
 	const char	*site, *campaign, *status;	/* NULL: any */
-	int		 date_field;	/* 0 created_at, 1 captured_at, 2 abandoned_at, 3 converted_at */
-	bool		 has_from, has_to;
-	long long	 from, to;	/* unix seconds, [from, to) */
+	/* field 0 created_at, 1 captured_at, 2 abandoned_at, 3 converted_at */
+	struct date_range range;
 };
 /*
  * Rows of struct lead_row, newest first, n max; its own columns only, the
@@ -1296,9 +1295,7 @@ enum fb_err db_opmail_to(struct db *, const char *tenant, const char *ids,
 struct delivery_row { DB_FIELDS(DELIVERY_COLS) };
 struct delivery_filter {
 	const char	*status, *campaign, *scenario;	/* NULL: any */
-	int		 date_field;	/* 0 created_at, 1 scheduled_at, 2 sent_at */
-	bool		 has_from, has_to;
-	long long	 from, to;	/* unix seconds, [from, to) */
+	struct date_range range;	/* 0 created_at, 1 scheduled_at, 2 sent_at */
 };
 /* Rows of struct delivery_row, newest first, n max. */
 enum fb_err db_delivery_list(struct db *, const char *tenant,

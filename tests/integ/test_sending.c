@@ -342,6 +342,11 @@ Test(deliveries, scheduled_when_a_lead_is_abandoned, .timeout = 60)
 	r = http("GET", "/api/v1/deliveries?status=lost", f.live, NULL, NULL);
 	expect_error(r, 400, "invalid_request", "parameter_invalid", "status");
 	resp_free(r);
+	/* a range that does not end after it begins, as for the leads */
+	r = http("GET", "/api/v1/deliveries?date_field=sent_at&"
+	    "from=2036-01-01T00:00:00Z&to=2036-01-01T00:00:00Z", f.live, NULL, NULL);
+	expect_error(r, 400, "invalid_request", "parameter_invalid", "to");
+	resp_free(r);
 }
 
 /* The raw mail in the sink addressed to `to`, or NULL (static storage). */
