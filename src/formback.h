@@ -383,6 +383,10 @@ void	uuid_v7(char out[UUID_STRLEN + 1]);
 bool	uuid_valid(const char *s);
 /* Lower-case a valid UUID in place. */
 void	uuid_lower(char *s);
+/* Write the 16 octets b (RFC 9562 section 4) as a lower-case UUID. */
+void	uuid_from_bytes(const unsigned char b[16], char out[UUID_STRLEN + 1]);
+/* The 16 octets of the canonical UUID s into b; false when s is not one. */
+bool	uuid_to_bytes(const char *s, unsigned char b[16]);
 
 /* time.c */
 

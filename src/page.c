@@ -27,34 +27,6 @@ cursor_key(const unsigned char *mk, unsigned char key[32])
 	crypto_kdf_derive_from_key(key, 32, 1, "fbcursor", mk);
 }
 
-static bool
-uuid_to_bin(const char *s, unsigned char out[16])
-{
-	char	 hex[33];
-	size_t	 i, o = 0;
-
-	for (i = 0; s[i] != '\0' && o < 32; i++)
-		if (s[i] != '-')
-			hex[o++] = s[i];
-	hex[o] = '\0';
-	return o == 32 && sodium_hex2bin(out, 16, hex, 32, NULL, NULL, NULL) == 0;
-}
-
-static void
-bin_to_uuid(const unsigned char b[16], char out[UUID_STRLEN + 1])
-{
-	static const char hex[] = "0123456789abcdef";
-	size_t	 i, o = 0;
-
-	for (i = 0; i < 16; i++) {
-		if (i == 4 || i == 6 || i == 8 || i == 10)
-			out[o++] = '-';
-		out[o++] = hex[b[i] >> 4];
-		out[o++] = hex[b[i] & 0xf];
-	}
-	out[o] = '\0';
-}
-
 static void
 cursor_mac(const unsigned char *mk, const unsigned char *raw, const char *tag,
     unsigned char mac[CUR_MACLEN])
@@ -80,7 +52,7 @@ cursor_encode(const unsigned char *mk, const char *tag, const char *id,
 	    strlen(tag), NULL, 0);
 	raw[0] = CUR_VERSION;
 	memcpy(raw + 1, th, CUR_TAGLEN);
-	if (!uuid_to_bin(id, raw + 1 + CUR_TAGLEN))
+	if (!uuid_to_bytes(id, raw + 1 + CUR_TAGLEN))
 		memset(raw + 1 + CUR_TAGLEN, 0, 16);
 	cursor_mac(mk, raw, tag, raw + CUR_RAWLEN - CUR_MACLEN);
 	if (outsz > b64url_len(sizeof(raw)))
@@ -105,7 +77,7 @@ cursor_decode(const unsigned char *mk, const char *tag, const char *cur,
 	if (sodium_memcmp(mac, raw + CUR_RAWLEN - CUR_MACLEN, CUR_MACLEN) != 0 ||
 	    memcmp(th, raw + 1, CUR_TAGLEN) != 0)
 		return false;
-	bin_to_uuid(raw + 1 + CUR_TAGLEN, id);
+	uuid_from_bytes(raw + 1 + CUR_TAGLEN, id);
 	return true;
 }
 

@@ -21,8 +21,7 @@ uuid_v7(char out[UUID_STRLEN + 1])
 	unsigned char	 b[16];
 	struct timespec	 ts;
 	uint64_t	 ms;
-	static const char hex[] = "0123456789abcdef";
-	size_t		 i, o = 0;
+	size_t		 i;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
@@ -42,6 +41,15 @@ uuid_v7(char out[UUID_STRLEN + 1])
 		b[i] = (unsigned char)(ms >> (40 - 8 * i));
 	b[6] = (unsigned char)(0x70 | (b[6] & 0x0f));
 	b[8] = (unsigned char)(0x80 | (b[8] & 0x3f));
+	uuid_from_bytes(b, out);
+}
+
+void
+uuid_from_bytes(const unsigned char b[16], char out[UUID_STRLEN + 1])
+{
+	static const char hex[] = "0123456789abcdef";
+	size_t	 i, o = 0;
+
 	for (i = 0; i < 16; i++) {
 		if (i == 4 || i == 6 || i == 8 || i == 10)
 			out[o++] = '-';
@@ -49,6 +57,21 @@ uuid_v7(char out[UUID_STRLEN + 1])
 		out[o++] = hex[b[i] & 0xf];
 	}
 	out[o] = '\0';
+}
+
+bool
+uuid_to_bytes(const char *s, unsigned char b[16])
+{
+	char	 hex[33];
+	size_t	 i, o = 0;
+
+	if (!uuid_valid(s))
+		return false;
+	for (i = 0; s[i] != '\0'; i++)
+		if (s[i] != '-')
+			hex[o++] = s[i];
+	hex[o] = '\0';
+	return sodium_hex2bin(b, 16, hex, 32, NULL, NULL, NULL) == 0;
 }
 
 bool

@@ -11,6 +11,23 @@
 #include "../../src/sanitize.h"
 #include "../../src/session.h"
 
+/* the 16 octets and the text, both ways (RFC 9562 section 4) */
+Test(uuid, octets_both_ways)
+{
+	unsigned char	 b[16];
+	char		 s[UUID_STRLEN + 1];
+
+	cr_assert(uuid_to_bytes("0190A000-0000-7000-8000-00000000ABCD", b));
+	cr_assert_eq(b[0], 0x01);
+	cr_assert_eq(b[6], 0x70);
+	cr_assert_eq(b[15], 0xcd);
+	uuid_from_bytes(b, s);
+	cr_assert_str_eq(s, "0190a000-0000-7000-8000-00000000abcd");
+	cr_assert(!uuid_to_bytes("0190a000000070008000000000000abcd", b));
+	cr_assert(!uuid_to_bytes("0190a000-0000-7000-8000-00000000abcx", b));
+	cr_assert(!uuid_to_bytes("0190a000-0000-7000-8000-00000000abc", b));
+}
+
 Test(uuid, v7_shape_and_order)
 {
 	char	 a[UUID_STRLEN + 1], b[UUID_STRLEN + 1];
