@@ -70,6 +70,47 @@ json_text(json_object *o)
 	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
 }
 
+/*
+ * Whether the well-formed JSON text s[0..n) escapes a UTF-16 surrogate
+ * that is not half of a pair: no character (RFC 8259 8.2; RFC 3629 3),
+ * which json-c would take as U+FFFD.  A backslash stands only in a
+ * string of well-formed JSON, always as an escape.
+ */
+static bool
+lone_surrogate(const char *s, size_t n)
+{
+	const char	*p = s, *end = s + n, *q;
+	unsigned	 u;
+	bool		 high = false;	/* the escape before was a high half */
+	int		 k;
+
+	while ((q = memchr(p, '\\', (size_t)(end - p))) != NULL) {
+		if ((high && q != p) || end - q < 2)
+			return true;
+		if (q[1] != 'u') {
+			if (high)
+				return true;
+			p = q + 2;
+			continue;
+		}
+		if (end - q < 6)
+			return true;
+		for (u = 0, k = 2; k < 6; k++)
+			u = u << 4 | (unsigned)(isdigit((unsigned char)q[k]) ?
+			    q[k] - '0' : (tolower((unsigned char)q[k]) - 'a' + 10));
+		p = q + 6;
+		if (u >= 0xdc00 && u <= 0xdfff) {
+			if (!high)
+				return true;
+			high = false;
+		} else if (high)
+			return true;
+		else
+			high = u >= 0xd800 && u <= 0xdbff;
+	}
+	return high;
+}
+
 json_object *
 json_parse_object(const char *s, size_t n, int depth)
 {
@@ -90,7 +131,8 @@ json_parse_object(const char *s, size_t n, int depth)
 	    isspace((unsigned char)s[i]); i++)
 		continue;
 	json_tokener_free(tok);
-	if (o != NULL && (i < n || !json_object_is_type(o, json_type_object))) {
+	if (o != NULL && (i < n || !json_object_is_type(o, json_type_object) ||
+	    lone_surrogate(s, n))) {
 		json_object_put(o);
 		o = NULL;
 	}

@@ -70,6 +70,13 @@ Test(core, malformed_json_is_400)
 	r = http("POST", "/api/v1/campaigns", f.live, "{\"name\":\"\xff\xfe\"}", NULL);
 	expect_error(r, 400, "invalid_request", "invalid_json", "body");
 	resp_free(r);
+	/* an escaped surrogate outside a pair: no character, never U+FFFD */
+	r = http("POST", "/api/v1/campaigns", f.live, "{\"name\":\"a\\ud800b\"}", NULL);
+	expect_error(r, 400, "invalid_request", "invalid_json", "body");
+	resp_free(r);
+	r = http("POST", "/tag/v1/events", NULL, "{\"v\":1,\"url\":\"\\udc00\"}", NULL);
+	expect_error(r, 400, "invalid_request", "invalid_json", "body");
+	resp_free(r);
 }
 
 Test(core, body_too_large_is_400)

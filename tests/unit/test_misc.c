@@ -211,6 +211,30 @@ Test(jsonw, time_from_datetime)
 }
 
 /* jsonw.c: the streaming writer writes what json-c would, value by value. */
+/* an escaped surrogate outside a pair is no character (RFC 8259 8.2) */
+Test(jsonw, parse_refuses_lone_surrogates)
+{
+	static const char *const bad[] = {
+		"{\"a\":\"\\ud800\"}", "{\"a\":\"\\udc00\"}", "{\"a\":\"x\\uDBFFy\"}",
+		"{\"a\":\"\\ud800\\u0041\"}", "{\"a\":\"\\ud800\\n\"}",
+		"{\"a\":\"\\ude00\\ud83d\"}", "{\"\\ud800\":1}",
+	};
+	static const char *const good[] = {
+		"{\"a\":\"\\ud83d\\ude00\"}", "{\"a\":\"\\uD83D\\uDE00 \\u00e9\"}",
+		"{\"a\":\"\\\\ud800\"}", "{\"a\":\"\\ufffd\"}", "{\"a\":\"\\\"\\\\\"}",
+	};
+	json_object	*o;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert_null(json_parse_object(bad[i], strlen(bad[i]), 8), "%s", bad[i]);
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		cr_assert_not_null(o = json_parse_object(good[i], strlen(good[i]), 8),
+		    "%s", good[i]);
+		json_object_put(o);
+	}
+}
+
 Test(jsonw, generator)
 {
 	struct jgen	 j;
