@@ -272,14 +272,24 @@ void
 contact_email_mask(const char *e, char out[300])
 {
 	const char	*at = strchr(e, '@');
-	size_t		 local = at != NULL ? (size_t)(at - e) : 0;
-	size_t		 keep = local > 3 ? 2 : 1;
+	size_t		 chars = 0, keep, k, i;
 
-	if (at == NULL || local == 0) {
+	if (at == NULL || at == e) {
 		snprintf(out, 300, "***");
 		return;
 	}
-	snprintf(out, 300, "%.*s***%s", (int)keep, e, at);
+	/*
+	 * characters, not bytes: a local part kept as typed may be UTF-8
+	 * (RFC 6531), and half a character is no text to store or show
+	 */
+	for (i = 0; e + i < at; i++)
+		if (((unsigned char)e[i] & 0xc0) != 0x80)
+			chars++;
+	keep = chars > 3 ? 2 : 1;
+	for (i = 0, k = 0; e + i < at; i++)
+		if (((unsigned char)e[i] & 0xc0) != 0x80 && k++ == keep)
+			break;
+	snprintf(out, 300, "%.*s***%s", (int)i, e, at);
 }
 
 static void

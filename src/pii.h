@@ -43,7 +43,10 @@ bool	contact_email_normalize(const char *in, char out[256]);
 bool	contact_in_text(const char *s, size_t n);
 /* "090-****-5678": first and last groups kept (contract: conventions 4). */
 void	contact_tel_mask(const char *norm, char out[32]);
-/* "ta***@example.jp": a short prefix of the local part, the domain kept. */
+/*
+ * "ta***@example.jp": the first 2 characters of a local part longer than
+ * 3 (1 of a shorter one), whole UTF-8 characters, then the domain.
+ */
 void	contact_email_mask(const char *norm, char out[300]);
 
 /*

@@ -385,6 +385,27 @@ Test(capture, collector_validation)
 	resp_free(r);
 }
 
+/*
+ * An email address whose local part is UTF-8 (RFC 6531) is captured and
+ * masked by whole characters: half a character cut by the mask made its
+ * event fail three times and be parked, the lead lost.
+ */
+Test(capture, utf8_email_captured_and_masked)
+{
+	struct fx	 f;
+	char		 a[40];
+
+	fx_new(&f, "pro", 0);
+	active_campaign(&f, "u8", RULES_AB, a);
+	cr_assert_eq(event(&f, "cccccccc-1111-4111-8111-111111111111", "capture",
+	    "https://shop.example.jp/form", "u8", "form",
+	    "{\"email\":\"ＴｅｓｔＴ@例え.jp\"}"), 204);
+	cr_assert_str_eq(lead_field(&f, a, "data.0.status"), "captured");
+	cr_assert_str_eq(lead_field(&f, a, "data.0.email_masked"), "Ｔｅ***@例え.jp");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE tenant_id = '%s'",
+	    f.tenant), "0");
+}
+
 Test(capture, lead_life_cycle_and_conversions)
 {
 	struct fx	 f;

@@ -59,6 +59,11 @@ Test(suppressions, create_list_delete)
 	cr_assert_str_eq(jget(r->json, "value_masked"), "So***@example.jp");
 	cr_assert_str_eq(jget(r->json, "expires_at"), "2029-12-31T15:00:00Z");
 	resp_free(r);
+	/* a UTF-8 local part (RFC 6531) masked by whole characters (a 500 before) */
+	r = http("POST", "/api/v1/suppressions", f.live, J({"value":"ＴｅｓｔＴ@例え.jp"}), NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "value_masked"), "Ｔｅ***@例え.jp");
+	resp_free(r);
 	/* one that would never be in force is refused */
 	r = http("POST", "/api/v1/suppressions", f.live, J({"value":"past@example.jp","expires_at":"2020-01-01T00:00:00Z"}), NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "expires_at");
@@ -80,8 +85,9 @@ Test(suppressions, create_list_delete)
 	resp_free(r);
 	sql("DELETE FROM suppressions WHERE tenant_id = '%s' AND masked = "
 	    "'x***@example.jp'", f.tenant);
+	/* someone@example.jp and the UTF-8 one */
 	r = http("GET", "/api/v1/suppressions?kind=email&scope=tenant", f.live, NULL, NULL);
-	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 2);
 	resp_free(r);
 	r = http("GET", "/api/v1/suppressions?q=090-1111-2222", g.live, NULL, NULL);
 	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 0);

@@ -73,6 +73,12 @@ Test(pii, masks)
 	cr_assert_str_eq(m, "ta***@example.jp");
 	contact_email_mask("ab@example.jp", m);
 	cr_assert_str_eq(m, "a***@example.jp");
+	/* whole characters of a UTF-8 local part (RFC 6531), never half of one */
+	contact_email_mask("\xef\xbc\xb4\xef\xbd\x85\xef\xbd\x93\xef\xbd\x94"
+	    "@example.jp", m);
+	cr_assert_str_eq(m, "\xef\xbc\xb4\xef\xbd\x85***@example.jp");
+	contact_email_mask("\xe5\xa4\xaa\xe9\x83\x8e@example.jp", m);
+	cr_assert_str_eq(m, "\xe5\xa4\xaa***@example.jp");
 }
 
 Test(pii, seal_open_and_associated_data)
