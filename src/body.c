@@ -59,6 +59,24 @@ body_str(struct req *r, const char *name, bool required, size_t maxchars,
 }
 
 int
+body_line(struct req *r, const char *name, bool required, size_t maxchars,
+    const char **out)
+{
+	const unsigned char *s;
+	int		 rc;
+
+	if ((rc = body_str(r, name, required, maxchars, out)) != 1)
+		return rc;
+	for (s = (const unsigned char *)*out; *s != '\0'; s++)
+		if (*s < 0x20 || *s == 0x7f) {
+			*out = NULL;
+			(void)api_error(r, AC_PARAMETER_INVALID, name);
+			return -1;
+		}
+	return 1;
+}
+
+int
 body_bool(struct req *r, const char *name, bool required, bool *out)
 {
 	json_object	*v;

@@ -239,6 +239,13 @@ enum fb_err	 api_error(struct req *, enum api_code, const char *param);
  */
 int	body_str(struct req *, const char *name, bool required, size_t maxchars,
 	    const char **out);
+/*
+ * body_str() for a one-line text (a name, a subject): a control
+ * character (U+0000-U+001F, U+007F), a line break among them, is 422
+ * parameter_invalid too.
+ */
+int	body_line(struct req *, const char *name, bool required,
+	    size_t maxchars, const char **out);
 int	body_int(struct req *, const char *name, bool required, long long min,
 	    long long max, long long *out);
 int	body_bool(struct req *, const char *name, bool required, bool *out);

@@ -607,7 +607,7 @@ api_keys_create(struct req *r)
 	enum fb_err	 e;
 
 	if (body_str(r, "kind", false, 8, &kind) < 0 ||
-	    body_str(r, "name", false, 100, &name) < 0 || scopes_from_body(r, &bits) < 0)
+	    body_line(r, "name", false, 100, &name) < 0 || scopes_from_body(r, &bits) < 0)
 		return FB_OK;
 	if (kind == NULL)
 		kind = "live";

@@ -189,8 +189,8 @@ api_campaigns_create(struct req *r)
 
 	if (body_str(r, "site_id", true, UUID_STRLEN, &site) < 0 ||
 	    body_str(r, "key", true, CAMPAIGN_KEY_MAX, &key) < 0 ||
-	    body_str(r, "name", true, CAMPAIGN_NAME_MAX, &name) < 0 ||
-	    body_str(r, "product_name", false, CAMPAIGN_NAME_MAX, &product) < 0 ||
+	    body_line(r, "name", true, CAMPAIGN_NAME_MAX, &name) < 0 ||
+	    body_line(r, "product_name", false, CAMPAIGN_NAME_MAX, &product) < 0 ||
 	    body_str(r, "status", false, 16, &status) < 0 ||
 	    body_int(r, "abandon_wait_minutes", false,
 	    ABANDON_WAIT_MIN, ABANDON_WAIT_MAX, &wait) < 0)
@@ -392,8 +392,8 @@ api_campaigns_update(struct req *r)
 	bool		 set_product, change, ready;
 	enum fb_err	 e;
 
-	if (body_str(r, "name", false, CAMPAIGN_NAME_MAX, &name) < 0 ||
-	    body_str(r, "product_name", false, CAMPAIGN_NAME_MAX, &product) < 0 ||
+	if (body_line(r, "name", false, CAMPAIGN_NAME_MAX, &name) < 0 ||
+	    body_line(r, "product_name", false, CAMPAIGN_NAME_MAX, &product) < 0 ||
 	    body_str(r, "status", false, 16, &status) < 0 ||
 	    body_int(r, "abandon_wait_minutes", false,
 	    ABANDON_WAIT_MIN, ABANDON_WAIT_MAX, &wait) < 0)
@@ -705,7 +705,7 @@ api_campaigns_duplicate(struct req *r)
 	enum fb_err	 e;
 
 	if (body_str(r, "key", false, CAMPAIGN_KEY_MAX, &key) < 0 ||
-	    body_str(r, "name", false, CAMPAIGN_NAME_MAX, &name) < 0)
+	    body_line(r, "name", false, CAMPAIGN_NAME_MAX, &name) < 0)
 		return FB_OK;
 	if (key != NULL && !ident_ok(key, CAMPAIGN_KEY_MAX))
 		return api_error(r, AC_PARAMETER_INVALID, "key");

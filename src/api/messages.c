@@ -174,18 +174,18 @@ msg_from_body(struct req *r, struct msg *m, bool create)
 	/* an SMS has no HTML */
 	if (m->html != NULL && m->channel != NULL && strcmp(m->channel, "sms") == 0)
 		return api_error(r, AC_PARAMETER_INVALID, "body_html"), -1;
-#define TEXT(name, max, field) do {						\
+#define TEXT(name, read, max, field) do {					\
 	if (body_has(r, name)) {						\
-		if (body_str(r, name, false, max, &s) < 0)			\
+		if (read(r, name, false, max, &s) < 0)				\
 			return -1;						\
 		free(m->field);							\
 		m->field = dup_or_null(s);					\
 	}									\
 } while (0)
-	TEXT("subject", SUBJECT_MAX, subject);
-	TEXT("body", BODY_MAX, body);
-	TEXT("header_image_url", 2048, header);
-	TEXT("link_url", 2048, link);
+	TEXT("subject", body_line, SUBJECT_MAX, subject);
+	TEXT("body", body_str, BODY_MAX, body);
+	TEXT("header_image_url", body_str, 2048, header);
+	TEXT("link_url", body_str, 2048, link);
 #undef TEXT
 	if (!url_field(&m->header))
 		return api_error(r, AC_PARAMETER_INVALID, "header_image_url"), -1;
@@ -506,7 +506,7 @@ api_message_previews(struct req *r)
 	enum fb_err	 e;
 
 	if (body_str(r, "campaign_id", true, UUID_STRLEN, &cid) < 0 ||
-	    body_str(r, "subject", false, SUBJECT_MAX, &subject) < 0)
+	    body_line(r, "subject", false, SUBJECT_MAX, &subject) < 0)
 		return FB_OK;
 	if (!uuid_valid(cid))
 		return api_error(r, AC_PARAMETER_INVALID, "campaign_id");

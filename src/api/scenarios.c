@@ -158,7 +158,7 @@ api_scenarios_create(struct req *r)
 	int		 has_wait;
 	enum fb_err	 e;
 
-	if (body_str(r, "name", true, SCENARIO_NAME_MAX, &name) < 0 ||
+	if (body_line(r, "name", true, SCENARIO_NAME_MAX, &name) < 0 ||
 	    body_str(r, "status", false, 16, &status) < 0 ||
 	    (has_wait = body_int(r, "abandon_wait_minutes", false, ABANDON_WAIT_MIN,
 	    ABANDON_WAIT_MAX, &wait)) < 0)
@@ -198,7 +198,7 @@ api_scenarios_update(struct req *r)
 	bool		 found, other, refused;
 	enum fb_err	 e;
 
-	if (body_str(r, "name", false, SCENARIO_NAME_MAX, &name) < 0 ||
+	if (body_line(r, "name", false, SCENARIO_NAME_MAX, &name) < 0 ||
 	    body_str(r, "status", false, 16, &status) < 0 ||
 	    (w = body_int(r, "abandon_wait_minutes", false,
 	    ABANDON_WAIT_MIN, ABANDON_WAIT_MAX, &wait)) < 0)
@@ -395,7 +395,7 @@ api_scenarios_duplicate(struct req *r)
 	enum fb_err	 e;
 
 	if (body_str(r, "campaign_id", false, UUID_STRLEN, &cid) < 0 ||
-	    body_str(r, "name", false, SCENARIO_NAME_MAX, &name) < 0)
+	    body_line(r, "name", false, SCENARIO_NAME_MAX, &name) < 0)
 		return FB_OK;
 	if (cid != NULL && !uuid_valid(cid))
 		return api_error(r, AC_PARAMETER_INVALID, "campaign_id");
@@ -494,7 +494,7 @@ api_scenarios_from_preset(struct req *r)
 	enum fb_err	 e;
 
 	if (body_str(r, "preset_key", true, 32, &key) < 0 ||
-	    body_str(r, "name", false, SCENARIO_NAME_MAX, &name) < 0)
+	    body_line(r, "name", false, SCENARIO_NAME_MAX, &name) < 0)
 		return FB_OK;
 	if (!campaign_exists(r, campaign, &e))
 		return e != FB_OK ? e : api_error(r, AC_NOT_FOUND, "campaign_id");

@@ -6,6 +6,8 @@
 
 #include "harness.h"
 
+#define J(...) #__VA_ARGS__
+
 static struct resp *
 create(const struct fx *f, const char *extra)
 {
@@ -114,6 +116,28 @@ Test(campaigns, bad_key_and_name)
 	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"ok\",\"name\":\"  \"}", f.site);
 	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "name");
+	resp_free(r);
+	/* names and subjects are one line: no control character */
+	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"ok\",\"name\":\"a\\nb\"}", f.site);
+	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "name");
+	resp_free(r);
+	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"ok\",\"name\":\"n\","
+	    "\"product_name\":\"a\\u007f\"}", f.site);
+	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "product_name");
+	resp_free(r);
+	r = http("POST", "/api/v1/messages", f.live, J({"channel":"email",
+	    "subject":"s\r\nBcc: x@example.jp","blocks":[{"type":"text","text":"a"}]}), NULL);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "subject");
+	resp_free(r);
+	r = http("POST", "/api/v1/messages", f.live, J({"channel":"email",
+	    "subject":"ご案内\tです","blocks":[{"type":"text","text":"a\nb"}]}), NULL);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "subject");
+	resp_free(r);
+	r = http("POST", "/api/v1/messages", f.live, J({"channel":"sms",
+	    "body":"一行目\n二行目"}), NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
 	resp_free(r);
 }
 
