@@ -285,7 +285,8 @@ contact_email_mask(const char *e, char out[300])
 	for (i = 0; e + i < at; i++)
 		if (((unsigned char)e[i] & 0xc0) != 0x80)
 			chars++;
-	keep = chars > 3 ? 2 : 1;
+	/* never the whole local part (contract: conventions 4) */
+	keep = chars > 3 ? 2 : chars > 1 ? 1 : 0;
 	for (i = 0, k = 0; e + i < at; i++)
 		if (((unsigned char)e[i] & 0xc0) != 0x80 && k++ == keep)
 			break;

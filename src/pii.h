@@ -45,7 +45,8 @@ bool	contact_in_text(const char *s, size_t n);
 void	contact_tel_mask(const char *norm, char out[32]);
 /*
  * "ta***@example.jp": the first 2 characters of a local part longer than
- * 3 (1 of a shorter one), whole UTF-8 characters, then the domain.
+ * 3, 1 of one of 2 or 3, none of one of 1 (never the whole of it:
+ * contract, conventions 4), whole UTF-8 characters, then the domain.
  */
 void	contact_email_mask(const char *norm, char out[300]);
 

@@ -73,6 +73,9 @@ Test(pii, masks)
 	cr_assert_str_eq(m, "ta***@example.jp");
 	contact_email_mask("ab@example.jp", m);
 	cr_assert_str_eq(m, "a***@example.jp");
+	/* a one-character local part is not shown whole */
+	contact_email_mask("a@example.jp", m);
+	cr_assert_str_eq(m, "***@example.jp");
 	/* whole characters of a UTF-8 local part (RFC 6531), never half of one */
 	contact_email_mask("\xef\xbc\xb4\xef\xbd\x85\xef\xbd\x93\xef\xbd\x94"
 	    "@example.jp", m);
