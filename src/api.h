@@ -75,7 +75,10 @@ enum fb_err	api_webhook_redeliver(struct req *);
 /* api/sites.c: what a site's create checks, shared with formbackctl */
 #define SITE_DOMAIN_MAX	253
 #define SITE_NAME_MAX	200
-/* A site's name: 1 to SITE_NAME_MAX characters of UTF-8, not all spaces. */
+/*
+ * A site's (or tenant's) name: 1 to SITE_NAME_MAX characters of UTF-8 on
+ * one line (text_line()), not all spaces.
+ */
 bool		site_name_ok(const char *name);
 /*
  * A site's domain as browsers send it: an internationalised name in its

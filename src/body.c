@@ -62,18 +62,14 @@ int
 body_line(struct req *r, const char *name, bool required, size_t maxchars,
     const char **out)
 {
-	const unsigned char *s;
-	int		 rc;
+	int	 rc;
 
-	if ((rc = body_str(r, name, required, maxchars, out)) != 1)
+	if ((rc = body_str(r, name, required, maxchars, out)) != 1 ||
+	    text_line(*out))
 		return rc;
-	for (s = (const unsigned char *)*out; *s != '\0'; s++)
-		if (*s < 0x20 || *s == 0x7f) {
-			*out = NULL;
-			(void)api_error(r, AC_PARAMETER_INVALID, name);
-			return -1;
-		}
-	return 1;
+	*out = NULL;
+	(void)api_error(r, AC_PARAMETER_INVALID, name);
+	return -1;
 }
 
 int

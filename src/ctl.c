@@ -530,7 +530,8 @@ cmd_tenant(int argc, char *argv[])
 			die(2, "option '--rate-limit': expected 1 to 1000000");
 	}
 	if (!site_name_ok(name))
-		die(2, "option '--name': 1 to 200 characters of UTF-8, not all spaces");
+		die(2, "option '--name': 1 to 200 characters of UTF-8 on one line, "
+		    "not all spaces");
 	connect_db();
 	uuid_v7(id);
 	check(db_tenant_create(&db, id, name, plan, (int)rate), "create the tenant");
@@ -776,7 +777,8 @@ cmd_site(int argc, char *argv[])
 	name = opt(&o, "name", true);
 	domain = opt(&o, "domain", true);
 	if (!site_name_ok(name))
-		die(2, "option '--name': 1 to 200 characters of UTF-8, not all spaces");
+		die(2, "option '--name': 1 to 200 characters of UTF-8 on one line, "
+		    "not all spaces");
 	if (!site_domain(domain, host))
 		die(2, "option '--domain': '%s' is not a host name", domain);
 	connect_db();

@@ -280,6 +280,11 @@ bool	ident_ok(const char *, size_t max);
 /* Empty or nothing but white space (ASCII, or the ideographic U+3000)? */
 bool	text_blank(const char *);
 /*
+ * One line of text: no control character (U+0000-U+001F, a line break
+ * among them, or U+007F)?  Names and subjects are (body_line()).
+ */
+bool	text_line(const char *);
+/*
  * FNV-1a (32 bits) of string s, continuing from h (FNV1A_INIT for a
  * first string): a slot or a partition, never a secret.
  */

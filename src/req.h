@@ -240,9 +240,8 @@ enum fb_err	 api_error(struct req *, enum api_code, const char *param);
 int	body_str(struct req *, const char *name, bool required, size_t maxchars,
 	    const char **out);
 /*
- * body_str() for a one-line text (a name, a subject): a control
- * character (U+0000-U+001F, U+007F), a line break among them, is 422
- * parameter_invalid too.
+ * body_str() for a one-line text (a name, a subject): one that is not
+ * text_line() is 422 parameter_invalid too.
  */
 int	body_line(struct req *, const char *name, bool required,
 	    size_t maxchars, const char **out);

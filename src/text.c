@@ -23,6 +23,17 @@ text_blank(const char *s)
 	return *s == '\0';
 }
 
+bool
+text_line(const char *s)
+{
+	const unsigned char *p;
+
+	for (p = (const unsigned char *)s; *p != '\0'; p++)
+		if (*p < 0x20 || *p == 0x7f)
+			return false;
+	return true;
+}
+
 /* The UTF-8 sequence at p: its length, its code point in *cp; 0 when invalid. */
 static int
 utf8_next(const unsigned char *p, uint32_t *cp)

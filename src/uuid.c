@@ -62,16 +62,11 @@ uuid_from_bytes(const unsigned char b[16], char out[UUID_STRLEN + 1])
 bool
 uuid_to_bytes(const char *s, unsigned char b[16])
 {
-	char	 hex[33];
-	size_t	 i, o = 0;
+	size_t	 n;
 
-	if (!uuid_valid(s))
-		return false;
-	for (i = 0; s[i] != '\0'; i++)
-		if (s[i] != '-')
-			hex[o++] = s[i];
-	hex[o] = '\0';
-	return sodium_hex2bin(b, 16, hex, 32, NULL, NULL, NULL) == 0;
+	/* the dashes are libsodium's to pass over */
+	return uuid_valid(s) && sodium_hex2bin(b, 16, s, UUID_STRLEN, "-", &n,
+	    NULL) == 0 && n == 16;
 }
 
 bool

@@ -340,7 +340,8 @@ site_name_ok(const char *name)
 {
 	long	 n = utf8_len(name);
 
-	return !text_blank(name) && n >= 1 && n <= SITE_NAME_MAX;
+	return !text_blank(name) && text_line(name) && n >= 1 &&
+	    n <= SITE_NAME_MAX;
 }
 
 bool
@@ -400,7 +401,7 @@ api_sites_create(struct req *r)
 	char		 host[SITE_DOMAIN_MAX + 1], id[UUID_STRLEN + 1], pk[32];
 	enum fb_err	 e;
 
-	if (body_line(r, "name", true, SITE_NAME_MAX, &name) < 0 ||
+	if (body_str(r, "name", true, SITE_NAME_MAX, &name) < 0 ||
 	    body_str(r, "domain", true, SITE_DOMAIN_MAX, &domain) < 0)
 		return FB_OK;
 	if (!site_name_ok(name))
@@ -430,7 +431,7 @@ api_sites_update(struct req *r)
 	struct dbrows	 s;
 	enum fb_err	 e;
 
-	if (body_line(r, "name", false, SITE_NAME_MAX, &name) < 0 ||
+	if (body_str(r, "name", false, SITE_NAME_MAX, &name) < 0 ||
 	    body_str(r, "privacy_policy_url", false, URL_MAX, &pp) < 0)
 		return FB_OK;
 	if (name != NULL && !site_name_ok(name))

@@ -127,6 +127,11 @@ Test(campaigns, bad_key_and_name)
 	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "product_name");
 	resp_free(r);
+	/* a site's name too, through formbackctl as through the API */
+	cr_assert_neq(ctl(NULL, "site create --tenant %s --name 'a\nb' --domain "
+	    "line.example.jp", f.tenant), 0);
+	cr_assert_eq(ctl(NULL, "site create --tenant %s --name 'a b' --domain "
+	    "line.example.jp", f.tenant), 0);
 	r = http("POST", "/api/v1/messages", f.live, J({"channel":"email",
 	    "subject":"s\r\nBcc: x@example.jp","blocks":[{"type":"text","text":"a"}]}), NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "subject");

@@ -44,6 +44,16 @@ Test(text, blank)
 	cr_assert_not(text_blank("\xe3\x81\x82"));
 }
 
+Test(text, line)
+{
+	cr_assert(text_line(""));
+	cr_assert(text_line("秋のキャンペーン 2026"));
+	cr_assert_not(text_line("a\nb"));
+	cr_assert_not(text_line("a\rb"));
+	cr_assert_not(text_line("a\tb"));
+	cr_assert_not(text_line("a\x7f"));
+}
+
 /* Response splitting and header injection (issue 11; CWE-113, CWE-93). */
 Test(text, header_refuses_control_characters)
 {
