@@ -225,6 +225,12 @@ Define FORMBACK_SHARE $_d/share
 Define FORMBACK_PROCS $_procs
 Include "$_top/fcgi-conf/formback-apache.conf"
 CONF
+	# mod_fcgid hands its programs only the environment it is told:
+	# scripts/bench's bare responder takes its tenant from there
+	for _v in FB_BARE_TENANT FB_BARE_LIMIT; do
+		eval "_x=\${$_v:-}"
+		[ -z "$_x" ] || echo "FcgidInitialEnv $_v $_x" >>"$_d/apache.conf"
+	done
 	apache2 -t -f "$_d/apache.conf" >/dev/null 2>"$_d/httpd.err" || {
 		cat "$_d/httpd.err" >&2; return 1; }
 	# daemons never keep the caller's output open (scripts/demo | tee works)
