@@ -219,10 +219,14 @@ DocumentRoot "$_d/www"
 </Directory>
 FcgidIPCDir "$_d/fcgid"
 FcgidProcessTableFile "$_d/fcgid/shm"
+# a burst starts every worker (mod_fcgid: 10 at once, then one a second)
+FcgidSpawnScoreUpLimit 256
 Define FORMBACK_FCGI $_bin
 Define FORMBACK_CONF $_d/formback.conf
 Define FORMBACK_SHARE $_d/share
 Define FORMBACK_PROCS $_procs
+# in a virtual host, as the README tells an operator to include it
+<VirtualHost 127.0.0.1:$_port>
 Include "$_top/fcgi-conf/formback-apache.conf"
 CONF
 	# mod_fcgid hands its programs only the environment it is told:
@@ -231,6 +235,7 @@ CONF
 		eval "_x=\${$_v:-}"
 		[ -z "$_x" ] || echo "FcgidInitialEnv $_v $_x" >>"$_d/apache.conf"
 	done
+	echo "</VirtualHost>" >>"$_d/apache.conf"
 	apache2 -t -f "$_d/apache.conf" >/dev/null 2>"$_d/httpd.err" || {
 		cat "$_d/httpd.err" >&2; return 1; }
 	# daemons never keep the caller's output open (scripts/demo | tee works)
