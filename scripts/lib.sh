@@ -231,10 +231,10 @@ Include "$_top/fcgi-conf/formback-apache.conf"
 CONF
 	# mod_fcgid hands its programs only the environment it is told:
 	# scripts/bench's bare responder takes its tenant from there
-	for _v in FB_BARE_TENANT FB_BARE_LIMIT; do
-		eval "_x=\${$_v:-}"
-		[ -z "$_x" ] || echo "FcgidInitialEnv $_v $_x" >>"$_d/apache.conf"
-	done
+	[ -z "${FB_BARE_TENANT:-}" ] ||
+	    echo "FcgidInitialEnv FB_BARE_TENANT $FB_BARE_TENANT" >>"$_d/apache.conf"
+	[ -z "${FB_BARE_LIMIT:-}" ] ||
+	    echo "FcgidInitialEnv FB_BARE_LIMIT $FB_BARE_LIMIT" >>"$_d/apache.conf"
 	echo "</VirtualHost>" >>"$_d/apache.conf"
 	apache2 -t -f "$_d/apache.conf" >/dev/null 2>"$_d/httpd.err" || {
 		cat "$_d/httpd.err" >&2; return 1; }

@@ -6,6 +6,8 @@
 #include <emmintrin.h>
 #endif
 
+#include <sodium.h>
+
 #include "formback.h"
 
 /*
@@ -80,9 +82,10 @@ static bool
 lone_surrogate(const char *s, size_t n)
 {
 	const char	*p = s, *end = s + n, *q;
+	unsigned char	 h[2];
 	unsigned	 u;
+	size_t		 len;
 	bool		 high = false;	/* the escape before was a high half */
-	int		 k;
 
 	while ((q = memchr(p, '\\', (size_t)(end - p))) != NULL) {
 		if ((high && q != p) || end - q < 2)
@@ -93,11 +96,10 @@ lone_surrogate(const char *s, size_t n)
 			p = q + 2;
 			continue;
 		}
-		if (end - q < 6)
+		if (end - q < 6 || sodium_hex2bin(h, sizeof(h), q + 2, 4, NULL,
+		    &len, NULL) != 0 || len != sizeof(h))
 			return true;
-		for (u = 0, k = 2; k < 6; k++)
-			u = u << 4 | (unsigned)(isdigit((unsigned char)q[k]) ?
-			    q[k] - '0' : (tolower((unsigned char)q[k]) - 'a' + 10));
+		u = (unsigned)h[0] << 8 | h[1];
 		p = q + 6;
 		if (u >= 0xdc00 && u <= 0xdfff) {
 			if (!high)

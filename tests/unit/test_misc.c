@@ -210,7 +210,6 @@ Test(jsonw, time_from_datetime)
 	json_object_put(o);
 }
 
-/* jsonw.c: the streaming writer writes what json-c would, value by value. */
 /* an escaped surrogate outside a pair is no character (RFC 8259 8.2) */
 Test(jsonw, parse_refuses_lone_surrogates)
 {
@@ -235,6 +234,7 @@ Test(jsonw, parse_refuses_lone_surrogates)
 	}
 }
 
+/* jsonw.c: the streaming writer writes what json-c would, value by value. */
 Test(jsonw, generator)
 {
 	struct jgen	 j;
