@@ -136,7 +136,8 @@ CONF
 # fb_http_start DIR PORT PROCS FCGI_BIN: the web server on 127.0.0.1:PORT
 # with FCGI_BIN pre-forked PROCS times: lighttpd through
 # fcgi-conf/formback-lighttpd.conf, or with FB_HTTPD=apache Apache httpd
-# and mod_fcgid through fcgi-conf/formback-apache.conf.  Its error log is
+# through fcgi-conf/formback-apache.conf (mod_fcgid, or mod_proxy_fcgi
+# with FB_APACHE_FCGI=proxy).  Its error log is
 # DIR/httpd.err, its pid file DIR/httpd.pid.
 fb_http_start() {
 	if [ "${FB_HTTPD:-lighttpd}" = apache ]; then
@@ -160,12 +161,15 @@ fb_http_start() {
 # as share/formback is installed (fcgi-conf, www/admin).  Run as root,
 # httpd serves as www-data: DIR must be within its reach (as /tmp is),
 # and what it runs and serves is copied there, out of the build's.
+# mod_fcgid starts the workers, or with FB_APACHE_FCGI=proxy they are
+# formback.fcgi's own (-s DIR/fcgid/formback.sock -n PROCS, its pid in
+# DIR/fcgi.pid), reached through mod_proxy_fcgi.
 fb_apache_start() {
 	_d=$1 _port=$2 _procs=$3 _bin=$4
 	_top=$(pwd) _mods=/usr/lib/apache2/modules
 	rm -rf "$_d/share"
 	mkdir -p "$_d/share/www" "$_d/fcgid" "$_d/apache-run"
-	_user=""
+	_user="" _as=""
 	if [ "$(id -u)" = 0 ]; then
 		_user="User www-data
 Group www-data"
@@ -180,11 +184,33 @@ Group www-data"
 		cp -R "$_top/fcgi-conf" "$_d/share/fcgi-conf"
 		cp -R "$_top/src/admin" "$_d/share/www/admin"
 		chown www-data "$_d/fcgid" "$_d/www/tag"
+		_as="setpriv --reuid=www-data --regid=www-data --init-groups"
 		chgrp www-data "$_d/master.key" "$_d/formback.conf"
 		chmod 640 "$_d/master.key" "$_d/formback.conf"
 	else
 		ln -s "$_top/fcgi-conf" "$_d/share/fcgi-conf"
 		ln -s "$_top/src/admin" "$_d/share/www/admin"
+	fi
+	if [ "${FB_APACHE_FCGI:-fcgid}" = proxy ]; then
+		_fcgi="LoadModule proxy_module $_mods/mod_proxy.so
+LoadModule proxy_fcgi_module $_mods/mod_proxy_fcgi.so
+Define FORMBACK_SOCKET $_d/fcgid/formback.sock"
+		rm -f "$_d/fcgid/formback.sock"
+		$_as env FORMBACK_CONF="$_d/formback.conf" "$_bin" \
+		    -s "$_d/fcgid/formback.sock" -n "$_procs" </dev/null >>"$_d/httpd.err" 2>&1 &
+		echo $! >"$_d/fcgi.pid"
+		_i=0
+		until [ -S "$_d/fcgid/formback.sock" ]; do
+			_i=$((_i + 1))
+			[ $_i -le 100 ] || { cat "$_d/httpd.err" >&2; return 1; }
+			sleep 0.1
+		done
+	else
+		_fcgi="LoadModule fcgid_module $_mods/mod_fcgid.so
+FcgidIPCDir \"$_d/fcgid\"
+FcgidProcessTableFile \"$_d/fcgid/shm\"
+# a burst starts every worker (mod_fcgid: 10 at once, then one a second)
+FcgidSpawnScoreUpLimit 256"
 	fi
 	cat >"$_d/apache.conf" <<CONF
 DefaultRuntimeDir "$_d/apache-run"
@@ -200,7 +226,7 @@ LoadModule alias_module $_mods/mod_alias.so
 LoadModule dir_module $_mods/mod_dir.so
 LoadModule headers_module $_mods/mod_headers.so
 LoadModule rewrite_module $_mods/mod_rewrite.so
-LoadModule fcgid_module $_mods/mod_fcgid.so
+$_fcgi
 ErrorLog "$_d/httpd.err"
 LogLevel warn
 MaxRequestWorkers 150
@@ -217,10 +243,6 @@ DocumentRoot "$_d/www"
 <Directory "$_d/www">
   Require all granted
 </Directory>
-FcgidIPCDir "$_d/fcgid"
-FcgidProcessTableFile "$_d/fcgid/shm"
-# a burst starts every worker (mod_fcgid: 10 at once, then one a second)
-FcgidSpawnScoreUpLimit 256
 Define FORMBACK_FCGI $_bin
 Define FORMBACK_CONF $_d/formback.conf
 Define FORMBACK_SHARE $_d/share
@@ -231,9 +253,9 @@ Include "$_top/fcgi-conf/formback-apache.conf"
 CONF
 	# mod_fcgid hands its programs only the environment it is told:
 	# scripts/bench's bare responder takes its tenant from there
-	[ -z "${FB_BARE_TENANT:-}" ] ||
+	[ "${FB_APACHE_FCGI:-fcgid}" = proxy ] || [ -z "${FB_BARE_TENANT:-}" ] ||
 	    echo "FcgidInitialEnv FB_BARE_TENANT $FB_BARE_TENANT" >>"$_d/apache.conf"
-	[ -z "${FB_BARE_LIMIT:-}" ] ||
+	[ "${FB_APACHE_FCGI:-fcgid}" = proxy ] || [ -z "${FB_BARE_LIMIT:-}" ] ||
 	    echo "FcgidInitialEnv FB_BARE_LIMIT $FB_BARE_LIMIT" >>"$_d/apache.conf"
 	echo "</VirtualHost>" >>"$_d/apache.conf"
 	apache2 -t -f "$_d/apache.conf" >/dev/null 2>"$_d/httpd.err" || {
@@ -276,6 +298,18 @@ CONF
 
 fb_http_stop() {
 	_d=$1
+	if [ -f "$_d/fcgi.pid" ]; then
+		# formback.fcgi's own workers (FB_APACHE_FCGI=proxy): gone
+		# once its supervisor is (a zombie of this shell's counts)
+		_pid=$(cat "$_d/fcgi.pid")
+		kill -TERM "$_pid" 2>/dev/null
+		_i=0
+		while [ $_i -lt 100 ] && [ "$(awk '{ print $3 }' \
+		    "/proc/$_pid/stat" 2>/dev/null || echo Z)" != Z ]; do
+			sleep 0.1; _i=$((_i + 1))
+		done
+		rm -f "$_d/fcgi.pid"
+	fi
 	[ -f "$_d/httpd.pid" ] || return 0
 	_pid=$(cat "$_d/httpd.pid")
 	# a stale file (a reboot, a killed run) names nothing to stop

@@ -18,6 +18,7 @@
 
 #include <fcgiapp.h>
 
+#include "prefork.h"
 #include "req.h"
 #include "ingest.h"
 #include "db/store.h"
@@ -469,7 +470,7 @@ apply_some(struct db *db, const struct conf *conf)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: formback.fcgi [-c file]\n");
+	fprintf(stderr, "usage: formback.fcgi [-c file] [-s socket [-n workers]]\n");
 	exit(2);
 }
 
@@ -481,21 +482,45 @@ main(int argc, char *argv[])
 	static struct slot slots[BATCH_MAX];
 	char		 err[512];
 	size_t		 n, i, taken;
-	const char	*cpath = NULL;
-	int		 ch;
+	const char	*cpath = NULL, *sock = NULL;
+	char		*end;
+	long		 l;
+	int		 ch, rc, workers = 0;
+	bool		 worker;
 	bool		 queued = true;	/* look at the intake queue at start */
 	bool		 idle = false;	/* no request since the last turn */
 	struct sigaction sa;
 
-	while ((ch = getopt(argc, argv, "c:h")) != -1)
+	while ((ch = getopt(argc, argv, "c:hn:s:")) != -1)
 		switch (ch) {
 		case 'c':
 			cpath = optarg;
 			break;
+		case 'n':
+			l = strtol(optarg, &end, 10);
+			if (*optarg == '\0' || *end != '\0' || l < 1 ||
+			    l > PREFORK_MAX) {
+				fprintf(stderr, "formback.fcgi: -n: expected 1 to "
+				    "%d\n", PREFORK_MAX);
+				return 2;
+			}
+			workers = (int)l;
+			break;
+		case 's':
+			sock = optarg;
+			break;
 		default:
 			usage();
 		}
+	if (workers != 0 && sock == NULL)
+		usage();
 	log_init("formback.fcgi", LOG_INFO);
+	/* its own socket: this process supervises, its workers go on */
+	if (sock != NULL) {
+		rc = prefork(sock, workers != 0 ? workers : PREFORK_DEFAULT, &worker);
+		if (!worker)
+			return rc;
+	}
 	signal(SIGPIPE, SIG_IGN);
 	/*
 	 * Registering a webhook resolves its host (netguard.c): bound the

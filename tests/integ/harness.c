@@ -64,6 +64,14 @@ apache(void)
 	return h != NULL && strcmp(h, "apache") == 0;
 }
 
+bool
+apache_proxy(void)
+{
+	const char	*m = getenv("FB_APACHE_FCGI");
+
+	return apache() && m != NULL && strcmp(m, "proxy") == 0;
+}
+
 struct resp *
 http(const char *method, const char *path, const char *key, const char *body,
     const char *hdr)

@@ -49,6 +49,11 @@ void		 inserts_refused(const char *table, int err);
 void		 inserts_allowed(const char *table);
 /* Is the web server Apache httpd (FB_HTTPD=apache), not lighttpd? */
 bool		 apache(void);
+/*
+ * And does it reach formback.fcgi's own socket through mod_proxy_fcgi
+ * (FB_APACHE_FCGI=proxy), rather than start it with mod_fcgid?
+ */
+bool		 apache_proxy(void);
 /* The loopback address http() sends from ("127.0.0.2"; NULL: any). */
 extern const char *http_source;
 /* The base URL http() sends to; NULL: FB_TEST_URL (scripts/cluster's

@@ -1,0 +1,189 @@
+/*
+ * formback.fcgi on its own socket with its own workers (-s, -n;
+ * src/prefork.c), as Apache's mod_proxy_fcgi reaches it: what the
+ * supervisor does with its socket and its workers.  That the workers
+ * serve the whole API through it, tests/integ/apache-proxy.sh shows.
+ */
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <criterion/criterion.h>
+
+#include "harness.h"
+
+/* The pids of supervisor's workers (at most 16), their count. */
+static int
+workers_of(pid_t supervisor, pid_t w[16])
+{
+	char	 path[64];
+	FILE	*f;
+	long	 p;
+	int	 n = 0;
+
+	snprintf(path, sizeof(path), "/proc/%ld/task/%ld/children",
+	    (long)supervisor, (long)supervisor);
+	if ((f = fopen(path, "r")) == NULL)
+		return 0;
+	while (n < 16 && fscanf(f, "%ld", &p) == 1)
+		w[n++] = (pid_t)p;
+	fclose(f);
+	return n;
+}
+
+/* Whether p is one of old[0..nold). */
+static bool
+among(pid_t p, const pid_t *old, int nold)
+{
+	int	 k;
+
+	for (k = 0; k < nold; k++)
+		if (old[k] == p)
+			return true;
+	return false;
+}
+
+/* Wait up to 10 s for supervisor to have n workers, none of old[0..nold). */
+static bool
+workers_become(pid_t supervisor, int n, const pid_t *old, int nold, pid_t w[16])
+{
+	int	 i, j, have;
+
+	for (i = 0; i < 200; i++) {
+		have = workers_of(supervisor, w);
+		for (j = 0; j < have && !among(w[j], old, nold); j++)
+			continue;
+		if (have == n && j == have)
+			return true;
+		usleep(50 * 1000);
+	}
+	return false;
+}
+
+/* Whether a process listens on the socket at path. */
+static bool
+listening(const char *path)
+{
+	struct sockaddr_un	 sun;
+	int			 fd;
+	bool			 ok;
+
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", path);
+	cr_assert_neq(fd = socket(AF_UNIX, SOCK_STREAM, 0), -1);
+	ok = connect(fd, (struct sockaddr *)&sun, sizeof(sun)) == 0;
+	close(fd);
+	return ok;
+}
+
+/* formback.fcgi -s dir/sock -n n in the background, the harness's configuration. */
+static pid_t
+start(const char *sock, int n, const char *conf)
+{
+	return spawn("FORMBACK_CONF='%s' exec '%s/formback.fcgi' -s '%s' -n %d",
+	    conf != NULL ? conf : getenv("FORMBACK_CONF"), getenv("FB_CTL_DIR"),
+	    sock, n);
+}
+
+static void
+tmpdir(char dir[64])
+{
+	snprintf(dir, 64, "/tmp/fbprefork.XXXXXX");
+	cr_assert_not_null(mkdtemp(dir));
+}
+
+/*
+ * Workers that die are started again, SIGHUP replaces them all, a second
+ * instance on the same socket is refused, and SIGTERM stops everything
+ * and removes the socket.
+ */
+Test(prefork, respawns_replaces_refuses_a_second_and_stops, .timeout = 90)
+{
+	char		 dir[64], sock[96];
+	struct stat	 st;
+	pid_t		 sup, w[16], v[16], other;
+	int		 i, s;
+
+	tmpdir(dir);
+	snprintf(sock, sizeof(sock), "%s/fcgi.sock", dir);
+	sup = start(sock, 3, NULL);
+	cr_assert(workers_become(sup, 3, NULL, 0, w), "3 workers never started");
+	cr_assert(listening(sock));
+	cr_assert_eq(stat(sock, &st), 0);
+	cr_assert(S_ISSOCK(st.st_mode));
+	cr_assert_eq(st.st_mode & 07777, 0660, "mode %o", st.st_mode & 07777);
+	/* one killed: another in its place */
+	cr_assert_eq(kill(w[1], SIGKILL), 0);
+	cr_assert(workers_become(sup, 3, &w[1], 1, v), "the killed worker not replaced");
+	/* SIGHUP: every one replaced */
+	cr_assert_eq(kill(sup, SIGHUP), 0);
+	cr_assert(workers_become(sup, 3, v, 3, w), "SIGHUP did not replace the workers");
+	/* a second instance on the same socket */
+	other = start(sock, 1, NULL);
+	s = reap(other, 10);
+	cr_assert(WIFEXITED(s) && WEXITSTATUS(s) == 1, "second instance: %d", s);
+	cr_assert(listening(sock), "the second instance took the socket away");
+	/* SIGTERM: the workers and the socket gone, exit 0 */
+	cr_assert_eq(kill(sup, SIGTERM), 0);
+	s = reap(sup, 40);
+	cr_assert(WIFEXITED(s) && WEXITSTATUS(s) == 0, "stopped: %d", s);
+	cr_assert_neq(access(sock, F_OK), 0, "socket left behind");
+	for (i = 0; i < 3; i++)
+		cr_assert(kill(w[i], 0) == -1 && errno == ESRCH, "worker %ld left",
+		    (long)w[i]);
+	rmdir(dir);
+}
+
+/*
+ * A socket left by a process gone is replaced; a file that is not a
+ * socket is refused and kept; a configuration the workers cannot read
+ * ends the supervisor with 2 at once, not in a respawning loop.
+ */
+Test(prefork, stale_socket_other_file_and_bad_configuration, .timeout = 60)
+{
+	struct sockaddr_un	 sun;
+	char			 dir[64], sock[96], file[96];
+	pid_t			 sup, w[16];
+	FILE			*f;
+	int			 fd, s;
+
+	tmpdir(dir);
+	snprintf(sock, sizeof(sock), "%s/fcgi.sock", dir);
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", sock);
+	cr_assert_neq(fd = socket(AF_UNIX, SOCK_STREAM, 0), -1);
+	cr_assert_eq(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
+	close(fd);	/* its file stays, nobody behind it */
+	sup = start(sock, 1, NULL);
+	cr_assert(workers_become(sup, 1, NULL, 0, w), "no worker on a stale socket");
+	cr_assert(listening(sock));
+	cr_assert_eq(kill(sup, SIGTERM), 0);
+	s = reap(sup, 40);
+	cr_assert(WIFEXITED(s) && WEXITSTATUS(s) == 0, "%d", s);
+
+	snprintf(file, sizeof(file), "%s/plain", dir);
+	cr_assert_not_null(f = fopen(file, "w"));
+	fputs("kept\n", f);
+	fclose(f);
+	s = reap(start(file, 1, NULL), 10);
+	cr_assert(WIFEXITED(s) && WEXITSTATUS(s) == 1, "%d", s);
+	cr_assert_not_null(f = fopen(file, "r"));
+	cr_assert_eq(fgetc(f), 'k');
+	fclose(f);
+	unlink(file);
+
+	s = reap(start(sock, 4, "/nonexistent/formback.conf"), 10);
+	cr_assert(WIFEXITED(s) && WEXITSTATUS(s) == 2, "%d", s);
+	cr_assert_neq(access(sock, F_OK), 0, "socket left behind");
+	rmdir(dir);
+}
