@@ -383,7 +383,11 @@ const char	*conf_default_path(void);
 
 /* uuid.c */
 
-/* Write a new UUIDv7 (RFC 9562: ms Unix time, then random bits), lower case. */
+/*
+ * Write a new UUIDv7, lower case (RFC 9562: ms Unix time, its fraction in
+ * 4096ths, then 62 random bits): in the order made on one host, strictly
+ * increasing within a process.
+ */
 void	uuid_v7(char out[UUID_STRLEN + 1]);
 /* True when s is a canonical 8-4-4-4-12 hex UUID (either case). */
 bool	uuid_valid(const char *s);

@@ -9,37 +9,41 @@
 #include "formback.h"
 
 /*
- * Within one process ids are strictly increasing: in the same millisecond
- * the 12-bit rand_a field is a counter (RFC 9562 section 6.2, method 1),
- * started at a random value below 2048 each new millisecond.
+ * The 12-bit rand_a field holds the fraction of the millisecond, in
+ * 4096ths (RFC 9562 section 6.2, method 3): ids made one after the other
+ * in different processes of one host (the workers filing the collector's
+ * events of one visitor) sort in the order they were made, not only to
+ * the millisecond.  Within one process they are strictly increasing: an
+ * id that would not be is the last one's plus one (method 1).
  */
 void
 uuid_v7(char out[UUID_STRLEN + 1])
 {
 	static uint64_t	 last_ms;
-	static unsigned	 counter;
+	static unsigned	 last_frac;
 	unsigned char	 b[16];
 	struct timespec	 ts;
 	uint64_t	 ms;
+	unsigned	 frac;
 	size_t		 i;
 
 	clock_gettime(CLOCK_REALTIME, &ts);
 	ms = (uint64_t)ts.tv_sec * 1000 + (uint64_t)ts.tv_nsec / 1000000;
-	randombytes_buf(b + 6, 10);
-	if (ms <= last_ms) {
+	frac = (unsigned)(((uint64_t)(ts.tv_nsec % 1000000) << 12) / 1000000);
+	randombytes_buf(b + 8, 8);
+	if (ms < last_ms || (ms == last_ms && frac <= last_frac)) {
 		ms = last_ms;
-		if (++counter > 0xfff) {
+		if ((frac = last_frac + 1) > 0xfff) {
 			ms++;
-			counter = 0;
+			frac = 0;
 		}
-	} else
-		counter = ((unsigned)b[6] << 8 | b[7]) & 0x7ff;
+	}
 	last_ms = ms;
-	b[6] = (unsigned char)(counter >> 8);
-	b[7] = (unsigned char)counter;
+	last_frac = frac;
 	for (i = 0; i < 6; i++)
 		b[i] = (unsigned char)(ms >> (40 - 8 * i));
-	b[6] = (unsigned char)(0x70 | (b[6] & 0x0f));
+	b[6] = (unsigned char)(0x70 | frac >> 8);
+	b[7] = (unsigned char)frac;
 	b[8] = (unsigned char)(0x80 | (b[8] & 0x3f));
 	uuid_from_bytes(b, out);
 }

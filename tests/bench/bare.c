@@ -15,9 +15,10 @@
 #include <json-c/json.h>
 
 #include "../../src/db/store.h"
+#include "listen.h"
 
 int
-main(void)
+main(int argc, char *argv[])
 {
 	FCGX_Request		 fr;
 	struct conf		 conf;
@@ -31,8 +32,10 @@ main(void)
 	long long		 epoch;
 	const char		*lim = getenv("FB_BARE_LIMIT");
 	int			 limit = lim != NULL ? (int)strtol(lim, NULL, 10) :
-				    1000000;
+				    1000000, rc;
 
+	if ((rc = bench_listen(argc, argv)) != -1)
+		return rc;
 	if (tenant == NULL || conf_load(&conf, NULL, err, sizeof(err)) != FB_OK ||
 	    db_open(&db, &conf) != FB_OK) {
 		fprintf(stderr, "bare.fcgi: FB_BARE_TENANT and a database needed\n");

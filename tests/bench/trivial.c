@@ -6,12 +6,17 @@
 
 #include <fcgiapp.h>
 
+#include "listen.h"
+
 int
-main(void)
+main(int argc, char *argv[])
 {
 	FCGX_Request	 r;
 	static char	 body[4096];
+	int		 rc;
 
+	if ((rc = bench_listen(argc, argv)) != -1)
+		return rc;
 	memset(body, ' ', sizeof(body));
 	body[0] = '{';
 	body[sizeof(body) - 1] = '}';

@@ -1,4 +1,6 @@
 /* uuid.c, time.c, b64.c, keys.c, scope.c, page.c cursors, body.c utf8, jsonw.c. */
+#include <sys/wait.h>
+
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -49,6 +51,29 @@ Test(uuid, v7_shape_and_order)
 			uuid_v7(n);
 			cr_assert_lt(strcmp(p, n), 0, "%s then %s", p, n);
 			memcpy(p, n, sizeof(p));
+		}
+	}
+	/*
+	 * one made in another process, then one here: in that order, also
+	 * in one millisecond (two workers filing a visitor's events)
+	 */
+	{
+		char	 c[UUID_STRLEN + 1], h[UUID_STRLEN + 1];
+		int	 fd[2], i, st;
+		pid_t	 pid;
+
+		for (i = 0; i < 200; i++) {
+			cr_assert_eq(pipe(fd), 0);
+			if ((pid = fork()) == 0) {
+				uuid_v7(c);
+				_exit(write(fd[1], c, sizeof(c)) == sizeof(c) ? 0 : 1);
+			}
+			cr_assert_eq(read(fd[0], c, sizeof(c)), (ssize_t)sizeof(c));
+			uuid_v7(h);
+			close(fd[0]);
+			close(fd[1]);
+			cr_assert_eq(waitpid(pid, &st, 0), pid);
+			cr_assert_lt(strcmp(c, h), 0, "%s (another process) then %s", c, h);
 		}
 	}
 	cr_assert(!uuid_valid("0190000000007000800000000000000000"));
