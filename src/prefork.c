@@ -133,10 +133,14 @@ start(struct worker *w, int lfd, const sigset_t *old, pid_t supervisor)
 		return false;
 	}
 	/* a worker never outlives its supervisor (nor serves after it) */
-	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1 || getppid() != supervisor ||
-	    dup2(lfd, STDIN_FILENO) == -1)
+	if (prctl(PR_SET_PDEATHSIG, SIGTERM) == -1 || getppid() != supervisor)
 		_exit(1);
-	close(lfd);
+	/* started with no standard input, the socket may be it already */
+	if (lfd != STDIN_FILENO) {
+		if (dup2(lfd, STDIN_FILENO) == -1)
+			_exit(1);
+		close(lfd);
+	}
 	signal(SIGCHLD, SIG_DFL);
 	sigprocmask(SIG_SETMASK, old, NULL);
 	return true;

@@ -1,10 +1,12 @@
 /*
  * formback.fcgi on its own socket with its own workers (-s, -n;
  * src/prefork.c), as Apache's mod_proxy_fcgi reaches it: what the
- * supervisor does with its socket and its workers.  That the workers
- * serve the whole API through it, tests/integ/apache-proxy.sh shows.
+ * supervisor does with its socket and its workers, spoken to as a web
+ * server would (FastCGI 1.0).  That the workers serve the whole API
+ * through it, tests/integ/apache-proxy.sh shows.
  */
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <sys/stat.h>
 #include <sys/un.h>
 #include <sys/wait.h>
@@ -85,6 +87,81 @@ listening(const char *path)
 	return ok;
 }
 
+/* Append one FastCGI record (FastCGI 1.0, 3.3) of request 1 to b at *n. */
+static void
+record(unsigned char *b, size_t *n, int type, const void *p, size_t len)
+{
+	unsigned char	 h[8] = { 1, (unsigned char)type, 0, 1,
+			    (unsigned char)(len >> 8), (unsigned char)len, 0, 0 };
+
+	memcpy(b + *n, h, sizeof(h));
+	if (len > 0)
+		memcpy(b + *n + sizeof(h), p, len);
+	*n += sizeof(h) + len;
+}
+
+/*
+ * GET path through the FastCGI socket at sock, as a web server would
+ * send it: the start of the responder's output (static storage), or ""
+ * when none came within 10 seconds.
+ */
+static const char *
+fcgi_get(const char *sock, const char *path)
+{
+	static char		 out[4096];
+	static const unsigned char begin[8] = { 0, 1 };	/* responder, close */
+	const char		*kv[] = { "REQUEST_METHOD", "GET", "REQUEST_URI",
+				    path, "SERVER_PROTOCOL", "HTTP/1.1",
+				    "REMOTE_ADDR", "127.0.0.1" };
+	struct sockaddr_un	 sun;
+	struct timeval		 tv = { 10, 0 };
+	unsigned char		 b[2048], pv[1024], h[8];
+	size_t			 n = 0, k = 0, o = 0, i, len;
+	int			 fd;
+
+	for (i = 0; i < sizeof(kv) / sizeof(kv[0]); i += 2) {
+		pv[k++] = (unsigned char)strlen(kv[i]);
+		pv[k++] = (unsigned char)strlen(kv[i + 1]);
+		memcpy(pv + k, kv[i], strlen(kv[i]));
+		k += strlen(kv[i]);
+		memcpy(pv + k, kv[i + 1], strlen(kv[i + 1]));
+		k += strlen(kv[i + 1]);
+	}
+	record(b, &n, 1, begin, sizeof(begin));	/* FCGI_BEGIN_REQUEST */
+	record(b, &n, 4, pv, k);		/* FCGI_PARAMS */
+	record(b, &n, 4, NULL, 0);
+	record(b, &n, 5, NULL, 0);		/* FCGI_STDIN, empty */
+	memset(&sun, 0, sizeof(sun));
+	sun.sun_family = AF_UNIX;
+	snprintf(sun.sun_path, sizeof(sun.sun_path), "%s", sock);
+	out[0] = '\0';
+	cr_assert_neq(fd = socket(AF_UNIX, SOCK_STREAM, 0), -1);
+	setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof(tv));
+	if (connect(fd, (struct sockaddr *)&sun, sizeof(sun)) != 0 ||
+	    write(fd, b, n) != (ssize_t)n) {
+		close(fd);
+		return out;
+	}
+	/* FCGI_STDOUT records until FCGI_END_REQUEST */
+	while (recv(fd, h, sizeof(h), MSG_WAITALL) == (ssize_t)sizeof(h) && h[1] != 3) {
+		len = (size_t)h[4] << 8 | h[5];
+		len += h[6];	/* padding */
+		while (len > 0) {
+			k = len < sizeof(b) ? len : sizeof(b);
+			if (recv(fd, b, k, MSG_WAITALL) != (ssize_t)k)
+				break;
+			if (h[1] == 6 && o + k < sizeof(out)) {
+				memcpy(out + o, b, k);
+				o += k;
+			}
+			len -= k;
+		}
+	}
+	out[o] = '\0';
+	close(fd);
+	return out;
+}
+
 /* formback.fcgi -s dir/sock -n n in the background, the harness's configuration. */
 static pid_t
 start(const char *sock, int n, const char *conf)
@@ -118,6 +195,8 @@ Test(prefork, respawns_replaces_refuses_a_second_and_stops, .timeout = 90)
 	sup = start(sock, 3, NULL);
 	cr_assert(workers_become(sup, 3, NULL, 0, w), "3 workers never started");
 	cr_assert(listening(sock));
+	cr_assert_eq(strncmp(fcgi_get(sock, "/api/v1/openapi.json"), "Status: 200", 11),
+	    0, "%s", fcgi_get(sock, "/api/v1/openapi.json"));
 	cr_assert_eq(stat(sock, &st), 0);
 	cr_assert(S_ISSOCK(st.st_mode));
 	cr_assert_eq(st.st_mode & 07777, 0660, "mode %o", st.st_mode & 07777);
@@ -127,6 +206,7 @@ Test(prefork, respawns_replaces_refuses_a_second_and_stops, .timeout = 90)
 	/* SIGHUP: every one replaced */
 	cr_assert_eq(kill(sup, SIGHUP), 0);
 	cr_assert(workers_become(sup, 3, v, 3, w), "SIGHUP did not replace the workers");
+	cr_assert_eq(strncmp(fcgi_get(sock, "/api/v1/openapi.json"), "Status: 200", 11), 0);
 	/* a second instance on the same socket */
 	other = start(sock, 1, NULL);
 	s = reap(other, 10);
@@ -145,14 +225,15 @@ Test(prefork, respawns_replaces_refuses_a_second_and_stops, .timeout = 90)
 
 /*
  * A socket left by a process gone is replaced; a file that is not a
- * socket is refused and kept; a configuration the workers cannot read
+ * socket is refused and kept; a supervisor started without standard
+ * input serves on; a configuration the workers cannot read
  * ends the supervisor with 2 at once, not in a respawning loop.
  */
 Test(prefork, stale_socket_other_file_and_bad_configuration, .timeout = 60)
 {
 	struct sockaddr_un	 sun;
 	char			 dir[64], sock[96], file[96];
-	pid_t			 sup, w[16];
+	pid_t			 sup, w[16], v[16];
 	FILE			*f;
 	int			 fd, s;
 
@@ -181,6 +262,19 @@ Test(prefork, stale_socket_other_file_and_bad_configuration, .timeout = 60)
 	cr_assert_eq(fgetc(f), 'k');
 	fclose(f);
 	unlink(file);
+
+	/* started without standard input, the socket is made as fd 0: kept */
+	sup = spawn("exec 0<&-; FORMBACK_CONF='%s' exec '%s/formback.fcgi' -s '%s' -n 1",
+	    getenv("FORMBACK_CONF"), getenv("FB_CTL_DIR"), sock);
+	cr_assert(workers_become(sup, 1, NULL, 0, w), "no worker without stdin");
+	sleep(2);
+	cr_assert(workers_become(sup, 1, NULL, 0, v) && v[0] == w[0],
+	    "the worker without stdin did not stay");
+	cr_assert_eq(strncmp(fcgi_get(sock, "/api/v1/openapi.json"), "Status: 200", 11),
+	    0, "the worker without stdin does not serve");
+	cr_assert_eq(kill(sup, SIGTERM), 0);
+	s = reap(sup, 40);
+	cr_assert(WIFEXITED(s) && WEXITSTATUS(s) == 0, "%d", s);
 
 	s = reap(start(sock, 4, "/nonexistent/formback.conf"), 10);
 	cr_assert(WIFEXITED(s) && WEXITSTATUS(s) == 2, "%d", s);
