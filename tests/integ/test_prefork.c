@@ -162,13 +162,38 @@ fcgi_get(const char *sock, const char *path)
 	return out;
 }
 
+static pid_t	 started[4];	/* the supervisors of this test, for stop_all() */
+static size_t	 nstarted;
+
 /* formback.fcgi -s dir/sock -n n in the background, the harness's configuration. */
 static pid_t
 start(const char *sock, int n, const char *conf)
 {
-	return spawn("FORMBACK_CONF='%s' exec '%s/formback.fcgi' -s '%s' -n %d",
-	    conf != NULL ? conf : getenv("FORMBACK_CONF"), getenv("FB_CTL_DIR"),
-	    sock, n);
+	pid_t	 p = spawn("FORMBACK_CONF='%s' exec '%s/formback.fcgi' -s '%s' -n %d",
+		    conf != NULL ? conf : getenv("FORMBACK_CONF"),
+		    getenv("FB_CTL_DIR"), sock, n);
+
+	if (nstarted < sizeof(started) / sizeof(started[0]))
+		started[nstarted++] = p;
+	return p;
+}
+
+/*
+ * A failed test leaves no supervisor behind (its workers end with it):
+ * those not reaped yet, still this process's children, are killed.
+ */
+static void
+stop_all(void)
+{
+	pid_t	 p;
+
+	while (nstarted > 0) {
+		p = started[--nstarted];
+		if (waitpid(p, NULL, WNOHANG) == 0) {
+			(void)kill(p, SIGKILL);
+			(void)waitpid(p, NULL, 0);
+		}
+	}
 }
 
 static void
@@ -183,7 +208,7 @@ tmpdir(char dir[64])
  * instance on the same socket is refused, and SIGTERM stops everything
  * and removes the socket.
  */
-Test(prefork, respawns_replaces_refuses_a_second_and_stops, .timeout = 90)
+Test(prefork, respawns_replaces_refuses_a_second_and_stops, .fini = stop_all, .timeout = 90)
 {
 	char		 dir[64], sock[96];
 	struct stat	 st;
@@ -229,7 +254,8 @@ Test(prefork, respawns_replaces_refuses_a_second_and_stops, .timeout = 90)
  * input serves on; a configuration the workers cannot read
  * ends the supervisor with 2 at once, not in a respawning loop.
  */
-Test(prefork, stale_socket_other_file_and_bad_configuration, .timeout = 60)
+Test(prefork, stale_socket_other_file_and_bad_configuration, .fini = stop_all,
+    .timeout = 60)
 {
 	struct sockaddr_un	 sun;
 	char			 dir[64], sock[96], file[96];
@@ -264,8 +290,9 @@ Test(prefork, stale_socket_other_file_and_bad_configuration, .timeout = 60)
 	unlink(file);
 
 	/* started without standard input, the socket is made as fd 0: kept */
-	sup = spawn("exec 0<&-; FORMBACK_CONF='%s' exec '%s/formback.fcgi' -s '%s' -n 1",
-	    getenv("FORMBACK_CONF"), getenv("FB_CTL_DIR"), sock);
+	sup = started[nstarted++] = spawn("exec 0<&-; FORMBACK_CONF='%s' exec "
+	    "'%s/formback.fcgi' -s '%s' -n 1", getenv("FORMBACK_CONF"),
+	    getenv("FB_CTL_DIR"), sock);
 	cr_assert(workers_become(sup, 1, NULL, 0, w), "no worker without stdin");
 	sleep(2);
 	cr_assert(workers_become(sup, 1, NULL, 0, v) && v[0] == w[0],
