@@ -267,7 +267,7 @@ static void
 take(struct slot *s, struct db *db, const struct conf *conf)
 {
 	struct req	*r = &s->r;
-	const char	*uri, *q, *cl;
+	const char	*uri, *q, *cl, *te;
 	char		*path, bad[64];
 
 	s->tp = NULL;
@@ -303,6 +303,14 @@ take(struct slot *s, struct db *db, const struct conf *conf)
 		(void)api_error(r, AC_QUERY_INVALID, bad[0] != '\0' ? bad : NULL);
 	else {
 		s->read_all = read_body(r, s->fr.in);
+		/*
+		 * A chunked body handed on as it comes, with no length
+		 * (mod_proxy_fcgi past its first 16 KiB): its length is
+		 * where FastCGI's standard input ends (RFC 9112 6.3).
+		 */
+		te = FCGX_GetParam("HTTP_TRANSFER_ENCODING", s->fr.envp);
+		if (r->content_length < 0 && te != NULL && *te != '\0')
+			r->content_length = (long)r->body.len;
 		switch (dispatch_begin(r)) {
 		case DISPATCH_COLLECT:
 			s->tp = tag_collect_begin(r);

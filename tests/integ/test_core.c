@@ -105,6 +105,40 @@ Test(core, body_too_large_is_400)
 	free(b);
 }
 
+/*
+ * A body sent in chunks (Transfer-Encoding: chunked, no Content-Length)
+ * is read whole behind every web server (lighttpd, mod_fcgid,
+ * mod_proxy_fcgi), and one past max_body_bytes is refused alike.
+ */
+Test(core, chunked_body_is_read)
+{
+	struct fx	 f;
+	struct resp	*r;
+	size_t		 n = 2u << 20;
+	char		*b = malloc(n + 1);
+
+	fx_new(&f, "pro", 0);
+	r = http("POST", "/api/v1/suppressions", f.live, "{\"value\":\"09011112222\","
+	    "\"memo\":\"chunked\"}", "Transfer-Encoding: chunked");
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "memo"), "chunked");
+	resp_free(r);
+	/* past the 16 KiB mod_proxy_fcgi reads ahead: handed on as it comes */
+	memset(b, ' ', 100000);
+	snprintf(b + 100000, n - 100000, "{\"value\":\"09011113333\"}");
+	r = http("POST", "/api/v1/suppressions", f.live, b, "Transfer-Encoding: chunked");
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	resp_free(r);
+	memset(b, ' ', n);
+	b[0] = '{';
+	b[n - 1] = '}';
+	b[n] = '\0';
+	r = http("POST", "/api/v1/suppressions", f.live, b, "Transfer-Encoding: chunked");
+	expect_error(r, 400, "invalid_request", "body_too_large", NULL);
+	resp_free(r);
+	free(b);
+}
+
 Test(core, missing_and_mistyped_fields_are_422)
 {
 	struct fx	 f;
