@@ -79,18 +79,29 @@ Test(core, malformed_json_is_400)
 	resp_free(r);
 }
 
+#define BIG_BODY	(2u << 20)	/* past the 1 MiB max_body_bytes */
+
+/* A JSON object of BIG_BODY bytes, mostly blanks (the caller frees it). */
+static char *
+big_body(void)
+{
+	char	*b = malloc(BIG_BODY + 1);
+
+	cr_assert_not_null(b);
+	memset(b, ' ', BIG_BODY);
+	b[0] = '{';
+	b[BIG_BODY - 1] = '}';
+	b[BIG_BODY] = '\0';
+	return b;
+}
+
 Test(core, body_too_large_is_400)
 {
 	struct fx	 f;
 	struct resp	*r;
-	size_t		 n = 2u << 20;
-	char		*b = malloc(n + 1);
+	char		*b = big_body();
 
 	fx_new(&f, "pro", 0);
-	memset(b, ' ', n);
-	b[0] = '{';
-	b[n - 1] = '}';
-	b[n] = '\0';
 	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
 	expect_error(r, 400, "invalid_request", "body_too_large", NULL);
 	/* an authenticated answer: it carries the rate headers (contract: Limits) */
@@ -114,8 +125,7 @@ Test(core, chunked_body_is_read)
 {
 	struct fx	 f;
 	struct resp	*r;
-	size_t		 n = 2u << 20;
-	char		*b = malloc(n + 1);
+	char		*b = big_body();
 
 	fx_new(&f, "pro", 0);
 	r = http("POST", "/api/v1/suppressions", f.live, "{\"value\":\"09011112222\","
@@ -125,14 +135,12 @@ Test(core, chunked_body_is_read)
 	resp_free(r);
 	/* past the 16 KiB mod_proxy_fcgi reads ahead: handed on as it comes */
 	memset(b, ' ', 100000);
-	snprintf(b + 100000, n - 100000, "{\"value\":\"09011113333\"}");
+	snprintf(b + 100000, BIG_BODY - 100000, "{\"value\":\"09011113333\"}");
 	r = http("POST", "/api/v1/suppressions", f.live, b, "Transfer-Encoding: chunked");
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	resp_free(r);
-	memset(b, ' ', n);
-	b[0] = '{';
-	b[n - 1] = '}';
-	b[n] = '\0';
+	free(b);
+	b = big_body();
 	r = http("POST", "/api/v1/suppressions", f.live, b, "Transfer-Encoding: chunked");
 	expect_error(r, 400, "invalid_request", "body_too_large", NULL);
 	resp_free(r);
