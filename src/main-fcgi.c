@@ -491,8 +491,6 @@ main(int argc, char *argv[])
 	char		 err[512];
 	size_t		 n, i, taken;
 	const char	*cpath = NULL, *sock = NULL;
-	char		*end;
-	long		 l;
 	int		 ch, rc, workers = 0;
 	bool		 worker;
 	bool		 queued = true;	/* look at the intake queue at start */
@@ -505,14 +503,11 @@ main(int argc, char *argv[])
 			cpath = optarg;
 			break;
 		case 'n':
-			l = strtol(optarg, &end, 10);
-			if (*optarg == '\0' || *end != '\0' || l < 1 ||
-			    l > PREFORK_MAX) {
+			if ((workers = prefork_workers(optarg)) == 0) {
 				fprintf(stderr, "formback.fcgi: -n: expected 1 to "
 				    "%d\n", PREFORK_MAX);
 				return 2;
 			}
-			workers = (int)l;
 			break;
 		case 's':
 			sock = optarg;

@@ -36,25 +36,33 @@ on_child(int sig)
 }
 
 /*
- * Whether a process listens on the socket file at sun: connecting
- * (without waiting) is refused when none does.  *err is errno otherwise.
+ * What connecting (without waiting) to the socket file at sun says: 0 or
+ * EAGAIN (its queue full) when a process listens on it, ECONNREFUSED
+ * when none does, or another errno.
  */
-static bool
-socket_live(const struct sockaddr_un *sun, int *err)
+static int
+connect_errno(const struct sockaddr_un *sun)
 {
 	int	 fd, e = 0;
 
 	if ((fd = socket(AF_UNIX, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC,
-	    0)) == -1) {
-		*err = errno;
-		return true;
-	}
+	    0)) == -1)
+		return errno;
 	if (connect(fd, (const struct sockaddr *)sun, sizeof(*sun)) == -1)
 		e = errno;
 	close(fd);
-	*err = e == ECONNREFUSED ? 0 : e;
-	/* EAGAIN: one listens, its queue full */
-	return e != ECONNREFUSED;
+	return e;
+}
+
+int
+prefork_workers(const char *arg)
+{
+	char	*end;
+	long	 n;
+
+	n = strtol(arg, &end, 10);
+	return *arg == '\0' || *end != '\0' || n < 1 || n > PREFORK_MAX ? 0 :
+	    (int)n;
 }
 
 /* The listening socket at path, mode 0660, or -1 (logged). */
@@ -79,7 +87,7 @@ listen_at(const char *path)
 			logx(LOG_ERR, "%s: exists and is not a socket", path);
 			return -1;
 		}
-		if (socket_live(&sun, &e)) {
+		if ((e = connect_errno(&sun)) != ECONNREFUSED) {
 			if (e == 0 || e == EAGAIN)
 				logx(LOG_ERR, "%s: another process listens on it", path);
 			else

@@ -34,5 +34,7 @@
  * stop and death is logged to stderr (log.c).
  */
 int	prefork(const char *path, int workers, bool *worker);
+/* The workers -n `arg` asks for (decimal, 1..PREFORK_MAX), or 0 when bad. */
+int	prefork_workers(const char *arg);
 
 #endif

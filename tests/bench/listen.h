@@ -9,7 +9,6 @@
 #define BENCH_LISTEN_H
 
 #include <stdbool.h>
-#include <stdlib.h>
 #include <unistd.h>
 
 #include "../../src/formback.h"
@@ -25,7 +24,8 @@ bench_listen(int argc, char *argv[])
 	while ((ch = getopt(argc, argv, "n:s:")) != -1)
 		switch (ch) {
 		case 'n':
-			n = atoi(optarg);
+			if ((n = prefork_workers(optarg)) == 0)
+				return 2;
 			break;
 		case 's':
 			sock = optarg;
