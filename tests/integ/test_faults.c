@@ -289,9 +289,9 @@ Test(faults, killed_worker_is_503, .fini = workers_go_on, .timeout = 60)
 	/*
 	 * the request is at a worker's door once the web server has
 	 * connected to a worker's socket (lighttpd's fcgi.sock-N, mod_fcgid's
-	 * and formback.fcgi's own under fcgid/): a connection not yet accepted, waiting in the
-	 * stopped worker's backlog, is a socket of that path in state 02
-	 * (connecting) in /proc/net/unix
+	 * and formback.fcgi's own under fcgid/): a connection not yet
+	 * accepted, waiting in the stopped worker's backlog, is a socket of
+	 * that path in state 02 (connecting) in /proc/net/unix
 	 */
 	snprintf(cmd, sizeof(cmd), "i=0; until awk -v d='%s' '$6 == \"02\" && "
 	    "index($8, d) == 1 { f = 1 } END { exit !f }' /proc/net/unix; do "
