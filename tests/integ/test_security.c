@@ -665,3 +665,211 @@ Test(security, lists_never_show_another_tenants_rows, .timeout = 120)
 	for (k = 0; k < KINDS; k++)
 		cr_assert(owner[k], "no list shows its own %s to the owner", kinds[k]);
 }
+
+/*
+ * A refusal in the contract's one shape ("Errors"): JSON with
+ * error.type, code, message and request_id strings and param present;
+ * never a 5xx, whatever was sent.
+ */
+static void
+no_fault(const struct resp *r, const char *method, const char *path,
+    const char *sent)
+{
+	json_object	*e, *v;
+	static const char *const fields[] = { "type", "code", "message",
+	    "request_id" };
+	size_t		 i;
+
+	cr_assert(r->status >= 200 && r->status < 500, "%s %.200s with %.200s: "
+	    "%ld %.300s", method, path, sent, r->status, r->body);
+	if (r->status < 400)
+		return;
+	cr_assert(r->json != NULL && json_object_object_get_ex(r->json, "error",
+	    &e), "%s %.200s with %.200s: %ld not the envelope: %.300s", method,
+	    path, sent, r->status, r->body);
+	for (i = 0; i < NELEM(fields); i++)
+		cr_assert(json_object_object_get_ex(e, fields[i], &v) &&
+		    json_object_is_type(v, json_type_string), "%s %.200s with "
+		    "%.200s: error.%s: %.300s", method, path, sent, fields[i],
+		    r->body);
+	cr_assert(json_object_object_get_ex(e, "param", NULL), "%s %.200s: no "
+	    "error.param: %.300s", method, path, r->body);
+}
+
+/* s repeated n times (freed by the caller). */
+static char *
+repeat(const char *s, size_t n)
+{
+	size_t		 k = strlen(s), i;
+	char		*p = malloc(k * n + 1);
+
+	cr_assert_not_null(p);
+	for (i = 0; i < n; i++)
+		memcpy(p + i * k, s, k);
+	p[k * n] = '\0';
+	return p;
+}
+
+/*
+ * path with each {name} replaced: the fixture's site and campaign, every
+ * other id by `other`.
+ */
+static void
+path_fill(char *out, size_t sz, const char *tpl, const char *site,
+    const char *campaign, const char *other)
+{
+	const char	*p, *end;
+	size_t		 n = 0;
+
+	for (p = tpl; *p != '\0' && n + 1 < sz; ) {
+		if (*p != '{' || (end = strchr(p, '}')) == NULL) {
+			out[n++] = *p++;
+			continue;
+		}
+		n += (size_t)snprintf(out + n, sz - n, "%s",
+		    strncmp(p, "{site_id}", 9) == 0 ? site :
+		    strncmp(p, "{campaign_id}", 13) == 0 ? campaign : other);
+		if (n >= sz)
+			n = sz - 1;
+		p = end + 1;
+	}
+	out[n] = '\0';
+}
+
+/*
+ * Every operation of openapi.json as a client generator or an attacker
+ * with one tenant's key would call it: ids of every shape in the path,
+ * every kind of bad query, malformed bodies (empty, cut short, nested
+ * 5,000 deep, not UTF-8, a lone surrogate, a number past a double), and
+ * each property of the operation's request body given a value of every
+ * other JSON type, 70,000 characters, a NUL or past 64 bits.  None may be
+ * a 5xx or a hang, and every refusal is the contract's envelope; the
+ * harness checks each answer against the document as well.
+ */
+Test(security, hostile_input_on_every_operation, .timeout = 600)
+{
+	static const char *const ids[] = { "00000000-0000-0000-0000-000000000000",
+	    "abc", "%2e%2e", "%00", "%E3%81%82", "%0d%0aX:%20y", "%FF%FE",
+	    "'%20OR%201=1", "01a21d3c-2439-7092-86db-c740df349d7" };
+	static const char *const queries[] = { "limit=-1", "limit=0",
+	    "limit=201", "limit=abc", "limit=1e2", "limit=99999999999999999999",
+	    "limit=", "limit=5&limit=6", "cursor=garbage", "cursor=", "cursor=%00",
+	    "unknown=1", "%ZZ=1", "status=%FF", "site_id=abc", "campaign_id=%00",
+	    "from=garbage", "to=2024-13-45", "from=2020-01-01&to=2019-01-01",
+	    "date_field=nope", "status=active&status=paused", "days=-5",
+	    "q=%C0%AF", "lead_id=%0d%0a" };
+	static const char *const bodies[] = { "", "null", "[]", "{", "{\"a\":",
+	    "\"s\"", "123", "\xff\xfe{}", "\xef\xbb\xbf{}", "{\"name\":1e400}",
+	    "{\"name\":\"\\ud800\"}", "{\"name\":\"x\",\"name\":\"y\"}", "{}",
+	    "{\"steps\":null,\"rules\":null}", "{\"limit\":NaN}", "{\"\":1}" };
+	static const char *const values[] = { "null", "1", "-1", "1.5", "true",
+	    "[]", "{}", "\"\"", "\"\\u0000\"", "[1,\"a\",null]",
+	    "{\"a\":{\"b\":[1]}}", "18446744073709551616",
+	    "-9223372036854775809", "\"\\ud800\"", "\"\xed\xa0\x80\"",
+	    "\"javascript:alert(1)\"", "\"https://127.0.0.1/\"", NULL };
+	static const char *const headers[] = { "Idempotency-Key: \x01",
+	    "Content-Type: text/plain", "Content-Type: application/json; "
+	    "charset=latin1", "Accept: text/html" };
+	struct fx	 f;
+	struct resp	*doc, *r;
+	json_object	*paths, *schema, *props;
+	char		 campaign[40], path[8192], sent[256], *deep, *big, *body;
+	const char	*ref;
+	size_t		 i, k, n = 0;
+
+	fx_new(&f, "pro", 1000000);
+	fx_campaign(&f, "hostile", campaign);
+	deep = repeat("[", 5000);
+	big = repeat("あ", 70000 / 3);
+	cr_assert_not_null(body = malloc(strlen(big) + 64));
+	doc = http("GET", "/api/v1/openapi.json", NULL, NULL, NULL);
+	cr_assert_eq(doc->status, 200);
+	cr_assert(json_object_object_get_ex(doc->json, "paths", &paths));
+	json_object_object_foreach(paths, tpl, item) {
+		json_object_object_foreach(item, m, op) {
+			char	 method[8];
+			bool	 write;
+
+			if (strcmp(m, "get") != 0 && strcmp(m, "post") != 0 &&
+			    strcmp(m, "put") != 0 && strcmp(m, "patch") != 0 &&
+			    strcmp(m, "delete") != 0)
+				continue;
+			for (k = 0; m[k] != '\0' && k + 1 < sizeof(method); k++)
+				method[k] = (char)(m[k] - 'a' + 'A');
+			method[k] = '\0';
+			write = strcmp(m, "get") != 0 && strcmp(m, "delete") != 0;
+			/* every shape of id where the path takes one */
+			for (i = 0; strchr(tpl, '{') != NULL && i < NELEM(ids); i++) {
+				path_fill(path, sizeof(path), tpl, ids[i], ids[i],
+				    ids[i]);
+				r = http(method, path, f.live, write ? "{}" : NULL, NULL);
+				no_fault(r, method, path, "{}");
+				resp_free(r);
+				n++;
+			}
+			/* the rest with the fixture's ids, unknown ones else */
+			for (i = 0; strcmp(m, "get") == 0 && i < NELEM(queries); i++) {
+				path_fill(path, sizeof(path), tpl, f.site, campaign,
+				    ids[0]);
+				snprintf(path + strlen(path), sizeof(path) - strlen(path),
+				    "?%s", queries[i]);
+				r = http(method, path, f.live, NULL, NULL);
+				no_fault(r, method, path, queries[i]);
+				resp_free(r);
+				n++;
+			}
+			path_fill(path, sizeof(path), tpl, f.site, campaign, ids[0]);
+			for (i = 0; i < NELEM(headers); i++) {
+				r = http(method, path, f.live, write ? "{}" : NULL,
+				    headers[i]);
+				no_fault(r, method, path, headers[i]);
+				resp_free(r);
+				n++;
+			}
+			if (!write)
+				continue;
+			for (i = 0; i < NELEM(bodies) + 2; i++) {
+				const char *b = i < NELEM(bodies) ? bodies[i] :
+				    i == NELEM(bodies) ? deep : big;
+
+				r = http(method, path, f.live, b, NULL);
+				no_fault(r, method, path, b);
+				resp_free(r);
+				n++;
+			}
+			/* each property of the request body, of every other kind */
+			props = NULL;
+			if ((schema = jobj(op, "requestBody.content.application/json."
+			    "schema")) != NULL && (ref = jget(schema, "$ref")) != NULL &&
+			    strrchr(ref, '/') != NULL) {
+				snprintf(sent, sizeof(sent), "components.schemas.%s",
+				    strrchr(ref, '/') + 1);
+				schema = jobj(doc->json, sent);
+			}
+			if (schema != NULL)
+				props = jobj(schema, "properties");
+			if (props == NULL)
+				continue;
+			json_object_object_foreach(props, name, unused) {
+				(void)unused;
+				for (i = 0; i < NELEM(values); i++) {
+					snprintf(body, strlen(big) + 64, "{\"%s\":%s}",
+					    name, values[i] != NULL ? values[i] : "");
+					if (values[i] == NULL)
+						snprintf(body, strlen(big) + 64,
+						    "{\"%s\":\"%s\"}", name, big);
+					r = http(method, path, f.live, body, NULL);
+					no_fault(r, method, path, body);
+					resp_free(r);
+					n++;
+				}
+			}
+		}
+	}
+	cr_log_info("%zu hostile requests", n);
+	cr_assert_gt(n, 1000);
+	resp_free(doc);
+	free(body);
+	free(big);
+	free(deep);
+}
