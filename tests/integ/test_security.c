@@ -873,3 +873,107 @@ Test(security, hostile_input_on_every_operation, .timeout = 600)
 	free(big);
 	free(deep);
 }
+
+/*
+ * The paths anyone reaches without a key, with the same hostility: each
+ * field of a tag event of every other kind or far too long, bodies that
+ * are not an event, tokens of every shape on the links and the opt-out
+ * page, and malformed provider callbacks (authenticated and not).  None
+ * may be a 5xx or a hang; a refused event is the envelope (design 3).
+ */
+Test(security, hostile_input_on_public_paths, .timeout = 300)
+{
+	static const char *const fields[] = { "v", "site", "visitor", "session",
+	    "type", "url", "referrer", "campaign", "role", "contact", "consent",
+	    "ts", "extra" };
+	static const char *const values[] = { "null", "1", "-1", "1.5", "true",
+	    "\"\"", "\"\\u0000\"", "[]", "{}", "[1,2]", "{\"tel\":[1]}",
+	    "18446744073709551616", "\"\\ud800\"", "\"javascript:alert(1)\"",
+	    "\"https://evil.example/\"", "\"https://a@shop.example.jp/\"",
+	    "\"\\r\\nSet-Cookie: x\"", "{\"tel\":\"090-1234-5678\",\"email\":"
+	    "\"\\u0000@x.jp\"}", NULL };
+	static const char *const bodies[] = { "", "{", "[]", "null",
+	    "\xff\xfe\x01", "{\"v\":1}{\"v\":1}" };
+	static const char *const tokens[] = { "", "x", "%00", "..%2f..%2fetc",
+	    "%FF", "abc?x=1", "'%20OR%201=1", "%0d%0aX:%20y" };
+	static const char *const hooks[] = { "/hooks/sms/standin",
+	    "/hooks/email/standin", "/hooks/sms/nope", "/hooks/email/%00" };
+	static const char *const links[] = { "/r/", "/o/", "/u/" };
+	struct fx	 f;
+	struct resp	*r;
+	char		 ev[8192], *big, *deep, *b;
+	size_t		 i, k, n = 0, taken = 0;
+
+	fx_new(&f, "pro", 0);
+	big = repeat("0", 70000);
+	deep = repeat("[", 5000);
+	cr_assert_not_null(b = malloc(strlen(big) + sizeof(ev)));
+	for (k = 0; k < NELEM(fields); k++)
+		for (i = 0; i < NELEM(values); i++) {
+			/* a capture on the shop's form, one field replaced */
+			snprintf(ev, sizeof(ev), "{\"v\":1,\"site\":\"%s\",\"visitor\":"
+			    "\"%08zu-4444-4444-8444-444444444444\",\"session\":"
+			    "\"%08zu-4444-4444-8444-444444444444\",\"type\":\"capture\","
+			    "\"url\":\"https://shop.example.jp/form\",\"referrer\":\"\","
+			    "\"campaign\":null,\"role\":\"form\",\"contact\":{\"tel\":"
+			    "\"090-1234-5678\"},\"consent\":true,\"ts\":1763773200000",
+			    f.site_pk, k * 100 + i, k * 100 + i);
+			snprintf(b, strlen(big) + sizeof(ev), "%s,\"%s\":%s%s%s}", ev,
+			    fields[k], values[i] != NULL ? "" : "\"",
+			    values[i] != NULL ? values[i] : big,
+			    values[i] != NULL ? "" : "\"");
+			r = http("POST", "/tag/v1/events", NULL, b,
+			    "Content-Type: text/plain;charset=UTF-8");
+			no_fault(r, "POST", "/tag/v1/events", b);
+			taken += r->status == 204;
+			resp_free(r);
+			n++;
+		}
+	/* the event itself is good: what is refused is the field's value */
+	cr_assert_gt(taken, NELEM(values), "%zu events taken", taken);
+	for (i = 0; i < NELEM(bodies) + 1; i++) {
+		r = http("POST", "/tag/v1/events", NULL, i < NELEM(bodies) ?
+		    bodies[i] : deep, "Content-Type: text/plain;charset=UTF-8");
+		no_fault(r, "POST", "/tag/v1/events", i < NELEM(bodies) ?
+		    bodies[i] : "[[[...");
+		resp_free(r);
+		n++;
+	}
+	for (k = 0; k < NELEM(links); k++)
+		for (i = 0; i < NELEM(tokens); i++) {
+			snprintf(ev, sizeof(ev), "%s%s", links[k], tokens[i]);
+			r = http("GET", ev, NULL, NULL, NULL);
+			cr_assert(r->status > 0 && r->status < 500, "GET %s: %ld",
+			    ev, r->status);
+			resp_free(r);
+			r = http("POST", ev, NULL, "", "Content-Type: "
+			    "application/x-www-form-urlencoded");
+			cr_assert(r->status > 0 && r->status < 500, "POST %s: %ld",
+			    ev, r->status);
+			resp_free(r);
+			n += 2;
+		}
+	for (k = 0; k < NELEM(hooks); k++)
+		for (i = 0; i < NELEM(values) + NELEM(bodies) + 1; i++) {
+			const char *v = i < NELEM(values) ? values[i] :
+			    i < NELEM(values) + NELEM(bodies) ?
+			    bodies[i - NELEM(values)] : deep;
+
+			snprintf(b, strlen(big) + sizeof(ev), i < NELEM(values) ?
+			    "{\"reference\":%s,\"id\":%s,\"status\":%s,"
+			    "\"bounce\":%s,\"error\":%s}" : "%s", v != NULL ? v :
+			    "\"x\"", v != NULL ? v : "\"x\"", v != NULL ? v : "\"x\"",
+			    v != NULL ? v : "\"x\"", v != NULL ? v : "\"x\"");
+			r = http("POST", hooks[k], NULL, b, i % 2 == 0 ?
+			    "Authorization: Bearer stand-in-hook-token" : NULL);
+			cr_assert(r->status > 0 && r->status < 500, "POST %s with "
+			    "%.200s: %ld %.300s", hooks[k], b, r->status, r->body);
+			resp_free(r);
+			n++;
+		}
+	cr_log_info("%zu hostile requests", n);
+	cr_assert_gt(n, 300);
+	free(b);
+	free(deep);
+	free(big);
+}
