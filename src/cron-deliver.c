@@ -214,25 +214,33 @@ make_links(const struct dbrows *claimed, struct links *l)
 /*
  * Claim up to n due deliveries for `token` and make their short links, in
  * one transaction committed before any message leaves; nothing is claimed
- * when it fails.
+ * when it fails.  One that crossed another pass's (FB_ERETRY) is made
+ * again, up to DB_TX_TRIES times in all.
  */
 static enum fb_err
 claim(const char *token, const char *at, int n, struct dbrows *claimed,
     struct links *l)
 {
-	enum fb_err	 e;
+	int		 try;
+	enum fb_err	 e = FB_OK;
 
-	if ((e = db_begin(&db)) != FB_OK)
-		return e;
-	if ((e = db_deliveries_claim(&db, token, at, n, claimed)) != FB_OK) {
+	for (try = 0; try < DB_TX_TRIES; try++) {
+		if ((e = db_begin(&db)) != FB_OK)
+			return e;
+		if ((e = db_deliveries_claim(&db, token, at, n, claimed)) != FB_OK) {
+			db_rollback(&db);
+			if (e != FB_ERETRY)
+				return e;
+			continue;
+		}
+		if ((claimed->n == 0 || (e = make_links(claimed, l)) == FB_OK) &&
+		    (e = db_commit(&db)) == FB_OK)
+			return FB_OK;
 		db_rollback(&db);
-		return e;
+		dbrows_free(claimed);
+		if (e != FB_ERETRY)
+			return e;
 	}
-	if ((claimed->n == 0 || (e = make_links(claimed, l)) == FB_OK) &&
-	    (e = db_commit(&db)) == FB_OK)
-		return FB_OK;
-	db_rollback(&db);
-	dbrows_free(claimed);
 	return e;
 }
 

@@ -249,7 +249,11 @@ finish(struct db *db, struct send *s, long long now, CURLcode rc, int *sent,
 		logx(LOG_WARN, "webhook delivery %s: claim lost", w->id);
 }
 
-/* (1) fan-out of up to `limit` outbox events; *n the records made */
+/*
+ * (1) fan-out of up to `limit` outbox events; *n the records made.  A
+ * batch that crossed another pass's (FB_ERETRY) is made again from the
+ * same event, up to DB_TX_TRIES times in all.
+ */
 static enum fb_err
 fan_out(struct db *db, long long now, long limit, int *n)
 {
@@ -260,10 +264,11 @@ fan_out(struct db *db, long long now, long limit, int *n)
 	const char	*ids[WEBHOOK_FANOUT_MAX];
 	char		 due[32], id[UUID_STRLEN + 1];
 	/* the pass reads on from the last event it has seen */
-	char		 after[UUID_STRLEN + 1] = DB_MIN_ID;
-	size_t		 i;
+	char		 after[UUID_STRLEN + 1] = DB_MIN_ID, last[UUID_STRLEN + 1];
+	size_t		 i, got;
 	unsigned	 k;
 	long		 done = 0;
+	int		 made, tries = 0;
 	enum fb_err	 e = FB_OK;
 
 	time_sql(now, due);
@@ -273,6 +278,8 @@ fan_out(struct db *db, long long now, long limit, int *n)
 		if ((e = db_webhook_events_claim(db, after, WEBHOOK_FANOUT_MAX,
 		    &evs)) != FB_OK) {
 			db_rollback(db);
+			if (e == FB_ERETRY && ++tries < DB_TX_TRIES)
+				continue;
 			return e;
 		}
 		if (evs.n == 0) {
@@ -280,6 +287,7 @@ fan_out(struct db *db, long long now, long limit, int *n)
 			db_rollback(db);
 			return FB_OK;
 		}
+		made = 0;
 		for (i = 0, ev = evs.row; i < evs.n && e == FB_OK; i++, ev++) {
 			e = db_webhook_subscribers(db, ev->tenant_id, ev->event_type,
 			    ev->created_at, &subs);
@@ -299,7 +307,7 @@ fan_out(struct db *db, long long now, long limit, int *n)
 				e = db_webhook_delivery_add(db, id, ev->tenant_id,
 				    dbres_get(&subs, k, 0), ev->id, ev->event_type,
 				    json_text(env), due);
-				(*n)++;
+				made++;
 			}
 			json_object_put(env);
 			dbres_free(&subs);
@@ -308,16 +316,22 @@ fan_out(struct db *db, long long now, long limit, int *n)
 		/* the batch's events handled, in the records' transaction */
 		if (e == FB_OK)
 			e = db_webhook_events_done(db, ids, evs.n);
-		done += (long)evs.n;
-		snprintf(after, sizeof(after), "%s",
+		got = evs.n;
+		snprintf(last, sizeof(last), "%s",
 		    ((const struct webhook_event_row *)evs.row)[evs.n - 1].id);
 		dbrows_free(&evs);
 		if (e == FB_OK)
 			e = db_commit(db);
 		if (e != FB_OK) {
 			db_rollback(db);
+			if (e == FB_ERETRY && ++tries < DB_TX_TRIES)
+				continue;
 			return e;
 		}
+		tries = 0;
+		done += (long)got;
+		*n += made;
+		memcpy(after, last, sizeof(after));
 	}
 	return FB_OK;
 }

@@ -22,7 +22,6 @@
 #include "session.h"
 #include "db/store.h"
 
-#define TX_TRIES	3
 #define SEG_MAX		128
 
 /* Match one template against a path; fills the path variables. */
@@ -611,7 +610,7 @@ run_handler_tx(struct req *r)
 	}
 	if (strcmp(r->method, "GET") == 0) {
 		/* reads run in autocommit: no transaction to end */
-		for (try = 0; try < TX_TRIES; try++) {
+		for (try = 0; try < DB_TX_TRIES; try++) {
 			req_reset_response(r);
 			if ((e = r->route->fn(r)) == FB_OK && r->status == 0)
 				e = FB_EINVAL;
@@ -622,7 +621,7 @@ run_handler_tx(struct req *r)
 			internal(r, e);
 		return;
 	}
-	for (try = 0; try < TX_TRIES; try++) {
+	for (try = 0; try < DB_TX_TRIES; try++) {
 		reset(r);
 		if ((e = db_begin(r->db)) != FB_OK)
 			break;
@@ -699,7 +698,7 @@ run_public_tx(struct req *r)
 		internal(r, FB_EGONE);
 		return;
 	}
-	for (try = 0; try < TX_TRIES; try++) {
+	for (try = 0; try < DB_TX_TRIES; try++) {
 		reset(r);
 		if ((e = db_begin(r->db)) != FB_OK)
 			break;

@@ -158,6 +158,14 @@ dbres_param(const struct dbres *r, unsigned row, unsigned col)
  */
 enum fb_err	db_open(struct db *, const struct conf *) FB_WUR;
 void		db_close(struct db *);
+/*
+ * How many times in all a transaction that ended FB_ERETRY is run: a
+ * deadlock or a lock wait timeout, which InnoDB rolled back whole, so
+ * running it again is safe.  For the request core, the queue's applier
+ * and the cron jobs' claims.
+ */
+#define DB_TX_TRIES	3
+
 /* Reopen a connection marked broken; FB_OK when usable. */
 enum fb_err	db_ensure(struct db *) FB_WUR;
 

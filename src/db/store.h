@@ -1547,7 +1547,9 @@ struct webhook_send_row { DB_FIELDS(WEBHOOK_SEND_COLS) };
  * (those another pass is finishing are left to it), then the first
  * pending ones due at `now` that no other pass holds are claimed, in
  * their order on webhook_deliveries_due; then read them (out, caller
- * frees with dbrows_free()).  Never waits on another pass's records.
+ * frees with dbrows_free()).  Never waits on another pass's records;
+ * a claim that crossed another pass's (FB_ERETRY) is made again, up to
+ * DB_TX_TRIES times in all.
  */
 enum fb_err db_webhook_claim(struct db *, const char *now, const char *until,
 	    const unsigned char token[16], int n, struct dbrows *) FB_WUR;

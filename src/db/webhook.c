@@ -329,19 +329,26 @@ db_webhook_claim(struct db *db, const char *now, const char *until,
     const unsigned char token[16], int n, struct dbrows *out)
 {
 	unsigned long long c;
+	int		 try;
 	enum fb_err	 e;
 
 	out->n = 0;
 	out->row = NULL;
-	if ((e = db_begin(db)) != FB_OK)
-		return e;
-	if ((e = changed(db, WH_LAPSED, DBPARAMS(P_STR(now)), &c)) != FB_OK ||
-	    (e = changed(db, WH_CLAIM, DBPARAMS(P_STR(now), P_INT(n),
-	    P_BIN(token, 16), P_STR(until)), &c)) != FB_OK ||
-	    (e = db_commit(db)) != FB_OK) {
+	/* another pass's claim crossing this one: the claim again */
+	for (try = 0; try < DB_TX_TRIES; try++) {
+		if ((e = db_begin(db)) != FB_OK)
+			return e;
+		if ((e = changed(db, WH_LAPSED, DBPARAMS(P_STR(now)), &c)) == FB_OK &&
+		    (e = changed(db, WH_CLAIM, DBPARAMS(P_STR(now), P_INT(n),
+		    P_BIN(token, 16), P_STR(until)), &c)) == FB_OK &&
+		    (e = db_commit(db)) == FB_OK)
+			break;
 		db_rollback(db);
-		return e;
+		if (e != FB_ERETRY)
+			return e;
 	}
+	if (e != FB_OK)
+		return e;
 	return rows(db, WH_CLAIMED, DBPARAMS(P_BIN(token, 16)), send_cols,
 	    NELEM(send_cols), sizeof(struct webhook_send_row), false, out);
 }

@@ -26,7 +26,6 @@
 #include "../db/store.h"
 
 #define APPLY_BATCH	INGEST_DONE_MAX	/* events per transaction */
-#define TX_TRIES	3
 
 /*
  * The tag_events rows of a batch, written together before it commits;
@@ -992,7 +991,7 @@ tag_apply_part(struct db *db, const struct conf *conf, unsigned part, int limit,
 		n = limit - *applied < APPLY_BATCH ? limit - *applied : APPLY_BATCH;
 		if (single > 0)
 			n = 1;
-		for (try = 0; try < TX_TRIES; try++)
+		for (try = 0; try < DB_TX_TRIES; try++)
 			if ((e = apply_batch(db, conf, part, n, wait, &done,
 			    failed, &counted)) != FB_ERETRY)
 				break;

@@ -47,6 +47,15 @@ void		 appliers_release(void);
  */
 void		 inserts_refused(const char *table, int err);
 void		 inserts_allowed(const char *table);
+/*
+ * The next n updates of `table` where `when` holds (a condition on OLD
+ * and NEW) fail as a deadlock would (1213, SQLSTATE 40001), as when
+ * another pass's statement crossed them, until deadlocks_removed(table);
+ * deadlocks_left(table): how many have not struck yet.
+ */
+void		 deadlocks_planted(const char *table, const char *when, int n);
+int		 deadlocks_left(const char *table);
+void		 deadlocks_removed(const char *table);
 /* Is the web server Apache httpd (FB_HTTPD=apache), not lighttpd? */
 bool		 apache(void);
 /*

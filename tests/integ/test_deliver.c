@@ -660,3 +660,31 @@ Test(deliver, batch_read_by_its_claimed_rows_whatever_the_statistics,
 	cr_assert_eq(sms_to("9077900001"), 1);
 	cr_assert_lt(reads, 2000, "the pass read %lld index entries", reads);
 }
+
+static void
+deliveries_deadlocks_removed(void)
+{
+	deadlocks_removed("deliveries");
+}
+
+/*
+ * Two passes' claims crossing, which MariaDB ends as a deadlock of one of
+ * them: the claim is made again (up to DB_TX_TRIES times), the pass ends
+ * 0 and the message leaves once (issue 18: a deadlock retried where
+ * safe; a cron host's pass failed on it before).
+ */
+Test(deliver, claim_crossing_another_pass_is_made_again,
+    .fini = deliveries_deadlocks_removed, .timeout = 60)
+{
+	struct fx	 f;
+
+	fx_new(&f, "pro", 0);
+	fx_one_step(&f, "cross", "sms", "live", NULL);
+	abandoned_on(&f, "cross", 1, "090-7750-0001", "2036-02-10");
+	deadlocks_planted("deliveries", "OLD.status = 'scheduled' AND "
+	    "NEW.status = 'sending'", 2);
+	cr_assert_eq(cron("formback-deliver", "--now 2036-02-10T03:10:00Z"), 0);
+	cr_assert_eq(deadlocks_left("deliveries"), 0);
+	cr_assert_str_eq(outcome_of(&f, 1), "sent - - 1");
+	cr_assert_eq(sms_to("9077500001"), 1);
+}
