@@ -680,11 +680,11 @@ Test(deliver, claim_crossing_another_pass_is_made_again,
 
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "cross", "sms", "live", NULL);
-	abandoned_on(&f, "cross", 1, "090-7750-0001", "2036-02-10");
+	abandoned_on(&f, "cross", 1, "090-7791-0001", "2036-02-10");
 	deadlocks_planted("deliveries", "OLD.status = 'scheduled' AND "
 	    "NEW.status = 'sending'", 2);
 	cr_assert_eq(cron("formback-deliver", "--now 2036-02-10T03:10:00Z"), 0);
 	cr_assert_eq(deadlocks_left("deliveries"), 0);
 	cr_assert_str_eq(outcome_of(&f, 1), "sent - - 1");
-	cr_assert_eq(sms_to("9077500001"), 1);
+	cr_assert_eq(sms_to("9077910001"), 1);
 }
