@@ -211,36 +211,42 @@ make_links(const struct dbrows *claimed, struct links *l)
 	return FB_OK;
 }
 
+/* claim()'s arguments, for its transaction claim_tx() */
+struct claim_args {
+	const char	*token, *at;
+	int		 n;
+	struct dbrows	*claimed;
+	struct links	*l;
+};
+
+static enum fb_err
+claim_tx(struct db *d, void *arg)
+{
+	struct claim_args *a = arg;
+	enum fb_err	 e;
+
+	dbrows_free(a->claimed);	/* a try before this one's */
+	if ((e = db_deliveries_claim(d, a->token, a->at, a->n, a->claimed)) != FB_OK)
+		return e;
+	return a->claimed->n == 0 ? FB_OK : make_links(a->claimed, a->l);
+}
+
 /*
  * Claim up to n due deliveries for `token` and make their short links, in
- * one transaction committed before any message leaves; nothing is claimed
- * when it fails.  One that crossed another pass's (FB_ERETRY) is made
- * again, up to DB_TX_TRIES times in all.
+ * one transaction committed before any message leaves (db_tx(): made
+ * again when it crossed another pass's); nothing is claimed when it
+ * fails.
  */
 static enum fb_err
 claim(const char *token, const char *at, int n, struct dbrows *claimed,
     struct links *l)
 {
-	int		 try;
-	enum fb_err	 e = FB_OK;
+	struct claim_args a = { token, at, n, claimed, l };
+	enum fb_err	 e;
 
-	for (try = 0; try < DB_TX_TRIES; try++) {
-		if ((e = db_begin(&db)) != FB_OK)
-			return e;
-		if ((e = db_deliveries_claim(&db, token, at, n, claimed)) != FB_OK) {
-			db_rollback(&db);
-			if (e != FB_ERETRY)
-				return e;
-			continue;
-		}
-		if ((claimed->n == 0 || (e = make_links(claimed, l)) == FB_OK) &&
-		    (e = db_commit(&db)) == FB_OK)
-			return FB_OK;
-		db_rollback(&db);
+	memset(claimed, 0, sizeof(*claimed));
+	if ((e = db_tx(&db, claim_tx, &a)) != FB_OK)
 		dbrows_free(claimed);
-		if (e != FB_ERETRY)
-			return e;
-	}
 	return e;
 }
 

@@ -249,89 +249,98 @@ finish(struct db *db, struct send *s, long long now, CURLcode rc, int *sent,
 		logx(LOG_WARN, "webhook delivery %s: claim lost", w->id);
 }
 
+/* One group of the fan-out: its events after `after`, as they were read. */
+struct fan_group {
+	const char	*after;		/* the pass reads on from here */
+	const char	*due;		/* the records' first attempt */
+	char		 last[UUID_STRLEN + 1];	/* the group's last event */
+	size_t		 got;		/* its events; 0: none left */
+	int		 made;		/* the records made of them */
+};
+
 /*
- * (1) fan-out of up to `limit` outbox events; *n the records made.  A
- * batch that crossed another pass's (FB_ERETRY) is made again from the
- * same event, up to DB_TX_TRIES times in all.
+ * The transaction of one group (db_tx()): up to WEBHOOK_FANOUT_MAX events
+ * after g->after become one pending record per endpoint that was
+ * enabled and subscribed when the event happened, and are marked done.
  */
 static enum fb_err
-fan_out(struct db *db, long long now, long limit, int *n)
+fan_group(struct db *db, void *arg)
 {
+	struct fan_group *g = arg;
 	struct dbrows	 evs;
 	struct dbres	 subs;
 	const struct webhook_event_row *ev;
 	json_object	*env, *data;
 	const char	*ids[WEBHOOK_FANOUT_MAX];
-	char		 due[32], id[UUID_STRLEN + 1];
-	/* the pass reads on from the last event it has seen */
-	char		 after[UUID_STRLEN + 1] = DB_MIN_ID, last[UUID_STRLEN + 1];
-	size_t		 i, got;
+	char		 id[UUID_STRLEN + 1];
+	size_t		 i;
 	unsigned	 k;
+	enum fb_err	 e;
+
+	g->got = 0;
+	g->made = 0;
+	if ((e = db_webhook_events_claim(db, g->after, WEBHOOK_FANOUT_MAX,
+	    &evs)) != FB_OK)
+		return e;
+	for (i = 0, ev = evs.row; i < evs.n && e == FB_OK; i++, ev++) {
+		e = db_webhook_subscribers(db, ev->tenant_id, ev->event_type,
+		    ev->created_at, &subs);
+		if (e != FB_OK)
+			break;
+		/* the envelope (contract: Events), the bytes every attempt sends */
+		env = json_object_new_object();
+		jadd_str(env, "id", ev->id);
+		jadd_str(env, "type", ev->event_type);
+		jadd_time(env, "created_at", ev->created_at);
+		jadd_str(env, "tenant_id", ev->tenant_id);
+		data = ev->payload != NULL ? json_tokener_parse(ev->payload) : NULL;
+		json_object_object_add(env, "data", data != NULL ? data :
+		    json_object_new_object());
+		for (k = 0; k < subs.nrows && e == FB_OK; k++) {
+			uuid_v7(id);
+			e = db_webhook_delivery_add(db, id, ev->tenant_id,
+			    dbres_get(&subs, k, 0), ev->id, ev->event_type,
+			    json_text(env), g->due);
+			g->made++;
+		}
+		json_object_put(env);
+		dbres_free(&subs);
+		ids[i] = ev->id;
+	}
+	/* the group's events handled, in the records' transaction */
+	if (e == FB_OK && evs.n > 0) {
+		e = db_webhook_events_done(db, ids, evs.n);
+		g->got = evs.n;
+		snprintf(g->last, sizeof(g->last), "%s",
+		    ((const struct webhook_event_row *)evs.row)[evs.n - 1].id);
+	}
+	dbrows_free(&evs);
+	return e;
+}
+
+/*
+ * (1) fan-out of up to `limit` outbox events, a group at a time, each
+ * made again when it crossed another pass's (db_tx()); *n the records
+ * made.
+ */
+static enum fb_err
+fan_out(struct db *db, long long now, long limit, int *n)
+{
+	char		 due[32];
+	char		 after[UUID_STRLEN + 1] = DB_MIN_ID;
+	struct fan_group g = { .after = after, .due = due };
 	long		 done = 0;
-	int		 made, tries = 0;
-	enum fb_err	 e = FB_OK;
+	enum fb_err	 e;
 
 	time_sql(now, due);
 	while (done < limit) {
-		if ((e = db_begin(db)) != FB_OK)
+		if ((e = db_tx(db, fan_group, &g)) != FB_OK)
 			return e;
-		if ((e = db_webhook_events_claim(db, after, WEBHOOK_FANOUT_MAX,
-		    &evs)) != FB_OK) {
-			db_rollback(db);
-			if (e == FB_ERETRY && ++tries < DB_TX_TRIES)
-				continue;
-			return e;
-		}
-		if (evs.n == 0) {
-			dbrows_free(&evs);
-			db_rollback(db);
-			return FB_OK;
-		}
-		made = 0;
-		for (i = 0, ev = evs.row; i < evs.n && e == FB_OK; i++, ev++) {
-			e = db_webhook_subscribers(db, ev->tenant_id, ev->event_type,
-			    ev->created_at, &subs);
-			if (e != FB_OK)
-				break;
-			/* the envelope (contract: Events), the bytes every attempt sends */
-			env = json_object_new_object();
-			jadd_str(env, "id", ev->id);
-			jadd_str(env, "type", ev->event_type);
-			jadd_time(env, "created_at", ev->created_at);
-			jadd_str(env, "tenant_id", ev->tenant_id);
-			data = ev->payload != NULL ? json_tokener_parse(ev->payload) : NULL;
-			json_object_object_add(env, "data", data != NULL ? data :
-			    json_object_new_object());
-			for (k = 0; k < subs.nrows && e == FB_OK; k++) {
-				uuid_v7(id);
-				e = db_webhook_delivery_add(db, id, ev->tenant_id,
-				    dbres_get(&subs, k, 0), ev->id, ev->event_type,
-				    json_text(env), due);
-				made++;
-			}
-			json_object_put(env);
-			dbres_free(&subs);
-			ids[i] = ev->id;
-		}
-		/* the batch's events handled, in the records' transaction */
-		if (e == FB_OK)
-			e = db_webhook_events_done(db, ids, evs.n);
-		got = evs.n;
-		snprintf(last, sizeof(last), "%s",
-		    ((const struct webhook_event_row *)evs.row)[evs.n - 1].id);
-		dbrows_free(&evs);
-		if (e == FB_OK)
-			e = db_commit(db);
-		if (e != FB_OK) {
-			db_rollback(db);
-			if (e == FB_ERETRY && ++tries < DB_TX_TRIES)
-				continue;
-			return e;
-		}
-		tries = 0;
-		done += (long)got;
-		*n += made;
-		memcpy(after, last, sizeof(after));
+		if (g.got == 0)
+			break;
+		done += (long)g.got;
+		*n += g.made;
+		memcpy(after, g.last, sizeof(after));
 	}
 	return FB_OK;
 }

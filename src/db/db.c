@@ -236,6 +236,24 @@ db_commit(struct db *db)
 	return FB_OK;
 }
 
+enum fb_err
+db_tx(struct db *db, enum fb_err (*fn)(struct db *, void *), void *arg)
+{
+	enum fb_err	 e = FB_OK;
+	int		 try;
+
+	for (try = 0; try < DB_TX_TRIES; try++) {
+		if ((e = db_begin(db)) != FB_OK)
+			return e;
+		if ((e = fn(db, arg)) == FB_OK && (e = db_commit(db)) == FB_OK)
+			return FB_OK;
+		db_rollback(db);
+		if (e != FB_ERETRY)
+			return e;
+	}
+	return e;
+}
+
 void
 db_rollback(struct db *db)
 {

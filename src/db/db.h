@@ -162,7 +162,7 @@ void		db_close(struct db *);
  * How many times in all a transaction that ended FB_ERETRY is run: a
  * deadlock or a lock wait timeout, which InnoDB rolled back whole, so
  * running it again is safe.  For the request core, the queue's applier
- * and the cron jobs' claims.
+ * and the cron jobs' claims (db_tx()).
  */
 #define DB_TX_TRIES	3
 
@@ -243,6 +243,14 @@ enum fb_err	db_exec_raw(struct db *, const char *sql) FB_WUR;
 enum fb_err	db_begin(struct db *) FB_WUR;
 enum fb_err	db_commit(struct db *) FB_WUR;
 void		db_rollback(struct db *);
+/*
+ * fn(db, arg) in a transaction of its own, committed when it returns
+ * FB_OK, rolled back otherwise; run again while it (or the commit) ends
+ * FB_ERETRY, DB_TX_TRIES times in all, so fn must start from scratch
+ * each time.  Returns FB_OK or the last error.
+ */
+enum fb_err	db_tx(struct db *, enum fb_err (*fn)(struct db *, void *),
+		    void *arg) FB_WUR;
 
 /*
  * Typed rows (STYLE 21).  A resource's columns are written once, as an

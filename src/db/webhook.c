@@ -324,30 +324,37 @@ db_webhook_events_done(struct db *db, const char *const *ids, size_t n)
 	return changed(db, WH_EVENTS_DONE, p, NELEM(p), &c);
 }
 
+struct claim_args {
+	const char		*now, *until;
+	const unsigned char	*token;
+	int			 n;
+};
+
+/* db_webhook_claim()'s transaction: lapsed claims pending, then the claim */
+static enum fb_err
+claim_tx(struct db *db, void *arg)
+{
+	const struct claim_args *a = arg;
+	unsigned long long c;
+	enum fb_err	 e;
+
+	if ((e = changed(db, WH_LAPSED, DBPARAMS(P_STR(a->now)), &c)) != FB_OK)
+		return e;
+	return changed(db, WH_CLAIM, DBPARAMS(P_STR(a->now), P_INT(a->n),
+	    P_BIN(a->token, 16), P_STR(a->until)), &c);
+}
+
 enum fb_err
 db_webhook_claim(struct db *db, const char *now, const char *until,
     const unsigned char token[16], int n, struct dbrows *out)
 {
-	unsigned long long c;
-	int		 try;
+	struct claim_args a = { now, until, token, n };
 	enum fb_err	 e;
 
 	out->n = 0;
 	out->row = NULL;
 	/* another pass's claim crossing this one: the claim again */
-	for (try = 0; try < DB_TX_TRIES; try++) {
-		if ((e = db_begin(db)) != FB_OK)
-			return e;
-		if ((e = changed(db, WH_LAPSED, DBPARAMS(P_STR(now)), &c)) == FB_OK &&
-		    (e = changed(db, WH_CLAIM, DBPARAMS(P_STR(now), P_INT(n),
-		    P_BIN(token, 16), P_STR(until)), &c)) == FB_OK &&
-		    (e = db_commit(db)) == FB_OK)
-			break;
-		db_rollback(db);
-		if (e != FB_ERETRY)
-			return e;
-	}
-	if (e != FB_OK)
+	if ((e = db_tx(db, claim_tx, &a)) != FB_OK)
 		return e;
 	return rows(db, WH_CLAIMED, DBPARAMS(P_BIN(token, 16)), send_cols,
 	    NELEM(send_cols), sizeof(struct webhook_send_row), false, out);
