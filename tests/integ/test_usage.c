@@ -86,8 +86,10 @@ Test(usage, free_quota_stops_sending_and_is_announced, .timeout = 90)
 	cr_assert_str_eq(sql("SELECT JSON_VALUE(payload, '$.period') FROM outbox "
 	    "WHERE tenant_id = '%s' AND event_type = 'usage.threshold_reached' LIMIT 1",
 	    f.tenant), "2034-05");
+	/* the contacts as typed or as digits (a bare 7000 is also hex in an id) */
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
-	    "AND payload LIKE '%%7000%%'", f.tenant), "0");
+	    "AND (payload LIKE '%%7000-000%%' OR payload LIKE '%%907000000%%')",
+	    f.tenant), "0");
 	/* the owner's notices went out with the pass, and are marked */
 	m = mail_to(owner, 1);
 	cr_assert_not_null(strstr(m, "上限の 100% に達しました"), "%s", m);
