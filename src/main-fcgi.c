@@ -212,6 +212,13 @@ respond(struct req *r, FCGX_Request *fr)
 		    "application/json; charset=utf-8");
 	header(&head, "X-Request-Id", r->request_id);
 	header(&head, "Cache-Control", "no-store");
+	/*
+	 * An answer is whole or nothing: a Range request gets all of it, 200
+	 * (RFC 9110 14.2, a server may ignore Range; 14.3, "none").  lighttpd
+	 * would otherwise cut a short answer to the range asked, 206 (httpd
+	 * leaves a FastCGI answer alone).
+	 */
+	header(&head, "Accept-Ranges", "none");
 	if (r->rate.set) {
 		header_ll(&head, "X-RateLimit-Limit", r->rate.limit);
 		header_ll(&head, "X-RateLimit-Remaining", r->rate.remaining);

@@ -340,6 +340,44 @@ Test(core, request_id_everywhere)
 }
 
 /*
+ * An answer is whole or nothing: a Range request (a download tool's, a
+ * cache's) gets all of it, 200, as it would without one (RFC 9110 14.2),
+ * not a piece of a JSON document, 206, which lighttpd would cut from a
+ * short answer but for the Accept-Ranges: none of main-fcgi.c: a short
+ * answer, one of the keyless paths and a long one.
+ */
+Test(core, range_request_gets_the_whole_answer)
+{
+	static const char *const ranges[] = {
+		"Range: bytes=0-10", "Range: bytes=-5", "Range: bytes=2-",
+		"Range: bytes=0-1,4-5", "Range: bytes=999999-",
+	};
+	struct fx	 fx;
+	struct resp	*whole, *r;
+	const char	*paths[] = { "/api/v1/sites", "/api/v1/health",
+			    "/api/v1/openapi.json" };
+	size_t		 i, k;
+
+	fx_new(&fx, "pro", 0);
+	for (i = 0; i < NELEM(paths); i++) {
+		whole = http("GET", paths[i], i == 0 ? fx.live : NULL, NULL, NULL);
+		cr_assert_eq(whole->status, 200, "%s", paths[i]);
+		for (k = 0; k < NELEM(ranges); k++) {
+			r = http("GET", paths[i], i == 0 ? fx.live : NULL, NULL,
+			    ranges[k]);
+			cr_assert_eq(r->status, 200, "%s %s: %ld", paths[i],
+			    ranges[k], r->status);
+			cr_assert_null(resp_header(r, "Content-Range"), "%s %s",
+			    paths[i], ranges[k]);
+			cr_assert_str_eq(r->body, whole->body, "%s %s", paths[i],
+			    ranges[k]);
+			resp_free(r);
+		}
+		resp_free(whole);
+	}
+}
+
+/*
  * An answer longer than libfcgi's buffer goes out as formback.fcgi's own
  * FastCGI records of up to 65,528 bytes (main-fcgi.c): one three records
  * long arrives whole, byte for byte, with its headers.
