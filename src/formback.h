@@ -248,7 +248,8 @@ void	jg_time(struct jgen *, const char *key, const char *val);
 void	jg_json(struct jgen *, const char *key, json_object *val);
 /*
  * Parse s[0..n) from outside as one JSON object (RFC 8259, strict, valid
- * UTF-8 with no escaped surrogate outside a pair, nested at most `depth`
+ * UTF-8 with no escaped surrogate outside a pair, every number finite: no
+ * NaN or Infinity, none past a double's range; nested at most `depth`
  * deep, white space only after it).
  * Returns it (the caller puts it) or NULL for anything else.  The one
  * parser of request bodies: the API, the collector, provider receipts.

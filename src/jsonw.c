@@ -1,5 +1,6 @@
 /* Small json-c helpers shared by every resource writer. */
 #include <ctype.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #ifdef __SSE2__
@@ -113,6 +114,40 @@ lone_surrogate(const char *s, size_t n)
 	return high;
 }
 
+/*
+ * Whether every number in o is finite.  json-c takes NaN, Infinity and
+ * -Infinity, which are no JSON (RFC 8259 6), and a number past a double's
+ * range (1e400) as an infinity, which RFC 8259 9 lets a parser refuse;
+ * either would be written back as no JSON (an audit row's detail, a
+ * stored value).  Recursion as deep as the parser's limit.
+ */
+static bool
+finite_numbers(json_object *o)
+{
+	size_t	 i, n;
+
+	switch (json_object_get_type(o)) {
+	case json_type_double:
+		return isfinite(json_object_get_double(o));
+	case json_type_array:
+		n = json_object_array_length(o);
+		for (i = 0; i < n; i++)
+			if (!finite_numbers(json_object_array_get_idx(o, i)))
+				return false;
+		return true;
+	case json_type_object: {
+		json_object_object_foreach(o, k, v) {
+			(void)k;
+			if (!finite_numbers(v))
+				return false;
+		}
+		return true;
+	}
+	default:
+		return true;
+	}
+}
+
 json_object *
 json_parse_object(const char *s, size_t n, int depth)
 {
@@ -134,7 +169,7 @@ json_parse_object(const char *s, size_t n, int depth)
 		continue;
 	json_tokener_free(tok);
 	if (o != NULL && (i < n || !json_object_is_type(o, json_type_object) ||
-	    lone_surrogate(s, n))) {
+	    lone_surrogate(s, n) || !finite_numbers(o))) {
 		json_object_put(o);
 		o = NULL;
 	}

@@ -259,6 +259,33 @@ Test(jsonw, parse_refuses_lone_surrogates)
 	}
 }
 
+/*
+ * NaN and Infinity are no JSON (RFC 8259 6), though json-c takes them; a
+ * number past a double's range is refused too (RFC 8259 9).
+ */
+Test(jsonw, parse_refuses_numbers_that_are_no_json)
+{
+	static const char *const bad[] = {
+		"{\"a\":NaN}", "{\"a\":Infinity}", "{\"a\":-Infinity}",
+		"{\"a\":[1,NaN]}", "{\"a\":{\"b\":{\"c\":Infinity}}}",
+		"{\"a\":1e400}", "{\"a\":-1e309}",
+	};
+	static const char *const good[] = {
+		"{\"a\":1.5e308}", "{\"a\":-0}", "{\"a\":1e-400}",
+		"{\"a\":[0.1,{\"b\":-2.5E10}]}", "{\"a\":\"NaN\"}",
+	};
+	json_object	*o;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		cr_assert_null(json_parse_object(bad[i], strlen(bad[i]), 8), "%s", bad[i]);
+	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
+		cr_assert_not_null(o = json_parse_object(good[i], strlen(good[i]), 8),
+		    "%s", good[i]);
+		json_object_put(o);
+	}
+}
+
 /* jsonw.c: the streaming writer writes what json-c would, value by value. */
 Test(jsonw, generator)
 {
