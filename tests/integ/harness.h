@@ -90,6 +90,19 @@ int		 reap(pid_t, int secs);
  * when it printed none, as a failing command but check-db does). */
 int		 ctl(json_object **out, const char *fmt, ...)
 		    __attribute__((format(printf, 2, 3)));
+/* Set member `id`'s password through formbackctl (on its standard input). */
+int		 set_password(const char *id, const char *pw);
+/* A member's session: what the admin API wants with each request. */
+struct sess {
+	char	 cookie[128];	/* "Cookie: fb_session=..." */
+	char	 csrf[64];
+	char	 hdr[512];	/* cookie, CSRF token and Origin, one per line */
+};
+/* POST /api/v1/admin/session with email and password (and `extra`
+ * members of the body, ",\"a\":1", or NULL). */
+struct resp	*signin(const char *email, const char *pw, const char *extra);
+/* Sign in and keep the cookie and CSRF token in s; asserts success. */
+void		 session_of(const char *email, const char *pw, struct sess *s);
 /* Run SQL as root on the test database; returns the first cell of the
  * first row (static storage) or "" when none. */
 const char	*sql(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -744,7 +744,11 @@ path_fill(char *out, size_t sz, const char *tpl, const char *site,
  * each property of the operation's request body given a value of every
  * other JSON type, 70,000 characters, a NUL or past 64 bits.  None may be
  * a 5xx or a hang, and every refusal is the contract's envelope; the
- * harness checks each answer against the document as well.
+ * harness checks each answer against the document as well.  The admin
+ * API's operations (sessionCookie) are called with the owner's session,
+ * as the admin UI or a member scripting it would, so that the hostile
+ * input reaches their handlers, not only the refusal of a key; all but
+ * signing out, which would end the session (checked alive at the end).
  */
 Test(security, hostile_input_on_every_operation, .timeout = 600)
 {
@@ -771,14 +775,19 @@ Test(security, hostile_input_on_every_operation, .timeout = 600)
 	    "Content-Type: text/plain", "Content-Type: application/json; "
 	    "charset=latin1", "Accept: text/html" };
 	struct fx	 f;
+	struct sess	 s;
 	struct resp	*doc, *r;
-	json_object	*paths, *schema, *props;
+	json_object	*paths, *schema, *props, *sec;
 	char		 campaign[40], path[8192], sent[256], *deep, *big, *body;
-	const char	*ref;
-	size_t		 i, k, n = 0;
+	char		 email[128], hdr[1024];
+	const char	*ref, *key, *auth;
+	size_t		 i, k, n = 0, nsession = 0;
 
 	fx_new(&f, "pro", 1000000);
 	fx_campaign(&f, "hostile", campaign);
+	snprintf(email, sizeof(email), "owner@t%s.example", f.tenant);
+	cr_assert_eq(set_password(f.member, "a hostile sweep's password"), 0);
+	session_of(email, "a hostile sweep's password", &s);
 	deep = repeat("[", 5000);
 	big = repeat("あ", 70000 / 3);
 	cr_assert_not_null(body = malloc(strlen(big) + 64));
@@ -798,11 +807,19 @@ Test(security, hostile_input_on_every_operation, .timeout = 600)
 				method[k] = (char)(m[k] - 'a' + 'A');
 			method[k] = '\0';
 			write = strcmp(m, "get") != 0 && strcmp(m, "delete") != 0;
+			/* a key, or the owner's session where the operation wants one */
+			sec = jobj(op, "security.0.sessionCookie");
+			if (sec != NULL && strcmp(tpl, "/api/v1/admin/session") == 0 &&
+			    strcmp(m, "delete") == 0)
+				continue;
+			key = sec != NULL ? NULL : f.live;
+			auth = sec != NULL ? s.hdr : NULL;
+			nsession += sec != NULL;
 			/* every shape of id where the path takes one */
 			for (i = 0; strchr(tpl, '{') != NULL && i < NELEM(ids); i++) {
 				path_fill(path, sizeof(path), tpl, ids[i], ids[i],
 				    ids[i]);
-				r = http(method, path, f.live, write ? "{}" : NULL, NULL);
+				r = http(method, path, key, write ? "{}" : NULL, auth);
 				no_fault(r, method, path, "{}");
 				resp_free(r);
 				n++;
@@ -813,15 +830,16 @@ Test(security, hostile_input_on_every_operation, .timeout = 600)
 				    ids[0]);
 				snprintf(path + strlen(path), sizeof(path) - strlen(path),
 				    "?%s", queries[i]);
-				r = http(method, path, f.live, NULL, NULL);
+				r = http(method, path, key, NULL, auth);
 				no_fault(r, method, path, queries[i]);
 				resp_free(r);
 				n++;
 			}
 			path_fill(path, sizeof(path), tpl, f.site, campaign, ids[0]);
 			for (i = 0; i < NELEM(headers); i++) {
-				r = http(method, path, f.live, write ? "{}" : NULL,
-				    headers[i]);
+				snprintf(hdr, sizeof(hdr), "%s%s%s", auth != NULL ?
+				    auth : "", auth != NULL ? "\n" : "", headers[i]);
+				r = http(method, path, key, write ? "{}" : NULL, hdr);
 				no_fault(r, method, path, headers[i]);
 				resp_free(r);
 				n++;
@@ -832,7 +850,7 @@ Test(security, hostile_input_on_every_operation, .timeout = 600)
 				const char *b = i < NELEM(bodies) ? bodies[i] :
 				    i == NELEM(bodies) ? deep : big;
 
-				r = http(method, path, f.live, b, NULL);
+				r = http(method, path, key, b, auth);
 				no_fault(r, method, path, b);
 				resp_free(r);
 				n++;
@@ -858,7 +876,7 @@ Test(security, hostile_input_on_every_operation, .timeout = 600)
 					if (values[i] == NULL)
 						snprintf(body, strlen(big) + 64,
 						    "{\"%s\":\"%s\"}", name, big);
-					r = http(method, path, f.live, body, NULL);
+					r = http(method, path, key, body, auth);
 					no_fault(r, method, path, body);
 					resp_free(r);
 					n++;
@@ -866,8 +884,14 @@ Test(security, hostile_input_on_every_operation, .timeout = 600)
 			}
 		}
 	}
-	cr_log_info("%zu hostile requests", n);
+	cr_log_info("%zu hostile requests; %zu operations called with a "
+	    "session", n, nsession);
 	cr_assert_gt(n, 1000);
+	cr_assert_gt(nsession, 10);
+	/* the session lasted: the admin operations were reached with it */
+	r = http("GET", "/api/v1/admin/session", NULL, NULL, s.hdr);
+	cr_assert_eq(r->status, 200, "%ld %s", r->status, r->body);
+	resp_free(r);
 	resp_free(doc);
 	free(body);
 	free(big);

@@ -17,58 +17,6 @@
 
 #define PW	"correct horse battery"
 
-/* Set member `id`'s password through formbackctl (standard input). */
-static int
-set_password(const char *id, const char *pw)
-{
-	char	 path[] = "/tmp/fb-pw-XXXXXX";
-	int	 fd = mkstemp(path), st;
-	FILE	*f = fdopen(fd, "w");
-
-	fprintf(f, "%s\n", pw);
-	fclose(f);
-	st = ctl(NULL, "member set-password --id %s < %s", id, path);
-	unlink(path);
-	return st;
-}
-
-struct sess {
-	char	 cookie[128];	/* "Cookie: fb_session=..." */
-	char	 csrf[64];
-	char	 hdr[512];	/* cookie, CSRF token and Origin, one per line */
-};
-
-static struct resp *
-signin(const char *email, const char *pw, const char *extra)
-{
-	char	 body[1024];
-
-	snprintf(body, sizeof(body), "{\"email\":\"%s\",\"password\":\"%s\"%s}",
-	    email, pw, extra != NULL ? extra : "");
-	return http("POST", "/api/v1/admin/session", NULL, body, NULL);
-}
-
-/* Sign in and keep the cookie and CSRF token; asserts success. */
-static void
-session_of(const char *email, const char *pw, struct sess *s)
-{
-	struct resp	*r = signin(email, pw, NULL);
-	const char	*sc, *v;
-	size_t		 n;
-
-	cr_assert_eq(r->status, 200, "sign-in: %ld %s", r->status, r->body);
-	sc = resp_header(r, "Set-Cookie");
-	cr_assert_not_null(sc);
-	v = strstr(sc, "fb_session=");
-	cr_assert_not_null(v);
-	n = strcspn(v, ";");
-	snprintf(s->cookie, sizeof(s->cookie), "Cookie: %.*s", (int)n, v);
-	snprintf(s->csrf, sizeof(s->csrf), "%s", jget(r->json, "csrf_token"));
-	snprintf(s->hdr, sizeof(s->hdr), "%s\nX-CSRF-Token: %s\nOrigin: %s",
-	    s->cookie, s->csrf, getenv("FB_TEST_URL"));
-	resp_free(r);
-}
-
 static char owner_email[128];
 
 static void
