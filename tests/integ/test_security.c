@@ -736,21 +736,26 @@ path_fill(char *out, size_t sz, const char *tpl, const char *site,
 	out[n] = '\0';
 }
 
+/* What the hostile sweep sends with, and how far it got. */
+struct sweep {
+	const struct fx	*f;
+	const char	*campaign;
+	json_object	*doc;		/* openapi.json */
+	const char	*deep;		/* 5,000 nested arrays */
+	const char	*big;		/* 70,000 bytes of text */
+	char		*body;		/* room for a body with big in it */
+	size_t		 n;		/* requests sent */
+};
+
 /*
- * Every operation of openapi.json as a client generator or an attacker
- * with one tenant's key would call it: ids of every shape in the path,
- * every kind of bad query, malformed bodies (empty, cut short, nested
- * 5,000 deep, not UTF-8, a lone surrogate, a number past a double), and
- * each property of the operation's request body given a value of every
- * other JSON type, 70,000 characters, a NUL or past 64 bits.  None may be
- * a 5xx or a hang, and every refusal is the contract's envelope; the
- * harness checks each answer against the document as well.  The admin
- * API's operations (sessionCookie) are called with the owner's session,
- * as the admin UI or a member scripting it would, so that the hostile
- * input reaches their handlers, not only the refusal of a key; all but
- * signing out, which would end the session (checked alive at the end).
+ * One operation (method, path template tpl, its object op of openapi.json)
+ * called with hostility by one caller: the key, or the session's headers
+ * in auth.  Every answer must be under 500 and every refusal the
+ * envelope (no_fault()).
  */
-Test(security, hostile_input_on_every_operation, .timeout = 600)
+static void
+sweep_op(struct sweep *w, const char *method, const char *tpl,
+    json_object *op, const char *key, const char *auth)
 {
 	static const char *const ids[] = { "00000000-0000-0000-0000-000000000000",
 	    "abc", "%2e%2e", "%00", "%E3%81%82", "%0d%0aX:%20y", "%FF%FE",
@@ -774,14 +779,106 @@ Test(security, hostile_input_on_every_operation, .timeout = 600)
 	static const char *const headers[] = { "Idempotency-Key: \x01",
 	    "Content-Type: text/plain", "Content-Type: application/json; "
 	    "charset=latin1", "Accept: text/html" };
+	const size_t	 room = strlen(w->big) + 64;
+	const bool	 write = strcmp(method, "GET") != 0 &&
+			    strcmp(method, "DELETE") != 0;
+	struct resp	*r;
+	json_object	*schema, *props;
+	char		 path[8192], sent[256], hdr[1024];
+	const char	*ref, *b;
+	size_t		 i, k;
+
+	/* every shape of id where the path takes one */
+	for (i = 0; strchr(tpl, '{') != NULL && i < NELEM(ids); i++) {
+		path_fill(path, sizeof(path), tpl, ids[i], ids[i], ids[i]);
+		r = http(method, path, key, write ? "{}" : NULL, auth);
+		no_fault(r, method, path, "{}");
+		resp_free(r);
+		w->n++;
+	}
+	/* the rest with the fixture's ids, unknown ones else */
+	path_fill(path, sizeof(path), tpl, w->f->site, w->campaign, ids[0]);
+	k = strlen(path);
+	for (i = 0; strcmp(method, "GET") == 0 && i < NELEM(queries); i++) {
+		snprintf(path + k, sizeof(path) - k, "?%s", queries[i]);
+		r = http(method, path, key, NULL, auth);
+		no_fault(r, method, path, queries[i]);
+		resp_free(r);
+		w->n++;
+	}
+	path[k] = '\0';
+	for (i = 0; i < NELEM(headers); i++) {
+		snprintf(hdr, sizeof(hdr), "%s%s%s", auth != NULL ? auth : "",
+		    auth != NULL ? "\n" : "", headers[i]);
+		r = http(method, path, key, write ? "{}" : NULL, hdr);
+		no_fault(r, method, path, headers[i]);
+		resp_free(r);
+		w->n++;
+	}
+	if (!write)
+		return;
+	for (i = 0; i < NELEM(bodies) + 2; i++) {
+		b = i < NELEM(bodies) ? bodies[i] :
+		    i == NELEM(bodies) ? w->deep : w->big;
+		r = http(method, path, key, b, auth);
+		no_fault(r, method, path, b);
+		resp_free(r);
+		w->n++;
+	}
+	/* each property of the request body, of every other kind */
+	if ((schema = jobj(op, "requestBody.content.application/json.schema")) !=
+	    NULL && (ref = jget(schema, "$ref")) != NULL &&
+	    strrchr(ref, '/') != NULL) {
+		snprintf(sent, sizeof(sent), "components.schemas.%s",
+		    strrchr(ref, '/') + 1);
+		schema = jobj(w->doc, sent);
+	}
+	if (schema == NULL || (props = jobj(schema, "properties")) == NULL)
+		return;
+	json_object_object_foreach(props, name, unused) {
+		(void)unused;
+		for (i = 0; i < NELEM(values); i++) {
+			if (values[i] != NULL)
+				snprintf(w->body, room, "{\"%s\":%s}", name,
+				    values[i]);
+			else
+				snprintf(w->body, room, "{\"%s\":\"%s\"}", name,
+				    w->big);
+			r = http(method, path, key, w->body, auth);
+			no_fault(r, method, path, w->body);
+			resp_free(r);
+			w->n++;
+		}
+	}
+}
+
+/*
+ * Every operation of openapi.json as a client generator or an attacker
+ * with one tenant's key would call it: ids of every shape in the path,
+ * every kind of bad query, malformed bodies (empty, cut short, nested
+ * 5,000 deep, not UTF-8, a lone surrogate, a number past a double), and
+ * each property of the operation's request body given a value of every
+ * other JSON type, 70,000 characters, a NUL or past 64 bits.  None may be
+ * a 5xx or a hang, and every refusal is the contract's envelope; the
+ * harness checks each answer against the document as well.  Each
+ * operation is called with the key, then again with the owner's session,
+ * as the admin UI or a member scripting it would, so that the hostile
+ * input reaches what a session alone may do (the admin API, statuses,
+ * test sends, direct HTML), not only the refusal of a key: a session-only
+ * operation with the session alone, one without security with neither
+ * (the key, ignored), and all but signing out, which would end the
+ * session (checked alive at the end).
+ */
+Test(security, hostile_input_on_every_operation, .timeout = 600)
+{
 	struct fx	 f;
 	struct sess	 s;
+	struct sweep	 w;
 	struct resp	*doc, *r;
-	json_object	*paths, *schema, *props, *sec;
-	char		 campaign[40], path[8192], sent[256], *deep, *big, *body;
-	char		 email[128], hdr[1024];
-	const char	*ref, *key, *auth;
-	size_t		 i, k, n = 0, nsession = 0;
+	json_object	*paths;
+	char		 campaign[40], email[128], method[8], *deep, *big;
+	size_t		 k, nsession = 0;
+	bool		 session_only, keyless, signout;
 
 	fx_new(&f, "pro", 1000000);
 	fx_campaign(&f, "hostile", campaign);
@@ -790,15 +887,18 @@ Test(security, hostile_input_on_every_operation, .timeout = 600)
 	session_of(email, "a hostile sweep's password", &s);
 	deep = repeat("[", 5000);
 	big = repeat("あ", 70000 / 3);
-	cr_assert_not_null(body = malloc(strlen(big) + 64));
 	doc = http("GET", "/api/v1/openapi.json", NULL, NULL, NULL);
 	cr_assert_eq(doc->status, 200);
+	memset(&w, 0, sizeof(w));
+	w.f = &f;
+	w.campaign = campaign;
+	w.doc = doc->json;
+	w.deep = deep;
+	w.big = big;
+	cr_assert_not_null(w.body = malloc(strlen(big) + 64));
 	cr_assert(json_object_object_get_ex(doc->json, "paths", &paths));
 	json_object_object_foreach(paths, tpl, item) {
 		json_object_object_foreach(item, m, op) {
-			char	 method[8];
-			bool	 write;
-
 			if (strcmp(m, "get") != 0 && strcmp(m, "post") != 0 &&
 			    strcmp(m, "put") != 0 && strcmp(m, "patch") != 0 &&
 			    strcmp(m, "delete") != 0)
@@ -806,94 +906,28 @@ Test(security, hostile_input_on_every_operation, .timeout = 600)
 			for (k = 0; m[k] != '\0' && k + 1 < sizeof(method); k++)
 				method[k] = (char)(m[k] - 'a' + 'A');
 			method[k] = '\0';
-			write = strcmp(m, "get") != 0 && strcmp(m, "delete") != 0;
-			/* a key, or the owner's session where the operation wants one */
-			sec = jobj(op, "security.0.sessionCookie");
-			if (sec != NULL && strcmp(tpl, "/api/v1/admin/session") == 0 &&
-			    strcmp(m, "delete") == 0)
-				continue;
-			key = sec != NULL ? NULL : f.live;
-			auth = sec != NULL ? s.hdr : NULL;
-			nsession += sec != NULL;
-			/* every shape of id where the path takes one */
-			for (i = 0; strchr(tpl, '{') != NULL && i < NELEM(ids); i++) {
-				path_fill(path, sizeof(path), tpl, ids[i], ids[i],
-				    ids[i]);
-				r = http(method, path, key, write ? "{}" : NULL, auth);
-				no_fault(r, method, path, "{}");
-				resp_free(r);
-				n++;
-			}
-			/* the rest with the fixture's ids, unknown ones else */
-			for (i = 0; strcmp(m, "get") == 0 && i < NELEM(queries); i++) {
-				path_fill(path, sizeof(path), tpl, f.site, campaign,
-				    ids[0]);
-				snprintf(path + strlen(path), sizeof(path) - strlen(path),
-				    "?%s", queries[i]);
-				r = http(method, path, key, NULL, auth);
-				no_fault(r, method, path, queries[i]);
-				resp_free(r);
-				n++;
-			}
-			path_fill(path, sizeof(path), tpl, f.site, campaign, ids[0]);
-			for (i = 0; i < NELEM(headers); i++) {
-				snprintf(hdr, sizeof(hdr), "%s%s%s", auth != NULL ?
-				    auth : "", auth != NULL ? "\n" : "", headers[i]);
-				r = http(method, path, key, write ? "{}" : NULL, hdr);
-				no_fault(r, method, path, headers[i]);
-				resp_free(r);
-				n++;
-			}
-			if (!write)
-				continue;
-			for (i = 0; i < NELEM(bodies) + 2; i++) {
-				const char *b = i < NELEM(bodies) ? bodies[i] :
-				    i == NELEM(bodies) ? deep : big;
-
-				r = http(method, path, key, b, auth);
-				no_fault(r, method, path, b);
-				resp_free(r);
-				n++;
-			}
-			/* each property of the request body, of every other kind */
-			props = NULL;
-			if ((schema = jobj(op, "requestBody.content.application/json."
-			    "schema")) != NULL && (ref = jget(schema, "$ref")) != NULL &&
-			    strrchr(ref, '/') != NULL) {
-				snprintf(sent, sizeof(sent), "components.schemas.%s",
-				    strrchr(ref, '/') + 1);
-				schema = jobj(doc->json, sent);
-			}
-			if (schema != NULL)
-				props = jobj(schema, "properties");
-			if (props == NULL)
-				continue;
-			json_object_object_foreach(props, name, unused) {
-				(void)unused;
-				for (i = 0; i < NELEM(values); i++) {
-					snprintf(body, strlen(big) + 64, "{\"%s\":%s}",
-					    name, values[i] != NULL ? values[i] : "");
-					if (values[i] == NULL)
-						snprintf(body, strlen(big) + 64,
-						    "{\"%s\":\"%s\"}", name, big);
-					r = http(method, path, key, body, auth);
-					no_fault(r, method, path, body);
-					resp_free(r);
-					n++;
-				}
+			session_only = jobj(op, "security.0.sessionCookie") != NULL;
+			keyless = jobj(op, "security.0") == NULL;
+			signout = strcmp(tpl, "/api/v1/admin/session") == 0 &&
+			    strcmp(method, "DELETE") == 0;
+			if (!session_only)
+				sweep_op(&w, method, tpl, op, f.live, NULL);
+			if (!keyless && !signout) {
+				sweep_op(&w, method, tpl, op, NULL, s.hdr);
+				nsession++;
 			}
 		}
 	}
-	cr_log_info("%zu hostile requests; %zu operations called with a "
-	    "session", n, nsession);
-	cr_assert_gt(n, 1000);
-	cr_assert_gt(nsession, 10);
+	cr_log_info("%zu hostile requests; %zu operations called with the "
+	    "session", w.n, nsession);
+	cr_assert_gt(w.n, 1000);
+	cr_assert_gt(nsession, 60);
 	/* the session lasted: the admin operations were reached with it */
 	r = http("GET", "/api/v1/admin/session", NULL, NULL, s.hdr);
 	cr_assert_eq(r->status, 200, "%ld %s", r->status, r->body);
 	resp_free(r);
 	resp_free(doc);
-	free(body);
+	free(w.body);
 	free(big);
 	free(deep);
 }
