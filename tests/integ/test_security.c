@@ -743,7 +743,8 @@ struct sweep {
 	json_object	*doc;		/* openapi.json */
 	const char	*deep;		/* 5,000 nested arrays */
 	const char	*big;		/* 70,000 bytes of text */
-	char		*body;		/* room for a body with big in it */
+	const char	*long_values[2]; /* big as a JSON string; 10,000 ones */
+	char		*body;		/* room for a body with one of them */
 	size_t		 n;		/* requests sent */
 };
 
@@ -771,15 +772,17 @@ sweep_op(struct sweep *w, const char *method, const char *tpl,
 	    "\"s\"", "123", "\xff\xfe{}", "\xef\xbb\xbf{}", "{\"name\":1e400}",
 	    "{\"name\":\"\\ud800\"}", "{\"name\":\"x\",\"name\":\"y\"}", "{}",
 	    "{\"steps\":null,\"rules\":null}", "{\"limit\":NaN}", "{\"\":1}" };
-	static const char *const values[] = { "null", "1", "-1", "1.5", "true",
-	    "[]", "{}", "\"\"", "\"\\u0000\"", "[1,\"a\",null]",
-	    "{\"a\":{\"b\":[1]}}", "18446744073709551616",
+	static const char *const values[] = { "null", "0", "1", "-1", "1.5",
+	    "true", "[]", "{}", "\"\"", "\"\\u0000\"", "[1,\"a\",null]",
+	    "{\"a\":{\"b\":[1]}}", "2147483648", "18446744073709551616",
 	    "-9223372036854775809", "\"\\ud800\"", "\"\xed\xa0\x80\"",
-	    "\"javascript:alert(1)\"", "\"https://127.0.0.1/\"", NULL };
+	    "\"\xf0\x9f\x98\x80\xe2\x80\xae\xcc\x81\"",
+	    "\"javascript:alert(1)\"", "\"https://127.0.0.1/\"" };
 	static const char *const headers[] = { "Idempotency-Key: \x01",
 	    "Content-Type: text/plain", "Content-Type: application/json; "
 	    "charset=latin1", "Accept: text/html" };
-	const size_t	 room = strlen(w->big) + 64;
+	const size_t	 room = strlen(w->long_values[0]) +
+			    strlen(w->long_values[1]) + 64;
 	const bool	 write = strcmp(method, "GET") != 0 &&
 			    strcmp(method, "DELETE") != 0;
 	struct resp	*r;
@@ -837,13 +840,10 @@ sweep_op(struct sweep *w, const char *method, const char *tpl,
 		return;
 	json_object_object_foreach(props, name, unused) {
 		(void)unused;
-		for (i = 0; i < NELEM(values); i++) {
-			if (values[i] != NULL)
-				snprintf(w->body, room, "{\"%s\":%s}", name,
-				    values[i]);
-			else
-				snprintf(w->body, room, "{\"%s\":\"%s\"}", name,
-				    w->big);
+		for (i = 0; i < NELEM(values) + NELEM(w->long_values); i++) {
+			snprintf(w->body, room, "{\"%s\":%s}", name,
+			    i < NELEM(values) ? values[i] :
+			    w->long_values[i - NELEM(values)]);
 			r = http(method, path, key, w->body, auth);
 			no_fault(r, method, path, w->body);
 			resp_free(r);
@@ -877,6 +877,7 @@ Test(security, hostile_input_on_every_operation, .timeout = 600)
 	struct resp	*doc, *r;
 	json_object	*paths;
 	char		 campaign[40], email[128], method[8], *deep, *big;
+	char		*bigq, *wide;
 	size_t		 k, nsession = 0;
 	bool		 session_only, keyless, signout;
 
@@ -895,7 +896,15 @@ Test(security, hostile_input_on_every_operation, .timeout = 600)
 	w.doc = doc->json;
 	w.deep = deep;
 	w.big = big;
-	cr_assert_not_null(w.body = malloc(strlen(big) + 64));
+	cr_assert_not_null(bigq = malloc(strlen(big) + 3));
+	snprintf(bigq, strlen(big) + 3, "\"%s\"", big);
+	/* [1,1,...,1]: 10,000 ones */
+	wide = repeat(" 1,", 10000);
+	wide[0] = '[';
+	wide[strlen(wide) - 1] = ']';
+	w.long_values[0] = bigq;
+	w.long_values[1] = wide;
+	cr_assert_not_null(w.body = malloc(strlen(wide) + strlen(bigq) + 64));
 	cr_assert(json_object_object_get_ex(doc->json, "paths", &paths));
 	json_object_object_foreach(paths, tpl, item) {
 		json_object_object_foreach(item, m, op) {
@@ -928,6 +937,8 @@ Test(security, hostile_input_on_every_operation, .timeout = 600)
 	resp_free(r);
 	resp_free(doc);
 	free(w.body);
+	free(wide);
+	free(bigq);
 	free(big);
 	free(deep);
 }
