@@ -861,13 +861,14 @@ sweep_op(struct sweep *w, const char *method, const char *tpl,
  * other JSON type, 70,000 characters, a NUL or past 64 bits.  None may be
  * a 5xx or a hang, and every refusal is the contract's envelope; the
  * harness checks each answer against the document as well.  Each
- * operation is called with the key, then again with the owner's session,
- * as the admin UI or a member scripting it would, so that the hostile
- * input reaches what a session alone may do (the admin API, statuses,
- * test sends, direct HTML), not only the refusal of a key: a session-only
- * operation with the session alone, one without security with neither
- * (the key, ignored), and all but signing out, which would end the
- * session (checked alive at the end).
+ * operation is called with the live key, with the test key (its writes
+ * dry runs), and with the owner's session, as the admin UI or a member
+ * scripting it would, so that the hostile input reaches what a session
+ * alone may do (the admin API, statuses, test sends, direct HTML), not
+ * only the refusal of a key: a session-only operation with the session
+ * alone, one without security with the live key alone (ignored), and all
+ * but signing out, which would end the session (checked alive at the
+ * end).
  */
 Test(security, hostile_input_on_every_operation, .timeout = 600)
 {
@@ -919,8 +920,11 @@ Test(security, hostile_input_on_every_operation, .timeout = 600)
 			keyless = jobj(op, "security.0") == NULL;
 			signout = strcmp(tpl, "/api/v1/admin/session") == 0 &&
 			    strcmp(method, "DELETE") == 0;
-			if (!session_only)
+			if (!session_only) {
 				sweep_op(&w, method, tpl, op, f.live, NULL);
+				if (!keyless)
+					sweep_op(&w, method, tpl, op, f.test, NULL);
+			}
 			if (!keyless && !signout) {
 				sweep_op(&w, method, tpl, op, NULL, s.hdr);
 				nsession++;
