@@ -780,7 +780,11 @@ sweep_op(struct sweep *w, const char *method, const char *tpl,
 	    "\"javascript:alert(1)\"", "\"https://127.0.0.1/\"" };
 	static const char *const headers[] = { "Idempotency-Key: \x01",
 	    "Content-Type: text/plain", "Content-Type: application/json; "
-	    "charset=latin1", "Accept: text/html" };
+	    "charset=latin1", "Content-Type: application/json; charset=utf-16",
+	    "Accept: text/html", "Content-Encoding: gzip", "Range: bytes=0-1",
+	    "Origin: https://evil.example", "X-CSRF-Token: 0",
+	    "Cookie: fb_session=%00; fb_session=x",
+	    "X-HTTP-Method-Override: DELETE" };
 	const size_t	 room = strlen(w->long_values[0]) +
 			    strlen(w->long_values[1]) + 64;
 	const bool	 write = strcmp(method, "GET") != 0 &&
@@ -802,9 +806,9 @@ sweep_op(struct sweep *w, const char *method, const char *tpl,
 	/* the rest with the fixture's ids, unknown ones else */
 	path_fill(path, sizeof(path), tpl, w->f->site, w->campaign, ids[0]);
 	k = strlen(path);
-	for (i = 0; strcmp(method, "GET") == 0 && i < NELEM(queries); i++) {
+	for (i = 0; i < NELEM(queries); i++) {
 		snprintf(path + k, sizeof(path) - k, "?%s", queries[i]);
-		r = http(method, path, key, NULL, auth);
+		r = http(method, path, key, write ? "{}" : NULL, auth);
 		no_fault(r, method, path, queries[i]);
 		resp_free(r);
 		w->n++;
@@ -855,7 +859,9 @@ sweep_op(struct sweep *w, const char *method, const char *tpl,
 /*
  * Every operation of openapi.json as a client generator or an attacker
  * with one tenant's key would call it: ids of every shape in the path,
- * every kind of bad query, malformed bodies (empty, cut short, nested
+ * every kind of bad query, odd headers (another Content-Type, charset or
+ * Content-Encoding, a Range, a foreign Origin, a wrong CSRF token, two
+ * session cookies, a method override), malformed bodies (empty, cut short, nested
  * 5,000 deep, not UTF-8, a lone surrogate, a number past a double), and
  * each property of the operation's request body given a value of every
  * other JSON type, 70,000 characters, a NUL or past 64 bits.  None may be
