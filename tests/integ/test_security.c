@@ -970,7 +970,8 @@ Test(security, hostile_input_on_public_paths, .timeout = 300)
 	    "18446744073709551616", "\"\\ud800\"", "\"javascript:alert(1)\"",
 	    "\"https://evil.example/\"", "\"https://a@shop.example.jp/\"",
 	    "\"\\r\\nSet-Cookie: x\"", "{\"tel\":\"090-1234-5678\",\"email\":"
-	    "\"\\u0000@x.jp\"}", NULL };
+	    "\"\\u0000@x.jp\"}", "NaN", "1e400", "\"\xf0\x9f\x98\x80\xe2\x80\xae\"",
+	    "{\"tel\":\"\xef\xbc\x90\xef\xbc\x99\xef\xbc\x90-1234-5678\"}", NULL };
 	static const char *const bodies[] = { "", "{", "[]", "null",
 	    "\xff\xfe\x01", "{\"v\":1}{\"v\":1}" };
 	static const char *const tokens[] = { "", "x", "%00", "..%2f..%2fetc",
