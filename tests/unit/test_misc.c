@@ -235,6 +235,23 @@ Test(jsonw, time_from_datetime)
 	json_object_put(o);
 }
 
+/* json_parse_object() refuses each of bad[0..nbad) and takes good[0..ngood). */
+static void
+parse_cases(const char *const *bad, size_t nbad, const char *const *good,
+    size_t ngood)
+{
+	json_object	*o;
+	size_t		 i;
+
+	for (i = 0; i < nbad; i++)
+		cr_assert_null(json_parse_object(bad[i], strlen(bad[i]), 8), "%s", bad[i]);
+	for (i = 0; i < ngood; i++) {
+		cr_assert_not_null(o = json_parse_object(good[i], strlen(good[i]), 8),
+		    "%s", good[i]);
+		json_object_put(o);
+	}
+}
+
 /* an escaped surrogate outside a pair is no character (RFC 8259 8.2) */
 Test(jsonw, parse_refuses_lone_surrogates)
 {
@@ -247,16 +264,9 @@ Test(jsonw, parse_refuses_lone_surrogates)
 		"{\"a\":\"\\ud83d\\ude00\"}", "{\"a\":\"\\uD83D\\uDE00 \\u00e9\"}",
 		"{\"a\":\"\\\\ud800\"}", "{\"a\":\"\\ufffd\"}", "{\"a\":\"\\\"\\\\\"}",
 	};
-	json_object	*o;
-	size_t		 i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		cr_assert_null(json_parse_object(bad[i], strlen(bad[i]), 8), "%s", bad[i]);
-	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		cr_assert_not_null(o = json_parse_object(good[i], strlen(good[i]), 8),
-		    "%s", good[i]);
-		json_object_put(o);
-	}
+	parse_cases(bad, sizeof(bad) / sizeof(bad[0]), good,
+	    sizeof(good) / sizeof(good[0]));
 }
 
 /*
@@ -274,16 +284,9 @@ Test(jsonw, parse_refuses_numbers_that_are_no_json)
 		"{\"a\":1.5e308}", "{\"a\":-0}", "{\"a\":1e-400}",
 		"{\"a\":[0.1,{\"b\":-2.5E10}]}", "{\"a\":\"NaN\"}",
 	};
-	json_object	*o;
-	size_t		 i;
 
-	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
-		cr_assert_null(json_parse_object(bad[i], strlen(bad[i]), 8), "%s", bad[i]);
-	for (i = 0; i < sizeof(good) / sizeof(good[0]); i++) {
-		cr_assert_not_null(o = json_parse_object(good[i], strlen(good[i]), 8),
-		    "%s", good[i]);
-		json_object_put(o);
-	}
+	parse_cases(bad, sizeof(bad) / sizeof(bad[0]), good,
+	    sizeof(good) / sizeof(good[0]));
 }
 
 /* jsonw.c: the streaming writer writes what json-c would, value by value. */
