@@ -750,8 +750,8 @@ struct sweep {
 
 /*
  * One operation (method, path template tpl, its object op of openapi.json)
- * called with hostility by one caller: the key, or the session's headers
- * in auth.  Every answer must be under 500 and every refusal the
+ * called with hostility by one caller: an API key in key, or a session's
+ * headers in auth.  Every answer must be under 500 and every refusal the
  * envelope (no_fault()).
  */
 static void
@@ -861,9 +861,9 @@ sweep_op(struct sweep *w, const char *method, const char *tpl,
  * with one tenant's key would call it: ids of every shape in the path,
  * every kind of bad query, odd headers (another Content-Type, charset or
  * Content-Encoding, a Range, a foreign Origin, a wrong CSRF token, two
- * session cookies, a method override), malformed bodies (empty, cut short, nested
- * 5,000 deep, not UTF-8, a lone surrogate, a number past a double), and
- * each property of the operation's request body given a value of every
+ * session cookies, a method override), malformed bodies (empty, cut
+ * short, nested 5,000 deep, not UTF-8, a lone surrogate, NaN, a number
+ * past a double), and each property of the operation's request body given a value of every
  * other JSON type, 70,000 characters, a NUL or past 64 bits.  None may be
  * a 5xx or a hang, and every refusal is the contract's envelope; the
  * harness checks each answer against the document as well.  Each
