@@ -21,6 +21,7 @@
 #include <criterion/criterion.h>
 
 #include "harness.h"
+#include "../../src/prefork.h"
 
 /* The pids of supervisor's workers (at most 16), their count. */
 static int
@@ -53,13 +54,17 @@ among(pid_t p, const pid_t *old, int nold)
 	return false;
 }
 
-/* Wait up to 10 s for supervisor to have n workers, none of old[0..nold). */
+/*
+ * Wait up to secs seconds for supervisor to have n workers, none of
+ * old[0..nold); w[] holds the last seen.
+ */
 static bool
-workers_become(pid_t supervisor, int n, const pid_t *old, int nold, pid_t w[16])
+workers_become(pid_t supervisor, int n, const pid_t *old, int nold, pid_t w[16],
+    int secs)
 {
 	int	 i, j, have;
 
-	for (i = 0; i < 200; i++) {
+	for (i = 0; i < secs * 20; i++) {
 		have = workers_of(supervisor, w);
 		for (j = 0; j < have && !among(w[j], old, nold); j++)
 			continue;
@@ -165,13 +170,16 @@ fcgi_get(const char *sock, const char *path)
 static pid_t	 started[4];	/* the supervisors of this test, for stop_all() */
 static size_t	 nstarted;
 
-/* formback.fcgi -s dir/sock -n n in the background, the harness's configuration. */
+/*
+ * formback.fcgi -s dir/sock -n n in the background, the harness's
+ * configuration; its log (and its workers') appended to sock.log.
+ */
 static pid_t
 start(const char *sock, int n, const char *conf)
 {
-	pid_t	 p = spawn("FORMBACK_CONF='%s' exec '%s/formback.fcgi' -s '%s' -n %d",
-		    conf != NULL ? conf : getenv("FORMBACK_CONF"),
-		    getenv("FB_CTL_DIR"), sock, n);
+	pid_t	 p = spawn("FORMBACK_CONF='%s' exec '%s/formback.fcgi' -s '%s' -n %d "
+		    "2>>'%s.log'", conf != NULL ? conf : getenv("FORMBACK_CONF"),
+		    getenv("FB_CTL_DIR"), sock, n, sock);
 
 	if (nstarted < sizeof(started) / sizeof(started[0]))
 		started[nstarted++] = p;
@@ -210,15 +218,16 @@ tmpdir(char dir[64])
  */
 Test(prefork, respawns_replaces_refuses_a_second_and_stops, .fini = stop_all, .timeout = 90)
 {
-	char		 dir[64], sock[96];
+	char		 dir[64], sock[96], log[128];
 	struct stat	 st;
 	pid_t		 sup, w[16], v[16], other;
 	int		 i, s;
 
 	tmpdir(dir);
 	snprintf(sock, sizeof(sock), "%s/fcgi.sock", dir);
+	snprintf(log, sizeof(log), "%s.log", sock);
 	sup = start(sock, 3, NULL);
-	cr_assert(workers_become(sup, 3, NULL, 0, w), "3 workers never started");
+	cr_assert(workers_become(sup, 3, NULL, 0, w, 10), "3 workers never started");
 	cr_assert(listening(sock));
 	cr_assert_eq(strncmp(fcgi_get(sock, "/api/v1/openapi.json"), "Status: 200", 11),
 	    0, "%s", fcgi_get(sock, "/api/v1/openapi.json"));
@@ -227,10 +236,17 @@ Test(prefork, respawns_replaces_refuses_a_second_and_stops, .fini = stop_all, .t
 	cr_assert_eq(st.st_mode & 07777, 0660, "mode %o", st.st_mode & 07777);
 	/* one killed: another in its place */
 	cr_assert_eq(kill(w[1], SIGKILL), 0);
-	cr_assert(workers_become(sup, 3, &w[1], 1, v), "the killed worker not replaced");
-	/* SIGHUP: every one replaced */
+	cr_assert(workers_become(sup, 3, &w[1], 1, v, 10), "the killed worker not replaced");
+	/*
+	 * SIGHUP: every one replaced, each after the request in hand (none
+	 * here), within the bound a stop has (PREFORK_STOP_SECONDS) on a
+	 * loaded machine
+	 */
 	cr_assert_eq(kill(sup, SIGHUP), 0);
-	cr_assert(workers_become(sup, 3, v, 3, w), "SIGHUP did not replace the workers");
+	cr_assert(workers_become(sup, 3, v, 3, w, PREFORK_STOP_SECONDS),
+	    "SIGHUP did not replace the workers %ld %ld %ld: now %ld %ld %ld; "
+	    "the supervisor's log:\n%s", (long)v[0], (long)v[1], (long)v[2],
+	    (long)w[0], (long)w[1], (long)w[2], file_tail(log));
 	cr_assert_eq(strncmp(fcgi_get(sock, "/api/v1/openapi.json"), "Status: 200", 11), 0);
 	/* a second instance on the same socket */
 	other = start(sock, 1, NULL);
@@ -245,6 +261,7 @@ Test(prefork, respawns_replaces_refuses_a_second_and_stops, .fini = stop_all, .t
 	for (i = 0; i < 3; i++)
 		cr_assert(kill(w[i], 0) == -1 && errno == ESRCH, "worker %ld left",
 		    (long)w[i]);
+	unlink(log);
 	rmdir(dir);
 }
 
@@ -258,7 +275,7 @@ Test(prefork, stale_socket_other_file_and_bad_configuration, .fini = stop_all,
     .timeout = 60)
 {
 	struct sockaddr_un	 sun;
-	char			 dir[64], sock[96], file[96];
+	char			 dir[64], sock[96], file[128];
 	pid_t			 sup, w[16], v[16];
 	FILE			*f;
 	int			 fd, s;
@@ -272,7 +289,7 @@ Test(prefork, stale_socket_other_file_and_bad_configuration, .fini = stop_all,
 	cr_assert_eq(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
 	close(fd);	/* its file stays, nobody behind it */
 	sup = start(sock, 1, NULL);
-	cr_assert(workers_become(sup, 1, NULL, 0, w), "no worker on a stale socket");
+	cr_assert(workers_become(sup, 1, NULL, 0, w, 10), "no worker on a stale socket");
 	cr_assert(listening(sock));
 	cr_assert_eq(kill(sup, SIGTERM), 0);
 	s = reap(sup, 40);
@@ -288,14 +305,16 @@ Test(prefork, stale_socket_other_file_and_bad_configuration, .fini = stop_all,
 	cr_assert_eq(fgetc(f), 'k');
 	fclose(f);
 	unlink(file);
+	snprintf(file, sizeof(file), "%s/plain.log", dir);
+	unlink(file);
 
 	/* started without standard input, the socket is made as fd 0: kept */
 	sup = started[nstarted++] = spawn("exec 0<&-; FORMBACK_CONF='%s' exec "
 	    "'%s/formback.fcgi' -s '%s' -n 1", getenv("FORMBACK_CONF"),
 	    getenv("FB_CTL_DIR"), sock);
-	cr_assert(workers_become(sup, 1, NULL, 0, w), "no worker without stdin");
+	cr_assert(workers_become(sup, 1, NULL, 0, w, 10), "no worker without stdin");
 	sleep(2);
-	cr_assert(workers_become(sup, 1, NULL, 0, v) && v[0] == w[0],
+	cr_assert(workers_become(sup, 1, NULL, 0, v, 10) && v[0] == w[0],
 	    "the worker without stdin did not stay");
 	cr_assert_eq(strncmp(fcgi_get(sock, "/api/v1/openapi.json"), "Status: 200", 11),
 	    0, "the worker without stdin does not serve");
@@ -306,5 +325,7 @@ Test(prefork, stale_socket_other_file_and_bad_configuration, .fini = stop_all,
 	s = reap(start(sock, 4, "/nonexistent/formback.conf"), 10);
 	cr_assert(WIFEXITED(s) && WEXITSTATUS(s) == 2, "%d", s);
 	cr_assert_neq(access(sock, F_OK), 0, "socket left behind");
+	snprintf(file, sizeof(file), "%s.log", sock);
+	unlink(file);
 	rmdir(dir);
 }
