@@ -407,7 +407,6 @@ set_password(const char *id, const char *pw)
 	return st;
 }
 
-
 struct resp *
 signin(const char *email, const char *pw, const char *extra)
 {

@@ -170,16 +170,26 @@ fcgi_get(const char *sock, const char *path)
 static pid_t	 started[4];	/* the supervisors of this test, for stop_all() */
 static size_t	 nstarted;
 
+/* The log of the supervisor started on sock: sock.log (static storage). */
+static const char *
+log_of(const char *sock)
+{
+	static char	 path[160];
+
+	snprintf(path, sizeof(path), "%s.log", sock);
+	return path;
+}
+
 /*
  * formback.fcgi -s dir/sock -n n in the background, the harness's
- * configuration; its log (and its workers') appended to sock.log.
+ * configuration; its log (and its workers') appended to log_of(sock).
  */
 static pid_t
 start(const char *sock, int n, const char *conf)
 {
 	pid_t	 p = spawn("FORMBACK_CONF='%s' exec '%s/formback.fcgi' -s '%s' -n %d "
-		    "2>>'%s.log'", conf != NULL ? conf : getenv("FORMBACK_CONF"),
-		    getenv("FB_CTL_DIR"), sock, n, sock);
+		    "2>>'%s'", conf != NULL ? conf : getenv("FORMBACK_CONF"),
+		    getenv("FB_CTL_DIR"), sock, n, log_of(sock));
 
 	if (nstarted < sizeof(started) / sizeof(started[0]))
 		started[nstarted++] = p;
@@ -218,14 +228,13 @@ tmpdir(char dir[64])
  */
 Test(prefork, respawns_replaces_refuses_a_second_and_stops, .fini = stop_all, .timeout = 90)
 {
-	char		 dir[64], sock[96], log[128];
+	char		 dir[64], sock[96];
 	struct stat	 st;
 	pid_t		 sup, w[16], v[16], other;
 	int		 i, s;
 
 	tmpdir(dir);
 	snprintf(sock, sizeof(sock), "%s/fcgi.sock", dir);
-	snprintf(log, sizeof(log), "%s.log", sock);
 	sup = start(sock, 3, NULL);
 	cr_assert(workers_become(sup, 3, NULL, 0, w, 10), "3 workers never started");
 	cr_assert(listening(sock));
@@ -246,7 +255,7 @@ Test(prefork, respawns_replaces_refuses_a_second_and_stops, .fini = stop_all, .t
 	cr_assert(workers_become(sup, 3, v, 3, w, PREFORK_STOP_SECONDS),
 	    "SIGHUP did not replace the workers %ld %ld %ld: now %ld %ld %ld; "
 	    "the supervisor's log:\n%s", (long)v[0], (long)v[1], (long)v[2],
-	    (long)w[0], (long)w[1], (long)w[2], file_tail(log));
+	    (long)w[0], (long)w[1], (long)w[2], file_tail(log_of(sock)));
 	cr_assert_eq(strncmp(fcgi_get(sock, "/api/v1/openapi.json"), "Status: 200", 11), 0);
 	/* a second instance on the same socket */
 	other = start(sock, 1, NULL);
@@ -261,7 +270,7 @@ Test(prefork, respawns_replaces_refuses_a_second_and_stops, .fini = stop_all, .t
 	for (i = 0; i < 3; i++)
 		cr_assert(kill(w[i], 0) == -1 && errno == ESRCH, "worker %ld left",
 		    (long)w[i]);
-	unlink(log);
+	unlink(log_of(sock));
 	rmdir(dir);
 }
 
@@ -275,7 +284,7 @@ Test(prefork, stale_socket_other_file_and_bad_configuration, .fini = stop_all,
     .timeout = 60)
 {
 	struct sockaddr_un	 sun;
-	char			 dir[64], sock[96], file[128];
+	char			 dir[64], sock[96], file[96];
 	pid_t			 sup, w[16], v[16];
 	FILE			*f;
 	int			 fd, s;
@@ -305,8 +314,7 @@ Test(prefork, stale_socket_other_file_and_bad_configuration, .fini = stop_all,
 	cr_assert_eq(fgetc(f), 'k');
 	fclose(f);
 	unlink(file);
-	snprintf(file, sizeof(file), "%s/plain.log", dir);
-	unlink(file);
+	unlink(log_of(file));
 
 	/* started without standard input, the socket is made as fd 0: kept */
 	sup = started[nstarted++] = spawn("exec 0<&-; FORMBACK_CONF='%s' exec "
@@ -325,7 +333,6 @@ Test(prefork, stale_socket_other_file_and_bad_configuration, .fini = stop_all,
 	s = reap(start(sock, 4, "/nonexistent/formback.conf"), 10);
 	cr_assert(WIFEXITED(s) && WEXITSTATUS(s) == 2, "%d", s);
 	cr_assert_neq(access(sock, F_OK), 0, "socket left behind");
-	snprintf(file, sizeof(file), "%s.log", sock);
-	unlink(file);
+	unlink(log_of(sock));
 	rmdir(dir);
 }

@@ -745,6 +745,7 @@ struct sweep {
 	const char	*big;		/* 70,000 bytes of text */
 	const char	*long_values[2]; /* big as a JSON string; 10,000 ones */
 	char		*body;		/* room for a body with one of them */
+	size_t		 room;		/* its size */
 	size_t		 n;		/* requests sent */
 };
 
@@ -785,8 +786,6 @@ sweep_op(struct sweep *w, const char *method, const char *tpl,
 	    "Origin: https://evil.example", "X-CSRF-Token: 0",
 	    "Cookie: fb_session=%00; fb_session=x",
 	    "X-HTTP-Method-Override: DELETE" };
-	const size_t	 room = strlen(w->long_values[0]) +
-			    strlen(w->long_values[1]) + 64;
 	const bool	 write = strcmp(method, "GET") != 0 &&
 			    strcmp(method, "DELETE") != 0;
 	struct resp	*r;
@@ -845,7 +844,7 @@ sweep_op(struct sweep *w, const char *method, const char *tpl,
 	json_object_object_foreach(props, name, unused) {
 		(void)unused;
 		for (i = 0; i < NELEM(values) + NELEM(w->long_values); i++) {
-			snprintf(w->body, room, "{\"%s\":%s}", name,
+			snprintf(w->body, w->room, "{\"%s\":%s}", name,
 			    i < NELEM(values) ? values[i] :
 			    w->long_values[i - NELEM(values)]);
 			r = http(method, path, key, w->body, auth);
@@ -911,7 +910,8 @@ Test(security, hostile_input_on_every_operation, .timeout = 600)
 	wide[strlen(wide) - 1] = ']';
 	w.long_values[0] = bigq;
 	w.long_values[1] = wide;
-	cr_assert_not_null(w.body = malloc(strlen(wide) + strlen(bigq) + 64));
+	w.room = strlen(wide) + strlen(bigq) + 64;
+	cr_assert_not_null(w.body = malloc(w.room));
 	cr_assert(json_object_object_get_ex(doc->json, "paths", &paths));
 	json_object_object_foreach(paths, tpl, item) {
 		json_object_object_foreach(item, m, op) {
