@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <idn2.h>
 #include <sodium.h>
 
 #include "pii.h"
@@ -211,8 +212,10 @@ tel_run(const char *p, const char *end)
 bool
 contact_email_normalize(const char *in, char out[256])
 {
-	const char	*s = in, *at, *e;
-	size_t		 n, local, i;
+	const char	*s = in, *at, *e, *dom;
+	char		 raw[256], *ascii = NULL;
+	size_t		 n, local, dn, i;
+	bool		 wide = false;
 
 	while (isspace((unsigned char)*s))
 		s++;
@@ -225,18 +228,45 @@ contact_email_normalize(const char *in, char out[256])
 	if ((at = memchr(s, '@', n)) == NULL || memchr(at + 1, '@', (size_t)(e - at - 1)) != NULL)
 		return false;
 	local = (size_t)(at - s);
-	if (local == 0 || local > 64 || e - at - 1 < 3 ||
-	    memchr(at + 1, '.', (size_t)(e - at - 1)) == NULL ||
-	    at[1] == '.' || e[-1] == '.')
+	if (local == 0 || local > 64)
 		return false;
-	for (i = 0; i < n; i++)
+	for (i = 0; i < n; i++) {
 		if ((unsigned char)s[i] <= 0x20 || s[i] == '<' || s[i] == '>' ||
 		    s[i] == '"' || s[i] == ',' || s[i] == ';' || s[i] == '\\')
 			return false;
-	memcpy(out, s, n);
-	out[n] = '\0';
-	for (i = local + 1; i < n; i++)
-		out[i] = (char)tolower((unsigned char)out[i]);
+		if (s + i > at && (unsigned char)s[i] >= 0x80)
+			wide = true;
+	}
+	/*
+	 * An internationalised domain in its ASCII form, as SMTP carries it
+	 * (RFC 5890, 5321 2.3.5): by UTS #46, non-transitional, which also
+	 * maps full-width letters and dots, so that every spelling of one
+	 * address has one blind index.
+	 */
+	dom = at + 1;
+	dn = (size_t)(e - dom);
+	if (wide) {
+		memcpy(raw, dom, dn);
+		raw[dn] = '\0';
+		if (idn2_to_ascii_8z(raw, &ascii, IDN2_NFC_INPUT |
+		    IDN2_NONTRANSITIONAL) != IDN2_OK) {
+			sodium_memzero(raw, sizeof(raw));
+			return false;
+		}
+		dom = ascii;
+		dn = strlen(ascii);
+		sodium_memzero(raw, sizeof(raw));
+	}
+	if (dn < 3 || local + 1 + dn > 254 || memchr(dom, '.', dn) == NULL ||
+	    dom[0] == '.' || dom[dn - 1] == '.') {
+		idn2_free(ascii);
+		return false;
+	}
+	memcpy(out, s, local + 1);
+	for (i = 0; i < dn; i++)
+		out[local + 1 + i] = (char)tolower((unsigned char)dom[i]);
+	out[local + 1 + dn] = '\0';
+	idn2_free(ascii);
 	return true;
 }
 
@@ -272,6 +302,7 @@ void
 contact_email_mask(const char *e, char out[300])
 {
 	const char	*at = strchr(e, '@');
+	char		*u = NULL;
 	size_t		 chars = 0, keep, k, i;
 
 	if (at == NULL || at == e) {
@@ -290,7 +321,14 @@ contact_email_mask(const char *e, char out[300])
 	for (i = 0, k = 0; e + i < at; i++)
 		if (((unsigned char)e[i] & 0xc0) != 0x80 && k++ == keep)
 			break;
-	snprintf(out, 300, "%.*s***%s", (int)i, e, at);
+	/* an internationalised domain shown as it is read (RFC 5890 2.3.2.1) */
+	if (strstr(at + 1, "xn--") != NULL &&
+	    idn2_to_unicode_8z8z(at + 1, &u, 0) == IDN2_OK &&
+	    i + 4 + strlen(u) < 300)
+		snprintf(out, 300, "%.*s***@%s", (int)i, e, u);
+	else
+		snprintf(out, 300, "%.*s***%s", (int)i, e, at);
+	idn2_free(u);
 }
 
 static void

@@ -28,8 +28,12 @@ extern const char *const tel_kind_names[TEL_KIND__MAX];
 bool	contact_tel_normalize(const char *in, char out[16], enum tel_kind *);
 /*
  * Normalise an email address: trimmed, one '@', a non-empty local part
- * of at most 64 bytes kept as typed, a domain with a dot, lower-cased;
- * at most 254 bytes.  Returns false otherwise.
+ * of at most 64 bytes kept as typed (UTF-8 too, RFC 6531), a domain with
+ * a dot, in its ASCII form (an internationalised one by IDNA, UTS #46,
+ * non-transitional, which maps full-width letters and dots too: RFC
+ * 5890, 5321 2.3.5) and lower-cased; at most 254 bytes in all.  Every
+ * spelling of one address so gives one blind index.  Returns false
+ * otherwise (also for a domain IDNA refuses).
  */
 bool	contact_email_normalize(const char *in, char out[256]);
 /*
@@ -46,7 +50,8 @@ void	contact_tel_mask(const char *norm, char out[32]);
 /*
  * "ta***@example.jp": the first 2 characters of a local part longer than
  * 3, 1 of one of 2 or 3, none of one of 1 (never the whole of it:
- * contract, conventions 4), whole UTF-8 characters, then the domain.
+ * contract, conventions 4), whole UTF-8 characters, then the domain (an
+ * internationalised one as it is read, "ta***@例え.jp", when that fits).
  */
 void	contact_email_mask(const char *norm, char out[300]);
 

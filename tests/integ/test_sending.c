@@ -64,6 +64,17 @@ Test(suppressions, create_list_delete)
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "value_masked"), "Ｔｅ***@例え.jp");
 	resp_free(r);
+	/*
+	 * the same address with its domain in ASCII (IDNA), or full-width:
+	 * one address, one entry (two entries before, and an opt-out under
+	 * one spelling let mail through under the other)
+	 */
+	r = http("POST", "/api/v1/suppressions", f.live, J({"value":"ＴｅｓｔＴ@XN--R8JZ45G.jp"}), NULL);
+	expect_error(r, 409, "invalid_request", "suppression_exists", "value");
+	resp_free(r);
+	r = http("POST", "/api/v1/suppressions", f.live, J({"value":"ＴｅｓｔＴ@例え．ｊｐ"}), NULL);
+	expect_error(r, 409, "invalid_request", "suppression_exists", "value");
+	resp_free(r);
 	/* one that would never be in force is refused */
 	r = http("POST", "/api/v1/suppressions", f.live, J({"value":"past@example.jp","expires_at":"2020-01-01T00:00:00Z"}), NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "expires_at");

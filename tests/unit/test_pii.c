@@ -55,6 +55,18 @@ Test(pii, email_normalize)
 	cr_assert(!contact_email_normalize("a@@b.jp", out));
 	cr_assert(!contact_email_normalize("@b.jp", out));
 	cr_assert(!contact_email_normalize("a b@c.jp", out));
+	/* one address, one form: the domain in ASCII by IDNA (UTS #46) */
+	cr_assert(contact_email_normalize("テスト@例え.jp", out));
+	cr_assert_str_eq(out, "テスト@xn--r8jz45g.jp");
+	cr_assert(contact_email_normalize("テスト@XN--R8JZ45G.JP", out));
+	cr_assert_str_eq(out, "テスト@xn--r8jz45g.jp");
+	cr_assert(contact_email_normalize("taro@ＥＸＡＭＰＬＥ．ｊｐ", out));
+	cr_assert_str_eq(out, "taro@example.jp");
+	cr_assert(contact_email_normalize("taro@例え．ＪＰ", out));
+	cr_assert_str_eq(out, "taro@xn--r8jz45g.jp");
+	cr_assert(!contact_email_normalize("taro@例え", out));
+	cr_assert(!contact_email_normalize("taro@．jp", out));
+	cr_assert(!contact_email_normalize("taro@a\xe2\x80\x8f.jp", out));	/* RLM: no IDNA */
 }
 
 Test(pii, masks)
@@ -73,6 +85,8 @@ Test(pii, masks)
 	cr_assert_str_eq(m, "ta***@example.jp");
 	contact_email_mask("ab@example.jp", m);
 	cr_assert_str_eq(m, "a***@example.jp");
+	contact_email_mask("taro@xn--r8jz45g.jp", m);
+	cr_assert_str_eq(m, "ta***@例え.jp");
 	/* a one-character local part is not shown whole */
 	contact_email_mask("a@example.jp", m);
 	cr_assert_str_eq(m, "***@example.jp");
