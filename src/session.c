@@ -4,24 +4,21 @@
 #include <string.h>
 #include <strings.h>
 
+#include "pii.h"
 #include "req.h"
 #include "session.h"
 
 bool
 member_email(const char *in, char out[MEMBER_EMAIL_MAX + 1])
 {
-	size_t		 i, n = strlen(in);
-	const char	*at = strchr(in, '@');
+	char		 norm[256];
+	size_t		 i;
 
-	if (n < 3 || n > MEMBER_EMAIL_MAX || at == NULL || at == in ||
-	    at[1] == '\0' || strchr(at + 1, '@') != NULL)
+	if (!contact_email_normalize(in, norm) || strlen(norm) > MEMBER_EMAIL_MAX)
 		return false;
-	for (i = 0; i < n; i++) {
-		if ((unsigned char)in[i] <= 0x20 || in[i] == 0x7f)
-			return false;
-		out[i] = (char)tolower((unsigned char)in[i]);
-	}
-	out[n] = '\0';
+	for (i = 0; norm[i] != '\0'; i++)
+		out[i] = (char)tolower((unsigned char)norm[i]);
+	out[i] = '\0';
 	return true;
 }
 

@@ -29,10 +29,10 @@ struct req;
 #define MEMBER_EMAIL_MAX	254
 
 /*
- * A member's address as it is stored and looked up (migration 0020):
- * ASCII lower-cased into out; false when it is no address (no single
- * '@' between two non-empty parts, a space or control character, more
- * than MEMBER_EMAIL_MAX bytes).
+ * A member's address as it is stored and looked up (migration 0020): an
+ * address as contact_email_normalize() (pii.h) takes one, its domain in
+ * ASCII by IDNA, then ASCII lower-cased whole into out; false when it is
+ * no address or longer than MEMBER_EMAIL_MAX bytes.
  */
 bool		 member_email(const char *in, char out[MEMBER_EMAIL_MAX + 1]);
 /*

@@ -499,6 +499,11 @@ Test(sessions, roles_passwords_cookies_and_origin)
 	cr_assert_not(member_email("a@b@c", e));
 	cr_assert_not(member_email("a b@c.jp", e));
 	cr_assert_not(member_email("@c.jp", e));
+	/* as contacts are: one spelling of an internationalised domain */
+	cr_assert(member_email("Owner@例え.JP", e));
+	cr_assert_str_eq(e, "owner@xn--r8jz45g.jp");
+	cr_assert(member_email("OWNER@XN--R8JZ45G.jp", e));
+	cr_assert_str_eq(e, "owner@xn--r8jz45g.jp");
 
 	/* tokens, the cookie header and the CSRF token bound to the session */
 	token_generate("fbs_", tok);
