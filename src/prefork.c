@@ -190,7 +190,7 @@ prefork(const char *path, int n, bool *worker)
 	sigset_t	 set, old;
 	siginfo_t	 si;
 	pid_t		 self = getpid(), p;
-	int64_t		 deadline = 0;
+	int64_t		 deadline = 0, replace_by = 0;
 	int		 lfd, i, st, sig, rc = 0, alive;
 	bool		 stopping = false, killed = false;
 
@@ -228,6 +228,18 @@ prefork(const char *path, int n, bool *worker)
 			for (i = 0; i < n; i++)
 				w[i].replaced = w[i].pid != 0;
 			signal_all(w, n, SIGTERM);
+			replace_by = time_mono() + PREFORK_STOP_SECONDS;
+		}
+		/* a replaced worker gets the bound a stopping one has */
+		if (replace_by != 0 && !stopping && time_mono() >= replace_by) {
+			for (i = 0; i < n; i++)
+				if (w[i].pid != 0 && w[i].replaced) {
+					logx(LOG_WARN, "worker %ld still busy %d s after "
+					    "SIGHUP: killed", (long)w[i].pid,
+					    PREFORK_STOP_SECONDS);
+					(void)kill(w[i].pid, SIGKILL);
+				}
+			replace_by = 0;
 		}
 		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
 			for (i = 0; i < n && w[i].pid != p; i++)

@@ -30,7 +30,8 @@
  * starting it again); 1 when the socket cannot be made.  Meanwhile a
  * worker that ends is started again, a second later when it lived less
  * than a second; SIGHUP replaces every worker, each after its request in
- * hand, and the new ones read the configuration again.  Every start,
+ * hand (SIGTERM, and SIGKILL after PREFORK_STOP_SECONDS), and the new
+ * ones read the configuration again.  Every start,
  * stop and death is logged to stderr (log.c).
  */
 int	prefork(const char *path, int workers, bool *worker);

@@ -55,6 +55,47 @@ among(pid_t p, const pid_t *old, int nold)
 }
 
 /*
+ * What the kernel says of processes p[0..n) (state, signals, where each
+ * waits), for a failure's message.
+ */
+static const char *
+procs_status(const pid_t *p, int n)
+{
+	static char	 out[4096];
+	char		 path[64], line[256];
+	FILE		*f;
+	size_t		 o = 0;
+	int		 i;
+
+	out[0] = '\0';
+	for (i = 0; i < n && o < sizeof(out) - 1; i++) {
+		o += (size_t)snprintf(out + o, sizeof(out) - o, "%ld:", (long)p[i]);
+		snprintf(path, sizeof(path), "/proc/%ld/status", (long)p[i]);
+		if ((f = fopen(path, "r")) != NULL) {
+			while (o < sizeof(out) - 1 && fgets(line, sizeof(line), f) != NULL)
+				if (strncmp(line, "State:", 6) == 0 ||
+				    strncmp(line, "Sig", 3) == 0 ||
+				    strncmp(line, "ShdPnd:", 7) == 0) {
+					line[strcspn(line, "\n")] = '\0';
+					o += (size_t)snprintf(out + o, sizeof(out) - o,
+					    " %s", line);
+				}
+			fclose(f);
+		}
+		snprintf(path, sizeof(path), "/proc/%ld/wchan", (long)p[i]);
+		if (o < sizeof(out) - 1 && (f = fopen(path, "r")) != NULL) {
+			if (fgets(line, sizeof(line), f) != NULL)
+				o += (size_t)snprintf(out + o, sizeof(out) - o,
+				    " wchan %s", line);
+			fclose(f);
+		}
+		if (o < sizeof(out) - 1)
+			o += (size_t)snprintf(out + o, sizeof(out) - o, "\n");
+	}
+	return out;
+}
+
+/*
  * Wait up to secs seconds for supervisor to have n workers, none of
  * old[0..nold); w[] holds the last seen.
  */
@@ -230,8 +271,10 @@ Test(prefork, respawns_replaces_refuses_a_second_and_stops, .fini = stop_all, .t
 {
 	char		 dir[64], sock[96];
 	struct stat	 st;
-	pid_t		 sup, w[16], v[16], other;
+	pid_t		 sup, w[16], v[16], who[4], other;
+	char		 line[128];
 	int		 i, s;
+	bool		 ok;
 
 	tmpdir(dir);
 	snprintf(sock, sizeof(sock), "%s/fcgi.sock", dir);
@@ -248,14 +291,25 @@ Test(prefork, respawns_replaces_refuses_a_second_and_stops, .fini = stop_all, .t
 	cr_assert(workers_become(sup, 3, &w[1], 1, v, 10), "the killed worker not replaced");
 	/*
 	 * SIGHUP: every one replaced, each after the request in hand (none
-	 * here), within the bound a stop has (PREFORK_STOP_SECONDS) on a
-	 * loaded machine
+	 * here); one that does not end (stopped here, deaf to SIGTERM) is
+	 * killed after PREFORK_STOP_SECONDS, as when stopping
 	 */
+	cr_assert_eq(kill(v[0], SIGSTOP), 0);
 	cr_assert_eq(kill(sup, SIGHUP), 0);
-	cr_assert(workers_become(sup, 3, v, 3, w, PREFORK_STOP_SECONDS),
-	    "SIGHUP did not replace the workers %ld %ld %ld: now %ld %ld %ld; "
-	    "the supervisor's log:\n%s", (long)v[0], (long)v[1], (long)v[2],
-	    (long)w[0], (long)w[1], (long)w[2], file_tail(log_of(sock)));
+	ok = workers_become(sup, 3, v, 3, w, PREFORK_STOP_SECONDS + 10);
+	memcpy(who, w, sizeof(who) - sizeof(who[0]));
+	who[3] = sup;
+	cr_assert(ok, "SIGHUP did not replace the workers %ld %ld %ld: now "
+	    "%ld %ld %ld;\n%sthe supervisor's log:\n%s", (long)v[0], (long)v[1],
+	    (long)v[2], (long)w[0], (long)w[1], (long)w[2], procs_status(who, 4),
+	    file_tail(log_of(sock)));
+	snprintf(line, sizeof(line), "worker %ld still busy %d s after SIGHUP: killed",
+	    (long)v[0], PREFORK_STOP_SECONDS);
+	cr_assert_not_null(strstr(file_tail(log_of(sock)), line), "%s",
+	    file_tail(log_of(sock)));
+	snprintf(line, sizeof(line), "worker %ld exited 0", (long)v[1]);
+	cr_assert_not_null(strstr(file_tail(log_of(sock)), line), "%s",
+	    file_tail(log_of(sock)));
 	cr_assert_eq(strncmp(fcgi_get(sock, "/api/v1/openapi.json"), "Status: 200", 11), 0);
 	/* a second instance on the same socket */
 	other = start(sock, 1, NULL);
