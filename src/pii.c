@@ -215,7 +215,7 @@ contact_email_normalize(const char *in, char out[256])
 	const char	*s = in, *at, *e, *dom;
 	char		 raw[256], *ascii = NULL;
 	size_t		 n, local, dn, i;
-	bool		 wide = false;
+	bool		 wide = false, ok;
 
 	while (isspace((unsigned char)*s))
 		s++;
@@ -231,8 +231,9 @@ contact_email_normalize(const char *in, char out[256])
 	if (local == 0 || local > 64)
 		return false;
 	for (i = 0; i < n; i++) {
-		if ((unsigned char)s[i] <= 0x20 || s[i] == '<' || s[i] == '>' ||
-		    s[i] == '"' || s[i] == ',' || s[i] == ';' || s[i] == '\\')
+		if ((unsigned char)s[i] <= 0x20 || s[i] == 0x7f || s[i] == '<' ||
+		    s[i] == '>' || s[i] == '"' || s[i] == ',' || s[i] == ';' ||
+		    s[i] == '\\')
 			return false;
 		if (s + i > at && (unsigned char)s[i] >= 0x80)
 			wide = true;
@@ -257,17 +258,19 @@ contact_email_normalize(const char *in, char out[256])
 		dn = strlen(ascii);
 		sodium_memzero(raw, sizeof(raw));
 	}
-	if (dn < 3 || local + 1 + dn > 254 || memchr(dom, '.', dn) == NULL ||
-	    dom[0] == '.' || dom[dn - 1] == '.') {
-		idn2_free(ascii);
-		return false;
+	ok = dn >= 3 && local + 1 + dn <= 254 && memchr(dom, '.', dn) != NULL &&
+	    dom[0] != '.' && dom[dn - 1] != '.';
+	if (ok) {
+		memcpy(out, s, local + 1);
+		for (i = 0; i < dn; i++)
+			out[local + 1 + i] = (char)tolower((unsigned char)dom[i]);
+		out[local + 1 + dn] = '\0';
 	}
-	memcpy(out, s, local + 1);
-	for (i = 0; i < dn; i++)
-		out[local + 1 + i] = (char)tolower((unsigned char)dom[i]);
-	out[local + 1 + dn] = '\0';
-	idn2_free(ascii);
-	return true;
+	if (ascii != NULL) {
+		sodium_memzero(ascii, strlen(ascii));
+		idn2_free(ascii);
+	}
+	return ok;
 }
 
 void

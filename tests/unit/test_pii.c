@@ -55,6 +55,7 @@ Test(pii, email_normalize)
 	cr_assert(!contact_email_normalize("a@@b.jp", out));
 	cr_assert(!contact_email_normalize("@b.jp", out));
 	cr_assert(!contact_email_normalize("a b@c.jp", out));
+	cr_assert(!contact_email_normalize("a\x7f@c.jp", out));
 	/* one address, one form: the domain in ASCII by IDNA (UTS #46) */
 	cr_assert(contact_email_normalize("テスト@例え.jp", out));
 	cr_assert_str_eq(out, "テスト@xn--r8jz45g.jp");
