@@ -7,6 +7,7 @@
 #include <sodium.h>
 
 #include "pii.h"
+#include "url.h"
 
 const char *const tel_kind_names[TEL_KIND__MAX] = {
 	/* TEL_MOBILE */	"mobile",
@@ -212,10 +213,9 @@ tel_run(const char *p, const char *end)
 bool
 contact_email_normalize(const char *in, char out[256])
 {
-	const char	*s = in, *at, *e, *dom;
-	char		 raw[256], *ascii = NULL;
+	const char	*s = in, *at, *e;
+	char		 dom[256];
 	size_t		 n, local, dn, i;
-	bool		 wide = false, ok;
 
 	while (isspace((unsigned char)*s))
 		s++;
@@ -230,47 +230,30 @@ contact_email_normalize(const char *in, char out[256])
 	local = (size_t)(at - s);
 	if (local == 0 || local > 64)
 		return false;
-	for (i = 0; i < n; i++) {
+	for (i = 0; i < n; i++)
 		if ((unsigned char)s[i] <= 0x20 || s[i] == 0x7f || s[i] == '<' ||
 		    s[i] == '>' || s[i] == '"' || s[i] == ',' || s[i] == ';' ||
 		    s[i] == '\\')
 			return false;
-		if (s + i > at && (unsigned char)s[i] >= 0x80)
-			wide = true;
-	}
 	/*
 	 * An internationalised domain in its ASCII form, as SMTP carries it
-	 * (RFC 5890, 5321 2.3.5): by UTS #46, non-transitional, which also
-	 * maps full-width letters and dots, so that every spelling of one
-	 * address has one blind index.
+	 * (RFC 5890, 5321 2.3.5), so that every spelling of one address has
+	 * one blind index.
 	 */
-	dom = at + 1;
-	dn = (size_t)(e - dom);
-	if (wide) {
-		memcpy(raw, dom, dn);
-		raw[dn] = '\0';
-		if (idn2_to_ascii_8z(raw, &ascii, IDN2_NFC_INPUT |
-		    IDN2_NONTRANSITIONAL) != IDN2_OK) {
-			sodium_memzero(raw, sizeof(raw));
-			return false;
-		}
-		dom = ascii;
-		dn = strlen(ascii);
-		sodium_memzero(raw, sizeof(raw));
+	if (!domain_ascii(at + 1, (size_t)(e - at - 1), dom, sizeof(dom)))
+		return false;
+	dn = strlen(dom);
+	if (dn < 3 || local + 1 + dn > 254 || memchr(dom, '.', dn) == NULL ||
+	    dom[0] == '.' || dom[dn - 1] == '.') {
+		sodium_memzero(dom, sizeof(dom));
+		return false;
 	}
-	ok = dn >= 3 && local + 1 + dn <= 254 && memchr(dom, '.', dn) != NULL &&
-	    dom[0] != '.' && dom[dn - 1] != '.';
-	if (ok) {
-		memcpy(out, s, local + 1);
-		for (i = 0; i < dn; i++)
-			out[local + 1 + i] = (char)tolower((unsigned char)dom[i]);
-		out[local + 1 + dn] = '\0';
-	}
-	if (ascii != NULL) {
-		sodium_memzero(ascii, strlen(ascii));
-		idn2_free(ascii);
-	}
-	return ok;
+	memcpy(out, s, local + 1);
+	for (i = 0; i < dn; i++)
+		out[local + 1 + i] = (char)tolower((unsigned char)dom[i]);
+	out[local + 1 + dn] = '\0';
+	sodium_memzero(dom, sizeof(dom));
+	return true;
 }
 
 void

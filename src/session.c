@@ -14,7 +14,9 @@ member_email(const char *in, char out[MEMBER_EMAIL_MAX + 1])
 	char		 norm[256];
 	size_t		 i;
 
-	if (!contact_email_normalize(in, norm) || strlen(norm) > MEMBER_EMAIL_MAX)
+	/* at most 254 bytes (RFC 5321 4.5.3.1.3) */
+	_Static_assert(MEMBER_EMAIL_MAX >= 254, "a normalised address fits");
+	if (!contact_email_normalize(in, norm))
 		return false;
 	for (i = 0; norm[i] != '\0'; i++)
 		out[i] = (char)tolower((unsigned char)norm[i]);

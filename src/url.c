@@ -223,11 +223,46 @@ ipv4_host(const char *h, char *out, size_t outsz)
 	return 1;
 }
 
+bool
+domain_ascii(const char *in, size_t n, char *out, size_t outsz)
+{
+	char		 raw[512], *ascii = NULL;
+	size_t		 i, an;
+	bool		 ok;
+
+	for (i = 0; i < n && (unsigned char)in[i] < 0x80; i++)
+		continue;
+	if (i == n) {
+		if ((ok = n < outsz))
+			memmove(out, in, n);
+		out[ok ? n : 0] = '\0';
+		return ok;
+	}
+	if (n >= sizeof(raw)) {
+		out[0] = '\0';
+		return false;
+	}
+	memcpy(raw, in, n);
+	raw[n] = '\0';
+	ok = idn2_to_ascii_8z(raw, &ascii, IDN2_NFC_INPUT |
+	    IDN2_NONTRANSITIONAL) == IDN2_OK && (an = strlen(ascii)) < outsz;
+	if (ok)
+		memcpy(out, ascii, an + 1);
+	else
+		out[0] = '\0';
+	sodium_memzero(raw, sizeof(raw));
+	if (ascii != NULL) {
+		sodium_memzero(ascii, strlen(ascii));
+		idn2_free(ascii);
+	}
+	return ok;
+}
+
 /* The host, as the URL Standard's host parser writes it, into loc. */
 static bool
 host_parse(const char *s, size_t n, struct url_loc *loc)
 {
-	char		 raw[512], v4[32], *ascii = NULL, hx[3] = "";
+	char		 raw[512], v4[32], hx[3] = "";
 	unsigned char	 a6[16];
 	size_t		 i, o;
 	int		 rc;
@@ -262,18 +297,8 @@ host_parse(const char *s, size_t n, struct url_loc *loc)
 			raw[o++] = s[i];
 	}
 	raw[o] = '\0';
-	for (i = 0; raw[i] != '\0' && (unsigned char)raw[i] < 0x80; i++)
-		continue;
-	if (raw[i] != '\0') {
-		/* domain to ASCII: UTS #46, non-transitional, as browsers */
-		if (idn2_to_ascii_8z(raw, &ascii, IDN2_NFC_INPUT |
-		    IDN2_NONTRANSITIONAL) != IDN2_OK || strlen(ascii) >= sizeof(raw)) {
-			free(ascii);
-			return false;
-		}
-		snprintf(raw, sizeof(raw), "%s", ascii);
-		free(ascii);
-	}
+	if (!domain_ascii(raw, strlen(raw), raw, sizeof(raw)))
+		return false;
 	for (i = 0; raw[i] != '\0'; i++) {
 		unsigned char	 c = (unsigned char)raw[i];
 

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <idn2.h>
 
 #include "../api.h"
 #include "../netguard.h"
@@ -349,27 +348,13 @@ site_domain(const char *in, char out[SITE_DOMAIN_MAX + 1])
 {
 	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"
 	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:";
-	char		*ascii = NULL;
-	const char	*d = in;
 	size_t		 n;
 
-	if (utf8_len(in) < 0)
+	if (utf8_len(in) < 0 ||
+	    !domain_ascii(in, strlen(in), out, SITE_DOMAIN_MAX + 1))
 		return false;
-	if (strspn(in, ok) < strlen(in)) {
-		if (idn2_to_ascii_8z(in, &ascii, IDN2_NFC_INPUT |
-		    IDN2_NONTRANSITIONAL) != IDN2_OK)
-			return false;
-		d = ascii;
-	}
-	n = strlen(d);
-	if (n < 1 || n > SITE_DOMAIN_MAX || d[0] == '.' || d[0] == '-' ||
-	    strspn(d, ok) != n) {
-		idn2_free(ascii);
-		return false;
-	}
-	memcpy(out, d, n + 1);
-	idn2_free(ascii);
-	return true;
+	n = strlen(out);
+	return n >= 1 && out[0] != '.' && out[0] != '-' && strspn(out, ok) == n;
 }
 
 void
