@@ -57,7 +57,12 @@ if [ -n "${FB_SHUFFLE:-}" ] && [ -z "${FB_TEST_FILTER:-}" ]; then
 	    { name = $NF; if (name != "") print suite "/" name }' |
 	    awk -v seed="$FB_SHUFFLE" 'BEGIN { srand(seed) } { print rand() "\t" $0 }' |
 	    sort -n | cut -f 2); do
-		"$bld/tests/integ/integ" --jobs 1 --filter "$t" || rc=1
+		"$bld/tests/integ/integ" --jobs 1 --filter "$t" && continue
+		rc=1
+		# the server's complaints of the moment, beside the failure
+		# (scripts/check repeats both at the end of its output)
+		tail -n 300 "$W/httpd.err" | grep -E '\] (error|warn) rid=|:(error|warn|crit|alert|emerg)\]' |
+		    tail -n 12 | sed "s|^|server: |" >&2
 	done
 else
 	"$bld/tests/integ/integ" --jobs 1 ${FB_TEST_FILTER:+--filter "$FB_TEST_FILTER"}
