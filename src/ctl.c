@@ -679,8 +679,6 @@ cmd_member(int argc, char *argv[])
 	print_id(id);
 }
 
-
-
 /*
  * site release --id S [--leads keep|discard]: sending resumes for a site a
  * flood of new leads held (formback.fcgi(8) "Abuse limits"); with

@@ -3,7 +3,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-
 #include "../api.h"
 #include "../netguard.h"
 #include "../publish.h"

@@ -3,7 +3,6 @@
 
 #include "store.h"
 
-
 enum { PP_LIST, PP_GET, PP_SET_URL, PP_DUE, PP_ADD, PP__MAX };
 
 static const struct dbstmt pp_sql[PP__MAX] = {

@@ -651,7 +651,6 @@ struct open_lead_row { DB_FIELDS(OPEN_LEAD_COLS) };
 enum fb_err db_lead_find_open(struct db *, const char *tenant, const char *site,
 	    const char *visitor, const char *campaign, struct dbrows *) FB_WUR;
 
-
 /* What a capture stores: sealed contacts, blind indexes, masks only. */
 struct lead_contact {
 	const char		*consent_state, *session;

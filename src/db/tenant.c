@@ -29,7 +29,6 @@ enum {
 	TEN__MAX
 };
 
-
 static const struct dbstmt ten_sql[TEN__MAX] = {
 	/* TEN_CREATE */
 	{ "tenant_create",

@@ -409,7 +409,6 @@ seed_leads(const struct fx *f, const char *c, int n)
 	conf_free(&conf);
 }
 
-
 /*
  * Two passes draining 20,000 due deliveries (10,000 leads, an SMS and an
  * email each) at once, one killed with SIGKILL midway, then a pass again
