@@ -5,6 +5,33 @@
 #include "events.h"
 #include "db/store.h"
 
+const struct event_type event_types[] = {
+	{ "lead.captured", "LeadCapturedData",
+	  "A partly entered contact is captured." },
+	{ "lead.abandoned", "LeadAbandonedData",
+	  "A lead is judged to have left mid-entry." },
+	{ "delivery.sent", "DeliveryEventData",
+	  "The sending provider accepted an SMS or email." },
+	{ "delivery.failed", "DeliveryEventData",
+	  "A sending failure is final." },
+	{ "conversion.detected", "ConversionDetectedData",
+	  "A conversion is detected." },
+	{ "usage.threshold_reached", "UsageThresholdReachedData",
+	  "The plan's sending quota reaches 80% and 100%." },
+	{ NULL, NULL, NULL }
+};
+
+bool
+event_type_known(const char *name)
+{
+	const struct event_type	*t;
+
+	for (t = event_types; t->name != NULL; t++)
+		if (strcmp(name, t->name) == 0)
+			return true;
+	return false;
+}
+
 enum fb_err
 delivery_event(struct db *db, const char *tenant, const char *delivery,
     const char *lead, const char *campaign, const char *channel,

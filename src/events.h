@@ -11,6 +11,23 @@
 struct db;
 
 /*
+ * The contract's event types (Events), in its order: the name (the
+ * envelope's `type` and X-Formback-Event), the openapi.json schema of its
+ * `data` (src/openapi-schemas.json) and when it is sent.  An endpoint
+ * subscribes to some (api/webhooks.c); openapi.json describes each as a
+ * webhook (openapi.c).  Ends with a NULL name.
+ */
+struct event_type {
+	const char	*name;
+	const char	*data_schema;
+	const char	*summary;
+};
+extern const struct event_type	event_types[];
+
+/* Whether `name` is one of event_types[] (exact, case-sensitive). */
+bool		event_type_known(const char *name);
+
+/*
  * Queue the DeliveryEventData of delivery `delivery` (contract: Events:
  * delivery.sent, delivery.failed as `status` is "sent" or "failed") in
  * the outbox, in the caller's transaction.  `step` is the 1-based step

@@ -4,10 +4,12 @@
  * operationId, x-service-scopes, parameters and schemas.  Component
  * schemas come from openapi-schemas.json, compiled in.
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "api.h"
+#include "events.h"
 
 extern const char openapi_schemas_json[];
 
@@ -351,6 +353,124 @@ components_responses(void)
 	return o;
 }
 
+/* A header parameter of a webhook: a string, required or not. */
+static json_object *
+hook_header(const char *name, bool required, const char *konst, const char *desc)
+{
+	json_object	*p = json_object_new_object(), *sc = json_object_new_object();
+
+	jadd_str(p, "name", name);
+	jadd_str(p, "in", "header");
+	jadd_bool(p, "required", required);
+	jadd_str(p, "description", desc);
+	jadd_str(sc, "type", "string");
+	if (konst != NULL)
+		jadd_str(sc, "const", konst);
+	json_object_object_add(p, "schema", sc);
+	return p;
+}
+
+/*
+ * The events formback-webhooks sends (contract: Events), one webhook of
+ * OpenAPI 3.1 each (events.c's event_types[]): its headers, the envelope
+ * (WebhookEvent) with `type` fixed and `data` of its schema, and the
+ * answers it takes as received.
+ */
+static json_object *
+webhooks_json(void)
+{
+	const struct event_type	*t;
+	json_object	*o = json_object_new_object(), *item, *op, *ps, *body;
+	json_object	*sc, *all, *own, *props, *x, *resps, *ok;
+	char		 id[64], r[128];
+	size_t		 i, j;
+	bool		 up;
+
+	for (t = event_types; t->name != NULL; t++) {
+		op = json_object_new_object();
+		/* lead.captured: leadCapturedEvent */
+		for (i = j = 0, up = false; t->name[i] != '\0' &&
+		    j < sizeof(id) - 6; i++)
+			if (t->name[i] == '.' || t->name[i] == '_')
+				up = true;
+			else {
+				id[j++] = up ? (char)toupper((unsigned char)t->name[i]) :
+				    t->name[i];
+				up = false;
+			}
+		snprintf(id + j, sizeof(id) - j, "Event");
+		jadd_str(op, "operationId", id);
+		jadd_str(op, "summary", t->summary);
+		jadd_str(op, "description", "POSTed to each endpoint subscribed to "
+		    "it. Check X-Formback-Signature (t=<unix seconds>,v1=<hex>: "
+		    "HMAC-SHA256 keyed with the endpoint's whole secret, whsec_ "
+		    "included, over `<t>.` and the raw body) in constant time and discard a t more than 5 minutes "
+		    "from the receive time. A 2xx answer is success; anything else, "
+		    "or none, is tried again: 6 attempts in all, after 1 minute, 5 "
+		    "minutes, 30 minutes, 2 hours and 6 hours. Redirects are not "
+		    "followed.");
+		ps = json_object_new_array();
+		json_object_array_add(ps, hook_header("X-Formback-Event", true,
+		    t->name, "The event's type, as the body's `type`."));
+		json_object_array_add(ps, hook_header("X-Formback-Delivery", true,
+		    NULL, "This send's id; a redelivery has another."));
+		json_object_array_add(ps, hook_header("X-Formback-Signature", true,
+		    NULL, "t=<unix seconds>,v1=<lower-case hex HMAC-SHA256>; t is "
+		    "stamped anew on every send."));
+		json_object_array_add(ps, hook_header("webhook-id", false, NULL,
+		    "Standard Webhooks: the event's id."));
+		json_object_array_add(ps, hook_header("webhook-timestamp", false,
+		    NULL, "Standard Webhooks: the send's unix seconds."));
+		json_object_array_add(ps, hook_header("webhook-signature", false,
+		    NULL, "Standard Webhooks: v1,<base64 HMAC-SHA256 over "
+		    "<webhook-id>.<webhook-timestamp>.<body>, keyed by the "
+		    "secret's decoded bytes>."));
+		json_object_object_add(op, "parameters", ps);
+		/* the envelope, its type and data made precise */
+		props = json_object_new_object();
+		x = json_object_new_object();
+		jadd_str(x, "const", t->name);
+		json_object_object_add(props, "type", x);
+		x = json_object_new_object();
+		snprintf(r, sizeof(r), "#/components/schemas/%s", t->data_schema);
+		jadd_str(x, "$ref", r);
+		json_object_object_add(props, "data", x);
+		own = json_object_new_object();
+		json_object_object_add(own, "properties", props);
+		x = json_object_new_object();
+		jadd_str(x, "$ref", "#/components/schemas/WebhookEvent");
+		all = json_object_new_array();
+		json_object_array_add(all, x);
+		json_object_array_add(all, own);
+		sc = json_object_new_object();
+		json_object_object_add(sc, "allOf", all);
+		x = json_object_new_object();
+		json_object_object_add(x, "schema", sc);
+		body = json_object_new_object();
+		json_object_object_add(body, "application/json", x);
+		x = json_object_new_object();
+		jadd_bool(x, "required", true);
+		json_object_object_add(x, "content", body);
+		json_object_object_add(op, "requestBody", x);
+		resps = json_object_new_object();
+		ok = json_object_new_object();
+		jadd_str(ok, "description", "Received: not sent again.");
+		json_object_object_add(resps, "2XX", ok);
+		ok = json_object_new_object();
+		jadd_str(ok, "description", "Not received: tried again (the "
+		    "delivery rules above); an endpoint that keeps failing is "
+		    "stopped (disabled_reason).");
+		json_object_object_add(resps, "default", ok);
+		json_object_object_add(op, "responses", resps);
+		/* the receiver is the customer's: no key of ours */
+		json_object_object_add(op, "security", json_object_new_array());
+		item = json_object_new_object();
+		json_object_object_add(item, "post", op);
+		json_object_object_add(o, t->name, item);
+	}
+	return o;
+}
+
 json_object *
 openapi_document(const char *base_url)
 {
@@ -407,6 +527,7 @@ openapi_document(const char *base_url)
 		json_object_object_add(item, m, operation_json(&routes[i]));
 	}
 	json_object_object_add(doc, "paths", paths);
+	json_object_object_add(doc, "webhooks", webhooks_json());
 	comp = json_object_new_object();
 	schemas = json_tokener_parse(openapi_schemas_json);
 	json_object_object_add(comp, "schemas", schemas);

@@ -11,15 +11,10 @@
 #include <sodium.h>
 
 #include "../api.h"
+#include "../events.h"
 #include "../netguard.h"
 #include "../pii.h"
 #include "../db/store.h"
-
-/* The contract's event types (Events); an endpoint subscribes to some. */
-static const char *const webhook_event_types[] = {
-	"lead.captured", "lead.abandoned", "delivery.sent", "delivery.failed",
-	"conversion.detected", "usage.threshold_reached", NULL
-};
 
 #define SECRET_PREFIX	"whsec_"
 /* design 1: "whsec_" + padded standard base64 of 32 random bytes */
@@ -114,10 +109,7 @@ events_from_body(struct req *r, json_object **out)
 			return -1;
 		}
 		s = json_object_get_string(ev);
-		for (k = 0; webhook_event_types[k] != NULL; k++)
-			if (strcmp(s, webhook_event_types[k]) == 0)
-				break;
-		if (webhook_event_types[k] == NULL) {
+		if (!event_type_known(s)) {
 			(void)api_error(r, AC_UNKNOWN_EVENT, "events");
 			return -1;
 		}

@@ -73,11 +73,12 @@ if [ $rc -ne 0 ]; then
 	tail -n 40 "$W/httpd.err" >&2
 fi
 # every answer received, against openapi.json's schema for its operation
-# and status (issue 18): Ajv from tests/e2e's lockfile
+# and status (issue 18), and every event the webhook receiver was sent,
+# against its webhook's: Ajv from tests/e2e's lockfile
 if [ -z "${FB_TEST_FILTER:-}" ] && command -v node >/dev/null; then
 	[ -d tests/e2e/node_modules/ajv ] && [ -d tests/e2e/node_modules/ajv-formats ] ||
 	    (cd tests/e2e && npm ci --no-audit --no-fund --silent) >/dev/null 2>&1
 	curl -s "$FB_TEST_URL/api/v1/openapi.json" >"$W/openapi.json"
-	node tests/integ/validate.mjs "$W/openapi.json" "$FB_RESP_LOG" || rc=1
+	node tests/integ/validate.mjs "$W/openapi.json" "$FB_RESP_LOG" "$FB_HOOK_FILE" || rc=1
 fi
 exit $rc

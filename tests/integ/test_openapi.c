@@ -168,3 +168,53 @@ Test(openapi, document_matches_route_table_and_contract)
 	cr_assert_eq(nops, j, "the contract's routes, no more");
 	resp_free(r);
 }
+
+/*
+ * The contract's events (Events), each a webhook of the document: its
+ * body the envelope with `type` fixed and `data` of the contract's data
+ * type, its headers the contract's three.  The bodies really sent are
+ * checked against these by tests/integ/validate.mjs.
+ */
+Test(openapi, webhooks_are_the_contracts_events)
+{
+	static const struct {
+		const char	*type, *data;
+	} events[] = {
+		{ "lead.captured", "LeadCapturedData" },
+		{ "lead.abandoned", "LeadAbandonedData" },
+		{ "delivery.sent", "DeliveryEventData" },
+		{ "delivery.failed", "DeliveryEventData" },
+		{ "conversion.detected", "ConversionDetectedData" },
+		{ "usage.threshold_reached", "UsageThresholdReachedData" },
+	};
+	struct resp	*r = http("GET", "/api/v1/openapi.json", NULL, NULL, NULL);
+	json_object	*hooks, *op, *sc, *schemas;
+	char		 ref[128];
+	size_t		 i;
+
+	cr_assert_eq(r->status, 200);
+	cr_assert_not_null(hooks = jobj(r->json, "webhooks"));
+	cr_assert_not_null(schemas = jobj(r->json, "components.schemas"));
+	cr_assert_eq(json_object_object_length(hooks),
+	    sizeof(events) / sizeof(events[0]));
+	cr_assert_not_null(jobj(schemas, "WebhookEvent"));
+	for (i = 0; i < sizeof(events) / sizeof(events[0]); i++) {
+		cr_assert(json_object_object_get_ex(hooks, events[i].type, &op),
+		    "%s: no webhook", events[i].type);
+		cr_assert_not_null(op = jobj(op, "post"), "%s", events[i].type);
+		cr_assert_not_null(jget(op, "operationId"));
+		sc = jobj(op, "requestBody.content.application/json.schema");
+		cr_assert_not_null(sc, "%s: no body", events[i].type);
+		cr_assert_str_eq(jget(sc, "allOf.0.$ref"), "#/components/schemas/WebhookEvent");
+		cr_assert_str_eq(jget(sc, "allOf.1.properties.type.const"), events[i].type);
+		snprintf(ref, sizeof(ref), "#/components/schemas/%s", events[i].data);
+		cr_assert_str_eq(jget(sc, "allOf.1.properties.data.$ref"), ref);
+		cr_assert_not_null(jobj(schemas, events[i].data), "%s", events[i].data);
+		cr_assert_str_eq(jget(op, "parameters.0.name"), "X-Formback-Event");
+		cr_assert_str_eq(jget(op, "parameters.0.schema.const"), events[i].type);
+		cr_assert_str_eq(jget(op, "parameters.1.name"), "X-Formback-Delivery");
+		cr_assert_str_eq(jget(op, "parameters.2.name"), "X-Formback-Signature");
+		cr_assert_not_null(jobj(op, "responses.2XX"));
+	}
+	resp_free(r);
+}

@@ -37,14 +37,69 @@ endpoint(const char *key, const char *url, const char *events, const char *hdr)
 	return http("POST", "/api/v1/webhook_endpoints", key, b, hdr);
 }
 
-/* An event of the system, as its producers write it, after `id`'s endpoint. */
+#define LEAD_ID		"0190a000-0000-7000-8000-000000000001"
+#define CAMPAIGN_ID	"0190a000-0000-7000-8000-000000000002"
+#define SITE_ID		"0190a000-0000-7000-8000-000000000003"
+
+/*
+ * The data of an event of type `type` as its producer writes it: every
+ * body the receiver is sent is checked against the event's webhook in
+ * openapi.json (tests/integ/validate.mjs), fixtures' too.
+ */
+static const char *
+sample_data(const char *type)
+{
+	static const struct {
+		const char	*type, *data;
+	} s[] = {
+		{ "lead.captured", "{\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\""
+		  CAMPAIGN_ID "\",\"site_id\":\"" SITE_ID "\",\"channels\":[\"sms\","
+		  "\"email\"]}" },
+		{ "lead.abandoned", "{\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\""
+		  CAMPAIGN_ID "\",\"abandoned_at\":\"2026-11-24T00:00:00Z\"}" },
+		{ "delivery.sent", "{\"delivery_id\":\"0190a000-0000-7000-8000-000000000004\","
+		  "\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\"" CAMPAIGN_ID "\","
+		  "\"channel\":\"sms\",\"step\":1,\"status\":\"sent\"}" },
+		{ "delivery.failed", "{\"delivery_id\":\"0190a000-0000-7000-8000-000000000004\","
+		  "\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\"" CAMPAIGN_ID "\","
+		  "\"channel\":\"email\",\"step\":null,\"status\":\"failed\","
+		  "\"error_code\":\"provider_rejected\"}" },
+		{ "conversion.detected", "{\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\""
+		  CAMPAIGN_ID "\",\"site_id\":\"" SITE_ID "\",\"conversion_source\":"
+		  "\"tag\",\"converted_at\":\"2026-11-24T00:00:00Z\"}" },
+	};
+	size_t	 i;
+
+	for (i = 0; i < sizeof(s) / sizeof(s[0]); i++)
+		if (strcmp(s[i].type, type) == 0)
+			return s[i].data;
+	cr_assert_fail("no sample data for %s", type);
+	return NULL;
+}
+
+/* A whole body of event `type`, as formback-webhooks stores it. */
+static const char *
+sample_body(const char *tenant, const char *type)
+{
+	static char	 b[1024];
+
+	snprintf(b, sizeof(b), "{\"id\":\"0190a000-0000-7000-8000-000000000005\","
+	    "\"type\":\"%s\",\"created_at\":\"2026-11-24T00:00:00Z\","
+	    "\"tenant_id\":\"%s\",\"data\":%s}", type, tenant, sample_data(type));
+	return b;
+}
+
+/*
+ * An event of the system, as its producers write it, after `id`'s
+ * endpoint: `data`, or its type's sample when NULL.
+ */
 static void
 outbox_event(const char *tenant, const char *type, const char *data, char id[40])
 {
 	snprintf(id, 40, "%s", sql("SELECT UUID()"));
 	sql("INSERT INTO outbox (id, tenant_id, topic, event_type, payload, created_at) "
 	    "VALUES ('%s', '%s', 'webhook', '%s', '%s', NOW(6) + INTERVAL 1 SECOND)",
-	    id, tenant, type, data);
+	    id, tenant, type, data != NULL ? data : sample_data(type));
 }
 
 /* The clock when the test began: passes are run at times after it. */
@@ -366,11 +421,9 @@ Test(webhooks, delivered_signed_redelivered, .timeout = 60)
 	snprintf(id, sizeof(id), "%s", jget(r->json, "id"));
 	snprintf(secret, sizeof(secret), "%s", jget(r->json, "secret"));
 	resp_free(r);
-	outbox_event(f.tenant, "lead.abandoned", "{\"lead_id\":\"0190a000-0000-7000-8000-000000000001\","
-	    "\"campaign_id\":\"0190a000-0000-7000-8000-000000000002\","
-	    "\"abandoned_at\":\"2026-11-24T00:00:00Z\"}", ev);
+	outbox_event(f.tenant, "lead.abandoned", NULL, ev);
 	/* an event it is not subscribed to goes nowhere */
-	outbox_event(f.tenant, "lead.captured", "{}", b);
+	outbox_event(f.tenant, "lead.captured", NULL, b);
 	cr_assert_eq(hooks_pass(5, NULL), 0);
 	got = received("/signed");
 	cr_assert_eq(json_object_array_length(got), before + 1);
@@ -458,7 +511,7 @@ Test(webhooks, retried_six_times_then_stopped, .timeout = 120)
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	snprintf(id, sizeof(id), "%s", jget(r->json, "id"));
 	resp_free(r);
-	outbox_event(f.tenant, "delivery.sent", "{}", ev);
+	outbox_event(f.tenant, "delivery.sent", NULL, ev);
 	/* attempts at 0, 1 m, 5 m, 30 m, 2 h, 6 h after the one before */
 	for (i = 0; i < 6; i++) {
 		if (i > 0) {
@@ -509,7 +562,7 @@ Test(webhooks, gone_stops_the_endpoint, .timeout = 60)
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	snprintf(id, sizeof(id), "%s", jget(r->json, "id"));
 	resp_free(r);
-	outbox_event(f.tenant, "conversion.detected", "{}", ev);
+	outbox_event(f.tenant, "conversion.detected", NULL, ev);
 	cr_assert_eq(hooks_pass(5, NULL), 0);
 	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s", id);
 	r = http("GET", b, f.live, NULL, NULL);
@@ -527,7 +580,7 @@ Test(webhooks, gone_stops_the_endpoint, .timeout = 60)
 	expect_error(r, 409, "invalid_request", "webhook_endpoint_disabled", "delivery_id");
 	resp_free(r);
 	/* a stopped endpoint receives no new event */
-	outbox_event(f.tenant, "conversion.detected", "{}", ev);
+	outbox_event(f.tenant, "conversion.detected", NULL, ev);
 	cr_assert_eq(hooks_pass(10, NULL), 0);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_deliveries WHERE endpoint_id = '%s'",
 	    id), "1");
@@ -557,7 +610,7 @@ Test(webhooks, rebinding_refused_at_connect, .timeout = 60)
 	 * can reach the canary in the pass counted (same clock for both)
 	 */
 	cr_assert_eq(hooks_pass(5, NULL), 0);
-	outbox_event(f.tenant, "lead.captured", "{}", ev);
+	outbox_event(f.tenant, "lead.captured", NULL, ev);
 	/* the same configuration, the name now answering loopback */
 	snprintf(conf, sizeof(conf), "%s.rebind", getenv("FORMBACK_CONF"));
 	snprintf(cmd, sizeof(cmd), "sed 's/rebind.formback.test:\\([0-9]*\\):93.184.216.34/"
@@ -603,8 +656,9 @@ Test(webhooks, concurrent_passes_and_a_kill, .timeout = 120)
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	resp_free(r);
 	sql("INSERT INTO outbox (id, tenant_id, topic, event_type, payload, created_at) "
-	    "SELECT UUID(), '%s', 'webhook', 'lead.captured', '{}', "
-	    "NOW(6) + INTERVAL 1 SECOND FROM seq_1_to_40", f.tenant);
+	    "SELECT UUID(), '%s', 'webhook', 'lead.captured', '%s', "
+	    "NOW(6) + INTERVAL 1 SECOND FROM seq_1_to_40", f.tenant,
+	    sample_data("lead.captured"));
 	strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", gmtime(&(time_t){ t + 5 }));
 	strftime(at2, sizeof(at2), "%Y-%m-%dT%H:%M:%SZ", gmtime(&(time_t){ t + 400 }));
 	snprintf(cmd, sizeof(cmd), "D=\"$FB_CTL_DIR/formback-webhooks\"; "
@@ -731,8 +785,9 @@ Test(webhooks, failing_endpoint_stopped, .timeout = 60)
 	snprintf(id, sizeof(id), "%s", jget(r->json, "id"));
 	resp_free(r);
 	sql("INSERT INTO outbox (id, tenant_id, topic, event_type, payload, created_at) "
-	    "SELECT UUID(), '%s', 'webhook', 'delivery.failed', '{}', "
-	    "NOW(6) + INTERVAL 1 SECOND FROM seq_1_to_14", f.tenant);
+	    "SELECT UUID(), '%s', 'webhook', 'delivery.failed', '%s', "
+	    "NOW(6) + INTERVAL 1 SECOND FROM seq_1_to_14", f.tenant,
+	    sample_data("delivery.failed"));
 	cr_assert_eq(hooks_pass(5, NULL), 0);
 	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s", id);
 	r = http("GET", b, f.live, NULL, NULL);
@@ -767,8 +822,8 @@ Test(webhooks, success_resets_failures, .timeout = 60)
 
 	fx_ok_endpoint(&f, id);
 	sql("UPDATE webhook_endpoints SET consecutive_failures = 3 WHERE id = '%s'", id);
-	outbox_event(f.tenant, "lead.captured", "{}", ev);
-	outbox_event(f.tenant, "lead.captured", "{}", ev);
+	outbox_event(f.tenant, "lead.captured", NULL, ev);
+	outbox_event(f.tenant, "lead.captured", NULL, ev);
 	cr_assert_eq(hooks_pass(10, NULL), 0);
 	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s", id);
 	r = http("GET", b, f.live, NULL, NULL);
@@ -782,7 +837,7 @@ Test(webhooks, success_resets_failures, .timeout = 60)
 	/* a later success from a pass whose clock is behind keeps it */
 	sql("UPDATE webhook_endpoints SET last_success_at = '2099-01-01' "
 	    "WHERE id = '%s'", id);
-	outbox_event(f.tenant, "lead.captured", "{}", ev);
+	outbox_event(f.tenant, "lead.captured", NULL, ev);
 	cr_assert_eq(hooks_pass(20, NULL), 0);
 	cr_assert_str_eq(sql("SELECT last_success_at FROM webhook_endpoints "
 	    "WHERE id = '%s'", id), "2099-01-01 00:00:00.000000");
@@ -830,7 +885,8 @@ Test(webhooks, claim_reads_what_it_takes, .timeout = 120)
 	fx_ok_endpoint(&f, id);
 	sql("INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, "
 	    "event_type, body, next_attempt_at) SELECT UUID(), '%s', '%s', UUID(), "
-	    "'lead.captured', '{}', '2000-01-01' FROM seq_1_to_3000", f.tenant, id);
+	    "'lead.captured', '%s', '2000-01-01' FROM seq_1_to_3000", f.tenant, id,
+	    sample_body(f.tenant, "lead.captured"));
 	reads = index_reads();
 	cr_assert_eq(hooks_pass_limit(2, NULL, 16), 0);
 	reads = index_reads() - reads;
@@ -856,10 +912,10 @@ Test(webhooks, passes_at_once_never_deadlock, .timeout = 180)
 	fx_ok_endpoint(&f, id);
 	sql("INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, "
 	    "event_type, body, next_attempt_at, status, claim_token, claim_until) "
-	    "SELECT UUID(), '%s', '%s', UUID(), 'lead.captured', '{}', '2000-01-01', "
+	    "SELECT UUID(), '%s', '%s', UUID(), 'lead.captured', '%s', '2000-01-01', "
 	    "IF(seq %% 4 = 0, 'sending', 'pending'), IF(seq %% 4 = 0, "
 	    "UNHEX(MD5(seq)), NULL), IF(seq %% 4 = 0, '2000-01-01', NULL) "
-	    "FROM seq_1_to_1200", f.tenant, id);
+	    "FROM seq_1_to_1200", f.tenant, id, sample_body(f.tenant, "lead.captured"));
 	strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
 	snprintf(cmd, sizeof(cmd), "D=\"$FB_CTL_DIR/formback-webhooks\"; "
 	    "\"$D\" --limit 100000 --jobs 4 --now %s & a=$!; "
@@ -928,7 +984,7 @@ Test(webhooks, claim_crossing_another_pass_is_made_again,
 	fx_ok_endpoint(&f, id);
 	before = json_object_array_length(got = received("/ok"));
 	json_object_put(got);
-	outbox_event(f.tenant, "lead.captured", "{}", ev);
+	outbox_event(f.tenant, "lead.captured", NULL, ev);
 	deadlocks_planted("outbox", "OLD.processed_at IS NULL AND "
 	    "NEW.processed_at IS NOT NULL", 2);
 	deadlocks_planted("webhook_deliveries", "OLD.status = 'pending' AND "
@@ -940,5 +996,70 @@ Test(webhooks, claim_crossing_another_pass_is_made_again,
 	cr_assert_eq(json_object_array_length(got), before + 1);
 	cr_assert_str_eq(rget(json_object_array_get_idx(got, before), "webhook-id"),
 	    ev);
+	json_object_put(got);
+}
+
+/*
+ * What the producers write is what openapi.json describes (contract:
+ * Events): a lead captured, abandoned, sent to and converted by the
+ * service's own passes reaches an endpoint subscribed to every event as
+ * four events of the lead; tests/integ/validate.mjs then checks each
+ * body against its webhook's schema.
+ */
+Test(webhooks, producers_send_the_documented_events, .timeout = 120)
+{
+	static const char *const want[] = {
+		"lead.captured", "lead.abandoned", "delivery.sent", "conversion.detected"
+	};
+	struct fx	 f;
+	struct resp	*r;
+	json_object	*got, *e;
+	unsigned char	 body[16384];
+	char		 b[1024], lead[40];
+	size_t		 i, j, n;
+	bool		 seen;
+
+	fx_new(&f, "pro", 0);
+	cr_assert_eq(hooks_pass(1, NULL), 0);
+	r = endpoint(f.live, hook_url("hooks.formback.test", "/producers"),
+	    J(["lead.captured", "lead.abandoned", "delivery.sent", "delivery.failed",
+	    "conversion.detected", "usage.threshold_reached"]), NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	resp_free(r);
+	fx_one_step(&f, "wp", "sms", "live", NULL);
+	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"0e0e0e0e-5555-4555-"
+	    "8555-555555555555\",\"session\":\"0e0e0e0e-5555-4555-8555-555555555555\","
+	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\",\"campaign\":"
+	    "\"wp\",\"role\":\"form\",\"contact\":{\"tel\":\"090-7731-0001\"},"
+	    "\"consent\":true}", f.site_pk);
+	r = http("POST", "/tag/v1/events", NULL, b, NULL);
+	cr_assert_eq(r->status, 204, "%s", r->body);
+	resp_free(r);
+	snprintf(lead, sizeof(lead), "%s", sql("SELECT id FROM leads WHERE "
+	    "tenant_id = '%s'", f.tenant));
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2035-05-05T03:00:00Z"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2035-05-05T03:10:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT status FROM deliveries WHERE tenant_id = '%s'",
+	    f.tenant), "sent");
+	cr_assert_eq(ctl(NULL, "lead convert --id %s --source manual", lead), 0);
+	cr_assert_eq(hooks_pass(5, NULL), 0);
+	got = received("/producers");
+	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+		for (seen = false, j = 0; j < json_object_array_length(got); j++) {
+			n = rbody(json_object_array_get_idx(got, j), body, sizeof(body));
+			cr_assert_gt(n, 0);
+			cr_assert_not_null(e = json_tokener_parse((const char *)body));
+			if (strcmp(jget(e, "type"), want[i]) == 0) {
+				seen = true;
+				cr_assert_str_eq(jget(e, "tenant_id"), f.tenant);
+				cr_assert_str_eq(jget(e, "data.lead_id"), lead, "%s", body);
+				cr_assert_str_eq(rget(json_object_array_get_idx(got, j),
+				    "x-formback-event"), want[i]);
+			}
+			json_object_put(e);
+		}
+		cr_assert(seen, "no %s among %zu events", want[i],
+		    json_object_array_length(got));
+	}
 	json_object_put(got);
 }

@@ -3,17 +3,22 @@
 // template, the schema by status (or `default`), and the body validated
 // with Ajv (JSON Schema 2020-12, as OpenAPI 3.1 uses).
 //
-//   node tests/integ/validate.mjs openapi.json responses.jsonl
+// With the webhook receiver's log (tests/standins/webhook_receiver.py)
+// too, every event it was sent is checked against its webhook's body in
+// the document, found by X-Formback-Event.
 //
-// Prints "responses: N passed, M failed" and exits 1 on any failure.
-import { readFileSync } from 'node:fs';
+//   node tests/integ/validate.mjs openapi.json responses.jsonl [hooks.jsonl]
+//
+// Prints "responses: N passed, M failed" (and "webhooks: N passed, M
+// failed") and exits 1 on any failure.
+import { existsSync, readFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 
 const require = createRequire(new URL('../e2e/package.json', import.meta.url));
 const Ajv2020 = require('ajv/dist/2020').default;
 const addFormats = require('ajv-formats');
 
-const [docFile, logFile] = process.argv.slice(2);
+const [docFile, logFile, hookFile] = process.argv.slice(2);
 const doc = JSON.parse(readFileSync(docFile, 'utf8'));
 const ajv = new Ajv2020({ strict: false, allErrors: false });
 addFormats(ajv);
@@ -56,4 +61,41 @@ for (const line of readFileSync(logFile, 'utf8').split('\n')) {
   }
 }
 console.log(`responses: ${passed} passed, ${failed} failed (${unknown} outside the document)`);
-process.exit(failed ? 1 : 0);
+
+// The events sent to the receiver: every one a webhook of the document,
+// its body (the exact bytes sent) valid against that webhook's schema.
+let hookFailed = 0;
+if (hookFile && existsSync(hookFile)) {
+  let hp = 0;
+  const hookSeen = new Set();
+  for (const line of readFileSync(hookFile, 'utf8').split('\n')) {
+    if (!line) continue;
+    const r = JSON.parse(line);
+    const type = r.headers['x-formback-event'];
+    const hook = doc.webhooks && doc.webhooks[type];
+    let why = null;
+    if (!hook) why = 'no webhook in the document';
+    else {
+      const key = `webhook ${type}`;
+      if (!validators.has(key)) {
+        const c = hook.post.requestBody.content['application/json'];
+        validators.set(key, ajv.compile(JSON.parse(JSON.stringify(c.schema)
+          .replaceAll('"#/components/', '"openapi#/components/'))));
+      }
+      const v = validators.get(key);
+      let body;
+      try { body = JSON.parse(Buffer.from(r.body, 'base64').toString('utf8')); } catch { body = undefined; }
+      if (body === undefined) why = 'body is not JSON';
+      else if (!v(body)) why = ajv.errorsText(v.errors);
+      else if (body.type !== type) why = `type ${body.type} under X-Formback-Event ${type}`;
+    }
+    if (!why) { hp++; continue; }
+    hookFailed++;
+    if (!hookSeen.has(type)) {
+      hookSeen.add(type);
+      console.log(`FAIL webhook ${type}: ${why}\n     ${Buffer.from(r.body, 'base64').toString('utf8').slice(0, 300)}`);
+    }
+  }
+  console.log(`webhooks: ${hp} passed, ${hookFailed} failed`);
+}
+process.exit(failed || hookFailed ? 1 : 0);
