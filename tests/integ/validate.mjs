@@ -31,10 +31,11 @@ for (const [tpl, item] of Object.entries(doc.paths))
     ops.push({ m: m.toUpperCase(), re, tpl, op });
   }
 
-// A schema of the document, its $refs resolved through the added one.
-function schemaOf(resp) {
-  if (resp.$ref) resp = doc.components.responses[resp.$ref.split('/').pop()];
-  const c = resp.content && resp.content['application/json'];
+// The JSON schema of a response or request body of the document, its
+// $refs resolved through the added one; null when it has none.
+function schemaOf(part) {
+  if (part.$ref) part = doc.components.responses[part.$ref.split('/').pop()];
+  const c = part.content && part.content['application/json'];
   if (!c) return null;
   return JSON.parse(JSON.stringify(c.schema).replaceAll('"#/components/', '"openapi#/components/'));
 }
@@ -72,28 +73,24 @@ if (hookFile && existsSync(hookFile)) {
     if (!line) continue;
     const r = JSON.parse(line);
     const type = r.headers['x-formback-event'];
+    const text = Buffer.from(r.body, 'base64').toString('utf8');
     const hook = doc.webhooks && doc.webhooks[type];
     let why = null;
     if (!hook) why = 'no webhook in the document';
     else {
       const key = `webhook ${type}`;
-      if (!validators.has(key)) {
-        const c = hook.post.requestBody.content['application/json'];
-        validators.set(key, ajv.compile(JSON.parse(JSON.stringify(c.schema)
-          .replaceAll('"#/components/', '"openapi#/components/'))));
-      }
+      if (!validators.has(key)) validators.set(key, ajv.compile(schemaOf(hook.post.requestBody)));
       const v = validators.get(key);
       let body;
-      try { body = JSON.parse(Buffer.from(r.body, 'base64').toString('utf8')); } catch { body = undefined; }
+      try { body = JSON.parse(text); } catch { body = undefined; }
       if (body === undefined) why = 'body is not JSON';
-      else if (!v(body)) why = ajv.errorsText(v.errors);
-      else if (body.type !== type) why = `type ${body.type} under X-Formback-Event ${type}`;
+      else if (!v(body)) why = ajv.errorsText(v.errors);	// type: the webhook's const
     }
     if (!why) { hp++; continue; }
     hookFailed++;
     if (!hookSeen.has(type)) {
       hookSeen.add(type);
-      console.log(`FAIL webhook ${type}: ${why}\n     ${Buffer.from(r.body, 'base64').toString('utf8').slice(0, 300)}`);
+      console.log(`FAIL webhook ${type}: ${why}\n     ${text.slice(0, 300)}`);
     }
   }
   console.log(`webhooks: ${hp} passed, ${hookFailed} failed`);
