@@ -2,135 +2,251 @@
  * formback-abandon: judges captured leads abandoned (design 1; contract:
  * Lead, Events lead.abandoned).  A lead is abandoned once the wait of its
  * campaign's active scenario, else the campaign's abandon_wait_minutes,
- * has passed since its last activity and it has not converted.  One
- * bounded pass: candidates are read without locks, then each is claimed
- * with SELECT ... FOR UPDATE SKIP LOCKED in its own short transaction that
- * also writes its outbox event, so several copies on several hosts never
- * judge a lead twice (design 6).  The pass first applies the collector's
- * intake queue (tag_apply(), waiting for its turn) as it stands when the
- * pass begins, so that every event received before the pass counts as
- * activity.
+ * has passed since its last activity and it has not converted.
+ *
+ * One pass (pass.h; issue 40) runs until no lead is due or its budget is
+ * spent.  It takes the tenants with due leads in turns (struct ring): a
+ * round judges at most SHARE of each one's longest idle leads, so one
+ * shop's backlog delays another's by SHARE leads a round, not by its
+ * whole size.  A tenant's share is read without locks, then claimed with
+ * SELECT ... FOR UPDATE SKIP LOCKED and judged in one transaction that
+ * also writes each lead's outbox event and deliveries, so several copies
+ * on several hosts never judge a lead twice (design 6).  The pass first
+ * applies the collector's intake queue (tag_apply(), waiting for its
+ * turn) as it stands when the pass begins, so that every event received
+ * before the pass counts as activity.
  */
-#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
 #include "formback.h"
 #include "ingest.h"
+#include "pass.h"
 #include "db/store.h"
 
+#define SHARE		50	/* a tenant's leads a round, one transaction */
+#define TURN		16	/* tenants a turn of the ring */
+#define TENANTS_READ	10000	/* tenants with due leads read at once */
+#define LEFT_CAP	1000000	/* due leads left, counted up to */
+#define BUDGET		50	/* seconds; cron starts it every minute */
+
+struct abandon {
+	struct pass	 p;
+	struct conf	 conf;
+	struct db	 db;
+	struct ring	 ring;
+	int		 judged, failed, applied;
+};
+
+/*
+ * Judge one lead in the caller's transaction: claimed (unless converted
+ * meanwhile or held by another pass), its lead.abandoned event and the
+ * active scenario's deliveries.  *done when it was judged.
+ */
 static enum fb_err
 judge(struct db *db, const struct lead_owner_row *l, long long now, bool *done)
 {
 	json_object	*d;
 	char		 at[32];
 	int		 scheduled = 0;
-	bool		 claimed;
 	enum fb_err	 e;
 
-	*done = false;
-	if ((e = db_begin(db)) != FB_OK)
+	if ((e = db_lead_abandon(db, l->tenant_id, l->id, now, done)) != FB_OK ||
+	    !*done)
 		return e;
-	if ((e = db_lead_abandon(db, l->tenant_id, l->id, now, &claimed)) != FB_OK)
-		goto fail;
-	if (!claimed) {
-		/* converted meanwhile, or another pass holds it */
-		db_rollback(db);
-		return FB_OK;
-	}
 	time_iso8601(now, at);
 	d = json_object_new_object();
 	jadd_str(d, "lead_id", l->id);
 	jadd_str(d, "campaign_id", l->campaign_id);
 	jadd_str(d, "abandoned_at", at);
-	e = db_outbox_add(db, l->tenant_id, "webhook", "lead.abandoned", json_text(d));
+	e = db_outbox_add(db, l->tenant_id, "webhook", "lead.abandoned",
+	    json_text(d));
 	json_object_put(d);
-	/* the active scenario's deliveries, in the same transaction */
 	if (e == FB_OK)
 		e = db_deliveries_schedule(db, l->tenant_id, l->id, l->campaign_id,
 		    now, &scheduled);
+	return e;
+}
+
+/* Judge leads [i, n) in one transaction; *judged how many were taken. */
+static enum fb_err
+judge_tx(struct db *db, const struct lead_owner_row *l, size_t i, size_t n,
+    long long now, int *judged)
+{
+	int		 k = 0;
+	bool		 done;
+	enum fb_err	 e;
+
+	if ((e = db_begin(db)) != FB_OK)
+		return e;
+	for (; i < n && e == FB_OK; i++)
+		if ((e = judge(db, &l[i], now, &done)) == FB_OK && done)
+			k++;
 	if (e == FB_OK && (e = db_commit(db)) == FB_OK) {
-		*done = true;
+		*judged += k;
 		return FB_OK;
 	}
-fail:
 	db_rollback(db);
 	return e;
+}
+
+/*
+ * One tenant's turn: up to SHARE of its due leads judged, together; one
+ * by one when that fails, so one lead at fault stops only itself.
+ * *drained when it had fewer due than it was asked for, or none of them
+ * could be judged (another pass holds them, or they fail): it comes back
+ * with the next refill.
+ */
+static enum fb_err
+turn(struct abandon *a, const char *tenant, bool *drained)
+{
+	struct dbrows	 due;
+	const struct lead_owner_row *l;
+	long		 want = pass_room(&a->p, SHARE);
+	size_t		 i;
+	int		 k;
+	enum fb_err	 e;
+
+	*drained = true;
+	if (want == 0)
+		return FB_OK;
+	if ((e = db_leads_abandon_due(&a->db, tenant, a->p.now, (int)want,
+	    &due)) != FB_OK)
+		return e;
+	pass_took(&a->p, (long)due.n);
+	l = due.row;
+	k = a->judged;
+	if (due.n > 0 && judge_tx(&a->db, l, 0, due.n, a->p.now,
+	    &a->judged) != FB_OK)
+		for (i = 0; i < due.n; i++)
+			if ((e = judge_tx(&a->db, l, i, i + 1, a->p.now,
+			    &a->judged)) != FB_OK) {
+				fprintf(stderr, "formback-abandon: lead '%s': %s\n",
+				    l[i].id, fb_strerror(e));
+				a->failed++;
+				if (e == FB_EGONE)
+					break;
+			}
+	*drained = due.n < (size_t)want || a->judged == k;
+	dbrows_free(&due);
+	return e == FB_EGONE ? e : FB_OK;
+}
+
+/* Fill the empty ring with the tenants that have due leads now. */
+static enum fb_err
+refill(struct abandon *a)
+{
+	struct dbres	 t;
+	unsigned	 i;
+	enum fb_err	 e;
+
+	if ((e = db_leads_abandon_tenants(&a->db, a->p.now, TENANTS_READ,
+	    &t)) != FB_OK)
+		return e;
+	for (i = 0; i < t.nrows && e == FB_OK; i++)
+		e = ring_add(&a->ring, dbres_get(&t, i, 0));
+	dbres_free(&t);
+	return e;
+}
+
+/*
+ * The turns, until no lead is due or the pass is over.  The ring is
+ * filled again when it is empty, unless its last filling judged nothing
+ * (what is left is held by another pass, or fails).
+ */
+static enum fb_err
+turns(struct abandon *a)
+{
+	char		 keys[TURN][UUID_STRLEN + 1];
+	size_t		 n, k;
+	int		 filled = -1;
+	bool		 drained;
+	enum fb_err	 e;
+
+	while (!pass_over(&a->p)) {
+		if (a->ring.n == 0) {
+			if (filled == a->judged)
+				return FB_OK;
+			filled = a->judged;
+			if ((e = refill(a)) != FB_OK || a->ring.n == 0)
+				return e;
+		}
+		n = ring_next(&a->ring, keys, TURN);
+		for (k = 0; k < n && !pass_over(&a->p); k++) {
+			if ((e = turn(a, keys[k], &drained)) != FB_OK)
+				return e;
+			if (drained)
+				ring_drop(&a->ring, keys[k]);
+		}
+	}
+	return FB_OK;
+}
+
+/* The pass's end: what it left, the collector's old counts pruned. */
+static void
+finish(struct abandon *a)
+{
+	unsigned long long pruned = 0;
+	long long	 left = 0;
+	enum fb_err	 e;
+
+	if (pass_over(&a->p) && db_leads_abandon_left(&a->db, a->p.now,
+	    LEFT_CAP, &left) == FB_OK)
+		pass_leave(&a->p, "due leads", (long)left);
+	/* the collector's counts of hours that no longer matter (issue 11) */
+	if ((e = db_tag_flood_prune(&a->db, &pruned)) != FB_OK) {
+		fprintf(stderr, "formback-abandon: cannot prune the collector's "
+		    "counts: %s\n", fb_strerror(e));
+		a->failed++;
+	}
+	if (a->p.verbose)
+		fprintf(stderr, "formback-abandon: %d queued tag event(s) "
+		    "applied, %d lead(s) judged abandoned in %ld round(s), %d "
+		    "failed, %llu old count(s) pruned\n", a->applied, a->judged,
+		    a->ring.rounds, a->failed, pruned);
 }
 
 int
 main(int argc, char *argv[])
 {
-	struct cron_opts	 o = { .limit = 1000 };
-	long long	 started = (long long)time(NULL);
-	struct conf	 conf;
-	struct db	 db;
-	struct dbrows	 due;
-	const struct lead_owner_row *l;
-	unsigned long long pruned = 0;
+	static struct abandon a = { .p = { .prog = "formback-abandon",
+	    .job = "abandon", .budget = BUDGET } };
 	char		 err[512];
-	long long	 now;
-	long		 limit;
-	int		 ch, verbose, judged = 0, failed = 0, applied = 0;
-	unsigned	 i;
-	bool		 done;
+	int		 ch;
 	enum fb_err	 e;
 
-	if ((ch = cron_opts(argc, argv, "formback-abandon", &o)) >= 0)
+	if ((ch = pass_opts(&a.p, argc, argv)) >= 0)
 		return ch;
-	now = o.now;
-	limit = o.limit;
-	verbose = o.verbose;
-	log_init("formback-abandon", verbose ? LOG_DEBUG : LOG_WARN);
-	if (conf_load(&conf, NULL, err, sizeof(err)) != FB_OK) {
+	log_init("formback-abandon", a.p.verbose ? LOG_DEBUG : LOG_WARN);
+	if (conf_load(&a.conf, NULL, err, sizeof(err)) != FB_OK) {
 		fprintf(stderr, "formback-abandon: %s\n", err);
 		return 2;
 	}
-	if (db_open(&db, &conf) != FB_OK) {
+	if (db_open(&a.db, &a.conf) != FB_OK) {
 		fprintf(stderr, "formback-abandon: cannot connect to the database\n");
 		return 1;
 	}
+	ring_init(&a.ring);
 	/*
 	 * What was queued when the pass began: under a flood that outruns
 	 * the applier a pass still ends, and judges.
 	 */
-	if ((e = tag_apply_backlog(&db, &conf, &applied)) != FB_OK) {
+	if ((e = tag_apply_backlog(&a.db, &a.conf, &a.applied)) != FB_OK) {
 		fprintf(stderr, "formback-abandon: cannot apply queued tag "
 		    "events: %s\n", fb_strerror(e));
-		db_close(&db);
-		return 1;
-	}
-	if ((e = db_leads_abandon_due(&db, now, (int)limit, &due)) != FB_OK) {
-		fprintf(stderr, "formback-abandon: cannot read due leads: %s\n",
+		a.failed++;
+	} else if ((e = turns(&a)) != FB_OK) {
+		fprintf(stderr, "formback-abandon: cannot judge due leads: %s\n",
 		    fb_strerror(e));
-		db_close(&db);
-		return 1;
+		a.failed++;
 	}
-	for (i = 0, l = due.row; i < due.n; i++) {
-		if ((e = judge(&db, &l[i], now, &done)) != FB_OK) {
-			fprintf(stderr, "formback-abandon: lead '%s': %s\n",
-			    l[i].id, fb_strerror(e));
-			failed++;
-			if (e == FB_EGONE)
-				break;
-		} else if (done)
-			judged++;
-	}
-	dbrows_free(&due);
-	/* the collector's counts of hours that no longer matter (issue 11) */
-	if ((e = db_tag_flood_prune(&db, &pruned)) != FB_OK) {
-		fprintf(stderr, "formback-abandon: cannot prune the collector's "
-		    "counts: %s\n", fb_strerror(e));
-		failed++;
-	}
-	if (verbose)
-		fprintf(stderr, "formback-abandon: %d queued tag event(s) "
-		    "applied, %d lead(s) judged abandoned, %d failed, %llu "
-		    "old count(s) pruned\n", applied, judged, failed, pruned);
-	db_close(&db);
-	cron_pass(&conf, "abandon", started, failed == 0, applied + judged);
-	conf_free(&conf);
-	return failed > 0 ? 1 : 0;
+	pass_took(&a.p, a.applied);
+	finish(&a);
+	ring_release(&a.ring);
+	db_close(&a.db);
+	a.p.failed = a.failed > 0;
+	ch = pass_end(&a.p, &a.conf);
+	conf_free(&a.conf);
+	return ch;
 }

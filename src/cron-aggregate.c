@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "formback.h"
+#include "pass.h"
 #include "db/store.h"
 
 #define RECENT_DAYS	3	/* recounted every pass */
@@ -37,14 +38,14 @@ jst_day(int64_t t, char out[32])
 int
 main(int argc, char *argv[])
 {
-	struct cron_opts o = { .limit = 1000 };
-	long long	 started = (long long)time(NULL);
+	struct pass	 o = { .prog = "formback-aggregate", .job = "aggregate",
+			    .budget = 540, .tenant_opt = true };
 	struct conf	 conf;
 	struct db	 db;
 	struct dbres	 tenants, have;
 	char		 err[512], day[32], first[32], end[32], from[32], to[32];
 	char		 now[32];
-	const char	*only = NULL;
+	const char	*only;
 	int64_t		 today, d;
 	long		 done = 0, days = 0, hours = 0;
 	int		 ch, failed = 0, n;
@@ -52,21 +53,11 @@ main(int argc, char *argv[])
 	bool		 known;
 	enum fb_err	 e;
 
-	/* --tenant T, this job's own option: one tenant (an operator's recount) */
-	for (ch = 1; ch + 1 < argc; ch++)
-		if (strcmp(argv[ch], "--tenant") == 0) {
-			only = argv[ch + 1];
-			memmove(&argv[ch], &argv[ch + 2], (size_t)(argc - ch - 1) *
-			    sizeof(*argv));
-			argc -= 2;
-			break;
-		}
-	if (only != NULL && !uuid_valid(only)) {
-		fprintf(stderr, "formback-aggregate: --tenant: expected a tenant id\n");
-		return 2;
-	}
-	if ((ch = cron_opts(argc, argv, "formback-aggregate", &o)) >= 0)
+	if ((ch = pass_opts(&o, argc, argv)) >= 0)
 		return ch;
+	only = o.tenant;
+	if (o.limit == 0)
+		o.limit = 1000;
 	log_init("formback-aggregate", o.verbose ? LOG_DEBUG : LOG_WARN);
 	if (conf_load(&conf, NULL, err, sizeof(err)) != FB_OK) {
 		fprintf(stderr, "formback-aggregate: %s\n", err);
@@ -138,7 +129,9 @@ main(int argc, char *argv[])
 		fprintf(stderr, "formback-aggregate: %ld day(s) recounted, %ld "
 		    "hour(s) rolled, %d failed\n", days, hours, failed);
 	db_close(&db);
-	cron_pass(&conf, "aggregate", started, failed == 0, done);
+	o.failed = failed > 0;
+	pass_took(&o, done);
+	ch = pass_end(&o, &conf);
 	conf_free(&conf);
-	return failed > 0 ? 1 : 0;
+	return ch;
 }

@@ -43,6 +43,7 @@
 #include "formback.h"
 #include "links.h"
 #include "ingest.h"
+#include "pass.h"
 #include "url.h"
 #include "pii.h"
 #include "send.h"
@@ -981,14 +982,16 @@ claimers(long limit, long jobs)
 int
 main(int argc, char *argv[])
 {
-	struct cron_opts	 o = { .limit = 500, .jobs = JOBS_DEFAULT };
-	long long	 started = (long long)time(NULL);
+	struct pass	 o = { .prog = "formback-deliver", .job = "deliver",
+			    .budget = 50, .jobs = JOBS_DEFAULT };
 	char		 err[512];
 	int		 ch, rc, applied = 0;
 	enum fb_err	 e;
 
-	if ((ch = cron_opts(argc, argv, "formback-deliver", &o)) >= 0)
+	if ((ch = pass_opts(&o, argc, argv)) >= 0)
 		return ch;
+	if (o.limit == 0)
+		o.limit = 500;
 	now = o.now;
 	began = time_mono();
 	verbose = o.verbose;
@@ -1048,9 +1051,10 @@ main(int argc, char *argv[])
 		    "sends, %llu expired rows purged\n", applied, n_sent, n_failed,
 		    n_cancelled, n_suppressed, n_later, n_returned, n_errors, n_opmail,
 		    n_after_conversion, n_invites, n_codes, n_tests, n_purged);
-	cron_pass(&conf, "deliver", started, rc == 0 && n_errors == 0,
-	    (long long)n_sent + n_failed + n_opmail + n_invites + n_tests);
+	o.failed = rc != 0 || n_errors > 0;
+	pass_took(&o, (long)n_sent + n_failed + n_opmail + n_invites + n_tests);
+	ch = pass_end(&o, &conf);
 	conf_free(&conf);
 	curl_global_cleanup();
-	return rc != 0 || n_errors > 0 ? 1 : 0;
+	return ch;
 }

@@ -29,6 +29,7 @@
 
 #include "formback.h"
 #include "outbound.h"
+#include "pass.h"
 #include "pii.h"
 #include "ppcheck.h"
 #include "db/store.h"
@@ -570,8 +571,9 @@ pp_pass(struct db *db, long long now, int *checked)
 int
 main(int argc, char *argv[])
 {
-	struct cron_opts o = { .limit = 1000, .jobs = 8 };
-	long long	 started = (long long)time(NULL);
+	struct pass	 o = { .prog = "formback-webhooks", .job = "webhooks",
+			    .budget = 50, .jobs = 8 };
+	long		 limit;
 	struct conf	 c;
 	struct db	 db;
 	char		 err[512], before[32];
@@ -582,8 +584,9 @@ main(int argc, char *argv[])
 	struct curl_slist *resolve;
 	enum fb_err	 e;
 
-	if ((ch = cron_opts(argc, argv, "formback-webhooks", &o)) >= 0)
+	if ((ch = pass_opts(&o, argc, argv)) >= 0)
 		return ch;
+	limit = o.limit > 0 ? o.limit : 1000;
 	log_init("formback-webhooks", o.verbose ? LOG_DEBUG : LOG_WARN);
 	if (conf_load(&c, NULL, err, sizeof(err)) != FB_OK) {
 		fprintf(stderr, "formback-webhooks: %s\n", err);
@@ -598,7 +601,7 @@ main(int argc, char *argv[])
 		fprintf(stderr, "formback-webhooks: cannot connect to the database\n");
 		return 1;
 	}
-	if ((e = fan_out(&db, o.now, o.limit, &made)) != FB_OK) {
+	if ((e = fan_out(&db, o.now, limit, &made)) != FB_OK) {
 		fprintf(stderr, "formback-webhooks: fan-out: %s\n", fb_strerror(e));
 		errors++;
 	}
@@ -613,7 +616,7 @@ main(int argc, char *argv[])
 	 * --jobs at once, each at most OUTBOUND_TIMEOUT_SECS.
 	 */
 	batch = (int)(o.jobs * (LEASE_SECS / OUTBOUND_TIMEOUT_SECS - 2));
-	e = send_all(&db, m, resolve, o.now, o.jobs, batch, o.limit, &total, &sent,
+	e = send_all(&db, m, resolve, o.now, o.jobs, batch, limit, &total, &sent,
 	    &failed);
 	curl_multi_cleanup(m);
 	curl_slist_free_all(resolve);
@@ -637,8 +640,10 @@ main(int argc, char *argv[])
 		    "checked, %llu old row(s) purged\n", made, sent, failed,
 		    checked, purged);
 	db_close(&db);
-	cron_pass(&c, "webhooks", started, errors == 0, sent + failed + checked);
+	o.failed = errors > 0;
+	pass_took(&o, sent + failed + checked);
+	ch = pass_end(&o, &c);
 	conf_free(&c);
 	curl_global_cleanup();
-	return errors > 0 ? 1 : 0;
+	return ch;
 }

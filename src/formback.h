@@ -422,34 +422,6 @@ void	time_jst_month(int64_t secs, char out[8]);
  */
 bool	time_parse_iso8601(const char *s, int64_t *secs);
 
-/* cron.c */
-
-#define CRON_JOBS_MAX	32
-
-struct cron_opts {
-	long long	 now;		/* --now, else the clock: UTC seconds */
-	long		 limit;		/* --limit, 1 to 100000; the caller's default stands */
-	long		 jobs;		/* --jobs, 1 to CRON_JOBS_MAX; 0: no such option */
-	int		 verbose;	/* how many -v */
-};
-/*
- * Parse the options every cron pass shares (formback-abandon(8),
- * formback-deliver(8)): --now <ISO 8601 with Z or offset>, --limit N,
- * -v, --help, and --jobs N when the caller set o->jobs to its default
- * (non-zero) first.  `prog` names the binary in messages.  Set o->limit
- * to the default first.  Returns -1 to go on, or the exit status to end with:
- * 0 after printing the usage for --help, 2 after printing an error or the
- * usage to standard error.
- */
-int	cron_opts(int argc, char *argv[], const char *prog, struct cron_opts *o);
-/*
- * Record a job's pass in cron_passes (formbackctl status, the metrics;
- * migration 0022): `started` unix seconds, its outcome and the items it
- * handled.  On a connection of its own; a failure is logged, not fatal.
- */
-void	cron_pass(const struct conf *, const char *job, long long started, bool ok,
-	    long long items);
-
 /* b64.c */
 
 /* base64url without padding.  `out` needs b64url_len(n)+1 bytes. */

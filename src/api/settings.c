@@ -313,6 +313,7 @@ ops_status(struct db *db, json_object **out)
 		jadd_time(x, "last_pass_at", jr[i].finished_at);
 		jadd_str(x, "outcome", jr[i].outcome);
 		jadd_int(x, "items", jr[i].items);
+		jadd_int(x, "left", jr[i].left_items);
 		jadd_time(x, "last_ok_at", jr[i].last_ok_at);
 		jadd_int(x, "age_seconds", jr[i].age);
 		jadd_int(x, "failures_this_hour", jr[i].failures_hour);

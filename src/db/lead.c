@@ -61,7 +61,9 @@ enum {
 	LEAD_OF_CONTACT,
 	LEAD_CONTACT_OF,
 	LEAD_CONVERT,
+	LEAD_ABANDON_TENANTS,
 	LEAD_ABANDON_DUE,
+	LEAD_ABANDON_LEFT,
 	LEAD_WAIT_MIN,
 	LEAD_ABANDON_CLAIM,
 	LEAD_ABANDON_SET,
@@ -179,18 +181,45 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "conversion_source = ?, updated_at = NOW(6) WHERE tenant_id = ? AND id = ? "
 	  "AND status NOT IN ('converted', 'suppressed')" },
 	/*
-	 * LEAD_ABANDON_DUE: captured leads past their wait (active
-	 * scenario's, else campaign's), the longest idle first.  Only those
-	 * idle for the shortest wait of any (LEAD_WAIT_MIN, the second
-	 * parameter) can be due: that bound is the range read on
-	 * leads_abandon, so a pass with none due reads none (every captured
-	 * lead before: 206,120 rows, 1.07 s, in the pass of scripts/bench).
-	 * The plan is named: with few scenarios the optimizer joined them by
-	 * a join buffer, which lost the index's order, and sorted every lead
-	 * of the range in a temporary table for a LIMIT of them.
+	 * LEAD_ABANDON_TENANTS: the tenants with captured leads idle for the
+	 * shortest wait of any (LEAD_WAIT_MIN, the second parameter), the
+	 * longest idle first: one dive into leads_abandon_tenant a tenant,
+	 * whatever its backlog (issue 40).  A loose scan of that index
+	 * ("GROUP BY status, tenant_id") was the optimizer's to choose, and
+	 * by some statistics it read the status's whole range instead (3,002
+	 * entries for 2 due leads in the test).
+	 */
+	{ "leads_abandon_tenants",
+	  "SELECT id FROM (SELECT t.id, (SELECT l.last_activity_at FROM leads l "
+	  "FORCE INDEX (leads_abandon_tenant) WHERE l.status = 'captured' "
+	  "AND l.tenant_id = t.id ORDER BY l.last_activity_at LIMIT 1) AS idle "
+	  "FROM tenants t) x WHERE idle <= CAST(? AS DATETIME(6)) - INTERVAL ? "
+	  "MINUTE ORDER BY idle, id LIMIT ?" },
+	/*
+	 * LEAD_ABANDON_DUE: a tenant's captured leads past their wait (active
+	 * scenario's, else campaign's), the longest idle first, read in the
+	 * order of leads_abandon_tenant up to the LIMIT: only those idle for
+	 * the shortest wait of any can be due, and that bound is the range
+	 * read.  The plan is named: with few scenarios the optimizer joined
+	 * them by a join buffer, which lost the index's order, and sorted
+	 * every lead of the range in a temporary table for a LIMIT of them.
 	 */
 	{ "leads_abandon_due",
 	  "SELECT STRAIGHT_JOIN " DB_SELECT(LEAD_OWNER_COLS) " FROM leads l "
+	  "FORCE INDEX (leads_abandon_tenant) "
+	  "JOIN campaigns c FORCE INDEX (PRIMARY) ON c.id = l.campaign_id "
+	  "LEFT JOIN scenarios s FORCE INDEX (scenarios_campaign) "
+	  "ON s.tenant_id = l.tenant_id "
+	  "AND s.campaign_id = l.campaign_id AND s.status = 'active' "
+	  "AND s.deleted_at IS NULL WHERE l.status = 'captured' "
+	  "AND l.tenant_id = ? "
+	  "AND l.last_activity_at <= CAST(? AS DATETIME(6)) - INTERVAL ? MINUTE "
+	  "AND l.last_activity_at <= CAST(? AS DATETIME(6)) - INTERVAL "
+	  "COALESCE(s.abandon_wait_minutes, c.abandon_wait_minutes) MINUTE "
+	  "ORDER BY l.last_activity_at, l.id LIMIT ?" },
+	/* LEAD_ABANDON_LEFT: the due leads of every tenant, counted up to ? */
+	{ "leads_abandon_left",
+	  "SELECT COUNT(*) FROM (SELECT 1 FROM leads l "
 	  "FORCE INDEX (leads_abandon) "
 	  "JOIN campaigns c FORCE INDEX (PRIMARY) ON c.id = l.campaign_id "
 	  "LEFT JOIN scenarios s FORCE INDEX (scenarios_campaign) "
@@ -200,7 +229,7 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "AND l.last_activity_at <= CAST(? AS DATETIME(6)) - INTERVAL ? MINUTE "
 	  "AND l.last_activity_at <= CAST(? AS DATETIME(6)) - INTERVAL "
 	  "COALESCE(s.abandon_wait_minutes, c.abandon_wait_minutes) MINUTE "
-	  "ORDER BY l.last_activity_at, l.id LIMIT ?" },
+	  "LIMIT ?) x" },
 	/* LEAD_WAIT_MIN: the shortest wait a captured lead can have, minutes */
 	{ "leads_wait_min",
 	  "SELECT LEAST(COALESCE((SELECT MIN(abandon_wait_minutes) FROM campaigns), 0), "
@@ -474,24 +503,66 @@ db_lead_convert(struct db *db, const char *tenant, const char *id,
 	return e;
 }
 
-enum fb_err
-db_leads_abandon_due(struct db *db, long long now, int limit, struct dbrows *out)
+/* The shortest wait a captured lead can have, minutes. */
+static enum fb_err
+wait_min(struct db *db, long long *wait)
 {
-	char	 at[32];
+	bool	 found;
 
+	return db_value(db, DBSET_LEAD, LEAD_WAIT_MIN, &lead_sql[LEAD_WAIT_MIN],
+	    DBNOPARAMS, wait, &found);
+}
+
+enum fb_err
+db_leads_abandon_tenants(struct db *db, long long now, int limit,
+    struct dbres *out)
+{
+	char		 at[32];
 	long long	 wait;
-	bool		 found;
+	enum fb_err	 e;
+
+	memset(out, 0, sizeof(*out));
+	if ((e = wait_min(db, &wait)) != FB_OK)
+		return e;
+	time_sql(now, at);
+	return run(db, LEAD_ABANDON_TENANTS, DBPARAMS(P_STR(at), P_INT(wait),
+	    P_INT(limit)), out);
+}
+
+enum fb_err
+db_leads_abandon_due(struct db *db, const char *tenant, long long now,
+    int limit, struct dbrows *out)
+{
+	char		 at[32];
+	long long	 wait;
 	enum fb_err	 e;
 
 	out->n = 0;
 	out->row = NULL;
-	if ((e = db_value(db, DBSET_LEAD, LEAD_WAIT_MIN, &lead_sql[LEAD_WAIT_MIN],
-	    DBNOPARAMS, &wait, &found)) != FB_OK)
+	if ((e = wait_min(db, &wait)) != FB_OK)
 		return e;
 	time_sql(now, at);
-	return rows(db, LEAD_ABANDON_DUE, DBPARAMS(P_STR(at), P_INT(wait),
-	    P_STR(at), P_INT(limit)), lead_owner_cols, NELEM(lead_owner_cols),
-	    sizeof(struct lead_owner_row), false, out);
+	return rows(db, LEAD_ABANDON_DUE, DBPARAMS(P_STR(tenant), P_STR(at),
+	    P_INT(wait), P_STR(at), P_INT(limit)), lead_owner_cols,
+	    NELEM(lead_owner_cols), sizeof(struct lead_owner_row), false, out);
+}
+
+enum fb_err
+db_leads_abandon_left(struct db *db, long long now, long long cap,
+    long long *n)
+{
+	char		 at[32];
+	long long	 wait;
+	bool		 found;
+	enum fb_err	 e;
+
+	*n = 0;
+	if ((e = wait_min(db, &wait)) != FB_OK)
+		return e;
+	time_sql(now, at);
+	return db_value(db, DBSET_LEAD, LEAD_ABANDON_LEFT,
+	    &lead_sql[LEAD_ABANDON_LEFT], DBPARAMS(P_STR(at), P_INT(wait),
+	    P_STR(at), P_INT(cap)), n, &found);
 }
 
 enum fb_err

@@ -31,10 +31,11 @@ static const struct dbstmt ops_sql[OPS__MAX] = {
 	/* the failures of this clock hour, the count reset at a new one */
 	{ "ops_pass",
 	  "INSERT INTO cron_passes (job, host, started_at, finished_at, outcome, "
-	  "items, last_ok_at, hour_start, failures_hour) VALUES (?, ?, "
-	  "FROM_UNIXTIME(?), NOW(6), ?, ?, IF(? = 'ok', NOW(6), NULL), "
+	  "items, left_items, last_ok_at, hour_start, failures_hour) VALUES (?, ?, "
+	  "FROM_UNIXTIME(?), NOW(6), ?, ?, ?, IF(? = 'ok', NOW(6), NULL), "
 	  "DATE_FORMAT(NOW(), '%Y-%m-%d %H:00:00'), ? = 'failed') "
-	  "ON DUPLICATE KEY UPDATE host = VALUES(host), "
+	  "ON DUPLICATE KEY UPDATE host = VALUES(host), left_items = "
+	  "VALUES(left_items), "
 	  "started_at = VALUES(started_at), finished_at = VALUES(finished_at), "
 	  "failures_hour = IF(hour_start = VALUES(hour_start), failures_hour, 0) "
 	  "+ (VALUES(outcome) = 'failed'), hour_start = VALUES(hour_start), "
@@ -108,13 +109,13 @@ db_ops_jobs(struct db *db, struct dbrows *out)
 
 enum fb_err
 db_cron_pass(struct db *db, const char *job, const char *host, long long started,
-    bool ok, long long items)
+    bool ok, long long items, long long left)
 {
 	const char	*o = ok ? "ok" : "failed";
 
 	return db_run(db, DBSET_OPS, OPS_PASS, &ops_sql[OPS_PASS], DBPARAMS(
 	    P_STR(job), P_STR(host), P_INT(started), P_STR(o), P_INT(items),
-	    P_STR(o), P_STR(o)), NULL);
+	    P_INT(left), P_STR(o), P_STR(o)), NULL);
 }
 
 enum fb_err

@@ -802,14 +802,25 @@ enum fb_err db_ingest_retry(struct db *, long long *n) FB_WUR;
 #define ABANDON_WAIT_MIN	1
 #define ABANDON_WAIT_MAX	10080	/* 7 days */
 /*
- * Up to `limit` struct lead_owner_row of the captured leads whose wait
- * (the active scenario's, else the campaign's) has passed at `now` (unix
- * seconds), the longest idle first: across tenants, formback-abandon's.
- * Reads only the leads idle for the shortest wait of any campaign or
- * active scenario, and stops at `limit`.
+ * Up to `limit` tenants (one column, the id) with captured leads idle for
+ * the shortest wait of any campaign or active scenario at `now` (unix
+ * seconds), the longest idle first: formback-abandon's turns (issue 40).
+ * A tenant listed may have none due yet (its campaigns wait longer).
  */
-enum fb_err db_leads_abandon_due(struct db *, long long now, int limit,
-	    struct dbrows *) FB_WUR;
+enum fb_err db_leads_abandon_tenants(struct db *, long long now, int limit,
+	    struct dbres *) FB_WUR;
+/*
+ * Up to `limit` struct lead_owner_row of the tenant's captured leads
+ * whose wait (the active scenario's, else the campaign's) has passed at
+ * `now` (unix seconds), the longest idle first.  Reads only the leads
+ * idle for the shortest wait of any campaign or active scenario, and
+ * stops at `limit`.
+ */
+enum fb_err db_leads_abandon_due(struct db *, const char *tenant,
+	    long long now, int limit, struct dbrows *) FB_WUR;
+/* How many leads of every tenant are due at `now`, counted up to `cap`. */
+enum fb_err db_leads_abandon_left(struct db *, long long now, long long cap,
+	    long long *n) FB_WUR;
 /*
  * Lock the lead when it is still captured and no other pass holds it,
  * then mark it abandoned at `now`: *claimed false when it was not taken.
@@ -1204,15 +1215,19 @@ enum fb_err db_ops_queues(struct db *, struct dbrows *out) FB_WUR;
 #define CRON_PASS_COLS(F, N) F(job, TEXT, "job") N(host, TEXT, "host") \
 	N(started_at, TIME, "started_at") N(finished_at, TIME, "finished_at") \
 	N(outcome, TEXT, "outcome") N(items, INT, "items") \
+	N(left_items, INT, "left_items") \
 	N(last_ok_at, TIME, "last_ok_at") \
 	N(age, INT, "TIMESTAMPDIFF(SECOND, finished_at, NOW(6))") \
 	N(failures_hour, INT, "IF(hour_start = DATE_FORMAT(NOW(), '%Y-%m-%d %H:00:00'), " \
 	    "failures_hour, 0)")
 struct cron_pass_row { DB_FIELDS(CRON_PASS_COLS) };
 enum fb_err db_ops_jobs(struct db *, struct dbrows *out) FB_WUR;
-/* Record a job's pass (started: unix seconds), autocommit. */
+/*
+ * Record a job's pass (started: unix seconds; items done, and left for
+ * the next pass), autocommit.
+ */
 enum fb_err db_cron_pass(struct db *, const char *job, const char *host,
-	    long long started, bool ok, long long items) FB_WUR;
+	    long long started, bool ok, long long items, long long left) FB_WUR;
 /*
  * The database settings Formback needs (formbackctl check-db; issue 19):
  * one row per check, its setting's name, the value seen, whether it is
