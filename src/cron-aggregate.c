@@ -1,137 +1,204 @@
 /*
  * formback-aggregate: recounts JST days into the tables behind
- * /reports/daily (design 1; contract: Reports; formback-aggregate(8)).
+ * /reports/daily and rolls the hours behind /reports/funnel (design 1;
+ * contract: Reports; formback-aggregate(8)).
  *
- * One bounded pass: for every tenant, the last 3 JST days of the clock
- * (today's figures move, and the two before may still receive late rows)
- * and every day of the 35 before them that was never done, at most
- * --limit days in all, oldest first per tenant.  A day is recounted from
- * the raw rows in one transaction holding its row of
- * report_aggregations (db_aggregate_day()): a rerun writes the same rows,
- * and copies on several hosts take turns on a day instead of mixing.
+ * It follows changes, not tenants (issue 40): every write of a row the
+ * reports count marks its tenant's JST day dirty in the same transaction
+ * (the triggers of migration 0035), and a pass recounts the marked days,
+ * the oldest mark first, each from the raw rows in one transaction that
+ * begins by deleting its mark (db_aggregate_day()): a rerun writes the
+ * same rows, copies on several hosts take turns on a day, and a tenant
+ * with nothing new costs nothing.  A day marked again while the pass runs
+ * waits for the next pass, behind the others.
  *
- * Before its days, the tenant's hours behind the funnel and the days'
- * traffic: the next whole UTC hours that can no longer change,
- * HOURS_PER_TX of them a transaction (db_roll_hours()), each transaction
- * one unit of --limit like a day.
+ * In turns with the days, the hours: the tenants with events after their
+ * rolled hours (one index dive a tenant), a few transactions of
+ * HOURS_PER_TX hours each a turn (db_roll_hours()).  The pass ends when
+ * both are done or its budget is spent, and says what it left.
  */
 #include <stdio.h>
-#include <time.h>
 #include <string.h>
+#include <time.h>
 
 #include "formback.h"
 #include "pass.h"
 #include "db/store.h"
 
-#define RECENT_DAYS	3	/* recounted every pass */
-#define BACKFILL_DAYS	35	/* before them, done once */
+#define BUDGET		540	/* seconds; cron starts it every 10 minutes */
 #define HOURS_PER_TX	6	/* rolled in one transaction */
+#define TXS_PER_TURN	4	/* a tenant's hour transactions a turn */
+#define TURN		16	/* tenants a turn of the ring */
+#define MARKS_READ	64	/* marked days read at once */
+#define TENANTS_READ	10000	/* tenants with hours to roll read at once */
 
-/* The JST date of UTC seconds `t` (a JST midnight), "YYYY-MM-DD". */
+struct aggregate {
+	struct pass	 p;
+	struct conf	 conf;
+	struct db	 db;
+	struct ring	 ring;		/* tenants with hours to roll */
+	char		 now[32];	/* the pass's clock, SQL datetime */
+	char		 began[32];	/* its start: marks after it wait */
+	bool		 ring_read;	/* the ring was filled this pass */
+	long		 days, hours;
+	int		 failed;
+};
+
+/* One tenant's turn of hours; *drained when it has none left to roll. */
 static void
-jst_day(int64_t t, char out[32])
+hours_turn(struct aggregate *a, const char *tenant, bool *drained)
 {
-	time_iso8601(t + 9 * 3600, out);
-	out[10] = '\0';
+	int		 k, n = 0;
+	enum fb_err	 e;
+
+	*drained = false;
+	for (k = 0; k < TXS_PER_TURN && pass_room(&a->p, 1) > 0; k++) {
+		if ((e = db_roll_hours(&a->db, tenant, a->now, HOURS_PER_TX,
+		    &n)) != FB_OK) {
+			fprintf(stderr, "formback-aggregate: tenant %s, hours: "
+			    "%s\n", tenant, fb_strerror(e));
+			a->failed++;
+			break;
+		}
+		if (n == 0)
+			break;
+		a->hours += n;
+		pass_took(&a->p, 1);
+	}
+	*drained = e != FB_OK || n < HOURS_PER_TX;
+}
+
+/* A turn of the hours' ring, filled once a pass; false: nothing to do. */
+static bool
+hours_round(struct aggregate *a)
+{
+	char		 keys[TURN][UUID_STRLEN + 1];
+	struct dbres	 t;
+	size_t		 n, k;
+	unsigned	 i;
+	bool		 drained;
+
+	if (!a->ring_read) {
+		a->ring_read = true;
+		if (db_hours_tenants(&a->db, a->now, a->p.tenant, TENANTS_READ,
+		    &t) != FB_OK) {
+			fprintf(stderr, "formback-aggregate: cannot read the "
+			    "tenants with hours to roll\n");
+			a->failed++;
+			return false;
+		}
+		for (i = 0; i < t.nrows; i++)
+			if (ring_add(&a->ring, dbres_get(&t, i, 0)) != FB_OK)
+				break;
+		dbres_free(&t);
+	}
+	n = ring_next(&a->ring, keys, TURN);
+	for (k = 0; k < n && !pass_over(&a->p); k++) {
+		hours_turn(a, keys[k], &drained);
+		if (drained)
+			ring_drop(&a->ring, keys[k]);
+	}
+	return n > 0;
+}
+
+/* A batch of marked days, the oldest marks first; false: none left. */
+static bool
+days_batch(struct aggregate *a)
+{
+	struct dbrows	 m;
+	const struct report_mark_row *d;
+	char		 from[32], to[32];
+	int64_t		 t;
+	size_t		 i;
+	bool		 done;
+	enum fb_err	 e;
+
+	if (db_aggregate_marks(&a->db, a->began, a->p.tenant, MARKS_READ,
+	    &m) != FB_OK) {
+		fprintf(stderr, "formback-aggregate: cannot read the marked "
+		    "days\n");
+		a->failed++;
+		return false;
+	}
+	for (i = 0, d = m.row; i < m.n && pass_room(&a->p, 1) > 0; i++) {
+		/* the JST day's UTC bounds */
+		if ((t = time_jst_date(d[i].day)) < 0)
+			continue;
+		time_sql(t, from);
+		time_sql(t + 86400, to);
+		if ((e = db_aggregate_day(&a->db, d[i].tenant_id, d[i].day, from,
+		    to, &done)) != FB_OK) {
+			fprintf(stderr, "formback-aggregate: tenant %s, %s: %s\n",
+			    d[i].tenant_id, d[i].day, fb_strerror(e));
+			a->failed++;
+			if (e == FB_EGONE)
+				break;
+		} else if (done) {
+			a->days++;
+			pass_took(&a->p, 1);
+		}
+	}
+	done = m.n == MARKS_READ;
+	dbrows_free(&m);
+	return done && a->failed == 0;
+}
+
+/* What the pass leaves: the marked days and the tenants' hours. */
+static void
+leave(struct aggregate *a)
+{
+	struct dbrows	 m;
+
+	if (!pass_over(&a->p))
+		return;
+	if (db_aggregate_marks(&a->db, a->began, a->p.tenant, 100000,
+	    &m) == FB_OK) {
+		pass_leave(&a->p, "marked days", (long)m.n);
+		dbrows_free(&m);
+	}
+	pass_leave(&a->p, "tenants' hours to roll", (long)a->ring.n);
 }
 
 int
 main(int argc, char *argv[])
 {
-	struct pass	 o = { .prog = "formback-aggregate", .job = "aggregate",
-			    .budget = 540, .tenant_opt = true };
-	struct conf	 conf;
-	struct db	 db;
-	struct dbres	 tenants, have;
-	char		 err[512], day[32], first[32], end[32], from[32], to[32];
-	char		 now[32];
-	const char	*only;
-	int64_t		 today, d;
-	long		 done = 0, days = 0, hours = 0;
-	int		 ch, failed = 0, n;
-	unsigned	 t, k;
-	bool		 known;
-	enum fb_err	 e;
+	static struct aggregate a = { .p = { .prog = "formback-aggregate",
+	    .job = "aggregate", .budget = BUDGET, .tenant_opt = true } };
+	char		 err[512];
+	int		 ch;
+	bool		 hours = true, days = true;
 
-	if ((ch = pass_opts(&o, argc, argv)) >= 0)
+	if ((ch = pass_opts(&a.p, argc, argv)) >= 0)
 		return ch;
-	only = o.tenant;
-	if (o.limit == 0)
-		o.limit = 1000;
-	log_init("formback-aggregate", o.verbose ? LOG_DEBUG : LOG_WARN);
-	if (conf_load(&conf, NULL, err, sizeof(err)) != FB_OK) {
+	log_init("formback-aggregate", a.p.verbose ? LOG_DEBUG : LOG_WARN);
+	if (conf_load(&a.conf, NULL, err, sizeof(err)) != FB_OK) {
 		fprintf(stderr, "formback-aggregate: %s\n", err);
 		return 2;
 	}
-	if (db_open(&db, &conf) != FB_OK) {
-		fprintf(stderr, "formback-aggregate: cannot connect to the database\n");
+	if (db_open(&a.db, &a.conf) != FB_OK) {
+		fprintf(stderr, "formback-aggregate: cannot connect to the "
+		    "database\n");
 		return 1;
 	}
-	if ((e = db_aggregate_tenants(&db, &tenants)) != FB_OK) {
-		fprintf(stderr, "formback-aggregate: cannot read the tenants: %s\n",
-		    fb_strerror(e));
-		db_close(&db);
-		return 1;
+	ring_init(&a.ring);
+	time_sql(a.p.now, a.now);
+	/* the database's clock stamps the marks: a second for the hosts' */
+	time_sql((long long)time(NULL) + 1, a.began);
+	/* the hours and the days in turns, until both are done */
+	while ((hours || days) && !pass_over(&a.p)) {
+		if (hours)
+			hours = hours_round(&a);
+		if (days && !pass_over(&a.p))
+			days = days_batch(&a);
 	}
-	today = time_jst_midnight(o.now);
-	jst_day(today - (int64_t)(RECENT_DAYS - 1 + BACKFILL_DAYS) * 86400, first);
-	jst_day(today + 86400, end);
-	time_sql(o.now, now);
-	for (t = 0; t < tenants.nrows && done < o.limit; t++) {
-		const char *tenant = dbres_get(&tenants, t, 0);
-
-		if (only != NULL && strcmp(only, tenant) != 0)
-			continue;
-		/* the hours first: the days read them */
-		while (done < o.limit) {
-			if ((e = db_roll_hours(&db, tenant, now, HOURS_PER_TX,
-			    &n)) != FB_OK) {
-				fprintf(stderr, "formback-aggregate: tenant %s, "
-				    "hours: %s\n", tenant, fb_strerror(e));
-				failed++;
-				break;
-			}
-			if (n == 0)
-				break;
-			hours += n;
-			done++;
-		}
-		if ((e = db_aggregate_have(&db, tenant, first, end, &have)) != FB_OK) {
-			fprintf(stderr, "formback-aggregate: tenant %s: %s\n", tenant,
-			    fb_strerror(e));
-			failed++;
-			continue;
-		}
-		for (d = today - (int64_t)(RECENT_DAYS - 1 + BACKFILL_DAYS) * 86400;
-		    d <= today && done < o.limit; d += 86400) {
-			jst_day(d, day);
-			for (known = false, k = 0; k < have.nrows && !known; k++)
-				known = strcmp(dbres_get(&have, k, 0), day) == 0;
-			if (known && d < today - (int64_t)(RECENT_DAYS - 1) * 86400)
-				continue;
-			time_sql(d, from);
-			time_sql(d + 86400, to);
-			if ((e = db_aggregate_day(&db, tenant, day, from, to)) != FB_OK) {
-				fprintf(stderr, "formback-aggregate: tenant %s, %s: %s\n",
-				    tenant, day, fb_strerror(e));
-				failed++;
-				if (e == FB_EGONE)
-					break;
-			} else {
-				done++;
-				days++;
-			}
-		}
-		dbres_free(&have);
-	}
-	dbres_free(&tenants);
-	if (o.verbose)
+	leave(&a);
+	if (a.p.verbose)
 		fprintf(stderr, "formback-aggregate: %ld day(s) recounted, %ld "
-		    "hour(s) rolled, %d failed\n", days, hours, failed);
-	db_close(&db);
-	o.failed = failed > 0;
-	pass_took(&o, done);
-	ch = pass_end(&o, &conf);
-	conf_free(&conf);
+		    "hour(s) rolled, %d failed\n", a.days, a.hours, a.failed);
+	ring_release(&a.ring);
+	db_close(&a.db);
+	a.p.failed = a.failed > 0;
+	ch = pass_end(&a.p, &a.conf);
+	conf_free(&a.conf);
 	return ch;
 }

@@ -412,6 +412,11 @@ void	time_sql(int64_t secs, char out[32]);
  * durations only, never a date.
  */
 int64_t	time_mono(void);
+/*
+ * A JST date "YYYY-MM-DD" (contract: Reports, daily) as the UTC seconds
+ * of its midnight; -1 when it is not one (2030-02-30 included).
+ */
+int64_t	time_jst_date(const char *);
 /* UTC seconds of the JST midnight that began the JST day holding `secs`. */
 int64_t	time_jst_midnight(int64_t secs);
 /* The JST month holding UTC seconds `secs`, as "YYYY-MM". */

@@ -122,3 +122,21 @@ time_mono(void)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (int64_t)ts.tv_sec;
 }
+
+int64_t
+time_jst_date(const char *s)
+{
+	char	 t[32];
+	int64_t	 v;
+	int	 y, m, d;
+
+	if (s == NULL || strlen(s) != 10 || sscanf(s, "%4d-%2d-%2d", &y, &m, &d) != 3 ||
+	    s[4] != '-' || s[7] != '-' || strspn(s, "0123456789-") != 10)
+		return -1;
+	snprintf(t, sizeof(t), "%sT00:00:00+09:00", s);
+	if (!time_parse_iso8601(t, &v))
+		return -1;
+	/* a day that does not exist (2030-02-30) is not one */
+	time_iso8601(v + 9 * 3600, t);
+	return strncmp(t, s, 10) == 0 ? v : -1;
+}

@@ -271,24 +271,6 @@ api_reports_funnel(struct req *r)
 /* the longest range of the daily report, in days (formback.fcgi(8)) */
 #define DAILY_DAYS_MAX	366
 
-/* A JST date "YYYY-MM-DD" as the UTC seconds of its midnight; -1 if not one. */
-static int64_t
-jst_date(const char *s)
-{
-	char	 t[32];
-	int64_t	 v;
-	int	 y, m, d;
-
-	if (s == NULL || strlen(s) != 10 || sscanf(s, "%4d-%2d-%2d", &y, &m, &d) != 3 ||
-	    s[4] != '-' || s[7] != '-' || strspn(s, "0123456789-") != 10)
-		return -1;
-	snprintf(t, sizeof(t), "%sT00:00:00+09:00", s);
-	if (!time_parse_iso8601(t, &v))
-		return -1;
-	/* a day that does not exist (2030-02-30) is not one */
-	time_iso8601(v + 9 * 3600, t);
-	return strncmp(t, s, 10) == 0 ? v : -1;
-}
 
 /* An integer, or null (a day not aggregated; under a scenario filter the
  * faces not about messages). */
@@ -304,7 +286,7 @@ jg_int_or_null(struct jgen *j, const char *key, long long v, bool null)
 /* The counts of one day, one channel (DeliveryCountsOut). */
 struct dlv { long long sent, delivered, opened, clicked, converted, after; };
 struct day {
-	bool		 computed;	/* formback-aggregate has done it */
+	bool		 computed;	/* no row left uncounted */
 	long long	 page_view, visits, form_start, capture;
 	long long	 captured, abandoned, recovered, spillover, hash_match;
 	struct dlv	 sms, email;
@@ -381,7 +363,7 @@ day_gen(struct jgen *j, const char *date, const struct day *d, bool scen)
 static long
 day_index(const char *day, int64_t from, long ndays)
 {
-	int64_t	 t = jst_date(day);
+	int64_t	 t = time_jst_date(day);
 	long	 i;
 
 	if (t < 0)
@@ -403,16 +385,16 @@ api_reports_daily(struct req *r)
 	char		 date[32], site_of[UUID_STRLEN + 1], refreshed[32] = "";
 	struct dbres	 agg;
 	int64_t		 a, b;
-	long		 n, i, computed = 0;
+	long		 n, i;
 	size_t		 x;
 	int		 p;
 	bool		 scen, steps = gb != NULL && strcmp(gb, "step") == 0;
 	struct jgen	 j;
 	enum fb_err	 e;
 
-	if ((a = jst_date(req_query(r, "from"))) < 0)
+	if ((a = time_jst_date(req_query(r, "from"))) < 0)
 		return api_error(r, AC_QUERY_INVALID, "from");
-	if ((b = jst_date(req_query(r, "to"))) < 0)
+	if ((b = time_jst_date(req_query(r, "to"))) < 0)
 		return api_error(r, AC_QUERY_INVALID, "to");
 	n = (long)((b - a) / 86400);
 	if (n < 1 || n > DAILY_DAYS_MAX)
@@ -455,22 +437,34 @@ api_reports_daily(struct req *r)
 	if ((days = calloc((size_t)n, sizeof(*days))) == NULL)
 		return FB_ENOMEM;
 	memset(&tot, 0, sizeof(tot));
-	/* the days formback-aggregate has done; the others are not computed */
+	/*
+	 * A day is computed unless it has rows not counted yet (its mark,
+	 * migration 0035); refreshed_at is the latest count of those.
+	 */
+	for (i = 0; i < n; i++)
+		days[i].computed = true;
+	if ((e = db_daily_marked(r->db, r->auth.tenant_id, f.from, f.to,
+	    &agg)) != FB_OK) {
+		free(days);
+		return e;
+	}
+	for (x = 0; x < agg.nrows; x++)
+		if ((i = day_index(dbres_get(&agg, (unsigned)x, 0), a, n)) >= 0 &&
+		    days[i].computed)
+			days[i].computed = false;
+	dbres_free(&agg);
 	if ((e = db_daily_aggregated(r->db, r->auth.tenant_id, f.from, f.to,
 	    &agg)) != FB_OK) {
 		free(days);
 		return e;
 	}
-	for (x = 0; x < agg.nrows; x++) {
-		if ((i = day_index(dbres_get(&agg, (unsigned)x, 0), a, n)) < 0)
-			continue;
-		days[i].computed = true;
-		computed++;
-		/* the latest time, "YYYY-MM-DD HH:MM:SS.ffffff", sorts as text */
-		if (strcmp(dbres_get(&agg, (unsigned)x, 1), refreshed) > 0)
+	/* the latest time, "YYYY-MM-DD HH:MM:SS.ffffff", sorts as text */
+	for (x = 0; x < agg.nrows; x++)
+		if ((i = day_index(dbres_get(&agg, (unsigned)x, 0), a, n)) >= 0 &&
+		    days[i].computed && strcmp(dbres_get(&agg, (unsigned)x, 1),
+		    refreshed) > 0)
 			snprintf(refreshed, sizeof(refreshed), "%s",
 			    dbres_get(&agg, (unsigned)x, 1));
-	}
 	dbres_free(&agg);
 	for (p = DAILY_TRAFFIC; p <= DAILY_DELIVERY; p++) {
 		if ((e = db_daily(r->db, r->auth.tenant_id, &f, (enum daily_part)p,
@@ -542,7 +536,7 @@ api_reports_daily(struct req *r)
 	jg_str(&j, "campaign_id", f.campaign);
 	jg_str(&j, "scenario_id", f.scenario);
 	jg_obj_end(&j);
-	jg_time(&j, "refreshed_at", computed > 0 ? refreshed : NULL);
+	jg_time(&j, "refreshed_at", refreshed[0] != '\0' ? refreshed : NULL);
 	jg_arr(&j, "not_computed_dates");
 	for (i = 0; i < n; i++)
 		if (!days[i].computed) {

@@ -368,7 +368,9 @@ api_metrics(struct req *r)
 		    "# HELP formback_job_last_pass_ok 1 when the last pass succeeded.\n"
 		    "# TYPE formback_job_last_pass_ok gauge\n"
 		    "# HELP formback_job_failures_this_hour Failed passes this clock hour.\n"
-		    "# TYPE formback_job_failures_this_hour gauge\n");
+		    "# TYPE formback_job_failures_this_hour gauge\n"
+		    "# HELP formback_job_left_items Items the last pass left for the "
+		    "next.\n# TYPE formback_job_left_items gauge\n");
 	json_object_object_get_ex(st, "jobs", &g);
 	json_object_object_foreach(g, jn, jv) {
 		x = jv;
@@ -383,6 +385,10 @@ api_metrics(struct req *r)
 		json_object_object_get_ex(x, "failures_this_hour", &v);
 		if (e == FB_OK)
 			e = buf_printf(b, "formback_job_failures_this_hour{job=\"%s\"} "
+			    "%lld\n", jn, (long long)json_object_get_int64(v));
+		json_object_object_get_ex(x, "left", &v);
+		if (e == FB_OK)
+			e = buf_printf(b, "formback_job_left_items{job=\"%s\"} "
 			    "%lld\n", jn, (long long)json_object_get_int64(v));
 	}
 	json_object_put(st);

@@ -106,9 +106,10 @@ enum {
 	RP_HOURS_HELD, RP_EVENTS_SITE, RP_EVENTS_CAMPAIGN, RP_EVENTS_BY, RP_LEADS,
 	RP_LEADS_BY, RP_DELIVERIES,
 	RP_DAILY,	/* RP_DAILY + enum daily_part */
-	RP_AGG_DAYS = RP_DAILY + DAILY__MAX, RP_AG_CLAIM, RP_AG_LOCK, RP_AG_DEL_T,
+	RP_AGG_DAYS = RP_DAILY + DAILY__MAX, RP_AG_UNMARK, RP_AG_DEL_T,
 	RP_AG_DEL_L, RP_AG_DEL_M, RP_AG_TRAFFIC, RP_AG_T_TENANT,
-	RP_AG_LEADS, RP_AG_MESSAGES, RP_AG_DONE, RP_AG_TENANTS, RP_AG_HAVE,
+	RP_AG_LEADS, RP_AG_MESSAGES, RP_AG_DONE, RP_AG_MARKS, RP_AG_MARKED,
+	RP_RH_TENANTS,
 	RP_RH_SHARE, RP_RH_CLAIM, RP_RH_LOCK, RP_RH_SPAN, RP_RH_DROP, RP_RH_GROUPS,
 	RP_RH_FC, RP_RH_CAMPAIGN, RP_RH_SITE,
 	RP_RH_DONE, RP_RH_EXCLUSIVE, RP_RH_BACK, RP_RH_BACK_DEL,
@@ -217,13 +218,13 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 	{ "daily_aggregated",
 	  "SELECT day, aggregated_at FROM report_aggregations WHERE " RD_RANGE
 	  "AND aggregated_at IS NOT NULL" },
-	/* RP_AG_CLAIM, RP_AG_LOCK: the day's turn (copies take turns) */
-	{ "aggregate_claim",
-	  "INSERT INTO report_aggregations (tenant_id, day) VALUES (?, ?) "
-	  "ON DUPLICATE KEY UPDATE tenant_id = tenant_id" },
-	{ "aggregate_lock",
-	  "SELECT aggregated_at FROM report_aggregations WHERE tenant_id = ? "
-	  "AND day = ? FOR UPDATE" },
+	/*
+	 * RP_AG_UNMARK: the day's mark, first in its recount: it waits for
+	 * the writers that found it (their shared locks), so the recount
+	 * reads their rows; a copy that finds it gone has nothing to do
+	 */
+	{ "aggregate_unmark",
+	  "DELETE FROM report_dirty_days WHERE tenant_id = ? AND day = ?" },
 	{ "aggregate_del_traffic",
 	  "DELETE FROM report_traffic_days WHERE tenant_id = ? AND day = ?" },
 	{ "aggregate_del_leads",
@@ -267,14 +268,33 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 	  AG_DAY("d.sent_at") " GROUP BY l.site_id, d.campaign_id, d.scenario_id, "
 	  "step_key, d.channel" },
 	{ "aggregate_done",
-	  "UPDATE report_aggregations SET aggregated_at = NOW(6) WHERE "
-	  "tenant_id = ? AND day = ?" },
-	/* RP_AG_TENANTS */
-	{ "aggregate_tenants", "SELECT id FROM tenants ORDER BY id" },
-	/* RP_AG_HAVE: the tenant's days of a range already aggregated */
-	{ "aggregate_have",
-	  "SELECT day FROM report_aggregations WHERE tenant_id = ? AND day >= ? "
-	  "AND day < ? AND aggregated_at IS NOT NULL" },
+	  "INSERT INTO report_aggregations (tenant_id, day, aggregated_at) "
+	  "VALUES (?, ?, NOW(6)) ON DUPLICATE KEY UPDATE aggregated_at = NOW(6)" },
+	/*
+	 * RP_AG_MARKS: the oldest marks made before the pass began (?), of
+	 * one tenant or all (?); a day marked again while a pass runs waits
+	 * for the next, behind the others
+	 */
+	{ "aggregate_marks",
+	  "SELECT " DB_SELECT(REPORT_MARK_COLS) " FROM report_dirty_days "
+	  "FORCE INDEX (report_dirty_days_marked) WHERE marked_at < ? "
+	  "AND (? IS NULL OR tenant_id = ?) ORDER BY marked_at, tenant_id, day "
+	  "LIMIT ?" },
+	/* RP_AG_MARKED: the days of a range with rows not counted yet */
+	{ "daily_marked",
+	  "SELECT day FROM report_dirty_days WHERE " RD_RANGE },
+	/*
+	 * RP_RH_TENANTS: the tenants with events after their rolled hours
+	 * and before the hours that can still change (of one tenant, or
+	 * all): one index dive a tenant, none for a tenant with no event
+	 */
+	{ "hours_tenants",
+	  "SELECT t.id FROM tenants t LEFT JOIN report_hour_state s ON "
+	  "s.tenant_id = t.id, (SELECT " RH_BOUND " AS bound) b WHERE "
+	  "(? IS NULL OR t.id = ?) AND EXISTS (SELECT 1 FROM tag_events e "
+	  "FORCE INDEX (tag_events_tenant_span) WHERE e.tenant_id = t.id AND "
+	  "e.received_at >= COALESCE(s.rolled_until, '1000-01-01') AND "
+	  "e.received_at < b.bound) ORDER BY t.id LIMIT ?" },
 	/* RP_RH_SHARE: rolling and taking hours back exclude each other */
 	{ "hours_share", "SELECT id FROM report_hour_lock LOCK IN SHARE MODE" },
 	/* RP_RH_CLAIM, RP_RH_LOCK: the tenant's row, then its turn (none
@@ -285,15 +305,19 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 	{ "hours_lock",
 	  "SELECT rolled_until FROM report_hour_state WHERE tenant_id = ? "
 	  "FOR UPDATE SKIP LOCKED" },
-	/* RP_RH_SPAN: the next hours to roll, at most ? of them: from where
-	 * the last pass stopped, or the hour of the tenant's first event */
+	/*
+	 * RP_RH_SPAN: the next hours to roll, at most ? of them: from the
+	 * hour of the tenant's first event not rolled yet, over the hours
+	 * without events since the last pass stopped (nothing to roll there)
+	 */
 	{ "hours_span",
 	  "SELECT x.start, LEAST(x.start + INTERVAL ? HOUR, x.bound) AS end, "
 	  "TIMESTAMPDIFF(HOUR, x.start, x.bound) FROM (SELECT "
-	  "COALESCE(s.rolled_until, LEAST(COALESCE(" HOUR_OF("(SELECT MIN(received_at) "
-	  "FROM tag_events WHERE tenant_id = s.tenant_id)") ", b.bound), b.bound)) "
-	  "AS start, b.bound FROM report_hour_state s, (SELECT " RH_BOUND " AS bound) "
-	  "b WHERE s.tenant_id = ?) x" },
+	  "LEAST(COALESCE(" HOUR_OF("(SELECT MIN(e.received_at) FROM tag_events e "
+	  "FORCE INDEX (tag_events_tenant_span) WHERE e.tenant_id = s.tenant_id "
+	  "AND e.received_at >= COALESCE(s.rolled_until, '1000-01-01'))") ", "
+	  "b.bound), b.bound) AS start, b.bound FROM report_hour_state s, "
+	  "(SELECT " RH_BOUND " AS bound) b WHERE s.tenant_id = ?) x" },
 	/* RP_RH_DROP, RP_RH_GROUPS, RP_RH_FC, RP_RH_CAMPAIGN, RP_RH_SITE */
 	{ "hours_drop", "DROP TEMPORARY TABLE IF EXISTS rh_groups" },
 	{ "hours_groups", RH_GROUPS },
@@ -451,18 +475,33 @@ db_daily_aggregated(struct db *db, const char *tenant, const char *from,
 }
 
 enum fb_err
-db_aggregate_tenants(struct db *db, struct dbres *out)
+db_daily_marked(struct db *db, const char *tenant, const char *from,
+    const char *to, struct dbres *out)
 {
-	return db_run(db, DBSET_REPORT, RP_AG_TENANTS, &rp_sql[RP_AG_TENANTS],
-	    NULL, 0, out);
+	return db_run(db, DBSET_REPORT, RP_AG_MARKED, &rp_sql[RP_AG_MARKED],
+	    DBPARAMS(P_STR(tenant), P_STR(from), P_STR(to)), out);
+}
+
+#define DB_ROW struct report_mark_row
+static const struct dbcol mark_cols[] = { DB_COLUMNS(REPORT_MARK_COLS) };
+#undef DB_ROW
+
+enum fb_err
+db_aggregate_marks(struct db *db, const char *before, const char *tenant,
+    int limit, struct dbrows *out)
+{
+	return rows(db, RP_AG_MARKS, DBPARAMS(P_STR(before), P_STR(tenant),
+	    P_STR(tenant), P_INT(limit)), mark_cols, NELEM(mark_cols),
+	    sizeof(struct report_mark_row), out);
 }
 
 enum fb_err
-db_aggregate_have(struct db *db, const char *tenant, const char *from,
-    const char *to, struct dbres *out)
+db_hours_tenants(struct db *db, const char *now, const char *tenant,
+    int limit, struct dbres *out)
 {
-	return db_run(db, DBSET_REPORT, RP_AG_HAVE, &rp_sql[RP_AG_HAVE],
-	    DBPARAMS(P_STR(tenant), P_STR(from), P_STR(to)), out);
+	return db_run(db, DBSET_REPORT, RP_RH_TENANTS, &rp_sql[RP_RH_TENANTS],
+	    DBPARAMS(P_STR(now), P_STR(tenant), P_STR(tenant), P_INT(limit)),
+	    out);
 }
 
 static enum fb_err
@@ -473,59 +512,65 @@ ag(struct db *db, int id, const struct dbp *p, size_t n)
 	return db_changed(db, DBSET_REPORT, id, &rp_sql[id], p, n, &c);
 }
 
-enum fb_err
-db_aggregate_day(struct db *db, const char *tenant, const char *day,
-    const char *from, const char *to)
+/* The day's recount, in the transaction of db_aggregate_day(). */
+static enum fb_err
+recount(struct db *db, const char *tenant, const char *day, const char *from,
+    const char *to)
 {
 	struct funnel_filter f = { .from = from, .to = to };
 	struct dbres	 r;
 	enum fb_err	 e;
 
-	/* the day's row exists before its lock is taken */
-	if ((e = ag(db, RP_AG_CLAIM, DBPARAMS(P_STR(tenant), P_STR(day)))) != FB_OK)
+	/* the rolled hours it reads stay while it does */
+	if ((e = db_run(db, DBSET_REPORT, RP_RH_SHARE, &rp_sql[RP_RH_SHARE],
+	    DBNOPARAMS, &r)) != FB_OK)
 		return e;
+	dbres_free(&r);
+	if ((e = ag(db, RP_AG_DEL_T, DBPARAMS(P_STR(tenant), P_STR(day)))) ||
+	    (e = ag(db, RP_AG_DEL_L, DBPARAMS(P_STR(tenant), P_STR(day)))) ||
+	    (e = ag(db, RP_AG_DEL_M, DBPARAMS(P_STR(tenant), P_STR(day)))) ||
+	    (e = db_funnel_parts(db, tenant, &f)))
+		return e;
+	if ((e = ag(db, RP_AG_TRAFFIC, DBPARAMS(P_STR(tenant), P_STR(day),
+	    P_STR(tenant), P_STR(f.hours_from), P_STR(f.hours_to), P_NULL,
+	    P_NULL, RAW_PART(from, f.hours_from, NULL, NULL),
+	    RAW_PART(f.hours_to, to, NULL, NULL),
+	    RAW_PART(from, f.hours_from, NULL, NULL),
+	    RAW_PART(f.hours_to, to, NULL, NULL)))) ||
+	    (e = ag(db, RP_AG_T_TENANT, DBPARAMS(P_STR(tenant), P_STR(day),
+	    P_STR(tenant), P_STR(day)))))
+		return e;
+	if ((e = ag(db, RP_AG_LEADS, DBPARAMS(P_STR(tenant), P_STR(day),
+	    P_STR(from), P_STR(to), P_STR(from), P_STR(to), P_STR(from),
+	    P_STR(to), P_STR(from), P_STR(to), P_STR(from), P_STR(to),
+	    P_STR(tenant), P_STR(from), P_STR(to), P_STR(from), P_STR(to),
+	    P_STR(from), P_STR(to)))) ||
+	    (e = ag(db, RP_AG_MESSAGES, DBPARAMS(P_STR(tenant), P_STR(day),
+	    P_STR(tenant), P_STR(from), P_STR(to)))))
+		return e;
+	return ag(db, RP_AG_DONE, DBPARAMS(P_STR(tenant), P_STR(day)));
+}
+
+enum fb_err
+db_aggregate_day(struct db *db, const char *tenant, const char *day,
+    const char *from, const char *to, bool *done)
+{
+	unsigned long long n = 0;
+	enum fb_err	 e;
+
+	*done = false;
 	if ((e = db_begin(db)) != FB_OK)
 		return e;
-	if ((e = db_run(db, DBSET_REPORT, RP_AG_LOCK, &rp_sql[RP_AG_LOCK],
-	    DBPARAMS(P_STR(tenant), P_STR(day)), &r)) == FB_OK)
-		dbres_free(&r);
-	/* the rolled hours it reads stay while it does */
-	if (e == FB_OK && (e = db_run(db, DBSET_REPORT, RP_RH_SHARE,
-	    &rp_sql[RP_RH_SHARE], DBNOPARAMS, &r)) == FB_OK)
-		dbres_free(&r);
-	if (e == FB_OK)
-		e = ag(db, RP_AG_DEL_T, DBPARAMS(P_STR(tenant), P_STR(day)));
-	if (e == FB_OK)
-		e = ag(db, RP_AG_DEL_L, DBPARAMS(P_STR(tenant), P_STR(day)));
-	if (e == FB_OK)
-		e = ag(db, RP_AG_DEL_M, DBPARAMS(P_STR(tenant), P_STR(day)));
-	if (e == FB_OK)
-		e = db_funnel_parts(db, tenant, &f);
-	if (e == FB_OK)
-		e = ag(db, RP_AG_TRAFFIC, DBPARAMS(P_STR(tenant), P_STR(day),
-		    P_STR(tenant), P_STR(f.hours_from), P_STR(f.hours_to), P_NULL,
-		    P_NULL, RAW_PART(from, f.hours_from, NULL, NULL),
-		    RAW_PART(f.hours_to, to, NULL, NULL),
-		    RAW_PART(from, f.hours_from, NULL, NULL),
-		    RAW_PART(f.hours_to, to, NULL, NULL)));
-	if (e == FB_OK)
-		e = ag(db, RP_AG_T_TENANT, DBPARAMS(P_STR(tenant), P_STR(day),
-		    P_STR(tenant), P_STR(day)));
-	if (e == FB_OK)
-		e = ag(db, RP_AG_LEADS, DBPARAMS(P_STR(tenant), P_STR(day),
-		    P_STR(from), P_STR(to), P_STR(from), P_STR(to), P_STR(from),
-		    P_STR(to), P_STR(from), P_STR(to), P_STR(from), P_STR(to),
-		    P_STR(tenant), P_STR(from), P_STR(to), P_STR(from), P_STR(to),
-		    P_STR(from), P_STR(to)));
-	if (e == FB_OK)
-		e = ag(db, RP_AG_MESSAGES, DBPARAMS(P_STR(tenant), P_STR(day),
-		    P_STR(tenant), P_STR(from), P_STR(to)));
-	if (e == FB_OK)
-		e = ag(db, RP_AG_DONE, DBPARAMS(P_STR(tenant), P_STR(day)));
-	if (e == FB_OK)
-		e = db_commit(db);
-	if (e != FB_OK)
-		db_rollback(db);
+	/* the mark first: its writers' rows are committed once it is ours */
+	if ((e = db_changed(db, DBSET_REPORT, RP_AG_UNMARK,
+	    &rp_sql[RP_AG_UNMARK], DBPARAMS(P_STR(tenant), P_STR(day)),
+	    &n)) == FB_OK && n > 0)
+		e = recount(db, tenant, day, from, to);
+	if (e == FB_OK && n > 0 && (e = db_commit(db)) == FB_OK) {
+		*done = true;
+		return FB_OK;
+	}
+	db_rollback(db);
 	return e;
 }
 

@@ -1740,23 +1740,47 @@ enum fb_err db_daily_aggregated(struct db *, const char *tenant, const char *fro
 
 /* formback-aggregate (cron-aggregate.c) */
 
-/* Every tenant's id, one per row. */
-enum fb_err db_aggregate_tenants(struct db *, struct dbres *) FB_WUR;
-/* The tenant's days of [from, to) (JST dates) already aggregated. */
-enum fb_err db_aggregate_have(struct db *, const char *tenant, const char *from,
+/*
+ * A JST day with rows not counted yet (report_dirty_days, migration
+ * 0035: marked by triggers in each writer's transaction).
+ */
+#define REPORT_MARK_COLS(F, N) F(tenant_id, TEXT, "tenant_id") \
+	N(day, TEXT, "day")
+struct report_mark_row { DB_FIELDS(REPORT_MARK_COLS) };
+/*
+ * Up to `limit` struct report_mark_row, the oldest marks first, made
+ * before `before` (SQL datetime, UTC; the pass's start) and of `tenant`
+ * (NULL: every tenant's).
+ */
+enum fb_err db_aggregate_marks(struct db *, const char *before,
+	    const char *tenant, int limit, struct dbrows *) FB_WUR;
+/* The days of [from, to) (JST dates) with a mark: one column, the day. */
+enum fb_err db_daily_marked(struct db *, const char *tenant, const char *from,
 	    const char *to, struct dbres *) FB_WUR;
 /*
- * Recount a tenant's JST day (`day` "YYYY-MM-DD", its UTC bounds `from`
- * and `to` as SQL datetimes) from the raw rows into the rollups, in one
- * transaction holding the day's row of report_aggregations: reruns write
- * the same rows, copies take turns.
+ * Recount a tenant's marked JST day (`day` "YYYY-MM-DD", its UTC bounds
+ * `from` and `to` as SQL datetimes) from the raw rows into the rollups,
+ * in one transaction that begins by deleting the day's mark: it waits
+ * for the writers still holding the mark, so their rows are counted,
+ * and a later write marks the day again.  *done false when the mark was
+ * gone (another copy recounted it): nothing is written.  Reruns write
+ * the same rows.
  */
 enum fb_err db_aggregate_day(struct db *, const char *tenant, const char *day,
-	    const char *from, const char *to) FB_WUR;
+	    const char *from, const char *to, bool *done) FB_WUR;
+/*
+ * Up to `limit` tenants (one column, the id) with events not rolled into
+ * hours yet in hours that can no longer change at `now` (SQL datetime,
+ * UTC; see db_roll_hours()), of `tenant` only when not NULL: one index
+ * dive a tenant.
+ */
+enum fb_err db_hours_tenants(struct db *, const char *now, const char *tenant,
+	    int limit, struct dbres *) FB_WUR;
 /*
  * Roll the tenant's next whole UTC hours into report_event_hours
- * (migration 0026), at most `hours` of them, from where the last roll
- * stopped (the first time, the hour of its first event): only hours that
+ * (migration 0026), at most `hours` of them, from the hour of its first
+ * event after where the last roll stopped (the hours between have no
+ * event, so they are rolled as they are): only hours that
  * can no longer change, ended five minutes before `now` (SQL datetime,
  * the caller's clock) and the database's clock and before every event
  * still queued (parked ones aside).  One transaction holding the tenant's

@@ -10,6 +10,7 @@
 
 #include <criterion/criterion.h>
 
+#include "formback.h"
 #include "harness.h"
 
 /* One tag event at `at` (UTC, SQL form). */
@@ -316,7 +317,10 @@ Test(reports, funnel_from_hourly_rollups_equals_the_raw_count)
 	snprintf(traffic, sizeof(traffic), "%s", sql(TRAFFIC_OF_DAY, f.tenant));
 	cr_assert_str_eq(sql("SELECT visits FROM report_traffic_days WHERE tenant_id = "
 	    "'%s' AND day = '2026-06-10' AND site_key = '*'", f.tenant), "4");
-	/* a pass at 05:00: the hours that ended by 04:55, [23:00, 04:00) */
+	/*
+	 * a pass at 05:00: the hours that ended by 04:55, from the hour of
+	 * the first event, [00:00, 04:00); then on to 23:00 at 06-11 00:00
+	 */
 	for (k = 0; k < 2; k++) {
 		snprintf(cmd, sizeof(cmd), "\"$FB_CTL_DIR/formback-aggregate\" --tenant %s "
 		    "--now %s", f.tenant, k == 0 ? "2026-06-10T05:00:00Z" :
@@ -324,8 +328,8 @@ Test(reports, funnel_from_hourly_rollups_equals_the_raw_count)
 		cr_assert_eq(system(cmd), 0);
 		cr_assert_str_eq(sql("SELECT CONCAT(rolled_from, ' ', rolled_until) FROM "
 		    "report_hour_state WHERE tenant_id = '%s'", f.tenant), k == 0 ?
-		    "2026-06-09 23:00:00 2026-06-10 04:00:00" :
-		    "2026-06-09 23:00:00 2026-06-10 23:00:00");
+		    "2026-06-10 00:00:00 2026-06-10 04:00:00" :
+		    "2026-06-10 00:00:00 2026-06-10 23:00:00");
 		cr_assert_neq(strtol(sql("SELECT COUNT(*) FROM report_event_hours WHERE "
 		    "tenant_id = '%s'", f.tenant), NULL, 10), 0);
 		for (i = 0; i < 6; i++) {
@@ -535,4 +539,94 @@ Test(reports, daily_by_jst_day)
 	    "0190a000-0000-7000-8000-0000000000aa", f.live, NULL, NULL);
 	expect_error(r, 404, "not_found", "not_found", "scenario_id");
 	resp_free(r);
+}
+
+static void
+idle_tenants_gone(void)
+{
+	sql("DELETE FROM tenants WHERE name = 'idle-aggregate'");
+}
+
+/* The daily report of one day as the pass counted it, a count or "null". */
+static const char *
+daily_count(const struct fx *f, const char *day, const char *count)
+{
+	static char	 v[64];
+	struct resp	*r;
+	char		 path[256], next[32];
+	const char	*x;
+	int64_t		 t = time_jst_date(day);
+
+	time_iso8601(t + 86400 + TIME_JST, next);
+	next[10] = '\0';
+	snprintf(path, sizeof(path), "/api/v1/reports/daily?from=%s&to=%s", day,
+	    next);
+	r = http("GET", path, f->live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	x = jget(r->json, count);
+	snprintf(v, sizeof(v), "%s", x != NULL ? x : "null");
+	resp_free(r);
+	return v;
+}
+
+/*
+ * formback-aggregate follows changes, not tenants (issue 40): among 1,500
+ * tenants without events, the one created last has its days counted by
+ * the first pass, exactly as a recount of the raw rows; the idle tenants
+ * cost nothing (no row of theirs is written); a receipt after the pass
+ * marks its day again, and the report says so until the next pass.
+ */
+Test(reports, aggregate_follows_marks_among_many_tenants, .timeout = 240,
+    .fini = idle_tenants_gone)
+{
+	struct fx	 f;
+	char		 c[40], sc[40], l[40], cmd[200];
+
+	sql("INSERT INTO tenants (id, name, plan) SELECT UUID(), 'idle-aggregate', "
+	    "'free' FROM seq_1_to_1500");
+	fx_new(&f, "pro", 0);
+	fx_campaign(&f, "mk", c);
+	snprintf(sc, sizeof(sc), "%s", sql("SELECT UUID()"));
+	event(&f, c, "m1", "page_view", "2031-05-01 01:00:00");
+	event(&f, c, "m2", "page_view", "2031-05-01 02:00:00");
+	event(&f, c, "m2", "page_view", "2031-05-02 02:00:00");
+	snprintf(l, sizeof(l), "%s", lead(&f, c, "2031-05-01 03:00:00", NULL, NULL));
+	message(&f, l, c, sc, NULL, 1, "sms", "sent", "2031-05-01 04:00:00", NULL);
+	cr_assert_str_eq(daily_count(&f, "2031-05-01", "days.0.computed"), "false");
+	cr_assert_str_eq(daily_count(&f, "2031-04-30", "days.0.computed"), "true");
+	cr_assert_str_eq(system("\"$FB_CTL_DIR/formback-aggregate\" -v") == 0 ?
+	    "ok" : "failed", "ok");
+	cr_assert_str_eq(daily_count(&f, "2031-05-01", "not_computed_dates.0"),
+	    "null");
+	cr_assert_str_eq(daily_count(&f, "2031-05-01",
+	    "days.0.counts.traffic.page_view"), sql("SELECT COUNT(*) FROM tag_events "
+	    "WHERE tenant_id = '%s' AND DATE(CONVERT_TZ(received_at, '+00:00', "
+	    "'+09:00')) = '2031-05-01'", f.tenant));
+	cr_assert_str_eq(daily_count(&f, "2031-05-02",
+	    "days.0.counts.traffic.page_view"), "1");
+	cr_assert_str_eq(daily_count(&f, "2031-05-01",
+	    "days.0.counts.capture.abandoned"), "1");
+	cr_assert_str_eq(daily_count(&f, "2031-05-01",
+	    "days.0.counts.delivery.sent"), "1");
+	/* the idle tenants: nothing written, nothing left marked */
+	cr_assert_str_eq(sql("SELECT (SELECT COUNT(*) FROM report_aggregations a "
+	    "JOIN tenants t ON t.id = a.tenant_id WHERE t.name = 'idle-aggregate') "
+	    "+ (SELECT COUNT(*) FROM report_hour_state s JOIN tenants t ON "
+	    "t.id = s.tenant_id WHERE t.name = 'idle-aggregate')"), "0");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM report_dirty_days"), "0");
+	/* a receipt marks the day of its message's send */
+	sql("UPDATE deliveries SET status = 'delivered' WHERE tenant_id = '%s'",
+	    f.tenant);
+	cr_assert_str_eq(daily_count(&f, "2031-05-01", "not_computed_dates.0"),
+	    "2031-05-01");
+	cr_assert_str_eq(daily_count(&f, "2031-05-02", "days.0.computed"), "true");
+	snprintf(cmd, sizeof(cmd), "\"$FB_CTL_DIR/formback-aggregate\" --tenant %s",
+	    f.tenant);
+	cr_assert_eq(system(cmd), 0);
+	cr_assert_str_eq(daily_count(&f, "2031-05-01",
+	    "days.0.counts.delivery.delivered"), "1");
+	/* nothing new: the next pass recounts nothing */
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-aggregate\""), 0);
+	cr_assert_str_eq(sql("SELECT CONCAT(items, ' ', left_items) FROM "
+	    "cron_passes WHERE job = 'aggregate'"), "0 0");
 }
