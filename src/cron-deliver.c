@@ -42,6 +42,7 @@
 #include "events.h"
 #include "formback.h"
 #include "links.h"
+#include "deliver-rules.h"
 #include "ingest.h"
 #include "pass.h"
 #include "url.h"
@@ -54,62 +55,53 @@
 #define RETRY_MAX	3
 #define BATCH		DELIVERY_CLAIM_MAX	/* claimed at a time: 16 */
 #define JOBS_DEFAULT	4	/* claimers at once (--jobs) */
-#define DAILY_CAP	3	/* messages per channel, recipient and JST day */
-#define HELD_RETRY	600	/* seconds: a held site's deliveries look again */
+#define BUDGET		50	/* seconds; cron starts it every minute */
+#define TURN		16	/* tenants a claim at most */
+#define TENANTS_READ	10000	/* tenants with due deliveries read at once */
 #define GUARD_APPLY	10000	/* queued events applied to reach a conversion */
 
 /* a send begins only when it can end, guard included, within its lease */
 #define SEND_BY		(DELIVERY_LEASE - 2 * SEND_TIMEOUT)
 
-static struct conf	 conf;
-static struct db	 db;
-static long long	 now;
-static int64_t		 began;		/* the pass's start, time_mono() */
-static int		 verbose;
-static int		 n_sent, n_failed, n_cancelled, n_suppressed, n_later, n_errors;
-static int		 n_returned, n_after_conversion, n_opmail, n_invites;
-static int		 n_codes, n_tests;
-static unsigned long long n_purged;
-
-struct outcome {
-	const char	*status;	/* sent, failed, cancelled, suppressed, scheduled */
-	const char	*cancel_reason;
-	const char	*error_code;
-	const char	*lead_reason;	/* lead.suppress_reason */
-	char		 provider_id[128];
-	long long	 reschedule;	/* unix seconds, for scheduled */
-	int		 give_back;	/* attempts to return (quiet hours) */
-	int		 segments;	/* SMS parts as sent; 0: none */
-	bool		 go;		/* passed every check: to be sent */
-	bool		 counted;	/* counted against the monthly quota */
-	bool		 near;		/* counted near a threshold (80%, 100%) */
-	bool		 recorded;	/* finished right after its send */
-	bool		 reached;	/* its lead is sent already */
-	char		 error_buf[64];
+struct links {
+	char	 click[1024];
+	char	 optout[1024];
+	char	 open[1024];	/* the open pixel, emails only */
 };
 
-static char		 month[8];	/* the pass's JST month, YYYY-MM */
+/* What a claimer counts; the parent adds up its children's. */
+struct counts {
+	int	 sent, failed, cancelled, suppressed, later, errors, returned;
+	int	 after_conversion;
+	long	 taken;		/* deliveries claimed (against --limit) */
+};
 
-/*
- * Not seen through now: scheduled a minute later, its attempt given back
- * (and its place in the quota, when counted).
- */
-static void
-postpone(struct outcome *o)
-{
-	o->go = false;
-	o->status = "scheduled";
-	o->cancel_reason = o->error_code = o->lead_reason = NULL;
-	o->reschedule = now + 60;
-	o->give_back = 1;
-}
+/* One pass of formback-deliver: a claimer's state. */
+struct deliver {
+	struct pass	 p;
+	struct conf	 conf;
+	struct db	 db;
+	struct ring	 ring;		/* tenants with due deliveries */
+	long long	 now;		/* the pass's clock at this batch */
+	char		 month[8];	/* the pass's JST month, YYYY-MM */
+	struct counts	 n;
+	int		 applied, opmail, invites, codes, tests;
+	unsigned long long purged;
+	struct outcome	 outs[BATCH];
+	struct links	 links[BATCH];
+	struct link_new	 nl[LINKS_ADD_MAX];
+	char		 href[BATCH][URL_MAX + 1];
+};
+
+
+
 
 /*
  * Write one outcome with its event, while this pass still holds the
  * claim, in the caller's transaction.
  */
 static enum fb_err
-finish_one(const struct delivery_ref *d, const char *token, struct outcome *o)
+finish_one(struct deliver *dv, const struct delivery_ref *d, const char *token, struct outcome *o)
 {
 	char		 at[32], re[32];
 	struct delivery_outcome w = { .id = d->id, .token = token,
@@ -120,61 +112,57 @@ finish_one(const struct delivery_ref *d, const char *token, struct outcome *o)
 	bool		 held;
 	enum fb_err	 e;
 
-	time_sql(now, at);
+	time_sql(dv->now, at);
 	if (o->reschedule > 0) {
 		time_sql(o->reschedule, re);
 		w.reschedule = re;
 	}
-	if ((e = db_delivery_finish(&db, &w, &held)) != FB_OK)
+	if ((e = db_delivery_finish(&dv->db, &w, &held)) != FB_OK)
 		return e;
 	if (!held)	/* another pass took it over: leave its outcome alone */
 		return FB_OK;
 	/* a counted message that did not leave frees its place in the quota */
 	if (o->counted && strcmp(o->status, "sent") != 0 &&
-	    (e = db_usage_give_back(&db, d->tenant_id, month)) != FB_OK)
+	    (e = db_usage_give_back(&dv->db, d->tenant_id, dv->month)) != FB_OK)
 		return e;
-	if (o->lead_reason != NULL && (e = db_lead_suppress(&db, d->tenant_id,
+	if (o->lead_reason != NULL && (e = db_lead_suppress(&dv->db, d->tenant_id,
 	    d->lead_id, o->lead_reason)) != FB_OK)
 		return e;
 	if (strcmp(o->status, "sent") == 0 && !o->reached &&
-	    (e = db_lead_sent(&db, d->tenant_id, d->lead_id)) != FB_OK)
+	    (e = db_lead_sent(&dv->db, d->tenant_id, d->lead_id)) != FB_OK)
 		return e;
 	if (strcmp(o->status, "sent") == 0 || strcmp(o->status, "failed") == 0)
-		e = delivery_event(&db, d->tenant_id, d->id, d->lead_id,
+		e = delivery_event(&dv->db, d->tenant_id, d->id, d->lead_id,
 		    d->campaign_id, d->channel, d->step_no, o->status, o->error_code);
 	return e;
 }
 
 /* One outcome in its own transaction. */
 static enum fb_err
-finish(const struct delivery_ref *d, const char *token, struct outcome *o)
+finish(struct deliver *dv, const struct delivery_ref *d, const char *token, struct outcome *o)
 {
 	enum fb_err	 e;
 
-	if ((e = db_begin(&db)) != FB_OK)
+	if ((e = db_begin(&dv->db)) != FB_OK)
 		return e;
-	if ((e = finish_one(d, token, o)) == FB_OK && (e = db_commit(&db)) == FB_OK)
+	if ((e = finish_one(dv, d, token, o)) == FB_OK && (e = db_commit(&dv->db)) == FB_OK)
 		return FB_OK;
-	db_rollback(&db);
+	db_rollback(&dv->db);
 	return e;
 }
 
-struct links {
-	char	 click[1024];
-	char	 optout[1024];
-	char	 open[1024];	/* the open pixel, emails only */
-};
 
 /*
  * Short links for every delivery of the batch, added in one statement in
  * the claim's transaction.
  */
 static enum fb_err
-make_links(const struct dbrows *claimed, struct links *l)
+make_links(struct deliver *dv, const struct dbrows *claimed)
 {
 	const struct claim_row *d = claimed->row;
-	static struct link_new nl[LINKS_ADD_MAX];
-	static char	 href[DELIVERY_CLAIM_MAX][URL_MAX + 1];
+	struct link_new	*nl = dv->nl;
+	struct links	*l = dv->links;
+	char		(*href)[URL_MAX + 1] = dv->href;
 	char		 top[300];
 	size_t		 i, n = 0, k;
 	enum fb_err	 e;
@@ -197,27 +185,30 @@ make_links(const struct dbrows *claimed, struct links *l)
 		if (strcmp(d[i].d.channel, "email") == 0)
 			nl[n++] = (struct link_new){ &d[i].d, "open", NULL, "" };
 	}
-	if ((e = links_create(&db, nl, n)) != FB_OK)
+	if ((e = links_create(&dv->db, nl, n)) != FB_OK)
 		return e;
 	for (i = 0, k = 0; i < claimed->n; i++) {
-		snprintf(l[i].click, sizeof(l[i].click), "%s/r/%s", conf.base_url,
-		    nl[k++].token);
-		snprintf(l[i].optout, sizeof(l[i].optout), "%s/u/%s", conf.base_url,
-		    nl[k++].token);
+		snprintf(l[i].click, sizeof(l[i].click), "%s/r/%s",
+		    dv->conf.base_url, nl[k++].token);
+		snprintf(l[i].optout, sizeof(l[i].optout), "%s/u/%s",
+		    dv->conf.base_url, nl[k++].token);
 		l[i].open[0] = '\0';
 		if (strcmp(d[i].d.channel, "email") == 0)
 			snprintf(l[i].open, sizeof(l[i].open), "%s/o/%s",
-			    conf.base_url, nl[k++].token);
+			    dv->conf.base_url, nl[k++].token);
 	}
 	return FB_OK;
 }
 
 /* claim()'s arguments, for its transaction claim_tx() */
 struct claim_args {
+	struct deliver	*dv;
 	const char	*token, *at;
-	int		 n;
+	const char	(*tenants)[UUID_STRLEN + 1];
+	size_t		 nt;
+	int		 share;
+	int		*got;
 	struct dbrows	*claimed;
-	struct links	*l;
 };
 
 static enum fb_err
@@ -227,134 +218,44 @@ claim_tx(struct db *d, void *arg)
 	enum fb_err	 e;
 
 	dbrows_free(a->claimed);	/* a try before this one's */
-	if ((e = db_deliveries_claim(d, a->token, a->at, a->n, a->claimed)) != FB_OK)
+	if ((e = db_deliveries_claim(d, a->token, a->at, a->tenants, a->nt,
+	    a->share, a->got, a->claimed)) != FB_OK)
 		return e;
-	return a->claimed->n == 0 ? FB_OK : make_links(a->claimed, a->l);
+	return a->claimed->n == 0 ? FB_OK : make_links(a->dv, a->claimed);
 }
 
 /*
- * Claim up to n due deliveries for `token` and make their short links, in
- * one transaction committed before any message leaves (db_tx(): made
- * again when it crossed another pass's); nothing is claimed when it
- * fails.
+ * Claim up to `share` due deliveries of each of the `nt` tenants for
+ * `token` (db_deliveries_claim()) and make their short links, in one
+ * transaction committed before any message leaves (db_tx(): made again
+ * when it crossed another pass's); nothing is claimed when it fails.
  */
 static enum fb_err
-claim(const char *token, const char *at, int n, struct dbrows *claimed,
-    struct links *l)
+claim(struct deliver *dv, const char *token, const char *at,
+    const char (*tenants)[UUID_STRLEN + 1], size_t nt, int share, int got[],
+    struct dbrows *claimed)
 {
-	struct claim_args a = { token, at, n, claimed, l };
+	struct claim_args a = { dv, token, at, tenants, nt, share, got,
+	    claimed };
 	enum fb_err	 e;
 
 	memset(claimed, 0, sizeof(*claimed));
-	if ((e = db_tx(&db, claim_tx, &a)) != FB_OK)
+	if ((e = db_tx(&dv->db, claim_tx, &a)) != FB_OK)
 		dbrows_free(claimed);
 	return e;
 }
 
-/* Whether the contact of `bidx` is one of the tenant's test recipients. */
+/* test_recipient_fn: the contact of a claimed row is a test recipient. */
 static bool
-test_recipient(const struct claim_row *d, const char *kind,
-    const struct dbbin *bidx)
+test_recipient(void *arg, const struct claim_row *d)
 {
-	bool	 yes;
+	struct deliver	*dv = arg;
+	const struct dbbin *bidx = deliver_bidx(d);
+	bool		 yes;
 
-	return bidx->p != NULL && db_test_recipient_is(&db, d->d.tenant_id, kind,
-	    bidx, &yes) == FB_OK && yes;
-}
-
-/* The blind index of the contact a claimed row goes to. */
-static const struct dbbin *
-bidx_of(const struct claim_row *d)
-{
-	return strcmp(d->d.channel, "sms") == 0 ? &d->tel_bidx : &d->email_bidx;
-}
-
-/*
- * Whether the recipient of claimed row i has had DAILY_CAP messages on
- * its channel from the tenant this JST day: those that left and those
- * other claims are sending now, as the claim read them (so passes at once
- * can only err towards fewer), and the earlier rows of this batch that
- * passed their checks.
- */
-static bool
-capped(const struct claim_row *d, size_t i, const struct outcome *o)
-{
-	const struct dbbin *b = bidx_of(&d[i]), *bj;
-	long long	 n = 0;
-	size_t		 j;
-
-	for (j = 0; j < i; j++) {
-		bj = bidx_of(&d[j]);
-		if (o[j].go && strcmp(d[j].d.channel, d[i].d.channel) == 0 &&
-		    strcmp(d[j].d.tenant_id, d[i].d.tenant_id) == 0 &&
-		    bj->p != NULL && bj->n == b->n && memcmp(bj->p, b->p, b->n) == 0)
-			n++;
-	}
-	return n + d[i].day_sends >= DAILY_CAP;
-}
-
-/*
- * Everything that can stop a claimed delivery, right before its send
- * (contract: Lead suppress_reason, Delivery cancel_reason), in the
- * batch's order.  Sets outs[i].go when it may leave; otherwise outs[i]
- * holds its outcome.
- */
-static void
-check(const struct claim_row *rows, size_t i, struct outcome *outs)
-{
-	const struct claim_row *d = &rows[i];
-	struct outcome	*o = &outs[i];
-	bool		 sms = strcmp(d->d.channel, "sms") == 0;
-	const struct dbbin *sealed = sms ? &d->tel_sealed : &d->email_sealed;
-	long long	 q;
-
-	memset(o, 0, sizeof(*o));
-	o->status = "sent";
-	o->reached = strcmp(d->lead_status, "sent") == 0;
-#define STOP(st, cr, lr) do { o->status = st; o->cancel_reason = cr; \
-	o->lead_reason = lr; return; } while (0)
-	if (d->step_gone)
-		STOP("cancelled", "step_removed", NULL);
-	if (strcmp(d->lead_status, "converted") == 0)
-		STOP("cancelled", "converted", NULL);
-	/* a flood of new leads held the site: wait for the release (issue 11) */
-	if (d->site_held) {
-		o->status = "scheduled";
-		o->reschedule = now + HELD_RETRY;
-		o->give_back = 1;	/* waiting is not an attempt */
-		return;
-	}
-	if (strcmp(d->delivery_mode, "off") == 0)
-		STOP("suppressed", NULL, "delivery_disabled");
-	if (strcmp(d->delivery_mode, "test_only") == 0 &&
-	    !test_recipient(d, sms ? "tel" : "email", bidx_of(d)))
-		STOP("suppressed", NULL, "not_test_recipient");
-	if (strcmp(d->campaign_status, "active") != 0)
-		STOP("suppressed", NULL, strcmp(d->campaign_status, "paused") == 0 ?
-		    "campaign_paused" : "campaign_inactive");
-	if (d->scenario_deleted || strcmp(d->scenario_status, "active") != 0)
-		STOP("suppressed", NULL, strcmp(d->scenario_status, "paused") == 0 ?
-		    "scenario_paused" : "scenario_inactive");
-	if (sealed->p == NULL || (sms && !d->sms_capable))
-		STOP("suppressed", NULL, "no_contact");
-	/* captured under consent mode none: the visitor was told nothing */
-	if (strcmp(d->consent_state, "none") == 0)
-		STOP("suppressed", NULL, "lead_ineligible");
-	/* the suppression list as the claim read it, right before the sends */
-	if (d->suppression != NULL && strcmp(d->suppression, "opt_out") == 0)
-		STOP("cancelled", "opted_out", "opted_out");
-	if (d->suppression != NULL)
-		STOP("cancelled", "suppressed", "suppressed");
-	if (capped(rows, i, outs))
-		STOP("cancelled", "cap_exceeded", "cap_exceeded");
-	if (sms && (q = sms_quiet_until(now, d->quiet_start, d->quiet_end)) > 0) {
-		o->status = "scheduled";
-		o->reschedule = q;
-		o->give_back = 1;	/* waiting is not an attempt */
-		return;
-	}
-#undef STOP
-	o->go = true;
+	return bidx->p != NULL && db_test_recipient_is(&dv->db, d->d.tenant_id,
+	    strcmp(d->d.channel, "sms") == 0 ? "tel" : "email", bidx,
+	    &yes) == FB_OK && yes;
 }
 
 /* The monthly quota of claimed row i's tenant: its own, else its plan's. */
@@ -375,50 +276,39 @@ quota_of(const struct claim_row *d)
  * admins, in the transaction that crossed `pct` percent of the quota.
  */
 static enum fb_err
-announce(const char *tenant, int pct, long used, long quota, const char *plan)
+announce(struct deliver *dv, const char *tenant, int pct, long used, long quota, const char *plan)
 {
 	json_object	*ev, *mail;
 	enum fb_err	 e;
 
 	ev = json_object_new_object();
 	jadd_int(ev, "threshold_percent", pct);
-	jadd_str(ev, "period", month);
+	jadd_str(ev, "period", dv->month);
 	jadd_int(ev, "used", used);
 	jadd_int(ev, "quota", quota);
 	jadd_str(ev, "plan", plan);
-	e = db_outbox_add(&db, tenant, "webhook", "usage.threshold_reached",
+	e = db_outbox_add(&dv->db, tenant, "webhook", "usage.threshold_reached",
 	    json_text(ev));
 	if (e == FB_OK) {
 		mail = json_object_new_object();
 		json_object_object_add(mail, "usage", json_object_get(ev));
-		e = db_opmail_add(&db, tenant, "usage_threshold", mail);
+		e = db_opmail_add(&dv->db, tenant, "usage_threshold", mail);
 		json_object_put(mail);
 	}
 	json_object_put(ev);
 	return e;
 }
 
-/* Is row i the first counted one of its tenant in the batch? */
-static bool
-first_of_tenant(const struct claim_row *d, const struct outcome *o, size_t i)
-{
-	size_t	 j;
-
-	for (j = 0; j < i; j++)
-		if (o[j].counted && strcmp(d[j].d.tenant_id, d[i].d.tenant_id) == 0)
-			return false;
-	return true;
-}
 
 /*
  * Announce the thresholds (80% and 100% of the quota) that the messages
- * of row d's tenant which have left now reach, once each per JST month
+ * of row d's tenant which have left dv->now reach, once each per JST dv->month
  * (contract: Events, usage.threshold_reached): after the batch's
  * outcomes, so that messages counted but given back (a failure, an
- * invalid contact) announce nothing.  Its month's row locked.
+ * invalid contact) announce nothing.  Its dv->month's row locked.
  */
 static void
-announce_usage(const struct claim_row *d)
+announce_usage(struct deliver *dv, const struct claim_row *d)
 {
 	const char	*tenant = d->d.tenant_id;
 	long long	 sends;
@@ -428,22 +318,22 @@ announce_usage(const struct claim_row *d)
 	static const int thr[2] = { 80, 100 };
 	enum fb_err	 e;
 
-	if (quota <= 0 || (e = db_begin(&db)) != FB_OK)
+	if (quota <= 0 || (e = db_begin(&dv->db)) != FB_OK)
 		return;
-	if ((e = db_usage_lock(&db, tenant, month, false, &sends, &told,
+	if ((e = db_usage_lock(&dv->db, tenant, dv->month, false, &sends, &told,
 	    &found)) == FB_OK) {
 		for (k = 0, pct = told; k < 2 && e == FB_OK; k++)
 			if (told < thr[k] && sends * 100 >= (long long)thr[k] * quota) {
-				e = announce(tenant, thr[k], (long)sends, quota, d->plan);
+				e = announce(dv, tenant, thr[k], (long)sends, quota, d->plan);
 				pct = thr[k];
 			}
 		if (e == FB_OK && pct != told)
-			e = db_usage_set(&db, tenant, month, sends, pct);
+			e = db_usage_set(&dv->db, tenant, dv->month, sends, pct);
 	}
 	if (e == FB_OK)
-		e = db_commit(&db);
+		e = db_commit(&dv->db);
 	if (e != FB_OK) {
-		db_rollback(&db);
+		db_rollback(&dv->db);
 		fprintf(stderr, "formback-deliver: cannot announce the monthly "
 		    "usage: %s\n", fb_strerror(e));
 	}
@@ -451,15 +341,15 @@ announce_usage(const struct claim_row *d)
 
 /*
  * Count the batch's messages that passed their checks against each
- * tenant's quota for the JST month, before any leaves: one transaction
- * per tenant, its month's row locked.  A Free tenant's messages past the
+ * tenant's quota for the JST dv->month, before any leaves: one transaction
+ * per tenant, its dv->month's row locked.  A Free tenant's messages past the
  * quota are suppressed `free_quota_exhausted`; a paid plan's go out
- * (billed beyond the quota); announce_usage() announces 80% and 100%
+ * (billed beyond the quota); announce_usage(dv) announces 80% and 100%
  * once they have left.  When the count cannot be taken, the messages
  * wait a minute.
  */
 static void
-count_quota(const struct dbrows *claimed, struct outcome *o)
+count_quota(struct deliver *dv, const struct dbrows *claimed, struct outcome *o)
 {
 	const struct claim_row *d = claimed->row;
 	const char	*tenant;
@@ -477,22 +367,22 @@ count_quota(const struct dbrows *claimed, struct outcome *o)
 			if (o[j].go && strcmp(d[j].d.tenant_id, tenant) == 0)
 				want++;
 		allowed = 0;
-		if ((e = db_begin(&db)) == FB_OK &&
-		    (e = db_usage_lock(&db, tenant, month, true, &sends, &told,
+		if ((e = db_begin(&dv->db)) == FB_OK &&
+		    (e = db_usage_lock(&dv->db, tenant, dv->month, true, &sends, &told,
 		    &found)) == FB_OK) {
 			quota = quota_of(&d[i]);
 			allowed = strcmp(d[i].plan, "free") != 0 ? want :
 			    quota - sends < 0 ? 0 : quota - sends < want ?
 			    quota - sends : want;
-			/* announced once they have left: announce_usage() */
+			/* announced once they have left: announce_usage(dv) */
 			near = quota > 0 && told < 100 && (sends + allowed) * 100 >=
 			    (told < 80 ? 80 : 100) * quota;
-			if ((e = db_usage_set(&db, tenant, month, sends + allowed,
+			if ((e = db_usage_set(&dv->db, tenant, dv->month, sends + allowed,
 			    told)) == FB_OK)
-				e = db_commit(&db);
+				e = db_commit(&dv->db);
 		}
 		if (e != FB_OK) {
-			db_rollback(&db);
+			db_rollback(&dv->db);
 			fprintf(stderr, "formback-deliver: cannot count the monthly "
 			    "quota: %s\n", fb_strerror(e));
 		}
@@ -500,7 +390,7 @@ count_quota(const struct dbrows *claimed, struct outcome *o)
 			if (!o[j].go || strcmp(d[j].d.tenant_id, tenant) != 0)
 				continue;
 			if (e != FB_OK)
-				postpone(&o[j]);
+				deliver_postpone(&o[j], dv->now);
 			else if (allowed > 0) {
 				o[j].counted = true;
 				o[j].near = near;
@@ -533,7 +423,7 @@ contact_sendable(const char *to, bool sms)
 
 /* Render and send one delivery that passed its checks and was counted. */
 static void
-deliver(const struct claim_row *d, const struct links *l, struct outcome *o)
+deliver(struct deliver *dv, const struct claim_row *d, const struct links *l, struct outcome *o)
 {
 	bool		 sms = strcmp(d->d.channel, "sms") == 0;
 	const struct dbbin *sealed = sms ? &d->tel_sealed : &d->email_sealed;
@@ -546,7 +436,7 @@ deliver(const struct claim_row *d, const struct links *l, struct outcome *o)
 	enum send_result sr;
 
 	/* the key the lead's contacts were sealed under, current or earlier */
-	key = conf_master_key(&conf, (unsigned)d->pii_key_id);
+	key = conf_master_key(&dv->conf, (unsigned)d->pii_key_id);
 	if (key == NULL || !pii_open(key, d->d.tenant_id, d->d.lead_id,
 	    sms ? "tel" : "email", sealed->p, sealed->n, to, sizeof(to))) {
 		o->status = "failed";
@@ -570,9 +460,9 @@ deliver(const struct claim_row *d, const struct links *l, struct outcome *o)
 			sr = SEND_FAIL;
 		else {
 			/* the text as it leaves: every link and name expanded */
-			if (sms_count(body.data, conf.base_url, &parts))
+			if (sms_count(body.data, dv->conf.base_url, &parts))
 				o->segments = parts.segments;
-			sr = send_sms(&conf, to, body.data, d->d.id,
+			sr = send_sms(&dv->conf, to, body.data, d->d.id,
 			    o->provider_id, sizeof(o->provider_id), o->error_buf,
 			    sizeof(o->error_buf));
 		}
@@ -590,7 +480,7 @@ deliver(const struct claim_row *d, const struct links *l, struct outcome *o)
 		    optout) != FB_OK)
 			sr = SEND_FAIL;
 		else
-			sr = send_email(&conf, to, subj.data, body.data, html.data,
+			sr = send_email(&dv->conf, to, subj.data, body.data, html.data,
 			    optout, d->d.id, o->error_buf, sizeof(o->error_buf));
 		json_object_put(blocks);
 	}
@@ -603,7 +493,7 @@ deliver(const struct claim_row *d, const struct links *l, struct outcome *o)
 	o->error_code = o->error_buf[0] ? o->error_buf : "render_failed";
 	if (sr == SEND_RETRY && d->attempts < RETRY_MAX) {
 		o->status = "scheduled";
-		o->reschedule = now + 300 * d->attempts;
+		o->reschedule = dv->now + 300 * d->attempts;
 		return;
 	}
 	o->status = "failed";
@@ -616,7 +506,7 @@ deliver(const struct claim_row *d, const struct links *l, struct outcome *o)
  * never tried goes back to scheduled, its attempt given back (issue 11).
  */
 static enum fb_err
-recover(void)
+recover(struct deliver *dv)
 {
 	struct dbrows	 st;
 	const struct stale_row *r;
@@ -625,8 +515,8 @@ recover(void)
 	size_t		 i;
 	enum fb_err	 e;
 
-	time_sql(now, at);
-	if ((e = db_deliveries_stale(&db, at, &st)) != FB_OK)
+	time_sql(dv->now, at);
+	if ((e = db_deliveries_stale(&dv->db, at, &st)) != FB_OK)
 		return e;
 	for (i = 0, r = st.row; i < st.n; i++) {
 		memset(&o, 0, sizeof(o));
@@ -637,12 +527,12 @@ recover(void)
 			o.status = "scheduled";
 			o.give_back = 1;
 		}
-		if (finish(&r[i].d, r[i].claim_token, &o) != FB_OK)
+		if (finish(dv, &r[i].d, r[i].claim_token, &o) != FB_OK)
 			continue;
 		if (strcmp(o.status, "failed") == 0)
-			n_failed++;
+			dv->n.failed++;
 		else
-			n_returned++;
+			dv->n.returned++;
 	}
 	dbrows_free(&st);
 	return FB_OK;
@@ -666,7 +556,7 @@ recover(void)
  * applied or the claim was lost.
  */
 static bool
-send_guard(const struct claim_row *d, const char *token, struct outcome *o,
+send_guard(struct deliver *dv, const struct claim_row *d, const char *token, struct outcome *o,
     const struct claim_row *prev, struct outcome *po)
 {
 	long long	 part[2] = { -1, -1 };
@@ -676,20 +566,20 @@ send_guard(const struct claim_row *d, const char *token, struct outcome *o,
 	enum fb_err	 e;
 
 	/* prev's outcome and, when the lead and the queue are clear, the stamp */
-	if ((e = db_begin(&db)) == FB_OK) {
+	if ((e = db_begin(&dv->db)) == FB_OK) {
 		if (prev != NULL)
-			e = finish_one(&prev->d, token, po);
+			e = finish_one(dv, &prev->d, token, po);
 		if (e == FB_OK)
-			e = db_delivery_attempt_clear(&db, &d->d, token, &stamped);
-		if (e == FB_OK && (e = db_commit(&db)) == FB_OK)
+			e = db_delivery_attempt_clear(&dv->db, &d->d, token, &stamped);
+		if (e == FB_OK && (e = db_commit(&dv->db)) == FB_OK)
 			committed = true;
 		else {
-			db_rollback(&db);
+			db_rollback(&dv->db);
 			stamped = false;
 		}
 	}
 	if (prev != NULL)
-		po->recorded = committed || finish(&prev->d, token, po) == FB_OK;
+		po->recorded = committed || finish(dv, &prev->d, token, po) == FB_OK;
 	o->go = stamped;
 	if (stamped)
 		return true;
@@ -700,9 +590,9 @@ send_guard(const struct claim_row *d, const char *token, struct outcome *o,
 			break;
 		for (k = 0; round == 1 && k < 2 && e == FB_OK; k++)
 			if (part[k] >= 0 && (k == 0 || part[1] != part[0]))
-				e = tag_apply_part(&db, &conf, (unsigned)part[k],
+				e = tag_apply_part(&dv->db, &dv->conf, (unsigned)part[k],
 				    GUARD_APPLY, true, &n);
-		if (e == FB_OK && (e = db_delivery_send_guard(&db, d->d.tenant_id,
+		if (e == FB_OK && (e = db_delivery_send_guard(&dv->db, d->d.tenant_id,
 		    d->d.lead_id, &converted, part)) == FB_OK)
 			pending = part[0] >= 0 || part[1] >= 0;
 	}
@@ -712,9 +602,9 @@ send_guard(const struct claim_row *d, const char *token, struct outcome *o,
 		return false;
 	}
 	if (e != FB_OK || pending ||
-	    db_delivery_attempt(&db, d->d.id, token, &held) != FB_OK) {
+	    db_delivery_attempt(&dv->db, d->d.id, token, &held) != FB_OK) {
 		/* not seen through yet: a later pass sends or cancels it */
-		postpone(o);
+		deliver_postpone(o, dv->now);
 		return false;
 	}
 	if (!held) {
@@ -750,26 +640,13 @@ lease_holds(int64_t claimed_at, int sends)
 	return age <= SEND_BY;
 }
 
-/*
- * Row i's send is recorded: the later rows of its lead in the batch need
- * not mark the lead sent again.
- */
-static void
-reached(const struct claim_row *d, struct outcome *o, size_t n, size_t i)
-{
-	size_t	 k;
-
-	for (k = i + 1; k < n; k++)
-		if (strcmp(d[k].d.lead_id, d[i].d.lead_id) == 0)
-			o[k].reached = true;
-}
 
 /*
  * The deliveries of a batch sent to a lead already converted when their
  * send began: 0 is the rule, anything else is logged and counted.
  */
 static void
-count_after_conversion(const struct dbrows *claimed)
+count_after_conversion(struct deliver *dv, const struct dbrows *claimed)
 {
 	const struct claim_row *d = claimed->row;
 	const char	*ids[DELIVERY_CLAIM_MAX];
@@ -780,157 +657,257 @@ count_after_conversion(const struct dbrows *claimed)
 		return;
 	for (i = 0; i < claimed->n; i++)
 		ids[i] = d[i].d.id;
-	if (db_sent_after_conversion(&db, ids, claimed->n, &n) != FB_OK)
+	if (db_sent_after_conversion(&dv->db, ids, claimed->n, &n) != FB_OK)
 		return;
 	if (n > 0) {
 		logx(LOG_ERR, "%lld message(s) sent after their lead's conversion", n);
-		n_after_conversion += (int)n;
+		dv->n.after_conversion += (int)n;
 	}
 }
 
 /*
- * One claimer: claims and sends up to `limit` due deliveries, a batch at
- * a time, on its own database connection.  Returns the exit status.
+ * The checks of a claimed batch, its count against the quotas, and its
+ * sends: each send's outcome is recorded as soon as the provider has
+ * answered, so a pass killed later in the batch leaves only the send in
+ * flight to outcome_unknown (issue 19): with the next send's guard and
+ * stamp, or, after the last, with the rest (batch_finish()).
  */
-static int
-claimer(long limit)
+static void
+batch_send(struct deliver *dv, const struct dbrows *claimed, const char *token,
+    int64_t claimed_at, const char *since)
 {
-	struct dbrows	 claimed;
-	const struct claim_row *d;
-	static struct outcome outs[BATCH];
-	static struct links links[BATCH];
-	struct outcome	*sent;
-	bool		 go;
-	char		 token[UUID_STRLEN + 1], at[32], since[32];
-	int64_t		 claimed_at;
+	const struct claim_row *d = claimed->row;
+	struct outcome	*outs = dv->outs, *sent;
 	int		 sends;
-	long		 done;
+	size_t		 i;
+	bool		 go;
+	enum fb_err	 e;
+
+	/* the daily cap's counts read once the claim is committed */
+	e = db_claim_day_sends(&dv->db, token, since, (struct dbrows *)claimed);
+	for (i = 0; i < claimed->n; i++) {
+		deliver_check(d, i, outs, dv->now, test_recipient, dv);
+		if (e != FB_OK)
+			deliver_postpone(&outs[i], dv->now);
+	}
+	count_quota(dv, claimed, outs);
+	for (i = 0, sent = NULL, sends = 0; i < claimed->n; i++) {
+		if (!outs[i].go)
+			continue;
+		/* a slow provider: the rest wait for a later pass */
+		if (!lease_holds(claimed_at, sends)) {
+			deliver_postpone(&outs[i], dv->now);
+			continue;
+		}
+		sends++;
+		go = send_guard(dv, &d[i], token, &outs[i], sent != NULL ?
+		    &d[sent - outs] : NULL, sent);
+		if (sent != NULL && sent->recorded &&
+		    strcmp(sent->status, "sent") == 0)
+			deliver_reached(d, outs, claimed->n, (size_t)(sent - outs));
+		sent = NULL;
+		if (go) {
+			deliver(dv, &d[i], &dv->links[i], &outs[i]);
+			sent = &outs[i];
+		}
+	}
+}
+
+/* An outcome into the pass's counts. */
+static void
+tally(struct counts *n, const struct outcome *o)
+{
+	if (strcmp(o->status, "sent") == 0)
+		n->sent++;
+	else if (strcmp(o->status, "failed") == 0)
+		n->failed++;
+	else if (strcmp(o->status, "cancelled") == 0)
+		n->cancelled++;
+	else if (strcmp(o->status, "suppressed") == 0)
+		n->suppressed++;
+	else
+		n->later++;
+}
+
+/*
+ * The rest of the batch (the last send, what the checks stopped, what
+ * could not be recorded) in one transaction; one by one if that fails.
+ * Then the thresholds of the monthly quota reached, and the counts.
+ */
+static void
+batch_finish(struct deliver *dv, const struct dbrows *claimed,
+    const char *token)
+{
+	const struct claim_row *d = claimed->row;
+	struct outcome	*outs = dv->outs;
 	size_t		 i;
 	enum fb_err	 e;
 
-	if (db_open(&db, &conf) != FB_OK) {
+	e = db_begin(&dv->db);
+	for (i = 0; e == FB_OK && i < claimed->n; i++)
+		if (!outs[i].recorded)
+			e = finish_one(dv, &d[i].d, token, &outs[i]);
+	if (e == FB_OK)
+		e = db_commit(&dv->db);
+	else
+		db_rollback(&dv->db);
+	for (i = 0; i < claimed->n; i++) {
+		if (e != FB_OK && !outs[i].recorded &&
+		    finish(dv, &d[i].d, token, &outs[i]) != FB_OK) {
+			fprintf(stderr, "formback-deliver: delivery '%s': cannot "
+			    "record its outcome\n", d[i].d.id);
+			dv->n.errors++;
+			continue;
+		}
+		/*
+		 * The first of each tenant's counted messages announces,
+		 * when the count reached a threshold not announced yet.
+		 */
+		if (outs[i].counted && outs[i].near &&
+		    deliver_first_of_tenant(d, outs, i))
+			announce_usage(dv, &d[i]);
+		tally(&dv->n, &outs[i]);
+	}
+	count_after_conversion(dv, claimed);
+}
+
+/* Fill the empty ring with the tenants that have deliveries due at `at`. */
+static enum fb_err
+refill(struct deliver *dv, const char *at)
+{
+	struct dbres	 t;
+	unsigned	 i;
+	enum fb_err	 e;
+
+	if ((e = db_deliveries_due_tenants(&dv->db, at, TENANTS_READ,
+	    &t)) != FB_OK)
+		return e;
+	for (i = 0; i < t.nrows && e == FB_OK; i++)
+		e = ring_add(&dv->ring, dbres_get(&t, i, 0));
+	dbres_free(&t);
+	return e;
+}
+
+/*
+ * The next turn of the ring: up to TURN tenants, a share each of a batch
+ * (BATCH in all, less what --limit leaves), claimed for `token`; a tenant
+ * with fewer due than its share is dropped.  The ring is filled again
+ * when it is empty, unless its last filling claimed nothing.  An empty
+ * claim: nothing is due, or the pass is over.
+ */
+static enum fb_err
+turn(struct deliver *dv, const char *token, const char *at, int *filled,
+    struct dbrows *claimed)
+{
+	char		 keys[TURN][UUID_STRLEN + 1];
+	int		 got[TURN], share;
+	long		 want = pass_room(&dv->p, BATCH);
+	size_t		 n, k;
+	enum fb_err	 e;
+
+	memset(claimed, 0, sizeof(*claimed));
+	if (want == 0)
+		return FB_OK;
+	if (dv->ring.n == 0) {
+		if (*filled == dv->n.sent + dv->n.failed + dv->n.cancelled +
+		    dv->n.suppressed + dv->n.later)
+			return FB_OK;
+		*filled = dv->n.sent + dv->n.failed + dv->n.cancelled +
+		    dv->n.suppressed + dv->n.later;
+		if ((e = refill(dv, at)) != FB_OK || dv->ring.n == 0)
+			return e;
+	}
+	n = ring_next(&dv->ring, keys, (size_t)want < TURN ? (size_t)want : TURN);
+	share = (int)(want / (long)n);
+	if ((e = claim(dv, token, at, (const char (*)[UUID_STRLEN + 1])keys, n,
+	    share, got, claimed)) != FB_OK)
+		return e;
+	for (k = 0; k < n; k++)
+		if (got[k] < share)
+			ring_drop(&dv->ring, keys[k]);
+	pass_took(&dv->p, (long)claimed->n);
+	return FB_OK;
+}
+
+/*
+ * One claimer: claims and sends due deliveries a batch at a time, in
+ * turns over the tenants that have them, on its own database connection,
+ * until none is due or the pass is over.  Returns the exit status.
+ */
+static int
+claimer(struct deliver *dv)
+{
+	struct dbrows	 claimed;
+	char		 token[UUID_STRLEN + 1], at[32], since[32];
+	int64_t		 claimed_at;
+	int		 filled = -1;
+	enum fb_err	 e;
+
+	if (db_open(&dv->db, &dv->conf) != FB_OK) {
 		fprintf(stderr, "formback-deliver: cannot connect to the database\n");
 		return 1;
 	}
-	time_sql(time_jst_midnight(now), since);	/* the daily cap's day */
-	for (done = 0; done < limit; ) {
+	ring_init(&dv->ring);
+	time_sql(time_jst_midnight(dv->p.now), since);	/* the daily cap's day */
+	for (;;) {
 		/* a connection lost in the last batch is opened again */
-		if ((e = db_ensure(&db)) != FB_OK) {
+		if ((e = db_ensure(&dv->db)) != FB_OK) {
 			fprintf(stderr, "formback-deliver: cannot connect to the "
 			    "database\n");
-			n_errors++;
+			dv->n.errors++;
 			break;
 		}
 		uuid_v7(token);
 		/* the pass's clock, on by the time the pass has taken so far */
 		claimed_at = time_mono();
-		time_sql(now + (claimed_at - began), at);
-		if ((e = claim(token, at, limit - done < BATCH ?
-		    (int)(limit - done) : BATCH, &claimed, links)) != FB_OK) {
-			fprintf(stderr, "formback-deliver: cannot claim deliveries: %s\n",
-			    fb_strerror(e));
-			n_errors++;
+		dv->now = pass_clock(&dv->p);
+		time_sql(dv->now, at);
+		if ((e = turn(dv, token, at, &filled, &claimed)) != FB_OK) {
+			fprintf(stderr, "formback-deliver: cannot claim deliveries: "
+			    "%s\n", fb_strerror(e));
+			dv->n.errors++;
 			break;
 		}
-		if (claimed.n == 0) {
-			dbrows_free(&claimed);
+		if (claimed.n == 0)
 			break;
-		}
-		done += (long)claimed.n;
-		d = claimed.row;
-		/* the daily cap's counts read once the claim is committed */
-		e = db_claim_day_sends(&db, token, since, &claimed);
-		for (i = 0; i < claimed.n; i++) {
-			check(d, i, outs);
-			if (e != FB_OK)
-				postpone(&outs[i]);
-		}
-		count_quota(&claimed, outs);
-		/*
-		 * Each send's outcome is recorded as soon as the provider has
-		 * answered, so a pass killed later in the batch leaves only the
-		 * send in flight to outcome_unknown (issue 19): with the next
-		 * send's guard and stamp, or, after the last, with the rest.
-		 */
-		for (i = 0, sent = NULL, sends = 0; i < claimed.n; i++) {
-			if (!outs[i].go)
-				continue;
-			/* a slow provider: the rest wait for a later pass */
-			if (!lease_holds(claimed_at, sends)) {
-				postpone(&outs[i]);
-				continue;
-			}
-			sends++;
-			go = send_guard(&d[i], token, &outs[i], sent != NULL ?
-			    &d[sent - outs] : NULL, sent);
-			if (sent != NULL && sent->recorded &&
-			    strcmp(sent->status, "sent") == 0)
-				reached(d, outs, claimed.n, (size_t)(sent - outs));
-			sent = NULL;
-			if (go) {
-				deliver(&d[i], &links[i], &outs[i]);
-				sent = &outs[i];
-			}
-		}
-		/*
-		 * The rest of the batch (the last send, what the checks
-		 * stopped, what could not be recorded) in one transaction; one
-		 * by one if that fails.
-		 */
-		e = db_begin(&db);
-		for (i = 0; e == FB_OK && i < claimed.n; i++)
-			if (!outs[i].recorded)
-				e = finish_one(&d[i].d, token, &outs[i]);
-		if (e == FB_OK)
-			e = db_commit(&db);
-		else
-			db_rollback(&db);
-		for (i = 0; i < claimed.n; i++) {
-			if (e != FB_OK && !outs[i].recorded &&
-			    finish(&d[i].d, token, &outs[i]) != FB_OK) {
-				fprintf(stderr, "formback-deliver: delivery '%s': cannot "
-				    "record its outcome\n", d[i].d.id);
-				n_errors++;
-				continue;
-			}
-			/*
-			 * The first of each tenant's counted messages announces,
-			 * when the count reached a threshold not announced yet.
-			 */
-			if (outs[i].counted && outs[i].near &&
-			    first_of_tenant(d, outs, i))
-				announce_usage(&d[i]);
-			if (strcmp(outs[i].status, "sent") == 0)
-				n_sent++;
-			else if (strcmp(outs[i].status, "failed") == 0)
-				n_failed++;
-			else if (strcmp(outs[i].status, "cancelled") == 0)
-				n_cancelled++;
-			else if (strcmp(outs[i].status, "suppressed") == 0)
-				n_suppressed++;
-			else
-				n_later++;
-		}
-		count_after_conversion(&claimed);
+		batch_send(dv, &claimed, token, claimed_at, since);
+		batch_finish(dv, &claimed, token);
 		dbrows_free(&claimed);
 	}
-	db_close(&db);
-	return n_errors > 0 ? 1 : 0;
+	dbrows_free(&claimed);
+	ring_release(&dv->ring);
+	db_close(&dv->db);
+	return dv->n.errors > 0 ? 1 : 0;
+}
+
+/* Add a child's counts to the pass's. */
+static void
+add_counts(struct counts *to, const struct counts *n)
+{
+	to->sent += n->sent;
+	to->failed += n->failed;
+	to->cancelled += n->cancelled;
+	to->suppressed += n->suppressed;
+	to->later += n->later;
+	to->errors += n->errors;
+	to->returned += n->returned;
+	to->after_conversion += n->after_conversion;
+	to->taken += n->taken;
 }
 
 /*
- * Runs `jobs` claimers as child processes, each with an equal share of
- * `limit`; a child dies with its parent (a killed pass stops sending at
- * once, as one process would).  Their counts come back through a pipe.
- * Returns the worst exit status.
+ * Runs p.jobs claimers as child processes, each with an equal share of
+ * --limit when there is one; a child dies with its parent (a killed pass
+ * stops sending at once, as one process would).  Their counts come back
+ * through a pipe.  Returns the worst exit status.
  */
 static int
-claimers(long limit, long jobs)
+claimers(struct deliver *dv)
 {
-	int		 fd[2], st, rc = 0, counts[7];
-	long		 k, share;
+	struct counts	 c;
+	int		 fd[2], st, rc = 0;
+	long		 k, jobs = dv->p.jobs, limit = dv->p.limit;
 	pid_t		 pid;
-	ssize_t		 n;
 
 	if (pipe(fd) == -1) {
 		perror("formback-deliver: pipe");
@@ -938,8 +915,8 @@ claimers(long limit, long jobs)
 	}
 	fflush(NULL);
 	for (k = 0; k < jobs; k++) {
-		share = limit / jobs + (k < limit % jobs ? 1 : 0);
-		if (share == 0)
+		if (limit > 0 && (dv->p.limit = limit / jobs +
+		    (k < limit % jobs ? 1 : 0)) == 0)
 			break;
 		if ((pid = fork()) == -1) {
 			perror("formback-deliver: fork");
@@ -952,26 +929,19 @@ claimers(long limit, long jobs)
 			if (getppid() == 1)
 				_exit(1);
 			/* a child reports its own counts, not the parent's too */
-			n_sent = n_failed = n_cancelled = n_suppressed = 0;
-			n_later = n_errors = n_returned = n_after_conversion = 0;
-			st = claimer(share);
-			counts[0] = n_sent, counts[1] = n_failed;
-			counts[2] = n_cancelled, counts[3] = n_suppressed;
-			counts[4] = n_later, counts[5] = n_errors;
-			counts[6] = n_after_conversion;
-			if (write(fd[1], counts, sizeof(counts)) != sizeof(counts))
+			memset(&dv->n, 0, sizeof(dv->n));
+			st = claimer(dv);
+			dv->n.taken = dv->p.done;
+			if (write(fd[1], &dv->n, sizeof(dv->n)) != sizeof(dv->n))
 				st = 1;
 			fflush(NULL);
 			_exit(st);
 		}
 	}
+	dv->p.limit = limit;
 	close(fd[1]);
-	while ((n = read(fd[0], counts, sizeof(counts))) == sizeof(counts)) {
-		n_sent += counts[0], n_failed += counts[1];
-		n_cancelled += counts[2], n_suppressed += counts[3];
-		n_later += counts[4], n_errors += counts[5];
-		n_after_conversion += counts[6];
-	}
+	while (read(fd[0], &c, sizeof(c)) == sizeof(c))
+		add_counts(&dv->n, &c);
 	close(fd[0]);
 	while ((pid = wait(&st)) != -1 || errno == EINTR)
 		if (pid != -1 && (!WIFEXITED(st) || WEXITSTATUS(st) != 0))
@@ -979,82 +949,131 @@ claimers(long limit, long jobs)
 	return rc;
 }
 
+/*
+ * The pass's end, when its budget or --limit stopped it: the deliveries
+ * still due, for the next pass (the queue's depth, as formbackctl status
+ * counts it).
+ */
+static void
+leave(struct deliver *dv)
+{
+	struct dbrows	 q;
+	const struct queue_row *r;
+	size_t		 i;
+
+	if (!pass_over(&dv->p) || db_ops_queues(&dv->db, &q) != FB_OK)
+		return;
+	for (i = 0, r = q.row; i < q.n; i++)
+		if (strcmp(r[i].name, "deliveries") == 0)
+			pass_leave(&dv->p, "due deliveries", (long)r[i].depth);
+	dbrows_free(&q);
+}
+
+/*
+ * What the pass does besides the deliveries, on a connection of its own
+ * once the claimers are done: the retention purge, the outbox's emails
+ * to operators (URL takeover notices, usage alerts), members' links and
+ * test sends.  Returns false when one of them failed.
+ */
+static bool
+chores(struct deliver *dv)
+{
+	bool	 ok = true;
+
+	if (db_open(&dv->db, &dv->conf) != FB_OK) {
+		fprintf(stderr, "formback-deliver: cannot connect to the database\n");
+		return false;
+	}
+	pass_took(&dv->p, dv->n.taken);
+	leave(dv);
+	if (db_retention_purge(&dv->db, &dv->conf, &dv->purged) != FB_OK) {
+		fprintf(stderr, "formback-deliver: cannot purge expired rows\n");
+		ok = false;
+	}
+	if (opmail_pass(&dv->db, &dv->conf, &dv->opmail) != FB_OK) {
+		fprintf(stderr, "formback-deliver: cannot send operator emails\n");
+		ok = false;
+	}
+	if (invitation_pass(&dv->db, &dv->conf, &dv->invites) != FB_OK) {
+		fprintf(stderr, "formback-deliver: cannot send members' links\n");
+		ok = false;
+	}
+	if (testsend_pass(&dv->db, &dv->conf, &dv->codes, &dv->tests) != FB_OK) {
+		fprintf(stderr, "formback-deliver: cannot send test sends\n");
+		ok = false;
+	}
+	db_close(&dv->db);
+	return ok;
+}
+
+/*
+ * Before the claims: stale claims recovered, and the intake queue as it
+ * stood when the pass began applied, so that every conversion
+ * acknowledged before the pass is seen before a send (issue 11); what
+ * arrives later send_guard() looks for.
+ */
+static bool
+prepare(struct deliver *dv)
+{
+	enum fb_err	 e;
+
+	if (db_open(&dv->db, &dv->conf) != FB_OK) {
+		fprintf(stderr, "formback-deliver: cannot connect to the database\n");
+		return false;
+	}
+	dv->now = dv->p.now;
+	if ((e = recover(dv)) != FB_OK)
+		fprintf(stderr, "formback-deliver: cannot recover stale claims: "
+		    "%s\n", fb_strerror(e));
+	if ((e = tag_apply_backlog(&dv->db, &dv->conf, &dv->applied)) != FB_OK)
+		fprintf(stderr, "formback-deliver: cannot apply queued tag events: "
+		    "%s\n", fb_strerror(e));
+	db_close(&dv->db);
+	return true;
+}
+
 int
 main(int argc, char *argv[])
 {
-	struct pass	 o = { .prog = "formback-deliver", .job = "deliver",
-			    .budget = 50, .jobs = JOBS_DEFAULT };
+	static struct deliver d = { .p = { .prog = "formback-deliver",
+	    .job = "deliver", .budget = BUDGET, .jobs = JOBS_DEFAULT } };
+	struct deliver	*dv = &d;
 	char		 err[512];
-	int		 ch, rc, applied = 0;
-	enum fb_err	 e;
+	int		 ch, rc;
 
-	if ((ch = pass_opts(&o, argc, argv)) >= 0)
+	if ((ch = pass_opts(&dv->p, argc, argv)) >= 0)
 		return ch;
-	if (o.limit == 0)
-		o.limit = 500;
-	now = o.now;
-	began = time_mono();
-	verbose = o.verbose;
-	time_jst_month(now, month);
-	log_init("formback-deliver", verbose ? LOG_INFO : LOG_WARN);
-	if (conf_load(&conf, NULL, err, sizeof(err)) != FB_OK) {
+	time_jst_month(dv->p.now, dv->month);
+	log_init("formback-deliver", dv->p.verbose ? LOG_INFO : LOG_WARN);
+	if (conf_load(&dv->conf, NULL, err, sizeof(err)) != FB_OK) {
 		fprintf(stderr, "formback-deliver: %s\n", err);
 		return 2;
 	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
-	if (db_open(&db, &conf) != FB_OK) {
-		fprintf(stderr, "formback-deliver: cannot connect to the database\n");
+	if (!prepare(dv))
 		return 1;
+	if (dv->p.jobs > 1 && (dv->p.limit == 0 || dv->p.limit > BATCH))
+		rc = claimers(dv);
+	else {
+		rc = claimer(dv);
+		dv->n.taken = dv->p.done;
+		dv->p.done = 0;
 	}
-	if ((e = recover()) != FB_OK)
-		fprintf(stderr, "formback-deliver: cannot recover stale claims: %s\n",
-		    fb_strerror(e));
-	/*
-	 * The intake queue as it stood when the pass began, so that every
-	 * conversion acknowledged before the pass is applied before a send
-	 * (issue 11); what arrives later send_guard() looks for.
-	 */
-	if ((e = tag_apply_backlog(&db, &conf, &applied)) != FB_OK)
-		fprintf(stderr, "formback-deliver: cannot apply queued tag events: "
-		    "%s\n", fb_strerror(e));
-	db_close(&db);
-	rc = o.jobs > 1 && o.limit > BATCH ? claimers(o.limit, o.jobs) :
-	    claimer(o.limit);
-	/* the outbox's emails to operators: URL takeover notices, usage alerts */
-	if (db_open(&db, &conf) != FB_OK) {
-		fprintf(stderr, "formback-deliver: cannot connect to the database\n");
+	if (!chores(dv))
 		rc = 1;
-	} else {
-		if (db_retention_purge(&db, &conf, &n_purged) != FB_OK) {
-			fprintf(stderr, "formback-deliver: cannot purge expired rows\n");
-			rc = 1;
-		}
-		if (opmail_pass(&db, &conf, &n_opmail) != FB_OK) {
-			fprintf(stderr, "formback-deliver: cannot send operator emails\n");
-			rc = 1;
-		}
-		if (invitation_pass(&db, &conf, &n_invites) != FB_OK) {
-			fprintf(stderr, "formback-deliver: cannot send members' links\n");
-			rc = 1;
-		}
-		if (testsend_pass(&db, &conf, &n_codes, &n_tests) != FB_OK) {
-			fprintf(stderr, "formback-deliver: cannot send test sends\n");
-			rc = 1;
-		}
-		db_close(&db);
-	}
-	if (verbose)
+	if (dv->p.verbose)
 		fprintf(stderr, "formback-deliver: %d queued tag event(s) applied, "
 		    "%d sent, %d failed, %d cancelled, %d suppressed, %d later, "
 		    "%d returned, %d errors, %d operator emails, %d "
 		    "sent_after_conversion, %d members' links, %d codes, %d test "
-		    "sends, %llu expired rows purged\n", applied, n_sent, n_failed,
-		    n_cancelled, n_suppressed, n_later, n_returned, n_errors, n_opmail,
-		    n_after_conversion, n_invites, n_codes, n_tests, n_purged);
-	o.failed = rc != 0 || n_errors > 0;
-	pass_took(&o, (long)n_sent + n_failed + n_opmail + n_invites + n_tests);
-	ch = pass_end(&o, &conf);
-	conf_free(&conf);
+		    "sends, %llu expired rows purged\n", dv->applied, dv->n.sent,
+		    dv->n.failed, dv->n.cancelled, dv->n.suppressed, dv->n.later,
+		    dv->n.returned, dv->n.errors, dv->opmail,
+		    dv->n.after_conversion, dv->invites, dv->codes, dv->tests,
+		    dv->purged);
+	dv->p.failed = rc != 0 || dv->n.errors > 0;
+	ch = pass_end(&dv->p, &dv->conf);
+	conf_free(&dv->conf);
 	curl_global_cleanup();
 	return ch;
 }

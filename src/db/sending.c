@@ -75,7 +75,7 @@ enum {
 	SD_OPMAIL_CLAIM, SD_OPMAIL_DONE, SD_OPMAIL_TO, SD_CLAIM_MARK, SD_USAGE_GET,
 	SD_ATTEMPT, SD_ATTEMPT_CLEAR, SD_SEND_GUARD_ANY, SD_SEND_GUARD,
 	SD_SENT_AFTER_CONVERSION, SD_OPMAIL_MEMBERS, SD_CLAIM_DAY_SENDS,
-	SD__MAX
+	SD_DUE_TENANTS, SD__MAX
 };
 _Static_assert(SD__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
 
@@ -176,14 +176,15 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "WHERE d.status = 'sending' AND d.claim_until < ? ORDER BY d.id "
 	  "LIMIT 1000 FOR UPDATE SKIP LOCKED" },
 	/*
-	 * SD_CLAIM: the oldest due deliveries no other claimer holds, locked
-	 * in index order (deliveries_due) so that a claim reads what it
-	 * takes, not the whole backlog; SD_CLAIM_MARK then stamps them.
+	 * SD_CLAIM: a tenant's oldest due deliveries no other claimer holds,
+	 * locked in index order (deliveries_due_tenant) so that a claim reads
+	 * what it takes, not the tenant's backlog; SD_CLAIM_MARK then stamps
+	 * them.
 	 */
 	{ "deliveries_claim",
-	  "SELECT id FROM deliveries FORCE INDEX (deliveries_due) "
-	  "WHERE status = 'scheduled' AND scheduled_at <= ? "
-	  "LIMIT ? FOR UPDATE SKIP LOCKED" },
+	  "SELECT id FROM deliveries FORCE INDEX (deliveries_due_tenant) "
+	  "WHERE status = 'scheduled' AND tenant_id = ? AND scheduled_at <= ? "
+	  "ORDER BY scheduled_at, id LIMIT ? FOR UPDATE SKIP LOCKED" },
 	/*
 	 * SD_CLAIMED: everything a send re-checks and needs, by the token.
 	 * Put in order by the caller: MariaDB sorted the joined rows, their
@@ -412,6 +413,15 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "SELECT STRAIGHT_JOIN d.id, " CLAIM_DAY_SENDS_SQL " FROM deliveries d "
 	  "FORCE INDEX (deliveries_claim) JOIN leads l ON l.id = d.lead_id "
 	  "WHERE d.claim_token = ?" },
+	/*
+	 * SD_DUE_TENANTS: the tenants with due deliveries, the longest due
+	 * first: one dive into deliveries_due_tenant a tenant (issue 40)
+	 */
+	{ "deliveries_due_tenants",
+	  "SELECT id FROM (SELECT t.id, (SELECT d.scheduled_at FROM deliveries d "
+	  "FORCE INDEX (deliveries_due_tenant) WHERE d.status = 'scheduled' "
+	  "AND d.tenant_id = t.id ORDER BY d.scheduled_at LIMIT 1) AS due "
+	  "FROM tenants t) x WHERE due <= ? ORDER BY due, id LIMIT ?" },
 };
 
 static enum fb_err
@@ -659,27 +669,61 @@ claim_order(const void *a, const void *b)
 }
 
 enum fb_err
-db_deliveries_claim(struct db *db, const char *token, const char *at,
-    int n, struct dbrows *out)
+db_deliveries_due_tenants(struct db *db, const char *at, int limit,
+    struct dbres *out)
 {
-	struct dbp	 p[3 + DELIVERY_CLAIM_MAX];
+	return sd(db, SD_DUE_TENANTS, DBPARAMS(P_STR(at), P_INT(limit)), out);
+}
+
+/* Pick up to `share` of each tenant's due deliveries into ids[]. */
+static enum fb_err
+claim_pick(struct db *db, const char *at, const char (*tenants)[UUID_STRLEN + 1],
+    size_t nt, int share, int got[], char (*ids)[UUID_STRLEN + 1], size_t *n)
+{
 	struct dbres	 pick;
+	size_t		 k;
 	unsigned	 i;
 	enum fb_err	 e;
 
-	if (n < 1 || n > DELIVERY_CLAIM_MAX)
+	for (k = 0, *n = 0; k < nt; k++) {
+		got[k] = 0;
+		if (*n + (size_t)share > DELIVERY_CLAIM_MAX)
+			continue;
+		if ((e = sd(db, SD_CLAIM, DBPARAMS(P_STR(tenants[k]), P_STR(at),
+		    P_INT(share)), &pick)) != FB_OK)
+			return e;
+		for (i = 0; i < pick.nrows; i++)
+			snprintf(ids[(*n)++], UUID_STRLEN + 1, "%s", pick.cell[i]);
+		got[k] = (int)pick.nrows;
+		dbres_free(&pick);
+	}
+	return FB_OK;
+}
+
+enum fb_err
+db_deliveries_claim(struct db *db, const char *token, const char *at,
+    const char (*tenants)[UUID_STRLEN + 1], size_t nt, int share, int got[],
+    struct dbrows *out)
+{
+	struct dbp	 p[3 + DELIVERY_CLAIM_MAX];
+	char		 ids[DELIVERY_CLAIM_MAX][UUID_STRLEN + 1];
+	size_t		 i, n;
+	enum fb_err	 e;
+
+	out->n = 0;
+	out->row = NULL;
+	if (share < 1 || (size_t)share > DELIVERY_CLAIM_MAX)
 		return FB_EINVAL;
-	if ((e = sd(db, SD_CLAIM, DBPARAMS(P_STR(at), P_INT(n)), &pick)) != FB_OK)
+	if ((e = claim_pick(db, at, tenants, nt, share, got, ids, &n)) != FB_OK ||
+	    n == 0)
 		return e;
 	/* SD_CLAIM_MARK: the token, the lease, then the ids (NULL: none) */
 	p[0] = P_STR(token);
 	p[1] = P_STR(at);
 	p[2] = P_INT(DELIVERY_LEASE);
 	for (i = 0; i < DELIVERY_CLAIM_MAX; i++)
-		p[3 + i] = i < pick.nrows ? P_STR(pick.cell[i]) : P_NULL;
-	e = pick.nrows > 0 ? sd(db, SD_CLAIM_MARK, p, NELEM(p), NULL) : FB_OK;
-	dbres_free(&pick);
-	if (e != FB_OK)
+		p[3 + i] = i < n ? P_STR(ids[i]) : P_NULL;
+	if ((e = sd(db, SD_CLAIM_MARK, p, NELEM(p), NULL)) != FB_OK)
 		return e;
 	if ((e = rows(db, SD_CLAIMED, DBPARAMS(P_STR(token)), claim_cols,
 	    NELEM(claim_cols), sizeof(struct claim_row), false, out)) != FB_OK)

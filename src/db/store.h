@@ -1002,16 +1002,28 @@ struct claim_row {
 	long long		 day_sends;	/* db_claim_day_sends() */
 };
 /*
- * Claim up to n (1..DELIVERY_CLAIM_MAX) due deliveries for `token`, in
- * the caller's transaction (short: the rows stay locked until it ends):
- * the oldest that no other claimer holds (SKIP LOCKED), stamped `sending`
- * with a lease of DELIVERY_LEASE seconds from `at` (SQL DATETIME, UTC;
- * design 6).  Then `out` gets their struct claim_row, by id (day_sends 0).
+ * Claim due deliveries for `token`, in the caller's transaction (short:
+ * the rows stay locked until it ends): of each of the `nt` tenants, up to
+ * `share` (1..DELIVERY_CLAIM_MAX) of its oldest due at `at` (SQL
+ * DATETIME, UTC) that no other claimer holds (SKIP LOCKED), as long as
+ * the claim has room for a whole share (DELIVERY_CLAIM_MAX in all);
+ * got[k] says how many of tenant k's were taken (fewer than `share`: it
+ * has no more due now, or another claimer holds them).  They are stamped
+ * `sending` with a lease of DELIVERY_LEASE seconds from `at` (design 6).
+ * Then `out` gets their struct claim_row, by id (day_sends 0).
  */
 #define DELIVERY_CLAIM_MAX	16
 #define DELIVERY_LEASE		600	/* seconds */
 enum fb_err db_deliveries_claim(struct db *, const char *token, const char *at,
-	    int n, struct dbrows *out) FB_WUR;
+	    const char (*tenants)[UUID_STRLEN + 1], size_t nt, int share,
+	    int got[], struct dbrows *out) FB_WUR;
+/*
+ * Up to `limit` tenants (one column, the id) with deliveries due at `at`
+ * (SQL DATETIME, UTC), the longest due first: formback-deliver's turns
+ * (issue 40).
+ */
+enum fb_err db_deliveries_due_tenants(struct db *, const char *at, int limit,
+	    struct dbres *) FB_WUR;
 /*
  * The daily cap's count of each row of `claimed` (claimed->row, struct
  * claim_row, by id) into its day_sends: the tenant's messages on the

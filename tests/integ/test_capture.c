@@ -1013,6 +1013,80 @@ Test(capture, abandon_reads_only_leads_that_can_be_due, .timeout = 60,
 	cr_assert_lt(reads, 1000, "the pass read %lld index entries", reads);
 }
 
+/* The captured leads of the noisy tenants of the tests below. */
+static char	 noisy_tenant[40];
+
+static void
+noisy_leads_gone(void)
+{
+	if (noisy_tenant[0] != '\0')
+		sql("DELETE FROM leads WHERE tenant_id = '%s'", noisy_tenant);
+}
+
+/* n captured leads of a new tenant's campaign, idle since `since`. */
+static void
+idle_leads(struct fx *f, int n, const char *since)
+{
+	char	 c[40];
+
+	fx_new(f, "pro", 0);
+	fx_campaign(f, "idle", c);
+	sql("UPDATE campaigns SET abandon_wait_minutes = 30 WHERE id = '%s'", c);
+	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
+	    "status, consent_state, pii_state, last_activity_at) SELECT UUID(), "
+	    "'%s', '%s', '%s', UUID(), 'captured', 'notice_optout', 'absent', "
+	    "'%s' FROM seq_1_to_%d", f->tenant, f->site, c, since, n);
+}
+
+/*
+ * Turns over tenants (issue 40): a noisy tenant's 120 due leads, idle
+ * longer than a quiet tenant's one; a pass capped at 60 judges the quiet
+ * one beside 59 of the noisy tenant's, not 60 of the noisy tenant's.
+ */
+Test(capture, abandon_takes_tenants_in_turns, .timeout = 60,
+    .fini = noisy_leads_gone)
+{
+	struct fx	 noisy, quiet;
+
+	idle_leads(&noisy, 120, "2001-01-01 20:00:00");
+	snprintf(noisy_tenant, sizeof(noisy_tenant), "%s", noisy.tenant);
+	idle_leads(&quiet, 1, "2001-01-01 22:00:00");
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --limit 60 "
+	    "--now 2001-01-02T00:00:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' "
+	    "AND status = 'abandoned'", quiet.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' "
+	    "AND status = 'abandoned'", noisy.tenant), "59");
+	/* the next pass the rest */
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" "
+	    "--now 2001-01-02T00:00:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' "
+	    "AND status = 'captured'", noisy.tenant), "0");
+}
+
+/*
+ * A pass ends when its budget is spent and says what it left: 20,000 due
+ * leads, a budget of one second (judging them all takes far longer).
+ */
+Test(capture, abandon_stops_at_its_budget, .timeout = 120,
+    .fini = noisy_leads_gone)
+{
+	struct fx	 f;
+	long		 left, judged;
+
+	idle_leads(&f, 20000, "2002-01-01 20:00:00");
+	snprintf(noisy_tenant, sizeof(noisy_tenant), "%s", f.tenant);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --budget 1 "
+	    "--now 2002-01-02T00:00:00Z"), 0);
+	judged = strtol(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' AND "
+	    "status = 'abandoned'", f.tenant), NULL, 10);
+	left = strtol(sql("SELECT left_items FROM cron_passes WHERE job = "
+	    "'abandon'"), NULL, 10);
+	cr_assert_gt(judged, 0);
+	cr_assert_lt(judged, 20000);
+	cr_assert_eq(left, 20000 - judged, "left %ld, judged %ld", left, judged);
+}
+
 /*
  * A date range of old leads, under many newer ones: ids follow dates, so
  * a walk of the list's index in id order reads every newer lead first

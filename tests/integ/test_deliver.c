@@ -551,6 +551,29 @@ sent_scheduled(const struct fx *f)
 }
 
 /*
+ * Turns over tenants (issue 40): a noisy tenant's 40 due deliveries,
+ * older than a quiet tenant's one; a pass capped at one claim (16) sends
+ * the quiet tenant's beside 15 of the noisy tenant's.
+ */
+Test(deliver, quiet_tenant_sent_beside_a_noisy_one, .timeout = 120)
+{
+	struct fx	 noisy, quiet;
+
+	fx_new(&noisy, "pro", 0);
+	fx_one_step(&noisy, "noisy", "sms", "live", NULL);
+	due_alone(&noisy, "noisy", 40, "090-7792", "2037-03-01");
+	fx_new(&quiet, "pro", 0);
+	fx_one_step(&quiet, "quiet", "sms", "live", NULL);
+	abandoned_on(&quiet, "quiet", 1, "090-7793-0001", "2037-03-01");
+	sql("UPDATE deliveries SET scheduled_at = scheduled_at + INTERVAL 1 "
+	    "MINUTE WHERE tenant_id = '%s'", quiet.tenant);
+	cr_assert_eq(cron("formback-deliver", "--now 2037-03-01T03:10:00Z "
+	    "--limit 16 --jobs 1"), 0);
+	cr_assert_eq(sms_to("9077930001"), 1);
+	cr_assert_str_eq(sent_scheduled(&noisy), "15 25");
+}
+
+/*
  * --limit bounds the whole pass, across its batches of 16 (it once
  * counted nothing when a batch was freed, and a pass sent everything
  * due): 20 due, a limit of 18, 18 sent and 2 left for the next pass.
