@@ -19,7 +19,6 @@
  */
 #include <stdio.h>
 #include <string.h>
-#include <time.h>
 
 #include "formback.h"
 #include "pass.h"
@@ -38,7 +37,7 @@ struct aggregate {
 	struct db	 db;
 	struct ring	 ring;		/* tenants with hours to roll */
 	char		 now[32];	/* the pass's clock, SQL datetime */
-	char		 began[32];	/* its start: marks after it wait */
+	char		 began[32];	/* its start, the database's clock */
 	bool		 ring_read;	/* the ring was filled this pass */
 	long		 days, hours;
 	int		 failed;
@@ -182,8 +181,13 @@ main(int argc, char *argv[])
 	}
 	ring_init(&a.ring);
 	time_sql(a.p.now, a.now);
-	/* the database's clock stamps the marks: a second for the hosts' */
-	time_sql((long long)time(NULL) + 1, a.began);
+	/* the marks made from now on wait for the next pass */
+	if (db_aggregate_clock(&a.db, a.began) != FB_OK) {
+		fprintf(stderr, "formback-aggregate: cannot read the database's "
+		    "clock\n");
+		db_close(&a.db);
+		return 1;
+	}
 	/* the hours and the days in turns, until both are done */
 	while ((hours || days) && !pass_over(&a.p)) {
 		if (hours)

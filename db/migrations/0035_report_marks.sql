@@ -17,117 +17,106 @@
 CREATE TABLE IF NOT EXISTS report_dirty_days (
   tenant_id  UUID NOT NULL,
   day        DATE NOT NULL COMMENT 'JST',
-  marked_at  DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)
-    COMMENT 'the first mark since the last recount',
+  marked_at  DATETIME(6) NOT NULL
+    COMMENT 'UTC: the first mark since the last recount',
   PRIMARY KEY (tenant_id, day),
   KEY report_dirty_days_marked (marked_at, tenant_id, day)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_bin;
 
--- The one definition of a mark: the JST day holding UTC time p_at (NULL:
--- nothing).  INSERT IGNORE: a mark already there stays as it is.
-CREATE OR REPLACE PROCEDURE report_mark(p_tenant UUID, p_at DATETIME(6))
-  IF p_at IS NOT NULL THEN
-    INSERT IGNORE INTO report_dirty_days (tenant_id, day)
-      VALUES (p_tenant, DATE(p_at + INTERVAL 9 HOUR));
-  END IF;
-
--- The days of a lead's messages that left (their converted counts).
-CREATE OR REPLACE PROCEDURE report_mark_lead_messages(p_tenant UUID, p_lead UUID)
-  INSERT IGNORE INTO report_dirty_days (tenant_id, day)
-    SELECT DISTINCT p_tenant, DATE(d.sent_at + INTERVAL 9 HOUR)
-    FROM deliveries d FORCE INDEX (deliveries_lead)
-    WHERE d.tenant_id = p_tenant AND d.lead_id = p_lead
-      AND d.sent_at IS NOT NULL;
+-- Each trigger is one statement, so that the file runs as it is through
+-- the mariadb client too (no compound statement, no DELIMITER): an
+-- INSERT IGNORE of the JST days (DATE(t + INTERVAL 9 HOUR)) of the
+-- row's times that are not NULL.
+DROP PROCEDURE IF EXISTS report_mark;
+DROP PROCEDURE IF EXISTS report_mark_lead_messages;
 
 -- tag events: the day they were received
 CREATE OR REPLACE TRIGGER tag_events_report_insert AFTER INSERT ON tag_events
-  FOR EACH ROW CALL report_mark(NEW.tenant_id, NEW.received_at);
+  FOR EACH ROW INSERT IGNORE INTO report_dirty_days (tenant_id, day, marked_at)
+    SELECT NEW.tenant_id, DATE(NEW.received_at + INTERVAL 9 HOUR),
+      UTC_TIMESTAMP(6);
 CREATE OR REPLACE TRIGGER tag_events_report_update AFTER UPDATE ON tag_events
-  FOR EACH ROW BEGIN
-    CALL report_mark(OLD.tenant_id, OLD.received_at);
-    CALL report_mark(NEW.tenant_id, NEW.received_at);
-  END;
+  FOR EACH ROW INSERT IGNORE INTO report_dirty_days (tenant_id, day, marked_at)
+    SELECT OLD.tenant_id, DATE(OLD.received_at + INTERVAL 9 HOUR),
+      UTC_TIMESTAMP(6)
+    UNION SELECT NEW.tenant_id, DATE(NEW.received_at + INTERVAL 9 HOUR),
+      UTC_TIMESTAMP(6);
 
--- leads: the days of their captured, abandoned and converted times; a
--- conversion also changes the converted counts of its messages' days
+-- leads: the days of their captured, abandoned and converted times
 CREATE OR REPLACE TRIGGER leads_report_insert AFTER INSERT ON leads
-  FOR EACH ROW BEGIN
-    CALL report_mark(NEW.tenant_id, NEW.captured_at);
-    CALL report_mark(NEW.tenant_id, NEW.abandoned_at);
-    CALL report_mark(NEW.tenant_id, NEW.converted_at);
-  END;
+  FOR EACH ROW INSERT IGNORE INTO report_dirty_days (tenant_id, day, marked_at)
+    SELECT NEW.tenant_id, DATE(t.at + INTERVAL 9 HOUR), UTC_TIMESTAMP(6)
+    FROM (
+      SELECT NEW.captured_at AS at UNION ALL SELECT NEW.abandoned_at
+      UNION ALL SELECT NEW.converted_at) t WHERE t.at IS NOT NULL;
+-- ... old and new, when a time the report counts changes; a conversion
+-- (or a lead's site) also changes the counts of its messages' days
 CREATE OR REPLACE TRIGGER leads_report_update AFTER UPDATE ON leads
-  FOR EACH ROW BEGIN
-    IF NOT (NEW.captured_at <=> OLD.captured_at
-        AND NEW.abandoned_at <=> OLD.abandoned_at
-        AND NEW.converted_at <=> OLD.converted_at
-        AND NEW.conversion_source <=> OLD.conversion_source
-        AND NEW.site_id <=> OLD.site_id
-        AND NEW.campaign_id <=> OLD.campaign_id) THEN
-      CALL report_mark(OLD.tenant_id, OLD.captured_at);
-      CALL report_mark(OLD.tenant_id, OLD.abandoned_at);
-      CALL report_mark(OLD.tenant_id, OLD.converted_at);
-      CALL report_mark(NEW.tenant_id, NEW.captured_at);
-      CALL report_mark(NEW.tenant_id, NEW.abandoned_at);
-      CALL report_mark(NEW.tenant_id, NEW.converted_at);
-      IF NOT (NEW.converted_at <=> OLD.converted_at
-          AND NEW.conversion_source <=> OLD.conversion_source
-          AND NEW.site_id <=> OLD.site_id) THEN
-        CALL report_mark_lead_messages(NEW.tenant_id, NEW.id);
-      END IF;
-    END IF;
-  END;
+  FOR EACH ROW INSERT IGNORE INTO report_dirty_days (tenant_id, day, marked_at)
+    SELECT NEW.tenant_id, DATE(t.at + INTERVAL 9 HOUR), UTC_TIMESTAMP(6)
+    FROM (
+      SELECT OLD.captured_at AS at UNION ALL SELECT OLD.abandoned_at
+      UNION ALL SELECT OLD.converted_at UNION ALL SELECT NEW.captured_at
+      UNION ALL SELECT NEW.abandoned_at UNION ALL SELECT NEW.converted_at
+      UNION ALL SELECT d.sent_at FROM deliveries d FORCE INDEX (deliveries_lead)
+        WHERE d.tenant_id = NEW.tenant_id AND d.lead_id = NEW.id
+          AND d.sent_at IS NOT NULL AND NOT (
+            NEW.converted_at <=> OLD.converted_at
+            AND NEW.conversion_source <=> OLD.conversion_source
+            AND NEW.site_id <=> OLD.site_id)) t
+    WHERE t.at IS NOT NULL AND NOT (NEW.captured_at <=> OLD.captured_at
+      AND NEW.abandoned_at <=> OLD.abandoned_at
+      AND NEW.converted_at <=> OLD.converted_at
+      AND NEW.conversion_source <=> OLD.conversion_source
+      AND NEW.site_id <=> OLD.site_id
+      AND NEW.campaign_id <=> OLD.campaign_id);
 
 -- deliveries: the day they were sent, whatever of theirs it counts
 -- changes (a receipt's status, the step they belong to)
 CREATE OR REPLACE TRIGGER deliveries_report_insert AFTER INSERT ON deliveries
-  FOR EACH ROW CALL report_mark(NEW.tenant_id, NEW.sent_at);
+  FOR EACH ROW INSERT IGNORE INTO report_dirty_days (tenant_id, day, marked_at)
+    SELECT NEW.tenant_id, DATE(NEW.sent_at + INTERVAL 9 HOUR),
+      UTC_TIMESTAMP(6) FROM DUAL WHERE NEW.sent_at IS NOT NULL;
 CREATE OR REPLACE TRIGGER deliveries_report_update AFTER UPDATE ON deliveries
-  FOR EACH ROW BEGIN
-    IF (OLD.sent_at IS NOT NULL OR NEW.sent_at IS NOT NULL) AND NOT (
-        NEW.sent_at <=> OLD.sent_at AND NEW.status <=> OLD.status
-        AND NEW.channel <=> OLD.channel AND NEW.step_id <=> OLD.step_id
-        AND NEW.step_no <=> OLD.step_no
-        AND NEW.campaign_id <=> OLD.campaign_id
-        AND NEW.scenario_id <=> OLD.scenario_id) THEN
-      CALL report_mark(OLD.tenant_id, OLD.sent_at);
-      CALL report_mark(NEW.tenant_id, NEW.sent_at);
-    END IF;
-  END;
+  FOR EACH ROW INSERT IGNORE INTO report_dirty_days (tenant_id, day, marked_at)
+    SELECT NEW.tenant_id, DATE(t.at + INTERVAL 9 HOUR), UTC_TIMESTAMP(6)
+    FROM (
+      SELECT OLD.sent_at AS at UNION ALL SELECT NEW.sent_at) t
+    WHERE t.at IS NOT NULL AND NOT (NEW.sent_at <=> OLD.sent_at
+      AND NEW.status <=> OLD.status AND NEW.channel <=> OLD.channel
+      AND NEW.step_id <=> OLD.step_id AND NEW.step_no <=> OLD.step_no
+      AND NEW.campaign_id <=> OLD.campaign_id
+      AND NEW.scenario_id <=> OLD.scenario_id);
 
 -- links: a message's first open or click counts on the day it was sent
 CREATE OR REPLACE TRIGGER links_report_insert AFTER INSERT ON links
-  FOR EACH ROW
-    IF NEW.first_hit_at IS NOT NULL AND NEW.kind IN ('open', 'click') THEN
-      INSERT IGNORE INTO report_dirty_days (tenant_id, day)
-        SELECT d.tenant_id, DATE(d.sent_at + INTERVAL 9 HOUR)
-        FROM deliveries d WHERE d.id = NEW.delivery_id
-          AND d.sent_at IS NOT NULL;
-    END IF;
+  FOR EACH ROW INSERT IGNORE INTO report_dirty_days (tenant_id, day, marked_at)
+    SELECT d.tenant_id, DATE(d.sent_at + INTERVAL 9 HOUR), UTC_TIMESTAMP(6)
+    FROM deliveries d
+    WHERE d.id = NEW.delivery_id AND d.sent_at IS NOT NULL
+      AND NEW.first_hit_at IS NOT NULL AND NEW.kind IN ('open', 'click');
 CREATE OR REPLACE TRIGGER links_report_update AFTER UPDATE ON links
-  FOR EACH ROW
-    IF OLD.first_hit_at IS NULL AND NEW.first_hit_at IS NOT NULL
-        AND NEW.kind IN ('open', 'click') THEN
-      INSERT IGNORE INTO report_dirty_days (tenant_id, day)
-        SELECT d.tenant_id, DATE(d.sent_at + INTERVAL 9 HOUR)
-        FROM deliveries d WHERE d.id = NEW.delivery_id
-          AND d.sent_at IS NOT NULL;
-    END IF;
+  FOR EACH ROW INSERT IGNORE INTO report_dirty_days (tenant_id, day, marked_at)
+    SELECT d.tenant_id, DATE(d.sent_at + INTERVAL 9 HOUR), UTC_TIMESTAMP(6)
+    FROM deliveries d
+    WHERE d.id = NEW.delivery_id AND d.sent_at IS NOT NULL
+      AND OLD.first_hit_at IS NULL AND NEW.first_hit_at IS NOT NULL
+      AND NEW.kind IN ('open', 'click');
 
 -- a step removed: its messages' days count it as deleted
 CREATE OR REPLACE TRIGGER scenario_steps_report_delete AFTER DELETE
   ON scenario_steps FOR EACH ROW
-    INSERT IGNORE INTO report_dirty_days (tenant_id, day)
-      SELECT DISTINCT d.tenant_id, DATE(d.sent_at + INTERVAL 9 HOUR)
-      FROM deliveries d FORCE INDEX (deliveries_scenario)
+    INSERT IGNORE INTO report_dirty_days (tenant_id, day, marked_at)
+      SELECT DISTINCT d.tenant_id, DATE(d.sent_at + INTERVAL 9 HOUR),
+        UTC_TIMESTAMP(6) FROM deliveries d FORCE INDEX (deliveries_scenario)
       WHERE d.tenant_id = OLD.tenant_id AND d.scenario_id = OLD.scenario_id
         AND d.step_id = OLD.id AND d.sent_at IS NOT NULL;
 
 -- What the passes before this one left: every day with rows that was
 -- never counted, and the last three days (the old passes recounted
 -- them every time, so later rows may wait there).
-INSERT IGNORE INTO report_dirty_days (tenant_id, day)
-  SELECT x.tenant_id, x.day FROM (
+INSERT IGNORE INTO report_dirty_days (tenant_id, day, marked_at)
+  SELECT x.tenant_id, x.day, UTC_TIMESTAMP(6) FROM (
     SELECT tenant_id, DATE(received_at + INTERVAL 9 HOUR) AS day
       FROM tag_events GROUP BY tenant_id, day
     UNION SELECT tenant_id, DATE(captured_at + INTERVAL 9 HOUR)

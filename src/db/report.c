@@ -109,6 +109,7 @@ enum {
 	RP_AGG_DAYS = RP_DAILY + DAILY__MAX, RP_AG_UNMARK, RP_AG_DEL_T,
 	RP_AG_DEL_L, RP_AG_DEL_M, RP_AG_TRAFFIC, RP_AG_T_TENANT,
 	RP_AG_LEADS, RP_AG_MESSAGES, RP_AG_DONE, RP_AG_MARKS, RP_AG_MARKED,
+	RP_AG_CLOCK,
 	RP_RH_TENANTS,
 	RP_RH_SHARE, RP_RH_CLAIM, RP_RH_LOCK, RP_RH_SPAN, RP_RH_DROP, RP_RH_GROUPS,
 	RP_RH_FC, RP_RH_CAMPAIGN, RP_RH_SITE,
@@ -283,6 +284,8 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 	/* RP_AG_MARKED: the days of a range with rows not counted yet */
 	{ "daily_marked",
 	  "SELECT day FROM report_dirty_days WHERE " RD_RANGE },
+	/* RP_AG_CLOCK: the clock the triggers stamp the marks with */
+	{ "aggregate_clock", "SELECT UTC_TIMESTAMP(6)" },
 	/*
 	 * RP_RH_TENANTS: the tenants with events after their rolled hours
 	 * and before the hours that can still change (of one tenant, or
@@ -493,6 +496,21 @@ db_aggregate_marks(struct db *db, const char *before, const char *tenant,
 	return rows(db, RP_AG_MARKS, DBPARAMS(P_STR(before), P_STR(tenant),
 	    P_STR(tenant), P_INT(limit)), mark_cols, NELEM(mark_cols),
 	    sizeof(struct report_mark_row), out);
+}
+
+enum fb_err
+db_aggregate_clock(struct db *db, char out[32])
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	if ((e = db_run(db, DBSET_REPORT, RP_AG_CLOCK, &rp_sql[RP_AG_CLOCK],
+	    DBNOPARAMS, &r)) != FB_OK)
+		return e;
+	snprintf(out, 32, "%s", dbres_get(&r, 0, 0) != NULL ?
+	    dbres_get(&r, 0, 0) : "");
+	dbres_free(&r);
+	return out[0] != '\0' ? FB_OK : FB_EDB;
 }
 
 enum fb_err

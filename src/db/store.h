@@ -1761,11 +1761,16 @@ enum fb_err db_daily_aggregated(struct db *, const char *tenant, const char *fro
 struct report_mark_row { DB_FIELDS(REPORT_MARK_COLS) };
 /*
  * Up to `limit` struct report_mark_row, the oldest marks first, made
- * before `before` (SQL datetime, UTC; the pass's start) and of `tenant`
+ * before `before` (db_aggregate_clock() at the pass's start) and of `tenant`
  * (NULL: every tenant's).
  */
 enum fb_err db_aggregate_marks(struct db *, const char *before,
 	    const char *tenant, int limit, struct dbrows *) FB_WUR;
+/*
+ * The database's UTC clock, which stamps the marks, as an SQL datetime
+ * (microseconds): a pass's start, for db_aggregate_marks().
+ */
+enum fb_err db_aggregate_clock(struct db *, char out[32]) FB_WUR;
 /* The days of [from, to) (JST dates) with a mark: one column, the day. */
 enum fb_err db_daily_marked(struct db *, const char *tenant, const char *from,
 	    const char *to, struct dbres *) FB_WUR;
