@@ -25,7 +25,8 @@
 #include "pass.h"
 #include "db/store.h"
 
-#define SHARE		50	/* a tenant's leads a round, one transaction */
+#define SHARE		48	/* a tenant's leads a round, one transaction */
+#define CHUNK		16	/* judged with one statement of each kind */
 #define TURN		16	/* tenants a turn of the ring */
 #define TENANTS_READ	10000	/* tenants with due leads read at once */
 #define LEFT_CAP	1000000	/* due leads left, counted up to */
@@ -39,50 +40,81 @@ struct abandon {
 	int		 judged, failed, applied;
 };
 
+/* LeadAbandonedData (contract: Events) of lead l at `at` into b. */
+static enum fb_err
+abandoned_data(struct buf *b, const struct lead_owner_row *l, const char *at)
+{
+	struct jgen	 j;
+
+	buf_init(b, 512);
+	jgen_begin(&j, b);
+	jg_obj(&j, NULL);
+	jg_str(&j, "lead_id", l->id);
+	jg_str(&j, "campaign_id", l->campaign_id);
+	jg_str(&j, "abandoned_at", at);
+	jg_obj_end(&j);
+	return jgen_end(&j);
+}
+
 /*
- * Judge one lead in the caller's transaction: claimed (unless converted
- * meanwhile or held by another pass), its lead.abandoned event and the
- * active scenario's deliveries.  *done when it was judged.
+ * Judge leads l[0 .. n) (1 .. CHUNK, one tenant's) in the caller's
+ * transaction: those still captured and held by no other pass are
+ * abandoned, each with its lead.abandoned event and the active
+ * scenario's deliveries.  *judged counts them.
  */
 static enum fb_err
-judge(struct db *db, const struct lead_owner_row *l, long long now, bool *done)
+judge(struct db *db, const struct lead_owner_row *l, size_t n, long long now,
+    int *judged)
 {
-	json_object	*d;
-	char		 at[32];
-	int		 scheduled = 0;
+	struct lead_owner_row took[CHUNK];
+	struct outbox_row ev[CHUNK];
+	struct buf	 body[CHUNK];
+	const char	*ids[CHUNK];
+	char		 at[32], eid[CHUNK][UUID_STRLEN + 1];
+	bool		 taken[CHUNK];
+	size_t		 i, k = 0;
+	int		 scheduled;
 	enum fb_err	 e;
 
-	if ((e = db_lead_abandon(db, l->tenant_id, l->id, now, done)) != FB_OK ||
-	    !*done)
+	for (i = 0; i < n; i++)
+		ids[i] = l[i].id;
+	if ((e = db_leads_abandon(db, l->tenant_id, ids, n, now, taken)) != FB_OK)
 		return e;
 	time_iso8601(now, at);
-	d = json_object_new_object();
-	jadd_str(d, "lead_id", l->id);
-	jadd_str(d, "campaign_id", l->campaign_id);
-	jadd_str(d, "abandoned_at", at);
-	e = db_outbox_add(db, l->tenant_id, "webhook", "lead.abandoned",
-	    json_text(d));
-	json_object_put(d);
-	if (e == FB_OK)
-		e = db_deliveries_schedule(db, l->tenant_id, l->id, l->campaign_id,
-		    now, &scheduled);
+	for (i = 0; i < n && e == FB_OK; i++) {
+		if (!taken[i])
+			continue;	/* converted meanwhile, or another pass's */
+		took[k] = l[i];
+		uuid_v7(eid[k]);
+		e = abandoned_data(&body[k], &l[i], at);
+		ev[k] = (struct outbox_row){ eid[k], l[i].tenant_id, "webhook",
+		    "lead.abandoned", body[k].data };
+		k++;
+	}
+	if (e == FB_OK && k > 0 && (e = db_outbox_insert(db, ev, k)) == FB_OK &&
+	    (e = db_deliveries_schedule(db, l->tenant_id, took, k, now,
+	    &scheduled)) == FB_OK)
+		*judged += (int)k;
+	for (i = 0; i < k; i++)
+		buf_release(&body[i]);
 	return e;
 }
 
-/* Judge leads [i, n) in one transaction; *judged how many were taken. */
+/* Judge leads [i, n) in one transaction, CHUNK at a time. */
 static enum fb_err
 judge_tx(struct db *db, const struct lead_owner_row *l, size_t i, size_t n,
     long long now, int *judged)
 {
 	int		 k = 0;
-	bool		 done;
+	size_t		 m;
 	enum fb_err	 e;
 
 	if ((e = db_begin(db)) != FB_OK)
 		return e;
-	for (; i < n && e == FB_OK; i++)
-		if ((e = judge(db, &l[i], now, &done)) == FB_OK && done)
-			k++;
+	for (; i < n && e == FB_OK; i += m) {
+		m = n - i < CHUNK ? n - i : CHUNK;
+		e = judge(db, &l[i], m, now, &k);
+	}
 	if (e == FB_OK && (e = db_commit(db)) == FB_OK) {
 		*judged += k;
 		return FB_OK;

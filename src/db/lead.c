@@ -236,14 +236,18 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "COALESCE((SELECT MIN(abandon_wait_minutes) FROM scenarios "
 	  "WHERE status = 'active' AND deleted_at IS NULL), "
 	  "(SELECT MIN(abandon_wait_minutes) FROM campaigns), 0))" },
-	/* LEAD_ABANDON_CLAIM: one row, skipped when another pass holds it */
+	/*
+	 * LEAD_ABANDON_CLAIM: DB_Q16 leads (the last repeated to fill), each
+	 * skipped when another pass holds it or it is no longer captured
+	 */
 	{ "lead_abandon_claim",
-	  "SELECT id FROM leads WHERE tenant_id = ? AND id = ? "
+	  "SELECT id FROM leads WHERE tenant_id = ? AND id IN (" DB_Q16 ") "
 	  "AND status = 'captured' FOR UPDATE SKIP LOCKED" },
-	/* LEAD_ABANDON_SET */
+	/* LEAD_ABANDON_SET: the claimed ones (DB_Q16, the last repeated) */
 	{ "lead_abandon_set",
 	  "UPDATE leads SET status = 'abandoned', abandoned_at = ?, "
-	  "updated_at = NOW(6) WHERE tenant_id = ? AND id = ?" },
+	  "updated_at = NOW(6) WHERE tenant_id = ? AND id IN (" DB_Q16 ") "
+	  "AND status = 'captured'" },
 	/* LEAD_OWNER: tenant, campaign and site of a lead (operator path) */
 	{ "lead_owner", "SELECT " DB_SELECT(LEAD_OWNER_COLS) " FROM leads l "
 	  "WHERE l.id = ?" },
@@ -566,24 +570,38 @@ db_leads_abandon_left(struct db *db, long long now, long long cap,
 }
 
 enum fb_err
-db_lead_abandon(struct db *db, const char *tenant, const char *id, long long now,
-    bool *claimed)
+db_leads_abandon(struct db *db, const char *tenant, const char *const *ids,
+    size_t n, long long now, bool taken[])
 {
+	struct dbp	 p[2 + 16];
+	const char	*got[16];
 	struct dbres	 r;
 	char		 at[32];
+	size_t		 i, k = 0;
+	unsigned	 j;
 	enum fb_err	 e;
 
-	*claimed = false;
-	if ((e = run(db, LEAD_ABANDON_CLAIM, DBPARAMS(P_STR(tenant), P_STR(id)),
-	    &r)) != FB_OK)
+	if (n < 1 || n > 16)
+		return FB_EINVAL;
+	p[0] = P_STR(tenant);
+	db_params_in(p + 1, 16, ids, n);
+	if ((e = run(db, LEAD_ABANDON_CLAIM, p, 17, &r)) != FB_OK)
 		return e;
-	*claimed = r.nrows > 0;
+	for (i = 0; i < n; i++) {
+		taken[i] = false;
+		for (j = 0; j < r.nrows && !taken[i]; j++)
+			taken[i] = strcmp(dbres_get(&r, j, 0), ids[i]) == 0;
+		if (taken[i])
+			got[k++] = ids[i];
+	}
 	dbres_free(&r);
-	if (!*claimed)
+	if (k == 0)
 		return FB_OK;
 	time_sql(now, at);
-	return run(db, LEAD_ABANDON_SET, DBPARAMS(P_STR(at), P_STR(tenant),
-	    P_STR(id)), NULL);
+	p[0] = P_STR(at);
+	p[1] = P_STR(tenant);
+	db_params_in(p + 2, 16, got, k);
+	return run(db, LEAD_ABANDON_SET, p, NELEM(p), NULL);
 }
 
 enum fb_err

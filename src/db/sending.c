@@ -62,7 +62,7 @@
 	DAY_SENDS("email_bidx", "leads_email", "email") ")"
 
 enum {
-	SD_ACTIVE_STEPS, SD_LEAD_CONTACTS, SD_SCHEDULE, SD_LEAD_QUEUED,
+	SD_ACTIVE_STEPS, SD_LEAD_CONTACTS, SD_LEAD_QUEUED,
 	SD_LIST, SD_LIST_CREATED, SD_LIST_SCHEDULED, SD_LIST_SENT,
 	SD_SORTED_CREATED, SD_SORTED_SCHEDULED, SD_SORTED_SENT, SD_GET,
 	SD_SUP_INSERT, SD_SUP_ACTIVE, SD_SUP_LIST, SD_SUP_GET, SD_SUP_DELETE,
@@ -100,20 +100,14 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "st.scenario_id = s.id JOIN messages m ON m.id = st.message_id "
 	  "WHERE s.tenant_id = ? AND s.campaign_id = ? AND s.status = 'active' "
 	  "AND s.deleted_at IS NULL ORDER BY st.position" },
-	/* SD_LEAD_CONTACTS */
+	/* SD_LEAD_CONTACTS: DB_Q16 leads, the last repeated to fill */
 	{ "lead_contacts",
-	  "SELECT tel_masked, email_masked, sms_capable FROM leads "
-	  "WHERE tenant_id = ? AND id = ?" },
-	/* SD_SCHEDULE */
-	{ "delivery_schedule",
-	  "INSERT INTO deliveries (id, tenant_id, lead_id, campaign_id, scenario_id, "
-	  "step_id, step_no, message_id, channel, status, to_masked, pii_state, "
-	  "scheduled_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, 'scheduled', ?, ?, "
-	  "CAST(? AS DATETIME(6)) + INTERVAL ? MINUTE)" },
-	/* SD_LEAD_QUEUED */
+	  "SELECT id, tel_masked, email_masked, sms_capable FROM leads "
+	  "WHERE tenant_id = ? AND id IN (" DB_Q16 ")" },
+	/* SD_LEAD_QUEUED: DB_Q16 leads, the last repeated to fill */
 	{ "lead_queued",
 	  "UPDATE leads SET status = 'queued', updated_at = NOW(6) "
-	  "WHERE tenant_id = ? AND id = ? AND status = 'abandoned'" },
+	  "WHERE tenant_id = ? AND id IN (" DB_Q16 ") AND status = 'abandoned'" },
 	/* SD_LIST, then SD_LIST_* filtered, by date_field */
 	{ "delivery_list", DLV_LIST("FORCE INDEX (deliveries_tenant)", "", "") },
 	{ "delivery_list_created", DLV_LIST_BY("d.created_at", "deliveries_created") },
@@ -444,48 +438,129 @@ sd_int(struct db *db, int id, const struct dbp *p, size_t np, long long *v,
 	return db_value(db, DBSET_SENDING, id, &sd_sql[id], p, np, v, found);
 }
 
-enum fb_err
-db_deliveries_schedule(struct db *db, const char *tenant, const char *lead,
-    const char *campaign, long long at, int *n)
+/* The deliveries a judgement schedules: a statement per DB_MULTI_MAX. */
+static const struct dbmulti schedule_insert = { DBM_DELIVERIES,
+	"delivery_schedule", "INSERT INTO deliveries (id, tenant_id, lead_id, "
+	"campaign_id, scenario_id, step_id, step_no, message_id, channel, status, "
+	"to_masked, pii_state, scheduled_at) VALUES ",
+	"(?, ?, ?, ?, ?, ?, ?, ?, ?, 'scheduled', ?, ?, "
+	"CAST(? AS DATETIME(6)) + INTERVAL ? MINUTE)" };
+#define SCHEDULE_NCOLS	13
+
+/* One scheduled delivery's parameters: step row i of `steps` for lead l. */
+static struct dbp *
+schedule_row(struct dbp *q, char id[UUID_STRLEN + 1], const char *tenant,
+    const struct lead_owner_row *l, const struct dbres *steps, unsigned i,
+    const struct dbres *c, unsigned ci, const char *when)
 {
-	struct dbres	 steps, c;
-	char		 id[UUID_STRLEN + 1], when[32];
-	const char	*to, *ch;
+	const char	*ch = dbres_get(steps, i, 4), *to;
+
+	/* SMS only to numbers that can receive it */
+	to = strcmp(ch, "sms") == 0 ? (dbres_int(c, ci, 3) ?
+	    dbres_get(c, ci, 1) : NULL) : dbres_get(c, ci, 2);
+	uuid_v7(id);
+	*q++ = P_STR(id);
+	*q++ = P_STR(tenant);
+	*q++ = P_STR(l->id);
+	*q++ = P_STR(l->campaign_id);
+	*q++ = P_STR(dbres_get(steps, i, 5));
+	*q++ = P_STR(dbres_get(steps, i, 0));
+	*q++ = P_INT(dbres_int(steps, i, 1) + 1);
+	*q++ = P_STR(dbres_get(steps, i, 2));
+	*q++ = P_STR(ch);
+	*q++ = P_STR(to);
+	*q++ = P_STR(to != NULL ? "present" : "absent");
+	*q++ = P_STR(when);
+	*q++ = P_INT(dbres_int(steps, i, 3));
+	return q;
+}
+
+/*
+ * The rows of lead l (its contacts at row ci of c) into the pending
+ * multi-row INSERT, written whenever DB_MULTI_MAX rows wait.
+ */
+static enum fb_err
+schedule_lead(struct db *db, const char *tenant, const struct lead_owner_row *l,
+    const struct dbres *steps, const struct dbres *c, unsigned ci,
+    const char *when, struct dbp *p, char (*ids)[UUID_STRLEN + 1], size_t *k)
+{
 	unsigned	 i;
 	enum fb_err	 e;
 
-	*n = 0;
-	if ((e = sd(db, SD_ACTIVE_STEPS, DBPARAMS(P_STR(tenant), P_STR(campaign)),
-	    &steps)) != FB_OK)
-		return e;
-	if (steps.nrows == 0) {
-		dbres_free(&steps);
-		return FB_OK;
+	for (i = 0; i < steps->nrows; i++) {
+		schedule_row(p + *k * SCHEDULE_NCOLS, ids[*k], tenant, l, steps, i,
+		    c, ci, when);
+		if (++*k == DB_MULTI_MAX) {
+			if ((e = db_run_multi(db, &schedule_insert, *k, p,
+			    *k * SCHEDULE_NCOLS)) != FB_OK)
+				return e;
+			*k = 0;
+		}
 	}
-	if ((e = sd(db, SD_LEAD_CONTACTS, DBPARAMS(P_STR(tenant), P_STR(lead)), &c)) != FB_OK) {
-		dbres_free(&steps);
+	return FB_OK;
+}
+
+/* Row of lead `id` in the contacts c, or -1. */
+static int
+contact_row(const struct dbres *c, const char *id)
+{
+	unsigned	 j;
+
+	for (j = 0; j < c->nrows; j++)
+		if (strcmp(dbres_get(c, j, 0), id) == 0)
+			return (int)j;
+	return -1;
+}
+
+enum fb_err
+db_deliveries_schedule(struct db *db, const char *tenant,
+    const struct lead_owner_row *l, size_t n, long long at, int *scheduled)
+{
+	static struct dbp p[DB_MULTI_MAX * SCHEDULE_NCOLS];
+	char		 ids[DB_MULTI_MAX][UUID_STRLEN + 1], when[32];
+	const char	*lead[16], *queued[16], *camp = NULL;
+	struct dbp	 q[1 + 16];
+	struct dbres	 steps, c;
+	size_t		 i, k = 0, nq = 0;
+	int		 ci;
+	enum fb_err	 e;
+
+	*scheduled = 0;
+	if (n < 1 || n > 16)
+		return FB_EINVAL;
+	for (i = 0; i < n; i++)
+		lead[i] = l[i].id;
+	q[0] = P_STR(tenant);
+	db_params_in(q + 1, 16, lead, n);
+	if ((e = sd(db, SD_LEAD_CONTACTS, q, NELEM(q), &c)) != FB_OK)
 		return e;
-	}
+	memset(&steps, 0, sizeof(steps));
 	time_sql(at, when);
-	for (i = 0; i < steps.nrows && e == FB_OK; i++) {
-		ch = dbres_get(&steps, i, 4);
-		/* SMS only to numbers that can receive it */
-		to = strcmp(ch, "sms") == 0 ? (dbres_int(&c, 0, 2) ?
-		    dbres_get(&c, 0, 0) : NULL) : dbres_get(&c, 0, 1);
-		uuid_v7(id);
-		e = sd(db, SD_SCHEDULE, DBPARAMS(P_STR(id), P_STR(tenant), P_STR(lead),
-		    P_STR(campaign), P_STR(dbres_get(&steps, i, 5)),
-		    P_STR(dbres_get(&steps, i, 0)), P_INT(dbres_int(&steps, i, 1) + 1),
-		    P_STR(dbres_get(&steps, i, 2)), P_STR(ch), P_STR(to),
-		    P_STR(to != NULL ? "present" : "absent"), P_STR(when),
-		    P_INT(dbres_int(&steps, i, 3))), NULL);
-		if (e == FB_OK)
-			(*n)++;
+	for (i = 0; i < n && e == FB_OK; i++) {
+		/* the steps of the campaign's active scenario, once a campaign */
+		if (camp == NULL || strcmp(camp, l[i].campaign_id) != 0) {
+			dbres_free(&steps);
+			camp = l[i].campaign_id;
+			if ((e = sd(db, SD_ACTIVE_STEPS, DBPARAMS(P_STR(tenant),
+			    P_STR(camp)), &steps)) != FB_OK)
+				break;
+		}
+		if (steps.nrows == 0 || (ci = contact_row(&c, l[i].id)) < 0)
+			continue;
+		e = schedule_lead(db, tenant, &l[i], &steps, &c, (unsigned)ci, when,
+		    p, ids, &k);
+		*scheduled += (int)steps.nrows;
+		queued[nq++] = l[i].id;
 	}
-	dbres_free(&c);
+	if (e == FB_OK && k > 0)
+		e = db_run_multi(db, &schedule_insert, k, p, k * SCHEDULE_NCOLS);
 	dbres_free(&steps);
-	if (e == FB_OK && *n > 0)
-		e = sd(db, SD_LEAD_QUEUED, DBPARAMS(P_STR(tenant), P_STR(lead)), NULL);
+	dbres_free(&c);
+	/* the leads with a delivery are queued */
+	if (e == FB_OK && nq > 0) {
+		db_params_in(q + 1, 16, queued, nq);
+		e = sd(db, SD_LEAD_QUEUED, q, NELEM(q), NULL);
+	}
 	return e;
 }
 

@@ -822,11 +822,13 @@ enum fb_err db_leads_abandon_due(struct db *, const char *tenant,
 enum fb_err db_leads_abandon_left(struct db *, long long now, long long cap,
 	    long long *n) FB_WUR;
 /*
- * Lock the lead when it is still captured and no other pass holds it,
- * then mark it abandoned at `now`: *claimed false when it was not taken.
+ * Lock the tenant's leads ids[0 .. n) (1 .. 16) that are still captured
+ * and held by no other pass (SKIP LOCKED), in the caller's transaction,
+ * and mark them abandoned at `now` (unix seconds): taken[i] says which
+ * were.
  */
-enum fb_err db_lead_abandon(struct db *, const char *tenant, const char *id,
-	    long long now, bool *claimed) FB_WUR;
+enum fb_err db_leads_abandon(struct db *, const char *tenant,
+	    const char *const *ids, size_t n, long long now, bool taken[]) FB_WUR;
 /*
  * One struct lead_owner_row; FB_ENOTFOUND when none.  Across tenants:
  * formbackctl's operator path, which names a lead by its id alone.
@@ -1400,13 +1402,15 @@ enum fb_err db_receipt_delivery(struct db *, const char *reference,
 enum fb_err db_receipt_result(struct db *, const char *id, const char *status,
 	    const char *error_code, bool *changed) FB_WUR;
 /*
- * Schedule the deliveries of a lead just judged abandoned at `at` (unix
- * seconds): one per step of its campaign's active scenario, due at `at`
- * plus the step's delay, in the caller's transaction; the lead becomes
- * queued when any was scheduled.  *n receives how many.
+ * Schedule the deliveries of the tenant's leads l[0 .. n) (1 .. 16) just
+ * judged abandoned at `at` (unix seconds): one per step of each one's
+ * campaign's active scenario, due at `at` plus the step's delay, in the
+ * caller's transaction, a statement per DB_MULTI_MAX; a lead becomes
+ * queued when any was scheduled.  *n receives how many in all.
  */
 enum fb_err db_deliveries_schedule(struct db *, const char *tenant,
-	    const char *lead, const char *campaign, long long at, int *n) FB_WUR;
+	    const struct lead_owner_row *l, size_t n, long long at,
+	    int *n_scheduled) FB_WUR;
 
 /* db/migrate.c */
 
