@@ -170,14 +170,12 @@ static enum fb_err
 refill(struct abandon *a)
 {
 	struct dbres	 t;
-	unsigned	 i;
 	enum fb_err	 e;
 
 	if ((e = db_leads_abandon_tenants(&a->db, a->p.now, TENANTS_READ,
 	    &t)) != FB_OK)
 		return e;
-	for (i = 0; i < t.nrows && e == FB_OK; i++)
-		e = ring_add(&a->ring, dbres_get(&t, i, 0));
+	e = ring_fill(&a->ring, &t);
 	dbres_free(&t);
 	return e;
 }

@@ -74,7 +74,6 @@ hours_round(struct aggregate *a)
 	char		 keys[TURN][UUID_STRLEN + 1];
 	struct dbres	 t;
 	size_t		 n, k;
-	unsigned	 i;
 	bool		 drained;
 
 	if (!a->ring_read) {
@@ -86,9 +85,8 @@ hours_round(struct aggregate *a)
 			a->failed++;
 			return false;
 		}
-		for (i = 0; i < t.nrows; i++)
-			if (ring_add(&a->ring, dbres_get(&t, i, 0)) != FB_OK)
-				break;
+		if (ring_fill(&a->ring, &t) != FB_OK)
+			a->failed++;
 		dbres_free(&t);
 	}
 	n = ring_next(&a->ring, keys, TURN);

@@ -776,14 +776,12 @@ static enum fb_err
 refill(struct deliver *dv, const char *at)
 {
 	struct dbres	 t;
-	unsigned	 i;
 	enum fb_err	 e;
 
 	if ((e = db_deliveries_due_tenants(&dv->db, at, TENANTS_READ,
 	    &t)) != FB_OK)
 		return e;
-	for (i = 0; i < t.nrows && e == FB_OK; i++)
-		e = ring_add(&dv->ring, dbres_get(&t, i, 0));
+	e = ring_fill(&dv->ring, &t);
 	dbres_free(&t);
 	return e;
 }

@@ -204,6 +204,17 @@ ring_add(struct ring *r, const char *key)
 	return FB_OK;
 }
 
+enum fb_err
+ring_fill(struct ring *r, const struct dbres *rows)
+{
+	unsigned	 i;
+	enum fb_err	 e = FB_OK;
+
+	for (i = 0; i < rows->nrows && e == FB_OK; i++)
+		e = ring_add(r, dbres_get(rows, i, 0));
+	return e;
+}
+
 size_t
 ring_next(struct ring *r, char out[][UUID_STRLEN + 1], size_t max)
 {

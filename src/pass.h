@@ -20,6 +20,8 @@
 
 #include "formback.h"
 
+struct dbres;
+
 #define PASS_JOBS_MAX	32
 #define PASS_LIMIT_MAX	10000000L	/* --limit */
 #define PASS_BUDGET_MAX	86400L		/* --budget, seconds */
@@ -107,6 +109,11 @@ enum fb_err ring_add(struct ring *, const char *key) FB_WUR;
  * empty).  One call never returns a key twice.
  */
 size_t	ring_next(struct ring *, char out[][UUID_STRLEN + 1], size_t max);
+/*
+ * Add the first column of every row of `rows` (a query's distinct keys,
+ * the ring being empty); FB_ENOMEM.
+ */
+enum fb_err ring_fill(struct ring *, const struct dbres *rows) FB_WUR;
 /* Drop a key (drained); no-op when absent. */
 void	ring_drop(struct ring *, const char *key);
 
