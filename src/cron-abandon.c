@@ -169,14 +169,14 @@ turn(struct abandon *a, const char *tenant, bool *drained)
 static enum fb_err
 refill(struct abandon *a)
 {
-	struct dbres	 t;
+	struct dbrows	 t;
 	enum fb_err	 e;
 
 	if ((e = db_leads_abandon_tenants(&a->db, a->p.now, TENANTS_READ,
 	    &t)) != FB_OK)
 		return e;
 	e = ring_fill(&a->ring, &t);
-	dbres_free(&t);
+	dbrows_free(&t);
 	return e;
 }
 

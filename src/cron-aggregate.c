@@ -72,7 +72,7 @@ static bool
 hours_round(struct aggregate *a)
 {
 	char		 keys[TURN][UUID_STRLEN + 1];
-	struct dbres	 t;
+	struct dbrows	 t;
 	size_t		 n, k;
 	bool		 drained;
 
@@ -87,7 +87,7 @@ hours_round(struct aggregate *a)
 		}
 		if (ring_fill(&a->ring, &t) != FB_OK)
 			a->failed++;
-		dbres_free(&t);
+		dbrows_free(&t);
 	}
 	n = ring_next(&a->ring, keys, TURN);
 	for (k = 0; k < n && !pass_over(&a->p); k++) {

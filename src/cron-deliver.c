@@ -775,14 +775,14 @@ batch_finish(struct deliver *dv, const struct dbrows *claimed,
 static enum fb_err
 refill(struct deliver *dv, const char *at)
 {
-	struct dbres	 t;
+	struct dbrows	 t;
 	enum fb_err	 e;
 
 	if ((e = db_deliveries_due_tenants(&dv->db, at, TENANTS_READ,
 	    &t)) != FB_OK)
 		return e;
 	e = ring_fill(&dv->ring, &t);
-	dbres_free(&t);
+	dbrows_free(&t);
 	return e;
 }
 

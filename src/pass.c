@@ -205,13 +205,14 @@ ring_add(struct ring *r, const char *key)
 }
 
 enum fb_err
-ring_fill(struct ring *r, const struct dbres *rows)
+ring_fill(struct ring *r, const struct dbrows *rows)
 {
-	unsigned	 i;
+	const struct key_row *k = rows->row;
+	size_t		 i;
 	enum fb_err	 e = FB_OK;
 
-	for (i = 0; i < rows->nrows && e == FB_OK; i++)
-		e = ring_add(r, dbres_get(rows, i, 0));
+	for (i = 0; i < rows->n && e == FB_OK; i++)
+		e = ring_add(r, k[i].id);
 	return e;
 }
 

@@ -20,7 +20,7 @@
 
 #include "formback.h"
 
-struct dbres;
+struct dbrows;
 
 #define PASS_JOBS_MAX	32
 #define PASS_LIMIT_MAX	10000000L	/* --limit */
@@ -110,10 +110,10 @@ enum fb_err ring_add(struct ring *, const char *key) FB_WUR;
  */
 size_t	ring_next(struct ring *, char out[][UUID_STRLEN + 1], size_t max);
 /*
- * Add the first column of every row of `rows` (a query's distinct keys,
- * the ring being empty); FB_ENOMEM.
+ * Add the keys of `rows` (struct key_row: a query's distinct keys, the
+ * ring being empty); FB_ENOMEM.
  */
-enum fb_err ring_fill(struct ring *, const struct dbres *rows) FB_WUR;
+enum fb_err ring_fill(struct ring *, const struct dbrows *rows) FB_WUR;
 /* Drop a key (drained); no-op when absent. */
 void	ring_drop(struct ring *, const char *key);
 

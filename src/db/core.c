@@ -335,3 +335,7 @@ db_retention_purge(struct db *db, const struct conf *c, unsigned long long *n)
 	}
 	return e;
 }
+
+#define DB_ROW struct key_row
+const struct dbcol key_cols[1] = { DB_COLUMNS(KEY_COLS) };
+#undef DB_ROW

@@ -519,7 +519,7 @@ wait_min(struct db *db, long long *wait)
 
 enum fb_err
 db_leads_abandon_tenants(struct db *db, long long now, int limit,
-    struct dbres *out)
+    struct dbrows *out)
 {
 	char		 at[32];
 	long long	 wait;
@@ -529,8 +529,9 @@ db_leads_abandon_tenants(struct db *db, long long now, int limit,
 	if ((e = wait_min(db, &wait)) != FB_OK)
 		return e;
 	time_sql(now, at);
-	return run(db, LEAD_ABANDON_TENANTS, DBPARAMS(P_STR(at), P_INT(wait),
-	    P_INT(limit)), out);
+	return rows(db, LEAD_ABANDON_TENANTS, DBPARAMS(P_STR(at), P_INT(wait),
+	    P_INT(limit)), key_cols, NELEM(key_cols), sizeof(struct key_row),
+	    false, out);
 }
 
 enum fb_err

@@ -515,11 +515,11 @@ db_aggregate_clock(struct db *db, char out[32])
 
 enum fb_err
 db_hours_tenants(struct db *db, const char *now, const char *tenant,
-    int limit, struct dbres *out)
+    int limit, struct dbrows *out)
 {
-	return db_run(db, DBSET_REPORT, RP_RH_TENANTS, &rp_sql[RP_RH_TENANTS],
-	    DBPARAMS(P_STR(now), P_STR(tenant), P_STR(tenant), P_INT(limit)),
-	    out);
+	return rows(db, RP_RH_TENANTS, DBPARAMS(P_STR(now), P_STR(tenant),
+	    P_STR(tenant), P_INT(limit)), key_cols, NELEM(key_cols),
+	    sizeof(struct key_row), out);
 }
 
 static enum fb_err

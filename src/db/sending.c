@@ -745,9 +745,10 @@ claim_order(const void *a, const void *b)
 
 enum fb_err
 db_deliveries_due_tenants(struct db *db, const char *at, int limit,
-    struct dbres *out)
+    struct dbrows *out)
 {
-	return sd(db, SD_DUE_TENANTS, DBPARAMS(P_STR(at), P_INT(limit)), out);
+	return rows(db, SD_DUE_TENANTS, DBPARAMS(P_STR(at), P_INT(limit)),
+	    key_cols, NELEM(key_cols), sizeof(struct key_row), false, out);
 }
 
 /* Pick up to `share` of each tenant's due deliveries into ids[]. */

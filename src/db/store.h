@@ -139,6 +139,13 @@ enum fb_err db_idem_finish(struct db *, const char *tenant, const char *endpoint
  */
 enum fb_err db_retention_purge(struct db *, const struct conf *c,
 	    unsigned long long *n) FB_WUR;
+/*
+ * A key, a tenant's or a webhook endpoint's id: the turns of a cron pass
+ * (pass.h, ring_fill()).  key_cols is its table (db/core.c).
+ */
+#define KEY_COLS(F, N) F(id, TEXT, "id")
+struct key_row { DB_FIELDS(KEY_COLS) };
+extern const struct dbcol key_cols[1];
 /* An audit-log row, in the caller's transaction.  detail is JSON or NULL. */
 enum fb_err db_audit_add(struct db *, const char *tenant, const char *actor_type,
 	    const char *actor_id, const char *request_id, const char *action,
@@ -802,13 +809,13 @@ enum fb_err db_ingest_retry(struct db *, long long *n) FB_WUR;
 #define ABANDON_WAIT_MIN	1
 #define ABANDON_WAIT_MAX	10080	/* 7 days */
 /*
- * Up to `limit` tenants (one column, the id) with captured leads idle for
- * the shortest wait of any campaign or active scenario at `now` (unix
+ * Up to `limit` tenants (struct key_row) with captured leads idle for the
+ * shortest wait of any campaign or active scenario at `now` (unix
  * seconds), the longest idle first: formback-abandon's turns (issue 40).
  * A tenant listed may have none due yet (its campaigns wait longer).
  */
 enum fb_err db_leads_abandon_tenants(struct db *, long long now, int limit,
-	    struct dbres *) FB_WUR;
+	    struct dbrows *) FB_WUR;
 /*
  * Up to `limit` struct lead_owner_row of the tenant's captured leads
  * whose wait (the active scenario's, else the campaign's) has passed at
@@ -1020,12 +1027,12 @@ enum fb_err db_deliveries_claim(struct db *, const char *token, const char *at,
 	    const char (*tenants)[UUID_STRLEN + 1], size_t nt, int share,
 	    int got[], struct dbrows *out) FB_WUR;
 /*
- * Up to `limit` tenants (one column, the id) with deliveries due at `at`
- * (SQL DATETIME, UTC), the longest due first: formback-deliver's turns
+ * Up to `limit` tenants (struct key_row) with deliveries due at `at` (SQL
+ * DATETIME, UTC), the longest due first: formback-deliver's turns
  * (issue 40).
  */
 enum fb_err db_deliveries_due_tenants(struct db *, const char *at, int limit,
-	    struct dbres *) FB_WUR;
+	    struct dbrows *) FB_WUR;
 /*
  * The daily cap's count of each row of `claimed` (claimed->row, struct
  * claim_row, by id) into its day_sends: the tenant's messages on the
@@ -1790,13 +1797,13 @@ enum fb_err db_daily_marked(struct db *, const char *tenant, const char *from,
 enum fb_err db_aggregate_day(struct db *, const char *tenant, const char *day,
 	    const char *from, const char *to, bool *done) FB_WUR;
 /*
- * Up to `limit` tenants (one column, the id) with events not rolled into
+ * Up to `limit` tenants (struct key_row) with events not rolled into
  * hours yet in hours that can no longer change at `now` (SQL datetime,
  * UTC; see db_roll_hours()), of `tenant` only when not NULL: one index
  * dive a tenant.
  */
 enum fb_err db_hours_tenants(struct db *, const char *now, const char *tenant,
-	    int limit, struct dbres *) FB_WUR;
+	    int limit, struct dbrows *) FB_WUR;
 /*
  * Roll the tenant's next whole UTC hours into report_event_hours
  * (migration 0026), at most `hours` of them, from the hour of its first
