@@ -55,7 +55,7 @@
 #define BATCH		DELIVERY_CLAIM_MAX	/* claimed at a time: 16 */
 #define JOBS_DEFAULT	4	/* claimers at once (--jobs) */
 #define DAILY_CAP	3	/* messages per channel, recipient and JST day */
-#define HELD_RETRY	600	/* seconds: a held site's deliveries look again */
+#define HELD_RETRY	600	/* seconds: a held lead's deliveries look again */
 #define GUARD_APPLY	10000	/* queued events applied to reach a conversion */
 
 /* a send begins only when it can end, guard included, within its lease */
@@ -317,13 +317,19 @@ check(const struct claim_row *rows, size_t i, struct outcome *outs)
 		STOP("cancelled", "step_removed", NULL);
 	if (strcmp(d->lead_status, "converted") == 0)
 		STOP("cancelled", "converted", NULL);
-	/* a flood of new leads held the site: wait for the release (issue 11) */
-	if (d->site_held) {
+	/*
+	 * a flood's quarantine holds the lead (issue 40), or one of 0014
+	 * the site: wait for the release; a discarded one is not sent
+	 */
+	if (d->site_held || (d->quarantine != NULL &&
+	    strcmp(d->quarantine, "quarantined") == 0)) {
 		o->status = "scheduled";
 		o->reschedule = now + HELD_RETRY;
 		o->give_back = 1;	/* waiting is not an attempt */
 		return;
 	}
+	if (d->quarantine != NULL && strcmp(d->quarantine, "discarded") == 0)
+		STOP("suppressed", NULL, "lead_ineligible");
 	if (strcmp(d->delivery_mode, "off") == 0)
 		STOP("suppressed", NULL, "delivery_disabled");
 	if (strcmp(d->delivery_mode, "test_only") == 0 &&
