@@ -203,7 +203,8 @@ changed(struct db *db, int id, const struct dbp *p, size_t n,
  * their commits, and the sums of the shards are then read without a
  * lock.  The exact counts of captures are one row per counter (shard
  * FLOOD_SHARDS), locked by the transaction that adds to it: that queue
- * is what keeps a burst within the limit.
+ * is what keeps a burst within the limit.  The pooled shards count the
+ * captures taken far from a limit (tag/collect.c).
  */
 #define ROWS_MAX	16
 
@@ -214,12 +215,14 @@ static const struct {
 } families[FAM__MAX] = {
 	/* FAM_COUNT */
 	{ "tag_flood_count",
-	  "INSERT INTO tag_flood (site_id, addr, hour, shard, events) VALUES ",
-	  "(?, ?, ?, ?, ?)", ", ",
-	  " ON DUPLICATE KEY UPDATE events = events + VALUES(events)" },
-	/* FAM_SUM */
+	  "INSERT INTO tag_flood (site_id, addr, hour, shard, events, captures) "
+	  "VALUES ", "(?, ?, ?, ?, ?, ?)", ", ",
+	  " ON DUPLICATE KEY UPDATE events = events + VALUES(events), "
+	  "captures = captures + VALUES(captures)" },
+	/* FAM_SUM: the pooled shards' captures, not the exact count's */
 	{ "tag_flood_sum",
-	  "SELECT site_id, addr, hour, SUM(events) FROM tag_flood WHERE ",
+	  "SELECT site_id, addr, hour, SUM(events), "
+	  "SUM(IF(shard = 32, 0, captures)) FROM tag_flood WHERE ",
 	  "(site_id = ? AND addr = ? AND hour = ?)", " OR ",
 	  " GROUP BY site_id, addr, hour" },
 	/* FAM_EXACT: shard 32 is FLOOD_SHARDS */
@@ -275,7 +278,7 @@ run_rows(struct db *db, enum family f, size_t n, const struct dbp *p,
 enum fb_err
 db_tag_flood_count(struct db *db, unsigned shard, struct flood_row *rows, size_t n)
 {
-	struct dbp	 p[FLOOD_ROWS_MAX * 5], *q = p;
+	struct dbp	 p[FLOOD_ROWS_MAX * 6], *q = p;
 	struct dbres	 r;
 	size_t		 i, at;
 	unsigned	 j;
@@ -291,14 +294,16 @@ db_tag_flood_count(struct db *db, unsigned shard, struct flood_row *rows, size_t
 		*q++ = P_STR(rows[i].hour);
 		*q++ = P_INT(shard % FLOOD_SHARDS);
 		*q++ = P_INT(rows[i].events);
+		*q++ = P_INT(rows[i].captures);
 	}
-	if ((e = run_rows(db, FAM_COUNT, n, p, n * 5, NULL)) != FB_OK)
+	if ((e = run_rows(db, FAM_COUNT, n, p, n * 6, NULL)) != FB_OK)
 		return e;
 	for (q = p, i = 0; i < n; i++) {
 		*q++ = P_STR(rows[i].site);
 		*q++ = P_BIN(rows[i].key, rows[i].keylen);
 		*q++ = P_STR(rows[i].hour);
 		rows[i].events_total = rows[i].events;
+		rows[i].captures_total = rows[i].captures;
 	}
 	if ((e = run_rows(db, FAM_SUM, n, p, n * 3, &r)) != FB_OK)
 		return e;
@@ -309,8 +314,10 @@ db_tag_flood_count(struct db *db, unsigned shard, struct flood_row *rows, size_t
 			if (strcmp(dbres_get(&r, j, 0), rows[i].site) == 0 &&
 			    r.len[at] == rows[i].keylen &&
 			    memcmp(r.cell[at], rows[i].key, rows[i].keylen) == 0 &&
-			    strncmp(dbres_get(&r, j, 2), rows[i].hour, 13) == 0)
+			    strncmp(dbres_get(&r, j, 2), rows[i].hour, 13) == 0) {
 				rows[i].events_total = dbres_int(&r, j, 3);
+				rows[i].captures_total = dbres_int(&r, j, 4);
+			}
 		}
 	dbres_free(&r);
 	return FB_OK;

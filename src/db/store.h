@@ -1422,24 +1422,27 @@ enum fb_err db_migrate(struct db *, const char *dir, json_object *applied,
  * 0014, 0034; formback.fcgi(8) "Abuse limits") and the quarantine of a
  * flood's leads (issue 40).
  *
- * One counter of events of the hour (UTC) of a client address on `site`
- * (key: the IPv4 address, or the /64 of an IPv6 one), pooled: the
- * batch adds `events`.
+ * One pooled counter of the hour (UTC) of a source on `site` (key: a
+ * client address, the IPv4 address or the /64 of an IPv6 one; or its
+ * network, the /24 or /48): the batch adds `events` and `captures`
+ * (with a contact, taken far from the limit: tag/collect.c).
  */
 struct flood_row {
 	const char		*site;
 	const char		*hour;		/* "YYYY-MM-DD HH:00:00" */
 	const unsigned char	*key;
 	size_t			 keylen;	/* at most 16 */
-	int			 events;
+	int			 events, captures;
 	long long		 events_total;	/* out: after */
+	long long		 captures_total;	/* out: the pooled shards' */
 };
 #define FLOOD_ROWS_MAX	INGEST_ADD_MAX
 /*
  * Add n counts (1 .. FLOOD_ROWS_MAX, each key once) to shard `shard`
  * (mod FLOOD_SHARDS: one per worker, so that workers do not queue on one
  * row lock), autocommitted, then read each counter's hour over every
- * shard, every worker's and host's, into events_total.
+ * shard, every worker's and host's, into events_total and
+ * captures_total (the exact count's shard left out of the latter).
  */
 #define FLOOD_SHARDS	32
 enum fb_err db_tag_flood_count(struct db *, unsigned shard, struct flood_row *,

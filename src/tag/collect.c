@@ -499,30 +499,45 @@ file_events(struct db *db, struct tag_pending **ps, size_t n)
  * The abuse limits' counts (formback.fcgi(8) "Abuse limits"), per site
  * and UTC hour.
  *
- * Events, per client address: a worker counts what it takes in memory
- * and, at most once a second, adds it to its own shard of the counter in
- * MariaDB and reads the sum over every worker and host (flood_sync()):
- * so filing costs no statement more, and no address gets past the limit
- * by more than what the workers take in a second.
+ * Pooled: a worker counts what it takes in memory and, at most once a
+ * second, adds it to its own shard of the counter in MariaDB and reads
+ * the sum over every worker and host (flood_sync()), so that filing
+ * costs no statement more.  Events per client address are counted so,
+ * and no address gets past that limit by more than what the workers take
+ * in a second.
  *
- * Captures with a contact, per client address and per its network: a
- * burst is over within that second, so these are counted one by one, in
+ * Exact: a burst is over within that second, so captures with a contact,
+ * per client address and per its network, are counted one by one, in
  * the transaction that files them, on one row per counter that it holds
  * to its commit (file_exact()): every worker and host counts them one
  * after another and none is taken past the limit.  Once a worker has
- * read a counter past its limit, it refuses the source's captures for
- * the rest of the hour without a statement.
+ * read a counter at its limit, it refuses the source's captures for the
+ * rest of the hour without a statement.
+ *
+ * Only far from a limit that high (CHEAP_LIMIT: in effect none, as a
+ * bench sets it) are captures pooled too: while a source's pooled count
+ * is CHEAP_MARGIN below its limit, a worker takes up to CHEAP_MAX of its
+ * captures a second unseen by the others.  With at most FLOOD_SHARDS
+ * workers taking as many, what the others do not see of them is under
+ * CHEAP_MARGIN when the count turns exact, and as much again while their
+ * pooled counts are a second old: no source gets past its limit by more
+ * than two CHEAP_MARGINs, a tenth of CHEAP_LIMIT.
  */
-#define FLOOD_LOCAL	1024	/* addresses a worker keeps count of */
+#define FLOOD_LOCAL	1024	/* sources a worker keeps count of */
 #define OVER_LOCAL	256	/* sources a worker knows are past a limit */
+#define CHEAP_MAX	1024	/* captures a worker pools per source a second */
+#define CHEAP_MARGIN	(FLOOD_SHARDS * CHEAP_MAX)
+#define CHEAP_LIMIT	(20 * CHEAP_MARGIN)
 
+/* A source's pooled counts: a client address's, or its network's. */
 struct flood_count {
 	char		 site[UUID_STRLEN + 1];
 	unsigned char	 addr[16];
 	size_t		 addrlen;
 	char		 hour[20];	/* "YYYY-MM-DD HH:00:00", UTC */
 	long long	 db_events;	/* every shard, last read */
-	long long	 events;	/* taken here since */
+	long long	 db_captures;	/* the pooled shards, last read */
+	long long	 events, captures;	/* taken here since */
 };
 
 /* A source (site, address or network key) past its capture limit. */
@@ -554,7 +569,8 @@ flood_count(const char *site, const unsigned char *addr, size_t addrlen,
 			if (strcmp(f->hour, hour) != 0) {
 				/* a new hour: its counts begin again */
 				snprintf(f->hour, sizeof(f->hour), "%s", hour);
-				f->db_events = f->events = 0;
+				f->db_events = f->db_captures = 0;
+				f->events = f->captures = 0;
 			}
 			return f;
 		}
@@ -566,7 +582,7 @@ flood_count(const char *site, const unsigned char *addr, size_t addrlen,
 	memcpy(f->addr, addr, addrlen);
 	f->addrlen = addrlen;
 	snprintf(f->hour, sizeof(f->hour), "%s", hour);
-	f->db_events = f->events = 0;
+	f->db_events = f->db_captures = f->events = f->captures = 0;
 	return f;
 }
 
@@ -603,14 +619,15 @@ flood_sync(struct db *db, const char *hour)
 		for (n = 0; i + n < ncounts && n < FLOOD_ROWS_MAX; n++) {
 			f = &counts[i + n];
 			rows[n] = (struct flood_row){ f->site, f->hour, f->addr,
-			    f->addrlen, (int)f->events, 0 };
+			    f->addrlen, (int)f->events, (int)f->captures, 0, 0 };
 		}
 		if ((e = db_tag_flood_count(db, (unsigned)getpid(), rows, n)) != FB_OK)
 			break;
 		for (j = 0; j < n; j++) {
 			f = &counts[i + j];
 			f->db_events = rows[j].events_total;
-			f->events = 0;
+			f->db_captures = rows[j].captures_total;
+			f->events = f->captures = 0;
 		}
 	}
 	if (e != FB_OK)
@@ -624,23 +641,45 @@ flood_sync(struct db *db, const char *hour)
 }
 
 /*
+ * May capture p be taken on the pooled counts of its address `a` and
+ * network `n` (NULL: not kept)?  Only far from limits high enough
+ * (CHEAP_LIMIT), and CHEAP_MAX a worker a second; counted if so.
+ */
+static bool
+flood_cheap(const struct conf *c, struct flood_count *a, struct flood_count *n)
+{
+	if (a == NULL || n == NULL || c->tag_captures_per_hour < CHEAP_LIMIT ||
+	    c->tag_network_captures_per_hour < CHEAP_LIMIT ||
+	    a->captures >= CHEAP_MAX || n->captures >= CHEAP_MAX ||
+	    a->db_captures + a->captures + CHEAP_MARGIN >= c->tag_captures_per_hour ||
+	    n->db_captures + n->captures + CHEAP_MARGIN >=
+	    c->tag_network_captures_per_hour)
+		return false;
+	a->captures++;
+	n->captures++;
+	return true;
+}
+
+/*
  * Decide, event by event in arrival order, which pass the events limit
  * of their site and client address in this hour (refused events count
  * too: a flood keeps being refused for the rest of the hour), and which
  * captures with a contact are refused at once (their address or network
- * known past its limit) or to be counted one by one (exact).
+ * known past its limit), taken far from their limits (pooled), or to be
+ * counted one by one (exact).
  */
 static void
 flood_check(const struct conf *c, struct tag_pending **ps, size_t n,
     const char *hour)
 {
 	struct tag_pending	*p;
-	struct flood_count	*f;
+	struct flood_count	*f, *net;
 	size_t			 i;
 
 	for (i = 0; i < n; i++) {
 		p = ps[i];
 		p->exact = false;
+		f = net = NULL;
 		if (p->addrlen == 0)
 			continue;	/* no address: nothing to count by */
 		if ((f = flood_count(p->site, p->addr, p->addrlen, hour)) != NULL) {
@@ -652,7 +691,11 @@ flood_check(const struct conf *c, struct tag_pending **ps, size_t n,
 			continue;
 		p->refused = flood_over(p->site, p->addr, p->addrlen, hour) ||
 		    flood_over(p->site, p->addr, net_len(p->addrlen), hour);
-		p->exact = !p->refused;
+		/* a network is counted here only where it may be pooled */
+		if (!p->refused && c->tag_captures_per_hour >= CHEAP_LIMIT)
+			net = flood_count(p->site, p->addr, net_len(p->addrlen),
+			    hour);
+		p->exact = !p->refused && !flood_cheap(c, f, net);
 	}
 }
 
@@ -664,7 +707,9 @@ struct exact_key {
 	struct flood_exact	 x;	/* first: flood_exact_cmp() sorts these */
 	struct tag_pending	*first;
 	const char		*kind;	/* "address" or "network" */
-	long long		 limit, at;	/* at: the count so far */
+	long long		 limit;
+	long long		 pooled;	/* taken on the pooled counts */
+	long long		 at;		/* the count so far, both */
 };
 
 struct exact_batch {
@@ -674,6 +719,7 @@ struct exact_batch {
 	struct exact_key	 keys[2 * INGEST_ADD_MAX];
 	size_t			 nkeys;
 	char			 hour[20];	/* of the counts, the database's */
+	const char		*hour_here;	/* this host's */
 };
 
 /* The key of kind k (0 address, 1 network) of p in the batch, or NULL. */
@@ -698,16 +744,22 @@ static void
 exact_add(struct exact_batch *b, struct tag_pending *p, int k)
 {
 	struct exact_key	*x;
+	struct flood_count	*f;
+	size_t			 len = k == 0 ? p->addrlen : net_len(p->addrlen);
 
 	if ((x = exact_find(b, p, k)) != NULL) {
 		x->x.add++;
 		return;
 	}
 	x = &b->keys[b->nkeys++];
-	*x = (struct exact_key){ { p->site, p->addr, k == 0 ? p->addrlen :
-	    net_len(p->addrlen), 1, 0 }, p, k == 0 ? "address" : "network",
-	    k == 0 ? b->conf->tag_captures_per_hour :
-	    b->conf->tag_network_captures_per_hour, 0 };
+	*x = (struct exact_key){ { p->site, p->addr, len, 1, 0 }, p,
+	    k == 0 ? "address" : "network", k == 0 ?
+	    b->conf->tag_captures_per_hour :
+	    b->conf->tag_network_captures_per_hour, 0, 0 };
+	/* what the pooled counts took, as far as this worker knows */
+	if (x->limit >= CHEAP_LIMIT &&
+	    (f = flood_count(p->site, p->addr, len, b->hour_here)) != NULL)
+		x->pooled = f->db_captures + f->captures;
 }
 
 /* Key x reached its limit in this batch: its source's leads quarantined. */
@@ -755,8 +807,9 @@ exact_count(struct db *db, struct exact_batch *b)
 		if ((e = db_tag_flood_exact(db, x, k, b->hour)) != FB_OK)
 			break;
 		for (k = 0; k < FLOOD_EXACT_MAX && i + k < b->nkeys; k++) {
-			b->keys[i + k].x.total = x[k].total;
-			b->keys[i + k].at = x[k].total - x[k].add;
+			b->keys[i + k].x.total = x[k].total +
+			    b->keys[i + k].pooled;
+			b->keys[i + k].at = b->keys[i + k].x.total - x[k].add;
 		}
 	}
 	/* in arrival order: those the counts before them leave room for */
@@ -857,7 +910,8 @@ tag_collect_file(struct db *db, const struct conf *c, struct tag_pending **ps,
 	}
 	if ((b = calloc(1, sizeof(*b))) == NULL)
 		return FB_ENOMEM;
-	*b = (struct exact_batch){ .conf = c, .ps = ps, .n = n };
+	*b = (struct exact_batch){ .conf = c, .ps = ps, .n = n,
+	    .hour_here = hour };
 	if ((e = db_tx(db, file_exact, b)) == FB_OK)
 		exact_over(b, hour);
 	free(b);
