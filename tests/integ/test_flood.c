@@ -88,29 +88,19 @@ discard(char *p, size_t sz, size_t n, void *u)
 	return sz * n;
 }
 
-static int
-cron(const char *bin, const char *args)
+/*
+ * formback-abandon at `hh`:00 on 2035-04-01 (every lead's wait past),
+ * then formback-deliver 10 minutes on (the step's 5 minutes past).
+ */
+static void
+judge_and_send(const char *hh)
 {
-	char	 cmd[1024];
+	char	 a[128];
 
-	snprintf(cmd, sizeof(cmd), "\"$FB_CTL_DIR/%s\" %s", bin, args);
-	return system(cmd);
-}
-
-/* Messages to +81 `intl` that reached the SMS stand-in. */
-static int
-sms_to(const char *intl)
-{
-	char	 cmd[1024];
-	FILE	*p;
-	int	 n = -1;
-
-	snprintf(cmd, sizeof(cmd), "cat \"$FB_SMS_FILE\" 2>/dev/null | "
-	    "grep -c '\"to\": \"+81%s\"'", intl);
-	cr_assert_not_null(p = popen(cmd, "r"));
-	cr_assert_eq(fscanf(p, "%d", &n), 1);
-	pclose(p);
-	return n;
+	snprintf(a, sizeof(a), "--now 2035-04-01T%s:00:00Z --limit 2000", hh);
+	cr_assert_eq(cron("formback-abandon", a), 0);
+	snprintf(a, sizeof(a), "--now 2035-04-01T%s:10:00Z", hh);
+	cr_assert_eq(cron("formback-deliver", a), 0);
 }
 
 /* The site's one batch of `kind`: its id into id, "kind source ...". */
@@ -162,9 +152,7 @@ Test(security, flood_quarantines_itself_not_the_shop, .timeout = 300)
 	cr_assert_str_eq(sql("SELECT sending_held_at IS NULL FROM sites WHERE "
 	    "id = '%s'", f.site), "1");
 	/* the real visitors' follow-ups on schedule, nothing of the flood */
-	cr_assert_eq(cron("formback-abandon", "--now 2035-04-01T03:00:00Z "
-	    "--limit 2000"), 0);
-	cr_assert_eq(cron("formback-deliver", "--now 2035-04-01T03:10:00Z"), 0);
+	judge_and_send("03");
 	cr_assert_eq(sms_to("9011110001"), 1);
 	cr_assert_eq(sms_to("9011110002"), 1);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE "
@@ -202,9 +190,7 @@ Test(security, flood_quarantines_itself_not_the_shop, .timeout = 300)
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s' "
 	    "AND action = 'releaseQuarantine' AND target_id = '%s'", f.tenant, q), "1");
 	/* released: judged and sent as if never held */
-	cr_assert_eq(cron("formback-abandon", "--now 2035-04-01T04:00:00Z "
-	    "--limit 2000"), 0);
-	cr_assert_eq(cron("formback-deliver", "--now 2035-04-01T04:10:00Z"), 0);
+	judge_and_send("04");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE "
 	    "tenant_id = '%s' AND status = 'sent'", f.tenant), "402");
 	cr_assert_eq(sms_to("9010001000"), 1);
@@ -227,9 +213,7 @@ Test(security, flood_discard_leaves_the_real_lead, .timeout = 300)
 	tag_settle();
 	cr_assert_str_eq(batch(&f, "address", q),
 	    "address\t127.0.2.3\t400\t400\tquarantined");
-	cr_assert_eq(cron("formback-abandon", "--now 2035-04-01T03:00:00Z "
-	    "--limit 2000"), 0);
-	cr_assert_eq(cron("formback-deliver", "--now 2035-04-01T03:10:00Z"), 0);
+	judge_and_send("03");
 	cr_assert_eq(sms_to("9011120001"), 1);
 	/* the operator's view and decision */
 	cr_assert_eq(ctl(&out, "quarantine list --tenant %s --status quarantined",
@@ -250,9 +234,7 @@ Test(security, flood_discard_leaves_the_real_lead, .timeout = 300)
 	cr_assert_str_eq(sql("SELECT CONCAT(status, ' ', suppress_reason IS NULL) "
 	    "FROM leads WHERE site_id = '%s' AND quarantine_id IS NULL", f.site),
 	    "sent 1");
-	cr_assert_eq(cron("formback-abandon", "--now 2035-04-01T04:00:00Z "
-	    "--limit 2000"), 0);
-	cr_assert_eq(cron("formback-deliver", "--now 2035-04-01T04:10:00Z"), 0);
+	judge_and_send("04");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE "
 	    "tenant_id = '%s'", f.tenant), "1");
 	/* decided is decided, in the admin API too; another tenant's is none */
@@ -431,8 +413,6 @@ Test(security, network_flood_is_quarantined, .timeout = 180)
 	cr_assert_eq(capture(&f, "127.0.6.1", 2, 1160002), 204);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE site_id = '%s' "
 	    "AND quarantine_id IS NULL", f.site), "1");
-	cr_assert_eq(cron("formback-abandon", "--now 2035-04-01T03:00:00Z "
-	    "--limit 2000"), 0);
-	cr_assert_eq(cron("formback-deliver", "--now 2035-04-01T03:10:00Z"), 0);
+	judge_and_send("03");
 	cr_assert_eq(sms_to("9011160002"), 1);
 }
