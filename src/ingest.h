@@ -75,12 +75,16 @@ struct req;
 struct tag_pending;
 struct tag_pending	*tag_collect_begin(struct req *);
 /*
- * Count n pending events (1 .. INGEST_ADD_MAX) against the limits per
- * site and client address and per site and visitor of the hour (issue
- * 11; formback.fcgi(8) "Abuse limits"; the counts in MariaDB, so every
- * worker and host agrees) and file those within them, in one
- * transaction (retried on a deadlock).  Those past a limit are marked
- * for a 429.  Returns the database's error: nothing is filed then.
+ * Count n pending events (1 .. INGEST_ADD_MAX) against the limits of the
+ * hour per site and client address, and for captures with a contact per
+ * site and the address's network too (issues 11, 40; formback.fcgi(8)
+ * "Abuse limits"; the counts in MariaDB, so every worker and host
+ * agrees: events pooled once a second, captures one by one) and file
+ * those within them: captures in one transaction with their counts and
+ * the trips of the sources that reach a limit (flood_trip(); run again
+ * on a deadlock), other events with one autocommitted INSERT.  Those
+ * past a limit are marked for a 429.  Returns the database's error:
+ * nothing is filed then.
  */
 enum fb_err		 tag_collect_file(struct db *, const struct conf *,
 			    struct tag_pending **, size_t n) FB_WUR;
