@@ -59,7 +59,7 @@ flood_mail(json_object *p, struct buf *subj, struct buf *text)
 		e = buf_printf(text, "%s%s%s", what[w][1], w + 1 < NELEM(what) ?
 		    jstr(p, "/source") : "", what[w][2]);
 	if (e == FB_OK)
-		e = buf_printf(text, "が %s 件となり、上限の %s 件を超えました。"
+		e = buf_printf(text, "が %s 件となり、上限 (%s 件) に達しました。"
 		    "架空の電話番号やメールアドレスを大量に送り込む攻撃の可能性が"
 		    "あるため、これに当たるリードを保留し、SMS・メールを送らずに"
 		    "います。このサイトのほかのリードへの送信は通常どおり続いて"

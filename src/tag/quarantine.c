@@ -46,9 +46,10 @@ announce(struct db *db, const struct flood_trip *t, const char *id)
 	jadd_time(o, "hour", t->s.hour);
 	jadd_int(o, "threshold", t->threshold);
 	jadd_int(o, "count", t->count);
-	logx(LOG_WARN, "site %s: %s %s past %lld in the hour of %s: its leads "
-	    "are quarantined (batch %s)", t->s.site, t->s.kind,
-	    t->shown != NULL ? t->shown : "-", t->threshold, t->s.hour, id);
+	logx(LOG_WARN, "site %s: %s %s reached %lld (at %lld) in the hour of "
+	    "%s: its leads are quarantined (batch %s)", t->s.site, t->s.kind,
+	    t->shown != NULL ? t->shown : "-", t->count, t->threshold,
+	    t->s.hour, id);
 	if ((e = db_opmail_add(db, t->s.tenant, "flood_quarantined", o)) == FB_OK)
 		e = db_audit_add(db, t->s.tenant, "system", NULL, NULL,
 		    "flood.quarantined", "quarantine", id, json_text(o));

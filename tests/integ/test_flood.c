@@ -127,6 +127,7 @@ Test(security, flood_quarantines_itself_not_the_shop, .timeout = 300)
 	struct sess	 s;
 	struct resp	*r;
 	char		 q[40], p[160], email[128];
+	const char	*m;
 
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "flood", "sms", "live", NULL);
@@ -159,9 +160,15 @@ Test(security, flood_quarantines_itself_not_the_shop, .timeout = 300)
 	    "tenant_id = '%s'", f.tenant), "2");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE quarantine_id = "
 	    "'%s' AND status = 'captured'", q), "400");
+	/* the owner is told what passed which limit, and where to decide */
+	snprintf(email, sizeof(email), "owner@t%s.example", f.tenant);
+	m = mail_to(email, 0);
+	cr_assert_not_null(strstr(m, "shop.example.jp の新しいリードの一部を保留"), "%s", m);
+	cr_assert_not_null(strstr(m, "1 つの送信元アドレス (127.0.0.2)"), "%s", m);
+	cr_assert_not_null(strstr(m, "が 400 件となり、上限 (400 件) に達しました"), "%s", m);
+	cr_assert_not_null(strstr(m, q), "%s", m);
 	/* the owner sees the batch and releases it, once */
 	cr_assert_eq(set_password(f.member, PW), 0);
-	snprintf(email, sizeof(email), "owner@t%s.example", f.tenant);
 	session_of(email, PW, &s);
 	r = http("GET", "/api/v1/admin/quarantines", NULL, NULL, s.cookie);
 	cr_assert_eq(r->status, 200, "%s", r->body);
