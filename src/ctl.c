@@ -53,7 +53,8 @@ usage(void)
 	    "  member suspend --id M | member delete --id M\n"
 	    "  site create --tenant T --name N --domain D\n"
 	    "  site release --id S [--leads keep|discard]\n"
-	    "  quarantine list --tenant T [--status quarantined|released|discarded]\n"
+	    "  quarantine list --tenant T [--status quarantined|released|"
+	    "discarded]\n"
 	    "  quarantine release|discard --id Q\n"
 	    "  site set --id S --privacy-policy-url U\n"
 	    "  apikey create --tenant T --member M --kind live|test --scopes all|a:b,c:d\n"
@@ -773,12 +774,12 @@ cmd_quarantine(int argc, char *argv[])
 		opt_uuid(&o, "tenant", tenant);
 		if ((status = opt(&o, "status", false)) != NULL &&
 		    !one_of(status, states))
-			die(2, "option '--status': expected quarantined, released "
-			    "or discarded");
+			die(2, "option '--status': expected quarantined, "
+			    "released or discarded");
 		connect_db();
 		need_tenant(tenant);
-		check(db_flood_batch_list(&db, tenant, status, NULL, 200, &rows),
-		    "list the batches");
+		check(db_flood_batch_list(&db, tenant, status, NULL, 200,
+		    &rows), "list the batches");
 		print_batches(&rows, true);
 		dbrows_free(&rows);
 		return;

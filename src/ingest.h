@@ -122,15 +122,15 @@ struct flood_trip {
  * quarantined (a batch released or discarded already takes no more
  * leads: its decision holds for the rest of the hour).
  */
-enum fb_err	flood_trip(struct db *, const struct flood_trip *t, long long own,
-		    char id[UUID_STRLEN + 1], bool *open) FB_WUR;
+enum fb_err	flood_trip(struct db *, const struct flood_trip *t,
+		    long long own, char id[UUID_STRLEN + 1], bool *open) FB_WUR;
 /* A lead an applier's batch captured (tag/apply.c). */
 struct flood_lead {
 	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
 	char		 site[UUID_STRLEN + 1], visitor[UUID_STRLEN + 1];
 	char		 hour[20];	/* of the capture, UTC */
 	char		 domain[256];	/* of its site */
-	unsigned char	 addr[32], net[32];	/* keyed hashes, PII_BIDXBYTES */
+	unsigned char	 addr[32], net[32];	/* keyed, PII_BIDXBYTES */
 	bool		 has_addr, has_net;
 	bool		 first;		/* its first capture: a new lead */
 	bool		 quarantined;	/* put in a batch by the batch's end */

@@ -131,7 +131,8 @@ static const struct dbstmt flood_sql[FL__MAX] = {
 	/* FL_LEADS_PUT: FLOOD_LEADS_MAX ids, the last repeated to fill */
 	{ "flood_leads_put",
 	  "UPDATE leads SET quarantine_id = ?, updated_at = NOW(6) "
-	  "WHERE tenant_id = ? AND id IN (" DB_Q16 ") AND quarantine_id IS NULL" },
+	  "WHERE tenant_id = ? AND id IN (" DB_Q16 ") "
+	  "AND quarantine_id IS NULL" },
 	/* FL_BATCH_LIST: newest first; ? ? the status, or NULL for any */
 	{ "flood_batch_list",
 	  "SELECT " DB_SELECT(FLOOD_BATCH_COLS) BATCH_FROM
@@ -151,18 +152,21 @@ static const struct dbstmt flood_sql[FL__MAX] = {
 	  "AND status = 'quarantined'" },
 	/* FL_RELEASE_LEADS: back in the normal flow */
 	{ "flood_release_leads",
-	  "UPDATE leads FORCE INDEX (leads_quarantine) SET quarantine_id = NULL, "
-	  "updated_at = NOW(6) WHERE tenant_id = ? AND quarantine_id = ?" },
+	  "UPDATE leads FORCE INDEX (leads_quarantine) "
+	  "SET quarantine_id = NULL, updated_at = NOW(6) "
+	  "WHERE tenant_id = ? AND quarantine_id = ?" },
 	/* FL_RELEASE_HOURS: counted among the site's hour's new leads again */
 	{ "flood_release_hours",
 	  "INSERT INTO site_lead_hours (site_id, hour, leads) "
 	  "SELECT site_id, hour, leads FROM flood_quarantines "
 	  "WHERE tenant_id = ? AND id = ? "
-	  "ON DUPLICATE KEY UPDATE leads = site_lead_hours.leads + VALUES(leads)" },
+	  "ON DUPLICATE KEY UPDATE "
+	  "leads = site_lead_hours.leads + VALUES(leads)" },
 	/* FL_DISCARD_LEADS: a lead sent to already stays sent */
 	{ "flood_discard_leads",
-	  "UPDATE leads FORCE INDEX (leads_quarantine) SET status = 'suppressed', "
-	  "suppress_reason = 'lead_ineligible', updated_at = NOW(6) "
+	  "UPDATE leads FORCE INDEX (leads_quarantine) "
+	  "SET status = 'suppressed', suppress_reason = 'lead_ineligible', "
+	  "updated_at = NOW(6) "
 	  "WHERE tenant_id = ? AND quarantine_id = ? "
 	  "AND status IN ('captured', 'abandoned', 'queued')" },
 	/* FL_DISCARD_DELIVERIES: nothing more is sent to any of them */
@@ -513,7 +517,7 @@ db_flood_sources_add(struct db *db, struct flood_source_add *rows, size_t n)
 		e = FB_EDB;
 	for (i = 0; i < n && e == FB_OK; i++) {
 		v = dbres_get(&r, (unsigned)i, 0);
-		snprintf(rows[i].quarantine_id, sizeof(rows[i].quarantine_id), "%s",
+		snprintf(rows[i].quarantine_id, UUID_STRLEN + 1, "%s",
 		    v != NULL ? v : "");
 	}
 	dbres_free(&r);
@@ -563,10 +567,11 @@ enum fb_err
 db_flood_batch_list(struct db *db, const char *tenant, const char *status,
     const char *before, int n, struct dbrows *out)
 {
-	return db_rows(db, DBSET_FLOOD, FL_BATCH_LIST, &flood_sql[FL_BATCH_LIST],
-	    DBPARAMS(P_STR(tenant), P_STR(status), P_STR(status),
-	    P_STR(before != NULL ? before : DB_MAX_ID), P_INT(n)), batch_cols,
-	    NELEM(batch_cols), sizeof(struct flood_batch_row), false, out);
+	return db_rows(db, DBSET_FLOOD, FL_BATCH_LIST,
+	    &flood_sql[FL_BATCH_LIST], DBPARAMS(P_STR(tenant), P_STR(status),
+	    P_STR(status), P_STR(before != NULL ? before : DB_MAX_ID), P_INT(n)),
+	    batch_cols, NELEM(batch_cols), sizeof(struct flood_batch_row), false,
+	    out);
 }
 
 enum fb_err
@@ -579,7 +584,8 @@ db_flood_batch_get(struct db *db, const char *tenant, const char *id,
 }
 
 enum fb_err
-db_flood_batch_tenant(struct db *db, const char *id, char tenant[UUID_STRLEN + 1])
+db_flood_batch_tenant(struct db *db, const char *id,
+    char tenant[UUID_STRLEN + 1])
 {
 	return db_tenant_of(db, DBSET_FLOOD, FL_BATCH_TENANT,
 	    &flood_sql[FL_BATCH_TENANT], id, tenant);
@@ -595,20 +601,21 @@ db_flood_batch_decide(struct db *db, const char *tenant, const char *id,
 	*decided = false;
 	*n = 0;
 	/* the batch's row first: the applier share-locks it to put leads in */
-	if ((e = changed(db, FL_BATCH_DECIDE, DBPARAMS(P_STR(release ? "released" :
-	    "discarded"), P_STR(tenant), P_STR(id)), &k)) != FB_OK || k == 0)
+	if ((e = changed(db, FL_BATCH_DECIDE, DBPARAMS(P_STR(release ?
+	    "released" : "discarded"), P_STR(tenant), P_STR(id)), &k)) != FB_OK ||
+	    k == 0)
 		return e;
 	*decided = true;
 	if (release) {
 		if ((e = changed(db, FL_RELEASE_LEADS, DBPARAMS(P_STR(tenant),
 		    P_STR(id)), n)) != FB_OK)
 			return e;
-		return run(db, FL_RELEASE_HOURS, DBPARAMS(P_STR(tenant), P_STR(id)),
-		    NULL);
+		return run(db, FL_RELEASE_HOURS, DBPARAMS(P_STR(tenant),
+		    P_STR(id)), NULL);
 	}
-	if ((e = changed(db, FL_DISCARD_LEADS, DBPARAMS(P_STR(tenant), P_STR(id)),
-	    n)) != FB_OK)
+	if ((e = changed(db, FL_DISCARD_LEADS, DBPARAMS(P_STR(tenant),
+	    P_STR(id)), n)) != FB_OK)
 		return e;
-	return run(db, FL_DISCARD_DELIVERIES, DBPARAMS(P_STR(tenant), P_STR(tenant),
-	    P_STR(id)), NULL);
+	return run(db, FL_DISCARD_DELIVERIES, DBPARAMS(P_STR(tenant),
+	    P_STR(tenant), P_STR(id)), NULL);
 }

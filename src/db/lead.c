@@ -195,7 +195,8 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	{ "leads_abandon_tenants",
 	  "SELECT id FROM (SELECT t.id, (SELECT l.last_activity_at FROM leads l "
 	  "FORCE INDEX (leads_abandon_tenant) WHERE l.status = 'captured' "
-	  "AND l.tenant_id = t.id AND l.quarantine_id IS NULL ORDER BY l.last_activity_at LIMIT 1) AS idle "
+	  "AND l.tenant_id = t.id AND l.quarantine_id IS NULL "
+	  "ORDER BY l.last_activity_at LIMIT 1) AS idle "
 	  "FROM tenants t) x WHERE idle <= CAST(? AS DATETIME(6)) - INTERVAL ? "
 	  "MINUTE ORDER BY idle, id LIMIT ?" },
 	/*

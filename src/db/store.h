@@ -1434,7 +1434,7 @@ struct flood_row {
 	size_t			 keylen;	/* at most 16 */
 	int			 events, captures;
 	long long		 events_total;	/* out: after */
-	long long		 captures_total;	/* out: the pooled shards' */
+	long long		 captures_total;	/* out: pooled shards' */
 };
 #define FLOOD_ROWS_MAX	INGEST_ADD_MAX
 /*
@@ -1524,7 +1524,8 @@ enum fb_err db_flood_batch_make(struct db *, const struct flood_src *s,
  */
 enum fb_err db_flood_batch_open(struct db *, const char *id, bool *open) FB_WUR;
 /* n more leads in batch `id`. */
-enum fb_err db_flood_batch_count(struct db *, const char *id, long long n) FB_WUR;
+enum fb_err db_flood_batch_count(struct db *, const char *id,
+	    long long n) FB_WUR;
 /*
  * flood_sources: source s's row (kind address, network or visitor)
  * points at batch `id` unless it points at one already; locked until the
@@ -1573,7 +1574,8 @@ struct flood_batch_row { DB_FIELDS(FLOOD_BATCH_COLS) };
  * the newest), newest first; only those of `status` unless NULL.
  */
 enum fb_err db_flood_batch_list(struct db *, const char *tenant,
-	    const char *status, const char *before, int n, struct dbrows *) FB_WUR;
+	    const char *status, const char *before, int n,
+	    struct dbrows *) FB_WUR;
 /* One struct flood_batch_row; FB_ENOTFOUND when none. */
 enum fb_err db_flood_batch_get(struct db *, const char *tenant, const char *id,
 	    struct dbrows *) FB_WUR;

@@ -651,7 +651,8 @@ flood_cheap(const struct conf *c, struct flood_count *a, struct flood_count *n)
 	if (a == NULL || n == NULL || c->tag_captures_per_hour < CHEAP_LIMIT ||
 	    c->tag_network_captures_per_hour < CHEAP_LIMIT ||
 	    a->captures >= CHEAP_MAX || n->captures >= CHEAP_MAX ||
-	    a->db_captures + a->captures + CHEAP_MARGIN >= c->tag_captures_per_hour ||
+	    a->db_captures + a->captures + CHEAP_MARGIN >=
+	    c->tag_captures_per_hour ||
 	    n->db_captures + n->captures + CHEAP_MARGIN >=
 	    c->tag_network_captures_per_hour)
 		return false;
@@ -682,7 +683,8 @@ flood_check(const struct conf *c, struct tag_pending **ps, size_t n,
 		f = net = NULL;
 		if (p->addrlen == 0)
 			continue;	/* no address: nothing to count by */
-		if ((f = flood_count(p->site, p->addr, p->addrlen, hour)) != NULL) {
+		f = flood_count(p->site, p->addr, p->addrlen, hour);
+		if (f != NULL) {
 			f->events++;
 			p->refused = f->db_events + f->events >
 			    c->tag_events_per_hour;
