@@ -121,8 +121,9 @@ sms_from = FormbackDemo
 hook_token = ${FB_HOOK_TOKEN:-stand-in-hook-token}
 tag_events_per_hour = ${FB_TAG_EVENTS_PER_HOUR:-3600}
 tag_captures_per_hour = ${FB_TAG_CAPTURES_PER_HOUR:-30}
+tag_network_captures_per_hour = ${FB_TAG_NETWORK_CAPTURES_PER_HOUR:-90}
 tag_visitor_captures = ${FB_TAG_VISITOR_CAPTURES:-10}
-site_new_leads_floor = ${FB_SITE_NEW_LEADS_FLOOR:-30}
+site_new_leads_floor = ${FB_SITE_NEW_LEADS_FLOOR:-100}
 CONF
 	# the test deployments' webhook keys (formback.conf(5)), when asked for
 	[ -z "${FB_WEBHOOK_CA_FILE:-}" ] ||

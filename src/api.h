@@ -129,6 +129,12 @@ enum fb_err	api_keys_list(struct req *);
 enum fb_err	api_keys_create(struct req *);
 enum fb_err	api_keys_revoke(struct req *);
 enum fb_err	api_audit_list(struct req *);
+/* api/quarantines.c: a flood's quarantined leads (issue 40) */
+enum fb_err	api_quarantines_list(struct req *);
+enum fb_err	api_quarantine_release(struct req *);
+enum fb_err	api_quarantine_discard(struct req *);
+/* The writer of a batch (struct flood_batch_row), formbackctl's too. */
+void		quarantine_gen(struct jgen *, const void *row);
 /*
  * Issue an API key of `tenant` by `member` (who must be an active owner
  * or admin: the caller checks): the key string into `key` (shown once,

@@ -53,6 +53,9 @@ usage(void)
 	    "  member suspend --id M | member delete --id M\n"
 	    "  site create --tenant T --name N --domain D\n"
 	    "  site release --id S [--leads keep|discard]\n"
+	    "  quarantine list --tenant T [--status quarantined|released|"
+	    "discarded]\n"
+	    "  quarantine release|discard --id Q\n"
 	    "  site set --id S --privacy-policy-url U\n"
 	    "  apikey create --tenant T --member M --kind live|test --scopes all|a:b,c:d\n"
 	    "  apikey revoke --id K\n"
@@ -681,7 +684,8 @@ cmd_member(int argc, char *argv[])
 
 /*
  * site release --id S [--leads keep|discard]: sending resumes for a site a
- * flood of new leads held (formback.fcgi(8) "Abuse limits"); with
+ * flood of new leads held before migration 0034 (since, a flood's leads
+ * are quarantined per batch instead: quarantine release|discard); with
  * discard, the unfinished leads captured from the hour before the hold
  * on are suppressed (lead_ineligible) with what was to be sent to them.
  */
@@ -716,6 +720,89 @@ site_release(int argc, char *argv[])
 	jadd_str(out, "id", id);
 	jadd_int(out, "discarded_leads", (long long)n);
 	print(out);
+}
+
+/* Print batches rows[0 .. n) (struct flood_batch_row), one or a list. */
+static void
+print_batches(const struct dbrows *rows, bool list)
+{
+	const struct flood_batch_row *q = rows->row;
+	struct buf	 b;
+	struct jgen	 j;
+	size_t		 i;
+
+	buf_init(&b, 1u << 20);
+	jgen_begin(&j, &b);
+	jg_obj(&j, NULL);
+	if (list)
+		jg_arr(&j, "data");
+	for (i = 0; i < rows->n; i++) {
+		if (list)
+			jg_obj(&j, NULL);
+		quarantine_gen(&j, &q[i]);
+		if (list)
+			jg_obj_end(&j);
+	}
+	if (list)
+		jg_arr_end(&j);
+	jg_obj_end(&j);
+	check(jgen_end(&j), "write the answer");
+	puts(b.data);
+	buf_release(&b);
+}
+
+/*
+ * quarantine list --tenant T [--status S]: the tenant's 200 newest
+ * batches of a flood's leads (formback.fcgi(8) "Abuse limits");
+ * quarantine release|discard --id Q: as the admin API's, audited.
+ */
+static void
+cmd_quarantine(int argc, char *argv[])
+{
+	static const char *const states[] = { "quarantined", "released",
+	    "discarded", NULL };
+	struct opts	 o;
+	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
+	const char	*status;
+	unsigned long long n;
+	struct dbrows	 rows;
+	bool		 release, decided;
+	enum fb_err	 e;
+
+	if (argc >= 1 && strcmp(argv[0], "list") == 0) {
+		parse_opts(argc - 1, argv + 1, "tenant|status", &o);
+		opt_uuid(&o, "tenant", tenant);
+		if ((status = opt(&o, "status", false)) != NULL &&
+		    !one_of(status, states))
+			die(2, "option '--status': expected quarantined, "
+			    "released or discarded");
+		connect_db();
+		need_tenant(tenant);
+		check(db_flood_batch_list(&db, tenant, status, NULL, 200,
+		    &rows), "list the batches");
+		print_batches(&rows, true);
+		dbrows_free(&rows);
+		return;
+	}
+	if (argc < 1 || (strcmp(argv[0], "release") != 0 &&
+	    strcmp(argv[0], "discard") != 0))
+		usage();
+	release = strcmp(argv[0], "release") == 0;
+	parse_opts(argc - 1, argv + 1, "id", &o);
+	opt_uuid(&o, "id", id);
+	connect_db();
+	if ((e = db_flood_batch_tenant(&db, id, tenant)) == FB_ENOTFOUND)
+		die(1, "quarantine '%s' not found", id);
+	check(e, "find the batch");
+	check(db_flood_batch_decide(&db, tenant, id, release, &decided, &n),
+	    release ? "release the batch" : "discard the batch");
+	if (!decided)
+		die(1, "quarantine '%s' is released or discarded already", id);
+	check(db_flood_batch_get(&db, tenant, id, &rows), "read the batch");
+	audit_commit(tenant, release ? "quarantine.release" :
+	    "quarantine.discard", "quarantine", id);
+	print_batches(&rows, false);
+	dbrows_free(&rows);
 }
 
 /*
@@ -1092,6 +1179,8 @@ main(int argc, char *argv[])
 		cmd_member(argc - 1, argv + 1);
 	else if (strcmp(argv[0], "site") == 0)
 		cmd_site(argc - 1, argv + 1);
+	else if (strcmp(argv[0], "quarantine") == 0)
+		cmd_quarantine(argc - 1, argv + 1);
 	else if (strcmp(argv[0], "apikey") == 0)
 		cmd_apikey(argc - 1, argv + 1);
 	else if (strcmp(argv[0], "campaign") == 0)

@@ -69,11 +69,17 @@ deliver_check(const struct claim_row *rows, size_t i, struct outcome *outs,
 		STOP("cancelled", "step_removed", NULL);
 	if (strcmp(d->lead_status, "converted") == 0)
 		STOP("cancelled", "converted", NULL);
-	/* a flood of new leads held the site: wait for the release (issue 11) */
-	if (d->site_held) {
+	/*
+	 * a flood's quarantine holds the lead (issue 40), or one of 0014
+	 * the site: wait for the release; a discarded one is not sent
+	 */
+	if (d->site_held || (d->quarantine != NULL &&
+	    strcmp(d->quarantine, "quarantined") == 0)) {
 		wait_until(o, now + HELD_RETRY);
 		return;
 	}
+	if (d->quarantine != NULL && strcmp(d->quarantine, "discarded") == 0)
+		STOP("suppressed", NULL, "lead_ineligible");
 	if (strcmp(d->delivery_mode, "off") == 0)
 		STOP("suppressed", NULL, "delivery_disabled");
 	if (strcmp(d->delivery_mode, "test_only") == 0 && !is_test(arg, d))

@@ -15,7 +15,7 @@
 #include "db/store.h"
 
 #define DAILY_CAP	3	/* messages per channel, recipient and JST day */
-#define HELD_RETRY	600	/* seconds: a held site's deliveries look again */
+#define HELD_RETRY	600	/* seconds: a held lead's deliveries look again */
 #define POSTPONE_SECS	60	/* seconds: what is not seen through waits */
 
 /* The outcome of one claimed delivery, decided before and after its send. */
@@ -48,8 +48,9 @@ typedef bool (*test_recipient_fn)(void *arg, const struct claim_row *);
  * seconds) into outs[i], the earlier rows' outcomes already decided:
  * outs[i].go when it may leave; otherwise its outcome (cancelled,
  * suppressed with the lead's reason, or scheduled again with no attempt
- * spent).  The rules in order: step removed, lead converted, site held,
- * delivery switch (off; test_only and not a test recipient), campaign and
+ * spent).  The rules in order: step removed, lead converted, lead held
+ * by a flood's quarantine (or its site, as before migration 0034) or
+ * discarded with it, delivery switch (off; test_only and not a test recipient), campaign and
  * scenario state, contact missing or not SMS-capable, consent mode none,
  * the suppression list (opt-out first), the daily cap (DAILY_CAP), SMS
  * quiet hours (sms_quiet_until()).

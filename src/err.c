@@ -190,6 +190,9 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	/* AC_NO_TEST_RECIPIENTS */
 	{ "invalid_request", 422, "no_test_recipients",
 	  "このチャネルの確認済みテスト送信先がありません。管理画面で登録し、確認コードを入力してください。" },
+	/* AC_QUARANTINE_DECIDED */
+	{ "invalid_request", 409, "quarantine_decided",
+	  "この保留は既に送信再開または破棄されています。" },
 	/* AC_INTERNAL */
 	{ "api_error", 500, "internal_error",
 	  "サーバーでエラーが発生しました。時間をおいて再度お試しください。" },

@@ -104,6 +104,7 @@ enum api_code {
 	AC_TEST_RECIPIENT_EXISTS,
 	AC_CONFIRMATION_CODE_INVALID,
 	AC_NO_TEST_RECIPIENTS,
+	AC_QUARANTINE_DECIDED,
 	AC_INTERNAL,
 	AC_UNAVAILABLE,
 	API_CODE__MAX
@@ -344,6 +345,7 @@ struct conf {
 	/* abuse limits of the public collector (issue 11; formback.conf(5)) */
 	int		 tag_events_per_hour;	/* per site and client address */
 	int		 tag_captures_per_hour;	/* with a contact, per site and address */
+	int		 tag_network_captures_per_hour;	/* per its /24, /48 */
 	int		 tag_visitor_captures;	/* with a contact, per visitor's lead */
 	int		 site_new_leads_floor;	/* new leads an hour a site may always have */
 	int		 site_new_leads_factor;	/* times its busiest hour of the week before */

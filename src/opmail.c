@@ -1,9 +1,10 @@
 /*
  * Operator emails (design 1): the outbox's `email` rows -- URL takeover
  * notices (contract: Errors, last paragraph), usage alerts (contract:
- * Events, usage.threshold_reached) and sending held for a flood of new
- * leads (issue 11) -- rendered in Japanese and sent to the owners and
- * admins the row names who are still active.
+ * Events, usage.threshold_reached), a flood's leads quarantined (issue
+ * 40) and sending held for a flood of new leads (issue 11, sites held
+ * before migration 0034) -- rendered in Japanese and sent to the owners
+ * and admins the row names who are still active.
  */
 #include <stdio.h>
 #include <string.h>
@@ -26,6 +27,49 @@ jstr(json_object *o, const char *pointer)
 
 	return json_pointer_get(o, pointer, &v) == 0 && v != NULL ?
 	    json_object_get_string(v) : "";
+}
+
+/*
+ * A flood's leads quarantined (issue 40; tag/quarantine.c): what passed
+ * which limit, and where the batch is released or discarded.
+ */
+static bool
+flood_mail(json_object *p, struct buf *subj, struct buf *text)
+{
+	static const char *const what[][3] = {
+		{ "address", "1 つの送信元アドレス (", ") から届いた連絡先付きの入力" },
+		{ "network", "1 つの送信元ネットワーク (",
+		  ") から届いた連絡先付きの入力" },
+		{ "visitor", "1 人の訪問者 (", ") が 1 件のリードに入力した連絡先" },
+		{ "site", "新しいリード", "" },
+	};
+	const char	*kind = jstr(p, "/kind");
+	size_t		 w;
+	enum fb_err	 e;
+
+	for (w = 0; w < NELEM(what) - 1 && strcmp(kind, what[w][0]) != 0; w++)
+		continue;
+	e = buf_printf(subj, "【Formback】%s の新しいリードの一部を保留しました"
+	    "(大量送信の疑い)", jstr(p, "/domain"));
+	if (e == FB_OK)
+		e = buf_printf(text, "Formback をご利用いただきありがとうございます。\n\n"
+		    "サイト %s で %s (UTC) からの 1 時間に、", jstr(p, "/domain"),
+		    jstr(p, "/hour"));
+	if (e == FB_OK)
+		e = buf_printf(text, "%s%s%s", what[w][1], w + 1 < NELEM(what) ?
+		    jstr(p, "/source") : "", what[w][2]);
+	if (e == FB_OK)
+		e = buf_printf(text, "が %s 件となり、上限 (%s 件) に達しました。"
+		    "架空の電話番号やメールアドレスを大量に送り込む攻撃の可能性が"
+		    "あるため、これに当たるリードを保留し、SMS・メールを送らずに"
+		    "います。このサイトのほかのリードへの送信は通常どおり続いて"
+		    "います。\n\n"
+		    "管理画面の「設定」の「保留中のリード」で内容を確認し、本物の"
+		    "リードであれば「送信を再開」、不要であれば「破棄」を選んで"
+		    "ください(保留 ID: %s)。\n",
+		    jstr(p, "/count"), jstr(p, "/threshold"),
+		    jstr(p, "/quarantine_id"));
+	return e == FB_OK;
 }
 
 /* Subject and text of one operator email; false for an unknown template. */
@@ -79,6 +123,8 @@ render(const char *type, json_object *p, struct buf *subj, struct buf *text)
 			    "上限を超えた分も送信は続き、超過分としてご請求します。");
 		return e == FB_OK;
 	}
+	if (strcmp(type, "flood_quarantined") == 0)
+		return flood_mail(p, subj, text);
 	if (strcmp(type, "sending_held") == 0) {
 		e = buf_printf(subj, "【Formback】%s への送信を停止しました(新規リードの急増)",
 		    jstr(p, "/domain"));

@@ -132,6 +132,12 @@ static const struct param_def p_member[] = { PATH_ID("member_id"), END };
 static const struct param_def p_key[] = { PATH_ID("key_id"), END };
 static const struct param_def p_list[] = { LIMIT(50), CURSOR, END };
 static const struct param_def p_recipient[] = { PATH_ID("recipient_id"), END };
+static const struct param_def p_list_quarantines[] = {
+	{ "status", IN_QUERY, PT_ENUM, false, "quarantined|released|discarded",
+	  0, 0, 0, "Only batches in this state." },
+	LIMIT(50), CURSOR, END
+};
+static const struct param_def p_quarantine[] = { PATH_ID("quarantine_id"), END };
 static const struct param_def p_import[] = {
 	{ "scope", IN_QUERY, PT_ENUM, false, "tenant|campaign", 0, 0, 0,
 	  "The scope of every row (default tenant)." },
@@ -409,6 +415,18 @@ const struct route routes[] = {
 	{ "GET", "/api/v1/admin/audit_log", api_audit_list, "listAuditLog",
 	  ROLE_ADMIN, ADMIN, p_list, NULL, 200, "AuditEntryListOut",
 	  "Every write with who made it (key or member), newest first." },
+	{ "GET", "/api/v1/admin/quarantines", api_quarantines_list,
+	  "listQuarantines", ROLE_ADMIN, ADMIN, p_list_quarantines, NULL, 200,
+	  "QuarantineListOut",
+	  "A flood's leads held per source and hour, newest first: nothing is sent to them until released." },
+	{ "POST", "/api/v1/admin/quarantines/{quarantine_id}/release",
+	  api_quarantine_release, "releaseQuarantine", ROLE_ADMIN, ADMIN_W,
+	  p_quarantine, NULL, 200, "QuarantineOut",
+	  "Send to the batch's leads as if never held (409 quarantine_decided once decided)." },
+	{ "POST", "/api/v1/admin/quarantines/{quarantine_id}/discard",
+	  api_quarantine_discard, "discardQuarantine", ROLE_ADMIN, ADMIN_W,
+	  p_quarantine, NULL, 200, "QuarantineOut",
+	  "Suppress the batch's leads (lead_ineligible): nothing is sent to them." },
 
 	/* for load balancers and monitors (issue 18): no key, no tenant */
 	{ "GET", "/api/v1/health", api_health, "getHealth", 0, OUTSIDE, p_none,

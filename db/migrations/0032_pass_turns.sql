@@ -6,11 +6,10 @@
 ALTER TABLE cron_passes ADD COLUMN IF NOT EXISTS left_items BIGINT NULL
   AFTER items;
 
--- The turns over tenants: a pass finds the tenants with due work by a
--- loose scan of (state, tenant, due time) -- one index dive a tenant,
--- whatever its backlog -- and takes each one's oldest first on the same
--- index, a share a tenant a round.
-ALTER TABLE leads ADD KEY IF NOT EXISTS leads_abandon_tenant
-  (status, tenant_id, last_activity_at, id);
+-- The turns over tenants: a pass finds the tenants with due work with
+-- one dive a tenant into (state, tenant, due time) -- whatever its
+-- backlog -- and takes each one's oldest first on the same index, a
+-- share a tenant a round.  The leads' (formback-abandon) is made with
+-- their quarantine in 0034.
 ALTER TABLE deliveries ADD KEY IF NOT EXISTS deliveries_due_tenant
   (status, tenant_id, scheduled_at, id);

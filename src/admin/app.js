@@ -612,10 +612,51 @@ function webhooks() {
 
 // ---- settings ----
 
+// A flood's leads held per source and hour (issue 40): nothing is sent to
+// them until released; discarding asks once more before it acts.
+const floodKinds = { address: '送信元アドレス', network: '送信元ネットワーク',
+  visitor: '訪問者', site: 'サイト全体(通常の件数を超えた分)' };
+
+function quarantines(box) {
+  const list = h('div');
+  const status = h('select', { 'aria-label': '表示する保留', onchange: () => load() },
+    [['quarantined', '保留中'], ['', 'すべて']].map(([v, t]) => h('option', { value: v }, t)));
+  const decide = (q, how) => async (ev) => {
+    const cell = ev.target.closest('td');
+    try {
+      await api('POST', `/admin/quarantines/${q.id}/${how}`);
+      load();
+    } catch (e) { clear(cell, errorBox(e)); }
+  };
+  const actions = (q) => {
+    if (q.status !== 'quarantined') return jst(q.decided_at);
+    const cell = h('span', null);
+    const ask = () => clear(cell, `${q.leads} 件のリードを破棄し、送信しません。よろしいですか?`, ' ',
+      h('button', { type: 'button', class: 'danger', onclick: decide(q, 'discard') }, '破棄する'), ' ',
+      h('button', { type: 'button', class: 'secondary', onclick: () => clear(cell, ...buttons()) }, 'やめる'));
+    const buttons = () => [h('button', { type: 'button', onclick: decide(q, 'release') }, '送信を再開'), ' ',
+      h('button', { type: 'button', class: 'danger', onclick: ask }, '破棄')];
+    return clear(cell, ...buttons());
+  };
+  const load = () => clear(list, pagedTable((c) => api('GET', '/admin/quarantines', undefined,
+    { cursor: c, status: status.value }), [
+    ['時間帯', (q) => jst(q.hour)], ['サイト', (q) => q.domain || q.site_id],
+    ['送信元', (q) => q.source ? `${floodKinds[q.kind] || q.kind}: ${q.source}` : floodKinds[q.kind] || q.kind],
+    ['上限', (q) => q.threshold], ['リード', (q) => q.leads], ['状態', (q) => badge(q.status)],
+    ['', actions],
+  ]));
+  clear(box, h('p', { class: 'muted' }, '1 つの送信元から上限を超えて届いたリードと、' +
+    'サイトの通常の件数を超えた分のリードです。送信を再開するまで SMS・メールは送りません。' +
+    'サイトのほかのリードへの送信は続いています。'), h('label', null, '表示 ', status), list);
+  load();
+}
+
 function settings() {
   const keys = h('div'), members = h('div'), rcpts = h('div'), audit = h('div'), shown = h('div');
+  const held = h('div');
   const admin = ['owner', 'admin'].includes(me.member.role);
   shell('設定',
+    admin ? h('section', { class: 'card' }, h('h2', null, '保留中のリード'), held) : null,
     admin ? h('section', { class: 'card' }, h('h2', null, 'API キー'), keys,
       form([{ name: 'name', label: '名前' }, { name: 'kind', label: '種類', type: 'select',
         options: [['live', '本番'], ['test', 'テスト']] }], '発行(すべてのスコープ)', async (v) => {
@@ -668,7 +709,7 @@ function settings() {
         loadRcpts();
       }, 'inline') : ''))))))).catch((e) => clear(rcpts, errorBox(e)));
   if (admin) {
-    loadKeys(); loadMembers(); loadRcpts();
+    quarantines(held); loadKeys(); loadMembers(); loadRcpts();
     audit.append(pagedTable((c) => api('GET', '/admin/audit_log', undefined, { cursor: c, limit: 20 }), [
       ['日時', (a) => jst(a.created_at)], ['操作', (a) => a.action], ['実行者', (a) => a.actor_type],
       ['対象', (a) => a.target_type || ''],

@@ -221,8 +221,8 @@ enum db_multi {
 _Static_assert(DBM__MAX * DB_MULTI_MAX <= DBSET_STMT_MAX,
     "DBSET_MULTI holds every kind's DB_MULTI_MAX statements");
 
-/* The most parameters a statement takes: 16 captured leads of 23 (db/lead.c). */
-#define DB_PARAMS_MAX	(DB_MULTI_MAX * 23)
+/* The most parameters a statement takes: 16 captured leads of 25 (db/lead.c). */
+#define DB_PARAMS_MAX	(DB_MULTI_MAX * 25)
 
 struct dbmulti {
 	enum db_multi	 kind;

@@ -135,7 +135,8 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "tel_sealed = COALESCE(?, tel_sealed), tel_bidx = COALESCE(?, tel_bidx), "
 	  "tel_masked = COALESCE(?, tel_masked), tel_kind = COALESCE(?, tel_kind), "
 	  "sms_capable = COALESCE(tel_kind = 'mobile', FALSE), pii_key_id = ?, "
-	  "pii_state = 'present', captures = captures + 1, updated_at = NOW(6) "
+	  "pii_state = 'present', captures = captures + 1, "
+	  "src_addr = ?, src_net = ?, updated_at = NOW(6) "
 	  "WHERE tenant_id = ? AND id = ?" },
 	/* LEAD_TOUCH: activity delays the abandonment judgement (index: above) */
 	{ "lead_touch",
@@ -187,12 +188,15 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	 * whatever its backlog (issue 40).  A loose scan of that index
 	 * ("GROUP BY status, tenant_id") was the optimizer's to choose, and
 	 * by some statistics it read the status's whole range instead (3,002
-	 * entries for 2 due leads in the test).
+	 * entries for 2 due leads in the test).  A lead in a flood's
+	 * quarantine (issue 40) waits for its release: the dive reads past
+	 * those.
 	 */
 	{ "leads_abandon_tenants",
 	  "SELECT id FROM (SELECT t.id, (SELECT l.last_activity_at FROM leads l "
 	  "FORCE INDEX (leads_abandon_tenant) WHERE l.status = 'captured' "
-	  "AND l.tenant_id = t.id ORDER BY l.last_activity_at LIMIT 1) AS idle "
+	  "AND l.tenant_id = t.id AND l.quarantine_id IS NULL "
+	  "ORDER BY l.last_activity_at LIMIT 1) AS idle "
 	  "FROM tenants t) x WHERE idle <= CAST(? AS DATETIME(6)) - INTERVAL ? "
 	  "MINUTE ORDER BY idle, id LIMIT ?" },
 	/*
@@ -203,6 +207,7 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	 * read.  The plan is named: with few scenarios the optimizer joined
 	 * them by a join buffer, which lost the index's order, and sorted
 	 * every lead of the range in a temporary table for a LIMIT of them.
+	 * Not a lead in a flood's quarantine (issue 40).
 	 */
 	{ "leads_abandon_due",
 	  "SELECT STRAIGHT_JOIN " DB_SELECT(LEAD_OWNER_COLS) " FROM leads l "
@@ -212,7 +217,7 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "ON s.tenant_id = l.tenant_id "
 	  "AND s.campaign_id = l.campaign_id AND s.status = 'active' "
 	  "AND s.deleted_at IS NULL WHERE l.status = 'captured' "
-	  "AND l.tenant_id = ? "
+	  "AND l.tenant_id = ? AND l.quarantine_id IS NULL "
 	  "AND l.last_activity_at <= CAST(? AS DATETIME(6)) - INTERVAL ? MINUTE "
 	  "AND l.last_activity_at <= CAST(? AS DATETIME(6)) - INTERVAL "
 	  "COALESCE(s.abandon_wait_minutes, c.abandon_wait_minutes) MINUTE "
@@ -226,6 +231,7 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "ON s.tenant_id = l.tenant_id "
 	  "AND s.campaign_id = l.campaign_id AND s.status = 'active' "
 	  "AND s.deleted_at IS NULL WHERE l.status = 'captured' "
+	  "AND l.quarantine_id IS NULL "
 	  "AND l.last_activity_at <= CAST(? AS DATETIME(6)) - INTERVAL ? MINUTE "
 	  "AND l.last_activity_at <= CAST(? AS DATETIME(6)) - INTERVAL "
 	  "COALESCE(s.abandon_wait_minutes, c.abandon_wait_minutes) MINUTE "
@@ -238,11 +244,13 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "(SELECT MIN(abandon_wait_minutes) FROM campaigns), 0))" },
 	/*
 	 * LEAD_ABANDON_CLAIM: DB_Q16 leads (the last repeated to fill), each
-	 * skipped when another pass holds it or it is no longer captured
+	 * skipped when another pass holds it, it is no longer captured, or
+	 * a flood's quarantine took it since it was found due
 	 */
 	{ "lead_abandon_claim",
 	  "SELECT id FROM leads WHERE tenant_id = ? AND id IN (" DB_Q16 ") "
-	  "AND status = 'captured' FOR UPDATE SKIP LOCKED" },
+	  "AND status = 'captured' AND quarantine_id IS NULL "
+	  "FOR UPDATE SKIP LOCKED" },
 	/* LEAD_ABANDON_SET: the claimed ones (DB_Q16, the last repeated) */
 	{ "lead_abandon_set",
 	  "UPDATE leads SET status = 'abandoned', abandoned_at = ?, "
@@ -419,7 +427,9 @@ db_lead_capture(struct db *db, const char *tenant, const char *id,
 	    bin_or_null(c->email_bidx, 32), P_STR(c->email_masked),
 	    bin_or_null(c->tel_sealed, c->tel_sealed_len),
 	    bin_or_null(c->tel_bidx, 32), P_STR(c->tel_masked),
-	    P_STR(c->tel_kind), P_INT(c->key_id), P_STR(tenant), P_STR(id)), NULL);
+	    P_STR(c->tel_kind), P_INT(c->key_id),
+	    bin_or_null(c->src_addr, 32),
+	    bin_or_null(c->src_net, 32), P_STR(tenant), P_STR(id)), NULL);
 }
 
 enum fb_err
@@ -616,13 +626,14 @@ db_lead_owner(struct db *db, const char *id, struct dbrows *out)
  * The multi-row INSERTs (db_run_multi()): the collector's queued events,
  * the applier's tag_events rows and its new leads.
  */
-#define INGEST_NCOLS	16
+#define INGEST_NCOLS	18
 #define EVENTS_COLS	15
 static const struct dbmulti ingest_add = { DBM_INGEST, "ingest_add",
 	"INSERT INTO tag_ingest (part, id, tenant_id, site_id, visitor_id, "
 	"session_id, event_type, campaign_key, role, url, referrer, consent, "
-	"client_ts, tel_sealed, email_sealed, pii_key_id) VALUES ",
-	"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" };
+	"client_ts, tel_sealed, email_sealed, pii_key_id, src_addr, src_net) "
+	"VALUES ",
+	"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" };
 static const struct dbmulti events_insert = { DBM_TAG_EVENTS,
 	"tag_events_insert",
 	"INSERT INTO tag_events (id, tenant_id, site_id, campaign_id, lead_id, "
@@ -630,7 +641,7 @@ static const struct dbmulti events_insert = { DBM_TAG_EVENTS,
 	"consent, client_ts, received_at) VALUES ",
 	"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" };
 /* a captured lead's parameters (lead_new_params()) */
-#define LEADS_CAPTURED_COLS	23
+#define LEADS_CAPTURED_COLS	25
 _Static_assert(DB_MULTI_MAX * LEADS_CAPTURED_COLS <= DB_PARAMS_MAX,
     "DB_PARAMS_MAX holds DB_MULTI_MAX captured leads");
 static const struct dbmulti leads_insert = { DBM_LEADS, "leads_insert",
@@ -645,10 +656,10 @@ static const struct dbmulti leads_insert_captured = { DBM_LEADS_CAPTURED,
 	"session_id, status, landing_url, referrer, utm, lp_key, captured_at, "
 	"last_activity_at, consent_state, email_sealed, email_bidx, email_masked, "
 	"tel_sealed, tel_bidx, tel_masked, tel_kind, sms_capable, pii_key_id, "
-	"pii_state, captures, created_at) VALUES ",
+	"pii_state, captures, created_at, src_addr, src_net) VALUES ",
 	"(?, ?, ?, ?, ?, ?, 'captured', ?, ?, ?, ?, COALESCE(?, NOW(6)), "
 	"COALESCE(?, NOW(6)), ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(? = 'mobile', "
-	"FALSE), ?, 'present', 1, COALESCE(?, NOW(6)))" };
+	"FALSE), ?, 'present', 1, COALESCE(?, NOW(6)), ?, ?)" };
 
 /* New lead w's parameters from q on, in its kind's order; the end. */
 static struct dbp *
@@ -682,6 +693,8 @@ lead_new_params(struct dbp *q, const struct lead_new *w)
 	*q++ = P_STR(c->tel_kind);
 	*q++ = P_INT(c->key_id);
 	*q++ = P_STR(w->at);
+	*q++ = bin_or_null(c->src_addr, 32);
+	*q++ = bin_or_null(c->src_net, 32);
 	return q;
 }
 
@@ -782,6 +795,8 @@ db_ingest_add(struct db *db, const struct ingest_event *const *evs, size_t n)
 		*q++ = bin_or_null(ev->tel_sealed, ev->tel_sealed_len);
 		*q++ = bin_or_null(ev->email_sealed, ev->email_sealed_len);
 		*q++ = P_INT(ev->key_id);
+		*q++ = bin_or_null(ev->src_addr, 32);
+		*q++ = bin_or_null(ev->src_net, 32);
 	}
 	return db_run_multi(db, &ingest_add, n, p, n * INGEST_NCOLS);
 }

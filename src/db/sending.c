@@ -50,6 +50,9 @@
 	"AND su.bidx = IF(d.channel = 'sms', l.tel_bidx, l.email_bidx) " \
 	"AND (su.scope = 'tenant' OR su.campaign_id = d.campaign_id) " \
 	"AND (su.expires_at IS NULL OR su.expires_at > NOW(6)))"
+/* the status of the flood quarantine batch of the lead, NULL for none */
+#define CLAIM_QUARANTINE_SQL "(SELECT q.status FROM flood_quarantines q " \
+	"WHERE q.id = l.quarantine_id AND q.tenant_id = l.tenant_id)"
 #define DAY_SENDS(bidx, index, channel) "(SELECT COUNT(*) FROM leads l2 " \
 	"FORCE INDEX (" index ") STRAIGHT_JOIN deliveries d2 FORCE INDEX " \
 	"(deliveries_lead) ON d2.tenant_id = l2.tenant_id AND d2.lead_id = l2.id " \

@@ -37,13 +37,6 @@ struct row_copy {
 	char	 url_path[URL_MAX];
 };
 
-/* New leads of one site in one UTC hour, counted once per batch. */
-struct new_leads {
-	char		 tenant[UUID_STRLEN + 1], site[UUID_STRLEN + 1];
-	char		 domain[256], hour[20];	/* "YYYY-MM-DD HH:00:00" */
-	long long	 n;
-};
-
 /* A visitor's unfinished lead of a campaign, as the batch knows it. */
 struct open_lead {
 	char		 site[UUID_STRLEN + 1], visitor[UUID_STRLEN + 1];
@@ -96,8 +89,9 @@ struct rows {
 	struct tag_event_row	 row[APPLY_BATCH];
 	struct row_copy		 copy[APPLY_BATCH];
 	size_t			 n;
-	struct new_leads	 leads[APPLY_BATCH];
-	size_t			 nleads;
+	struct flood_lock	 sources;	/* of its captures, locked */
+	struct flood_lead	 caught[APPLY_BATCH];	/* its captures */
+	size_t			 ncaught;
 	struct ahead		 ahead;
 	struct lead_new		 unwritten[DB_MULTI_MAX];
 	struct new_lead		 unwritten_data[DB_MULTI_MAX];
@@ -123,6 +117,8 @@ struct tag_ev {
 	int		 consent;
 	long long	 ts;
 	struct url_loc	 loc;
+	/* keyed hashes of its client address and network, or NULL */
+	const unsigned char *src_addr, *src_net;
 };
 
 /* The batch's held outbox rows let go of, written or not. */
@@ -491,84 +487,60 @@ open_lead(struct apply *a, const char *tenant, const char *site,
 	return create_lead(a, tenant, site, campaign, ev, id, NULL);
 }
 
-/* A new captured lead of `site`, counted in its batch (count_new_leads()). */
+/*
+ * A capture kept on lead `id` of `site` (`first`: its first, so a new
+ * lead of the hour), for the batch's end (flood_batch_end()).
+ */
 static void
-count_new_lead(struct apply *a, const char *tenant, const char *site,
-    const char *domain)
+caught(struct apply *a, const char *tenant, const char *site,
+    const char *domain, const char *id, const struct tag_ev *ev, bool first)
 {
-	struct rows	*w = a->rows;
-	struct new_leads *l;
-	char		 hour[20];
-	size_t		 i;
+	struct rows	  *w = a->rows;
+	struct flood_lead *l;
 
-	snprintf(hour, sizeof(hour), "%.13s:00:00", a->at);
-	for (i = 0; i < w->nleads; i++)
-		if (strcmp(w->leads[i].site, site) == 0 &&
-		    strcmp(w->leads[i].hour, hour) == 0) {
-			w->leads[i].n++;
-			return;
-		}
-	if (w->nleads == NELEM(w->leads))
+	if (w->ncaught == NELEM(w->caught))
 		return;	/* cannot be: one per event at most */
-	l = &w->leads[w->nleads++];
+	l = &w->caught[w->ncaught++];
+	memset(l, 0, sizeof(*l));
+	snprintf(l->id, sizeof(l->id), "%s", id);
 	snprintf(l->tenant, sizeof(l->tenant), "%s", tenant);
 	snprintf(l->site, sizeof(l->site), "%s", site);
+	snprintf(l->visitor, sizeof(l->visitor), "%s", ev->visitor);
+	snprintf(l->hour, sizeof(l->hour), "%.13s:00:00", a->at);
 	snprintf(l->domain, sizeof(l->domain), "%s", domain);
-	snprintf(l->hour, sizeof(l->hour), "%s", hour);
-	l->n = 1;
+	if ((l->has_addr = ev->src_addr != NULL))
+		memcpy(l->addr, ev->src_addr, sizeof(l->addr));
+	if ((l->has_net = ev->src_net != NULL))
+		memcpy(l->net, ev->src_net, sizeof(l->net));
+	l->first = first;
 }
 
 /*
- * The batch's new leads, one statement per site and hour just before it
- * commits (a short row lock, not one for the whole batch): when an
- * hour passes the site's ceiling -- the larger of site_new_leads_floor
- * and site_new_leads_factor times its busiest hour of the week before --
- * the site's sending is held and its owners and admins are told, once
- * (issue 11; formback.fcgi(8) "Abuse limits").  Nothing is sent for a
- * held site until someone releases it (formbackctl site release).
+ * The visitor's lead `lead` took the contacts it may (tag_visitor_captures)
+ * and one more came: the visitor passed a limit, and its leads of the
+ * hour, this one whatever its hour, are quarantined (issue 40).
  */
 static enum fb_err
-count_new_leads(struct db *db, const struct conf *conf, const struct rows *w)
+visitor_trip(struct apply *a, const char *tenant, const char *site,
+    const char *domain, const struct tag_ev *ev, const char *lead,
+    long long captures)
 {
-	const struct new_leads *l;
-	long long	 leads, busiest, ceiling;
-	json_object	*mail;
-	size_t		 i;
-	bool		 newly;
-	enum fb_err	 e = FB_OK;
+	struct flood_trip t;
+	char		 hour[20];
+	enum fb_err	 e;
 
-	for (i = 0; i < w->nleads && e == FB_OK; i++) {
-		l = &w->leads[i];
-		if ((e = db_site_leads_add(db, l->site, l->hour, l->n, &leads)) != FB_OK)
-			break;
-		/* under the floor, the busiest hour need not be read */
-		if (leads <= conf->site_new_leads_floor)
-			continue;
-		if ((e = db_site_leads_busiest(db, l->site, l->hour, &busiest)) != FB_OK)
-			break;
-		ceiling = (long long)conf->site_new_leads_factor * busiest;
-		if (ceiling < conf->site_new_leads_floor)
-			ceiling = conf->site_new_leads_floor;
-		if (leads <= ceiling)
-			continue;
-		if ((e = db_site_hold(db, l->site, leads, &newly)) != FB_OK || !newly)
-			continue;
-		logx(LOG_WARN, "site %s: %lld new leads in the hour, past its ceiling "
-		    "of %lld: its sending is held until released", l->site, leads,
-		    ceiling);
-		mail = json_object_new_object();
-		jadd_str(mail, "site_id", l->site);
-		jadd_str(mail, "domain", l->domain);
-		jadd_int(mail, "leads", leads);
-		jadd_int(mail, "ceiling", ceiling);
-		jadd_time(mail, "hour", l->hour);
-		e = db_opmail_add(db, l->tenant, "sending_held", mail);
-		json_object_put(mail);
-		if (e == FB_OK)
-			e = db_audit_add(db, l->tenant, "system", NULL, NULL,
-			    "site.sending_held", "site", l->site, NULL);
-	}
-	return e;
+	if ((e = leads_write(a->db, a->rows)) != FB_OK)
+		return e;
+	snprintf(hour, sizeof(hour), "%.13s:00:00", a->at);
+	memset(&t, 0, sizeof(t));
+	t.s = (struct flood_src){ tenant, site, hour, "visitor",
+	    (const unsigned char *)ev->visitor, strlen(ev->visitor) };
+	t.shown = ev->visitor;
+	t.domain = domain;
+	t.threshold = a->conf->tag_visitor_captures;
+	t.count = captures + 1;
+	return flood_trip_batch(a->db, &t, &a->rows->sources, a->rows->caught,
+	    a->rows->ncaught, lead);
 }
 
 /* Seal, index and mask what the capture carries, and store it. */
@@ -610,7 +582,7 @@ capture(struct apply *a, const char *tenant, const char *site, const char *domai
 		    a->conf->tag_visitor_captures);
 		sodium_memzero(tel, sizeof(tel));
 		sodium_memzero(email, sizeof(email));
-		return FB_OK;
+		return visitor_trip(a, tenant, site, domain, ev, lead, captures);
 	}
 	if (!found)
 		uuid_v7(lead);
@@ -618,6 +590,8 @@ capture(struct apply *a, const char *tenant, const char *site, const char *domai
 	c.consent_state = consent_mode;
 	c.session = ev->session;
 	c.key_id = a->conf->master_key_id;
+	c.src_addr = ev->src_addr;
+	c.src_net = ev->src_net;
 	if (has_tel) {
 		c.tel_sealed_len = pii_seal(mk, tenant, lead, "tel", tel, ts);
 		c.tel_sealed = ts;
@@ -651,9 +625,9 @@ capture(struct apply *a, const char *tenant, const char *site, const char *domai
 	} else if ((e = create_lead(a, tenant, site, campaign, ev, lead,
 	    &c)) != FB_OK)
 		return e;
+	caught(a, tenant, site, domain, lead, ev, !was);
 	if (was)
 		return FB_OK;
-	count_new_lead(a, tenant, site, domain);
 	/* lead.captured (contract: Events, LeadCapturedData), first time only */
 	d = json_object_new_object();
 	jadd_str(d, "lead_id", lead);
@@ -873,6 +847,10 @@ apply_one(struct db *db, const struct conf *conf, const struct ingest_row *q,
 		ev.tel = tel;
 	if (open_contact(conf, q, &q->email_sealed, "email", email, sizeof(email)))
 		ev.email = email;
+	if (q->src_addr.n == PII_BIDXBYTES)
+		ev.src_addr = q->src_addr.p;
+	if (q->src_net.n == PII_BIDXBYTES)
+		ev.src_net = q->src_net.p;
 	e = handle(&a, &ev, cx->row);
 	sodium_memzero(tel, sizeof(tel));
 	sodium_memzero(email, sizeof(email));
@@ -943,7 +921,9 @@ apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
 		free(rows);
 		return e;
 	}
-	e = read_ahead(db, q.row, q.n, &rows->ahead);
+	/* the captures' sources before any lead (tag/quarantine.c) */
+	if ((e = flood_batch_begin(db, q.row, q.n, &rows->sources)) == FB_OK)
+		e = read_ahead(db, q.row, q.n, &rows->ahead);
 	for (i = 0, ev = q.row; i < q.n && e == FB_OK; i++) {
 		ids[i] = ev[i].id;
 		/* held rows written on the way fail as the batch's, not its */
@@ -955,7 +935,8 @@ apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
 	if (e == FB_OK && (e = leads_write(db, rows)) == FB_OK)
 		e = outbox_write(db, rows);
 	if (e == FB_OK)
-		e = count_new_leads(db, conf, rows);
+		e = flood_batch_end(db, conf, &rows->sources, rows->caught,
+		    rows->ncaught);
 	if (e == FB_OK)
 		e = db_tag_events_insert(db, rows->row, rows->n);
 	if (e == FB_OK)
@@ -970,6 +951,7 @@ apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
 	    !(*counted = note_failure(db, part, failed, e, true)))
 		db_rollback(db);
 	ahead_free(&rows->ahead);
+	flood_lock_free(&rows->sources);
 	outbox_drop(rows);
 	dbrows_free(&q);
 	free(rows);

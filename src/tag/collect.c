@@ -255,10 +255,17 @@ struct tag_pending {
 	char			 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
 	char			 site[UUID_STRLEN + 1];
 	unsigned char		 ts[PII_SEALED_MAX(16)], es[PII_SEALED_MAX(256)];
-	/* the abuse limits' key (tag_collect_file()) */
+	char			 domain[256];
+	/*
+	 * the abuse limits' key (tag_collect_file()): the client address
+	 * (4 or 8 bytes), whose first 3 or 6 are its network; of a capture
+	 * with a contact, their keyed hashes as the lead keeps them
+	 */
 	unsigned char		 addr[16];
 	size_t			 addrlen;
+	unsigned char		 src_addr[PII_BIDXBYTES], src_net[PII_BIDXBYTES];
 	bool			 contact;	/* a capture that carries one */
+	bool			 exact;		/* counted one by one in MariaDB */
 	bool			 refused;	/* past a limit: answered 429 */
 };
 
@@ -287,6 +294,52 @@ addr_key(const char *addr, unsigned char out[16])
 	}
 	memcpy(out, a6.s6_addr, 8);
 	return 8;
+}
+
+/* The network of an address key: its /24, or the /48 of an IPv6 one. */
+static size_t
+net_len(size_t addrlen)
+{
+	return addrlen == 4 ? 3 : 6;
+}
+
+/*
+ * An address or network key as it is shown and keyed ("192.0.2.7",
+ * "192.0.2.0/24", "2001:db8:1:2::/64", "2001:db8:1::/48").
+ */
+static void
+source_text(const unsigned char *key, size_t len, char out[64])
+{
+	unsigned char	 b[16] = { 0 };
+	char		 t[INET6_ADDRSTRLEN];
+
+	memcpy(b, key, len);
+	if (inet_ntop(len <= 4 ? AF_INET : AF_INET6, b, t, sizeof(t)) == NULL)
+		t[0] = '\0';
+	if (len == 4)
+		snprintf(out, 64, "%s", t);
+	else
+		snprintf(out, 64, "%s/%zu", t, len * 8);
+}
+
+/*
+ * A capture's sources as its lead keeps them (migration 0034): keyed
+ * hashes of the client address and of its network, so that no lead
+ * holds a visitor's address.
+ */
+static void
+source_keys(const struct conf *c, struct tag_pending *p)
+{
+	char	 t[64];
+
+	if (p->addrlen == 0 || !p->contact)
+		return;
+	source_text(p->addr, p->addrlen, t);
+	pii_blind_index(c->index_key, p->tenant, "client_addr", t, p->src_addr);
+	source_text(p->addr, net_len(p->addrlen), t);
+	pii_blind_index(c->index_key, p->tenant, "client_net", t, p->src_net);
+	p->ie.src_addr = p->src_addr;
+	p->ie.src_net = p->src_net;
 }
 
 /*
@@ -319,6 +372,7 @@ prepare(struct req *r, struct tag_pending *p, enum fb_err *e)
 	/* copies: a later event of the batch may take the cache entry */
 	snprintf(p->tenant, sizeof(p->tenant), "%s", site->tenant);
 	snprintf(p->site, sizeof(p->site), "%s", site->id);
+	snprintf(p->domain, sizeof(p->domain), "%s", site->domain);
 	uuid_v7(p->id);
 	memset(ie, 0, sizeof(*ie));
 	ie->id = p->id;
@@ -352,6 +406,7 @@ prepare(struct req *r, struct tag_pending *p, enum fb_err *e)
 		}
 		p->contact = ie->tel_sealed != NULL || ie->email_sealed != NULL;
 	}
+	source_keys(r->conf, p);
 	return true;
 }
 
@@ -423,29 +478,81 @@ tag_collect_begin(struct req *r)
 	return NULL;
 }
 
-/*
- * The abuse limits' counts (formback.fcgi(8) "Abuse limits"), per site,
- * client address and UTC hour.  A worker counts what it takes in memory
- * and, at most once a second, adds it to its own shard of the counter in
- * MariaDB and reads the sum over every worker and host (flood_sync()):
- * so filing costs no statement more, the limit holds across workers and
- * hosts to within a second, and no address gets past it by more than one
- * limit per worker in an hour.
- */
-#define FLOOD_LOCAL	1024	/* addresses a worker keeps count of */
+/* The events of the batch within the limits, filed with one statement. */
+static enum fb_err
+file_events(struct db *db, struct tag_pending **ps, size_t n)
+{
+	const struct ingest_event *evs[INGEST_ADD_MAX];
+	size_t			 i, nev;
 
+	for (i = nev = 0; i < n; i++) {
+		if (ps[i]->refused)
+			logx(LOG_INFO, "tag event refused: site %s past a limit of "
+			    "the hour", ps[i]->site);
+		else
+			evs[nev++] = &ps[i]->ie;
+	}
+	return db_ingest_add(db, evs, nev);
+}
+
+/*
+ * The abuse limits' counts (formback.fcgi(8) "Abuse limits"), per site
+ * and UTC hour.
+ *
+ * Pooled: a worker counts what it takes in memory and, at most once a
+ * second, adds it to its own shard of the counter in MariaDB and reads
+ * the sum over every worker and host (flood_sync()), so that filing
+ * costs no statement more.  Events per client address are counted so,
+ * and no address gets past that limit by more than what the workers take
+ * in a second.
+ *
+ * Exact: a burst is over within that second, so captures with a contact,
+ * per client address and per its network, are counted one by one, in
+ * the transaction that files them, on one row per counter that it holds
+ * to its commit (file_exact()): every worker and host counts them one
+ * after another and none is taken past the limit.  Once a worker has
+ * read a counter at its limit, it refuses the source's captures for the
+ * rest of the hour without a statement.
+ *
+ * Only far from a limit that high (CHEAP_LIMIT: in effect none, as a
+ * bench sets it) are captures pooled too: while a source's pooled count
+ * is CHEAP_MARGIN below its limit, a worker takes up to CHEAP_MAX of its
+ * captures a second unseen by the others.  With at most FLOOD_SHARDS
+ * workers taking as many, what the others do not see of them is under
+ * CHEAP_MARGIN when the count turns exact, and as much again while their
+ * pooled counts are a second old: no source gets past its limit by more
+ * than two CHEAP_MARGINs, a tenth of CHEAP_LIMIT.
+ */
+#define FLOOD_LOCAL	1024	/* sources a worker keeps count of */
+#define OVER_LOCAL	256	/* sources a worker knows are past a limit */
+#define CHEAP_MAX	1024	/* captures a worker pools per source a second */
+#define CHEAP_MARGIN	(FLOOD_SHARDS * CHEAP_MAX)
+#define CHEAP_LIMIT	(20 * CHEAP_MARGIN)
+
+/* A source's pooled counts: a client address's, or its network's. */
 struct flood_count {
 	char		 site[UUID_STRLEN + 1];
 	unsigned char	 addr[16];
 	size_t		 addrlen;
 	char		 hour[20];	/* "YYYY-MM-DD HH:00:00", UTC */
-	long long	 db_events, db_captures;	/* every shard, last read */
+	long long	 db_events;	/* every shard, last read */
+	long long	 db_captures;	/* the pooled shards, last read */
 	long long	 events, captures;	/* taken here since */
+};
+
+/* A source (site, address or network key) past its capture limit. */
+struct flood_over {
+	char		 site[UUID_STRLEN + 1];
+	unsigned char	 key[16];
+	size_t		 keylen;
+	char		 hour[20];
 };
 
 static struct flood_count	 counts[FLOOD_LOCAL];
 static size_t			 ncounts;
 static time_t			 synced;	/* CLOCK_MONOTONIC seconds */
+static struct flood_over	 overs[OVER_LOCAL];
+static unsigned			 nover;
 
 /* This hour's count of (site, address), made when it is new. */
 static struct flood_count *
@@ -479,6 +586,22 @@ flood_count(const char *site, const unsigned char *addr, size_t addrlen,
 	return f;
 }
 
+/* Is (site, key) known to be past its capture limit in this hour? */
+static bool
+flood_over(const char *site, const unsigned char *key, size_t keylen,
+    const char *hour)
+{
+	unsigned	 i;
+
+	for (i = 0; i < nover && i < OVER_LOCAL; i++)
+		if (overs[i].keylen == keylen &&
+		    memcmp(overs[i].key, key, keylen) == 0 &&
+		    strcmp(overs[i].site, site) == 0 &&
+		    strcmp(overs[i].hour, hour) == 0)
+			return true;
+	return false;
+}
+
 /*
  * Add what this worker took since the last time to MariaDB and read the
  * sums back; forget what is of past hours or was not seen since.  A
@@ -496,7 +619,7 @@ flood_sync(struct db *db, const char *hour)
 		for (n = 0; i + n < ncounts && n < FLOOD_ROWS_MAX; n++) {
 			f = &counts[i + n];
 			rows[n] = (struct flood_row){ f->site, f->hour, f->addr,
-			    f->addrlen, f->events, f->captures, 0, 0 };
+			    f->addrlen, (int)f->events, (int)f->captures, 0, 0 };
 		}
 		if ((e = db_tag_flood_count(db, (unsigned)getpid(), rows, n)) != FB_OK)
 			break;
@@ -518,29 +641,238 @@ flood_sync(struct db *db, const char *hour)
 }
 
 /*
- * Decide, event by event in arrival order, which pass a limit: the
- * events, or the captures with a contact, of its site and client address
- * in this hour.  Refused events count too: a flood keeps being refused
- * for the rest of the hour.
+ * May capture p be taken on the pooled counts of its address `a` and
+ * network `n` (NULL: not kept)?  Only far from limits high enough
+ * (CHEAP_LIMIT), and CHEAP_MAX a worker a second; counted if so.
+ */
+static bool
+flood_cheap(const struct conf *c, struct flood_count *a, struct flood_count *n)
+{
+	if (a == NULL || n == NULL || c->tag_captures_per_hour < CHEAP_LIMIT ||
+	    c->tag_network_captures_per_hour < CHEAP_LIMIT ||
+	    a->captures >= CHEAP_MAX || n->captures >= CHEAP_MAX ||
+	    a->db_captures + a->captures + CHEAP_MARGIN >=
+	    c->tag_captures_per_hour ||
+	    n->db_captures + n->captures + CHEAP_MARGIN >=
+	    c->tag_network_captures_per_hour)
+		return false;
+	a->captures++;
+	n->captures++;
+	return true;
+}
+
+/*
+ * Decide, event by event in arrival order, which pass the events limit
+ * of their site and client address in this hour (refused events count
+ * too: a flood keeps being refused for the rest of the hour), and which
+ * captures with a contact are refused at once (their address or network
+ * known past its limit), taken far from their limits (pooled), or to be
+ * counted one by one (exact).
  */
 static void
 flood_check(const struct conf *c, struct tag_pending **ps, size_t n,
     const char *hour)
 {
-	struct flood_count	*f;
+	struct tag_pending	*p;
+	struct flood_count	*f, *net;
 	size_t			 i;
 
 	for (i = 0; i < n; i++) {
-		if (ps[i]->addrlen == 0)
+		p = ps[i];
+		p->exact = false;
+		f = net = NULL;
+		if (p->addrlen == 0)
 			continue;	/* no address: nothing to count by */
-		if ((f = flood_count(ps[i]->site, ps[i]->addr, ps[i]->addrlen,
-		    hour)) == NULL)
-			continue;	/* full until the next sync */
-		f->events++;
-		f->captures += ps[i]->contact;
-		ps[i]->refused = f->db_events + f->events > c->tag_events_per_hour ||
-		    (ps[i]->contact &&
-		    f->db_captures + f->captures > c->tag_captures_per_hour);
+		f = flood_count(p->site, p->addr, p->addrlen, hour);
+		if (f != NULL) {
+			f->events++;
+			p->refused = f->db_events + f->events >
+			    c->tag_events_per_hour;
+		}
+		if (p->refused || !p->contact)
+			continue;
+		p->refused = flood_over(p->site, p->addr, p->addrlen, hour) ||
+		    flood_over(p->site, p->addr, net_len(p->addrlen), hour);
+		/* a network is counted here only where it may be pooled */
+		if (!p->refused && c->tag_captures_per_hour >= CHEAP_LIMIT)
+			net = flood_count(p->site, p->addr, net_len(p->addrlen),
+			    hour);
+		p->exact = !p->refused && !flood_cheap(c, f, net);
+	}
+}
+
+/*
+ * A batch's exact counts (file_exact()): each counter once, the
+ * captures it adds, the first event that counts on it, and its limit.
+ */
+struct exact_key {
+	struct flood_exact	 x;	/* first: flood_exact_cmp() sorts these */
+	struct tag_pending	*first;
+	const char		*kind;	/* "address" or "network" */
+	long long		 limit;
+	long long		 pooled;	/* taken on the pooled counts */
+	long long		 at;		/* the count so far, both */
+};
+
+struct exact_batch {
+	const struct conf	*conf;
+	struct tag_pending	**ps;
+	size_t			 n;
+	struct exact_key	 keys[2 * INGEST_ADD_MAX];
+	size_t			 nkeys;
+	char			 hour[20];	/* of the counts, the database's */
+	const char		*hour_here;	/* this host's */
+};
+
+/* The key of kind k (0 address, 1 network) of p in the batch, or NULL. */
+static struct exact_key *
+exact_find(struct exact_batch *b, const struct tag_pending *p, int k)
+{
+	struct exact_key	*x;
+	size_t			 len = k == 0 ? p->addrlen : net_len(p->addrlen);
+	size_t			 i;
+
+	for (i = 0; i < b->nkeys; i++) {
+		x = &b->keys[i];
+		if (x->x.keylen == len && memcmp(x->x.key, p->addr, len) == 0 &&
+		    strcmp(x->x.site, p->site) == 0)
+			return x;
+	}
+	return NULL;
+}
+
+/* One more capture on the key of kind k of p, made when it is new. */
+static void
+exact_add(struct exact_batch *b, struct tag_pending *p, int k)
+{
+	struct exact_key	*x;
+	struct flood_count	*f;
+	size_t			 len = k == 0 ? p->addrlen : net_len(p->addrlen);
+
+	if ((x = exact_find(b, p, k)) != NULL) {
+		x->x.add++;
+		return;
+	}
+	x = &b->keys[b->nkeys++];
+	*x = (struct exact_key){ { p->site, p->addr, len, 1, 0 }, p,
+	    k == 0 ? "address" : "network", k == 0 ?
+	    b->conf->tag_captures_per_hour :
+	    b->conf->tag_network_captures_per_hour, 0, 0 };
+	/* what the pooled counts took, as far as this worker knows */
+	if (x->limit >= CHEAP_LIMIT &&
+	    (f = flood_count(p->site, p->addr, len, b->hour_here)) != NULL)
+		x->pooled = f->db_captures + f->captures;
+}
+
+/* Key x reached its limit in this batch: its source's leads quarantined. */
+static enum fb_err
+exact_trip(struct db *db, const struct exact_batch *b, const struct exact_key *x)
+{
+	struct flood_trip	 t;
+	struct tag_pending	*p = x->first;
+	char			 shown[64], id[UUID_STRLEN + 1];
+	bool			 open;
+
+	source_text(x->x.key, x->x.keylen, shown);
+	memset(&t, 0, sizeof(t));
+	t.s = (struct flood_src){ p->tenant, p->site, b->hour, x->kind,
+	    x->x.keylen == p->addrlen ? p->src_addr : p->src_net, PII_BIDXBYTES };
+	t.shown = shown;
+	t.domain = p->domain;
+	t.threshold = x->limit;
+	t.count = x->x.total;
+	return flood_trip(db, &t, 0, id, &open);
+}
+
+/* Count the batch's exact captures: which pass, which trip a source. */
+static enum fb_err
+exact_count(struct db *db, struct exact_batch *b)
+{
+	struct tag_pending	*p;
+	struct exact_key	*a, *net;
+	size_t			 i, k;
+	enum fb_err		 e = FB_OK;
+
+	b->nkeys = 0;
+	for (i = 0; i < b->n; i++)
+		if (b->ps[i]->exact) {
+			exact_add(b, b->ps[i], 0);
+			exact_add(b, b->ps[i], 1);
+		}
+	/* one order for every transaction's row locks */
+	qsort(b->keys, b->nkeys, sizeof(b->keys[0]), flood_exact_cmp);
+	for (i = 0; i < b->nkeys && e == FB_OK; i += FLOOD_EXACT_MAX) {
+		struct flood_exact x[FLOOD_EXACT_MAX];
+
+		for (k = 0; k < FLOOD_EXACT_MAX && i + k < b->nkeys; k++)
+			x[k] = b->keys[i + k].x;
+		if ((e = db_tag_flood_exact(db, x, k, b->hour)) != FB_OK)
+			break;
+		for (k = 0; k < FLOOD_EXACT_MAX && i + k < b->nkeys; k++) {
+			b->keys[i + k].x.total = x[k].total +
+			    b->keys[i + k].pooled;
+			b->keys[i + k].at = b->keys[i + k].x.total - x[k].add;
+		}
+	}
+	/* in arrival order: those the counts before them leave room for */
+	for (i = 0; i < b->n && e == FB_OK; i++) {
+		if (!(p = b->ps[i])->exact)
+			continue;
+		a = exact_find(b, p, 0);
+		net = exact_find(b, p, 1);
+		p->refused = ++a->at > a->limit || ++net->at > net->limit;
+	}
+	/*
+	 * a source trips as it reaches its limit: the lead of the capture
+	 * that reached it is applied after the trip, so that none of its
+	 * leads is ever counted among the site's hour past the trip, and a
+	 * flood from one address cannot take its site past a ceiling as
+	 * high as the limit
+	 */
+	for (i = 0; i < b->nkeys && e == FB_OK; i++)
+		if (b->keys[i].x.total >= b->keys[i].limit &&
+		    b->keys[i].x.total - b->keys[i].x.add < b->keys[i].limit)
+			e = exact_trip(db, b, &b->keys[i]);
+	return e;
+}
+
+/*
+ * One transaction (db_tx(), run again from scratch on a deadlock): the
+ * batch's exact counts, its trips, and the events within the limits
+ * filed.
+ */
+static enum fb_err
+file_exact(struct db *db, void *arg)
+{
+	struct exact_batch	*b = arg;
+	enum fb_err		 e;
+
+	if ((e = exact_count(db, b)) != FB_OK)
+		return e;
+	return file_events(db, b->ps, b->n);
+}
+
+/*
+ * What the exact counts of a filed batch tell: the sources at their
+ * limit, whose next capture of the hour is refused.
+ */
+static void
+exact_over(const struct exact_batch *b, const char *hour)
+{
+	const struct exact_key	*x;
+	struct flood_over	*o;
+	size_t			 i;
+
+	for (i = 0; i < b->nkeys; i++) {
+		x = &b->keys[i];
+		if (x->x.total < x->limit ||
+		    flood_over(x->x.site, x->x.key, x->x.keylen, hour))
+			continue;
+		o = &overs[nover++ % OVER_LOCAL];
+		snprintf(o->site, sizeof(o->site), "%s", x->x.site);
+		memcpy(o->key, x->x.key, x->x.keylen);
+		o->keylen = x->x.keylen;
+		snprintf(o->hour, sizeof(o->hour), "%s", hour);
 	}
 }
 
@@ -548,11 +880,12 @@ enum fb_err
 tag_collect_file(struct db *db, const struct conf *c, struct tag_pending **ps,
     size_t n)
 {
-	const struct ingest_event *evs[INGEST_ADD_MAX];
+	struct exact_batch	*b;
 	char			 hour[20];
-	size_t			 i, nev;
+	size_t			 i;
 	time_t			 now = time(NULL), mono = mono_now();
 	struct tm		 tm;
+	bool			 exact = false;
 	enum fb_err		 e;
 
 	if (n == 0)
@@ -569,15 +902,21 @@ tag_collect_file(struct db *db, const struct conf *c, struct tag_pending **ps,
 		if (ncounts >= FLOOD_LOCAL / 2)
 			ncounts = 0;
 	}
-	for (i = nev = 0; i < n; i++) {
-		if (ps[i]->refused)
-			logx(LOG_INFO, "tag event refused: site %s past a limit of "
-			    "the hour", ps[i]->site);
-		else
-			evs[nev++] = &ps[i]->ie;
+	for (i = 0; i < n; i++)
+		exact = exact || ps[i]->exact;
+	/* no capture to count: one autocommitted statement, as ever */
+	if (!exact) {
+		if ((e = file_events(db, ps, n)) == FB_ERETRY)
+			e = file_events(db, ps, n);
+		return e;
 	}
-	if ((e = db_ingest_add(db, evs, nev)) == FB_ERETRY)
-		e = db_ingest_add(db, evs, nev);
+	if ((b = calloc(1, sizeof(*b))) == NULL)
+		return FB_ENOMEM;
+	*b = (struct exact_batch){ .conf = c, .ps = ps, .n = n,
+	    .hour_here = hour };
+	if ((e = db_tx(db, file_exact, b)) == FB_OK)
+		exact_over(b, hour);
+	free(b);
 	return e;
 }
 

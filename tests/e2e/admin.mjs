@@ -5,7 +5,8 @@
 // text); creates a campaign, its URL rules and the live match test; a
 // scenario from a preset, refused activation shown with the server's
 // reason; imports a CSV of suppressions; issues an API key that then
-// works from outside the browser; adds a webhook endpoint; signs out,
+// works from outside the browser; releases a flood's held leads; adds a
+// webhook endpoint; signs out,
 // after which a page goes back to sign-in.  No CSP violation and no page
 // error anywhere; screenshots of every screen at 1440 and 360 px.
 //
@@ -176,6 +177,37 @@ async function main() {
   const r = await fetch(`${base}/api/v1/sites`, { headers: { Authorization: `Bearer ${key}` } });
   check('the issued key works with curl\'s request', r.status === 200 && key.startsWith('fb_live_'));
   await shot('settings');
+
+  // a flood's held leads (issue 40): a visitor cycling numbers past its
+  // lead's 10 contacts is quarantined; Settings lists the batch, asks
+  // before a discard, and releases it
+  const pk = (await r.json()).data[0].public_key;
+  const visitor = '0e2e0e2e-0000-4000-8000-000000000040';
+  for (let i = 0; i < 11; i++)
+    await fetch(`${base}/tag/v1/events`, { method: 'POST', headers: { 'Content-Type': 'text/plain' },
+      body: JSON.stringify({ v: 1, site: pk, visitor, session: visitor, type: 'capture',
+        url: `${base}/shop/form.html`, campaign: 'admin-ui', role: 'form',
+        contact: { tel: `0901${String(4000000 + i).padStart(7, '0')}` }, consent: true }) });
+  for (let i = 0; i < 50 && !(await text()).includes(visitor); i++) {
+    await page.waitForTimeout(200);
+    await page.reload();
+    await page.getByRole('heading', { name: '保留中のリード' }).waitFor();
+    await loaded();
+  }
+  check('Settings lists the held batch', (await text()).includes(`訪問者: ${visitor}`), await text());
+  await page.getByRole('button', { name: '破棄', exact: true }).click();
+  await page.getByText('よろしいですか').waitFor();
+  check('a discard asks first', (await text()).includes('1 件のリードを破棄し、送信しません'));
+  await shot('quarantine-confirm');
+  const held = page.locator('section.card').filter({ has: page.getByRole('heading',
+    { name: '保留中のリード' }) });
+  await held.getByRole('button', { name: 'やめる' }).click();
+  await held.getByRole('button', { name: '送信を再開' }).click();
+  await held.getByText('まだありません。').waitFor();
+  await page.getByLabel('表示する保留').selectOption('');
+  await held.getByRole('cell', { name: 'released' }).waitFor();
+  check('released: gone from the held ones, shown as released', true);
+  await shot('quarantines');
 
   // a webhook endpoint, its secret shown once
   if (process.env.FB_HOOK_URL) {

@@ -696,6 +696,30 @@ sms_gateway_normal(void)
 	sms_gateway("fail", NULL);
 }
 
+int
+cron(const char *bin, const char *args)
+{
+	char	 cmd[1024];
+
+	snprintf(cmd, sizeof(cmd), "\"$FB_CTL_DIR/%s\" %s", bin, args);
+	return system(cmd);
+}
+
+int
+sms_to(const char *intl)
+{
+	char	 cmd[1024];
+	FILE	*p;
+	int	 n = -1;
+
+	snprintf(cmd, sizeof(cmd), "cat \"$FB_SMS_FILE\" 2>/dev/null | "
+	    "grep -c '\"to\": \"+81%s\"'", intl);
+	cr_assert_not_null(p = popen(cmd, "r"));
+	cr_assert_eq(fscanf(p, "%d", &n), 1);
+	pclose(p);
+	return n;
+}
+
 const char *
 file_tail(const char *path)
 {

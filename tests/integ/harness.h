@@ -117,6 +117,10 @@ const char	*sql_row(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
  */
 void		 sms_gateway(const char *knob, const char *value);
 void		 sms_gateway_normal(void);
+/* Run cron binary `bin` ("formback-deliver") with `args`; its exit status. */
+int		 cron(const char *bin, const char *args);
+/* How many messages to `intl` (digits after +81) reached the SMS stand-in. */
+int		 sms_to(const char *intl);
 /*
  * The last MiB of a file, or "" (static storage): the stand-ins' files
  * hold the current test's messages after those of earlier tests.

@@ -31,9 +31,12 @@ export FB_WEBHOOK_RESOLVE="hooks.formback.test:$hookport:127.0.0.1,\
 rebind.formback.test:$hookport:93.184.216.34,public.formback.test:443:93.184.216.34,\
 inside.formback.test:443:10.1.2.3,loop6.formback.test:443:[::1]"
 export FB_HOOK_PORT=$hookport FB_HOOK_FILE="$W/hooks.jsonl"
-# the collector's abuse limits (issue 11): every test's captures come from
-# 127.0.0.1; tests/integ/test_security.c floods past these
-export FB_TAG_CAPTURES_PER_HOUR=400 FB_SITE_NEW_LEADS_FLOOR=400
+# the collector's abuse limits (issues 11, 40): every test's captures come
+# from 127.0.0.1 (network 127.0.0.0/24); tests/integ/test_flood.c floods
+# past these from other loopback addresses, each limit below the next so
+# that a flood from one address or one /24 trips its own
+export FB_TAG_CAPTURES_PER_HOUR=400 FB_TAG_NETWORK_CAPTURES_PER_HOUR=600
+export FB_SITE_NEW_LEADS_FLOOR=1000
 fb_stack_start "$W" "$dbport" "$httpport" 2 "$bld"
 export FORMBACK_CONF="$W/formback.conf"
 

@@ -40,32 +40,6 @@ event(const struct fx *f, const char *key, int v, const char *type,
 	resp_free(r);
 }
 
-/* Run a cron binary with its arguments; returns its exit status. */
-static int
-cron(const char *bin, const char *args)
-{
-	char	 cmd[1024];
-
-	snprintf(cmd, sizeof(cmd), "\"$FB_CTL_DIR/%s\" %s", bin, args);
-	return system(cmd);
-}
-
-/* How many messages to `tel` (digits after +81) reached the SMS stand-in. */
-static int
-sms_to(const char *intl)
-{
-	char	 cmd[1024];
-	FILE	*p;
-	int	 n = -1;
-
-	snprintf(cmd, sizeof(cmd), "cat \"$FB_SMS_FILE\" 2>/dev/null | "
-	    "grep -c '\"to\": \"+81%s\"'", intl);
-	cr_assert_not_null(p = popen(cmd, "r"));
-	cr_assert_eq(fscanf(p, "%d", &n), 1);
-	pclose(p);
-	return n;
-}
-
 /* Deliveries of the tenant sent to a lead converted before the send began. */
 static const char *
 sent_after_conversion(const struct fx *f)

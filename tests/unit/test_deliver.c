@@ -83,6 +83,10 @@ Test(deliver, each_stop_rule)
 	STOPPED(decide(&r, NOON, false), "cancelled", "step_removed", NULL);
 	r = row("sms"), r.lead_status = "converted";
 	STOPPED(decide(&r, NOON, false), "cancelled", "converted", NULL);
+	r = row("sms"), r.quarantine = "discarded";
+	STOPPED(decide(&r, NOON, false), "suppressed", NULL, "lead_ineligible");
+	r = row("sms"), r.quarantine = "released";
+	cr_assert(decide(&r, NOON, false).go);
 	r = row("sms"), r.delivery_mode = "off";
 	STOPPED(decide(&r, NOON, false), "suppressed", NULL, "delivery_disabled");
 	r = row("sms"), r.delivery_mode = "test_only";
@@ -106,12 +110,16 @@ Test(deliver, each_stop_rule)
 	STOPPED(decide(&r, NOON, false), "cancelled", "opted_out", "opted_out");
 	r = row("sms"), r.suppression = "suppressed";
 	STOPPED(decide(&r, NOON, false), "cancelled", "suppressed", "suppressed");
-	/* waiting spends no attempt: a held site, the quiet hours */
-	r = row("sms"), r.site_held = true;
+	/* waiting spends no attempt: a quarantine, a held site, quiet hours */
+	r = row("sms"), r.quarantine = "quarantined";
 	o = decide(&r, NOON, false);
 	STOPPED(o, "scheduled", NULL, NULL);
 	cr_assert_eq(o.reschedule, NOON + HELD_RETRY);
 	cr_assert_eq(o.give_back, 1);
+	r = row("sms"), r.site_held = true;
+	o = decide(&r, NOON, false);
+	STOPPED(o, "scheduled", NULL, NULL);
+	cr_assert_eq(o.reschedule, NOON + HELD_RETRY);
 	r = row("sms");
 	o = decide(&r, NOON + 11 * 3600, false);	/* 23:00 JST */
 	STOPPED(o, "scheduled", NULL, NULL);
