@@ -1,5 +1,6 @@
 /* The stop rules of formback-webhooks (hookrules.h; issue 40). */
 #include <stddef.h>
+#include <stdio.h>
 
 #include "hookrules.h"
 
@@ -83,7 +84,7 @@ void
 hook_endpoint_enable(struct hook_endpoint *e)
 {
 	e->enabled = true;
-	e->disabled_reason = NULL;
+	e->disabled_reason[0] = '\0';
 	e->disabled_at = 0;
 	clear_failures(e);
 }
@@ -94,7 +95,7 @@ disable(struct hook_endpoint *e, const char *reason, long long at)
 	if (!e->enabled)
 		return HOOK_MAIL_NONE;
 	e->enabled = false;
-	e->disabled_reason = reason;
+	snprintf(e->disabled_reason, sizeof(e->disabled_reason), "%s", reason);
 	e->disabled_at = at;
 	/* a stopped endpoint is not paused: enabling it starts afresh */
 	e->trips = e->paused_until = 0;

@@ -73,7 +73,7 @@ void	hook_record_after(int attempts, enum hook_answer a, long long at,
  */
 struct hook_endpoint {
 	bool		 enabled;
-	const char	*disabled_reason;	/* static, or NULL */
+	char		 disabled_reason[32];	/* "": none */
 	long long	 failures;	/* failed attempts in a row */
 	long long	 unanswered;	/* of them, in a row unanswered */
 	long long	 trips;		/* pauses in a row; 0: not paused */
