@@ -362,7 +362,8 @@ api_webhooks_recover(struct req *r)
 	stopped = strcmp(w->status, "enabled") != 0;
 	dbrows_free(&row);
 	if (stopped)
-		return api_error(r, AC_WEBHOOK_ENDPOINT_DISABLED, "endpoint_id");
+		return api_error(r, AC_WEBHOOK_ENDPOINT_DISABLED,
+		    "endpoint_id");
 	if ((q = req_query(r, "since")) != NULL) {
 		if (!time_parse_iso8601(q, &t))
 			return api_error(r, AC_PARAMETER_INVALID, "since");
@@ -416,7 +417,8 @@ api_webhooks_test(struct req *r)
 	stopped = strcmp(w->status, "enabled") != 0;
 	dbrows_free(&row);
 	if (stopped)
-		return api_error(r, AC_WEBHOOK_ENDPOINT_DISABLED, "endpoint_id");
+		return api_error(r, AC_WEBHOOK_ENDPOINT_DISABLED,
+		    "endpoint_id");
 	if (t == NULL)
 		return api_error(r, AC_UNKNOWN_EVENT, "event_type");
 	uuid_v7(eid);

@@ -1646,6 +1646,9 @@ enum fb_err db_webhook_state_lock(struct db *, const char *tenant,
 /* Write the state back, in the caller's transaction. */
 enum fb_err db_webhook_state_set(struct db *, const char *tenant,
 	    const char *id, const struct hook_endpoint *) FB_WUR;
+/* The tenant of endpoint `id`, not deleted (formbackctl); FB_ENOTFOUND. */
+enum fb_err db_webhook_owner(struct db *, const char *id,
+	    char tenant[UUID_STRLEN + 1]) FB_WUR;
 /*
  * Recover (issue 40): up to `max` of the endpoint's records that ended
  * "endpoint stopped", created at `since` or later (NULL: any kept), are

@@ -13,6 +13,7 @@ enum {
 	WH_DLV_ENDPOINT, WH_REDELIVER, WH_EVENTS, WH_SUBSCRIBERS, WH_DLV_ADD,
 	WH_EVENTS_DONE, WH_TURNS, WH_LAPSED, WH_CLAIM, WH_CLAIMED, WH_FINISH,
 	WH_LEFT, WH_EVENTS_LEFT, WH_STATE_LOCK, WH_STATE_SET, WH_RECOVER,
+	WH_OWNER,
 	WH_PURGE_EVENTS, WH_PURGE_DELIVERIES,
 	WH__MAX
 };
@@ -173,6 +174,10 @@ static const struct dbstmt wh_sql[WH__MAX] = {
 	  "updated_at = NOW(6) WHERE tenant_id = ? AND endpoint_id = ? "
 	  "AND status = 'failed' AND error = 'endpoint stopped' "
 	  "AND created_at >= ? ORDER BY id LIMIT ?" },
+	/* WH_OWNER: an operator's command names the endpoint alone */
+	{ "webhook_owner",
+	  "SELECT tenant_id FROM webhook_endpoints WHERE id = ? "
+	  "AND deleted_at IS NULL" },
 	{ "webhook_purge_events",
 	  "DELETE FROM outbox WHERE topic = 'webhook' "
 	  "AND processed_at < ? LIMIT 10000" },
@@ -514,6 +519,22 @@ db_webhook_recover(struct db *db, const char *tenant, const char *endpoint,
 	*n = 0;
 	return changed(db, WH_RECOVER, DBPARAMS(P_STR(tenant), P_STR(endpoint),
 	    P_STR(since != NULL ? since : DB_TIME_MIN), P_INT(max)), n);
+}
+
+enum fb_err
+db_webhook_owner(struct db *db, const char *id, char tenant[UUID_STRLEN + 1])
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	if ((e = run(db, WH_OWNER, DBPARAMS(P_STR(id)), &r)) != FB_OK)
+		return e;
+	if (dbres_get(&r, 0, 0) == NULL)
+		e = FB_ENOTFOUND;
+	else
+		snprintf(tenant, UUID_STRLEN + 1, "%s", dbres_get(&r, 0, 0));
+	dbres_free(&r);
+	return e;
 }
 
 enum fb_err

@@ -834,8 +834,8 @@ static void
 events(const struct fx *f, int n)
 {
 	sql("INSERT INTO outbox (id, tenant_id, topic, event_type, payload, "
-	    "created_at) SELECT UUID(), '%s', 'webhook', 'lead.captured', '%s', "
-	    "NOW(6) + INTERVAL 1 SECOND FROM seq_1_to_%d", f->tenant,
+	    "created_at) SELECT UUID(), '%s', 'webhook', 'lead.captured', "
+	    "'%s', NOW(6) + INTERVAL 1 SECOND FROM seq_1_to_%d", f->tenant,
 	    sample_data("lead.captured"), n);
 }
 
@@ -999,8 +999,8 @@ Test(webhooks, outage_of_days_stops_then_enable_recover, .fini = hook_up,
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_deliveries WHERE "
 	    "endpoint_id = '%s' AND status = 'failed' AND "
 	    "error = 'endpoint stopped' AND attempts < 6", id), "5");
-	snprintf(dlv, sizeof(dlv), "%s", sql("SELECT id FROM webhook_deliveries "
-	    "WHERE endpoint_id = '%s' LIMIT 1", id));
+	snprintf(dlv, sizeof(dlv), "%s", sql("SELECT id FROM "
+	    "webhook_deliveries WHERE endpoint_id = '%s' LIMIT 1", id));
 	snprintf(b, sizeof(b), "/api/v1/webhook_deliveries/%s/redeliver", dlv);
 	r = http("POST", b, f.live, "", NULL);
 	expect_error(r, 409, "invalid_request", "webhook_endpoint_disabled",
@@ -1203,6 +1203,40 @@ Test(webhooks, test_event_to_one_endpoint, .timeout = 60)
 	expect_error(r, 409, "invalid_request", "webhook_endpoint_disabled",
 	    "endpoint_id");
 	resp_free(r);
+}
+
+/* formbackctl webhook enable: the operator's way to the same enable. */
+Test(webhooks, ctl_enables_an_endpoint, .timeout = 60)
+{
+	struct fx	 f;
+	struct resp	*r;
+	json_object	*out = NULL;
+	char		 id[40], b[512];
+
+	fx_new(&f, "pro", 0);
+	endpoint_at(&f, "/ctl-enable", id);
+	sql("UPDATE webhook_endpoints SET status = 'disabled', "
+	    "disabled_reason = 'gone', disabled_at = NOW(6), "
+	    "consecutive_failures = 3, failing_since = NOW(6) WHERE id = '%s'",
+	    id);
+	cr_assert_eq(ctl(&out, "webhook enable --id %s", id), 0);
+	cr_assert_str_eq(jget(out, "id"), id);
+	cr_assert_str_eq(jget(out, "status"), "enabled");
+	json_object_put(out);
+	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s", id);
+	r = http("GET", b, f.live, NULL, NULL);
+	cr_assert_str_eq(jget(r->json, "status"), "enabled", "%s", r->body);
+	cr_assert_null(jget(r->json, "disabled_reason"));
+	cr_assert_null(jget(r->json, "failing_since"));
+	cr_assert_str_eq(jget(r->json, "consecutive_failures"), "0");
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = "
+	    "'%s' AND action = 'webhook_endpoint.enable' AND "
+	    "actor_type = 'cli'", f.tenant), "1");
+	out = NULL;
+	cr_assert_eq(ctl(&out, "webhook enable --id "
+	    "0190a000-0000-7000-8000-0000000000ff"), 1);
+	json_object_put(out);
 }
 
 /*

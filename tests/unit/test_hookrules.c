@@ -7,6 +7,7 @@
 
 #include <criterion/criterion.h>
 
+#include "../../src/events.h"
 #include "../../src/hookrules.h"
 
 #define T0	1800000000LL	/* 2027-01-15T08:00:00Z */
@@ -265,4 +266,23 @@ Test(hookrules, unsent_is_ours)
 	before = e;
 	cr_assert_eq(hook_endpoint_after(&e, HOOK_UNSENT, T0), HOOK_MAIL_NONE);
 	cr_assert_eq(memcmp(&e, &before, sizeof(e)), 0);
+}
+
+/* every event type has test data: a JSON object (events.h) */
+Test(hookrules, every_event_type_has_test_data)
+{
+	const struct event_type	*t;
+	json_object		*d;
+	int			 n = 0;
+
+	for (t = event_types; t->name != NULL; t++, n++) {
+		cr_assert_not_null(t->sample, "%s", t->name);
+		d = json_tokener_parse(t->sample);
+		cr_assert(d != NULL && json_object_is_type(d, json_type_object),
+		    "%s: %s", t->name, t->sample);
+		json_object_put(d);
+		cr_assert_eq(event_type_find(t->name), t);
+	}
+	cr_assert_eq(n, 6);
+	cr_assert_null(event_type_find("lead.sent"));
 }
