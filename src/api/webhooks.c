@@ -261,13 +261,29 @@ api_webhook_deliveries_list(struct req *r)
 	    offsetof(struct webhook_delivery_row, id), delivery_gen, NULL);
 }
 
+/* The answer of a record just queued (redeliver, test): 202 and the row. */
+static enum fb_err
+delivery_queued(struct req *r, const char id[UUID_STRLEN + 1])
+{
+	struct dbrows	 row;
+	enum fb_err	 e;
+
+	if ((e = db_webhook_delivery_get(r->db, r->auth.tenant_id, id,
+	    &row)) != FB_OK)
+		return e;
+	r->audit_type = "webhook_delivery";
+	memcpy(r->audit_id, id, UUID_STRLEN + 1);
+	e = req_row(r, 202, delivery_gen, row.row);
+	dbrows_free(&row);
+	return e;
+}
+
 /* POST /webhook_deliveries/{id}/redeliver: the same event, queued anew. */
 enum fb_err
 api_webhook_redeliver(struct req *r)
 {
 	const char	*of = req_pathvar(r, "delivery_id");
 	char		 status[16], id[UUID_STRLEN + 1];
-	struct dbrows	 row;
 	enum fb_err	 e;
 
 	e = db_webhook_delivery_endpoint_status(r->db, r->auth.tenant_id, of, status);
@@ -278,14 +294,9 @@ api_webhook_redeliver(struct req *r)
 	if (strcmp(status, "enabled") != 0)
 		return api_error(r, AC_WEBHOOK_ENDPOINT_DISABLED, "delivery_id");
 	uuid_v7(id);
-	if ((e = db_webhook_redeliver(r->db, r->auth.tenant_id, of, id)) != FB_OK ||
-	    (e = db_webhook_delivery_get(r->db, r->auth.tenant_id, id, &row)) != FB_OK)
+	if ((e = db_webhook_redeliver(r->db, r->auth.tenant_id, of, id)) != FB_OK)
 		return e;
-	r->audit_type = "webhook_delivery";
-	memcpy(r->audit_id, id, sizeof(id));
-	e = req_row(r, 202, delivery_gen, row.row);
-	dbrows_free(&row);
-	return e;
+	return delivery_queued(r, id);
 }
 
 /*
@@ -428,13 +439,5 @@ api_webhooks_test(struct req *r)
 	e = db_webhook_delivery_add(r->db, did, r->auth.tenant_id, id, eid,
 	    t->name, json_text(env), NULL);
 	json_object_put(env);
-	if (e != FB_OK ||
-	    (e = db_webhook_delivery_get(r->db, r->auth.tenant_id, did,
-	    &row)) != FB_OK)
-		return e;
-	r->audit_type = "webhook_delivery";
-	memcpy(r->audit_id, did, sizeof(did));
-	e = req_row(r, 202, delivery_gen, row.row);
-	dbrows_free(&row);
-	return e;
+	return e != FB_OK ? e : delivery_queued(r, did);
 }

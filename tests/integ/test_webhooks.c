@@ -840,6 +840,20 @@ events(const struct fx *f, int n)
 }
 
 /*
+ * An outage (issue 40): a new tenant's endpoint at `path`, which answers
+ * nothing, and n events for it (what other tests left sent first).
+ */
+static void
+outage(struct fx *f, const char *path, int n, char id[40])
+{
+	fx_new(f, "pro", 0);
+	cr_assert_eq(hooks_pass(1, NULL), 0);
+	endpoint_at(f, path, id);
+	hook_down(path);
+	events(f, n);
+}
+
+/*
  * A burst of failures never stops an endpoint (issue 40): 18 events
  * failing twice within a minute are 36 failed attempts in a row, but
  * they span no 72 hours; the owner hears of it once.  Answers, even
@@ -890,11 +904,7 @@ Test(webhooks, outage_of_a_minute_pauses_never_stops, .fini = hook_up,
 	size_t		 n;
 	long		 tried;
 
-	fx_new(&f, "pro", 0);
-	cr_assert_eq(hooks_pass(1, NULL), 0);
-	endpoint_at(&f, "/outage-minute", id);
-	hook_down("/outage-minute");
-	events(&f, 18);
+	outage(&f, "/outage-minute", 18, id);
 	cr_assert_eq(hooks_pass(5, NULL), 0);
 	tried = strtol(sql("SELECT SUM(attempts) FROM webhook_deliveries WHERE "
 	    "endpoint_id = '%s'", id), NULL, 10);
@@ -955,6 +965,21 @@ session_post(const struct sess *s, const char *path)
 }
 
 /*
+ * POST `path` with the fixture's API key, which a session-only operation
+ * refuses (403 session_required), then as the session s: its response.
+ */
+static struct resp *
+session_only_post(const struct fx *f, const struct sess *s, const char *path)
+{
+	struct resp	*r;
+
+	r = http("POST", path, f->live, "", NULL);
+	expect_error(r, 403, "permission_error", "session_required", NULL);
+	resp_free(r);
+	return session_post(s, path);
+}
+
+/*
  * An outage of days (issue 40): the receiver answers nothing for three
  * days.  Paused after 5 attempts, the endpoint is tried once a pass
  * after each pause (the passes here 6 hours apart); at 60 hours it has
@@ -972,11 +997,7 @@ Test(webhooks, outage_of_days_stops_then_enable_recover, .fini = hook_up,
 	char		 id[40], b[512], dlv[40];
 	int		 k;
 
-	fx_new(&f, "pro", 0);
-	cr_assert_eq(hooks_pass(1, NULL), 0);
-	endpoint_at(&f, "/outage-days", id);
-	hook_down("/outage-days");
-	events(&f, 5);
+	outage(&f, "/outage-days", 5, id);
 	cr_assert_eq(hooks_pass(5, NULL), 0);
 	for (k = 1; k <= 10; k++)
 		cr_assert_eq(hooks_pass(5 + k * 21600LL, NULL), 0);
@@ -1014,10 +1035,7 @@ Test(webhooks, outage_of_days_stops_then_enable_recover, .fini = hook_up,
 	    "endpoint_id");
 	resp_free(r);
 	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s/enable", id);
-	r = http("POST", b, f.live, "", NULL);
-	expect_error(r, 403, "permission_error", "session_required", NULL);
-	resp_free(r);
-	r = session_post(&s, b);
+	r = session_only_post(&f, &s, b);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "status"), "enabled");
 	cr_assert_null(jget(r->json, "disabled_reason"));
@@ -1026,10 +1044,7 @@ Test(webhooks, outage_of_days_stops_then_enable_recover, .fini = hook_up,
 	cr_assert_str_eq(jget(r->json, "consecutive_failures"), "0");
 	resp_free(r);
 	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s/recover", id);
-	r = http("POST", b, f.live, "", NULL);
-	expect_error(r, 403, "permission_error", "session_required", NULL);
-	resp_free(r);
-	r = session_post(&s, b);
+	r = session_only_post(&f, &s, b);
 	cr_assert_eq(r->status, 202, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "object"), "webhook_recovery");
 	cr_assert_str_eq(jget(r->json, "queued"), "5");
@@ -1146,11 +1161,8 @@ Test(webhooks, test_event_to_one_endpoint, .timeout = 60)
 	before = json_object_array_length(got = received("/test-event"));
 	json_object_put(got);
 	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s/test", id);
-	r = http("POST", b, f.live, "", NULL);
-	expect_error(r, 403, "permission_error", "session_required", NULL);
-	resp_free(r);
 	owner_session(&f, &s);
-	r = session_post(&s, b);
+	r = session_only_post(&f, &s, b);
 	cr_assert_eq(r->status, 202, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "object"), "webhook_delivery");
 	cr_assert_str_eq(jget(r->json, "endpoint_id"), id);
