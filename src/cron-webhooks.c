@@ -690,20 +690,22 @@ turn(struct hooks *hk, struct lane *l, bool *out)
 }
 
 /*
- * Turns in the ring's order while there are free connections and a lane
- * can take one; stops after a whole round of lanes that could not.
+ * One round of turns at most, in the ring's order, while there are free
+ * connections: then the transfers are served again, however many records
+ * of stopped endpoints a round ends.  *took when a turn claimed records.
  */
 static enum fb_err
-take_turns(struct hooks *hk)
+take_turns(struct hooks *hk, bool *took)
 {
 	char		 key[1][UUID_STRLEN + 1];
 	struct lane	*l;
-	size_t		 idle = 0;
+	size_t		 visits = hk->ring.n;
 	long		 before;
 	bool		 out;
 	enum fb_err	 e;
 
-	while (hk->active < hk->p.jobs && hk->ring.n > 0 && idle < hk->ring.n &&
+	*took = false;
+	while (visits-- > 0 && hk->ring.n > 0 && hk->active < hk->p.jobs &&
 	    !pass_over(&hk->p)) {
 		(void)ring_next(&hk->ring, key, 1);
 		if ((l = lane_find(hk, key[0])) == NULL) {
@@ -715,7 +717,8 @@ take_turns(struct hooks *hk)
 			return e;
 		if (out)
 			lane_out(hk, l);
-		idle = hk->claimed != before || out ? 0 : idle + 1;
+		if (hk->claimed != before)
+			*took = true;
 	}
 	return FB_OK;
 }
@@ -749,7 +752,7 @@ sends(struct hooks *hk)
 	long		 mark = -1;
 	long long	 left = 0;
 	char		 now[32];
-	bool		 more;
+	bool		 more, took;
 	enum fb_err	 e = FB_OK;
 
 	for (;;) {
@@ -759,10 +762,12 @@ sends(struct hooks *hk)
 			mark = hk->claimed;
 			e = refill(hk);
 		}
+		took = false;
 		if (more && e == FB_OK)
-			e = take_turns(hk);
+			e = take_turns(hk, &took);
+		/* no wait while turns may still take records */
 		if (hk->active > 0)
-			curl_multi_poll(hk->m, NULL, 0, hk->in_tx ?
+			curl_multi_poll(hk->m, NULL, 0, took ? 0 : hk->in_tx ?
 			    OUTCOMES_WAIT_MS : 1000, NULL);
 		reap(hk);
 		commit_outcomes(hk, false);
