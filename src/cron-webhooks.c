@@ -56,6 +56,7 @@
 #define TURNS_READ	10000	/* endpoints with due records read at once */
 #define STOPPED_SHARE	100	/* a stopped endpoint's records ended a turn */
 #define LEFT_CAP	100000	/* what is left, counted up to */
+#define ROUND_MAX	64	/* turns claimed in one transaction */
 /*
  * Outcomes are written in one transaction per group (one commit, one
  * flush of the log, for many sends): begun by the first finish(), and
@@ -251,29 +252,32 @@ lane_out(struct hooks *hk, struct lane *l)
 }
 
 /*
- * Close the group of outcomes when it is full or old enough (or `force`).
- * Lost outcomes: the claims lapse and the sends go again (at least once).
+ * Close the group of outcomes when it is full or old enough (or `force`);
+ * false when it could not be committed.  Lost outcomes: the claims lapse
+ * and the sends go again (at least once).
  */
-static void
+static bool
 commit_outcomes(struct hooks *hk, bool force)
 {
 	struct timespec	 now;
 	enum fb_err	 e;
 
 	if (!hk->in_tx)
-		return;
+		return true;
 	clock_gettime(CLOCK_MONOTONIC, &now);
 	if (!force && hk->in_tx_n < OUTCOMES_MAX &&
 	    (now.tv_sec - hk->in_tx_since.tv_sec) * 1000 +
 	    (now.tv_nsec - hk->in_tx_since.tv_nsec) / 1000000 <
 	    OUTCOMES_WAIT_MS)
-		return;
+		return true;
 	hk->in_tx = false;
 	if ((e = db_commit(&hk->db)) != FB_OK) {
 		logx(LOG_ERR, "cannot record webhook outcomes: %s",
 		    fb_strerror(e));
 		db_rollback(&hk->db);
+		return false;
 	}
+	return true;
 }
 
 /* The owner's mail that an outcome calls for, in the outcomes' group. */
@@ -635,43 +639,138 @@ refill(struct hooks *hk)
 	return e;
 }
 
+/* A round's turn: the lane and what it asks for. */
+struct turn {
+	struct lane	*l;
+	int		 want;
+	int		 got;
+};
+
 /*
- * One turn of endpoint l: a claim of what can start at once -- its free
- * places in flight (HOOK_INFLIGHT; one probe after a pause) within the
- * pass's free connections, or STOPPED_SHARE records of a stopped
- * endpoint, which end without a request -- and their start.  *out when
- * the lane leaves the ring: it had fewer due than asked for (drained),
- * it is paused, or it sent its probe.
+ * What lane l may claim now: its free places in flight (HOOK_INFLIGHT;
+ * one probe after a pause) within `slots` free connections, or
+ * STOPPED_SHARE records of a stopped endpoint, which end without a
+ * request and take no connection.
  */
-static enum fb_err
-turn(struct hooks *hk, struct lane *l, bool *out)
+static long
+lane_want(const struct lane *l, long long at, long slots)
 {
-	struct claim	*c;
-	long long	 at = pass_clock(&hk->p);
-	long		 want;
-	char		 now[32], until[32];
-	size_t		 i;
-	enum fb_err	 e;
+	long	 want;
 
 	if (l->stopped)
-		want = STOPPED_SHARE;
-	else {
-		want = hook_inflight(&l->st, at) - l->active;
-		if (want > hk->p.jobs - hk->active)
-			want = hk->p.jobs - hk->active;
+		return STOPPED_SHARE;
+	want = hook_inflight(&l->st, at) - l->active;
+	return want < slots ? want : slots;
+}
+
+/*
+ * Collect one round of turns at most, in the ring's order, while there
+ * are free connections: t[0 .. *n) (ROUND_MAX at most); a lane that is
+ * paused and has nothing in flight leaves the ring.  Returns the records
+ * asked for, within the pass's room (--limit).
+ */
+static long
+round_collect(struct hooks *hk, struct turn *t, size_t *n)
+{
+	char		 key[1][UUID_STRLEN + 1];
+	struct lane	*l;
+	long long	 at = pass_clock(&hk->p);
+	size_t		 visits = hk->ring.n, k;
+	long		 slots = hk->p.jobs - hk->active, total = 0, want;
+
+	*n = 0;
+	while (visits-- > 0 && hk->ring.n > 0 && slots > 0 && *n < ROUND_MAX) {
+		(void)ring_next(&hk->ring, key, 1);
+		if ((l = lane_find(hk, key[0])) == NULL) {
+			ring_drop(&hk->ring, key[0]);
+			continue;
+		}
+		/* around again (lanes left the ring meanwhile): the round ends */
+		for (k = 0; k < *n && t[k].l != l; k++)
+			continue;
+		if (k < *n)
+			break;
+		if (!l->stopped && l->active == 0 &&
+		    hook_inflight(&l->st, at) == 0) {
+			lane_out(hk, l);
+			continue;
+		}
+		if ((want = lane_want(l, at, slots)) <= 0)
+			continue;
+		if ((want = pass_room(&hk->p, total + want) - total) <= 0)
+			break;
+		t[*n].l = l;
+		t[(*n)++].want = (int)want;
+		total += want;
+		if (!l->stopped)
+			slots -= want;
 	}
-	*out = !l->stopped && l->active == 0 && hook_inflight(&l->st, at) == 0;
-	if (want <= 0 || (want = pass_room(&hk->p, want)) == 0)
-		return FB_OK;
-	if ((c = calloc(1, sizeof(*c))) == NULL)
-		return FB_ENOMEM;
+	return total;
+}
+
+/*
+ * Claim the round's shares ct[0 .. n) into c, with a new token: in the
+ * open group of outcomes, committed with them (one commit, not two: a
+ * claim on a connection of its own waited for the group's records), or
+ * in a transaction of its own, which is also what follows when the group
+ * could not take the claim (its outcomes are lost: the claims lapse and
+ * the sends go again).
+ */
+static enum fb_err
+claim(struct hooks *hk, const struct webhook_claim_turn *ct, size_t n,
+    struct claim *c)
+{
+	long long	 at = pass_clock(&hk->p);
+	char		 now[32], until[32];
+	enum fb_err	 e;
+
 	randombytes_buf(c->token, sizeof(c->token));
 	time_sql(at, now);
-	commit_outcomes(hk, true);
 	time_sql(at + LEASE_SECS, until);
-	if ((e = db_webhook_claim(&hk->db, l->id, now, until, c->token,
-	    (int)want, &c->due)) != FB_OK ||
-	    (c->due.n > 0 &&
+	if (hk->in_tx) {
+		if ((e = db_webhook_claim(&hk->db, ct, n, now, until, c->token,
+		    true, &c->due)) == FB_OK && commit_outcomes(hk, true))
+			return FB_OK;
+		dbrows_free(&c->due);
+		if (hk->in_tx) {
+			logx(LOG_WARN, "webhook outcomes lost with a claim: %s",
+			    fb_strerror(e));
+			db_rollback(&hk->db);
+			hk->in_tx = false;
+		}
+	}
+	return db_webhook_claim(&hk->db, ct, n, now, until, c->token, false,
+	    &c->due);
+}
+
+/*
+ * One round of turns: what each lane can start at once, claimed in one
+ * transaction (db_webhook_claim()), then started; a lane leaves the ring
+ * when it had fewer due records than it asked for (drained), or once its
+ * probe is claimed.  Then the transfers are served again, however many
+ * records of stopped endpoints the round ends.  *took when it claimed.
+ */
+static enum fb_err
+take_turns(struct hooks *hk, bool *took)
+{
+	struct turn	 t[ROUND_MAX];
+	struct webhook_claim_turn ct[ROUND_MAX];
+	const struct webhook_send_row *w;
+	struct claim	*c;
+	size_t		 n, i, k;
+	enum fb_err	 e;
+
+	*took = false;
+	if (pass_over(&hk->p) || round_collect(hk, t, &n) == 0)
+		return FB_OK;
+	for (k = 0; k < n; k++) {
+		ct[k].endpoint = t[k].l->id;
+		ct[k].n = t[k].want;
+		t[k].got = 0;
+	}
+	if ((c = calloc(1, sizeof(*c))) == NULL)
+		return FB_ENOMEM;
+	if ((e = claim(hk, ct, n, c)) != FB_OK || (c->due.n > 0 &&
 	    (c->s = calloc(c->due.n, sizeof(*c->s))) == NULL)) {
 		/* the claims lapse and the rows go to a later pass */
 		dbrows_free(&c->due);
@@ -680,46 +779,21 @@ turn(struct hooks *hk, struct lane *l, bool *out)
 	}
 	pass_took(&hk->p, (long)c->due.n);
 	hk->claimed += (long)c->due.n;
-	*out = c->due.n < (size_t)want || (!l->stopped && l->st.trips > 0);
-	/* the turn's own reference: the sends may all end within it */
+	*took = c->due.n > 0;
+	/* the round's own reference: the sends may all end within it */
 	c->left = 1;
-	for (i = 0; i < c->due.n; i++)
-		send_start(hk, c, i, l);
+	for (i = 0, w = c->due.row; i < c->due.n; i++)
+		for (k = 0; k < n; k++)
+			if (strcmp(w[i].endpoint_id, t[k].l->id) == 0) {
+				t[k].got++;
+				send_start(hk, c, i, t[k].l);
+				break;
+			}
+	for (k = 0; k < n; k++)
+		if (t[k].got < t[k].want || (!t[k].l->stopped &&
+		    t[k].l->st.trips > 0))
+			lane_out(hk, t[k].l);
 	claim_unref(c);
-	return FB_OK;
-}
-
-/*
- * One round of turns at most, in the ring's order, while there are free
- * connections: then the transfers are served again, however many records
- * of stopped endpoints a round ends.  *took when a turn claimed records.
- */
-static enum fb_err
-take_turns(struct hooks *hk, bool *took)
-{
-	char		 key[1][UUID_STRLEN + 1];
-	struct lane	*l;
-	size_t		 visits = hk->ring.n;
-	long		 before;
-	bool		 out;
-	enum fb_err	 e;
-
-	*took = false;
-	while (visits-- > 0 && hk->ring.n > 0 && hk->active < hk->p.jobs &&
-	    !pass_over(&hk->p)) {
-		(void)ring_next(&hk->ring, key, 1);
-		if ((l = lane_find(hk, key[0])) == NULL) {
-			ring_drop(&hk->ring, key[0]);
-			continue;
-		}
-		before = hk->claimed;
-		if ((e = turn(hk, l, &out)) != FB_OK)
-			return e;
-		if (out)
-			lane_out(hk, l);
-		if (hk->claimed != before)
-			*took = true;
-	}
 	return FB_OK;
 }
 

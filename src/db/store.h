@@ -1581,17 +1581,24 @@ enum fb_err db_webhook_turns(struct db *, const char *now, int n,
  * transaction of their own.
  */
 enum fb_err db_webhook_lapsed(struct db *, const char *now) FB_WUR;
+/* One endpoint's share of a claim: its n oldest due records at most. */
+struct webhook_claim_turn {
+	const char	*endpoint;
+	int		 n;
+};
 /*
- * Claim up to n of endpoint `endpoint`'s records due at `now`, the
+ * Claim the shares t[0 .. n) of records due at `now`, each endpoint's
  * oldest first, with `token` (16 bytes) until `until`, in one
- * transaction, then read them (out, caller frees with dbrows_free()).
- * Never waits on another pass's records (SKIP LOCKED); a claim that
- * crossed another pass's (FB_ERETRY) is made again, up to DB_TX_TRIES
- * times in all.
+ * transaction (one statement a share), then read them all (out, caller
+ * frees with dbrows_free()).  Passes over records another pass holds
+ * (SKIP LOCKED), though InnoDB waits for a record another transaction
+ * has changed just past the due ones.  In the caller's transaction when
+ * `in_tx`; else in one of its own, made again when it crossed another
+ * pass's (FB_ERETRY), up to DB_TX_TRIES times in all.
  */
-enum fb_err db_webhook_claim(struct db *, const char *endpoint,
-	    const char *now, const char *until, const unsigned char token[16],
-	    int n, struct dbrows *) FB_WUR;
+enum fb_err db_webhook_claim(struct db *, const struct webhook_claim_turn *t,
+	    size_t n, const char *now, const char *until,
+	    const unsigned char token[16], bool in_tx, struct dbrows *) FB_WUR;
 /* Due records left at `now`, counted up to `cap`. */
 enum fb_err db_webhook_left(struct db *, const char *now, long long cap,
 	    long long *n) FB_WUR;

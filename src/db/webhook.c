@@ -389,9 +389,10 @@ db_webhook_lapsed(struct db *db, const char *now)
 }
 
 struct claim_args {
-	const char		*endpoint, *now, *until;
+	const struct webhook_claim_turn *t;
+	size_t			 n;
+	const char		*now, *until;
 	const unsigned char	*token;
-	int			 n;
 };
 
 static enum fb_err
@@ -399,24 +400,28 @@ claim_tx(struct db *db, void *arg)
 {
 	const struct claim_args *a = arg;
 	unsigned long long c;
+	size_t		 i;
+	enum fb_err	 e = FB_OK;
 
-	return changed(db, WH_CLAIM, DBPARAMS(P_STR(a->endpoint),
-	    P_STR(a->now), P_INT(a->n), P_BIN(a->token, 16),
-	    P_STR(a->until)), &c);
+	for (i = 0; i < a->n && e == FB_OK; i++)
+		e = changed(db, WH_CLAIM, DBPARAMS(P_STR(a->t[i].endpoint),
+		    P_STR(a->now), P_INT(a->t[i].n), P_BIN(a->token, 16),
+		    P_STR(a->until)), &c);
+	return e;
 }
 
 enum fb_err
-db_webhook_claim(struct db *db, const char *endpoint, const char *now,
-    const char *until, const unsigned char token[16], int n,
-    struct dbrows *out)
+db_webhook_claim(struct db *db, const struct webhook_claim_turn *t, size_t n,
+    const char *now, const char *until, const unsigned char token[16],
+    bool in_tx, struct dbrows *out)
 {
-	struct claim_args a = { endpoint, now, until, token, n };
+	struct claim_args a = { t, n, now, until, token };
 	enum fb_err	 e;
 
 	out->n = 0;
 	out->row = NULL;
 	/* another pass's claim crossing this one: the claim again */
-	if ((e = db_tx(db, claim_tx, &a)) != FB_OK)
+	if ((e = in_tx ? claim_tx(db, &a) : db_tx(db, claim_tx, &a)) != FB_OK)
 		return e;
 	return rows(db, WH_CLAIMED, DBPARAMS(P_BIN(token, 16)), send_cols,
 	    NELEM(send_cols), sizeof(struct webhook_send_row), false, out);
