@@ -1043,6 +1043,13 @@ Test(webhooks, outage_of_days_stops_then_enable_recover, .fini = hook_up,
 	cr_assert_null(jget(r->json, "failing_since"));
 	cr_assert_str_eq(jget(r->json, "consecutive_failures"), "0");
 	resp_free(r);
+	/* ?since= a time after them: none is */
+	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s/recover?since="
+	    "2099-01-01T00:00:00Z", id);
+	r = session_post(&s, b);
+	cr_assert_eq(r->status, 202, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "queued"), "0");
+	resp_free(r);
 	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s/recover", id);
 	r = session_only_post(&f, &s, b);
 	cr_assert_eq(r->status, 202, "%s", r->body);
@@ -1056,7 +1063,7 @@ Test(webhooks, outage_of_days_stops_then_enable_recover, .fini = hook_up,
 	resp_free(r);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = "
 	    "'%s' AND action IN ('enableWebhookEndpoint', "
-	    "'recoverWebhookEndpoint')", f.tenant), "3");
+	    "'recoverWebhookEndpoint')", f.tenant), "4");
 	hook_up();
 	cr_assert_eq(hooks_pass(81 * 3600LL, NULL), 0);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_deliveries WHERE "
@@ -1333,6 +1340,9 @@ Test(webhooks, claim_reads_what_it_takes, .timeout = 120)
 	reads = index_reads() - reads;
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_deliveries WHERE "
 	    "endpoint_id = '%s' AND status = 'succeeded'", id), "16");
+	/* what --limit left, recorded for formbackctl status */
+	cr_assert_geq(strtol(sql("SELECT left_items FROM cron_passes WHERE "
+	    "job = 'webhooks'"), NULL, 10), 2984);
 	/*
 	 * what a pass stopped by --limit leaves is counted once, on the
 	 * backlog (pass_leave()); the claims of 16 more records read little
