@@ -61,8 +61,9 @@
  * Outcomes are written in one transaction per group (one commit, one
  * flush of the log, for many sends): begun by the first finish(), and
  * committed by commit_outcomes() once OUTCOMES_MAX are waiting or the
- * first has waited OUTCOMES_WAIT_MS, and always at the end of the pass.
- * Their claims' leases are far longer than that.
+ * first has waited OUTCOMES_WAIT_MS, with the next round's claim (see
+ * claim()), and always at the end of the pass.  Their claims' leases are
+ * far longer than that.
  */
 #define OUTCOMES_MAX	64
 #define OUTCOMES_WAIT_MS 200
@@ -80,8 +81,9 @@ struct send {
 };
 
 /*
- * One claim of an endpoint's due records (design 6): its rows, the sends
- * made of them and its token, alive until the last send is finished.
+ * One claim of a round's due records (design 6), of one or more
+ * endpoints: its rows, the sends made of them and its token, alive
+ * until the last send is finished.
  */
 struct claim {
 	struct dbrows	 due;
@@ -612,7 +614,7 @@ refill(struct hooks *hk)
 	enum fb_err	 e;
 
 	time_sql(at, now);
-	/* a claim is a transaction of its own */
+	/* the lapsed claims' statement would wait on the group's records */
 	commit_outcomes(hk, true);
 	if ((e = db_webhook_lapsed(&hk->db, now)) != FB_OK ||
 	    (e = db_webhook_turns(&hk->db, now, TURNS_READ, &t)) != FB_OK)
