@@ -308,8 +308,10 @@ endpoint_of(struct req *r, struct dbrows *row, enum fb_err *e)
 {
 	*e = db_webhook_endpoint_get(r->db, r->auth.tenant_id,
 	    req_pathvar(r, "endpoint_id"), row);
-	if (*e == FB_ENOTFOUND)
+	if (*e == FB_ENOTFOUND) {
 		*e = api_error(r, AC_NOT_FOUND, "endpoint_id");
+		return false;
+	}
 	return *e == FB_OK;
 }
 

@@ -1214,6 +1214,23 @@ Test(webhooks, test_event_to_one_endpoint, .timeout = 60)
 	got = received("/test-event-other");
 	cr_assert_eq(json_object_array_length(got), 0);
 	json_object_put(got);
+	/* another tenant's endpoint is a missing one, for all three */
+	{
+		static const char *const op[] = { "enable", "recover", "test" };
+		struct fx	 g;
+		size_t		 i;
+
+		fx_new(&g, "pro", 0);
+		endpoint_at(&g, "/test-event-theirs", other);
+		for (i = 0; i < 3; i++) {
+			snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s/%s",
+			    other, op[i]);
+			r = session_post(&s, b);
+			expect_error(r, 404, "not_found", "not_found",
+			    "endpoint_id");
+			resp_free(r);
+		}
+	}
 	/* a stopped endpoint cannot be tested */
 	sql("UPDATE webhook_endpoints SET status = 'disabled', disabled_reason "
 	    "= 'gone' WHERE id = '%s'", id);
