@@ -72,6 +72,10 @@ enum fb_err	api_webhooks_get(struct req *);
 enum fb_err	api_webhooks_delete(struct req *);
 enum fb_err	api_webhook_deliveries_list(struct req *);
 enum fb_err	api_webhook_redeliver(struct req *);
+/* session only (issue 40): enable, recover, send a test event */
+enum fb_err	api_webhooks_enable(struct req *);
+enum fb_err	api_webhooks_recover(struct req *);
+enum fb_err	api_webhooks_test(struct req *);
 /* api/sites.c: what a site's create checks, shared with formbackctl */
 #define SITE_DOMAIN_MAX	253
 #define SITE_NAME_MAX	200

@@ -13,6 +13,7 @@
 #include <sodium.h>
 
 #include "api.h"
+#include "hookrules.h"
 #include "ingest.h"
 #include "netguard.h"
 #include "pii.h"
@@ -57,6 +58,7 @@ usage(void)
 	    "discarded]\n"
 	    "  quarantine release|discard --id Q\n"
 	    "  site set --id S --privacy-policy-url U\n"
+	    "  webhook enable --id E\n"
 	    "  apikey create --tenant T --member M --kind live|test --scopes all|a:b,c:d\n"
 	    "  apikey revoke --id K\n"
 	    "  campaign set-status --id C --status active|paused|archived\n"
@@ -1126,6 +1128,43 @@ cmd_lead(int argc, char *argv[])
 	print(out);
 }
 
+/*
+ * webhook enable --id E (issue 40): a stopped endpoint sends again, its
+ * failures and any pause forgotten, as the admin UI's "enable" does
+ * (hookrules.h); its records that ended "endpoint stopped" stay so (the
+ * admin UI recovers them).
+ */
+static void
+cmd_webhook(int argc, char *argv[])
+{
+	struct opts	 o;
+	struct hook_endpoint st;
+	struct dbrows	 row;
+	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
+	json_object	*out;
+	enum fb_err	 e;
+
+	if (argc < 1 || strcmp(argv[0], "enable") != 0)
+		usage();
+	parse_opts(argc - 1, argv + 1, "id", &o);
+	opt_uuid(&o, "id", id);
+	connect_db();
+	if ((e = db_webhook_owner(&db, id, tenant)) == FB_ENOTFOUND)
+		die(1, "webhook endpoint '%s' not found", id);
+	check(e, "look the endpoint up");
+	check(db_webhook_state_lock(&db, tenant, id, &row, &st),
+	    "lock the endpoint");
+	dbrows_free(&row);
+	hook_endpoint_enable(&st);
+	check(db_webhook_state_set(&db, tenant, id, &st),
+	    "enable the endpoint");
+	audit_commit(tenant, "webhook_endpoint.enable", "webhook_endpoint", id);
+	out = json_object_new_object();
+	jadd_str(out, "id", id);
+	jadd_str(out, "status", "enabled");
+	print(out);
+}
+
 static void
 cmd_delivery_switch(int argc, char *argv[])
 {
@@ -1189,6 +1228,8 @@ main(int argc, char *argv[])
 		cmd_delivery_switch(argc - 1, argv + 1);
 	else if (strcmp(argv[0], "lead") == 0)
 		cmd_lead(argc - 1, argv + 1);
+	else if (strcmp(argv[0], "webhook") == 0)
+		cmd_webhook(argc - 1, argv + 1);
 	else if (strcmp(argv[0], "scenario") == 0)
 		cmd_scenario(argc - 1, argv + 1);
 	else if (strcmp(argv[0], "publish") == 0)

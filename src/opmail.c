@@ -1,8 +1,8 @@
 /*
  * Operator emails (design 1): the outbox's `email` rows -- URL takeover
  * notices (contract: Errors, last paragraph), usage alerts (contract:
- * Events, usage.threshold_reached), a flood's leads quarantined (issue
- * 40) and sending held for a flood of new leads (issue 11, sites held
+ * Events, usage.threshold_reached), a flood's leads quarantined and a
+ * webhook endpoint failing or stopped (issue 40), and sending held for a flood of new leads (issue 11, sites held
  * before migration 0034) -- rendered in Japanese and sent to the owners
  * and admins the row names who are still active.
  */
@@ -72,6 +72,56 @@ flood_mail(json_object *p, struct buf *subj, struct buf *text)
 	return e == FB_OK;
 }
 
+/*
+ * The mails of a webhook endpoint (formback-webhooks; issue 40):
+ * webhook_failing when its failures start, webhook_disabled when it is
+ * stopped.  Times are UTC, as the payload has them.
+ */
+static bool
+render_webhook(const char *type, json_object *p, struct buf *subj,
+    struct buf *text)
+{
+	const char	*url = jstr(p, "/endpoint/url");
+	const char	*since = jstr(p, "/endpoint/failing_since");
+	const char	*err = jstr(p, "/endpoint/error");
+	bool		 failing = strcmp(type, "webhook_failing") == 0;
+	enum fb_err	 e;
+
+	if (!failing && strcmp(type, "webhook_disabled") != 0)
+		return false;
+	e = buf_printf(subj, failing ? "【Formback】Webhook の送信に"
+	    "失敗しています(%s)" : "【Formback】Webhook エンドポイント"
+	    "を停止しました(%s)", url);
+	if (e == FB_OK)
+		e = buf_printf(text, "Formback をご利用いただき"
+		    "ありがとうございます。\n\nWebhook エンドポイント"
+		    " %s ", url);
+	if (e == FB_OK && failing)
+		e = buf_printf(text, "への送信が %s (UTC) から失敗して"
+		    "います(%s)。\n\n失敗した送信は 1 分後、5 分後、"
+		    "30 分後、2 時間後、6 時間後に再試行します。応答の"
+		    "ないエンドポイントへの送信は一時止め、間隔をおいて"
+		    "再開を試みます(止めている間、イベントの試行回数は"
+		    "減りません)。失敗が 72 時間以上にわたって 15 回以上"
+		    "続くと、エンドポイントは停止されます。\n\n受信側の"
+		    "サーバーをご確認ください。管理画面の Webhook で配信"
+		    "履歴を確認でき、「テスト送信」で受信を試せます。\n",
+		    since, err);
+	else if (e == FB_OK && strcmp(jstr(p, "/endpoint/disabled_reason"),
+	    "gone") == 0)
+		e = buf_printf(text, "が 410 Gone を返したため");
+	else if (e == FB_OK)
+		e = buf_printf(text, "への送信が %s (UTC) から 72 時間以上"
+		    "続けて失敗したため(%s)", since, err);
+	if (e == FB_OK && !failing)
+		e = buf_printf(text, "、送信を停止しました。停止中の"
+		    "イベントは送信されず、配信履歴に「endpoint stopped」"
+		    "と記録されます。\n\n受信側を直したら、管理画面の "
+		    "Webhook でこのエンドポイントの「再開」を押してください。"
+		    "停止中に記録されたイベントもまとめて再送されます。\n");
+	return e == FB_OK;
+}
+
 /* Subject and text of one operator email; false for an unknown template. */
 static bool
 render(const char *type, json_object *p, struct buf *subj, struct buf *text)
@@ -80,6 +130,8 @@ render(const char *type, json_object *p, struct buf *subj, struct buf *text)
 	size_t		 i;
 	enum fb_err	 e;
 
+	if (strncmp(type, "webhook_", 8) == 0)
+		return render_webhook(type, p, subj, text);
 	if (strcmp(type, "url_takeover") == 0) {
 		e = buf_printf(subj, "【Formback】キャンペーン「%s」のページが"
 		    "別のキャンペーンに移ります", jstr(p, "/warning/lost_campaign/name"));

@@ -113,6 +113,19 @@ static const struct param_def p_list_webhook_deliveries[] = {
 	PATH_ID("endpoint_id"), LIMIT(50), CURSOR, END
 };
 static const struct param_def p_webhook_delivery[] = { PATH_ID("delivery_id"), END };
+static const struct param_def p_webhook_recover[] = {
+	PATH_ID("endpoint_id"),
+	{ "since", IN_QUERY, PT_DATETIME, false, NULL, 0, 0, 0,
+	  "Only records created at this time or later (default: all kept)." },
+	END
+};
+static const struct param_def p_webhook_test[] = {
+	PATH_ID("endpoint_id"),
+	{ "event_type", IN_QUERY, PT_STRING, false, NULL, 0, 64, 0,
+	  "The event type (default: the endpoint's first, else "
+	  "lead.captured)." },
+	END
+};
 static const struct param_def p_message[] = { PATH_ID("message_id"), END };
 static const struct param_def p_list_messages[] = {
 	{ "channel", IN_QUERY, PT_ENUM, false, "sms|email", 0, 0, 0, "Only this channel." },
@@ -326,6 +339,24 @@ const struct route routes[] = {
 	  api_webhook_redeliver, "redeliverWebhookDelivery", S(WEBHOOKS_WRITE),
 	  R_WRITE, p_webhook_delivery, NULL, 202, "WebhookDeliveryOut",
 	  "Queue the same event again (same payload and event id) as a new pending record." },
+	/* session only (issue 40): an owner's or admin's, in the admin UI */
+	{ "POST", "/api/v1/webhook_endpoints/{endpoint_id}/enable",
+	  api_webhooks_enable, "enableWebhookEndpoint", S(WEBHOOKS_WRITE),
+	  R_SESSION | R_WRITE, p_webhook_endpoint, NULL, 200,
+	  "WebhookEndpointOut",
+	  "Send to a stopped endpoint again, its failures and pause "
+	  "forgotten (a session only)." },
+	{ "POST", "/api/v1/webhook_endpoints/{endpoint_id}/recover",
+	  api_webhooks_recover, "recoverWebhookEndpoint", S(WEBHOOKS_WRITE),
+	  R_SESSION | R_WRITE, p_webhook_recover, NULL, 202,
+	  "WebhookRecoveryOut",
+	  "Queue again the endpoint's records that ended \"endpoint "
+	  "stopped\" (a session only; 409 while it is stopped)." },
+	{ "POST", "/api/v1/webhook_endpoints/{endpoint_id}/test",
+	  api_webhooks_test, "testWebhookEndpoint", S(WEBHOOKS_WRITE),
+	  R_SESSION | R_WRITE, p_webhook_test, NULL, 202, "WebhookDeliveryOut",
+	  "Queue a test event for this endpoint alone, every id of its data "
+	  "the nil UUID (a session only)." },
 	{ "GET", "/api/v1/leads", api_leads_list, "listLeads", S(LEADS_READ), 0,
 	  p_list_leads, NULL, 200, "LeadListOut", "List leads, newest first." },
 	{ "GET", "/api/v1/leads/{lead_id}", api_leads_get, "getLead", S(LEADS_READ),

@@ -577,13 +577,43 @@ function suppressions() {
 
 // ---- webhooks ----
 
+// Why an endpoint does not send now, in words (formback-webhooks(8)).
+function hookState(w) {
+  if (w.status === 'disabled')
+    return `停止中: ${w.disabled_reason === 'gone' ? '受信側が 410 Gone を返しました'
+      : '72 時間以上失敗が続きました'}(${jst(w.disabled_at)})`;
+  if (w.paused_until) return `応答がないため ${jst(w.paused_until)} まで一時停止中`;
+  if (w.failing_since) return `${jst(w.failing_since)} から失敗 ${w.consecutive_failures} 回`;
+  return '';
+}
+
 function webhooks() {
-  const list = h('div'), secret = h('div');
+  const list = h('div'), secret = h('div'), note = h('div');
+  // an action of a row: its outcome (or error) in the note above the list
+  const act = (label, cls, run) => h('button', { type: 'button', class: cls, onclick: async (ev) => {
+    ev.target.disabled = true;
+    try { clear(note, h('p', { class: 'notice' }, await run())); load(); }
+    catch (e) { clear(note, errorBox(e)); ev.target.disabled = false; }
+  } }, label);
+  // enable, then queue again what ended "endpoint stopped" (10,000 a call)
+  const resume = async (w) => {
+    await api('POST', `/webhook_endpoints/${w.id}/enable`);
+    let n = 0, r;
+    do { r = await api('POST', `/webhook_endpoints/${w.id}/recover`); n += r.queued; }
+    while (r.has_more);
+    return `再開しました。停止中のイベント ${n} 件を再送します。`;
+  };
   const load = () => clear(list, pagedTable((c) => api('GET', '/webhook_endpoints', undefined,
     { cursor: c }), [
-    ['URL', (w) => w.url], ['状態', (w) => badge(w.status)], ['イベント', (w) => w.events.join(', ')],
+    ['URL', (w) => w.url], ['状態', (w) => h('span', null, badge(w.status), ' ', hookState(w))],
+    ['イベント', (w) => w.events.join(', ')],
     ['', (w) => h('span', { class: 'row' },
       h('button', { type: 'button', class: 'secondary', onclick: () => log(w) }, '配信履歴'),
+      w.status === 'disabled' ? act('再開', '', () => resume(w))
+        : act('テスト送信', 'secondary', async () => {
+          const d = await api('POST', `/webhook_endpoints/${w.id}/test`);
+          return `テストイベント(${d.event_type})を送信待ちにしました。1 分以内に送信されます。`;
+        }),
       h('button', { type: 'button', class: 'danger', onclick: async () => {
         await api('DELETE', `/webhook_endpoints/${w.id}`); load(); } }, '削除'))],
   ]));
@@ -596,7 +626,7 @@ function webhooks() {
       try { await api('POST', `/webhook_deliveries/${d.id}/redeliver`); log(w); }
       catch (e) { ev.target.replaceWith(errorBox(e)); } } }, '再送')],
   ]));
-  shell('Webhook', h('section', { class: 'card' }, list), h('section', { class: 'card' }, history),
+  shell('Webhook', h('section', { class: 'card' }, note, list), h('section', { class: 'card' }, history),
     h('section', { class: 'card' }, h('h2', null, 'エンドポイントを追加'), form([
       { name: 'url', label: 'URL(https)', type: 'url', required: true },
     ], '追加', async (v) => {

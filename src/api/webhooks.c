@@ -7,16 +7,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <sodium.h>
 
 #include "../api.h"
 #include "../events.h"
+#include "../hookrules.h"
 #include "../netguard.h"
 #include "../pii.h"
 #include "../db/store.h"
 
 #define SECRET_PREFIX	"whsec_"
+/* records a recover puts back at most (a call again takes the rest) */
+#define RECOVER_MAX	10000
 /* design 1: "whsec_" + padded standard base64 of 32 random bytes */
 #define SECRET_LEN	(sizeof(SECRET_PREFIX) - 1 + 44)
 
@@ -36,7 +40,10 @@ endpoint_gen(struct jgen *j, const void *row)
 	json_object_put(ev);
 	jg_str(j, "status", w->status);
 	jg_str(j, "disabled_reason", w->disabled_reason);
+	jg_time(j, "disabled_at", w->disabled_at);
 	jg_int(j, "consecutive_failures", w->consecutive_failures);
+	jg_time(j, "failing_since", w->failing_since);
+	jg_time(j, "paused_until", w->paused_until);
 	jg_time(j, "last_success_at", w->last_success_at);
 	jg_time(j, "last_failure_at", w->last_failure_at);
 	jg_time(j, "created_at", w->created_at);
@@ -254,13 +261,29 @@ api_webhook_deliveries_list(struct req *r)
 	    offsetof(struct webhook_delivery_row, id), delivery_gen, NULL);
 }
 
+/* The answer of a record just queued (redeliver, test): 202 and the row. */
+static enum fb_err
+delivery_queued(struct req *r, const char id[UUID_STRLEN + 1])
+{
+	struct dbrows	 row;
+	enum fb_err	 e;
+
+	if ((e = db_webhook_delivery_get(r->db, r->auth.tenant_id, id,
+	    &row)) != FB_OK)
+		return e;
+	r->audit_type = "webhook_delivery";
+	memcpy(r->audit_id, id, UUID_STRLEN + 1);
+	e = req_row(r, 202, delivery_gen, row.row);
+	dbrows_free(&row);
+	return e;
+}
+
 /* POST /webhook_deliveries/{id}/redeliver: the same event, queued anew. */
 enum fb_err
 api_webhook_redeliver(struct req *r)
 {
 	const char	*of = req_pathvar(r, "delivery_id");
 	char		 status[16], id[UUID_STRLEN + 1];
-	struct dbrows	 row;
 	enum fb_err	 e;
 
 	e = db_webhook_delivery_endpoint_status(r->db, r->auth.tenant_id, of, status);
@@ -271,12 +294,152 @@ api_webhook_redeliver(struct req *r)
 	if (strcmp(status, "enabled") != 0)
 		return api_error(r, AC_WEBHOOK_ENDPOINT_DISABLED, "delivery_id");
 	uuid_v7(id);
-	if ((e = db_webhook_redeliver(r->db, r->auth.tenant_id, of, id)) != FB_OK ||
-	    (e = db_webhook_delivery_get(r->db, r->auth.tenant_id, id, &row)) != FB_OK)
+	if ((e = db_webhook_redeliver(r->db, r->auth.tenant_id, of, id)) != FB_OK)
 		return e;
-	r->audit_type = "webhook_delivery";
-	memcpy(r->audit_id, id, sizeof(id));
-	e = req_row(r, 202, delivery_gen, row.row);
+	return delivery_queued(r, id);
+}
+
+/*
+ * The tenant's endpoint of the path, not deleted, into *row (caller
+ * frees); writes the 404 and answers false when there is none.
+ */
+static bool
+endpoint_of(struct req *r, struct dbrows *row, enum fb_err *e)
+{
+	*e = db_webhook_endpoint_get(r->db, r->auth.tenant_id,
+	    req_pathvar(r, "endpoint_id"), row);
+	if (*e == FB_ENOTFOUND) {
+		*e = api_error(r, AC_NOT_FOUND, "endpoint_id");
+		return false;
+	}
+	return *e == FB_OK;
+}
+
+/*
+ * POST /webhook_endpoints/{id}/enable (a session; issue 40): the endpoint
+ * sends again, its failures and any pause forgotten (hookrules.h), in
+ * the transaction of its audit row; answers it as get does.
+ */
+enum fb_err
+api_webhooks_enable(struct req *r)
+{
+	const char	*id = req_pathvar(r, "endpoint_id");
+	const struct webhook_state_row *w;
+	struct hook_endpoint st;
+	struct dbrows	 row;
+	enum fb_err	 e;
+
+	e = db_webhook_state_lock(r->db, r->auth.tenant_id, id, &row, &st);
+	if (e == FB_OK) {
+		w = row.row;
+		if (w->deleted)
+			e = FB_ENOTFOUND;
+		dbrows_free(&row);
+	}
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_NOT_FOUND, "endpoint_id");
+	hook_endpoint_enable(&st);
+	if (e != FB_OK || (e = db_webhook_state_set(r->db, r->auth.tenant_id,
+	    id, &st)) != FB_OK || !endpoint_of(r, &row, &e))
+		return e;
+	r->audit_type = "webhook_endpoint";
+	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
+	e = req_row(r, 200, endpoint_gen, row.row);
 	dbrows_free(&row);
 	return e;
+}
+
+/*
+ * POST /webhook_endpoints/{id}/recover[?since=] (a session; issue 40, as
+ * Svix's recover): the endpoint's records that ended "endpoint stopped"
+ * (created at `since` or later) are pending again, from their first
+ * attempt, due at once; up to RECOVER_MAX a call (has_more: call again).
+ * 409 webhook_endpoint_disabled while the endpoint is stopped.
+ */
+enum fb_err
+api_webhooks_recover(struct req *r)
+{
+	const char	*id = req_pathvar(r, "endpoint_id"), *q;
+	const struct webhook_endpoint_row *w;
+	struct dbrows	 row;
+	struct jgen	 j;
+	unsigned long long n;
+	int64_t		 t;
+	char		 since[32];
+	bool		 stopped;
+	enum fb_err	 e;
+
+	if (!endpoint_of(r, &row, &e))
+		return e;
+	w = row.row;
+	stopped = strcmp(w->status, "enabled") != 0;
+	dbrows_free(&row);
+	if (stopped)
+		return api_error(r, AC_WEBHOOK_ENDPOINT_DISABLED,
+		    "endpoint_id");
+	if ((q = req_query(r, "since")) != NULL) {
+		if (!time_parse_iso8601(q, &t))
+			return api_error(r, AC_PARAMETER_INVALID, "since");
+		time_sql(t, since);
+	}
+	if ((e = db_webhook_recover(r->db, r->auth.tenant_id, id,
+	    q != NULL ? since : NULL, RECOVER_MAX, &n)) != FB_OK)
+		return e;
+	r->audit_type = "webhook_endpoint";
+	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
+	req_gen_begin(r, &j);
+	jg_str(&j, "object", "webhook_recovery");
+	jg_str(&j, "endpoint_id", id);
+	jg_int(&j, "queued", (long long)n);
+	jg_bool(&j, "has_more", n >= RECOVER_MAX);
+	return req_gen_end(r, &j, 202);
+}
+
+/*
+ * POST /webhook_endpoints/{id}/test[?event_type=] (a session; issue 40,
+ * as Stripe's and Svix's test events): one record of a new event of that
+ * type (else the endpoint's first, else lead.captured) for this endpoint
+ * alone, its data the type's sample with every id the nil UUID (events.h),
+ * due at once, sent, signed and retried as any; answered as redeliver is.
+ */
+enum fb_err
+api_webhooks_test(struct req *r)
+{
+	const char	*id = req_pathvar(r, "endpoint_id"), *type;
+	const struct webhook_endpoint_row *w;
+	const struct event_type *t = NULL;
+	json_object	*ev, *env;
+	struct dbrows	 row;
+	char		 eid[UUID_STRLEN + 1], did[UUID_STRLEN + 1], now[32];
+	bool		 stopped;
+	enum fb_err	 e;
+
+	if (!endpoint_of(r, &row, &e))
+		return e;
+	w = row.row;
+	if ((type = req_query(r, "event_type")) != NULL)
+		t = event_type_find(type);
+	else if ((ev = json_tokener_parse(w->events)) != NULL) {
+		if (json_object_array_length(ev) > 0)
+			t = event_type_find(json_object_get_string(
+			    json_object_array_get_idx(ev, 0)));
+		json_object_put(ev);
+	}
+	if (t == NULL && type == NULL)
+		t = event_type_find("lead.captured");
+	stopped = strcmp(w->status, "enabled") != 0;
+	dbrows_free(&row);
+	if (stopped)
+		return api_error(r, AC_WEBHOOK_ENDPOINT_DISABLED,
+		    "endpoint_id");
+	if (t == NULL)
+		return api_error(r, AC_UNKNOWN_EVENT, "event_type");
+	uuid_v7(eid);
+	uuid_v7(did);
+	time_sql((int64_t)time(NULL), now);
+	env = event_envelope(eid, t->name, now, r->auth.tenant_id, t->sample);
+	e = db_webhook_delivery_add(r->db, did, r->auth.tenant_id, id, eid,
+	    t->name, json_text(env), NULL);
+	json_object_put(env);
+	return e != FB_OK ? e : delivery_queued(r, did);
 }

@@ -1624,7 +1624,10 @@ enum fb_err db_flood_batch_decide(struct db *, const char *tenant,
 #define WEBHOOK_ENDPOINT_COLS(F, N) F(id, TEXT, "id") N(url, TEXT, "url") \
 	N(events, TEXT, "events") N(status, TEXT, "status") \
 	N(disabled_reason, TEXT, "disabled_reason") \
+	N(disabled_at, TIME, "disabled_at") \
 	N(consecutive_failures, INT, "consecutive_failures") \
+	N(failing_since, TIME, "failing_since") \
+	N(paused_until, TIME, "IF(pause_trips > 0, paused_until, NULL)") \
 	N(last_success_at, TIME, "last_success_at") \
 	N(last_failure_at, TIME, "last_failure_at") \
 	N(created_at, TIME, "created_at")
@@ -1692,7 +1695,10 @@ enum fb_err db_webhook_events_claim(struct db *, const char *after, int n,
 /* Ids of the endpoints subscribed to an event when it happened. */
 enum fb_err db_webhook_subscribers(struct db *, const char *tenant,
 	    const char *type, const char *at, struct dbres *) FB_WUR;
-/* One pending delivery record of an event to an endpoint, due `due`. */
+/*
+ * One pending delivery record of an event to an endpoint, due `due`
+ * (NULL: now, the database's clock).
+ */
 enum fb_err db_webhook_delivery_add(struct db *, const char *id,
 	    const char *tenant, const char *endpoint, const char *event,
 	    const char *type, const char *body, const char *due) FB_WUR;
@@ -1713,24 +1719,55 @@ enum fb_err db_webhook_events_done(struct db *, const char *const *ids,
 	N(endpoint_stopped, BOOL, "e.status <> 'enabled' OR e.deleted_at IS NOT NULL")
 struct webhook_send_row { DB_FIELDS(WEBHOOK_SEND_COLS) };
 /*
- * Claim up to n due sends with `token` (16 bytes) until `until`, in one
- * transaction: sends whose lease lapsed before `now` are pending again
- * (those another pass is finishing are left to it), then the first
- * pending ones due at `now` that no other pass holds are claimed, in
- * their order on webhook_deliveries_due; then read them (out, caller
- * frees with dbrows_free()).  Never waits on another pass's records;
- * a claim that crossed another pass's (FB_ERETRY) is made again, up to
- * DB_TX_TRIES times in all.
+ * The turns of a pass (issue 40): the endpoints with records due at
+ * `now`, by one dive each into webhook_deliveries_turn, each tenant's
+ * first (its oldest due record first) before any tenant's second, and so
+ * on, up to n; with what the pass needs to take its turn: whether the
+ * endpoint is stopped (its records end without an attempt) and its
+ * pause (hook_inflight()).
  */
-enum fb_err db_webhook_claim(struct db *, const char *now, const char *until,
-	    const unsigned char token[16], int n, struct dbrows *) FB_WUR;
+#define WEBHOOK_TURN_COLS(F, N) F(id, TEXT, "id") \
+	N(tenant_id, TEXT, "tenant_id") N(stopped, BOOL, "stopped") \
+	N(trips, INT, "pause_trips") N(paused_until, INT, "paused_until")
+struct webhook_turn_row { DB_FIELDS(WEBHOOK_TURN_COLS) };
+enum fb_err db_webhook_turns(struct db *, const char *now, int n,
+	    struct dbrows *) FB_WUR;
 /*
- * The outcome of one attempt, if the claim is still `token`'s: status
- * pending (a retry due `next`), succeeded or failed; the endpoint's
- * failure count follows, and `disable` ("gone") or the threshold of
- * failures in a row stops it.  *applied false when the claim was lost.
- * In the caller's transaction (formback-webhooks commits the outcomes
- * that come in together at once).
+ * Records whose claim's lease ran out before `now` are pending again
+ * (those another pass is finishing are left to it), at most 1000, in a
+ * transaction of their own.
+ */
+enum fb_err db_webhook_lapsed(struct db *, const char *now) FB_WUR;
+/* One endpoint's share of a claim: its n oldest due records at most. */
+struct webhook_claim_turn {
+	const char	*endpoint;
+	int		 n;
+};
+/*
+ * Claim the shares t[0 .. n) of records due at `now`, each endpoint's
+ * oldest first, with `token` (16 bytes) until `until`, in one
+ * transaction (one statement a share), then read them all (out, caller
+ * frees with dbrows_free()).  Passes over records another pass holds
+ * (SKIP LOCKED), though InnoDB waits for a record another transaction
+ * has changed just past the due ones.  In the caller's transaction when
+ * `in_tx`; else in one of its own, made again when it crossed another
+ * pass's (FB_ERETRY), up to DB_TX_TRIES times in all.
+ */
+enum fb_err db_webhook_claim(struct db *, const struct webhook_claim_turn *t,
+	    size_t n, const char *now, const char *until,
+	    const unsigned char token[16], bool in_tx, struct dbrows *) FB_WUR;
+/* Due records left at `now`, counted up to `cap`. */
+enum fb_err db_webhook_left(struct db *, const char *now, long long cap,
+	    long long *n) FB_WUR;
+/* Outbox events of topic webhook not fanned out, counted up to `cap`. */
+enum fb_err db_webhook_events_left(struct db *, long long cap,
+	    long long *n) FB_WUR;
+/*
+ * The outcome of one attempt for its record, if the claim is still
+ * `token`'s: status pending (a retry due `next`), succeeded or failed.
+ * *applied false when the claim was lost.  In the caller's transaction
+ * (formback-webhooks commits the outcomes that come in together at
+ * once); the endpoint's state is the caller's (db_webhook_state_*).
  */
 struct webhook_outcome {
 	const char	*status;
@@ -1738,13 +1775,53 @@ struct webhook_outcome {
 	int		 response_status;	/* 0: none */
 	const char	*error;		/* or NULL */
 	const char	*at;		/* the attempt's time */
-	const char	*disable;	/* or NULL */
-	int		 failure_threshold;
 	bool		 attempted;	/* false: ended without a request */
 };
 enum fb_err db_webhook_finish(struct db *, const char *id,
 	    const unsigned char token[16], const struct webhook_outcome *,
 	    bool *applied) FB_WUR;
+/*
+ * An endpoint's delivery state (hookrules.h; migrations 0015, 0033), its
+ * times as UTC seconds (0: none), with what the owner's mail shows.
+ */
+#define WH_SECS(c)	\
+	"COALESCE(TIMESTAMPDIFF(SECOND, '1970-01-01', " c "), 0)"
+#define WEBHOOK_STATE_COLS(F, N) F(id, TEXT, "id") N(url, TEXT, "url") \
+	N(deleted, BOOL, "deleted_at IS NOT NULL") \
+	N(enabled, BOOL, "status = 'enabled'") \
+	N(disabled_reason, TEXT, "disabled_reason") \
+	N(failures, INT, "consecutive_failures") \
+	N(unanswered, INT, "unanswered") N(trips, INT, "pause_trips") \
+	N(failing_since, INT, WH_SECS("failing_since")) \
+	N(paused_until, INT, WH_SECS("paused_until")) \
+	N(mailed_at, INT, WH_SECS("failing_mailed_at")) \
+	N(disabled_at, INT, WH_SECS("disabled_at")) \
+	N(last_success, INT, WH_SECS("last_success_at")) \
+	N(last_failure, INT, WH_SECS("last_failure_at"))
+struct webhook_state_row { DB_FIELDS(WEBHOOK_STATE_COLS) };
+struct hook_endpoint;
+/*
+ * The state of the tenant's endpoint `id` (deleted or not), locked until
+ * the caller's transaction ends: one struct webhook_state_row into row
+ * (caller frees), the stop rules' part of it into *e.  FB_ENOTFOUND.
+ */
+enum fb_err db_webhook_state_lock(struct db *, const char *tenant,
+	    const char *id, struct dbrows *row, struct hook_endpoint *e) FB_WUR;
+/* Write the state back, in the caller's transaction. */
+enum fb_err db_webhook_state_set(struct db *, const char *tenant,
+	    const char *id, const struct hook_endpoint *) FB_WUR;
+/* The tenant of endpoint `id`, not deleted (formbackctl); FB_ENOTFOUND. */
+enum fb_err db_webhook_owner(struct db *, const char *id,
+	    char tenant[UUID_STRLEN + 1]) FB_WUR;
+/*
+ * Recover (issue 40): up to `max` of the endpoint's records that ended
+ * "endpoint stopped", created at `since` or later (NULL: any kept), are
+ * pending again from their first attempt, due at once (the database's
+ * clock); *n how many.
+ */
+enum fb_err db_webhook_recover(struct db *, const char *tenant,
+	    const char *endpoint, const char *since, int max,
+	    unsigned long long *n) FB_WUR;
 /*
  * Delete outbox events handled before `before` (on their index; by
  * created_at it read every handled event) and finished delivery records

@@ -1,14 +1,20 @@
-/* SQL of webhook endpoints and deliveries (store.h; migration 0015). */
+/*
+ * SQL of webhook endpoints and deliveries (store.h; migrations 0015,
+ * 0031, 0033).
+ */
 #include <stdio.h>
 #include <string.h>
 
 #include "store.h"
+#include "../hookrules.h"
 
 enum {
 	WH_COUNT, WH_INSERT, WH_LIST, WH_GET, WH_DELETE, WH_DLV_LIST, WH_DLV_GET,
 	WH_DLV_ENDPOINT, WH_REDELIVER, WH_EVENTS, WH_SUBSCRIBERS, WH_DLV_ADD,
-	WH_EVENTS_DONE, WH_LAPSED, WH_CLAIM, WH_CLAIMED, WH_FINISH, WH_ENDPOINT_OK,
-	WH_ENDPOINT_FAIL, WH_PURGE_EVENTS, WH_PURGE_DELIVERIES,
+	WH_EVENTS_DONE, WH_TURNS, WH_LAPSED, WH_CLAIM, WH_CLAIMED, WH_FINISH,
+	WH_LEFT, WH_EVENTS_LEFT, WH_STATE_LOCK, WH_STATE_SET, WH_RECOVER,
+	WH_OWNER,
+	WH_PURGE_EVENTS, WH_PURGE_DELIVERIES,
 	WH__MAX
 };
 _Static_assert(WH__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
@@ -68,14 +74,35 @@ static const struct dbstmt wh_sql[WH__MAX] = {
 	  "AND JSON_CONTAINS(events, JSON_QUOTE(?))" },
 	{ "webhook_delivery_add",
 	  "INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, "
-	  "event_type, body, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, ?)" },
+	  "event_type, body, next_attempt_at) VALUES (?, ?, ?, ?, ?, ?, "
+	  "COALESCE(?, NOW(6)))" },
 	/* WEBHOOK_FANOUT_MAX ids, the last repeated to fill (a statement an event before) */
 	{ "webhook_events_done",
 	  "UPDATE outbox SET processed_at = NOW(6) WHERE id IN (" DB_Q100 ")" },
 	/*
-	 * design 6, WH_LAPSED, then WH_CLAIM: claims whose lease ran out are
-	 * due again, then the first due records are claimed.  Each picks its
-	 * rows on webhook_deliveries_due without waiting (FOR UPDATE SKIP
+	 * WH_TURNS: the endpoints with due records (issue 40), one dive
+	 * each into webhook_deliveries_turn for its oldest pending record
+	 * (the dependent-subquery form: a loose scan of the index was the
+	 * optimizer's to choose, and it did not, for the leads of
+	 * formback-abandon), each tenant's first before any tenant's
+	 * second, so that a round of the pass takes every tenant before it
+	 * takes a second endpoint of one.
+	 */
+	{ "webhook_turns",
+	  "SELECT " DB_SELECT(WEBHOOK_TURN_COLS) " FROM (SELECT x.*, "
+	  "ROW_NUMBER() OVER (PARTITION BY tenant_id ORDER BY due, id) AS turn "
+	  "FROM (SELECT e.id, e.tenant_id, e.status <> 'enabled' "
+	  "OR e.deleted_at IS NOT NULL AS stopped, e.pause_trips, "
+	  WH_SECS("e.paused_until") " AS paused_until, "
+	  "(SELECT d.next_attempt_at FROM webhook_deliveries d "
+	  "FORCE INDEX (webhook_deliveries_turn) WHERE d.status = 'pending' "
+	  "AND d.endpoint_id = e.id ORDER BY d.next_attempt_at LIMIT 1) AS due "
+	  "FROM webhook_endpoints e) x WHERE due <= CAST(? AS DATETIME(6))) y "
+	  "ORDER BY turn, due, id LIMIT ?" },
+	/*
+	 * design 6, WH_LAPSED, then WH_CLAIM: claims whose lease ran out
+	 * are due again, and an endpoint's first due records are claimed.
+	 * Each picks its rows on an index without waiting (FOR UPDATE SKIP
 	 * LOCKED: a record another pass holds, finishing or claiming it, is
 	 * passed over) and marks them by primary key.  An UPDATE on the
 	 * index itself held each record's entry while it waited for the
@@ -94,11 +121,11 @@ static const struct dbstmt wh_sql[WH__MAX] = {
 	  "d.claim_until = NULL WHERE d.status = 'sending'" },
 	{ "webhook_claim",
 	  "UPDATE webhook_deliveries d JOIN (SELECT id FROM webhook_deliveries "
-	  "FORCE INDEX (webhook_deliveries_due) WHERE status = 'pending' "
-	  "AND next_attempt_at <= ? ORDER BY next_attempt_at, id LIMIT ? "
-	  "FOR UPDATE SKIP LOCKED) p ON p.id = d.id "
-	  "SET d.status = 'sending', d.claim_token = ?, d.claim_until = ? "
-	  "WHERE d.status = 'pending'" },
+	  "FORCE INDEX (webhook_deliveries_turn) WHERE status = 'pending' "
+	  "AND endpoint_id = ? AND next_attempt_at <= ? "
+	  "ORDER BY next_attempt_at, id LIMIT ? FOR UPDATE SKIP LOCKED) p "
+	  "ON p.id = d.id SET d.status = 'sending', d.claim_token = ?, "
+	  "d.claim_until = ? WHERE d.status = 'pending'" },
 	/*
 	 * The claimed records, on the rows being sent, then each one's
 	 * endpoint: with the statistics of a table the fan-out had just
@@ -116,32 +143,41 @@ static const struct dbstmt wh_sql[WH__MAX] = {
 	  "last_attempt_at = IF(? > 0, ?, last_attempt_at), claim_token = NULL, "
 	  "claim_until = NULL, "
 	  "updated_at = NOW(6) WHERE id = ? AND claim_token = ?" },
+	/* WH_LEFT, WH_EVENTS_LEFT: what a pass leaves, counted up to ? */
+	{ "webhook_left",
+	  "SELECT COUNT(*) FROM (SELECT 1 FROM webhook_deliveries "
+	  "FORCE INDEX (webhook_deliveries_due) WHERE status = 'pending' "
+	  "AND next_attempt_at <= ? LIMIT ?) x" },
+	{ "webhook_events_left",
+	  "SELECT COUNT(*) FROM (SELECT 1 FROM outbox "
+	  "FORCE INDEX (outbox_pending) WHERE topic = 'webhook' "
+	  "AND processed_at IS NULL LIMIT ?) x" },
 	/*
-	 * a success resets the failures and moves last_success_at on, never
-	 * back (a pass's clock may be behind another's).  Written on every
-	 * success: skipping the write when nothing changes (one write an
-	 * endpoint and pass) made scripts/bench -H slower, 6 paired rounds
-	 * of 6, likely the row's lock taken and given back for each send
-	 * instead of held to the outcomes' commit.
+	 * WH_STATE_LOCK, WH_STATE_SET: the stop rules' state, read locked
+	 * and written back (hookrules.h), so that outcomes of several
+	 * passes at once follow one another
 	 */
-	{ "webhook_endpoint_ok",
-	  "UPDATE webhook_endpoints e JOIN webhook_deliveries d "
-	  "ON d.endpoint_id = e.id SET e.consecutive_failures = 0, "
-	  "e.last_success_at = IF(e.last_success_at IS NULL OR "
-	  "e.last_success_at < ?, ?, e.last_success_at), e.updated_at = NOW(6) "
-	  "WHERE d.id = ?" },
-	/* the threshold or a 410 stops it; a stopped one stays stopped */
-	{ "webhook_endpoint_fail",
-	  "UPDATE webhook_endpoints e JOIN webhook_deliveries d "
-	  "ON d.endpoint_id = e.id SET "
-	  "e.consecutive_failures = e.consecutive_failures + 1, "
-	  "e.last_failure_at = ?, "
-	  "e.disabled_reason = IF(e.status = 'disabled', e.disabled_reason, "
-	  "IF(? IS NOT NULL, ?, IF(e.consecutive_failures + 1 >= ?, "
-	  "'consecutive_failures', NULL))), "
-	  "e.status = IF(e.status = 'disabled' OR ? IS NOT NULL OR "
-	  "e.consecutive_failures + 1 >= ?, 'disabled', 'enabled'), "
-	  "e.updated_at = NOW(6) WHERE d.id = ?" },
+	{ "webhook_state_lock",
+	  "SELECT " DB_SELECT(WEBHOOK_STATE_COLS) " FROM webhook_endpoints "
+	  "WHERE tenant_id = ? AND id = ? FOR UPDATE" },
+	{ "webhook_state_set",
+	  "UPDATE webhook_endpoints SET status = IF(?, 'enabled', 'disabled'), "
+	  "disabled_reason = ?, disabled_at = ?, consecutive_failures = ?, "
+	  "unanswered = ?, pause_trips = ?, failing_since = ?, "
+	  "paused_until = ?, failing_mailed_at = ?, last_success_at = ?, "
+	  "last_failure_at = ?, "
+	  "updated_at = NOW(6) WHERE tenant_id = ? AND id = ?" },
+	/* WH_RECOVER: on the endpoint's records, newest last (ids, UUIDv7) */
+	{ "webhook_recover",
+	  "UPDATE webhook_deliveries SET status = 'pending', attempts = 0, "
+	  "next_attempt_at = NOW(6), response_status = NULL, error = NULL, "
+	  "updated_at = NOW(6) WHERE tenant_id = ? AND endpoint_id = ? "
+	  "AND status = 'failed' AND error = 'endpoint stopped' "
+	  "AND created_at >= ? ORDER BY id LIMIT ?" },
+	/* WH_OWNER: an operator's command names the endpoint alone */
+	{ "webhook_owner",
+	  "SELECT tenant_id FROM webhook_endpoints WHERE id = ? "
+	  "AND deleted_at IS NULL" },
 	{ "webhook_purge_events",
 	  "DELETE FROM outbox WHERE topic = 'webhook' "
 	  "AND processed_at < ? LIMIT 10000" },
@@ -323,40 +359,92 @@ db_webhook_events_done(struct db *db, const char *const *ids, size_t n)
 	return changed(db, WH_EVENTS_DONE, p, NELEM(p), &c);
 }
 
+#define DB_ROW struct webhook_turn_row
+static const struct dbcol turn_cols[] = { DB_COLUMNS(WEBHOOK_TURN_COLS) };
+#undef DB_ROW
+#define DB_ROW struct webhook_state_row
+static const struct dbcol state_cols[] = { DB_COLUMNS(WEBHOOK_STATE_COLS) };
+#undef DB_ROW
+
+enum fb_err
+db_webhook_turns(struct db *db, const char *now, int n, struct dbrows *out)
+{
+	return rows(db, WH_TURNS, DBPARAMS(P_STR(now), P_INT(n)), turn_cols,
+	    NELEM(turn_cols), sizeof(struct webhook_turn_row), false, out);
+}
+
+static enum fb_err
+lapsed_tx(struct db *db, void *arg)
+{
+	const char *const *now = arg;
+	unsigned long long c;
+
+	return changed(db, WH_LAPSED, DBPARAMS(P_STR(*now)), &c);
+}
+
+enum fb_err
+db_webhook_lapsed(struct db *db, const char *now)
+{
+	return db_tx(db, lapsed_tx, &now);
+}
+
 struct claim_args {
+	const struct webhook_claim_turn *t;
+	size_t			 n;
 	const char		*now, *until;
 	const unsigned char	*token;
-	int			 n;
 };
 
-/* db_webhook_claim()'s transaction: lapsed claims pending, then the claim */
 static enum fb_err
 claim_tx(struct db *db, void *arg)
 {
 	const struct claim_args *a = arg;
 	unsigned long long c;
-	enum fb_err	 e;
+	size_t		 i;
+	enum fb_err	 e = FB_OK;
 
-	if ((e = changed(db, WH_LAPSED, DBPARAMS(P_STR(a->now)), &c)) != FB_OK)
-		return e;
-	return changed(db, WH_CLAIM, DBPARAMS(P_STR(a->now), P_INT(a->n),
-	    P_BIN(a->token, 16), P_STR(a->until)), &c);
+	for (i = 0; i < a->n && e == FB_OK; i++)
+		e = changed(db, WH_CLAIM, DBPARAMS(P_STR(a->t[i].endpoint),
+		    P_STR(a->now), P_INT(a->t[i].n), P_BIN(a->token, 16),
+		    P_STR(a->until)), &c);
+	return e;
 }
 
 enum fb_err
-db_webhook_claim(struct db *db, const char *now, const char *until,
-    const unsigned char token[16], int n, struct dbrows *out)
+db_webhook_claim(struct db *db, const struct webhook_claim_turn *t, size_t n,
+    const char *now, const char *until, const unsigned char token[16],
+    bool in_tx, struct dbrows *out)
 {
-	struct claim_args a = { now, until, token, n };
+	struct claim_args a = { t, n, now, until, token };
 	enum fb_err	 e;
 
 	out->n = 0;
 	out->row = NULL;
 	/* another pass's claim crossing this one: the claim again */
-	if ((e = db_tx(db, claim_tx, &a)) != FB_OK)
+	if ((e = in_tx ? claim_tx(db, &a) : db_tx(db, claim_tx, &a)) != FB_OK)
 		return e;
 	return rows(db, WH_CLAIMED, DBPARAMS(P_BIN(token, 16)), send_cols,
 	    NELEM(send_cols), sizeof(struct webhook_send_row), false, out);
+}
+
+enum fb_err
+db_webhook_left(struct db *db, const char *now, long long cap, long long *n)
+{
+	bool	 found;
+
+	*n = 0;
+	return db_value(db, DBSET_WEBHOOK, WH_LEFT, &wh_sql[WH_LEFT],
+	    DBPARAMS(P_STR(now), P_INT(cap)), n, &found);
+}
+
+enum fb_err
+db_webhook_events_left(struct db *db, long long cap, long long *n)
+{
+	bool	 found;
+
+	*n = 0;
+	return db_value(db, DBSET_WEBHOOK, WH_EVENTS_LEFT,
+	    &wh_sql[WH_EVENTS_LEFT], DBPARAMS(P_INT(cap)), n, &found);
 }
 
 enum fb_err
@@ -366,24 +454,91 @@ db_webhook_finish(struct db *db, const char *id, const unsigned char token[16],
 	unsigned long long n = 0;
 	enum fb_err	 e;
 
-	*applied = false;
-	e = changed(db, WH_FINISH, DBPARAMS(P_STR(o->status), P_INT(o->attempted),
-	    P_STR(o->next),
+	e = changed(db, WH_FINISH, DBPARAMS(P_STR(o->status),
+	    P_INT(o->attempted), P_STR(o->next),
 	    o->response_status > 0 ? P_INT(o->response_status) : P_NULL,
 	    P_STR(o->error), P_INT(o->attempted), P_STR(o->at), P_STR(id),
 	    P_BIN(token, 16)), &n);
-	if (e != FB_OK || n == 0)
+	*applied = e == FB_OK && n > 0;
+	return e;
+}
+
+enum fb_err
+db_webhook_state_lock(struct db *db, const char *tenant, const char *id,
+    struct dbrows *row, struct hook_endpoint *e)
+{
+	const struct webhook_state_row *s;
+	enum fb_err	 er;
+
+	memset(e, 0, sizeof(*e));
+	if ((er = rows(db, WH_STATE_LOCK, DBPARAMS(P_STR(tenant), P_STR(id)),
+	    state_cols, NELEM(state_cols), sizeof(struct webhook_state_row),
+	    true, row)) != FB_OK)
+		return er;
+	s = row->row;
+	e->enabled = s->enabled;
+	snprintf(e->disabled_reason, sizeof(e->disabled_reason), "%s",
+	    s->disabled_reason != NULL ? s->disabled_reason : "");
+	e->failures = s->failures;
+	e->unanswered = s->unanswered;
+	e->trips = s->trips;
+	e->failing_since = s->failing_since;
+	e->paused_until = s->paused_until;
+	e->mailed_at = s->mailed_at;
+	e->disabled_at = s->disabled_at;
+	e->last_success = s->last_success;
+	e->last_failure = s->last_failure;
+	return FB_OK;
+}
+
+/* UTC seconds as a DATETIME parameter, 0 as NULL; t holds the text. */
+static struct dbp
+p_secs(long long secs, char t[32])
+{
+	if (secs == 0)
+		return P_NULL;
+	time_sql(secs, t);
+	return P_STR(t);
+}
+
+enum fb_err
+db_webhook_state_set(struct db *db, const char *tenant, const char *id,
+    const struct hook_endpoint *e)
+{
+	char		 t[6][32];
+	unsigned long long n;
+
+	return changed(db, WH_STATE_SET, DBPARAMS(P_INT(e->enabled),
+	    P_STR(e->disabled_reason[0] != '\0' ? e->disabled_reason : NULL),
+	    p_secs(e->disabled_at, t[0]), P_INT(e->failures),
+	    P_INT(e->unanswered), P_INT(e->trips),
+	    p_secs(e->failing_since, t[1]), p_secs(e->paused_until, t[2]),
+	    p_secs(e->mailed_at, t[3]), p_secs(e->last_success, t[4]),
+	    p_secs(e->last_failure, t[5]), P_STR(tenant), P_STR(id)), &n);
+}
+
+enum fb_err
+db_webhook_recover(struct db *db, const char *tenant, const char *endpoint,
+    const char *since, int max, unsigned long long *n)
+{
+	*n = 0;
+	return changed(db, WH_RECOVER, DBPARAMS(P_STR(tenant), P_STR(endpoint),
+	    P_STR(since != NULL ? since : DB_TIME_MIN), P_INT(max)), n);
+}
+
+enum fb_err
+db_webhook_owner(struct db *db, const char *id, char tenant[UUID_STRLEN + 1])
+{
+	struct dbres	 r;
+	enum fb_err	 e;
+
+	if ((e = run(db, WH_OWNER, DBPARAMS(P_STR(id)), &r)) != FB_OK)
 		return e;
-	if (!o->attempted)
-		return e;
-	if (strcmp(o->status, "succeeded") == 0)
-		e = changed(db, WH_ENDPOINT_OK, DBPARAMS(P_STR(o->at), P_STR(o->at),
-		    P_STR(id)), &n);
+	if (dbres_get(&r, 0, 0) == NULL)
+		e = FB_ENOTFOUND;
 	else
-		e = changed(db, WH_ENDPOINT_FAIL, DBPARAMS(P_STR(o->at),
-		    P_STR(o->disable), P_STR(o->disable), P_INT(o->failure_threshold),
-		    P_STR(o->disable), P_INT(o->failure_threshold), P_STR(id)), &n);
-	*applied = e == FB_OK;
+		snprintf(tenant, UUID_STRLEN + 1, "%s", dbres_get(&r, 0, 0));
+	dbres_free(&r);
 	return e;
 }
 

@@ -4,8 +4,12 @@
 # with openssl) that appends every request to FILE as one JSON line
 # (path, headers, the body's exact bytes in base64, the time) and answers
 # by its path: /gone 410, /fail 500, /redirect 302 to /ok, anything else
-# 200; a path starting /slow answers after 0.3 s.  Connections it accepts are counted in FILE.conns (the canary of
-# the address-rule tests: a refused send never connects).
+# 200; a path starting /slow answers after 0.3 s, /sleep/<ms>/... after
+# <ms> milliseconds; a path (without its query) listed in FILE.down, one
+# a line, is down: its requests are logged, then their connections
+# closed without an answer (an outage, issue 40).  Connections it accepts
+# are counted in FILE.conns (the canary of the address-rule tests: a
+# refused send never connects).
 #   webhook_receiver.py PORT CERT KEY FILE
 import base64
 import json
@@ -16,6 +20,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 port, cert, key, path = int(sys.argv[1]), sys.argv[2], sys.argv[3], sys.argv[4]
 conns = [0]
+
+
+def down():
+    try:
+        with open(path + ".down") as f:
+            return set(line.strip() for line in f)
+    except OSError:
+        return set()
 
 
 class H(BaseHTTPRequestHandler):
@@ -38,8 +50,13 @@ class H(BaseHTTPRequestHandler):
                 "body": base64.b64encode(body).decode(),
                 "at": time.time(),
             }) + "\n")
+        if self.path.split("?")[0] in down():
+            self.close_connection = True
+            return
         if self.path.startswith("/slow"):
             time.sleep(0.3)
+        if self.path.startswith("/sleep/"):
+            time.sleep(int(self.path.split("/")[2]) / 1000)
         status = {"/gone": 410, "/fail": 500, "/redirect": 302}.get(
             self.path.split("?")[0], 200)
         self.send_response(status)
