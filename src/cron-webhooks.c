@@ -57,6 +57,9 @@
 #define STOPPED_SHARE	100	/* a stopped endpoint's records ended a turn */
 #define LEFT_CAP	100000	/* what is left, counted up to */
 #define ROUND_MAX	64	/* turns claimed in one transaction */
+#define TURN_FAN	16	/* tenants a turn of the fan-out */
+#define TENANTS_READ	10000	/* tenants with events read at once */
+#define FAN_FIRST	2	/* seconds of fan-out before the first sends */
 /*
  * Outcomes are written in one transaction per group (one commit, one
  * flush of the log, for many sends): begun by the first finish(), and
@@ -109,6 +112,8 @@ struct hooks {
 	CURLM		*m;		/* its connections serve every turn */
 	struct curl_slist *resolve;
 	struct ring	 ring;		/* endpoints with due records */
+	struct ring	 fan;		/* tenants with events to fan out */
+	bool		 fan_done;	/* no event left to fan out */
 	struct lane	*lane;		/* every endpoint met, by id */
 	size_t		 nlane, sorted, caplane;
 	long		 active;	/* requests in flight */
@@ -471,102 +476,141 @@ send_start(struct hooks *hk, struct claim *c, size_t i, struct lane *l)
 	}
 }
 
-/* One group of the fan-out: its events after `after`, as they were read. */
+/* One group of the fan-out: a tenant's oldest events. */
 struct fan_group {
-	const char	*after;		/* the pass reads on from here */
+	const char	*tenant;
 	const char	*due;		/* the records' first attempt */
 	int		 n;		/* events to take, at most */
-	char		 last[UUID_STRLEN + 1];	/* the group's last event */
-	size_t		 got;		/* its events; 0: none left */
+	size_t		 got;		/* its events */
 	int		 made;		/* the records made of them */
 };
 
+/* a fan-out group's events, and records of each (the plan's most) */
+#define FAN_SHARE	16
+#define FAN_SUBS_MAX	32
+
 /*
- * The transaction of one group (db_tx()): up to WEBHOOK_FANOUT_MAX events
- * after g->after become one pending record per endpoint that was
- * enabled and subscribed when the event happened, and are marked done.
+ * The records of one event: one pending record per endpoint that was
+ * enabled and subscribed when it happened (*subs, the caller's to free;
+ * a plan has at most 20, FAN_SUBS_MAX), into r[*n ..]; *env its envelope
+ * (contract: Events), the bytes every attempt sends, the caller's to
+ * free.
+ */
+static enum fb_err
+fan_event(struct db *db, const struct webhook_event_row *ev, const char *due,
+    struct dbres *subs, json_object **env, struct webhook_record *r,
+    char (*id)[UUID_STRLEN + 1], size_t *n)
+{
+	unsigned	 k;
+	enum fb_err	 e;
+
+	if ((e = db_webhook_subscribers(db, ev->tenant_id, ev->event_type,
+	    ev->created_at, subs)) != FB_OK)
+		return e;
+	*env = event_envelope(ev->id, ev->event_type, ev->created_at,
+	    ev->tenant_id, ev->payload);
+	for (k = 0; k < subs->nrows && k < FAN_SUBS_MAX; k++, (*n)++) {
+		uuid_v7(id[*n]);
+		r[*n] = (struct webhook_record){ id[*n], ev->tenant_id,
+		    dbres_get(subs, k, 0), ev->id, ev->event_type,
+		    json_text(*env), due };
+	}
+	return FB_OK;
+}
+
+/*
+ * The transaction of one group (db_tx()): up to g->n of a tenant's
+ * events become their records, written together, and are marked done.
  */
 static enum fb_err
 fan_group(struct db *db, void *arg)
 {
+	static struct webhook_record r[FAN_SHARE * FAN_SUBS_MAX];
+	static char	 id[FAN_SHARE * FAN_SUBS_MAX][UUID_STRLEN + 1];
 	struct fan_group *g = arg;
 	struct dbrows	 evs;
-	struct dbres	 subs;
 	const struct webhook_event_row *ev;
-	json_object	*env;
-	const char	*ids[WEBHOOK_FANOUT_MAX];
-	char		 id[UUID_STRLEN + 1];
-	size_t		 i;
-	unsigned	 k;
+	struct dbres	 subs[FAN_SHARE];
+	json_object	*env[FAN_SHARE];
+	const char	*ids[FAN_SHARE];
+	size_t		 i, n = 0, k;
 	enum fb_err	 e;
 
 	g->got = 0;
 	g->made = 0;
-	if ((e = db_webhook_events_claim(db, g->after, g->n, &evs)) != FB_OK)
+	if ((e = db_webhook_events_claim(db, g->tenant, g->n, &evs)) != FB_OK)
 		return e;
-	for (i = 0, ev = evs.row; i < evs.n && e == FB_OK; i++, ev++) {
-		e = db_webhook_subscribers(db, ev->tenant_id, ev->event_type,
-		    ev->created_at, &subs);
-		if (e != FB_OK)
-			break;
-		/* the envelope (contract: Events), the bytes every attempt sends */
-		env = event_envelope(ev->id, ev->event_type, ev->created_at,
-		    ev->tenant_id, ev->payload);
-		for (k = 0; k < subs.nrows && e == FB_OK; k++) {
-			uuid_v7(id);
-			e = db_webhook_delivery_add(db, id, ev->tenant_id,
-			    dbres_get(&subs, k, 0), ev->id, ev->event_type,
-			    json_text(env), g->due);
-			g->made++;
-		}
-		json_object_put(env);
-		dbres_free(&subs);
-		ids[i] = ev->id;
+	memset(subs, 0, sizeof(subs));
+	memset(env, 0, sizeof(env));
+	for (i = 0, ev = evs.row; i < evs.n && e == FB_OK; i++) {
+		e = fan_event(db, &ev[i], g->due, &subs[i], &env[i], r, id, &n);
+		ids[i] = ev[i].id;
 	}
+	if (e == FB_OK && n > 0)
+		e = db_webhook_deliveries_add(db, r, n);
 	/* the group's events handled, in the records' transaction */
-	if (e == FB_OK && evs.n > 0) {
+	if (e == FB_OK && evs.n > 0)
 		e = db_webhook_events_done(db, ids, evs.n);
-		g->got = evs.n;
-		snprintf(g->last, sizeof(g->last), "%s",
-		    ((const struct webhook_event_row *)evs.row)[evs.n - 1].id);
+	g->got = evs.n;
+	g->made = (int)n;
+	for (k = 0; k < i; k++) {
+		dbres_free(&subs[k]);
+		json_object_put(env[k]);
 	}
 	dbrows_free(&evs);
 	return e;
 }
 
 /*
- * (1) fan-out, a group at a time, each made again when it crossed another
- * pass's (db_tx()), until no event is left, the pass is over (its events
- * count against --limit) or half the budget is spent: the sends have the
- * rest.
+ * (1) fan-out, in turns over the tenants with events (a group of up to
+ * FAN_SHARE of each one's oldest, each group made again when it crossed
+ * another pass's: db_tx()), until no event is left, the pass is over
+ * (its events count against --limit) or the pass has run `secs`
+ * seconds.  A tenant with fewer than its share leaves the turns.
  */
 static enum fb_err
-fan_out(struct hooks *hk)
+fan_out(struct hooks *hk, long secs)
 {
-	char		 due[32];
-	char		 after[UUID_STRLEN + 1] = DB_MIN_ID;
-	struct fan_group g = { .after = after, .due = due };
+	char		 due[32], keys[TURN_FAN][UUID_STRLEN + 1];
+	struct fan_group g = { .due = due };
+	struct dbrows	 t;
 	long long	 left = 0;
-	enum fb_err	 e;
+	size_t		 n, k;
+	enum fb_err	 e = FB_OK;
 
 	time_sql(hk->p.now, due);
-	for (;;) {
-		g.n = (int)pass_room(&hk->p, WEBHOOK_FANOUT_MAX);
-		if (g.n == 0 || pass_elapsed(&hk->p) * 2 >= hk->p.budget) {
+	while (e == FB_OK && !hk->fan_done) {
+		if (pass_room(&hk->p, FAN_SHARE) == 0 ||
+		    pass_elapsed(&hk->p) >= secs) {
 			if (db_webhook_events_left(&hk->db, LEFT_CAP,
 			    &left) == FB_OK)
 				pass_leave(&hk->p, "webhook events to fan out",
 				    (long)left);
 			return FB_OK;
 		}
-		if ((e = db_tx(&hk->db, fan_group, &g)) != FB_OK)
-			return e;
-		if (g.got == 0)
-			return FB_OK;
-		pass_took(&hk->p, (long)g.got);
-		hk->made += g.made;
-		memcpy(after, g.last, sizeof(after));
+		if (hk->fan.n == 0) {
+			if ((e = db_webhook_fan_tenants(&hk->db, TENANTS_READ,
+			    &t)) != FB_OK)
+				return e;
+			e = ring_fill(&hk->fan, &t);
+			dbrows_free(&t);
+			if (e != FB_OK || (hk->fan_done = hk->fan.n == 0))
+				return e;
+		}
+		n = ring_next(&hk->fan, keys, TURN_FAN);
+		for (k = 0; k < n && e == FB_OK; k++) {
+			g.tenant = keys[k];
+			g.n = (int)pass_room(&hk->p, FAN_SHARE);
+			if (g.n == 0 || (e = db_tx(&hk->db, fan_group,
+			    &g)) != FB_OK)
+				break;
+			if (g.got < FAN_SHARE)
+				ring_drop(&hk->fan, keys[k]);
+			pass_took(&hk->p, (long)g.got);
+			hk->made += g.made;
+		}
 	}
+	return e;
 }
 
 static int
@@ -948,10 +992,17 @@ run(struct hooks *hk)
 	char		 before[32];
 	enum fb_err	 e;
 
-	if ((e = fan_out(hk)) != FB_OK)
+	/*
+	 * a short fan-out first (every tenant's oldest events: the sends
+	 * are not held behind one tenant's thousands), the sends, then the
+	 * fan-out again with what is left of the budget's first half
+	 */
+	if ((e = fan_out(hk, FAN_FIRST)) != FB_OK)
 		part_failed(hk, "fan-out", e);
 	if ((e = sends(hk)) != FB_OK)
 		part_failed(hk, "sends", e);
+	if ((e = fan_out(hk, hk->p.budget / 2)) != FB_OK)
+		part_failed(hk, "fan-out", e);
 	if ((e = pp_pass(hk)) != FB_OK)
 		part_failed(hk, "privacy-policy checks", e);
 	time_sql(hk->p.now - RETENTION_DAYS * 86400LL, before);

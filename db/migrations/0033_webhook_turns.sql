@@ -30,3 +30,9 @@ UPDATE webhook_endpoints SET failing_since = last_failure_at
 -- claims each one's oldest due records on the same index.
 ALTER TABLE webhook_deliveries ADD KEY IF NOT EXISTS webhook_deliveries_turn
   (status, endpoint_id, next_attempt_at, id);
+
+-- The fan-out's turns over tenants: the tenants with events to fan out
+-- by one dive each, each one's oldest first, so one tenant's thousands
+-- of events are not made into records before another's one.
+ALTER TABLE outbox ADD KEY IF NOT EXISTS outbox_webhook_tenant
+  (topic, processed_at, tenant_id, id);

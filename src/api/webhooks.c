@@ -410,6 +410,7 @@ api_webhooks_test(struct req *r)
 	const struct event_type *t = NULL;
 	json_object	*ev, *env;
 	struct dbrows	 row;
+	struct webhook_record rec;
 	char		 eid[UUID_STRLEN + 1], did[UUID_STRLEN + 1], now[32];
 	bool		 stopped;
 	enum fb_err	 e;
@@ -438,8 +439,9 @@ api_webhooks_test(struct req *r)
 	uuid_v7(did);
 	time_sql((int64_t)time(NULL), now);
 	env = event_envelope(eid, t->name, now, r->auth.tenant_id, t->sample);
-	e = db_webhook_delivery_add(r->db, did, r->auth.tenant_id, id, eid,
-	    t->name, json_text(env), NULL);
+	rec = (struct webhook_record){ did, r->auth.tenant_id, id, eid, t->name,
+	    json_text(env), NULL };
+	e = db_webhook_deliveries_add(r->db, &rec, 1);
 	json_object_put(env);
 	return e != FB_OK ? e : delivery_queued(r, did);
 }

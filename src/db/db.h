@@ -35,7 +35,7 @@ enum db_set {
 	DBSET_OPS,		/* db/ops.c: queues and cron passes */
 	DBSET__MAX
 };
-#define DBSET_STMT_MAX 96
+#define DBSET_STMT_MAX 112
 
 struct dbstmt {
 	const char	*name;	/* for logs: "campaign_get" */
@@ -215,6 +215,7 @@ enum db_multi {
 	DBM_LEADS_CAPTURED,	/* db/lead.c: new leads, captured */
 	DBM_OUTBOX,		/* db/core.c: outbox rows */
 	DBM_DELIVERIES,		/* db/sending.c: deliveries scheduled */
+	DBM_WEBHOOK_DELIVERIES,	/* db/webhook.c: records of a fan-out */
 	DBM__MAX
 };
 #define DB_MULTI_MAX	16

@@ -1686,22 +1686,30 @@ struct webhook_event_row { DB_FIELDS(WEBHOOK_EVENT_COLS) };
 /* outbox events a fan-out transaction takes */
 #define WEBHOOK_FANOUT_MAX	100
 /*
- * Up to n (at most WEBHOOK_FANOUT_MAX) unprocessed events whose id
- * follows `after` (a UUID; the nil UUID for the first), by id (UUIDv7:
- * oldest first), locked (SKIP LOCKED).
+ * Up to n (at most WEBHOOK_FANOUT_MAX) of the tenant's unprocessed
+ * events, by id (UUIDv7: oldest first), locked (SKIP LOCKED).
  */
-enum fb_err db_webhook_events_claim(struct db *, const char *after, int n,
+enum fb_err db_webhook_events_claim(struct db *, const char *tenant, int n,
+	    struct dbrows *) FB_WUR;
+/*
+ * Up to `limit` tenants (struct key_row) with events to fan out, the
+ * oldest event first: formback-webhooks' turns of the fan-out.
+ */
+enum fb_err db_webhook_fan_tenants(struct db *, int limit,
 	    struct dbrows *) FB_WUR;
 /* Ids of the endpoints subscribed to an event when it happened. */
 enum fb_err db_webhook_subscribers(struct db *, const char *tenant,
 	    const char *type, const char *at, struct dbres *) FB_WUR;
 /*
- * One pending delivery record of an event to an endpoint, due `due`
- * (NULL: now, the database's clock).
+ * A pending delivery record of an event to an endpoint, due `due` (SQL
+ * datetime; NULL: now, the database's clock).  Borrowed.
  */
-enum fb_err db_webhook_delivery_add(struct db *, const char *id,
-	    const char *tenant, const char *endpoint, const char *event,
-	    const char *type, const char *body, const char *due) FB_WUR;
+struct webhook_record {
+	const char	*id, *tenant, *endpoint, *event, *type, *body, *due;
+};
+/* Records r[0 .. n) (any n), a statement per DB_MULTI_MAX of them. */
+enum fb_err db_webhook_deliveries_add(struct db *,
+	    const struct webhook_record *r, size_t n) FB_WUR;
 /*
  * Mark outbox events ids[0 .. n-1] (borrowed, 1 <= n <=
  * WEBHOOK_FANOUT_MAX) fanned out, in one statement; FB_EINVAL for any

@@ -1141,6 +1141,40 @@ Test(webhooks, quiet_tenant_not_behind_slow_receivers, .timeout = 60)
 }
 
 /*
+ * The fan-out takes tenants in turns too: a noisy tenant's 200 events,
+ * older than a quiet tenant's one, and a pass capped at 20 items: its
+ * first turn makes the quiet tenant's event a record beside 16 of the
+ * noisy tenant's, not after all 200 (and the cap is spent there).
+ */
+Test(webhooks, fan_out_takes_tenants_in_turns, .timeout = 60)
+{
+	struct fx	 a, q;
+	json_object	*got;
+	char		 id[40];
+
+	fx_new(&a, "pro", 0);
+	fx_new(&q, "pro", 0);
+	cr_assert_eq(hooks_pass(1, NULL), 0);
+	endpoint_at(&a, "/noisy-fan", id);
+	endpoint_at(&q, "/quiet-fan", id);
+	events(&a, 200);
+	sql("DO SLEEP(0.01)");
+	events(&q, 1);
+	cr_assert_eq(hooks_pass_limit(5, NULL, 20), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_deliveries WHERE "
+	    "tenant_id = '%s'", q.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
+	    "AND processed_at IS NULL", a.tenant), "181");
+	/* the next pass the rest */
+	cr_assert_eq(hooks_pass(6, NULL), 0);
+	got = received("/quiet-fan");
+	cr_assert_eq(json_object_array_length(got), 1);
+	json_object_put(got);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_deliveries WHERE "
+	    "tenant_id = '%s' AND status = 'succeeded'", a.tenant), "200");
+}
+
+/*
  * A test event (issue 40, as Stripe and Svix have): a session queues one
  * record of a new event for this endpoint alone, its data the type's
  * sample with the nil UUID for every id; it is signed and sent as any.
