@@ -59,7 +59,7 @@
 #define ROUND_MAX	64	/* turns claimed in one transaction */
 #define TURN_FAN	16	/* tenants a turn of the fan-out */
 #define TENANTS_READ	10000	/* tenants with events read at once */
-#define FAN_FIRST	2	/* seconds of fan-out before the first sends */
+#define FAN_FIRST	1	/* seconds of fan-out before the first sends */
 /*
  * Outcomes are written in one transaction per group (one commit, one
  * flush of the log, for many sends): begun by the first finish(), and
