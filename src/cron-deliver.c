@@ -101,7 +101,8 @@ struct deliver {
  * claim, in the caller's transaction.
  */
 static enum fb_err
-finish_one(struct deliver *dv, const struct delivery_ref *d, const char *token, struct outcome *o)
+finish_one(struct deliver *dv, const struct delivery_ref *d, const char *token,
+    struct outcome *o)
 {
 	char		 at[32], re[32];
 	struct delivery_outcome w = { .id = d->id, .token = token,
@@ -139,13 +140,15 @@ finish_one(struct deliver *dv, const struct delivery_ref *d, const char *token, 
 
 /* One outcome in its own transaction. */
 static enum fb_err
-finish(struct deliver *dv, const struct delivery_ref *d, const char *token, struct outcome *o)
+finish(struct deliver *dv, const struct delivery_ref *d, const char *token,
+    struct outcome *o)
 {
 	enum fb_err	 e;
 
 	if ((e = db_begin(&dv->db)) != FB_OK)
 		return e;
-	if ((e = finish_one(dv, d, token, o)) == FB_OK && (e = db_commit(&dv->db)) == FB_OK)
+	if ((e = finish_one(dv, d, token, o)) == FB_OK &&
+	    (e = db_commit(&dv->db)) == FB_OK)
 		return FB_OK;
 	db_rollback(&dv->db);
 	return e;
@@ -276,7 +279,8 @@ quota_of(const struct claim_row *d)
  * admins, in the transaction that crossed `pct` percent of the quota.
  */
 static enum fb_err
-announce(struct deliver *dv, const char *tenant, int pct, long used, long quota, const char *plan)
+announce(struct deliver *dv, const char *tenant, int pct, long used, long quota,
+    const char *plan)
 {
 	json_object	*ev, *mail;
 	enum fb_err	 e;
@@ -423,7 +427,8 @@ contact_sendable(const char *to, bool sms)
 
 /* Render and send one delivery that passed its checks and was counted. */
 static void
-deliver(struct deliver *dv, const struct claim_row *d, const struct links *l, struct outcome *o)
+deliver(struct deliver *dv, const struct claim_row *d, const struct links *l,
+    struct outcome *o)
 {
 	bool		 sms = strcmp(d->d.channel, "sms") == 0;
 	const struct dbbin *sealed = sms ? &d->tel_sealed : &d->email_sealed;
@@ -556,8 +561,8 @@ recover(struct deliver *dv)
  * applied or the claim was lost.
  */
 static bool
-send_guard(struct deliver *dv, const struct claim_row *d, const char *token, struct outcome *o,
-    const struct claim_row *prev, struct outcome *po)
+send_guard(struct deliver *dv, const struct claim_row *d, const char *token,
+    struct outcome *o, const struct claim_row *prev, struct outcome *po)
 {
 	long long	 part[2] = { -1, -1 };
 	int		 k, n, round;

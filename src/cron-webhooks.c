@@ -145,7 +145,8 @@ hmac_hex(const void *key, size_t keylen, const char *t, const char *mid,
 
 	ok = c != NULL && EVP_MAC_init(c, key, keylen, p) == 1 &&
 	    (mid == NULL || (EVP_MAC_update(c, (const unsigned char *)mid,
-	    strlen(mid)) == 1 && EVP_MAC_update(c, (const unsigned char *)".", 1) == 1)) &&
+	    strlen(mid)) == 1 && EVP_MAC_update(c, (const unsigned char *)".",
+	    1) == 1)) &&
 	    EVP_MAC_update(c, (const unsigned char *)t, strlen(t)) == 1 &&
 	    EVP_MAC_update(c, (const unsigned char *)".", 1) == 1 &&
 	    EVP_MAC_update(c, body, n) == 1 && EVP_MAC_final(c, raw, &len, 32) == 1 &&
