@@ -475,9 +475,11 @@ internal(struct req *r, enum fb_err e)
 }
 
 /*
- * Replay or refuse when the idempotency row already exists.  Returns
- * FB_OK with a response written, FB_ERETRY when the expired row was
- * removed and the claim should be tried again, or an internal error.
+ * Replay or refuse when the idempotency row already exists, in the
+ * claim's transaction.  Returns FB_OK with a response written,
+ * FB_ENOTFOUND when the expired row was removed and the claim should be
+ * made again, FB_ERETRY when the holder rolled back in between (the
+ * transaction is run again), or an internal error.
  */
 static enum fb_err
 idem_existing(struct req *r, const char *endpoint, const unsigned char hash[32])
@@ -486,24 +488,17 @@ idem_existing(struct req *r, const char *endpoint, const unsigned char hash[32])
 	const struct idem_row *k;
 	enum fb_err	 e;
 
-	db_rollback(r->db);
 	e = db_idem_get(r->db, r->auth.tenant_id, endpoint, r->idem_key, &res);
-	if (e == FB_ENOTFOUND) {
-		/* the holder rolled back between our insert and look-up */
-		db_rollback(r->db);
+	if (e == FB_ENOTFOUND)
 		return FB_ERETRY;
-	}
 	if (e != FB_OK)
 		return e;
 	k = res.row;
 	if (k->expired) {
 		dbrows_free(&res);
-		if ((e = db_idem_delete_expired(r->db, r->auth.tenant_id,
-		    endpoint, r->idem_key)) != FB_OK || (e = db_commit(r->db)) != FB_OK)
-			return e;
-		return FB_ERETRY;
+		return (e = db_idem_delete_expired(r->db, r->auth.tenant_id,
+		    endpoint, r->idem_key)) != FB_OK ? e : FB_ENOTFOUND;
 	}
-	db_rollback(r->db);
 	if (k->request_hash.n != 32 ||
 	    sodium_memcmp(k->request_hash.p, hash, 32) != 0) {
 		dbrows_free(&res);
@@ -571,150 +566,170 @@ audit(struct req *r)
 	return e;
 }
 
+/* A write's transaction (run_handler_tx()): its request, its key's claim. */
+struct handler_tx {
+	struct req	*r;
+	bool		 idem;		/* an Idempotency-Key to claim */
+	char		 endpoint[300];
+	unsigned char	 hash[32];	/* of the endpoint, query and body */
+};
+
 /*
- * Run the handler in one transaction (design 6): retried as a whole on
- * deadlock; committed with its audit row on success; rolled back for 4xx,
- * 5xx and dry runs.  With an Idempotency-Key the claim row is inserted
- * first in the same transaction, and a 4xx keeps only that row (savepoint).
+ * The Idempotency-Key's claim row, made first in the write's
+ * transaction (contract: Idempotency).  FB_OK when claimed; FB_UNDONE
+ * with the answer written when the key is held, in progress or used
+ * (a replay); else an error for db_tx().
+ */
+static enum fb_err
+idem_claim(struct handler_tx *t)
+{
+	struct req	*r = t->r;
+	enum fb_err	 e;
+	int		 try;
+
+	for (try = 0; try < 2; try++) {
+		e = db_idem_claim(r->db, r->auth.tenant_id, t->endpoint,
+		    r->idem_key, t->hash);
+		if (e == FB_ERETRY) {
+			/* the holder's transaction is still open */
+			reset(r);
+			(void)api_error(r, AC_IDEMPOTENCY_KEY_IN_PROGRESS, NULL);
+			return FB_UNDONE;
+		}
+		if (e != FB_EDUP)
+			return e;
+		/* an expired row removed (FB_ENOTFOUND): claimed again */
+		if ((e = idem_existing(r, t->endpoint, t->hash)) != FB_ENOTFOUND)
+			return e == FB_OK ? FB_UNDONE : e;
+	}
+	return FB_ERETRY;
+}
+
+/*
+ * One try of a write (db_tx()): the key's claim, the handler, its audit
+ * row and the key's answer.  A refusal (4xx) and a dry run are undone,
+ * but for the key's claim (savepoint) and for a route that keeps its
+ * refusals (R_KEEP: a sign-in's failure counted).
+ */
+static enum fb_err
+handler_tx(struct db *db, void *arg)
+{
+	struct handler_tx *t = arg;
+	struct req	*r = t->r;
+	enum fb_err	 e = FB_OK;
+
+	reset(r);
+	if (t->idem && ((e = idem_claim(t)) != FB_OK ||
+	    (e = db_savepoint(db, "handler")) != FB_OK))
+		return e;
+	if ((e = r->route->fn(r)) == FB_OK && r->status == 0)
+		e = FB_EINVAL;
+	if (e != FB_OK)
+		return e;
+	if (r->status >= 400 && (r->route->flags & R_KEEP) == 0) {
+		if (!t->idem)
+			return FB_UNDONE;
+		e = db_rollback_to(db, "handler");
+	} else if (r->status < 400 && (r->route->flags & R_WRITE) != 0)
+		e = audit(r);
+	if (e == FB_OK && t->idem)
+		e = db_idem_finish(db, r->auth.tenant_id, t->endpoint,
+		    r->idem_key, r->status, r->idem_body != NULL ?
+		    r->idem_body : r->out.data);
+	return e == FB_OK && r->dry_run ? FB_UNDONE : e;
+}
+
+/* One try of a read, in autocommit (db_retry()). */
+static enum fb_err
+handler_read(struct db *db, void *arg)
+{
+	struct req	*r = arg;
+	enum fb_err	 e;
+
+	(void)db;
+	req_reset_response(r);
+	if ((e = r->route->fn(r)) == FB_OK && r->status == 0)
+		e = FB_EINVAL;
+	return e;
+}
+
+/*
+ * Run the handler (design 6): a read in autocommit, a write in one
+ * transaction (db_tx()), retried as a whole on deadlock, committed with
+ * its audit row on success, rolled back for 4xx, 5xx and dry runs.
+ * With an Idempotency-Key the claim row is inserted first in the same
+ * transaction, and a 4xx keeps only that row.
  */
 static void
 run_handler_tx(struct req *r)
 {
-	unsigned char	 hash[32];
-	char		 endpoint[300];
+	struct handler_tx t = { .r = r };
 	crypto_generichash_state st;
-	bool		 idem = false;
-	enum fb_err	 e = FB_OK;
-	int		 try;
+	enum fb_err	 e;
 
 	if (r->idem_key != NULL && strcmp(r->method, "POST") == 0) {
 		/* checked for a dry run too: it answers as a live key would */
 		if (!idem_key_ok(r->idem_key)) {
-			(void)api_error(r, AC_IDEMPOTENCY_KEY_INVALID, "Idempotency-Key");
+			(void)api_error(r, AC_IDEMPOTENCY_KEY_INVALID,
+			    "Idempotency-Key");
 			return;
 		}
 		/* a dry run records nothing (contract: Authentication 3) */
-		idem = !r->dry_run;
+		t.idem = !r->dry_run;
 	}
-	if (idem) {
-		snprintf(endpoint, sizeof(endpoint), "%s %s", r->method, r->path);
-		crypto_generichash_init(&st, NULL, 0, sizeof(hash));
-		crypto_generichash_update(&st, (const unsigned char *)endpoint,
-		    strlen(endpoint) + 1);
+	if (t.idem) {
+		snprintf(t.endpoint, sizeof(t.endpoint), "%s %s", r->method,
+		    r->path);
+		crypto_generichash_init(&st, NULL, 0, sizeof(t.hash));
+		crypto_generichash_update(&st, (const unsigned char *)
+		    t.endpoint, strlen(t.endpoint) + 1);
 		crypto_generichash_update(&st, (const unsigned char *)
 		    (r->query != NULL ? r->query : ""), r->query != NULL ?
 		    strlen(r->query) + 1 : 1);
 		crypto_generichash_update(&st, (const unsigned char *)
 		    r->body.data, r->body.len);
-		crypto_generichash_final(&st, hash, sizeof(hash));
+		crypto_generichash_final(&st, t.hash, sizeof(t.hash));
 	}
-	if (strcmp(r->method, "GET") == 0) {
-		/* reads run in autocommit: no transaction to end */
-		for (try = 0; try < DB_TX_TRIES; try++) {
-			req_reset_response(r);
-			if ((e = r->route->fn(r)) == FB_OK && r->status == 0)
-				e = FB_EINVAL;
-			if (e != FB_ERETRY)
-				break;
-		}
-		if (e != FB_OK)
-			internal(r, e);
-		return;
-	}
-	for (try = 0; try < DB_TX_TRIES; try++) {
-		reset(r);
-		if ((e = db_begin(r->db)) != FB_OK)
-			break;
-		if (idem) {
-			e = db_idem_claim(r->db, r->auth.tenant_id, endpoint,
-			    r->idem_key, hash);
-			if (e == FB_ERETRY) {
-				db_rollback(r->db);
-				(void)api_error(r, AC_IDEMPOTENCY_KEY_IN_PROGRESS, NULL);
-				return;
-			}
-			if (e == FB_EDUP) {
-				e = idem_existing(r, endpoint, hash);
-				if (e == FB_ERETRY)
-					continue;
-				if (e != FB_OK)
-					break;
-				return;
-			}
-			if (e != FB_OK ||
-			    (e = db_exec_raw(r->db, "SAVEPOINT handler")) != FB_OK)
-				break;
-		}
-		e = r->route->fn(r);
-		if (e == FB_OK && r->status == 0)
-			e = FB_EINVAL;
-		if (e != FB_OK) {
-			db_rollback(r->db);
-			if (e == FB_ERETRY)
-				continue;
-			break;
-		}
-		if (r->status >= 400) {
-			if (!idem) {
-				db_rollback(r->db);
-				return;
-			}
-			e = db_exec_raw(r->db, "ROLLBACK TO SAVEPOINT handler");
-		} else if ((r->route->flags & R_WRITE) != 0)
-			e = audit(r);
-		if (e == FB_OK && idem)
-			e = db_idem_finish(r->db, r->auth.tenant_id, endpoint,
-			    r->idem_key, r->status, r->idem_body != NULL ?
-			    r->idem_body : r->out.data);
-		if (e == FB_OK && r->dry_run) {
-			db_rollback(r->db);
-			return;
-		}
-		if (e == FB_OK)
-			e = db_commit(r->db);
-		if (e == FB_OK) {
-			r->committed = true;
-			return;
-		}
-		db_rollback(r->db);
-		if (e != FB_ERETRY)
-			break;
-	}
-	internal(r, e);
+	if (strcmp(r->method, "GET") == 0)
+		e = db_retry(r->db, handler_read, r);
+	else if ((e = db_tx(r->db, handler_tx, &t)) == FB_OK)
+		r->committed = true;
+	if (e != FB_OK && e != FB_UNDONE)
+		internal(r, e);
+}
+
+/* One try of a public write (db_tx()): undone when it refuses. */
+static enum fb_err
+public_tx(struct db *db, void *arg)
+{
+	struct req	*r = arg;
+	enum fb_err	 e;
+
+	(void)db;
+	reset(r);
+	if ((e = r->route->fn(r)) == FB_OK && r->status == 0)
+		e = FB_EINVAL;
+	if (e == FB_OK && r->status >= 400 && (r->route->flags & R_KEEP) == 0)
+		return FB_UNDONE;
+	return e;
 }
 
 /*
- * A public route that writes (R_TX: an opt-out, a provider's receipt):
- * the handler in one transaction, retried as a whole on deadlock,
- * committed when it answers below 400, else rolled back.
+ * A public route that writes (R_TX: an opt-out, a provider's receipt, a
+ * sign-in): the handler in one transaction (db_tx()), committed when it
+ * answers below 400 or keeps its refusals (R_KEEP), else rolled back.
  */
 static void
 run_public_tx(struct req *r)
 {
 	enum fb_err	 e;
-	int		 try;
 
 	if ((e = db_ensure(r->db)) != FB_OK) {
 		internal(r, FB_EGONE);
 		return;
 	}
-	for (try = 0; try < DB_TX_TRIES; try++) {
-		reset(r);
-		if ((e = db_begin(r->db)) != FB_OK)
-			break;
-		if ((e = r->route->fn(r)) == FB_OK && r->status == 0)
-			e = FB_EINVAL;
-		if (e == FB_OK && r->status >= 400) {
-			db_rollback(r->db);
-			return;
-		}
-		if (e == FB_OK && (e = db_commit(r->db)) == FB_OK)
-			return;
-		db_rollback(r->db);
-		if (e != FB_ERETRY)
-			break;
-	}
-	internal(r, e);
+	if ((e = db_tx(r->db, public_tx, r)) != FB_OK && e != FB_UNDONE)
+		internal(r, e);
 }
 
 /* The transaction, then the files it published: renamed in on commit. */

@@ -16,6 +16,7 @@ static const char *const fb_errs[FB_ERR__MAX] = {
 	/* FB_ECONF */		"bad configuration",
 	/* FB_ECRYPTO */	"crypto failure",
 	/* FB_EIO */		"i/o error",
+	/* FB_UNDONE */		"rolled back on purpose",
 };
 
 const char *

@@ -37,6 +37,7 @@ enum fb_err {
 	FB_ECONF,	/* bad configuration */
 	FB_ECRYPTO,	/* crypto failure */
 	FB_EIO,		/* file or network i/o */
+	FB_UNDONE,	/* no error: the work rolled back on purpose (db_tx()) */
 	FB_ERR__MAX
 };
 

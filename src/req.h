@@ -51,6 +51,8 @@ struct param_def {
 #define R_RAW		0x40	/* the body is the handler's to read (CSV), not JSON */
 #define R_SESSION	0x20	/* a member's session only: an API key gets 403
 				   session_required (issue 16) */
+#define R_KEEP		0x80	/* a refusal (4xx) is committed too: what it
+				   counts (a sign-in's failure, a code's try) */
 
 struct req;
 typedef enum fb_err (*handler_fn)(struct req *);

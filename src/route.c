@@ -369,7 +369,7 @@ const struct route routes[] = {
 	 * and ROLE_OWNER are the roles' bits (formback.fcgi(8), ROLES).
 	 */
 	{ "POST", "/api/v1/admin/session", api_session_create, "createAdminSession",
-	  0, R_PUBLIC, p_none, "SignInIn", 200, "SessionOut",
+	  0, R_PUBLIC | R_TX | R_KEEP, p_none, "SignInIn", 200, "SessionOut",
 	  "Sign in: sets the session cookie; throttled per account and address (429 signin_throttled)." },
 	{ "GET", "/api/v1/admin/session", api_session_get, "getAdminSession",
 	  0, ADMIN, p_none, NULL, 200, "SessionOut",
@@ -415,7 +415,8 @@ const struct route routes[] = {
 	  "TestRecipientOut",
 	  "Add a phone number or address: sent a 6-digit code, it counts once confirmed." },
 	{ "POST", "/api/v1/admin/test_recipients/{recipient_id}/confirm",
-	  api_test_recipients_confirm, "confirmTestRecipient", ROLE_ADMIN, ADMIN_W,
+	  api_test_recipients_confirm, "confirmTestRecipient", ROLE_ADMIN,
+	  ADMIN_W | R_KEEP,
 	  p_recipient, "TestRecipientConfirmIn", 200, "TestRecipientOut",
 	  "Type back the code (30 minutes, 5 tries)." },
 	{ "DELETE", "/api/v1/admin/test_recipients/{recipient_id}",

@@ -140,8 +140,8 @@ signin_audit(struct db *db, const struct req *r, const struct signin_row *m,
  * POST /api/v1/admin/session: sign in.  Throttled per account and per
  * client address (db_throttle_fail()); a wrong password, an unknown
  * address, a suspended member and one without a password all answer the
- * same 401 after the same Argon2id work.  Runs its own transactions: a
- * failure is counted even though the answer is an error.
+ * same 401 after the same Argon2id work.  Its route keeps its refusals
+ * (R_KEEP): a failure is counted though the answer is an error.
  */
 enum fb_err
 api_session_create(struct req *r)
@@ -211,15 +211,12 @@ api_session_create(struct req *r)
 	token_generate("fbs_", token);
 	secret_hash(token, hash);
 	uuid_v7(sid);
-	if ((e = db_begin(r->db)) == FB_OK &&
-	    (e = db_session_create(r->db, sid, m[hit].tenant_id, m[hit].id, hash,
-	    r->client_addr, SESSION_MAX_SECONDS)) == FB_OK &&
-	    (e = db_throttle_clear(r->db, acct)) == FB_OK &&
-	    (e = signin_audit(r->db, r, &m[hit], "signin")) == FB_OK)
-		e = db_commit(r->db);
+	if ((e = db_session_create(r->db, sid, m[hit].tenant_id, m[hit].id,
+	    hash, r->client_addr, SESSION_MAX_SECONDS)) == FB_OK &&
+	    (e = db_throttle_clear(r->db, acct)) == FB_OK)
+		e = signin_audit(r->db, r, &m[hit], "signin");
 	dbrows_free(&ms);
 	if (e != FB_OK) {
-		db_rollback(r->db);
 		sodium_memzero(token, sizeof(token));
 		return e;
 	}

@@ -140,8 +140,8 @@ api_test_recipients_confirm(struct req *r)
 	    sodium_memcmp(k->code_hash.p, want, sizeof(want)) == 0;
 	dbrows_free(&c);
 	if (!confirmed && !ok) {
-		if ((e = db_test_recipient_try(r->db, id)) != FB_OK ||
-		    (e = db_commit(r->db)) != FB_OK)
+		/* counted though refused (R_KEEP) */
+		if ((e = db_test_recipient_try(r->db, id)) != FB_OK)
 			return e;
 		return api_error(r, AC_CONFIRMATION_CODE_INVALID, "code");
 	}

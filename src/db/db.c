@@ -254,6 +254,36 @@ db_tx(struct db *db, enum fb_err (*fn)(struct db *, void *), void *arg)
 	return e;
 }
 
+enum fb_err
+db_retry(struct db *db, enum fb_err (*fn)(struct db *, void *), void *arg)
+{
+	enum fb_err	 e = FB_OK;
+	int		 try;
+
+	for (try = 0; try < DB_TX_TRIES; try++)
+		if ((e = fn(db, arg)) != FB_ERETRY)
+			break;
+	return e;
+}
+
+enum fb_err
+db_savepoint(struct db *db, const char *name)
+{
+	char	 q[96];
+
+	snprintf(q, sizeof(q), "SAVEPOINT %s", name);
+	return db_exec_raw(db, q);
+}
+
+enum fb_err
+db_rollback_to(struct db *db, const char *name)
+{
+	char	 q[96];
+
+	snprintf(q, sizeof(q), "ROLLBACK TO SAVEPOINT %s", name);
+	return db_exec_raw(db, q);
+}
+
 void
 db_rollback(struct db *db)
 {

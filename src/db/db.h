@@ -246,12 +246,31 @@ enum fb_err	db_begin(struct db *) FB_WUR;
 enum fb_err	db_commit(struct db *) FB_WUR;
 void		db_rollback(struct db *);
 /*
+ * SAVEPOINT name, and ROLLBACK TO SAVEPOINT name, in the transaction
+ * db_tx() runs: what a part of it undoes while the rest is kept (an
+ * idempotency key's claim kept with its refusal, a batch's event
+ * applied alone).  name is an SQL identifier of the caller's text,
+ * never input.  Errors as db_run().
+ */
+enum fb_err	db_savepoint(struct db *, const char *name) FB_WUR;
+enum fb_err	db_rollback_to(struct db *, const char *name) FB_WUR;
+/*
  * fn(db, arg) in a transaction of its own, committed when it returns
  * FB_OK, rolled back otherwise; run again while it (or the commit) ends
  * FB_ERETRY, DB_TX_TRIES times in all, so fn must start from scratch
- * each time.  Returns FB_OK or the last error.
+ * each time.  fn returns FB_UNDONE to have its work rolled back without
+ * an error (a refusal, a dry run).  Returns FB_OK when committed,
+ * FB_UNDONE, or the last error.  The one owner of transactions: every
+ * write of formback.fcgi and of the cron jobs is run through it.
  */
 enum fb_err	db_tx(struct db *, enum fb_err (*fn)(struct db *, void *),
+		    void *arg) FB_WUR;
+/*
+ * fn(db, arg) outside a transaction (reads in autocommit), run again
+ * while it ends FB_ERETRY, DB_TX_TRIES times in all.  Returns fn's last
+ * result.
+ */
+enum fb_err	db_retry(struct db *, enum fb_err (*fn)(struct db *, void *),
 		    void *arg) FB_WUR;
 
 /*

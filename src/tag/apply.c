@@ -857,104 +857,140 @@ apply_one(struct db *db, const struct conf *conf, const struct ingest_row *q,
 	return e;
 }
 
-/*
- * Count a failure of event `id` (why) and commit it: in_turn, in the
- * batch's transaction undone to its savepoint, the part's turn still
- * held, so that no other applier takes the event up before its count is
- * written (out of turn one did, and counted a fourth failure); else in a
- * transaction of its own.  False when the count could not be written.
- */
-static bool
-note_failure(struct db *db, unsigned part, const char *id, enum fb_err why,
-    bool in_turn)
-{
-	enum fb_err	 e;
+/* A failure of event id (why), counted out of turn (db_tx()). */
+struct failure {
+	unsigned	 part;
+	const char	*id;
+	enum fb_err	 why;
+};
 
-	e = in_turn ? db_exec_raw(db, "ROLLBACK TO SAVEPOINT batch") :
-	    db_begin(db);
-	if (e == FB_OK &&
-	    (e = db_ingest_failed(db, part, id, fb_strerror(why))) == FB_OK &&
-	    (e = db_commit(db)) == FB_OK)
-		return true;
-	db_rollback(db);
-	return false;
+static enum fb_err
+failure_tx(struct db *db, void *arg)
+{
+	const struct failure *f = arg;
+
+	return db_ingest_failed(db, f->part, f->id, fb_strerror(f->why));
 }
 
+/* One batch of a part (batch_tx()): what it asks and what came of it. */
+struct batch {
+	const struct conf *conf;
+	unsigned	 part;
+	int		 n;
+	bool		 wait;
+	unsigned	 done;		/* events applied, 0: another's turn */
+	char		 failed[UUID_STRLEN + 1]; /* the one to blame */
+	enum fb_err	 why;		/* the failure counted in turn */
+};
+
 /*
- * One transaction: the part's applier turn, up to n of its events applied
- * and removed.  *done: how many (0 when another applier has the turn).
- * On an error nothing of the batch stays; *failed names the event it
- * happened on, when one is to blame, and *counted says whether its
- * failure is counted already (note_failure(), in turn).
+ * The writes of one batch of events read from the queue: its leads,
+ * outbox rows, flood counts, tag events, and the queue's rows removed.
  */
 static enum fb_err
-apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
-    bool wait, unsigned *done, char failed[UUID_STRLEN + 1], bool *counted)
+batch_apply(struct db *db, struct batch *b, const struct dbrows *q,
+    struct rows *rows)
 {
-	struct dbrows	 q, cx = { 0 };
-	const struct ingest_row *ev;
-	struct rows	*rows;
+	const struct ingest_row *ev = q->row;
 	const char	*ids[APPLY_BATCH];
+	struct dbrows	 cx = { 0 };
 	char		 cxkey[UUID_STRLEN + 80] = "";
 	size_t		 i;
-	bool		 held;
 	enum fb_err	 e;
 
-	*done = 0;
-	failed[0] = '\0';
-	*counted = false;
-	if ((e = db_begin(db)) != FB_OK)
-		return e;
-	if ((e = db_ingest_lock(db, part, wait, &held)) != FB_OK || !held ||
-	    (e = db_exec_raw(db, "SAVEPOINT batch")) != FB_OK) {
-		db_rollback(db);
-		return e;
-	}
-	if (n > APPLY_BATCH)
-		n = APPLY_BATCH;
-	if ((rows = calloc(1, sizeof(*rows))) == NULL) {
-		db_rollback(db);
-		return FB_ENOMEM;
-	}
-	if ((e = db_ingest_batch(db, part, n, &q)) != FB_OK) {
-		db_rollback(db);
-		free(rows);
-		return e;
-	}
 	/* the captures' sources before any lead (tag/quarantine.c) */
-	if ((e = flood_batch_begin(db, q.row, q.n, &rows->sources)) == FB_OK)
-		e = read_ahead(db, q.row, q.n, &rows->ahead);
-	for (i = 0, ev = q.row; i < q.n && e == FB_OK; i++) {
+	if ((e = flood_batch_begin(db, q->row, q->n, &rows->sources)) == FB_OK)
+		e = read_ahead(db, q->row, q->n, &rows->ahead);
+	for (i = 0; i < q->n; i++)
 		ids[i] = ev[i].id;
-		/* held rows written on the way fail as the batch's, not its */
-		if ((e = apply_one(db, conf, &ev[i], &cx, cxkey, sizeof(cxkey),
-		    rows)) != FB_OK && !rows->write_failed)
-			snprintf(failed, UUID_STRLEN + 1, "%s", ids[i]);
-	}
+	for (i = 0; i < q->n && e == FB_OK; i++)
+		/* held rows written on the way fail as the batch's */
+		if ((e = apply_one(db, b->conf, &ev[i], &cx, cxkey,
+		    sizeof(cxkey), rows)) != FB_OK && !rows->write_failed)
+			snprintf(b->failed, sizeof(b->failed), "%s", ids[i]);
 	dbrows_free(&cx);
 	if (e == FB_OK && (e = leads_write(db, rows)) == FB_OK)
 		e = outbox_write(db, rows);
 	if (e == FB_OK)
-		e = flood_batch_end(db, conf, &rows->sources, rows->caught,
+		e = flood_batch_end(db, b->conf, &rows->sources, rows->caught,
 		    rows->ncaught);
 	if (e == FB_OK)
 		e = db_tag_events_insert(db, rows->row, rows->n);
 	if (e == FB_OK)
-		e = db_ingest_done(db, part, ids, q.n);
+		e = db_ingest_done(db, b->part, ids, q->n);
 	/* a batch of one: the failure of the batch is the event's */
-	if (e != FB_OK && failed[0] == '\0' && q.n == 1)
-		snprintf(failed, UUID_STRLEN + 1, "%s", ids[0]);
-	/* a deadlock, or a connection lost, leaves no savepoint to go back to */
-	if (e == FB_OK && (e = db_commit(db)) == FB_OK)
-		*done = (unsigned)q.n;
-	else if (failed[0] == '\0' || e == FB_ERETRY || e == FB_EGONE ||
-	    !(*counted = note_failure(db, part, failed, e, true)))
-		db_rollback(db);
+	if (e != FB_OK && b->failed[0] == '\0' && q->n == 1)
+		snprintf(b->failed, sizeof(b->failed), "%s", ids[0]);
+	return e;
+}
+
+/*
+ * One transaction (db_tx()): the part's applier turn, up to n of its
+ * events applied and removed.  On an error nothing of the batch stays;
+ * when an event is to blame (b->failed) its failure is counted in the
+ * same transaction, undone to the savepoint, the part's turn still held,
+ * so that no other applier takes the event up before its count is
+ * written (out of turn one did, and counted a fourth failure): then the
+ * count is committed and b->why says what failed.  A deadlock, or a
+ * connection lost, leaves no savepoint to go back to.
+ */
+static enum fb_err
+batch_tx(struct db *db, void *arg)
+{
+	struct batch	*b = arg;
+	struct dbrows	 q;
+	struct rows	*rows;
+	bool		 held;
+	enum fb_err	 e;
+
+	b->done = 0;
+	b->failed[0] = '\0';
+	b->why = FB_OK;
+	if ((e = db_ingest_lock(db, b->part, b->wait, &held)) != FB_OK ||
+	    !held || (e = db_savepoint(db, "batch")) != FB_OK)
+		return e;
+	if ((rows = calloc(1, sizeof(*rows))) == NULL)
+		return FB_ENOMEM;
+	if ((e = db_ingest_batch(db, b->part, b->n, &q)) != FB_OK) {
+		free(rows);
+		return e;
+	}
+	if ((e = batch_apply(db, b, &q, rows)) == FB_OK)
+		b->done = (unsigned)q.n;
+	else if (b->failed[0] != '\0' && e != FB_ERETRY && e != FB_EGONE &&
+	    db_rollback_to(db, "batch") == FB_OK &&
+	    db_ingest_failed(db, b->part, b->failed, fb_strerror(e)) == FB_OK) {
+		b->why = e;
+		e = FB_OK;
+	}
 	ahead_free(&rows->ahead);
 	flood_lock_free(&rows->sources);
 	outbox_drop(rows);
 	dbrows_free(&q);
 	free(rows);
+	return e;
+}
+
+/*
+ * A batch of up to n events of a part, in one transaction (db_tx(),
+ * retried on deadlock).  *done: how many (0 when another applier has
+ * the turn).  On an error *failed names the event it happened on, when
+ * one is to blame, and *counted says whether its failure is counted.
+ */
+static enum fb_err
+apply_batch(struct db *db, const struct conf *conf, unsigned part, int n,
+    bool wait, unsigned *done, char failed[UUID_STRLEN + 1], bool *counted)
+{
+	struct batch	 b = { .conf = conf, .part = part, .wait = wait,
+			    .n = n > APPLY_BATCH ? APPLY_BATCH : n };
+	enum fb_err	 e;
+
+	e = db_tx(db, batch_tx, &b);
+	*counted = e == FB_OK && b.why != FB_OK;
+	if (*counted)
+		e = b.why;
+	*done = e == FB_OK ? b.done : 0;
+	snprintf(failed, UUID_STRLEN + 1, "%s", e == FB_OK ? "" : b.failed);
 	return e;
 }
 
@@ -966,17 +1002,16 @@ tag_apply_part(struct db *db, const struct conf *conf, unsigned part, int limit,
 	unsigned	 done;
 	bool		 counted;
 	enum fb_err	 e = FB_OK;
-	int		 n, try, fails = 0, single = 0;
+	struct failure	 f;
+	int		 n, fails = 0, single = 0;
 
 	*applied = 0;
 	while (*applied < limit) {
 		n = limit - *applied < APPLY_BATCH ? limit - *applied : APPLY_BATCH;
 		if (single > 0)
 			n = 1;
-		for (try = 0; try < DB_TX_TRIES; try++)
-			if ((e = apply_batch(db, conf, part, n, wait, &done,
-			    failed, &counted)) != FB_ERETRY)
-				break;
+		e = apply_batch(db, conf, part, n, wait, &done, failed,
+		    &counted);
 		if (e == FB_EGONE)
 			return e;
 		if (e != FB_OK) {
@@ -990,8 +1025,9 @@ tag_apply_part(struct db *db, const struct conf *conf, unsigned part, int limit,
 			if (failed[0] != '\0') {
 				logx(LOG_ERR, "queued tag event %s not applied: %s",
 				    failed, fb_strerror(e));
-				if (!counted)
-					(void)note_failure(db, part, failed, e, false);
+				f = (struct failure){ part, failed, e };
+				if (!counted && db_tx(db, failure_tx, &f) != FB_OK)
+					logx(LOG_ERR, "its failure not counted");
 				if (single > 0)
 					single--;
 			} else if (n > 1)
