@@ -260,8 +260,9 @@ enum fb_err	db_rollback_to(struct db *, const char *name) FB_WUR;
  * FB_ERETRY, DB_TX_TRIES times in all, so fn must start from scratch
  * each time.  fn returns FB_UNDONE to have its work rolled back without
  * an error (a refusal, a dry run).  Returns FB_OK when committed,
- * FB_UNDONE, or the last error.  The one owner of transactions: every
- * write of formback.fcgi and of the cron jobs is run through it.
+ * FB_UNDONE, or the last error.  The one owner of formback.fcgi's
+ * transactions (the dispatcher's, the queue applier's) and of the cron
+ * jobs' claims.
  */
 enum fb_err	db_tx(struct db *, enum fb_err (*fn)(struct db *, void *),
 		    void *arg) FB_WUR;
