@@ -20,6 +20,7 @@
 
 #include "prefork.h"
 #include "req.h"
+#include "auth.h"
 #include "ingest.h"
 #include "db/store.h"
 
@@ -385,7 +386,7 @@ answer_batch(struct slot *slots, size_t n, struct db *db, const struct conf *con
 		if (slots[i].waits)
 			waiting[nw++] = &slots[i].r;
 	if (nw > 0)
-		dispatch_admit(waiting, nw);
+		auth_admit(waiting, nw);
 	for (i = 0; i < n; i++)
 		if (slots[i].waits) {
 			dispatch_end(&slots[i].r);

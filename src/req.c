@@ -230,6 +230,15 @@ api_error(struct req *r, enum api_code code, const char *param)
 	return FB_OK;
 }
 
+void
+api_internal(struct req *r, enum fb_err e)
+{
+	req_reset_response(r);
+	logx(LOG_ERR, "request failed: %s", fb_strerror(e));
+	(void)api_error(r, e == FB_EGONE || e == FB_ERETRY ? AC_UNAVAILABLE :
+	    AC_INTERNAL, NULL);
+}
+
 const char *
 req_actor_type(const struct req *r)
 {

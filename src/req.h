@@ -95,7 +95,7 @@ struct auth {
 	bool		 test;
 	uint32_t	 scopes;
 	int		 rate_limit;	/* effective: custom or plan */
-	/* a cached look-up (authcache.c) waiting for dispatch_admit() */
+	/* a cached look-up (authcache.c) waiting for auth_admit() */
 	bool		 cached;
 	long long	 epoch;
 	unsigned char	 hash[SECRET_HASH_LEN];
@@ -232,6 +232,12 @@ void		 req_empty(struct req *, int status);
  * Always returns FB_OK so handlers can `return api_error(...)`.
  */
 enum fb_err	 api_error(struct req *, enum api_code, const char *param);
+/*
+ * Answer an internal error e in the same envelope, the answer so far
+ * dropped: 503 unavailable for a database away or a deadlock that
+ * outlasted its tries (FB_EGONE, FB_ERETRY), else 500 internal.  Logged.
+ */
+void		 api_internal(struct req *, enum fb_err e);
 
 /*
  * body.c: reading JSON body fields with the contract's errors.  Each
@@ -313,13 +319,12 @@ bool	cursor_decode(const unsigned char *mk, const char *tag, const char *cur,
  * authenticated by a cached key look-up, waits for its admission
  * (DISPATCH_ADMIT), or that r is one of the tag's events
  * (DISPATCH_COLLECT: tag_collect_begin() takes it over);
- * dispatch_admit() admits the waiting ones among rs[0..n-1] (or answers
+ * auth_admit() (auth.h) admits the waiting ones among rs[0..n-1] (or answers
  * them: 401 after a stale look-up, 429); dispatch_end() then answers a
  * request dispatch_begin() left waiting.
  */
 enum dispatch_next { DISPATCH_DONE, DISPATCH_ADMIT, DISPATCH_COLLECT };
 enum dispatch_next dispatch_begin(struct req *r);
-void	dispatch_admit(struct req **rs, size_t n);
 void	dispatch_end(struct req *r);
 /*
  * Find the route for (method, path); HEAD takes the GET row.  Returns it
