@@ -499,10 +499,11 @@ struct fan_group {
  */
 static enum fb_err
 fan_event(struct db *db, const struct webhook_event_row *ev, const char *due,
-    struct dbres *subs, json_object **env, struct webhook_record *r,
+    struct dbrows *subs, json_object **env, struct webhook_record *r,
     char (*id)[UUID_STRLEN + 1], size_t *n)
 {
-	unsigned	 k;
+	const struct key_row *sub;
+	size_t		 k;
 	enum fb_err	 e;
 
 	if ((e = db_webhook_subscribers(db, ev->tenant_id, ev->event_type,
@@ -510,11 +511,11 @@ fan_event(struct db *db, const struct webhook_event_row *ev, const char *due,
 		return e;
 	*env = event_envelope(ev->id, ev->event_type, ev->created_at,
 	    ev->tenant_id, ev->payload);
-	for (k = 0; k < subs->nrows && k < FAN_SUBS_MAX; k++, (*n)++) {
+	for (k = 0, sub = subs->row; k < subs->n && k < FAN_SUBS_MAX;
+	    k++, sub++, (*n)++) {
 		uuid_v7(id[*n]);
 		r[*n] = (struct webhook_record){ id[*n], ev->tenant_id,
-		    dbres_get(subs, k, 0), ev->id, ev->event_type,
-		    json_text(*env), due };
+		    sub->id, ev->id, ev->event_type, json_text(*env), due };
 	}
 	return FB_OK;
 }
@@ -531,7 +532,7 @@ fan_group(struct db *db, void *arg)
 	struct fan_group *g = arg;
 	struct dbrows	 evs;
 	const struct webhook_event_row *ev;
-	struct dbres	 subs[FAN_SHARE];
+	struct dbrows	 subs[FAN_SHARE];
 	json_object	*env[FAN_SHARE];
 	const char	*ids[FAN_SHARE];
 	size_t		 i, n = 0, k;
@@ -555,7 +556,7 @@ fan_group(struct db *db, void *arg)
 	g->got = evs.n;
 	g->made = (int)n;
 	for (k = 0; k < i; k++) {
-		dbres_free(&subs[k]);
+		dbrows_free(&subs[k]);
 		json_object_put(env[k]);
 	}
 	dbrows_free(&evs);

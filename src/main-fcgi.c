@@ -410,25 +410,19 @@ answer_batch(struct slot *slots, size_t n, struct db *db, const struct conf *con
 static void
 check_server(struct db *db)
 {
-	MYSQL_RES	*res;
-	MYSQL_ROW	 row;
-	static const char q[] = "SELECT @@innodb_flush_log_at_trx_commit, "
-	    "@@log_bin, @@sync_binlog";
+	struct dbrows	 res;
+	const struct durability_row *d;
 
-	if (mysql_real_query(db->my, q, sizeof(q) - 1) != 0 ||
-	    (res = mysql_store_result(db->my)) == NULL)
+	if (db_durability(db, &res) != FB_OK)
 		return;
-	if ((row = mysql_fetch_row(res)) != NULL) {
-		if (row[0] != NULL && strcmp(row[0], "1") != 0)
-			logx(LOG_WARN, "innodb_flush_log_at_trx_commit is %s; "
-			    "1 is needed for durable writes", row[0]);
-		if (row[1] != NULL && strcmp(row[1], "1") == 0 &&
-		    row[2] != NULL && strcmp(row[2], "1") != 0)
-			logx(LOG_WARN, "sync_binlog is %s with the binary log "
-			    "on; 1 is needed for durable writes", row[2]);
-	}
-	mysql_free_result(res);
-	db_rollback(db);
+	d = res.row;
+	if (d->flush_log_at_trx_commit != 1)
+		logx(LOG_WARN, "innodb_flush_log_at_trx_commit is %lld; "
+		    "1 is needed for durable writes", d->flush_log_at_trx_commit);
+	if (d->log_bin && d->sync_binlog != 1)
+		logx(LOG_WARN, "sync_binlog is %lld with the binary log "
+		    "on; 1 is needed for durable writes", d->sync_binlog);
+	dbrows_free(&res);
 }
 
 static volatile sig_atomic_t	 stopping;

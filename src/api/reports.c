@@ -372,243 +372,336 @@ day_index(const char *day, int64_t from, long ndays)
 	return i >= 0 && i < ndays ? i : -1;
 }
 
+/* GET /reports/daily: the request's range, filters and counts. */
+struct daily {
+	struct daily_filter f;
+	char		 site_of[UUID_STRLEN + 1];
+	int64_t		 from;		/* the range's first JST day, UTC s */
+	long		 n;		/* its days */
+	struct day	*days;		/* n of them */
+	struct day	 tot;
+	char		 refreshed[32];	/* the latest count, or "" */
+	bool		 scen, steps;
+};
+
+/*
+ * The range (DAILY_DAYS_MAX days at most) and the filters of the
+ * request, their resources found: 0, or -1 answered (*e).
+ */
+static int
+daily_filters(struct req *r, struct daily *d, enum fb_err *e)
+{
+	struct funnel_filter ff;
+	struct dbrows	 cr, s;
+	int64_t		 b;
+
+	*e = FB_OK;
+	if ((d->from = time_jst_date(req_query(r, "from"))) < 0)
+		return *e = api_error(r, AC_QUERY_INVALID, "from"), -1;
+	if ((b = time_jst_date(req_query(r, "to"))) < 0)
+		return *e = api_error(r, AC_QUERY_INVALID, "to"), -1;
+	d->n = (long)((b - d->from) / 86400);
+	if (d->n < 1 || d->n > DAILY_DAYS_MAX)
+		return *e = api_error(r, AC_QUERY_INVALID, "to"), -1;
+	d->f = (struct daily_filter){ req_query(r, "from"),
+	    req_query(r, "to"), req_query(r, "site_id"),
+	    req_query(r, "campaign_id"), req_query(r, "scenario_id"), "*",
+	    "*" };
+	ff = (struct funnel_filter){ .site = d->f.site,
+	    .campaign = d->f.campaign };
+	if (filters_ok(r, &ff, e) != 0)
+		return -1;
+	/* the traffic row of the filters' grain (visits do not add up) */
+	if (d->f.site != NULL)
+		d->f.site_key = d->f.site;
+	if (d->f.campaign != NULL) {
+		if ((*e = db_campaign_get(r->db, r->auth.tenant_id,
+		    d->f.campaign, &cr)) != FB_OK)
+			return -1;
+		snprintf(d->site_of, sizeof(d->site_of), "%s",
+		    ((const struct campaign_row *)cr.row)->site_id);
+		dbrows_free(&cr);
+		if (d->f.site == NULL)
+			d->f.site_key = d->site_of;
+		d->f.campaign_key = d->f.campaign;
+	}
+	if (d->f.scenario != NULL) {
+		*e = db_scenario_get(r->db, r->auth.tenant_id, d->f.scenario,
+		    &s);
+		if (*e == FB_ENOTFOUND) {
+			*e = api_error(r, AC_NOT_FOUND, "scenario_id");
+			return -1;
+		}
+		if (*e != FB_OK)
+			return -1;
+		dbrows_free(&s);
+	}
+	d->scen = d->f.scenario != NULL;
+	return 0;
+}
+
+/*
+ * Which days are computed: all but those with rows not counted yet
+ * (their mark, migration 0035); refreshed_at is the latest count of
+ * the computed ones.
+ */
+static enum fb_err
+daily_computed(struct req *r, struct daily *d)
+{
+	struct dbrows	 rs;
+	const struct report_mark_row *m;
+	const struct day_aggregated_row *g;
+	size_t		 x;
+	long		 i;
+	enum fb_err	 e;
+
+	for (i = 0; i < d->n; i++)
+		d->days[i].computed = true;
+	if ((e = db_daily_marked(r->db, r->auth.tenant_id, d->f.from,
+	    d->f.to, &rs)) != FB_OK)
+		return e;
+	for (x = 0, m = rs.row; x < rs.n; x++, m++)
+		if ((i = day_index(m->day, d->from, d->n)) >= 0)
+			d->days[i].computed = false;
+	dbrows_free(&rs);
+	if ((e = db_daily_aggregated(r->db, r->auth.tenant_id, d->f.from,
+	    d->f.to, &rs)) != FB_OK)
+		return e;
+	/* the latest time, "YYYY-MM-DD HH:MM:SS.ffffff", sorts as text */
+	for (x = 0, g = rs.row; x < rs.n; x++, g++)
+		if ((i = day_index(g->day, d->from, d->n)) >= 0 &&
+		    d->days[i].computed && g->aggregated_at != NULL &&
+		    strcmp(g->aggregated_at, d->refreshed) > 0)
+			snprintf(d->refreshed, sizeof(d->refreshed), "%s",
+			    g->aggregated_at);
+	dbrows_free(&rs);
+	return FB_OK;
+}
+
+/* One count row of part p into its day. */
+static void
+day_count(struct day *d, enum daily_part p, const struct day_count_row *c)
+{
+	struct dlv	 dv;
+
+	switch (p) {
+	case DAILY_TRAFFIC:
+		d->page_view = c->n1;
+		d->visits = c->n2;
+		d->form_start = c->n3;
+		d->capture = c->n4;
+		break;
+	case DAILY_CAPTURED:
+		d->captured = c->n1;
+		break;
+	case DAILY_ABANDONED:
+		d->abandoned = c->n1;
+		break;
+	case DAILY_CONVERTED:
+		d->recovered = c->n1;
+		d->spillover = c->n2;
+		d->hash_match = c->n3;
+		break;
+	case DAILY_DELIVERY:
+		dv = (struct dlv){ c->n1, c->n2, c->n3, c->n4, c->n5, c->n6 };
+		dlv_add(c->channel != NULL && strcmp(c->channel, "sms") == 0 ?
+		    &d->sms : &d->email, &dv);
+		break;
+	default:
+		break;
+	}
+}
+
+/* The computed days' counts, part by part, and their total. */
+static enum fb_err
+daily_counts(struct req *r, struct daily *d)
+{
+	struct dbrows	 rows;
+	const struct day_count_row *c;
+	size_t		 x;
+	long		 i;
+	int		 p;
+	enum fb_err	 e;
+
+	for (p = DAILY_TRAFFIC; p <= DAILY_DELIVERY; p++) {
+		if ((e = db_daily(r->db, r->auth.tenant_id, &d->f,
+		    (enum daily_part)p, &rows)) != FB_OK)
+			return e;
+		for (x = 0, c = rows.row; x < rows.n; x++, c++)
+			if ((i = day_index(c->day, d->from, d->n)) >= 0 &&
+			    d->days[i].computed)
+				day_count(&d->days[i], (enum daily_part)p, c);
+		dbrows_free(&rows);
+	}
+	for (i = 0; i < d->n; i++) {
+		d->tot.visits += d->days[i].visits;
+		d->tot.form_start += d->days[i].form_start;
+		d->tot.capture += d->days[i].capture;
+		d->tot.captured += d->days[i].captured;
+		d->tot.abandoned += d->days[i].abandoned;
+		d->tot.recovered += d->days[i].recovered;
+		d->tot.spillover += d->days[i].spillover;
+		d->tot.hash_match += d->days[i].hash_match;
+		dlv_add(&d->tot.sms, &d->days[i].sms);
+		dlv_add(&d->tot.email, &d->days[i].email);
+	}
+	return FB_OK;
+}
+
+/* The range's faces and metrics (contract: Reports), all channels. */
+static void
+daily_faces_gen(struct jgen *j, const struct daily *d)
+{
+	struct dlv	 dv = d->tot.sms;
+
+	dlv_add(&dv, &d->tot.email);
+	jg_arr(j, "faces");
+	if (!d->scen) {
+		face(j, "captured", "連絡先の取得", d->tot.captured, "lead",
+		    "captured_at");
+		face(j, "abandoned", "離脱", d->tot.abandoned, "lead",
+		    "abandoned_at");
+	}
+	face(j, "sent", "フォロー送信", dv.sent, "message", "sent_at");
+	face(j, "clicked", "リンクのクリック", dv.clicked, "message",
+	    "sent_at");
+	face(j, "converted_after_message", "送信後のコンバージョン",
+	    dv.converted, "message", "sent_at");
+	if (!d->scen)
+		face(j, "recovered", "回復(離脱後のコンバージョン)",
+		    d->tot.recovered, "lead", "converted_at");
+	jg_arr_end(j);
+	jg_arr(j, "metrics");
+	if (!d->scen)
+		metric(j, "recovery_rate", "回復率", d->tot.recovered,
+		    d->tot.abandoned);
+	metric(j, "click_rate", "クリック率", dv.clicked, dv.sent);
+	metric(j, "delivered_rate", "到達率", dv.delivered, dv.sent);
+	jg_arr_end(j);
+	jg_int_or_null(j, "converted_spillover", d->tot.spillover, d->scen);
+	jg_int_or_null(j, "converted_hash_match", d->tot.hash_match, d->scen);
+	jg_int(j, "sent_after_conversion", dv.after);
+}
+
+/* The report's notes, in Japanese (contract: Reports). */
+static void
+daily_notes_gen(struct jgen *j)
+{
+	jg_obj(j, "notes");
+	jg_str(j, "recovered_cv", "回復は、離脱と判定された後にサンクスページ"
+	    "のタグでコンバージョンしたリードの数です(コンバージョンした日に"
+	    "数えます)。ほかのキャンペーンのコンバージョンや同じ連絡先による"
+	    "停止は含みません。");
+	jg_str(j, "traffic_unit", "訪問はページタグのセッションです。1回の訪問"
+	    "はページ閲覧の回数によらず、最初のページ閲覧の日に1と数えます。"
+	    "日付は日本時間です。");
+	jg_str(j, "delivery", "送信・到達・開封・クリック・送信後のコンバー"
+	    "ジョンは、メッセージを送信した日に数えます。SMS には開封がない"
+	    "ため null です。シナリオで絞り込むと、送信以外の数は null に"
+	    "なります。");
+	jg_obj_end(j);
+}
+
+/* group_by=step: one group a step of the range's sends. */
+static void
+daily_steps_gen(struct jgen *j, const struct dbrows *st)
+{
+	const struct day_count_row *c;
+	struct dlv	 dv;
+	size_t		 x;
+
+	jg_arr(j, "groups");
+	for (x = 0, c = st->row; x < st->n; x++, c++) {
+		dv = (struct dlv){ c->n1, c->n2, c->n3, c->n4, c->n5, c->n6 };
+		jg_obj(j, NULL);
+		/* a step whose row is gone keeps no id: "deleted" */
+		jg_str(j, "step_id", c->step_id != NULL ? c->step_id :
+		    "deleted");
+		if (c->step_no != NULL)
+			jg_int(j, "step_no", strtol(c->step_no, NULL, 10));
+		else
+			jg_str(j, "step_no", NULL);
+		jg_str(j, "channel", c->channel);
+		jg_bool(j, "step_deleted", c->deleted);
+		dlv_gen(j, "counts", &dv, c->channel != NULL &&
+		    strcmp(c->channel, "sms") == 0);
+		jg_arr(j, "metrics");
+		metric(j, "click_rate", "クリック率", dv.clicked, dv.sent);
+		metric(j, "delivered_rate", "到達率", dv.delivered, dv.sent);
+		jg_arr_end(j);
+		jg_obj_end(j);
+	}
+	jg_arr_end(j);
+}
+
+/* The JST date of day i of the range, "YYYY-MM-DD". */
+static void
+daily_date(const struct daily *d, long i, char date[32])
+{
+	time_iso8601(d->from + (int64_t)i * 86400 + 9 * 3600, date);
+	date[10] = '\0';
+}
+
+/* The report (contract: Reports, GET /reports/daily). */
+static enum fb_err
+daily_gen(struct req *r, const struct daily *d, const struct dbrows *st)
+{
+	struct jgen	 j;
+	char		 date[32];
+	long		 i;
+
+	req_gen_begin(r, &j);
+	jg_str(&j, "object", "daily_report");
+	jg_obj(&j, "range");
+	jg_str(&j, "from", d->f.from);
+	jg_str(&j, "to", d->f.to);
+	jg_str(&j, "timezone", "Asia/Tokyo");
+	jg_str(&j, "site_id", d->f.site);
+	jg_str(&j, "campaign_id", d->f.campaign);
+	jg_str(&j, "scenario_id", d->f.scenario);
+	jg_obj_end(&j);
+	jg_time(&j, "refreshed_at", d->refreshed[0] != '\0' ? d->refreshed :
+	    NULL);
+	jg_arr(&j, "not_computed_dates");
+	for (i = 0; i < d->n; i++)
+		if (!d->days[i].computed) {
+			daily_date(d, i, date);
+			jg_str(&j, NULL, date);
+		}
+	jg_arr_end(&j);
+	daily_faces_gen(&j, d);
+	jg_arr(&j, "days");
+	for (i = 0; i < d->n; i++) {
+		daily_date(d, i, date);
+		day_gen(&j, date, &d->days[i], d->scen);
+	}
+	jg_arr_end(&j);
+	daily_notes_gen(&j);
+	if (d->steps)
+		daily_steps_gen(&j, st);
+	return req_gen_end(r, &j, 200);
+}
+
 /* GET /reports/daily */
 enum fb_err
 api_reports_daily(struct req *r)
 {
-	struct daily_filter f;
-	struct dbrows	 rows, st;
-	const struct day_count_row *c;
-	struct day	*days = NULL, tot;
-	struct dlv	 dv;
+	struct daily	 d = { 0 };
+	struct dbrows	 st = { 0 };
 	const char	*gb = req_query(r, "group_by");
-	char		 date[32], site_of[UUID_STRLEN + 1], refreshed[32] = "";
-	struct dbres	 agg;
-	int64_t		 a, b;
-	long		 n, i;
-	size_t		 x;
-	int		 p;
-	bool		 scen, steps = gb != NULL && strcmp(gb, "step") == 0;
-	struct jgen	 j;
 	enum fb_err	 e;
 
-	if ((a = time_jst_date(req_query(r, "from"))) < 0)
-		return api_error(r, AC_QUERY_INVALID, "from");
-	if ((b = time_jst_date(req_query(r, "to"))) < 0)
-		return api_error(r, AC_QUERY_INVALID, "to");
-	n = (long)((b - a) / 86400);
-	if (n < 1 || n > DAILY_DAYS_MAX)
-		return api_error(r, AC_QUERY_INVALID, "to");
-	f = (struct daily_filter){ req_query(r, "from"), req_query(r, "to"),
-	    req_query(r, "site_id"), req_query(r, "campaign_id"),
-	    req_query(r, "scenario_id"), "*", "*" };
-	{
-		struct funnel_filter ff = { .site = f.site, .campaign = f.campaign };
-		struct dbrows	 cr;
-
-		if (filters_ok(r, &ff, &e) != 0)
-			return e;
-		/* the traffic row of the filters' grain (visits do not add up) */
-		if (f.site != NULL)
-			f.site_key = f.site;
-		if (f.campaign != NULL) {
-			if ((e = db_campaign_get(r->db, r->auth.tenant_id, f.campaign,
-			    &cr)) != FB_OK)
-				return e;
-			snprintf(site_of, sizeof(site_of), "%s",
-			    ((const struct campaign_row *)cr.row)->site_id);
-			dbrows_free(&cr);
-			if (f.site == NULL)
-				f.site_key = site_of;
-			f.campaign_key = f.campaign;
-		}
-	}
-	if (f.scenario != NULL) {
-		struct dbrows	 s;
-
-		e = db_scenario_get(r->db, r->auth.tenant_id, f.scenario, &s);
-		if (e == FB_ENOTFOUND)
-			return api_error(r, AC_NOT_FOUND, "scenario_id");
-		if (e != FB_OK)
-			return e;
-		dbrows_free(&s);
-	}
-	scen = f.scenario != NULL;
-	if ((days = calloc((size_t)n, sizeof(*days))) == NULL)
+	d.steps = gb != NULL && strcmp(gb, "step") == 0;
+	if (daily_filters(r, &d, &e) != 0)
+		return e;
+	if ((d.days = calloc((size_t)d.n, sizeof(*d.days))) == NULL)
 		return FB_ENOMEM;
-	memset(&tot, 0, sizeof(tot));
-	/*
-	 * A day is computed unless it has rows not counted yet (its mark,
-	 * migration 0035); refreshed_at is the latest count of those.
-	 */
-	for (i = 0; i < n; i++)
-		days[i].computed = true;
-	if ((e = db_daily_marked(r->db, r->auth.tenant_id, f.from, f.to,
-	    &agg)) != FB_OK) {
-		free(days);
-		return e;
-	}
-	for (x = 0; x < agg.nrows; x++)
-		if ((i = day_index(dbres_get(&agg, (unsigned)x, 0), a, n)) >= 0 &&
-		    days[i].computed)
-			days[i].computed = false;
-	dbres_free(&agg);
-	if ((e = db_daily_aggregated(r->db, r->auth.tenant_id, f.from, f.to,
-	    &agg)) != FB_OK) {
-		free(days);
-		return e;
-	}
-	/* the latest time, "YYYY-MM-DD HH:MM:SS.ffffff", sorts as text */
-	for (x = 0; x < agg.nrows; x++)
-		if ((i = day_index(dbres_get(&agg, (unsigned)x, 0), a, n)) >= 0 &&
-		    days[i].computed && strcmp(dbres_get(&agg, (unsigned)x, 1),
-		    refreshed) > 0)
-			snprintf(refreshed, sizeof(refreshed), "%s",
-			    dbres_get(&agg, (unsigned)x, 1));
-	dbres_free(&agg);
-	for (p = DAILY_TRAFFIC; p <= DAILY_DELIVERY; p++) {
-		if ((e = db_daily(r->db, r->auth.tenant_id, &f, (enum daily_part)p,
-		    &rows)) != FB_OK) {
-			free(days);
-			return e;
-		}
-		for (x = 0, c = rows.row; x < rows.n; x++, c++) {
-			struct day	*d;
-
-			if ((i = day_index(c->day, a, n)) < 0 || !days[i].computed)
-				continue;
-			d = &days[i];
-			switch (p) {
-			case DAILY_TRAFFIC:
-				d->page_view = c->n1;
-				d->visits = c->n2;
-				d->form_start = c->n3;
-				d->capture = c->n4;
-				break;
-			case DAILY_CAPTURED:
-				d->captured = c->n1;
-				break;
-			case DAILY_ABANDONED:
-				d->abandoned = c->n1;
-				break;
-			case DAILY_CONVERTED:
-				d->recovered = c->n1;
-				d->spillover = c->n2;
-				d->hash_match = c->n3;
-				break;
-			case DAILY_DELIVERY:
-				dv = (struct dlv){ c->n1, c->n2, c->n3, c->n4, c->n5,
-				    c->n6 };
-				dlv_add(c->channel != NULL && strcmp(c->channel, "sms") == 0 ?
-				    &d->sms : &d->email, &dv);
-				break;
-			}
-		}
-		dbrows_free(&rows);
-	}
-	for (i = 0; i < n; i++) {
-		tot.visits += days[i].visits;
-		tot.form_start += days[i].form_start;
-		tot.capture += days[i].capture;
-		tot.captured += days[i].captured;
-		tot.abandoned += days[i].abandoned;
-		tot.recovered += days[i].recovered;
-		tot.spillover += days[i].spillover;
-		tot.hash_match += days[i].hash_match;
-		dlv_add(&tot.sms, &days[i].sms);
-		dlv_add(&tot.email, &days[i].email);
-	}
-	memset(&st, 0, sizeof(st));
-	if (steps && (e = db_daily(r->db, r->auth.tenant_id, &f, DAILY_STEPS,
-	    &st)) != FB_OK) {
-		free(days);
-		return e;
-	}
-	dv = tot.sms;
-	dlv_add(&dv, &tot.email);
-	req_gen_begin(r, &j);
-	jg_str(&j, "object", "daily_report");
-	jg_obj(&j, "range");
-	jg_str(&j, "from", req_query(r, "from"));
-	jg_str(&j, "to", req_query(r, "to"));
-	jg_str(&j, "timezone", "Asia/Tokyo");
-	jg_str(&j, "site_id", f.site);
-	jg_str(&j, "campaign_id", f.campaign);
-	jg_str(&j, "scenario_id", f.scenario);
-	jg_obj_end(&j);
-	jg_time(&j, "refreshed_at", refreshed[0] != '\0' ? refreshed : NULL);
-	jg_arr(&j, "not_computed_dates");
-	for (i = 0; i < n; i++)
-		if (!days[i].computed) {
-			time_iso8601(a + (int64_t)i * 86400 + 9 * 3600, date);
-			date[10] = '\0';
-			jg_str(&j, NULL, date);
-		}
-	jg_arr_end(&j);
-	jg_arr(&j, "faces");
-	if (!scen) {
-		face(&j, "captured", "連絡先の取得", tot.captured, "lead", "captured_at");
-		face(&j, "abandoned", "離脱", tot.abandoned, "lead", "abandoned_at");
-	}
-	face(&j, "sent", "フォロー送信", dv.sent, "message", "sent_at");
-	face(&j, "clicked", "リンクのクリック", dv.clicked, "message", "sent_at");
-	face(&j, "converted_after_message", "送信後のコンバージョン", dv.converted,
-	    "message", "sent_at");
-	if (!scen)
-		face(&j, "recovered", "回復(離脱後のコンバージョン)", tot.recovered,
-		    "lead", "converted_at");
-	jg_arr_end(&j);
-	jg_arr(&j, "metrics");
-	if (!scen)
-		metric(&j, "recovery_rate", "回復率", tot.recovered, tot.abandoned);
-	metric(&j, "click_rate", "クリック率", dv.clicked, dv.sent);
-	metric(&j, "delivered_rate", "到達率", dv.delivered, dv.sent);
-	jg_arr_end(&j);
-	jg_int_or_null(&j, "converted_spillover", tot.spillover, scen);
-	jg_int_or_null(&j, "converted_hash_match", tot.hash_match, scen);
-	jg_int(&j, "sent_after_conversion", dv.after);
-	jg_arr(&j, "days");
-	for (i = 0; i < n; i++) {
-		time_iso8601(a + (int64_t)i * 86400 + 9 * 3600, date);
-		date[10] = '\0';
-		day_gen(&j, date, &days[i], scen);
-	}
-	jg_arr_end(&j);
-	free(days);
-	jg_obj(&j, "notes");
-	jg_str(&j, "recovered_cv", "回復は、離脱と判定された後にサンクスページのタグで"
-	    "コンバージョンしたリードの数です(コンバージョンした日に数えます)。"
-	    "ほかのキャンペーンのコンバージョンや同じ連絡先による停止は含みません。");
-	jg_str(&j, "traffic_unit", "訪問はページタグのセッションです。1回の訪問は"
-	    "ページ閲覧の回数によらず、最初のページ閲覧の日に1と数えます。"
-	    "日付は日本時間です。");
-	jg_str(&j, "delivery", "送信・到達・開封・クリック・送信後のコンバージョンは、"
-	    "メッセージを送信した日に数えます。SMS には開封がないため null です。"
-	    "シナリオで絞り込むと、送信以外の数は null になります。");
-	jg_obj_end(&j);
-	if (steps) {
-		jg_arr(&j, "groups");
-		for (x = 0, c = st.row; x < st.n; x++, c++) {
-			dv = (struct dlv){ c->n1, c->n2, c->n3, c->n4, c->n5, c->n6 };
-			jg_obj(&j, NULL);
-			/* a step whose row is gone keeps no id: "deleted" */
-			jg_str(&j, "step_id", c->step_id != NULL ? c->step_id : "deleted");
-			if (c->step_no != NULL)
-				jg_int(&j, "step_no", strtol(c->step_no, NULL, 10));
-			else
-				jg_str(&j, "step_no", NULL);
-			jg_str(&j, "channel", c->channel);
-			jg_bool(&j, "step_deleted", c->deleted);
-			dlv_gen(&j, "counts", &dv, c->channel != NULL &&
-			    strcmp(c->channel, "sms") == 0);
-			jg_arr(&j, "metrics");
-			metric(&j, "click_rate", "クリック率", dv.clicked, dv.sent);
-			metric(&j, "delivered_rate", "到達率", dv.delivered, dv.sent);
-			jg_arr_end(&j);
-			jg_obj_end(&j);
-		}
-		jg_arr_end(&j);
-	}
+	if ((e = daily_computed(r, &d)) == FB_OK &&
+	    (e = daily_counts(r, &d)) == FB_OK && d.steps)
+		e = db_daily(r->db, r->auth.tenant_id, &d.f, DAILY_STEPS, &st);
+	if (e == FB_OK)
+		e = daily_gen(r, &d, &st);
 	dbrows_free(&st);
-	return req_gen_end(r, &j, 200);
+	free(d.days);
+	return e;
 }

@@ -49,6 +49,7 @@ enum {
 	CORE_TAG_EVENTS_PURGE,
 	CORE_AUDIT_PURGE,
 	CORE_LINKS_PURGE,
+	CORE_DURABILITY,
 	CORE__MAX
 };
 
@@ -124,6 +125,8 @@ static const struct dbstmt core_sql[CORE__MAX] = {
 	{ "links_purge",
 	  "DELETE FROM links WHERE created_at < NOW(6) - INTERVAL ? SECOND "
 	  "AND kind <> 'optout' ORDER BY created_at LIMIT 10000" },
+	/* CORE_DURABILITY */
+	{ "durability", "SELECT " DB_SELECT(DURABILITY_COLS) },
 };
 
 static enum fb_err
@@ -143,6 +146,18 @@ db_auth_lookup(struct db *db, const unsigned char *hash, size_t n,
 	return db_rows(db, DBSET_CORE, CORE_AUTH, &core_sql[CORE_AUTH],
 	    DBPARAMS(P_BIN(hash, n)), cols, NELEM(cols),
 	    sizeof(struct auth_key_row), true, out);
+}
+
+enum fb_err
+db_durability(struct db *db, struct dbrows *out)
+{
+#define DB_ROW struct durability_row
+	static const struct dbcol cols[] = { DB_COLUMNS(DURABILITY_COLS) };
+#undef DB_ROW
+
+	return db_rows(db, DBSET_CORE, CORE_DURABILITY,
+	    &core_sql[CORE_DURABILITY], DBNOPARAMS, cols, NELEM(cols),
+	    sizeof(struct durability_row), true, out);
 }
 
 enum fb_err

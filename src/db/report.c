@@ -217,7 +217,8 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 	  "MAX(step_no), channel" },
 	/* RP_AGG_DAYS: the days of the range formback-aggregate finished */
 	{ "daily_aggregated",
-	  "SELECT day, aggregated_at FROM report_aggregations WHERE " RD_RANGE
+	  "SELECT " DB_SELECT(DAY_AGGREGATED_COLS) " FROM report_aggregations "
+	  "WHERE " RD_RANGE
 	  "AND aggregated_at IS NOT NULL" },
 	/*
 	 * RP_AG_UNMARK: the day's mark, first in its recount: it waits for
@@ -283,7 +284,8 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 	  "LIMIT ?" },
 	/* RP_AG_MARKED: the days of a range with rows not counted yet */
 	{ "daily_marked",
-	  "SELECT day FROM report_dirty_days WHERE " RD_RANGE },
+	  "SELECT " DB_SELECT(REPORT_MARK_COLS) " FROM report_dirty_days "
+	  "WHERE " RD_RANGE },
 	/* RP_AG_CLOCK: the clock the triggers stamp the marks with */
 	{ "aggregate_clock", "SELECT UTC_TIMESTAMP(6)" },
 	/*
@@ -471,23 +473,29 @@ db_daily(struct db *db, const char *tenant, const struct daily_filter *f,
 
 enum fb_err
 db_daily_aggregated(struct db *db, const char *tenant, const char *from,
-    const char *to, struct dbres *out)
+    const char *to, struct dbrows *out)
 {
-	return db_run(db, DBSET_REPORT, RP_AGG_DAYS, &rp_sql[RP_AGG_DAYS],
-	    DBPARAMS(P_STR(tenant), P_STR(from), P_STR(to)), out);
-}
+#define DB_ROW struct day_aggregated_row
+	static const struct dbcol cols[] = { DB_COLUMNS(DAY_AGGREGATED_COLS) };
+#undef DB_ROW
 
-enum fb_err
-db_daily_marked(struct db *db, const char *tenant, const char *from,
-    const char *to, struct dbres *out)
-{
-	return db_run(db, DBSET_REPORT, RP_AG_MARKED, &rp_sql[RP_AG_MARKED],
-	    DBPARAMS(P_STR(tenant), P_STR(from), P_STR(to)), out);
+	return rows(db, RP_AGG_DAYS, DBPARAMS(P_STR(tenant), P_STR(from),
+	    P_STR(to)), cols, NELEM(cols), sizeof(struct day_aggregated_row),
+	    out);
 }
 
 #define DB_ROW struct report_mark_row
 static const struct dbcol mark_cols[] = { DB_COLUMNS(REPORT_MARK_COLS) };
 #undef DB_ROW
+
+enum fb_err
+db_daily_marked(struct db *db, const char *tenant, const char *from,
+    const char *to, struct dbrows *out)
+{
+	return rows(db, RP_AG_MARKED, DBPARAMS(P_STR(tenant), P_STR(from),
+	    P_STR(to)), mark_cols, NELEM(mark_cols),
+	    sizeof(struct report_mark_row), out);
+}
 
 enum fb_err
 db_aggregate_marks(struct db *db, const char *before, const char *tenant,

@@ -33,6 +33,16 @@ struct auth_key_row { DB_FIELDS(AUTH_KEY_COLS) };
 /* One struct auth_key_row for the key of this hash; FB_ENOTFOUND when none. */
 enum fb_err db_auth_lookup(struct db *, const unsigned char *hash, size_t n,
 	    struct dbrows *) FB_WUR;
+/*
+ * The server's settings that make a commit durable (design 6): InnoDB's
+ * log flush at every commit (1), and with the binary log on, its sync
+ * at every commit (1).  One struct durability_row.
+ */
+#define DURABILITY_COLS(F, N) \
+	F(flush_log_at_trx_commit, INT, "@@innodb_flush_log_at_trx_commit") \
+	N(log_bin, BOOL, "@@log_bin") N(sync_binlog, INT, "@@sync_binlog")
+struct durability_row { DB_FIELDS(DURABILITY_COLS) };
+enum fb_err db_durability(struct db *, struct dbrows *) FB_WUR;
 
 struct rate_result {
 	bool		 admitted;
@@ -1697,9 +1707,12 @@ enum fb_err db_webhook_events_claim(struct db *, const char *tenant, int n,
  */
 enum fb_err db_webhook_fan_tenants(struct db *, int limit,
 	    struct dbrows *) FB_WUR;
-/* Ids of the endpoints subscribed to an event when it happened. */
+/*
+ * The endpoints subscribed to an event when it happened: struct key_row,
+ * their ids.
+ */
 enum fb_err db_webhook_subscribers(struct db *, const char *tenant,
-	    const char *type, const char *at, struct dbres *) FB_WUR;
+	    const char *type, const char *at, struct dbrows *) FB_WUR;
 /*
  * A pending delivery record of an event to an endpoint, due `due` (SQL
  * datetime; NULL: now, the database's clock).  Borrowed.
@@ -1976,9 +1989,16 @@ enum daily_part {
 /* One part of the daily report as struct day_count_row rows. */
 enum fb_err db_daily(struct db *, const char *tenant, const struct daily_filter *,
 	    enum daily_part, struct dbrows *) FB_WUR;
-/* The days of [from, to) (JST dates) aggregated: (day, aggregated_at) rows. */
-enum fb_err db_daily_aggregated(struct db *, const char *tenant, const char *from,
-	    const char *to, struct dbres *) FB_WUR;
+/*
+ * A JST day "YYYY-MM-DD" of a tenant's range and when formback-aggregate
+ * last counted it, "YYYY-MM-DD HH:MM:SS.ffffff" UTC (sorts as text).
+ */
+#define DAY_AGGREGATED_COLS(F, N) F(day, TEXT, "day") \
+	N(aggregated_at, TEXT, "aggregated_at")
+struct day_aggregated_row { DB_FIELDS(DAY_AGGREGATED_COLS) };
+/* The days of [from, to) (JST dates) aggregated: struct day_aggregated_row. */
+enum fb_err db_daily_aggregated(struct db *, const char *tenant,
+	    const char *from, const char *to, struct dbrows *) FB_WUR;
 
 /* formback-aggregate (cron-aggregate.c) */
 
@@ -2001,9 +2021,9 @@ enum fb_err db_aggregate_marks(struct db *, const char *before,
  * (microseconds): a pass's start, for db_aggregate_marks().
  */
 enum fb_err db_aggregate_clock(struct db *, char out[32]) FB_WUR;
-/* The days of [from, to) (JST dates) with a mark: one column, the day. */
+/* The days of [from, to) (JST dates) with a mark: struct report_mark_row. */
 enum fb_err db_daily_marked(struct db *, const char *tenant, const char *from,
-	    const char *to, struct dbres *) FB_WUR;
+	    const char *to, struct dbrows *) FB_WUR;
 /*
  * Recount a tenant's marked JST day (`day` "YYYY-MM-DD", its UTC bounds
  * `from` and `to` as SQL datetimes) from the raw rows into the rollups,

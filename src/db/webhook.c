@@ -66,7 +66,8 @@ static const struct dbstmt wh_sql[WH__MAX] = {
 	  "FOR UPDATE SKIP LOCKED" },
 	/* an endpoint never receives an event older than itself */
 	{ "webhook_subscribers",
-	  "SELECT id FROM webhook_endpoints WHERE tenant_id = ? "
+	  "SELECT " DB_SELECT(KEY_COLS) " FROM webhook_endpoints "
+	  "WHERE tenant_id = ? "
 	  "AND deleted_at IS NULL AND status = 'enabled' AND created_at <= ? "
 	  "AND JSON_CONTAINS(events, JSON_QUOTE(?))" },
 	/*
@@ -339,10 +340,11 @@ db_webhook_fan_tenants(struct db *db, int limit, struct dbrows *out)
 
 enum fb_err
 db_webhook_subscribers(struct db *db, const char *tenant, const char *type,
-    const char *at, struct dbres *out)
+    const char *at, struct dbrows *out)
 {
-	return run(db, WH_SUBSCRIBERS, DBPARAMS(P_STR(tenant), P_STR(at), P_STR(type)),
-	    out);
+	return rows(db, WH_SUBSCRIBERS, DBPARAMS(P_STR(tenant), P_STR(at),
+	    P_STR(type)), key_cols, NELEM(key_cols), sizeof(struct key_row),
+	    false, out);
 }
 
 /* The records of a fan-out: a statement per DB_MULTI_MAX. */
