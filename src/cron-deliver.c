@@ -49,7 +49,7 @@
 #include "pii.h"
 #include "send.h"
 #include "testsend.h"
-#include "sms.h"
+#include "message.h"
 #include "db/store.h"
 
 #define RETRY_MAX	3

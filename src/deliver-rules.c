@@ -6,7 +6,7 @@
 
 #include "formback.h"
 #include "deliver-rules.h"
-#include "sms.h"
+#include "message.h"
 
 const struct dbbin *
 deliver_bidx(const struct claim_row *d)

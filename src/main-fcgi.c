@@ -484,6 +484,93 @@ usage(void)
 	exit(2);
 }
 
+/*
+ * The accept loop: between requests a turn at the intake queue, and the
+ * requests that wait together taken as one batch.
+ */
+static void
+serve(struct slot *slots, struct db *db, const struct conf *conf)
+{
+	size_t		 n, taken;
+	bool		 queued = true;	/* look at the intake queue at start */
+	bool		 idle = false;	/* no request since the last turn */
+
+	while (!stopping) {
+		if (queued) {
+			/* between requests, a turn at the intake queue */
+			if (!request_waiting(&slots[0].fr, idle ? 0 :
+			    IDLE_AFTER_MS)) {
+				/* idle: turn after turn until a request comes */
+				queued = apply_some(db, conf);
+				idle = true;
+				continue;
+			}
+		} else if (!request_waiting(&slots[0].fr, IDLE_CHECK_MS)) {
+			/* idle: anything queued that nobody is applying? */
+			if (db_ensure(db) == FB_OK &&
+			    db_ingest_pending(db, &queued) != FB_OK)
+				queued = false;
+			continue;
+		}
+		if (stopping || FCGX_Accept_r(&slots[0].fr) < 0)
+			break;
+		/*
+		 * While more requests are already waiting they are taken
+		 * too: the collector events that arrived together are filed
+		 * with one INSERT, the API requests admitted with one
+		 * statement per tenant.  A request that needs neither (an
+		 * error, a key read from the database, a public route) is
+		 * answered at once.
+		 */
+		idle = false;
+		for (n = 0, taken = 1;; taken++) {
+			take(&slots[n], db, conf);
+			if (slots[n].tp != NULL || slots[n].waits)
+				n++;
+			else
+				finish(&slots[n]);
+			if (n == BATCH_MAX || taken == 2 * BATCH_MAX ||
+			    stopping || !request_waiting(&slots[n].fr, 0))
+				break;
+			if (FCGX_Accept_r(&slots[n].fr) < 0) {
+				stopping = 1;
+				break;
+			}
+		}
+		if (answer_batch(slots, n, db, conf))
+			queued = true;
+	}
+}
+
+/*
+ * A worker's process settings: no SIGPIPE, a bounded resolver, malloc's
+ * memory kept between requests, SIGTERM and SIGUSR1 to stop.
+ */
+static void
+settle(void)
+{
+	struct sigaction sa;
+
+	signal(SIGPIPE, SIG_IGN);
+	/*
+	 * Registering a webhook resolves its host (netguard.c): bound the
+	 * resolver's wait to 2 s and 2 tries unless the operator set it.
+	 */
+	setenv("RES_OPTIONS", "timeout:2 attempts:2", 0);
+	/*
+	 * A request allocates and frees its whole working set; keep up to
+	 * 2 MiB of freed memory for the next one rather than handing it back
+	 * and asking again (glibc trims at 128 KiB by default).
+	 */
+	mallopt(M_TRIM_THRESHOLD, 2 << 20);
+	mallopt(M_TOP_PAD, 1 << 20);
+	memset(&sa, 0, sizeof(sa));
+	sigemptyset(&sa.sa_mask);
+	sa.sa_handler = on_stop;	/* no SA_RESTART: poll() returns at once */
+	sigaction(SIGTERM, &sa, NULL);
+	sigaction(SIGUSR1, &sa, NULL);
+}
+
 int
 main(int argc, char *argv[])
 {
@@ -491,13 +578,10 @@ main(int argc, char *argv[])
 	struct db	 db;
 	static struct slot slots[BATCH_MAX];
 	char		 err[512];
-	size_t		 n, i, taken;
+	size_t		 i;
 	const char	*cpath = NULL, *sock = NULL;
 	int		 ch, rc, workers = 0;
 	bool		 worker;
-	bool		 queued = true;	/* look at the intake queue at start */
-	bool		 idle = false;	/* no request since the last turn */
-	struct sigaction sa;
 
 	while ((ch = getopt(argc, argv, "c:hn:s:")) != -1)
 		switch (ch) {
@@ -522,23 +606,12 @@ main(int argc, char *argv[])
 	log_init("formback.fcgi", LOG_INFO);
 	/* its own socket: this process supervises, its workers go on */
 	if (sock != NULL) {
-		rc = prefork(sock, workers != 0 ? workers : PREFORK_DEFAULT, &worker);
+		rc = prefork(sock, workers != 0 ? workers : PREFORK_DEFAULT,
+		    &worker);
 		if (!worker)
 			return rc;
 	}
-	signal(SIGPIPE, SIG_IGN);
-	/*
-	 * Registering a webhook resolves its host (netguard.c): bound the
-	 * resolver's wait to 2 s and 2 tries unless the operator set it.
-	 */
-	setenv("RES_OPTIONS", "timeout:2 attempts:2", 0);
-	/*
-	 * A request allocates and frees its whole working set; keep up to
-	 * 2 MiB of freed memory for the next one rather than handing it back
-	 * and asking again (glibc trims at 128 KiB by default).
-	 */
-	mallopt(M_TRIM_THRESHOLD, 2 << 20);
-	mallopt(M_TOP_PAD, 1 << 20);
+	settle();
 	if (conf_load(&conf, cpath, err, sizeof(err)) != FB_OK) {
 		fprintf(stderr, "formback.fcgi: %s\n", err);
 		return 2;
@@ -557,55 +630,7 @@ main(int argc, char *argv[])
 	}
 	for (i = 0; i < BATCH_MAX; i++)
 		FCGX_InitRequest(&slots[i].fr, 0, 0);
-	memset(&sa, 0, sizeof(sa));
-	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on_stop;	/* no SA_RESTART: poll() returns at once */
-	sigaction(SIGTERM, &sa, NULL);
-	sigaction(SIGUSR1, &sa, NULL);
-	while (!stopping) {
-		if (queued) {
-			/* between requests, a turn at the intake queue */
-			if (!request_waiting(&slots[0].fr, idle ? 0 : IDLE_AFTER_MS)) {
-				/* idle: turn after turn until a request comes */
-				queued = apply_some(&db, &conf);
-				idle = true;
-				continue;
-			}
-		} else if (!request_waiting(&slots[0].fr, IDLE_CHECK_MS)) {
-			/* idle: anything queued that nobody is applying? */
-			if (db_ensure(&db) == FB_OK &&
-			    db_ingest_pending(&db, &queued) != FB_OK)
-				queued = false;
-			continue;
-		}
-		if (stopping || FCGX_Accept_r(&slots[0].fr) < 0)
-			break;
-		/*
-		 * While more requests are already waiting they are taken
-		 * too: the collector events that arrived together are filed
-		 * with one INSERT, the API requests admitted with one
-		 * statement per tenant.  A request that needs neither (an
-		 * error, a key read from the database, a public route) is
-		 * answered at once.
-		 */
-		idle = false;
-		for (n = 0, taken = 1;; taken++) {
-			take(&slots[n], &db, &conf);
-			if (slots[n].tp != NULL || slots[n].waits)
-				n++;
-			else
-				finish(&slots[n]);
-			if (n == BATCH_MAX || taken == 2 * BATCH_MAX || stopping ||
-			    !request_waiting(&slots[n].fr, 0))
-				break;
-			if (FCGX_Accept_r(&slots[n].fr) < 0) {
-				stopping = 1;
-				break;
-			}
-		}
-		if (answer_batch(slots, n, &db, &conf))
-			queued = true;
-	}
+	serve(slots, &db, &conf);
 	db_close(&db);
 	conf_free(&conf);
 	return 0;

@@ -75,6 +75,70 @@ struct re_group {
 	bool	 alt;	/* an alternation */
 };
 
+/* A class "[...]" at s: its closing ']', or NULL with *why. */
+static const char *
+re_class(const char *s, char *why, size_t whysz)
+{
+	static const char cls_esc_ok[] = "dDwWsSnrtf\\]^-[./";
+	const char	*msg = NULL;
+
+	s++;
+	if (*s == '^')
+		s++;
+	if (*s == ']')
+		msg = "empty class";
+	for (; msg == NULL && *s != ']'; s++) {
+		if (*s == '\0')
+			msg = "unterminated class";
+		else if (*s == '[' && s[1] == ':')
+			msg = "POSIX classes are not allowed";
+		else if (*s == '\\' && (*++s == '\0' ||
+		    strchr(cls_esc_ok, *s) == NULL))
+			msg = "escape not allowed in class";
+	}
+	if (msg == NULL)
+		return s;
+	(void)fail(why, whysz, msg);
+	return NULL;
+}
+
+/*
+ * A {n,m} count at s: its closing '}' and *m (-1: no upper bound), or
+ * NULL with *r (RULE_INVALID, RULE_UNBOUNDED above RE_COUNT_MAX) and *why.
+ */
+static const char *
+re_count(const char *s, long *m, enum rule_check *r, char *why,
+    size_t whysz)
+{
+	const char	*e = s + 1;
+	long		 n;
+
+	*r = RULE_INVALID;
+	if (!isdigit((unsigned char)*e)) {
+		(void)fail(why, whysz, "bad {n,m} quantifier");
+		return NULL;
+	}
+	n = *m = strtol(e, NULL, 10);
+	while (isdigit((unsigned char)*e))
+		e++;
+	if (*e == ',') {
+		e++;
+		*m = isdigit((unsigned char)*e) ? strtol(e, NULL, 10) : -1;
+		while (isdigit((unsigned char)*e))
+			e++;
+	}
+	if (*e != '}' || (*m >= 0 && *m < n)) {
+		(void)fail(why, whysz, "bad {n,m} quantifier");
+		return NULL;
+	}
+	if (n > RE_COUNT_MAX || *m > RE_COUNT_MAX) {
+		*r = RULE_UNBOUNDED;
+		(void)fail(why, whysz, "a {n,m} count above 256");
+		return NULL;
+	}
+	return e;
+}
+
 /*
  * The ECMAScript/PCRE2 common subset, and what keeps a match bounded
  * (see match.h): RULE_OK, RULE_INVALID or RULE_UNBOUNDED with a reason.
@@ -83,14 +147,14 @@ static enum rule_check
 regex_check(const char *p, char *why, size_t whysz)
 {
 	static const char esc_ok[] = "dDwWsSbBnrtf.\\/^$*+?()[]{}|-";
-	static const char cls_esc_ok[] = "dDwWsSnrtf\\]^-[./";
 	struct re_group	 g[RE_GROUPS_MAX + 1], last = { false, false };
+	enum rule_check	 r;
 	size_t		 depth = 0, unbounded = 0;
 	bool		 atom = false;	/* a quantifier may follow */
 	bool		 quantified = false;
 	bool		 group = false;	/* the atom before is a group: `last` */
 	bool		 repeats;
-	long		 n, m;
+	long		 m;
 	const char	*s;
 
 	memset(g, 0, sizeof(g));
@@ -127,22 +191,8 @@ regex_check(const char *p, char *why, size_t whysz)
 			quantified = false;
 			break;
 		case '[':
-			s++;
-			if (*s == '^')
-				s++;
-			if (*s == ']')
-				INVALID("empty class");
-			for (; *s != ']'; s++) {
-				if (*s == '\0')
-					INVALID("unterminated class");
-				if (*s == '[' && s[1] == ':')
-					INVALID("POSIX classes are not allowed");
-				if (*s == '\\') {
-					s++;
-					if (*s == '\0' || strchr(cls_esc_ok, *s) == NULL)
-						INVALID("escape not allowed in class");
-				}
-			}
+			if ((s = re_class(s, why, whysz)) == NULL)
+				return RULE_INVALID;
 			atom = true;
 			quantified = group = false;
 			break;
@@ -153,24 +203,8 @@ regex_check(const char *p, char *why, size_t whysz)
 			if (!atom || quantified)
 				INVALID("nothing to repeat");
 			if (*s == '{') {
-				const char *e = s + 1;
-
-				if (!isdigit((unsigned char)*e))
-					INVALID("bad {n,m} quantifier");
-				n = m = strtol(e, NULL, 10);
-				while (isdigit((unsigned char)*e))
-					e++;
-				if (*e == ',') {
-					e++;
-					m = isdigit((unsigned char)*e) ? strtol(e, NULL, 10) : -1;
-					while (isdigit((unsigned char)*e))
-						e++;
-				}
-				if (*e != '}' || (m >= 0 && m < n))
-					INVALID("bad {n,m} quantifier");
-				if (n > RE_COUNT_MAX || m > RE_COUNT_MAX)
-					UNBOUNDED("a {n,m} count above 256");
-				s = e;
+				if ((s = re_count(s, &m, &r, why, whysz)) == NULL)
+					return r;
 			} else
 				m = *s == '?' ? 1 : -1;
 			if (s[1] == '?')

@@ -14,7 +14,7 @@
 #include "formback.h"
 #include "send.h"
 #include "session.h"
-#include "sms.h"
+#include "message.h"
 #include "db/store.h"
 
 #define OPMAIL_PASSES	50	/* batches of 20 per pass */

@@ -6,7 +6,7 @@
 #include <strings.h>
 
 #include "sanitize.h"
-#include "sms.h"
+#include "message.h"
 #include "url.h"
 
 static const char *const elements[] = {

@@ -5,7 +5,7 @@
 
 #include "pii.h"
 #include "send.h"
-#include "sms.h"
+#include "message.h"
 #include "testsend.h"
 #include "url.h"
 #include "db/store.h"

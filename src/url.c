@@ -16,7 +16,7 @@
 #include <idn2.h>
 #include <sodium.h>
 
-#include "pii.h"
+#include "contact.h"
 #include "url.h"
 
 /*
@@ -221,41 +221,6 @@ ipv4_host(const char *h, char *out, size_t outsz)
 	snprintf(out, outsz, "%llu.%llu.%llu.%llu", addr >> 24, (addr >> 16) & 255,
 	    (addr >> 8) & 255, addr & 255);
 	return 1;
-}
-
-bool
-domain_ascii(const char *in, size_t n, char *out, size_t outsz)
-{
-	char		 raw[512], *ascii = NULL;
-	size_t		 i, an;
-	bool		 ok;
-
-	for (i = 0; i < n && (unsigned char)in[i] < 0x80; i++)
-		continue;
-	if (i == n) {
-		if ((ok = n < outsz))
-			memmove(out, in, n);
-		out[ok ? n : 0] = '\0';
-		return ok;
-	}
-	if (n >= sizeof(raw)) {
-		out[0] = '\0';
-		return false;
-	}
-	memcpy(raw, in, n);
-	raw[n] = '\0';
-	ok = idn2_to_ascii_8z(raw, &ascii, IDN2_NFC_INPUT |
-	    IDN2_NONTRANSITIONAL) == IDN2_OK && (an = strlen(ascii)) < outsz;
-	if (ok)
-		memcpy(out, ascii, an + 1);
-	else
-		out[0] = '\0';
-	sodium_memzero(raw, sizeof(raw));
-	if (ascii != NULL) {
-		sodium_memzero(ascii, strlen(ascii));
-		idn2_free(ascii);
-	}
-	return ok;
 }
 
 /* The host, as the URL Standard's host parser writes it, into loc. */

@@ -26,15 +26,6 @@ struct url_loc {
 };
 
 /*
- * The ASCII form of the domain name in[0..n) (UTF-8) into out (outsz
- * bytes, NUL-terminated; out may be in): as it is when it is all ASCII,
- * else by IDNA (UTS #46, non-transitional, as browsers: RFC 5890), which
- * maps full-width letters and dots too.  Its working copies are wiped
- * (contacts' domains pass through it).  Returns false when IDNA refuses
- * the name or its form does not fit; out is then "".
- */
-bool	domain_ascii(const char *in, size_t n, char *out, size_t outsz);
-/*
  * Parse an absolute http(s) URL into its location as a browser's URL
  * parser gives it (the URL Standard, WHATWG: trimming, '\' as '/', user
  * info and port dropped, IDNA and IPv4/IPv6 host forms, dot segments

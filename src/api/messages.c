@@ -14,7 +14,7 @@
 #include "../sanitize.h"
 #include "../testsend.h"
 #include "../url.h"
-#include "../sms.h"
+#include "../message.h"
 #include "../db/store.h"
 
 #define SUBJECT_MAX	255
@@ -537,7 +537,7 @@ api_message_previews(struct req *r)
 	return e;
 }
 
-/* POST /messages/estimate (contract: estimate rules; sms.h for the rule). */
+/* POST /messages/estimate (contract: estimate rules; message.h for the rule). */
 enum fb_err
 api_messages_estimate(struct req *r)
 {

@@ -154,6 +154,64 @@ groups_gen(struct req *r, struct jgen *j, const struct dbrows *ev,
 	jg_arr_end(j);
 }
 
+/* The funnel's totals (contract: Reports, GET /reports/funnel). */
+static void
+funnel_gen(struct jgen *j, const struct funnel_filter *f, const char *from,
+    const char *to, const struct funnel_event_row *e,
+    const struct funnel_lead_row *l, const struct funnel_delivery_row *d)
+{
+	char		 share[32];
+
+	jg_str(j, "object", "funnel_report");
+	jg_obj(j, "range");
+	jg_str(j, "from", from);
+	jg_str(j, "to", to);
+	jg_str(j, "site_id", f->site);
+	jg_str(j, "campaign_id", f->campaign);
+	jg_obj_end(j);
+	jg_str(j, "unit", "訪問(ページタグのセッション)。1回の訪問は、その中の"
+	    "ページ閲覧や入力の回数によらず、各段階で1と数え、その段階の最初の"
+	    "イベントがある期間に数えます(期間の前に始まった訪問は数えません)。");
+	jg_arr(j, "faces");
+	face(j, "visited", "訪問", e->visits, "visit", "received_at");
+	face(j, "form_started", "入力開始", e->form_visits, "visit", "received_at");
+	face(j, "captured", "連絡先の取得", e->capture_visits, "visit", "received_at");
+	face(j, "abandoned", "離脱", l->abandoned, "lead", "abandoned_at");
+	face(j, "messaged", "フォロー送信", d->messaged, "lead", "sent_at");
+	face(j, "recovered", "回復(離脱後のコンバージョン)", l->recovered, "lead",
+	    "converted_at");
+	jg_arr_end(j);
+	jg_arr(j, "metrics");
+	metric(j, "form_start_rate", "入力開始率", e->form_visits, e->visits);
+	metric(j, "capture_rate", "連絡先取得率", e->capture_visits, e->form_visits);
+	metric(j, "recovery_rate", "回復率", l->recovered, l->abandoned);
+	jg_arr_end(j);
+	jg_obj(j, "volumes");
+	jg_int(j, "page_view", e->page_view);
+	jg_int(j, "form_start", e->form_start);
+	jg_int(j, "capture", e->capture);
+	jg_int(j, "consent", e->consent);
+	jg_int(j, "conversion", e->conversion);
+	jg_int(j, "message_sent", d->sent);
+	jg_int(j, "message_delivered", d->delivered);
+	jg_obj_end(j);
+	jg_int(j, "conversion_events", e->conversion);
+	jg_int(j, "converted", l->converted);
+	jg_int(j, "converted_spillover", l->spillover);
+	jg_int(j, "converted_hash_match", l->hash_match);
+	jg_int(j, "delivered_inferred", d->inferred);
+	/* beyond the contract: messages that left after their lead converted */
+	jg_int(j, "sent_after_conversion", d->after_conversion);
+	jg_int(j, "excluded_no_session", e->no_session);
+	jg_int(j, "imputed_by_visitor", e->by_visitor);
+	/* under a campaign filter no page is outside a campaign: null */
+	if (f->campaign == NULL && e->page_view > 0) {
+		ratio_text(e->unassigned_views, e->page_view, share);
+		jg_number(j, "unassigned_share", share);
+	} else
+		jg_str(j, "unassigned_share", NULL);
+}
+
 /* GET /reports/funnel */
 enum fb_err
 api_reports_funnel(struct req *r)
@@ -164,7 +222,7 @@ api_reports_funnel(struct req *r)
 	const struct funnel_lead_row *l;
 	const struct funnel_delivery_row *d;
 	const char	*gb = req_query(r, "group_by");
-	char		 from[32], to[32], fs[32], ts[32], share[32];
+	char		 from[32], to[32], fs[32], ts[32];
 	int64_t		 a, b;
 	bool		 by = gb != NULL && strcmp(gb, "campaign") == 0;
 	struct jgen	 j;
@@ -210,54 +268,7 @@ api_reports_funnel(struct req *r)
 	time_iso8601(a, from);
 	time_iso8601(b, to);
 	req_gen_begin(r, &j);
-	jg_str(&j, "object", "funnel_report");
-	jg_obj(&j, "range");
-	jg_str(&j, "from", from);
-	jg_str(&j, "to", to);
-	jg_str(&j, "site_id", f.site);
-	jg_str(&j, "campaign_id", f.campaign);
-	jg_obj_end(&j);
-	jg_str(&j, "unit", "訪問(ページタグのセッション)。1回の訪問は、その中の"
-	    "ページ閲覧や入力の回数によらず、各段階で1と数え、その段階の最初の"
-	    "イベントがある期間に数えます(期間の前に始まった訪問は数えません)。");
-	jg_arr(&j, "faces");
-	face(&j, "visited", "訪問", e->visits, "visit", "received_at");
-	face(&j, "form_started", "入力開始", e->form_visits, "visit", "received_at");
-	face(&j, "captured", "連絡先の取得", e->capture_visits, "visit", "received_at");
-	face(&j, "abandoned", "離脱", l->abandoned, "lead", "abandoned_at");
-	face(&j, "messaged", "フォロー送信", d->messaged, "lead", "sent_at");
-	face(&j, "recovered", "回復(離脱後のコンバージョン)", l->recovered, "lead",
-	    "converted_at");
-	jg_arr_end(&j);
-	jg_arr(&j, "metrics");
-	metric(&j, "form_start_rate", "入力開始率", e->form_visits, e->visits);
-	metric(&j, "capture_rate", "連絡先取得率", e->capture_visits, e->form_visits);
-	metric(&j, "recovery_rate", "回復率", l->recovered, l->abandoned);
-	jg_arr_end(&j);
-	jg_obj(&j, "volumes");
-	jg_int(&j, "page_view", e->page_view);
-	jg_int(&j, "form_start", e->form_start);
-	jg_int(&j, "capture", e->capture);
-	jg_int(&j, "consent", e->consent);
-	jg_int(&j, "conversion", e->conversion);
-	jg_int(&j, "message_sent", d->sent);
-	jg_int(&j, "message_delivered", d->delivered);
-	jg_obj_end(&j);
-	jg_int(&j, "conversion_events", e->conversion);
-	jg_int(&j, "converted", l->converted);
-	jg_int(&j, "converted_spillover", l->spillover);
-	jg_int(&j, "converted_hash_match", l->hash_match);
-	jg_int(&j, "delivered_inferred", d->inferred);
-	/* beyond the contract: messages that left after their lead converted */
-	jg_int(&j, "sent_after_conversion", d->after_conversion);
-	jg_int(&j, "excluded_no_session", e->no_session);
-	jg_int(&j, "imputed_by_visitor", e->by_visitor);
-	/* under a campaign filter no page is outside a campaign: null */
-	if (f.campaign == NULL && e->page_view > 0) {
-		ratio_text(e->unassigned_views, e->page_view, share);
-		jg_number(&j, "unassigned_share", share);
-	} else
-		jg_str(&j, "unassigned_share", NULL);
+	funnel_gen(&j, &f, from, to, e, l, d);
 	if (by)
 		groups_gen(r, &j, &gev, &gld);
 	dbrows_free(&ev);

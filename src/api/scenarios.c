@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "../api.h"
-#include "../sms.h"
+#include "../message.h"
 #include "../db/store.h"
 
 #define SCENARIO_NAME_MAX	200

@@ -289,6 +289,103 @@ csv_header(const struct csv *c)
 	return false;
 }
 
+/* An import's counts (POST /admin/suppressions/import). */
+struct import_counts {
+	long	 rows, created, exists, invalid;
+};
+
+/*
+ * The first field of a CSV row that a suppression cannot take, or NULL:
+ * the contact (value), the memo (500 characters), expires_at (in the
+ * future; *t its time), too many columns.
+ */
+static const char *
+import_bad(struct req *r, const struct csv *c, const char *memo,
+    const char *expires, const char **kind, unsigned char *bidx,
+    char masked[300], int64_t *t)
+{
+	if (!contact_key(r->conf->index_key, r->auth.tenant_id, c->field[0],
+	    kind, bidx, masked))
+		return "value";
+	if (memo != NULL && (utf8_len(memo) < 0 || utf8_len(memo) > 500))
+		return "memo";
+	if (expires != NULL && (!time_parse_iso8601(expires, t) ||
+	    *t <= time(NULL)))
+		return "expires_at";
+	if (c->nfields > 3)
+		return "columns";
+	return NULL;
+}
+
+/* One CSV row: its suppression added, or invalid; its result written. */
+static enum fb_err
+import_row(struct req *r, const struct csv *c, const char *scope,
+    const char *cid, struct jgen *j, struct import_counts *n)
+{
+	const char	*kind, *bad, *memo, *expires;
+	unsigned char	 bidx[PII_BIDXBYTES];
+	char		 masked[300], id[UUID_STRLEN + 1], exp[32];
+	struct suppression_new sn;
+	int64_t		 t = 0;
+	bool		 added;
+	enum fb_err	 e;
+
+	memo = c->nfields > 1 && *c->field[1] != '\0' ? c->field[1] : NULL;
+	expires = c->nfields > 2 && *c->field[2] != '\0' ? c->field[2] : NULL;
+	bad = import_bad(r, c, memo, expires, &kind, bidx, masked, &t);
+	jg_obj(j, NULL);
+	jg_int(j, "record", c->record);
+	if (bad != NULL) {
+		n->invalid++;
+		jg_str(j, "result", "invalid");
+		jg_str(j, "param", bad);
+		jg_obj_end(j);
+		return FB_OK;
+	}
+	if (expires != NULL)
+		time_sql(t, exp);
+	uuid_v7(id);
+	sn = (struct suppression_new){ id, r->auth.tenant_id, kind, bidx,
+	    masked, scope, cid, "manual", memo, expires != NULL ? exp : NULL };
+	if ((e = db_suppression_add(r->db, &sn, &added)) != FB_OK)
+		return e;
+	jg_str(j, "result", added ? "created" : "exists");
+	jg_str(j, "id", added ? id : NULL);
+	jg_str(j, "kind", kind);
+	jg_str(j, "masked", masked);
+	jg_obj_end(j);
+	if (added)
+		n->created++;
+	else
+		n->exists++;
+	return FB_OK;
+}
+
+/*
+ * The rows of CSV c into suppressions and their results into j, up to
+ * IMPORT_MAX_ROWS (n->rows past it: too many).  *k: csv_next()'s last
+ * answer (< 0: the CSV is broken).
+ */
+static enum fb_err
+import_rows(struct req *r, struct csv *c, const char *scope,
+    const char *cid, struct jgen *j, struct import_counts *n, int *k)
+{
+	enum fb_err	 e = FB_OK;
+
+	while (e == FB_OK && (*k = csv_next(c)) == 1) {
+		if (c->record == 1 && csv_header(c))
+			continue;
+		/* a blank line is no row */
+		if (c->nfields == 1 &&
+		    c->field[0][strspn(c->field[0], " \t")] == '\0')
+			continue;
+		if (++n->rows > IMPORT_MAX_ROWS)
+			break;
+		e = import_row(r, c, scope, cid, j, n);
+	}
+	return e;
+}
+
 /*
  * POST /api/v1/admin/suppressions/import (a session with
  * suppressions:write; issue 16): a CSV of value[,memo[,expires_at]] per
@@ -305,19 +402,15 @@ csv_header(const struct csv *c)
 enum fb_err
 api_suppressions_import(struct req *r)
 {
-	const char	*scope = req_query(r, "scope"), *cid = req_query(r, "campaign_id");
-	const char	*enc, *kind, *bad, *memo, *expires;
-	unsigned char	 bidx[PII_BIDXBYTES];
-	char		 masked[300], id[UUID_STRLEN + 1], exp[32], param[32];
+	const char	*scope = req_query(r, "scope");
+	const char	*cid = req_query(r, "campaign_id"), *enc;
+	char		 param[32];
 	struct buf	 text;
 	struct csv	*c;
 	struct dbrows	 camp;
 	struct jgen	 j;
-	struct suppression_new sn;
-	long		 rows = 0, created = 0, exists = 0, invalid = 0;
-	int64_t		 t;
-	int		 k;
-	bool		 added;
+	struct import_counts n = { 0 };
+	int		 k = 0;
 	enum fb_err	 e, ge;
 
 	if (scope == NULL)
@@ -348,60 +441,12 @@ api_suppressions_import(struct req *r)
 	jg_str(&j, "object", "suppression_import");
 	jg_str(&j, "encoding", enc);
 	jg_arr(&j, "results");
-	e = FB_OK;
-	k = 0;
-	while (e == FB_OK && (k = csv_next(c)) == 1) {
-		if (c->record == 1 && csv_header(c))
-			continue;
-		/* a blank line is no row */
-		if (c->nfields == 1 && c->field[0][strspn(c->field[0], " \t")] == '\0')
-			continue;
-		if (++rows > IMPORT_MAX_ROWS)
-			break;
-		memo = c->nfields > 1 && *c->field[1] != '\0' ? c->field[1] : NULL;
-		expires = c->nfields > 2 && *c->field[2] != '\0' ? c->field[2] : NULL;
-		bad = NULL;
-		if (!contact_key(r->conf->index_key, r->auth.tenant_id, c->field[0],
-		    &kind, bidx, masked))
-			bad = "value";
-		else if (memo != NULL && (utf8_len(memo) < 0 || utf8_len(memo) > 500))
-			bad = "memo";
-		else if (expires != NULL && (!time_parse_iso8601(expires, &t) ||
-		    t <= time(NULL)))
-			bad = "expires_at";
-		else if (c->nfields > 3)
-			bad = "columns";
-		jg_obj(&j, NULL);
-		jg_int(&j, "record", c->record);
-		if (bad != NULL) {
-			invalid++;
-			jg_str(&j, "result", "invalid");
-			jg_str(&j, "param", bad);
-			jg_obj_end(&j);
-			continue;
-		}
-		if (expires != NULL)
-			time_sql(t, exp);
-		uuid_v7(id);
-		sn = (struct suppression_new){ id, r->auth.tenant_id, kind, bidx,
-		    masked, scope, cid, "manual", memo, expires != NULL ? exp : NULL };
-		if ((e = db_suppression_add(r->db, &sn, &added)) != FB_OK)
-			break;
-		jg_str(&j, "result", added ? "created" : "exists");
-		jg_str(&j, "id", added ? id : NULL);
-		jg_str(&j, "kind", kind);
-		jg_str(&j, "masked", masked);
-		jg_obj_end(&j);
-		if (added)
-			created++;
-		else
-			exists++;
-	}
+	e = import_rows(r, c, scope, cid, &j, &n, &k);
 	jg_arr_end(&j);
-	jg_int(&j, "rows", rows);
-	jg_int(&j, "created", created);
-	jg_int(&j, "exists", exists);
-	jg_int(&j, "invalid", invalid);
+	jg_int(&j, "rows", n.rows);
+	jg_int(&j, "created", n.created);
+	jg_int(&j, "exists", n.exists);
+	jg_int(&j, "invalid", n.invalid);
 	snprintf(param, sizeof(param), "body:%ld", c->record);
 	free(c);
 	buf_release(&text);
@@ -409,10 +454,10 @@ api_suppressions_import(struct req *r)
 	ge = req_gen_end(r, &j, 200);
 	if (e != FB_OK)
 		return e;
-	if (k < 0 || rows > IMPORT_MAX_ROWS) {
+	if (k < 0 || n.rows > IMPORT_MAX_ROWS) {
 		req_reset_response(r);
-		return api_error(r, k < 0 ? AC_CSV_INVALID : AC_CSV_TOO_MANY_ROWS,
-		    k < 0 ? param : "body");
+		return api_error(r, k < 0 ? AC_CSV_INVALID :
+		    AC_CSV_TOO_MANY_ROWS, k < 0 ? param : "body");
 	}
 	r->audit_type = "suppression";
 	return ge;

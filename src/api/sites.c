@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "../api.h"
+#include "../contact.h"
 #include "../netguard.h"
 #include "../publish.h"
 #include "../db/store.h"

@@ -441,45 +441,92 @@ fetch_rows_grow(struct dbres *res, size_t **off, size_t cap, unsigned nc)
 	return true;
 }
 
+/* The cells' block (db_fetch()): end to end, each NUL-terminated. */
+struct fetch_arena {
+	char	*p;
+	size_t	 size, used;
+};
+
+/* Room for n more bytes in a, its first size what the hint says. */
+static bool
+arena_room(struct fetch_arena *a, size_t n, uint32_t hint)
+{
+	size_t	 sz;
+	char	*np;
+
+	if (a->used + n <= a->size)
+		return true;
+	sz = a->size != 0 ? a->size : hint > 4096 ? hint : 4096;
+	while (sz < a->used + n)
+		sz *= 2;
+	if ((np = realloc(a->p, sz)) == NULL)
+		return false;
+	a->p = np;
+	a->size = sz;
+	return true;
+}
+
 /*
- * Fetch every row of executed statement `s` into `res`: each cell as
- * text, end to end in one block.  The block and the row arrays start at
- * what `hint` says the statement's last result took, and leave their
- * sizes in it.
+ * Column c of the row just fetched into a: *off its offset (SIZE_MAX for
+ * NULL) and *lenp its length.  A datetime is written by time_text(); a
+ * value longer than its bind's buffer is fetched again whole.
  */
 static enum fb_err
-db_fetch(struct db *db, MYSQL_STMT *s, const struct dbstmt *st,
-    struct dbhint *hint, struct dbres *res)
+fetch_cell(MYSQL_STMT *s, const struct fetchcol *k, unsigned c,
+    struct fetch_arena *a, uint32_t hint, size_t *off, unsigned long *lenp)
 {
-	MYSQL_RES	*meta;
-	MYSQL_FIELD	*fields;
+	char		 tt[32];
+	const char	*from = k->buf;
+	unsigned long	 len = k->len;
+	MYSQL_BIND	 one;
+
+	*off = SIZE_MAX;
+	*lenp = 0;
+	if (k->null)
+		return FB_OK;
+	if (k->is_time) {
+		len = (unsigned long)time_text(&k->time, k->decimals, tt);
+		from = tt;
+	}
+	if (!arena_room(a, len + 1, hint))
+		return FB_ENOMEM;
+	if (len <= sizeof(k->buf) || k->is_time)
+		memcpy(a->p + a->used, from, len);
+	else {
+		memset(&one, 0, sizeof(one));
+		one.buffer_type = MYSQL_TYPE_STRING;
+		one.buffer = a->p + a->used;
+		one.buffer_length = len + 1;
+		if (mysql_stmt_fetch_column(s, &one, c, 0) != 0)
+			return FB_EDB;
+	}
+	a->p[a->used + len] = '\0';
+	*off = a->used;
+	*lenp = len;
+	a->used += len + 1;
+	return FB_OK;
+}
+
+/*
+ * The result binds of a statement's nc columns (fields) and the places
+ * they fill (*colp), in one block: datetimes as numbers, the rest as
+ * text.  NULL when out of memory; the caller frees the binds.
+ */
+static MYSQL_BIND *
+fetch_binds(const MYSQL_FIELD *fields, unsigned nc, struct fetchcol **colp)
+{
 	MYSQL_BIND	*b;
 	struct fetchcol	*col, *k;
-	char		 tt[32], *arena = NULL, *na, *from;
-	size_t		*off = NULL, asize = 0, aused = 0, cap = 0, i, n;
-	unsigned long	 len;
-	unsigned	 nc, c;
-	int		 rc;
-	enum fb_err	 e = FB_OK;
+	unsigned	 c;
 
-	if ((meta = mysql_stmt_result_metadata(s)) == NULL)
-		return FB_OK;
-	nc = mysql_num_fields(meta);
-	fields = mysql_fetch_fields(meta);
-	res->ncols = nc;
-	/* the binds, then the columns' places, in one block */
-	if ((b = calloc(nc, sizeof(*b) + sizeof(*col))) == NULL) {
-		mysql_free_result(meta);
-		e = FB_ENOMEM;
-		goto out;
-	}
+	if ((b = calloc(nc, sizeof(*b) + sizeof(*col))) == NULL)
+		return NULL;
 	col = (struct fetchcol *)(void *)(b + nc);
 	for (c = 0; c < nc; c++) {
 		k = &col[c];
 		b[c].length = &k->len;
 		b[c].is_null = &k->null;
 		b[c].error = &k->err;
-		/* datetimes as numbers, written by time_text() */
 		if (fields[c].type == MYSQL_TYPE_DATETIME ||
 		    fields[c].type == MYSQL_TYPE_TIMESTAMP) {
 			k->is_time = true;
@@ -493,86 +540,76 @@ db_fetch(struct db *db, MYSQL_STMT *s, const struct dbstmt *st,
 			b[c].buffer_length = sizeof(k->buf);
 		}
 	}
+	*colp = col;
+	return b;
+}
+
+/*
+ * Fetch every row of executed statement `s` into `res`: each cell as
+ * text, end to end in one block.  The block and the row arrays start at
+ * what `hint` says the statement's last result took, and leave their
+ * sizes in it.
+ */
+static enum fb_err
+db_fetch(struct db *db, MYSQL_STMT *s, const struct dbstmt *st,
+    struct dbhint *hint, struct dbres *res)
+{
+	MYSQL_RES	*meta;
+	MYSQL_BIND	*b;
+	struct fetchcol	*col = NULL;
+	struct fetch_arena a = { NULL, 0, 0 };
+	size_t		*off = NULL, cap = 0, i, n, at;
+	unsigned	 nc, c;
+	int		 rc;
+	enum fb_err	 e = FB_OK;
+
+	if ((meta = mysql_stmt_result_metadata(s)) == NULL)
+		return FB_OK;
+	nc = mysql_num_fields(meta);
+	res->ncols = nc;
+	b = fetch_binds(mysql_fetch_fields(meta), nc, &col);
 	mysql_free_result(meta);
-	if (mysql_stmt_bind_result(s, b) != 0) {
+	if (b == NULL)
+		e = FB_ENOMEM;
+	else if (mysql_stmt_bind_result(s, b) != 0) {
 		logx(LOG_ERR, "cannot bind result of '%s': %s", st->name,
 		    mysql_stmt_error(s));
 		e = FB_EDB;
-		goto out;
 	}
-	for (;;) {
-		rc = mysql_stmt_fetch(s);
-		if (rc == MYSQL_NO_DATA)
-			break;
+	while (e == FB_OK && (rc = mysql_stmt_fetch(s)) != MYSQL_NO_DATA) {
 		if (rc == 1) {
 			logx(LOG_ERR, "cannot fetch from '%s': %s", st->name,
 			    mysql_stmt_error(s));
 			e = db_stmt_failed(db, s);
-			goto out;
+			break;
 		}
 		if (res->nrows == cap) {
 			cap = cap != 0 ? cap * 2 : hint->rows > 8 ? hint->rows : 8;
 			if (!fetch_rows_grow(res, &off, cap, nc)) {
 				e = FB_ENOMEM;
-				goto out;
+				break;
 			}
 		}
-		for (c = 0; c < nc; c++) {
-			size_t	 at = (size_t)res->nrows * nc + c;
-
-			k = &col[c];
-			off[at] = SIZE_MAX;
-			res->len[at] = 0;
-			if (k->null)
-				continue;
-			from = k->buf;
-			len = k->len;
-			if (k->is_time) {
-				len = (unsigned long)time_text(&k->time, k->decimals, tt);
-				from = tt;
-			}
-			/* the cells go end to end into one block; pointers at the end */
-			if (aused + len + 1 > asize) {
-				n = asize != 0 ? asize : hint->bytes > 4096 ? hint->bytes : 4096;
-				while (n < aused + len + 1)
-					n *= 2;
-				if ((na = realloc(arena, n)) == NULL) {
-					e = FB_ENOMEM;
-					goto out;
-				}
-				arena = na;
-				asize = n;
-			}
-			if (len <= sizeof(k->buf) || k->is_time)
-				memcpy(arena + aused, from, len);
-			else {
-				MYSQL_BIND	 one;
-
-				memset(&one, 0, sizeof(one));
-				one.buffer_type = MYSQL_TYPE_STRING;
-				one.buffer = arena + aused;
-				one.buffer_length = len + 1;
-				if (mysql_stmt_fetch_column(s, &one, c, 0) != 0) {
-					e = FB_EDB;
-					goto out;
-				}
-			}
-			arena[aused + len] = '\0';
-			off[at] = aused;
-			res->len[at] = len;
-			aused += len + 1;
+		for (c = 0; c < nc && e == FB_OK; c++) {
+			at = (size_t)res->nrows * nc + c;
+			e = fetch_cell(s, &col[c], c, &a, hint->bytes, &off[at],
+			    &res->len[at]);
 		}
-		res->nrows++;
+		if (e == FB_OK)
+			res->nrows++;
 	}
-	/* the next result of this statement starts where this one ended */
-	n = aused + aused / 16;
-	hint->bytes = (uint32_t)(n < HINT_BYTES_MAX ? n : HINT_BYTES_MAX);
-	hint->rows = res->nrows < HINT_ROWS_MAX ? res->nrows : HINT_ROWS_MAX;
-out:
-	/* the rows fetched whole, also after an error (the caller frees them) */
-	res->arena = arena;
+	if (e == FB_OK) {
+		/* the next result of this statement starts where this ended */
+		n = a.used + a.used / 16;
+		hint->bytes = (uint32_t)(n < HINT_BYTES_MAX ? n :
+		    HINT_BYTES_MAX);
+		hint->rows = res->nrows < HINT_ROWS_MAX ? res->nrows :
+		    HINT_ROWS_MAX;
+	}
+	/* the rows fetched whole, also after an error (the caller frees) */
+	res->arena = a.p;
 	for (i = 0; i < (size_t)res->nrows * nc; i++)
-		res->cell[i] = off[i] == SIZE_MAX ? NULL : arena + off[i];
+		res->cell[i] = off[i] == SIZE_MAX ? NULL : a.p + off[i];
 	free(off);
 	/* A CALL ends with a status result: drain whatever follows. */
 	while (mysql_stmt_next_result(s) == 0)

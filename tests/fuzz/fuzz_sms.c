@@ -1,6 +1,6 @@
 /* SMS bodies: the segment counter and the variable expansion. */
 #include "fuzz.h"
-#include "sms.h"
+#include "message.h"
 
 int
 LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)

@@ -1323,12 +1323,17 @@ Test(webhooks, success_resets_failures, .timeout = 60)
 	struct fx	 f;
 	struct resp	*r;
 	char		 id[40], ev[40], b[128];
+	int		 i;
 
 	fx_ok_endpoint(&f, id);
 	sql("UPDATE webhook_endpoints SET consecutive_failures = 3 WHERE id = '%s'", id);
 	outbox_event(f.tenant, "lead.captured", NULL, ev);
 	outbox_event(f.tenant, "lead.captured", NULL, ev);
-	cr_assert_eq(hooks_pass(10, NULL), 0);
+	/* a pass that finds another still at work leaves it the round */
+	for (i = 0; i < 5 && strcmp(sql("SELECT COUNT(*) FROM "
+	    "webhook_deliveries WHERE endpoint_id = '%s' AND status = "
+	    "'succeeded'", id), "2") != 0; i++)
+		cr_assert_eq(hooks_pass(10, NULL), 0);
 	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s", id);
 	r = http("GET", b, f.live, NULL, NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);

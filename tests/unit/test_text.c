@@ -12,7 +12,7 @@
 
 #include "formback.h"
 #include "send.h"
-#include "sms.h"
+#include "message.h"
 
 Test(text, clip_keeps_whole_characters)
 {

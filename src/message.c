@@ -1,10 +1,10 @@
-/* Messages: SMS counting, variables, email blocks (see sms.h). */
+/* Messages: SMS counting, variables, email blocks (see message.h). */
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
 
 #include "url.h"
-#include "sms.h"
+#include "message.h"
 
 static long
 utf16_units(const char *s, size_t n, bool *ok)

@@ -2,8 +2,8 @@
  * Messages: SMS length and segments, variables, and email blocks
  * (contract: Message, SmsEstimateIn, MessagePreviewIn).
  */
-#ifndef FORMBACK_SMS_H
-#define FORMBACK_SMS_H
+#ifndef FORMBACK_MESSAGE_H
+#define FORMBACK_MESSAGE_H
 
 #include "formback.h"
 
