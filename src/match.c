@@ -140,6 +140,47 @@ re_count(const char *s, long *m, enum rule_check *r, char *why,
 }
 
 /*
+ * The quantifier at *sp, after an atom (the group `last` when `group`):
+ * RULE_OK with *sp at its last character, or why it is refused.  A
+ * quantifier that repeats, over a group that holds a quantifier or an
+ * alternation, can try exponentially many ways ("(a+)+", "(a|aa)+",
+ * "(a?)+"): refused.  "?" and {0,1} do not repeat, so "(x.*)?" is fine.
+ */
+static enum rule_check
+re_quantifier(const char **sp, bool group, struct re_group last,
+    size_t *unbounded, char *why, size_t whysz)
+{
+	const char	*s = *sp;
+	enum rule_check	 r;
+	long		 m;
+	bool		 repeats;
+
+	if (*s == '{') {
+		if ((s = re_count(s, &m, &r, why, whysz)) == NULL)
+			return r;
+	} else
+		m = *s == '?' ? 1 : -1;
+	if (s[1] == '?')
+		s++;
+	else if (s[1] == '+') {
+		(void)fail(why, whysz, "possessive quantifiers are not allowed");
+		return RULE_INVALID;
+	}
+	repeats = m < 0 || m > 1;
+	r = RULE_UNBOUNDED;
+	if (repeats && group && last.rep)
+		(void)fail(why, whysz, "a repeated group that repeats inside");
+	else if (repeats && group && last.alt)
+		(void)fail(why, whysz, "a repeated group with an alternation");
+	else if (m < 0 && ++*unbounded > RE_UNBOUNDED_MAX)
+		(void)fail(why, whysz, "more than 6 unbounded quantifiers");
+	else
+		r = RULE_OK;
+	*sp = s;
+	return r;
+}
+
+/*
  * The ECMAScript/PCRE2 common subset, and what keeps a match bounded
  * (see match.h): RULE_OK, RULE_INVALID or RULE_UNBOUNDED with a reason.
  */
@@ -153,8 +194,6 @@ regex_check(const char *p, char *why, size_t whysz)
 	bool		 atom = false;	/* a quantifier may follow */
 	bool		 quantified = false;
 	bool		 group = false;	/* the atom before is a group: `last` */
-	bool		 repeats;
-	long		 m;
 	const char	*s;
 
 	memset(g, 0, sizeof(g));
@@ -202,29 +241,9 @@ regex_check(const char *p, char *why, size_t whysz)
 		case '{':
 			if (!atom || quantified)
 				INVALID("nothing to repeat");
-			if (*s == '{') {
-				if ((s = re_count(s, &m, &r, why, whysz)) == NULL)
-					return r;
-			} else
-				m = *s == '?' ? 1 : -1;
-			if (s[1] == '?')
-				s++;
-			else if (s[1] == '+')
-				INVALID("possessive quantifiers are not allowed");
-			/*
-			 * A quantifier that repeats, over a group that holds
-			 * a quantifier or an alternation, can try
-			 * exponentially many ways ("(a+)+", "(a|aa)+",
-			 * "(a?)+"): refused.  "?" and {0,1} do not repeat, so
-			 * "(x.*)?" is fine.
-			 */
-			repeats = m < 0 || m > 1;
-			if (repeats && group && last.rep)
-				UNBOUNDED("a repeated group that repeats inside");
-			if (repeats && group && last.alt)
-				UNBOUNDED("a repeated group with an alternation");
-			if (m < 0 && ++unbounded > RE_UNBOUNDED_MAX)
-				UNBOUNDED("more than 6 unbounded quantifiers");
+			if ((r = re_quantifier(&s, group, last, &unbounded, why,
+			    whysz)) != RULE_OK)
+				return r;
 			g[depth].rep = true;	/* even "?": "(a?)+" is "(a|)+" */
 			quantified = true;
 			break;

@@ -3,7 +3,7 @@
 
 #include <criterion/criterion.h>
 
-#include "../../src/sms.h"
+#include "../../src/message.h"
 
 static struct sms_count
 count(const char *body)
