@@ -157,6 +157,14 @@ fb_http_start() {
 	done
 }
 
+# fb_admin_copy TOP DEST: TOP/admin as it is installed in
+# share/formback/www/admin (Makefile.am's wwwadmin lists): the pages and
+# modules without the node tests and their packages (admin/test/).
+fb_admin_copy() {
+	rm -rf "$2" && mkdir -p "$2" &&
+	    tar -C "$1/admin" --exclude=./test -cf - . | tar -C "$2" -xf -
+}
+
 # Apache httpd (Debian's apache2, mpm_event) with nothing but this
 # instance: its own ServerRoot-free configuration in DIR, and DIR/share
 # as share/formback is installed (fcgi-conf, www/admin).  Run as root,
@@ -183,15 +191,14 @@ Group www-data"
 		cp "$_bin" "$_d/sbin/formback.fcgi"
 		_bin=$_d/sbin/formback.fcgi
 		cp -R "$_top/fcgi-conf" "$_d/share/fcgi-conf"
-		cp -R "$_top/src/admin" "$_d/share/www/admin"
 		chown www-data "$_d/fcgid" "$_d/www/tag"
 		_as="setpriv --reuid=www-data --regid=www-data --init-groups"
 		chgrp www-data "$_d/master.key" "$_d/formback.conf"
 		chmod 640 "$_d/master.key" "$_d/formback.conf"
 	else
 		ln -s "$_top/fcgi-conf" "$_d/share/fcgi-conf"
-		ln -s "$_top/src/admin" "$_d/share/www/admin"
 	fi
+	fb_admin_copy "$_top" "$_d/share/www/admin"
 	if [ "${FB_APACHE_FCGI:-fcgid}" = proxy ]; then
 		_fcgi="LoadModule proxy_module $_mods/mod_proxy.so
 LoadModule proxy_fcgi_module $_mods/mod_proxy_fcgi.so
@@ -331,7 +338,7 @@ fb_stack_start() {
 	FORMBACK_CONF="$_sd/formback.conf" "$_sbld/formbackctl" migrate \
 	    --dir "$(pwd)/db/migrations" >/dev/null || return 1
 	cp tag/tag.js "$_sd/www/tag.js"
-	rm -rf "$_sd/www/admin" && cp -R src/admin "$_sd/www/admin"
+	fb_admin_copy "$(pwd)" "$_sd/www/admin"
 	fb_http_start "$_sd" "$_shttp" "$_sprocs" "$_sbld/formback.fcgi"
 }
 

@@ -11,7 +11,8 @@ export class ApiError extends Error {
     this.code = e.code || 'http_error';
     this.param = e.param || null;
     this.requestId = e.request_id || null;
-    this.tenants = e.tenants || null;	// tenant_required: where the sign-in may go
+    // tenant_required: where the sign-in may go
+    this.tenants = e.tenants || null;
   }
 }
 
@@ -35,7 +36,8 @@ export async function api(method, path, body, query) {
     payload = '{}';
   }
   if (method !== 'GET' && csrf) headers['X-CSRF-Token'] = csrf;
-  const r = await fetch(url, { method, headers, body: payload, credentials: 'same-origin' });
+  const r = await fetch(url, { method, headers, body: payload,
+    credentials: 'same-origin' });
   const text = await r.text();
   let json = null;
   try { json = text ? JSON.parse(text) : null; } catch { json = null; }

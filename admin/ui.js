@@ -27,13 +27,32 @@ export function clear(el, ...children) {
   return el;
 }
 
+// A card of a screen: a section with its heading (none when title is
+// null) and what follows it.
+export function card(title, ...content) {
+  return h('section', { class: 'card' },
+    title === null ? null : h('h2', null, title), content);
+}
+
+// A table's head row of column titles.
+export function thead(titles) {
+  return h('thead', null, h('tr', null, titles.map((t) => h('th', null, t))));
+}
+
 // The contract's Japanese message of an error, with the field it names.
 export function errorBox(err) {
   const p = err.param ? `(${err.param})` : '';
   return h('p', { class: 'error', role: 'alert' }, `${err.message}${p}`);
 }
 
-export function badge(s) { return h('span', { class: `badge ${s || ''}` }, s ?? '—'); }
+// A notice of what an action did (role=status: read out when it shows).
+export function notice(text) {
+  return h('p', { class: 'notice', role: 'status' }, text);
+}
+
+export function badge(s) {
+  return h('span', { class: `badge ${s || ''}` }, s ?? '—');
+}
 
 // An ISO time as JST, as the shops read it.
 export function jst(t) {
@@ -41,23 +60,29 @@ export function jst(t) {
   return new Date(t).toLocaleString('ja-JP', { timeZone: 'Asia/Tokyo' });
 }
 
-// A form: fields [{name, label, type, options, value, required}], onSubmit(values).
-// While it runs, its button is disabled ("long actions show progress").
+// The input of one form field (see form()).
+function field(d) {
+  if (d.type === 'select')
+    return h('select', { name: d.name }, d.options.map(([v, t]) =>
+      h('option', { value: v, selected: v === d.value }, t)));
+  if (d.type === 'textarea')
+    return h('textarea', { name: d.name, required: d.required },
+      d.value || '');
+  return h('input', { name: d.name, type: d.type || 'text', value: d.value,
+    required: d.required, autocomplete: d.autocomplete, accept: d.accept,
+    placeholder: d.placeholder });
+}
+
+// A form: fields [{name, label, type, options, value, required}],
+// onSubmit(values, out): its message (or nothing) is shown in out, below
+// the button, as is its error.  While it runs, its button is disabled
+// ("long actions show progress").
 export function form(fields, submitLabel, onSubmit, cls = 'stack') {
   const out = h('div');
   const inputs = {};
   const btn = h('button', { type: 'submit' }, submitLabel);
   const f = h('form', { class: cls }, fields.map((d) => {
-    let input;
-    if (d.type === 'select')
-      input = h('select', { name: d.name }, d.options.map(([v, t]) =>
-        h('option', { value: v, selected: v === d.value }, t)));
-    else if (d.type === 'textarea')
-      input = h('textarea', { name: d.name, required: d.required }, d.value || '');
-    else
-      input = h('input', { name: d.name, type: d.type || 'text', value: d.value,
-        required: d.required, autocomplete: d.autocomplete, accept: d.accept,
-        placeholder: d.placeholder });
+    const input = field(d);
     inputs[d.name] = input;
     return h('label', null, d.label, input);
   }), btn, out);
@@ -70,7 +95,7 @@ export function form(fields, submitLabel, onSubmit, cls = 'stack') {
     clear(out);
     try {
       const msg = await onSubmit(values, out);
-      if (msg) clear(out, h('p', { class: 'notice', role: 'status' }, msg));
+      if (msg) clear(out, notice(msg));
     } catch (e) {
       clear(out, errorBox(e));
     } finally {
@@ -85,7 +110,8 @@ export function form(fields, submitLabel, onSubmit, cls = 'stack') {
 export function pagedTable(load, columns) {
   const box = h('div');
   const body = h('tbody');
-  const more = h('button', { class: 'secondary', type: 'button' }, 'さらに表示');
+  const more = h('button', { class: 'secondary', type: 'button' },
+    'さらに表示');
   const status = h('div');
   let cursor = null;
   async function next() {
@@ -94,10 +120,12 @@ export function pagedTable(load, columns) {
     try {
       const page = await load(cursor);
       for (const row of page.data)
-        body.append(h('tr', null, columns.map(([, f]) => h('td', null, f(row)))));
+        body.append(h('tr', null,
+          columns.map(([, f]) => h('td', null, f(row)))));
       cursor = page.next_cursor;
       more.hidden = !page.has_more;
-      if (!body.children.length) clear(status, h('p', { class: 'muted' }, 'まだありません。'));
+      if (!body.children.length)
+        clear(status, h('p', { class: 'muted' }, 'まだありません。'));
     } catch (e) {
       clear(status, errorBox(e));
     } finally {
@@ -117,8 +145,12 @@ export function pagedTable(load, columns) {
 export function copyButton(text, label = 'コピー') {
   const b = h('button', { type: 'button', class: 'secondary' }, label);
   b.addEventListener('click', async () => {
-    try { await navigator.clipboard.writeText(text); b.textContent = 'コピーしました'; }
-    catch { b.textContent = 'コピーできません: 選択してコピーしてください'; }
+    try {
+      await navigator.clipboard.writeText(text);
+      b.textContent = 'コピーしました';
+    } catch {
+      b.textContent = 'コピーできません: 選択してコピーしてください';
+    }
   });
   return b;
 }

@@ -1,0 +1,135 @@
+// Settings (owners and admins): held leads, API keys (a new key shown
+// once), members and their roles (the owner invites and changes them),
+// test recipients and their confirmation, the audit log.
+import { api } from '../api.js';
+import { h, clear, card, errorBox, badge, jst, form, pagedTable,
+  copyButton } from '../ui.js';
+import { shell, canAdmin, session } from '../shell.js';
+import { quarantines } from './quarantines.js';
+
+const roles = [['owner', 'オーナー'], ['admin', '管理者'],
+  ['member', 'メンバー'], ['viewer', '閲覧のみ']];
+
+function loadKeys(box) {
+  const revoke = (k) => h('button', { type: 'button', class: 'danger',
+    onclick: async () => {
+      await api('DELETE', `/admin/api_keys/${k.id}`);
+      loadKeys(box);
+    } }, '無効にする');
+  clear(box, pagedTable((c) => api('GET', '/admin/api_keys', undefined,
+    { cursor: c }), [
+    ['名前', (k) => k.name || '—'], ['プレフィックス', (k) => k.prefix],
+    ['状態', (k) => badge(k.status)], ['最終利用', (k) => jst(k.last_used_at)],
+    ['', (k) => k.status === 'active' ? revoke(k) : ''],
+  ]));
+}
+
+function keysCard(keys) {
+  const shown = h('div');
+  return card('API キー', keys, form([{ name: 'name', label: '名前' },
+    { name: 'kind', label: '種類', type: 'select',
+      options: [['live', '本番'], ['test', 'テスト']] }],
+  '発行(すべてのスコープ)', async (v) => {
+    const k = await api('POST', '/admin/api_keys',
+      { name: v.name || null, kind: v.kind, scopes: 'all' });
+    clear(shown, h('p', null, 'API キー(この画面でしか表示されません):'),
+      h('p', { class: 'secret' }, k.key), copyButton(k.key));
+    loadKeys(keys);
+  }), shown);
+}
+
+// Another member, as the owner sees them: a role to change, suspension.
+const isOther = (m) => session.me.member.role === 'owner' &&
+  m.id !== session.me.member.id;
+
+function roleSelect(m) {
+  return h('select', { 'aria-label': `${m.email} の権限`,
+    onchange: async (ev) => {
+      try {
+        await api('PATCH', `/admin/members/${m.id}`,
+          { role: ev.target.value });
+      } catch (e) { ev.target.after(errorBox(e)); }
+    } }, ['owner', 'admin', 'member', 'viewer'].map((r) =>
+    h('option', { value: r, selected: r === m.role }, r)));
+}
+
+function suspendButton(m, box) {
+  return h('button', { type: 'button', class: 'danger',
+    onclick: async (ev) => {
+      try {
+        await api('PATCH', `/admin/members/${m.id}`, { status: 'suspended' });
+        loadMembers(box);
+      } catch (e) { ev.target.replaceWith(errorBox(e)); }
+    } }, '停止');
+}
+
+function loadMembers(box) {
+  clear(box, pagedTable((c) => api('GET', '/admin/members', undefined,
+    { cursor: c }), [
+    ['メール', (m) => m.email],
+    ['権限', (m) => isOther(m) ? roleSelect(m) : m.role],
+    ['状態', (m) => badge(m.status)],
+    ['最終アクセス', (m) => jst(m.last_seen_at)],
+    ['', (m) => isOther(m) && m.status === 'active' ?
+      suspendButton(m, box) : ''],
+  ]));
+}
+
+function membersCard(members) {
+  return card('メンバー', members, session.me.member.role === 'owner' ?
+    form([{ name: 'email', label: 'メールアドレス', type: 'email',
+      required: true }, { name: 'role', label: '権限', type: 'select',
+      value: 'member', options: roles }], '招待', async (v) => {
+      await api('POST', '/admin/members', v);
+      loadMembers(members);
+      return '招待メールを送ります。';
+    }) : null);
+}
+
+function confirmForm(t, box) {
+  return form([{ name: 'code', label: '確認コード', required: true }], '確認',
+    async (v) => {
+      await api('POST', `/admin/test_recipients/${t.id}/confirm`,
+        { code: v.code });
+      loadRcpts(box);
+    }, 'inline');
+}
+
+function loadRcpts(box) {
+  api('GET', '/admin/test_recipients').then((r) => clear(box,
+    h('table', null, h('tbody', null, r.data.map((t) => h('tr', null,
+      h('td', null, t.masked), h('td', null, badge(t.status)),
+      h('td', null, t.status === 'pending' ? confirmForm(t, box) : '')))))))
+    .catch((e) => clear(box, errorBox(e)));
+}
+
+function rcptsCard(rcpts) {
+  return card('テスト送信先', rcpts, form([{ name: 'contact',
+    label: '電話番号またはメールアドレス', required: true }], '追加',
+  async (v) => {
+    await api('POST', '/admin/test_recipients', v);
+    loadRcpts(rcpts);
+    return '確認コードを送ります。届いたコードを入力してください。';
+  }));
+}
+
+function audit() {
+  return pagedTable((c) => api('GET', '/admin/audit_log', undefined,
+    { cursor: c, limit: 20 }), [
+    ['日時', (a) => jst(a.created_at)], ['操作', (a) => a.action],
+    ['実行者', (a) => a.actor_type], ['対象', (a) => a.target_type || ''],
+  ]);
+}
+
+export function settings() {
+  const keys = h('div'), members = h('div'), rcpts = h('div');
+  const log = h('div'), held = h('div');
+  if (!canAdmin()) return shell('設定');
+  shell('設定', card('保留中のリード', held), keysCard(keys),
+    membersCard(members), rcptsCard(rcpts), card('監査ログ', log));
+  quarantines(held);
+  loadKeys(keys);
+  loadMembers(members);
+  loadRcpts(rcpts);
+  log.append(audit());
+}

@@ -1,0 +1,73 @@
+// Suppressions: the list with its search, adding one, and the CSV import
+// with its per-row results (the first 500).
+import { api } from '../api.js';
+import { h, clear, card, errorBox, badge, jst, form, pagedTable,
+  thead } from '../ui.js';
+import { shell } from '../shell.js';
+
+function removeButton(s, load) {
+  return h('button', { type: 'button', class: 'danger', onclick: async (ev) => {
+    try { await api('DELETE', `/suppressions/${s.id}`); load(); }
+    catch (e) { ev.target.replaceWith(errorBox(e)); }
+  } }, '削除');
+}
+
+// The search form and the list, in box; load() draws both again.
+function lister(box) {
+  const q = h('input', { type: 'search',
+    placeholder: '電話番号またはメールアドレスで検索' });
+  const search = (ev) => { ev.preventDefault(); load(); };
+  const load = () => clear(box, h('form', { class: 'inline', onsubmit: search },
+    h('label', null, '検索', q),
+    h('button', { type: 'submit', class: 'secondary' }, '検索')),
+  pagedTable((c) => api('GET', '/suppressions', undefined,
+    { cursor: c, q: q.value.trim() }), [
+    ['宛先', (s) => s.value_masked], ['理由', (s) => s.reason],
+    ['範囲', (s) => s.scope], ['作成', (s) => jst(s.created_at)],
+    ['', (s) => s.deletable ? removeButton(s, load) : ''],
+  ]));
+  return load;
+}
+
+function addForm(load) {
+  return form([
+    { name: 'value', label: '電話番号またはメールアドレス', required: true },
+    { name: 'memo', label: 'メモ' },
+  ], '追加', async (v) => {
+    await api('POST', '/suppressions',
+      { value: v.value, memo: v.memo || null });
+    load();
+    return '追加しました。';
+  });
+}
+
+function importResults(r) {
+  return [h('p', { class: 'notice' }, `登録 ${r.created} 件、` +
+    `登録済み ${r.exists} 件、不正 ${r.invalid} 件(${r.encoding})`),
+  h('table', null, thead(['行', '結果', '宛先・項目']),
+    h('tbody', null, r.results.slice(0, 500).map((x) => h('tr', null,
+      h('td', null, String(x.record)), h('td', null, badge(x.result)),
+      h('td', null, x.masked || x.param || '')))))];
+}
+
+function importCard(load) {
+  const results = h('div');
+  return card('CSV から取り込む', h('p', { class: 'muted' },
+    '1 列目に電話番号かメールアドレス、2 列目にメモ、3 列目に期限。' +
+    'UTF-8 または Shift_JIS、1 回 10,000 行まで。'),
+  form([{ name: 'file', label: 'CSV ファイル', type: 'file',
+    accept: '.csv,text/csv', required: true }], '取り込む', async (v) => {
+    const r = await api('POST', '/admin/suppressions/import',
+      await v.file.arrayBuffer());
+    clear(results, importResults(r));
+    load();
+  }), results);
+}
+
+export function suppressions() {
+  const list = h('div');
+  const load = lister(list);
+  shell('配信停止', card(null, list), card('追加', addForm(load)),
+    importCard(load));
+  load();
+}

@@ -1,0 +1,52 @@
+// What every signed-in screen shares: the session, the page's frame (the
+// menu, who is signed in, the title) and signing out.
+import { api, setCsrf } from './api.js';
+import { h, clear } from './ui.js';
+
+// The session: {member, tenant_id, csrf_token}, or null signed out.
+export const session = { me: null };
+
+// The element the screens draw in (index.html's #app).
+export function root() { return document.getElementById('app'); }
+
+// May the member change the tenant's settings (owner or admin)?
+export function canAdmin() {
+  return ['owner', 'admin'].includes(session.me.member.role);
+}
+
+const menu = [
+  ['#/', 'ダッシュボード'], ['#/sites', 'サイト'],
+  ['#/campaigns', 'キャンペーン'], ['#/messages', 'メッセージ'],
+  ['#/leads', 'リード'], ['#/deliveries', '配信'],
+  ['#/suppressions', '配信停止'], ['#/webhooks', 'Webhook'],
+  ['#/settings', '設定'],
+];
+
+// Is the menu's href the current screen's (here: #/ and one part)?
+function current(href, here) {
+  if (href === '#/') return here === '#/' || here === '#';
+  return here.startsWith(href);
+}
+
+// A signed-in screen: the header with the menu, then title and content.
+export function shell(title, ...content) {
+  const here = location.hash.split('/').slice(0, 2).join('/') || '#/';
+  const nav = h('nav', { class: 'menu', 'aria-label': 'メニュー' },
+    menu.map(([href, t]) => h('a', { href,
+      'aria-current': current(href, here) ? 'page' : null }, t)));
+  const out = h('button', { type: 'button', class: 'secondary',
+    onclick: signOut }, 'ログアウト');
+  const { email, role } = session.me.member;
+  clear(root(),
+    h('header', { class: 'top' }, h('span', { class: 'brand' }, 'Formback'),
+      nav, h('span', { class: 'who' }, `${email}(${role})`, ' ', out)),
+    h('main', null, h('h1', null, title), content));
+  document.title = `${title} | Formback 管理画面`;
+}
+
+export async function signOut() {
+  try { await api('DELETE', '/admin/session'); } catch { /* gone already */ }
+  session.me = null;
+  setCsrf(null);
+  location.hash = '#/signin';
+}
