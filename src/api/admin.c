@@ -12,24 +12,9 @@
 #include <string.h>
 
 #include "../api.h"
+#include "../rowjson.h"
 #include "../session.h"
 #include "../db/store.h"
-
-/* The writer of a member (MemberOut). */
-static void
-member_gen(struct jgen *j, const void *row)
-{
-	const struct member_row *m = row;
-
-	jg_str(j, "id", m->id);
-	jg_str(j, "object", "member");
-	jg_str(j, "email", m->email);
-	jg_str(j, "role", m->role);
-	jg_str(j, "status", m->status);
-	jg_bool(j, "has_password", m->has_password);
-	jg_time(j, "last_seen_at", m->last_seen_at);
-	jg_time(j, "created_at", m->created_at);
-}
 
 static enum fb_err
 member_answer(struct req *r, const char *tenant, const char *id, int status)
@@ -39,7 +24,7 @@ member_answer(struct req *r, const char *tenant, const char *id, int status)
 
 	if ((e = db_member_get(r->db, tenant, id, &m)) != FB_OK)
 		return e;
-	e = req_row(r, status, member_gen, m.row);
+	e = req_row(r, status, member_json, m.row);
 	dbrows_free(&m);
 	return e;
 }
@@ -364,7 +349,7 @@ api_members_list(struct req *r)
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	return page_answer(r, &pg, &rows, sizeof(struct member_row),
-	    offsetof(struct member_row, id), member_gen, NULL);
+	    offsetof(struct member_row, id), member_json, NULL);
 }
 
 static const char *const member_roles[] = { "owner", "admin", "member",

@@ -12,6 +12,7 @@
 #include "../api.h"
 #include "../csv.h"
 #include "../pii.h"
+#include "../rowjson.h"
 #include "../db/store.h"
 
 static const char *const dlv_date_fields[] = { "created_at", "scheduled_at", "sent_at" };
@@ -121,23 +122,12 @@ api_deliveries_get(struct req *r)
 	return e;
 }
 
-/* The one writer of a suppression: masked value only. */
+/* The one writer of a suppression: its columns (masked value only). */
 static void
 suppression_gen(struct jgen *j, const void *row)
 {
-	const struct suppression_row *s = row;
-
-	jg_str(j, "id", s->id);
-	jg_str(j, "object", "suppression");
-	jg_str(j, "kind", s->kind);
-	jg_str(j, "value_masked", s->masked);
-	jg_str(j, "scope", s->scope);
-	jg_str(j, "campaign_id", s->campaign_id);
-	jg_str(j, "reason", s->reason);
-	jg_str(j, "memo", s->memo);
-	jg_time(j, "expires_at", s->expires_at);
-	jg_time(j, "created_at", s->created_at);
-	jg_bool(j, "deletable", deletable(s));
+	suppression_json(j, row);
+	jg_bool(j, "deletable", deletable(row));
 }
 
 /*

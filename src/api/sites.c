@@ -7,24 +7,8 @@
 #include "../contact.h"
 #include "../netguard.h"
 #include "../publish.h"
+#include "../rowjson.h"
 #include "../db/store.h"
-
-/* The one writer of a site (list and detail). */
-static void
-site_gen(struct jgen *j, const void *row)
-{
-	const struct site_row *s = row;
-
-	jg_str(j, "id", s->id);
-	jg_str(j, "object", "site");
-	jg_str(j, "name", s->name);
-	jg_str(j, "domain", s->domain);
-	jg_str(j, "public_key", s->public_key);
-	jg_time(j, "created_at", s->created_at);
-	jg_time(j, "updated_at", s->updated_at);
-	/* a flood of new leads held its sending (formback.fcgi(8) "Abuse limits") */
-	jg_time(j, "sending_held_at", s->sending_held_at);
-}
 
 enum fb_err
 api_sites_list(struct req *r)
@@ -39,7 +23,7 @@ api_sites_list(struct req *r)
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	return page_answer(r, &pg, &rows, sizeof(struct site_row),
-	    offsetof(struct site_row, id), site_gen, NULL);
+	    offsetof(struct site_row, id), site_json, NULL);
 }
 
 /*
@@ -165,7 +149,7 @@ site_read(struct req *r, const char *id, bool with_nonce)
 		return e;
 	site = rows.row;
 	req_gen_begin(r, &j);
-	site_gen(&j, &site->site);
+	site_json(&j, &site->site);
 	snprintf(tag, sizeof(tag), "%s/tag.js", r->conf->base_url);
 	jg_str(&j, "tag_url", tag);
 	/* oldest campaign first, as the triggers keep them */
@@ -373,7 +357,7 @@ site_answer(struct req *r, const char *id, int status)
 
 	if ((e = db_site_get(r->db, r->auth.tenant_id, id, &s)) != FB_OK)
 		return e;
-	e = req_row(r, status, site_gen, s.row);
+	e = req_row(r, status, site_json, s.row);
 	dbrows_free(&s);
 	return e;
 }

@@ -15,6 +15,7 @@
 
 #include "../api.h"
 #include "../pii.h"
+#include "../rowjson.h"
 #include "../testsend.h"
 #include "../db/store.h"
 
@@ -23,13 +24,8 @@ recipient_gen(struct jgen *j, const void *row)
 {
 	const struct test_recipient_row *t = row;
 
-	jg_str(j, "id", t->id);
-	jg_str(j, "object", "test_recipient");
-	jg_str(j, "kind", t->kind);
-	jg_str(j, "masked", t->masked);
+	test_recipient_json(j, row);
 	jg_str(j, "status", t->confirmed_at != NULL ? "confirmed" : "pending");
-	jg_time(j, "confirmed_at", t->confirmed_at);
-	jg_time(j, "created_at", t->created_at);
 }
 
 static enum fb_err

@@ -306,6 +306,20 @@ struct dbcol {
 #define DB_CTYPE_INT	long long
 #define DB_CTYPE_BOOL	bool
 #define DB_CTYPE_BIN	struct dbbin
+/*
+ * A column's name is its JSON name (rowjson.h writes a row's JSON from
+ * its list).  An X type is read as its type but never written to JSON
+ * (openradtool's noexport); BIN is never written either: sealed
+ * contacts and hashes stay out of every answer by construction.
+ */
+#define DBT_XTEXT	DBT_TEXT
+#define DBT_XTIME	DBT_TIME
+#define DBT_XINT	DBT_INT
+#define DBT_XBOOL	DBT_BOOL
+#define DB_CTYPE_XTEXT	DB_CTYPE_TEXT
+#define DB_CTYPE_XTIME	DB_CTYPE_TIME
+#define DB_CTYPE_XINT	DB_CTYPE_INT
+#define DB_CTYPE_XBOOL	DB_CTYPE_BOOL
 #define DB_FIELD_(f, t, sql)	DB_CTYPE_##t f;
 #define DB_FIELDS(COLS)		COLS(DB_FIELD_, DB_FIELD_)
 #define DB_SQL_F_(f, t, sql)	sql

@@ -247,9 +247,9 @@ enum fb_err db_member_sessions_end(struct db *, const char *member,
 #define MEMBER_COLS(F, N) F(id, TEXT, "m.id") N(email, TEXT, "m.email") \
 	N(role, TEXT, "m.role") N(status, TEXT, "m.status") \
 	N(has_password, BOOL, "m.password_hash IS NOT NULL") \
-	N(created_at, TIME, "m.created_at") \
 	N(last_seen_at, TIME, "(SELECT MAX(s.last_seen_at) FROM sessions s " \
-	    "WHERE s.member_id = m.id)")
+	    "WHERE s.member_id = m.id)") \
+	N(created_at, TIME, "m.created_at")
 struct member_row { DB_FIELDS(MEMBER_COLS) };
 /* Members not deleted, newest first, ids below `before` (NULL: from the top). */
 enum fb_err db_member_list(struct db *, const char *tenant, const char *before,
@@ -1163,8 +1163,8 @@ enum fb_err db_tenant_quota(struct db *, const char *tenant, long long quota) FB
 
 /* The tenant's test recipients (contract: Delivery switch test_only). */
 #define TEST_RECIPIENT_COLS(F, N) F(id, TEXT, "id") N(kind, TEXT, "kind") \
-	N(masked, TEXT, "masked") N(created_at, TIME, "created_at") \
-	N(confirmed_at, TIME, "confirmed_at")
+	N(masked, TEXT, "masked") N(confirmed_at, TIME, "confirmed_at") \
+	N(created_at, TIME, "created_at")
 struct test_recipient_row { DB_FIELDS(TEST_RECIPIENT_COLS) };
 /* Rows of struct test_recipient_row, by id. */
 enum fb_err db_test_recipient_list(struct db *, const char *tenant,
@@ -1360,7 +1360,7 @@ enum fb_err db_delivery_get(struct db *, const char *tenant, const char *id,
 
 /* A suppression (contract: Suppression): its contact masked only. */
 #define SUPPRESSION_COLS(F, N) F(id, TEXT, "id") N(kind, TEXT, "kind") \
-	N(masked, TEXT, "masked") N(scope, TEXT, "scope") \
+	N(value_masked, TEXT, "masked") N(scope, TEXT, "scope") \
 	N(campaign_id, TEXT, "campaign_id") N(reason, TEXT, "reason") \
 	N(memo, TEXT, "memo") N(expires_at, TIME, "expires_at") \
 	N(created_at, TIME, "created_at")

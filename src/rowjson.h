@@ -1,0 +1,52 @@
+/*
+ * Each row's JSON from its column list (issue 41; openradtool's
+ * generated JSON writers): ROWJSON(name, ROW, COLS, object) defines
+ *
+ *   void name(struct jgen *j, const void *row);
+ *
+ * which writes every column of COLS (store.h) of the ROW at `row` as a
+ * member of the object already open in j, under the column's name, in
+ * the list's order, typed (TEXT a string, TIME a datetime, INT a
+ * number, BOOL true or false), with "object": `object` after the first
+ * (the id), as every resource of the contract has it (contract:
+ * Conventions).  X types and BIN are not written (db.h).  A handler
+ * writes a resource's derived members after it.  The writers are in
+ * rowjson.c, one per row type that an answer writes whole, each held
+ * against its openapi.json component by tests/unit/test_rowjson.c.
+ */
+#ifndef FORMBACK_ROWJSON_H
+#define FORMBACK_ROWJSON_H
+
+#include "formback.h"
+#include "db/store.h"
+
+#define RJ_TEXT(f)	jg_str(j, #f, r->f);
+#define RJ_TIME(f)	jg_time(j, #f, r->f);
+#define RJ_INT(f)	jg_int(j, #f, r->f);
+#define RJ_BOOL(f)	jg_bool(j, #f, r->f);
+#define RJ_BIN(f)
+#define RJ_XTEXT(f)
+#define RJ_XTIME(f)
+#define RJ_XINT(f)
+#define RJ_XBOOL(f)
+#define RJ_F_(f, t, sql)	RJ_##t(f) jg_str(j, "object", object_);
+#define RJ_N_(f, t, sql)	RJ_##t(f)
+#define ROWJSON(name, ROW, COLS, object)			\
+void								\
+name(struct jgen *j, const void *row)				\
+{								\
+	const ROW	*r = row;				\
+	const char	*object_ = (object);			\
+								\
+	COLS(RJ_F_, RJ_N_)					\
+}
+
+/* The writers (rowjson.c): the row type each takes, its "object". */
+void	site_json(struct jgen *, const void *);	/* site_row, "site" */
+void	member_json(struct jgen *, const void *); /* member_row, "member" */
+void	suppression_json(struct jgen *, const void *);
+				/* suppression_row, "suppression" */
+void	test_recipient_json(struct jgen *, const void *);
+				/* test_recipient_row, "test_recipient" */
+
+#endif
