@@ -244,6 +244,12 @@ void	jg_int(struct jgen *, const char *key, long long val);
 void	jg_bool(struct jgen *, const char *key, bool val);
 /* A number given as its JSON text ("0.1250"), written as it is. */
 void	jg_number(struct jgen *, const char *key, const char *text);
+/*
+ * A JSON value given as its text, written as it is, NULL as null: a
+ * document Formback wrote and stored itself (a JSON column), never one
+ * from outside.
+ */
+void	jg_raw(struct jgen *, const char *key, const char *text);
 /* A datetime as jadd_time() writes it. */
 void	jg_time(struct jgen *, const char *key, const char *val);
 /* A json-c value (borrowed), for the few parts built as objects. */

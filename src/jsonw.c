@@ -510,6 +510,14 @@ jg_number(struct jgen *j, const char *key, const char *text)
 }
 
 void
+jg_raw(struct jgen *j, const char *key, const char *text)
+{
+	if (jg_value(j, key))
+		jg_put(j, text != NULL ? text : "null", text != NULL ?
+		    strlen(text) : 4);
+}
+
+void
 jg_bool(struct jgen *j, const char *key, bool v)
 {
 	if (jg_value(j, key))

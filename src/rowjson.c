@@ -10,3 +10,9 @@ ROWJSON(suppression_json, struct suppression_row, SUPPRESSION_COLS,
     "suppression")
 ROWJSON(test_recipient_json, struct test_recipient_row,
     TEST_RECIPIENT_COLS, "test_recipient")
+ROWJSON(test_send_json, struct test_send_row, TEST_SEND_COLS, "test_send")
+ROWJSON(audit_json, struct audit_row, AUDIT_COLS, "audit_entry")
+ROWJSON(webhook_endpoint_json, struct webhook_endpoint_row,
+    WEBHOOK_ENDPOINT_COLS, "webhook_endpoint")
+ROWJSON(webhook_delivery_json, struct webhook_delivery_row,
+    WEBHOOK_DELIVERY_COLS, "webhook_delivery")

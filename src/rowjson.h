@@ -7,7 +7,8 @@
  * which writes every column of COLS (store.h) of the ROW at `row` as a
  * member of the object already open in j, under the column's name, in
  * the list's order, typed (TEXT a string, TIME a datetime, INT a
- * number, BOOL true or false), with "object": `object` after the first
+ * number, BOOL true or false, NINT a number or null, JSON as it is
+ * stored), with "object": `object` after the first
  * (the id), as every resource of the contract has it (contract:
  * Conventions).  X types and BIN are not written (db.h).  A handler
  * writes a resource's derived members after it.  The writers are in
@@ -17,6 +18,8 @@
 #ifndef FORMBACK_ROWJSON_H
 #define FORMBACK_ROWJSON_H
 
+#include <stdlib.h>
+
 #include "formback.h"
 #include "db/store.h"
 
@@ -24,6 +27,11 @@
 #define RJ_TIME(f)	jg_time(j, #f, r->f);
 #define RJ_INT(f)	jg_int(j, #f, r->f);
 #define RJ_BOOL(f)	jg_bool(j, #f, r->f);
+#define RJ_JSON(f)	jg_raw(j, #f, r->f);
+#define RJ_NINT(f)	if (r->f != NULL)				\
+				jg_int(j, #f, strtoll(r->f, NULL, 10));	\
+			else						\
+				jg_str(j, #f, NULL);
 #define RJ_BIN(f)
 #define RJ_XTEXT(f)
 #define RJ_XTIME(f)
@@ -48,5 +56,12 @@ void	suppression_json(struct jgen *, const void *);
 				/* suppression_row, "suppression" */
 void	test_recipient_json(struct jgen *, const void *);
 				/* test_recipient_row, "test_recipient" */
+void	test_send_json(struct jgen *, const void *);
+				/* test_send_row, "test_send" */
+void	audit_json(struct jgen *, const void *); /* audit_row, "audit_entry" */
+void	webhook_endpoint_json(struct jgen *, const void *);
+				/* webhook_endpoint_row, "webhook_endpoint" */
+void	webhook_delivery_json(struct jgen *, const void *);
+				/* webhook_delivery_row, "webhook_delivery" */
 
 #endif

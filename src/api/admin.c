@@ -645,25 +645,6 @@ api_keys_revoke(struct req *r)
 	return FB_OK;
 }
 
-static void
-audit_gen(struct jgen *j, const void *row)
-{
-	const struct audit_row *a = row;
-	json_object	*d = a->detail != NULL ? json_tokener_parse(a->detail) : NULL;
-
-	jg_str(j, "id", a->id);
-	jg_str(j, "object", "audit_entry");
-	jg_str(j, "actor_type", a->actor_type);
-	jg_str(j, "actor_id", a->actor_id);
-	jg_str(j, "request_id", a->request_id);
-	jg_str(j, "action", a->action);
-	jg_str(j, "target_type", a->target_type);
-	jg_str(j, "target_id", a->target_id);
-	jg_json(j, "detail", d);
-	json_object_put(d);
-	jg_time(j, "created_at", a->created_at);
-}
-
 /* GET /api/v1/admin/audit_log: newest first. */
 enum fb_err
 api_audit_list(struct req *r)
@@ -678,5 +659,5 @@ api_audit_list(struct req *r)
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	return page_answer(r, &pg, &rows, sizeof(struct audit_row),
-	    offsetof(struct audit_row, id), audit_gen, NULL);
+	    offsetof(struct audit_row, id), audit_json, NULL);
 }

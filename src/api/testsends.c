@@ -166,22 +166,6 @@ api_test_recipients_delete(struct req *r)
 	return FB_OK;
 }
 
-static void
-test_send_gen(struct jgen *j, const void *row)
-{
-	const struct test_send_row *t = row;
-
-	jg_str(j, "id", t->id);
-	jg_str(j, "object", "test_send");
-	jg_str(j, "message_id", t->message_id);
-	jg_str(j, "recipient_id", t->recipient_id);
-	jg_str(j, "masked", t->masked);
-	jg_str(j, "status", t->status);
-	jg_str(j, "error", t->error);
-	jg_time(j, "sent_at", t->sent_at);
-	jg_time(j, "created_at", t->created_at);
-}
-
 /*
  * POST /api/v1/test_sends {message_id}: one test send per confirmed
  * recipient of the message's channel (at most 20), queued for the next
@@ -229,7 +213,7 @@ api_test_sends_create(struct req *r)
 		    (e = db_test_send_get(r->db, r->auth.tenant_id, id, &t)) != FB_OK)
 			break;
 		jg_obj(&j, NULL);
-		test_send_gen(&j, t.row);
+		test_send_json(&j, t.row);
 		jg_obj_end(&j);
 		dbrows_free(&t);
 	}
@@ -258,5 +242,5 @@ api_test_sends_list(struct req *r)
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	return page_answer(r, &pg, &rows, sizeof(struct test_send_row),
-	    offsetof(struct test_send_row, id), test_send_gen, NULL);
+	    offsetof(struct test_send_row, id), test_send_json, NULL);
 }

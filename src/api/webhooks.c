@@ -12,6 +12,7 @@
 #include <sodium.h>
 
 #include "../api.h"
+#include "../rowjson.h"
 #include "../events.h"
 #include "../hookrules.h"
 #include "../netguard.h"
@@ -23,55 +24,6 @@
 #define RECOVER_MAX	10000
 /* design 1: "whsec_" + padded standard base64 of 32 random bytes */
 #define SECRET_LEN	(sizeof(SECRET_PREFIX) - 1 + 44)
-
-/* The one writer of an endpoint (list, get, create): never the secret. */
-static void
-endpoint_gen(struct jgen *j, const void *row)
-{
-	const struct webhook_endpoint_row *w = row;
-	json_object	*ev = w->events != NULL ? json_tokener_parse(w->events) : NULL;
-
-	jg_str(j, "id", w->id);
-	jg_str(j, "object", "webhook_endpoint");
-	jg_str(j, "url", w->url);
-	if (ev == NULL)
-		ev = json_object_new_array();
-	jg_json(j, "events", ev);
-	json_object_put(ev);
-	jg_str(j, "status", w->status);
-	jg_str(j, "disabled_reason", w->disabled_reason);
-	jg_time(j, "disabled_at", w->disabled_at);
-	jg_int(j, "consecutive_failures", w->consecutive_failures);
-	jg_time(j, "failing_since", w->failing_since);
-	jg_time(j, "paused_until", w->paused_until);
-	jg_time(j, "last_success_at", w->last_success_at);
-	jg_time(j, "last_failure_at", w->last_failure_at);
-	jg_time(j, "created_at", w->created_at);
-}
-
-/* The one writer of a delivery record. */
-static void
-delivery_gen(struct jgen *j, const void *row)
-{
-	const struct webhook_delivery_row *d = row;
-
-	jg_str(j, "id", d->id);
-	jg_str(j, "object", "webhook_delivery");
-	jg_str(j, "endpoint_id", d->endpoint_id);
-	jg_str(j, "event_id", d->event_id);
-	jg_str(j, "event_type", d->event_type);
-	jg_str(j, "redelivery_of", d->redelivery_of);
-	jg_str(j, "status", d->status);
-	jg_int(j, "attempts", d->attempts);
-	jg_time(j, "next_attempt_at", d->next_attempt_at);
-	if (d->response_status != NULL)
-		jg_int(j, "response_status", strtol(d->response_status, NULL, 10));
-	else
-		jg_str(j, "response_status", NULL);
-	jg_str(j, "error", d->error);
-	jg_time(j, "last_attempt_at", d->last_attempt_at);
-	jg_time(j, "created_at", d->created_at);
-}
 
 enum fb_err
 api_webhooks_list(struct req *r)
@@ -86,7 +38,7 @@ api_webhooks_list(struct req *r)
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	return page_answer(r, &pg, &rows, sizeof(struct webhook_endpoint_row),
-	    offsetof(struct webhook_endpoint_row, id), endpoint_gen, NULL);
+	    offsetof(struct webhook_endpoint_row, id), webhook_endpoint_json, NULL);
 }
 
 /*
@@ -188,13 +140,13 @@ api_webhooks_create(struct req *r)
 	memcpy(r->audit_id, id, sizeof(id));
 	/* Idempotency 6: what a replay answers, the secret left out */
 	req_gen_begin(r, &j);
-	endpoint_gen(&j, row.row);
+	webhook_endpoint_json(&j, row.row);
 	jg_str(&j, "secret", NULL);
 	if ((e = req_gen_end(r, &j, 201)) == FB_OK)
 		e = req_keep_for_replay(r);
 	if (e == FB_OK) {
 		req_gen_begin(r, &j);
-		endpoint_gen(&j, row.row);
+		webhook_endpoint_json(&j, row.row);
 		jg_str(&j, "secret", secret);
 		e = req_gen_end(r, &j, 201);
 	}
@@ -215,7 +167,7 @@ api_webhooks_get(struct req *r)
 		return api_error(r, AC_NOT_FOUND, "endpoint_id");
 	if (e != FB_OK)
 		return e;
-	e = req_row(r, 200, endpoint_gen, row.row);
+	e = req_row(r, 200, webhook_endpoint_json, row.row);
 	dbrows_free(&row);
 	return e;
 }
@@ -258,7 +210,7 @@ api_webhook_deliveries_list(struct req *r)
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	return page_answer(r, &pg, &rows, sizeof(struct webhook_delivery_row),
-	    offsetof(struct webhook_delivery_row, id), delivery_gen, NULL);
+	    offsetof(struct webhook_delivery_row, id), webhook_delivery_json, NULL);
 }
 
 /* The answer of a record just queued (redeliver, test): 202 and the row. */
@@ -273,7 +225,7 @@ delivery_queued(struct req *r, const char id[UUID_STRLEN + 1])
 		return e;
 	r->audit_type = "webhook_delivery";
 	memcpy(r->audit_id, id, UUID_STRLEN + 1);
-	e = req_row(r, 202, delivery_gen, row.row);
+	e = req_row(r, 202, webhook_delivery_json, row.row);
 	dbrows_free(&row);
 	return e;
 }
@@ -344,7 +296,7 @@ api_webhooks_enable(struct req *r)
 		return e;
 	r->audit_type = "webhook_endpoint";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
-	e = req_row(r, 200, endpoint_gen, row.row);
+	e = req_row(r, 200, webhook_endpoint_json, row.row);
 	dbrows_free(&row);
 	return e;
 }

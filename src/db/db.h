@@ -316,6 +316,15 @@ struct dbcol {
 #define DBT_XTIME	DBT_TIME
 #define DBT_XINT	DBT_INT
 #define DBT_XBOOL	DBT_BOOL
+/*
+ * Read as TEXT, written to JSON as what they hold: JSON a document
+ * Formback stored (jg_raw()), NINT an integer or NULL (a number or
+ * null).
+ */
+#define DBT_JSON	DBT_TEXT
+#define DBT_NINT	DBT_TEXT
+#define DB_CTYPE_JSON	DB_CTYPE_TEXT
+#define DB_CTYPE_NINT	DB_CTYPE_TEXT
 #define DB_CTYPE_XTEXT	DB_CTYPE_TEXT
 #define DB_CTYPE_XTIME	DB_CTYPE_TIME
 #define DB_CTYPE_XINT	DB_CTYPE_INT

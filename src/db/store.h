@@ -329,7 +329,7 @@ enum fb_err db_apikey_used(struct db *, const char *id) FB_WUR;
 #define AUDIT_COLS(F, N) F(id, TEXT, "id") N(actor_type, TEXT, "actor_type") \
 	N(actor_id, TEXT, "actor_id") N(request_id, TEXT, "request_id") \
 	N(action, TEXT, "action") N(target_type, TEXT, "target_type") \
-	N(target_id, TEXT, "target_id") N(detail, TEXT, "detail") \
+	N(target_id, TEXT, "target_id") N(detail, JSON, "detail") \
 	N(created_at, TIME, "created_at")
 struct audit_row { DB_FIELDS(AUDIT_COLS) };
 enum fb_err db_audit_list(struct db *, const char *tenant, const char *before,
@@ -1222,7 +1222,7 @@ enum fb_err db_test_recipients_reachable(struct db *, const char *tenant,
 	N(recipient_id, TEXT, "t.recipient_id") \
 	N(masked, TEXT, "(SELECT r.masked FROM test_recipients r WHERE r.id = t.recipient_id)") \
 	N(status, TEXT, "t.status") N(error, TEXT, "t.error") \
-	N(created_at, TIME, "t.created_at") N(sent_at, TIME, "t.sent_at")
+	N(sent_at, TIME, "t.sent_at") N(created_at, TIME, "t.created_at")
 struct test_send_row { DB_FIELDS(TEST_SEND_COLS) };
 enum fb_err db_test_send_add(struct db *, const char *id, const char *tenant,
 	    const char *message, const char *recipient, const char *member) FB_WUR;
@@ -1632,7 +1632,7 @@ enum fb_err db_flood_batch_decide(struct db *, const char *tenant,
  * An endpoint as the API shows it (WebhookEndpointOut): never the secret.
  */
 #define WEBHOOK_ENDPOINT_COLS(F, N) F(id, TEXT, "id") N(url, TEXT, "url") \
-	N(events, TEXT, "events") N(status, TEXT, "status") \
+	N(events, JSON, "events") N(status, TEXT, "status") \
 	N(disabled_reason, TEXT, "disabled_reason") \
 	N(disabled_at, TIME, "disabled_at") \
 	N(consecutive_failures, INT, "consecutive_failures") \
@@ -1648,7 +1648,7 @@ struct webhook_endpoint_row { DB_FIELDS(WEBHOOK_ENDPOINT_COLS) };
 	N(event_type, TEXT, "d.event_type") \
 	N(redelivery_of, TEXT, "d.redelivery_of") N(status, TEXT, "d.status") \
 	N(attempts, INT, "d.attempts") N(next_attempt_at, TIME, "d.next_attempt_at") \
-	N(response_status, TEXT, "d.response_status") N(error, TEXT, "d.error") \
+	N(response_status, NINT, "d.response_status") N(error, TEXT, "d.error") \
 	N(last_attempt_at, TIME, "d.last_attempt_at") \
 	N(created_at, TIME, "d.created_at")
 struct webhook_delivery_row { DB_FIELDS(WEBHOOK_DELIVERY_COLS) };

@@ -27,7 +27,8 @@ row_fill(const struct dbcol *cols, size_t n, size_t size)
 
 		switch (cols[i].type) {
 		case DBT_TEXT:
-			*(const char **)(void *)at = "x";
+			/* a string, also as a JSON column's document */
+			*(const char **)(void *)at = "\"x\"";
 			break;
 		case DBT_TIME:
 			*(const char **)(void *)at = "2026-11-28 00:00:00.000000";
@@ -140,4 +141,63 @@ Test(rowjson, test_recipient_against_TestRecipientOut)
 	HOLDS(test_recipient_json, struct test_recipient_row,
 	    TEST_RECIPIENT_COLS, "TestRecipientOut", "status");
 #undef DB_ROW
+}
+
+Test(rowjson, test_send_against_TestSendOut)
+{
+#define DB_ROW struct test_send_row
+	HOLDS(test_send_json, struct test_send_row, TEST_SEND_COLS,
+	    "TestSendOut", NULL);
+#undef DB_ROW
+}
+
+Test(rowjson, audit_against_AuditEntryOut)
+{
+#define DB_ROW struct audit_row
+	HOLDS(audit_json, struct audit_row, AUDIT_COLS, "AuditEntryOut", NULL);
+#undef DB_ROW
+}
+
+Test(rowjson, webhook_endpoint_against_WebhookEndpointOut)
+{
+#define DB_ROW struct webhook_endpoint_row
+	HOLDS(webhook_endpoint_json, struct webhook_endpoint_row,
+	    WEBHOOK_ENDPOINT_COLS, "WebhookEndpointOut", NULL);
+#undef DB_ROW
+}
+
+Test(rowjson, webhook_delivery_against_WebhookDeliveryOut)
+{
+#define DB_ROW struct webhook_delivery_row
+	HOLDS(webhook_delivery_json, struct webhook_delivery_row,
+	    WEBHOOK_DELIVERY_COLS, "WebhookDeliveryOut", NULL);
+#undef DB_ROW
+}
+
+/* A sealed column is never written, whatever its row (db.h). */
+Test(rowjson, sealed_and_no_export_columns_left_out)
+{
+	static const struct {
+		const char	*id;
+		struct dbbin	 sealed;
+		const char	*secret;
+	} row = { "i", { (const unsigned char *)"s", 1 }, "k" };
+	struct buf	 b;
+	struct jgen	 jg, *j = &jg;
+
+#define T_COLS(F, N) F(id, TEXT, "id") N(sealed, BIN, "s") \
+	N(secret, XTEXT, "k")
+#define T_RJ(f, t, sql) RJ_##t(f)
+	buf_init(&b, 4096);
+	jgen_begin(j, &b);
+	jg_obj(j, NULL);
+	{
+		const __typeof__(row) *r = &row;
+
+		T_COLS(T_RJ, T_RJ)
+	}
+	jg_obj_end(j);
+	cr_assert_eq(jgen_end(j), FB_OK);
+	cr_assert_str_eq(b.data, "{\"id\":\"i\"}");
+	buf_release(&b);
 }
