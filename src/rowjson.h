@@ -59,6 +59,7 @@ void	test_recipient_json(struct jgen *, const void *);
 void	test_send_json(struct jgen *, const void *);
 				/* test_send_row, "test_send" */
 void	audit_json(struct jgen *, const void *); /* audit_row, "audit_entry" */
+void	message_json(struct jgen *, const void *); /* message_row, "message" */
 void	webhook_endpoint_json(struct jgen *, const void *);
 				/* webhook_endpoint_row, "webhook_endpoint" */
 void	webhook_delivery_json(struct jgen *, const void *);

@@ -11,6 +11,7 @@
 #include <strings.h>
 
 #include "../api.h"
+#include "../rowjson.h"
 #include "../sanitize.h"
 #include "../testsend.h"
 #include "../url.h"
@@ -27,39 +28,6 @@ parsed(const char *text)
 	return text != NULL ? json_tokener_parse(text) : NULL;
 }
 
-/* The one writer of a message (contract: Message). */
-static void
-message_gen(struct jgen *j, const void *row)
-{
-	const struct message_row *m = row;
-	json_object	*v;
-
-	jg_str(j, "id", m->id);
-	jg_str(j, "object", "message");
-	jg_str(j, "channel", m->channel);
-	jg_str(j, "subject", m->subject);
-	jg_str(j, "body", m->body);
-	jg_bool(j, "has_body_html", m->has_body_html);
-	/* beyond the contract: the sanitized HTML, for the admin UI's editor */
-	jg_str(j, "body_html", m->body_html);
-	jg_str(j, "header_image_url", m->header_image_url);
-	jg_str(j, "link_url", m->link_url);
-	/* stored as JSON text, checked when saved */
-	if ((v = parsed(m->link_params)) == NULL)
-		v = json_object_new_object();
-	jg_json(j, "link_params", v);
-	json_object_put(v);
-	v = parsed(m->blocks);
-	jg_json(j, "blocks", v);
-	json_object_put(v);
-	if (m->sms_segments >= 0)
-		jg_int(j, "sms_segments", m->sms_segments);
-	else
-		jg_str(j, "sms_segments", NULL);
-	jg_time(j, "created_at", m->created_at);
-	jg_time(j, "updated_at", m->updated_at);
-}
-
 static enum fb_err
 message_answer(struct req *r, const char *id, int status)
 {
@@ -71,7 +39,7 @@ message_answer(struct req *r, const char *id, int status)
 		return api_error(r, AC_NOT_FOUND, "message_id");
 	if (e != FB_OK)
 		return e;
-	e = req_row(r, status, message_gen, m.row);
+	e = req_row(r, status, message_json, m.row);
 	dbrows_free(&m);
 	return e;
 }
@@ -386,7 +354,7 @@ api_messages_list(struct req *r)
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	return page_answer(r, &pg, &rows, sizeof(struct message_row),
-	    offsetof(struct message_row, id), message_gen, NULL);
+	    offsetof(struct message_row, id), message_json, NULL);
 }
 
 /* GET /message_examples: fixed data, in full, no paging. */

@@ -7,15 +7,15 @@
 
 #include "db.h"
 
-/* A message (contract: Message); sms_segments -1 for none. */
+/* A message (contract: Message, MessageOut). */
 #define MESSAGE_COLS(F, N) F(id, TEXT, "id") N(channel, TEXT, "channel") \
 	N(subject, TEXT, "subject") N(body, TEXT, "body") \
 	N(has_body_html, BOOL, "body_html IS NOT NULL") \
 	N(body_html, TEXT, "body_html") \
 	N(header_image_url, TEXT, "header_image_url") \
-	N(link_url, TEXT, "link_url") N(link_params, TEXT, "link_params") \
-	N(blocks, TEXT, "blocks") \
-	N(sms_segments, INT, "COALESCE(sms_segments, -1)") \
+	N(link_url, TEXT, "link_url") \
+	N(link_params, JSON, "COALESCE(link_params, '{}')") \
+	N(blocks, JSON, "blocks") N(sms_segments, NINT, "sms_segments") \
 	N(created_at, TIME, "created_at") N(updated_at, TIME, "updated_at")
 struct message_row { DB_FIELDS(MESSAGE_COLS) };
 /*

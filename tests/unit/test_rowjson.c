@@ -174,6 +174,14 @@ Test(rowjson, webhook_delivery_against_WebhookDeliveryOut)
 #undef DB_ROW
 }
 
+Test(rowjson, message_against_MessageOut)
+{
+#define DB_ROW struct message_row
+	HOLDS(message_json, struct message_row, MESSAGE_COLS, "MessageOut",
+	    NULL);
+#undef DB_ROW
+}
+
 /* A sealed column is never written, whatever its row (db.h). */
 Test(rowjson, sealed_and_no_export_columns_left_out)
 {
