@@ -12,10 +12,16 @@
 
 #include <sodium.h>
 
-#include "api.h"
 #include "hookrules.h"
 #include "ingest.h"
 #include "netguard.h"
+#include "ops/apikey.h"
+#include "ops/member.h"
+#include "ops/quarantine.h"
+#include "ops/scenario.h"
+#include "ops/site.h"
+#include "ops/status.h"
+#include "ops/usage.h"
 #include "pii.h"
 #include "publish.h"
 #include "session.h"
@@ -301,12 +307,9 @@ cmd_usage(int argc, char *argv[])
 	struct opts	 o;
 	char		 tenant[UUID_STRLEN + 1], month[8], tail;
 	const char	*m;
-	struct dbrows	 r;
-	const struct usage_row *u;
+	struct usage	 u;
 	json_object	*out;
-	enum plan	 p;
 	int		 y, mo;
-	long long	 quota;
 	enum fb_err	 e;
 
 	parse_opts(argc, argv, "tenant|month", &o);
@@ -319,19 +322,16 @@ cmd_usage(int argc, char *argv[])
 	} else
 		time_jst_month((int64_t)time(NULL), month);
 	connect_db();
-	if ((e = db_usage_get(&db, tenant, month, &r)) == FB_ENOTFOUND)
+	if ((e = usage_month(&db, tenant, month, &u)) == FB_ENOTFOUND)
 		die(1, "tenant '%s' not found", tenant);
 	check(e, "read the usage");
-	u = r.row;
-	quota = usage_quota(u, &p);
 	out = json_object_new_object();
 	jadd_str(out, "tenant_id", tenant);
 	jadd_str(out, "month", month);
-	jadd_str(out, "plan", plans[p].name);
-	jadd_int(out, "sends", u->sends);
-	jadd_int(out, "quota", quota);
-	jadd_int(out, "notified_percent", u->notified_pct);
-	dbrows_free(&r);
+	jadd_str(out, "plan", plans[u.plan].name);
+	jadd_int(out, "sends", u.sends);
+	jadd_int(out, "quota", u.quota);
+	jadd_int(out, "notified_percent", u.notified_pct);
 	db_rollback(&db);
 	print(out);
 }
