@@ -1,0 +1,41 @@
+/*
+ * formbackctl webhook enable --id E (issue 40): a stopped endpoint sends
+ * again, its failures and any pause forgotten, as the admin UI's
+ * "enable" does (hookrules.h); its records that ended "endpoint stopped"
+ * stay so (the admin UI recovers them).
+ */
+#include "ctl/ctl.h"
+#include "hookrules.h"
+#include "db/store.h"
+
+static void
+webhook_enable(struct ctl *c)
+{
+	struct hook_endpoint st;
+	struct dbrows	 row;
+	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
+	json_object	*out;
+	enum fb_err	 e;
+
+	ctl_opt_uuid(c, "id", id);
+	ctl_connect(c);
+	if ((e = db_webhook_owner(&c->db, id, tenant)) == FB_ENOTFOUND)
+		ctl_die(c, 1, "webhook endpoint '%s' not found", id);
+	ctl_check(c, e, "look the endpoint up");
+	ctl_check(c, db_webhook_state_lock(&c->db, tenant, id, &row, &st),
+	    "lock the endpoint");
+	dbrows_free(&row);
+	hook_endpoint_enable(&st);
+	ctl_check(c, db_webhook_state_set(&c->db, tenant, id, &st),
+	    "enable the endpoint");
+	ctl_audit_commit(c, tenant, "webhook_endpoint.enable",
+	    "webhook_endpoint", id);
+	out = json_object_new_object();
+	jadd_str(out, "id", id);
+	jadd_str(out, "status", "enabled");
+	ctl_print(out);
+}
+
+const struct ctl_cmd ctl_webhook_enable_cmd = {
+	"webhook", "enable", "--id E", 0, webhook_enable
+};
