@@ -2,8 +2,8 @@
  * The handlers of formback.fcgi's routes (route.c), one file per
  * resource under src/api/, and what they share.  The request core they
  * are written against is req.h; what they share with formbackctl (keys,
- * members, sites, scenario readiness, status, usage) is the operations
- * layer, src/ops/, one header per resource.
+ * members, sites, scenario readiness, webhook endpoints, status, usage)
+ * is the operations layer, src/ops/, one header per resource.
  */
 #ifndef FORMBACK_API_H
 #define FORMBACK_API_H

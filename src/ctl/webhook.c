@@ -1,18 +1,16 @@
 /*
  * formbackctl webhook enable --id E (issue 40): a stopped endpoint sends
  * again, its failures and any pause forgotten, as the admin UI's
- * "enable" does (hookrules.h); its records that ended "endpoint stopped"
- * stay so (the admin UI recovers them).
+ * "enable" does (ops/webhook.h); its records that ended "endpoint
+ * stopped" stay so (the admin UI recovers them).
  */
 #include "ctl/ctl.h"
-#include "hookrules.h"
+#include "ops/webhook.h"
 #include "db/store.h"
 
 static void
-webhook_enable(struct ctl *c)
+webhook_enable_cmd(struct ctl *c)
 {
-	struct hook_endpoint st;
-	struct dbrows	 row;
 	char		 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
 	json_object	*out;
 	enum fb_err	 e;
@@ -22,12 +20,10 @@ webhook_enable(struct ctl *c)
 	if ((e = db_webhook_owner(&c->db, id, tenant)) == FB_ENOTFOUND)
 		ctl_die(c, 1, "webhook endpoint '%s' not found", id);
 	ctl_check(c, e, "look the endpoint up");
-	ctl_check(c, db_webhook_state_lock(&c->db, tenant, id, &row, &st),
-	    "lock the endpoint");
-	dbrows_free(&row);
-	hook_endpoint_enable(&st);
-	ctl_check(c, db_webhook_state_set(&c->db, tenant, id, &st),
-	    "enable the endpoint");
+	/* deleted since the look-up: as if it were not there */
+	if ((e = webhook_enable(&c->db, tenant, id)) == FB_ENOTFOUND)
+		ctl_die(c, 1, "webhook endpoint '%s' not found", id);
+	ctl_check(c, e, "enable the endpoint");
 	ctl_audit_commit(c, tenant, "webhook_endpoint.enable",
 	    "webhook_endpoint", id);
 	out = json_object_new_object();
@@ -37,5 +33,5 @@ webhook_enable(struct ctl *c)
 }
 
 const struct ctl_cmd ctl_webhook_enable_cmd = {
-	"webhook", "enable", "--id E", 0, webhook_enable
+	"webhook", "enable", "--id E", 0, webhook_enable_cmd
 };
