@@ -1,7 +1,9 @@
 /*
  * The handlers of formback.fcgi's routes (route.c), one file per
  * resource under src/api/, and what they share.  The request core they
- * are written against is req.h.
+ * are written against is req.h; what they share with formbackctl (keys,
+ * members, sites, scenario readiness, webhook endpoints, status, usage)
+ * is the operations layer, src/ops/, one header per resource.
  */
 #ifndef FORMBACK_API_H
 #define FORMBACK_API_H
@@ -76,22 +78,6 @@ enum fb_err	api_webhook_redeliver(struct req *);
 enum fb_err	api_webhooks_enable(struct req *);
 enum fb_err	api_webhooks_recover(struct req *);
 enum fb_err	api_webhooks_test(struct req *);
-/* api/sites.c: what a site's create checks, shared with formbackctl */
-#define SITE_DOMAIN_MAX	253
-#define SITE_NAME_MAX	200
-/*
- * A site's (or tenant's) name: 1 to SITE_NAME_MAX characters of UTF-8 on
- * one line (text_line()), not all spaces.
- */
-bool		site_name_ok(const char *name);
-/*
- * A site's domain as browsers send it: an internationalised name in its
- * IDNA form (UTS #46, libidn2), letters, digits, '.', '-' (and ':' for a
- * port), into out; false when it is no host name.
- */
-bool		site_domain(const char *in, char out[SITE_DOMAIN_MAX + 1]);
-/* A new site public key: "pk_" and 24 random base62 characters (design 1). */
-void		site_public_key(char out[32]);
 enum fb_err	api_sites_create(struct req *);
 enum fb_err	api_sites_update(struct req *);
 enum fb_err	api_delivery_status_set(struct req *);
@@ -99,20 +85,6 @@ enum fb_err	api_consent_update(struct req *);
 enum fb_err	api_usage_get(struct req *);
 enum fb_err	api_health(struct req *);
 enum fb_err	api_metrics(struct req *);
-/*
- * What an operator watches (formbackctl status, GET /api/v1/metrics):
- * {"schema", "queues": {name: {depth, oldest_due_at, age_seconds,
- * stalled}}, "jobs": {job: {host, last_pass_at, outcome, items,
- * last_ok_at, age_seconds, failures_this_hour, stalled}}} into *out (the
- * caller puts it).  Thresholds in formbackctl(8), STATUS.
- */
-enum fb_err	ops_status(struct db *, json_object **out) FB_WUR;
-/*
- * A tenant's monthly send quota from its usage row (its own, else its
- * plan's, contract: Limits), its plan into *p.
- */
-struct usage_row;
-long long	usage_quota(const struct usage_row *, enum plan *p);
 /* api/testsends.c */
 enum fb_err	api_test_recipients_list(struct req *);
 enum fb_err	api_test_recipients_add(struct req *);
@@ -137,29 +109,6 @@ enum fb_err	api_audit_list(struct req *);
 enum fb_err	api_quarantines_list(struct req *);
 enum fb_err	api_quarantine_release(struct req *);
 enum fb_err	api_quarantine_discard(struct req *);
-/* The writer of a batch (struct flood_batch_row), formbackctl's too. */
-void		quarantine_gen(struct jgen *, const void *row);
-/*
- * Issue an API key of `tenant` by `member` (who must be an active owner
- * or admin: the caller checks): the key string into `key` (shown once,
- * the caller wipes it), its id into `id`; only its hash and a 12-
- * character prefix are stored (design 6).  In the caller's transaction.
- */
-enum fb_err	apikey_issue(struct db *, const char *tenant, const char *member,
-		    bool test, uint32_t scopes, char id[UUID_STRLEN + 1],
-		    char key[APIKEY_MAX_LEN + 1]) FB_WUR;
-/*
- * Queue the invitation link of `member` (INVITE_SECONDS; earlier unused
- * links expire), mailed by formback-deliver.  In the caller's transaction.
- */
-enum fb_err	member_invite(struct db *, const char *tenant, const char *member) FB_WUR;
-/*
- * The activation checks of a scenario (api/scenarios.c; contract: States,
- * Scenario), shared by the admin path and formbackctl scenario set-status.
- */
-enum fb_err	scenario_ready(struct db *, const struct conf *, const char *tenant,
-		    const char *scenario, const char *campaign, bool *ok, char *why,
-		    size_t whysz, char *param, size_t paramsz) FB_WUR;
 /*
  * After an edit in the request's transaction: active scenario `scenario`
  * of `campaign` must still pass scenario_ready() (an active scenario

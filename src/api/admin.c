@@ -12,6 +12,8 @@
 #include <string.h>
 
 #include "../api.h"
+#include "../ops/apikey.h"
+#include "../ops/member.h"
 #include "../rowjson.h"
 #include "../session.h"
 #include "../db/store.h"
@@ -355,16 +357,6 @@ api_members_list(struct req *r)
 static const char *const member_roles[] = { "owner", "admin", "member",
 	"viewer", NULL };
 
-/* Queue a member's invitation link (formback-deliver mails it). */
-enum fb_err
-member_invite(struct db *db, const char *tenant, const char *member)
-{
-	char	 id[UUID_STRLEN + 1];
-
-	uuid_v7(id);
-	return db_invitation_add(db, id, tenant, member, "invite", INVITE_SECONDS);
-}
-
 /*
  * POST /api/v1/admin/members: invite a member by address (owners only):
  * the member is created without a password and mailed a link.  An
@@ -394,8 +386,8 @@ api_members_invite(struct req *r)
 	}
 	if (e != FB_ENOTFOUND)
 		return e;
-	uuid_v7(id);
-	if ((e = db_member_create(r->db, id, r->auth.tenant_id, email, role)) != FB_OK)
+	if ((e = member_create(r->db, r->auth.tenant_id, email, role,
+	    id)) != FB_OK)
 		return e == FB_EDUP ? api_error(r, AC_MEMBER_EXISTS, "email") : e;
 	if ((e = member_invite(r->db, r->auth.tenant_id, id)) != FB_OK)
 		return e;
@@ -495,28 +487,6 @@ apikey_gen(struct jgen *j, const void *row)
 	jg_time(j, "last_used_at", k->last_used_at);
 	jg_time(j, "revoked_at", k->revoked_at);
 	jg_time(j, "created_at", k->created_at);
-}
-
-enum fb_err
-apikey_issue(struct db *db, const char *tenant, const char *member, bool test,
-    uint32_t scopes, char id[UUID_STRLEN + 1], char key[APIKEY_MAX_LEN + 1])
-{
-	unsigned char	 hash[SECRET_HASH_LEN];
-	char		 prefix[16];
-	struct buf	 sb;
-	enum fb_err	 e;
-
-	apikey_generate(test, key);
-	secret_hash(key, hash);
-	snprintf(prefix, sizeof(prefix), "%.12s", key);
-	buf_init(&sb, 1024);
-	if ((e = scope_format(scopes, &sb)) == FB_OK) {
-		uuid_v7(id);
-		e = db_apikey_create(db, id, tenant, member, test ? "test" : "live",
-		    hash, prefix, sb.data);
-	}
-	buf_release(&sb);
-	return e;
 }
 
 /* GET /api/v1/admin/api_keys: prefix, scopes and last use; never the key. */
@@ -636,8 +606,7 @@ api_keys_revoke(struct req *r)
 	if (e != FB_OK)
 		return e;
 	dbrows_free(&k);
-	if ((e = db_apikey_revoke(r->db, id, tenant)) != FB_OK ||
-	    (e = db_auth_epoch_bump(r->db, r->auth.tenant_id)) != FB_OK)
+	if ((e = apikey_revoke(r->db, id, tenant)) != FB_OK)
 		return e;
 	r->audit_type = "api_key";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);

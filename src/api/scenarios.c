@@ -10,6 +10,7 @@
 
 #include "../api.h"
 #include "../message.h"
+#include "../ops/scenario.h"
 #include "../db/store.h"
 
 #define SCENARIO_NAME_MAX	200
@@ -561,81 +562,6 @@ out:
 	json_object_put(in);
 	dbrows_free(&p);
 	return e;
-}
-
-/*
- * What activating a scenario needs (contract: States, Scenario): steps,
- * no other active scenario in the campaign, and every message sendable --
- * an SMS with a body within 660 characters, an email with a subject and
- * content, and nowhere the unreplaced store-name placeholder.  Sets *ok;
- * when false, `why` holds the reason and `param` the first offending
- * field ("steps", "steps[2].body").
- */
-enum fb_err
-scenario_ready(struct db *db, const struct conf *conf, const char *tenant,
-    const char *scenario, const char *campaign, bool *ok, char *why,
-    size_t whysz, char *param, size_t paramsz)
-{
-	struct dbrows	 m, other;
-	const struct step_message_row *sm;
-	const struct scenario_ref_row *o;
-	struct sms_count c;
-	size_t		 i;
-	const char	*ch, *subj, *body, *blocks;
-	enum fb_err	 e;
-
-	*ok = false;
-	if ((e = db_step_messages(db, tenant, scenario, &m)) != FB_OK)
-		return e;
-	if (m.n == 0) {
-		snprintf(why, whysz, "the scenario has no steps");
-		snprintf(param, paramsz, "steps");
-		dbrows_free(&m);
-		return FB_OK;
-	}
-	for (i = 0, sm = m.row; i < m.n; i++) {
-		ch = sm[i].channel;
-		subj = sm[i].subject;
-		body = sm[i].body;
-		blocks = sm[i].blocks;
-#define BAD(f, ...) do { snprintf(param, paramsz, "steps[%zu].%s", i, f); \
-	snprintf(why, whysz, __VA_ARGS__); dbrows_free(&m); return FB_OK; } while (0)
-		if ((subj != NULL && strstr(subj, STORE_PLACEHOLDER) != NULL))
-			BAD("subject", "step %zu: the subject still holds %s", i + 1, STORE_PLACEHOLDER);
-		if ((body != NULL && strstr(body, STORE_PLACEHOLDER) != NULL))
-			BAD("body", "step %zu: the message still holds %s", i + 1, STORE_PLACEHOLDER);
-		if ((blocks != NULL && strstr(blocks, STORE_PLACEHOLDER) != NULL))
-			BAD("blocks", "step %zu: the blocks still hold %s", i + 1, STORE_PLACEHOLDER);
-		if (strcmp(ch, "sms") == 0) {
-			if (body == NULL || *body == '\0')
-				BAD("body", "step %zu: the SMS has no body", i + 1);
-			if (!sms_count(body, conf->base_url, &c) || c.characters > SMS_MAX_CHARS)
-				BAD("body", "step %zu: the SMS is longer than %d characters",
-				    i + 1, SMS_MAX_CHARS);
-		} else {
-			if (subj == NULL || *subj == '\0')
-				BAD("subject", "step %zu: the email has no subject", i + 1);
-			if ((blocks == NULL || strcmp(blocks, "[]") == 0) &&
-			    !sm[i].has_body_html)
-				BAD("blocks", "step %zu: the email has no content", i + 1);
-		}
-#undef BAD
-	}
-	dbrows_free(&m);
-	if ((e = db_scenario_other_active(db, tenant, campaign, scenario,
-	    &other)) != FB_OK)
-		return e;
-	if (other.n > 0) {
-		o = other.row;
-		snprintf(why, whysz, "scenario '%s' (%s) is already active in this "
-		    "campaign; pause it first", o->name, o->id);
-		snprintf(param, paramsz, "status");
-		dbrows_free(&other);
-		return FB_OK;
-	}
-	dbrows_free(&other);
-	*ok = true;
-	return FB_OK;
 }
 
 enum fb_err

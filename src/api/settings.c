@@ -8,6 +8,8 @@
 #include <time.h>
 
 #include "../api.h"
+#include "../ops/status.h"
+#include "../ops/usage.h"
 #include "../publish.h"
 #include "../db/store.h"
 
@@ -203,15 +205,6 @@ api_delivery_status_set(struct req *r)
 	return api_delivery_status_get(r);
 }
 
-long long
-usage_quota(const struct usage_row *u, enum plan *p)
-{
-	if (!plan_parse(u->plan, p))
-		*p = PLAN_FREE;
-	return u->send_quota != NULL ? strtoll(u->send_quota, NULL, 10) :
-	    plans[*p].monthly_sends;
-}
-
 /*
  * GET /api/v1/admin/usage (any member; issue 17): this JST month's sends
  * against the quota, as formbackctl usage prints them.
@@ -220,23 +213,19 @@ enum fb_err
 api_usage_get(struct req *r)
 {
 	char		 month[8];
-	struct dbrows	 u;
+	struct usage	 u;
 	struct jgen	 j;
-	enum plan	 p;
-	long long	 quota;
 	enum fb_err	 e;
 
 	time_jst_month((int64_t)time(NULL), month);
-	if ((e = db_usage_get(r->db, r->auth.tenant_id, month, &u)) != FB_OK)
+	if ((e = usage_month(r->db, r->auth.tenant_id, month, &u)) != FB_OK)
 		return e;
-	quota = usage_quota(u.row, &p);
 	req_gen_begin(r, &j);
 	jg_str(&j, "object", "usage");
 	jg_str(&j, "month", month);
-	jg_str(&j, "plan", plans[p].name);
-	jg_int(&j, "sends", ((const struct usage_row *)u.row)->sends);
-	jg_int(&j, "quota", quota);
-	dbrows_free(&u);
+	jg_str(&j, "plan", plans[u.plan].name);
+	jg_int(&j, "sends", u.sends);
+	jg_int(&j, "quota", u.quota);
 	return req_gen_end(r, &j, 200);
 }
 
@@ -261,70 +250,6 @@ api_health(struct req *r)
 	if (up)
 		jg_str(&j, "schema", v);
 	return req_gen_end(r, &j, up ? 200 : 503);
-}
-
-/* Alert thresholds (formbackctl(8), STATUS): seconds. */
-#define STALL_QUEUE	600	/* the oldest due item waiting */
-#define STALL_MINUTELY	300	/* since the last pass of a job run every minute */
-#define STALL_AGGREGATE	1800	/* since formback-aggregate's (every 10 minutes) */
-
-static bool
-job_stalled(const struct cron_pass_row *j)
-{
-	return j->age > (strcmp(j->job, "aggregate") == 0 ? STALL_AGGREGATE :
-	    STALL_MINUTELY);
-}
-
-enum fb_err
-ops_status(struct db *db, json_object **out)
-{
-	struct dbrows	 q, jb;
-	const struct queue_row *qr;
-	const struct cron_pass_row *jr;
-	json_object	*o, *qs, *js, *x;
-	char		 v[16];
-	size_t		 i;
-	enum fb_err	 e;
-
-	*out = NULL;
-	if ((e = db_schema_version(db, v)) != FB_OK ||
-	    (e = db_ops_queues(db, &q)) != FB_OK)
-		return e;
-	if ((e = db_ops_jobs(db, &jb)) != FB_OK) {
-		dbrows_free(&q);
-		return e;
-	}
-	o = json_object_new_object();
-	jadd_str(o, "schema", v);
-	qs = json_object_new_object();
-	for (i = 0, qr = q.row; i < q.n; i++) {
-		x = json_object_new_object();
-		jadd_int(x, "depth", qr[i].depth);
-		jadd_time(x, "oldest_due_at", qr[i].oldest);
-		jadd_int(x, "age_seconds", qr[i].age);
-		jadd_bool(x, "stalled", qr[i].age > STALL_QUEUE);
-		json_object_object_add(qs, qr[i].name, x);
-	}
-	json_object_object_add(o, "queues", qs);
-	js = json_object_new_object();
-	for (i = 0, jr = jb.row; i < jb.n; i++) {
-		x = json_object_new_object();
-		jadd_str(x, "host", jr[i].host);
-		jadd_time(x, "last_pass_at", jr[i].finished_at);
-		jadd_str(x, "outcome", jr[i].outcome);
-		jadd_int(x, "items", jr[i].items);
-		jadd_int(x, "left", jr[i].left_items);
-		jadd_time(x, "last_ok_at", jr[i].last_ok_at);
-		jadd_int(x, "age_seconds", jr[i].age);
-		jadd_int(x, "failures_this_hour", jr[i].failures_hour);
-		jadd_bool(x, "stalled", job_stalled(&jr[i]));
-		json_object_object_add(js, jr[i].job, x);
-	}
-	json_object_object_add(o, "jobs", js);
-	dbrows_free(&q);
-	dbrows_free(&jb);
-	*out = o;
-	return FB_OK;
 }
 
 /*

@@ -5,6 +5,7 @@
 
 #include "../api.h"
 #include "../contact.h"
+#include "../ops/site.h"
 #include "../netguard.h"
 #include "../publish.h"
 #include "../rowjson.h"
@@ -318,36 +319,6 @@ api_pp_checks_get(struct req *r)
 	return e;
 }
 
-bool
-site_name_ok(const char *name)
-{
-	long	 n = utf8_len(name);
-
-	return !text_blank(name) && text_line(name) && n >= 1 &&
-	    n <= SITE_NAME_MAX;
-}
-
-bool
-site_domain(const char *in, char out[SITE_DOMAIN_MAX + 1])
-{
-	static const char ok[] = "abcdefghijklmnopqrstuvwxyz"
-	    "ABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-:";
-	size_t		 n;
-
-	if (utf8_len(in) < 0 ||
-	    !domain_ascii(in, strlen(in), out, SITE_DOMAIN_MAX + 1))
-		return false;
-	n = strlen(out);
-	return n >= 1 && out[0] != '.' && out[0] != '-' && strspn(out, ok) == n;
-}
-
-void
-site_public_key(char out[32])
-{
-	memcpy(out, "pk_", 3);
-	random_b62(out + 3, 24);
-}
-
 /* A site as create and update answer it, with its privacy-policy URL. */
 static enum fb_err
 site_answer(struct req *r, const char *id, int status)
@@ -367,7 +338,8 @@ enum fb_err
 api_sites_create(struct req *r)
 {
 	const char	*name, *domain;
-	char		 host[SITE_DOMAIN_MAX + 1], id[UUID_STRLEN + 1], pk[32];
+	char		 host[SITE_DOMAIN_MAX + 1], id[UUID_STRLEN + 1];
+	char		 pk[SITE_KEY_SIZE];
 	enum fb_err	 e;
 
 	if (body_str(r, "name", true, SITE_NAME_MAX, &name) < 0 ||
@@ -377,9 +349,8 @@ api_sites_create(struct req *r)
 		return api_error(r, AC_PARAMETER_INVALID, "name");
 	if (!site_domain(domain, host))
 		return api_error(r, AC_PARAMETER_INVALID, "domain");
-	uuid_v7(id);
-	site_public_key(pk);
-	if ((e = db_site_create(r->db, id, r->auth.tenant_id, name, host, pk)) != FB_OK)
+	if ((e = site_create(r->db, r->auth.tenant_id, name, host, id,
+	    pk)) != FB_OK)
 		return e;
 	r->audit_type = "site";
 	memcpy(r->audit_id, id, sizeof(id));

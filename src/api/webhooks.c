@@ -12,6 +12,7 @@
 #include <sodium.h>
 
 #include "../api.h"
+#include "../ops/webhook.h"
 #include "../rowjson.h"
 #include "../events.h"
 #include "../hookrules.h"
@@ -276,23 +277,13 @@ enum fb_err
 api_webhooks_enable(struct req *r)
 {
 	const char	*id = req_pathvar(r, "endpoint_id");
-	const struct webhook_state_row *w;
-	struct hook_endpoint st;
 	struct dbrows	 row;
 	enum fb_err	 e;
 
-	e = db_webhook_state_lock(r->db, r->auth.tenant_id, id, &row, &st);
-	if (e == FB_OK) {
-		w = row.row;
-		if (w->deleted)
-			e = FB_ENOTFOUND;
-		dbrows_free(&row);
-	}
+	e = webhook_enable(r->db, r->auth.tenant_id, id);
 	if (e == FB_ENOTFOUND)
 		return api_error(r, AC_NOT_FOUND, "endpoint_id");
-	hook_endpoint_enable(&st);
-	if (e != FB_OK || (e = db_webhook_state_set(r->db, r->auth.tenant_id,
-	    id, &st)) != FB_OK || !endpoint_of(r, &row, &e))
+	if (e != FB_OK || !endpoint_of(r, &row, &e))
 		return e;
 	r->audit_type = "webhook_endpoint";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
