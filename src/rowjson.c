@@ -13,6 +13,8 @@ ROWJSON(test_recipient_json, struct test_recipient_row,
 ROWJSON(test_send_json, struct test_send_row, TEST_SEND_COLS, "test_send")
 ROWJSON(audit_json, struct audit_row, AUDIT_COLS, "audit_entry")
 ROWJSON(message_json, struct message_row, MESSAGE_COLS, "message")
+ROWJSON(quarantine_json, struct flood_batch_row, FLOOD_BATCH_COLS,
+    "quarantine")
 ROWJSON(webhook_endpoint_json, struct webhook_endpoint_row,
     WEBHOOK_ENDPOINT_COLS, "webhook_endpoint")
 ROWJSON(webhook_delivery_json, struct webhook_delivery_row,

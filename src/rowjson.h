@@ -60,6 +60,8 @@ void	test_send_json(struct jgen *, const void *);
 				/* test_send_row, "test_send" */
 void	audit_json(struct jgen *, const void *); /* audit_row, "audit_entry" */
 void	message_json(struct jgen *, const void *); /* message_row, "message" */
+void	quarantine_json(struct jgen *, const void *);
+				/* flood_batch_row, "quarantine" */
 void	webhook_endpoint_json(struct jgen *, const void *);
 				/* webhook_endpoint_row, "webhook_endpoint" */
 void	webhook_delivery_json(struct jgen *, const void *);

@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "../api.h"
-#include "../ops/quarantine.h"
+#include "../rowjson.h"
 #include "../db/store.h"
 
 /* GET /api/v1/admin/quarantines: newest first, of a status or all. */
@@ -29,7 +29,7 @@ api_quarantines_list(struct req *r)
 	    pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	return page_answer(r, &pg, &rows, sizeof(struct flood_batch_row),
-	    offsetof(struct flood_batch_row, id), quarantine_gen, NULL);
+	    offsetof(struct flood_batch_row, id), quarantine_json, NULL);
 }
 
 /*
@@ -62,7 +62,7 @@ decide(struct req *r, bool release)
 	    "released" : "discarded", n);
 	r->audit_type = "quarantine";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
-	e = req_row(r, 200, quarantine_gen, q.row);
+	e = req_row(r, 200, quarantine_json, q.row);
 	dbrows_free(&q);
 	return e;
 }

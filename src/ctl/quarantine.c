@@ -1,13 +1,13 @@
 /*
  * formbackctl quarantine list | release | discard: the batches of a
  * flood's leads (formback.fcgi(8) "Abuse limits"), written as the admin
- * API writes them (ops/quarantine.h).
+ * API writes them (quarantine_json(), rowjson.h).
  */
 #include <stdio.h>
 #include <string.h>
 
 #include "ctl/ctl.h"
-#include "ops/quarantine.h"
+#include "rowjson.h"
 #include "db/store.h"
 
 /* Print batches rows[0 .. n) (struct flood_batch_row), one or a list. */
@@ -27,7 +27,7 @@ print_batches(struct ctl *c, const struct dbrows *rows, bool list)
 	for (i = 0; i < rows->n; i++) {
 		if (list)
 			jg_obj(&j, NULL);
-		quarantine_gen(&j, &q[i]);
+		quarantine_json(&j, &q[i]);
 		if (list)
 			jg_obj_end(&j);
 	}

@@ -182,6 +182,14 @@ Test(rowjson, message_against_MessageOut)
 #undef DB_ROW
 }
 
+Test(rowjson, quarantine_against_QuarantineOut)
+{
+#define DB_ROW struct flood_batch_row
+	HOLDS(quarantine_json, struct flood_batch_row, FLOOD_BATCH_COLS,
+	    "QuarantineOut", NULL);
+#undef DB_ROW
+}
+
 /* A sealed column is never written, whatever its row (db.h). */
 Test(rowjson, sealed_and_no_export_columns_left_out)
 {
