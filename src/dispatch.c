@@ -366,7 +366,6 @@ idem_claim(struct handler_tx *t)
 		    r->idem_key, t->hash);
 		if (e == FB_ERETRY) {
 			/* the holder's transaction is still open */
-			reset(r);
 			(void)api_error(r, AC_IDEMPOTENCY_KEY_IN_PROGRESS, NULL);
 			return FB_UNDONE;
 		}
