@@ -60,122 +60,154 @@ live_rules_free(struct live_rules *lr)
 	memset(lr, 0, sizeof(*lr));
 }
 
-json_object *
-match_rule_json(const struct url_rule *r)
+void
+match_rule_gen(struct jgen *j, const char *key, const struct url_rule *r)
 {
-	json_object	*o = json_object_new_object();
-
-	jadd_str(o, "campaign", r->campaign);
-	jadd_str(o, "role", rule_role_names[r->role]);
-	jadd_str(o, "match_type", match_type_names[r->type]);
-	jadd_str(o, "pattern", r->pattern);
+	jg_obj(j, key);
+	jg_str(j, "campaign", r->campaign);
+	jg_str(j, "role", rule_role_names[r->role]);
+	jg_str(j, "match_type", match_type_names[r->type]);
+	jg_str(j, "pattern", r->pattern);
 	if (r->priority >= 0)
-		jadd_int(o, "priority", r->priority);
+		jg_int(j, "priority", r->priority);
 	else
-		jadd_str(o, "priority", NULL);
-	return o;
+		jg_str(j, "priority", NULL);
+	jg_obj_end(j);
 }
 
-/* A stored JSON array as an object, or an empty array. */
-static json_object *
-json_or(const char *text, bool null_when_missing)
+/* A stored JSON array (a selector list), or `missing` when there is none. */
+static void
+json_or(struct jgen *j, const char *key, const char *text,
+    const char *missing)
 {
-	json_object	*o = text != NULL ? json_tokener_parse(text) : NULL;
-
-	if (o == NULL && !null_when_missing)
-		o = json_object_new_array();
-	return o;
+	jg_raw(j, key, text != NULL ? text : missing);
 }
 
-json_object *
-form_profile_json(const struct form_profile_row *p)
+void
+form_profile_gen(struct jgen *j, const struct form_profile_row *p)
 {
 	static const struct form_profile_row none;
-	json_object	*o = json_object_new_object();
 
 	if (p == NULL)
 		p = &none;
-	json_object_object_add(o, "tel_selectors", json_or(p->tel_selectors, false));
-	json_object_object_add(o, "email_selectors",
-	    json_or(p->email_selectors, false));
-	jadd_str(o, "consent_selector", p->consent_selector);
-	json_object_object_add(o, "tel_split_selectors",
-	    json_or(p->tel_split_selectors, true));
-	jadd_str(o, "detected_by", p->detected_by != NULL ? p->detected_by : "auto");
-	return o;
+	json_or(j, "tel_selectors", p->tel_selectors, "[]");
+	json_or(j, "email_selectors", p->email_selectors, "[]");
+	jg_str(j, "consent_selector", p->consent_selector);
+	json_or(j, "tel_split_selectors", p->tel_split_selectors, NULL);
+	jg_str(j, "detected_by", p->detected_by != NULL ? p->detected_by :
+	    "auto");
+}
+
+/* What the configuration is made of, read in one go. */
+struct tagconf {
+	struct dbrows	 s, cs, tpl, camps;
+	struct live_rules lr;
+};
+
+static void
+tagconf_free(struct tagconf *t)
+{
+	live_rules_free(&t->lr);
+	dbrows_free(&t->camps);
+	dbrows_free(&t->tpl);
+	dbrows_free(&t->cs);
+	dbrows_free(&t->s);
+}
+
+static enum fb_err
+tagconf_load(struct db *db, const char *tenant, const char *site,
+    struct tagconf *t)
+{
+	enum fb_err	 e;
+
+	memset(t, 0, sizeof(*t));
+	if ((e = db_site_get(db, tenant, site, &t->s)) != FB_OK ||
+	    (e = db_consent_get(db, tenant, &t->cs)) != FB_OK ||
+	    (e = db_consent_templates(db, &t->tpl)) != FB_OK ||
+	    (e = db_published_campaigns(db, tenant, site, &t->camps)) !=
+	    FB_OK ||
+	    (e = live_rules_load(db, tenant, site, &t->lr)) != FB_OK)
+		tagconf_free(t);
+	return e;
+}
+
+/* The consent member: the mode, the switches and the template's text. */
+static void
+tagconf_consent(struct jgen *j, const struct tagconf *t)
+{
+	const struct consent_row *c = t->cs.row;
+	const struct consent_template_row *tp = t->tpl.row, *text = NULL;
+	size_t		 i;
+
+	for (i = 0; i < t->tpl.n; i++)
+		if (c->template_key != NULL &&
+		    strcmp(c->template_key, tp[i].key) == 0)
+			text = &tp[i];
+	jg_obj(j, "consent");
+	jg_str(j, "mode", c->mode);
+	jg_bool(j, "checkbox_enabled", c->checkbox_enabled);
+	jg_bool(j, "default_checked", c->default_checked);
+	jg_bool(j, "optout_link_enabled", c->optout_link_enabled);
+	if (text != NULL) {
+		jg_obj(j, "text");
+		jg_str(j, "main", text->main);
+		jg_str(j, "note", text->note);
+		jg_obj_end(j);
+	} else
+		jg_str(j, "text", NULL);
+	jg_obj_end(j);
 }
 
 enum fb_err
-tagconf_build(struct db *db, const struct conf *conf, const char *tenant,
-    const char *site, json_object **out)
+tagconf_gen(struct db *db, const struct conf *conf, const char *tenant,
+    const char *site, struct jgen *j)
 {
-	struct dbrows	 s, cs, tpl, camps;
-	const struct consent_row *c;
-	const struct consent_template_row *t;
+	struct tagconf	 t;
 	const struct published_campaign_row *pc;
-	struct live_rules lr;
-	json_object	*o, *consent, *text, *arr, *co;
 	char		 collect[1024];
 	size_t		 i;
 	enum fb_err	 e;
 
-	*out = NULL;
-	if ((e = db_site_get(db, tenant, site, &s)) != FB_OK)
+	if ((e = tagconf_load(db, tenant, site, &t)) != FB_OK)
 		return e;
-	if ((e = db_consent_get(db, tenant, &cs)) != FB_OK) {
-		dbrows_free(&s);
-		return e;
-	}
-	if ((e = db_consent_templates(db, &tpl)) != FB_OK)
-		goto out2;
-	if ((e = db_published_campaigns(db, tenant, site, &camps)) != FB_OK)
-		goto out3;
-	if ((e = live_rules_load(db, tenant, site, &lr)) != FB_OK)
-		goto out4;
-	o = json_object_new_object();
-	jadd_int(o, "v", 1);
-	jadd_str(o, "site", ((const struct site_row *)s.row)->public_key);
+	jg_int(j, "v", 1);
+	jg_str(j, "site", ((const struct site_row *)t.s.row)->public_key);
 	snprintf(collect, sizeof(collect), "%s/tag/v1/events", conf->base_url);
-	jadd_str(o, "collect", collect);
-	consent = json_object_new_object();
-	c = cs.row;
-	jadd_str(consent, "mode", c->mode);
-	jadd_bool(consent, "checkbox_enabled", c->checkbox_enabled);
-	jadd_bool(consent, "default_checked", c->default_checked);
-	jadd_bool(consent, "optout_link_enabled", c->optout_link_enabled);
-	text = NULL;
-	for (i = 0, t = tpl.row; i < tpl.n; i++)
-		if (c->template_key != NULL && strcmp(c->template_key, t[i].key) == 0) {
-			text = json_object_new_object();
-			jadd_str(text, "main", t[i].main);
-			jadd_str(text, "note", t[i].note);
-		}
-	json_object_object_add(consent, "text", text);
-	json_object_object_add(o, "consent", consent);
-	arr = json_object_new_array();
-	for (i = 0, pc = camps.row; i < camps.n; i++) {
-		co = json_object_new_object();
-		jadd_str(co, "key", pc[i].key);
-		jadd_str(co, "status", pc[i].status);
-		json_object_object_add(co, "form_profile",
-		    form_profile_json(&pc[i].profile));
-		json_object_array_add(arr, co);
+	jg_str(j, "collect", collect);
+	tagconf_consent(j, &t);
+	jg_arr(j, "campaigns");
+	for (i = 0, pc = t.camps.row; i < t.camps.n; i++) {
+		jg_obj(j, NULL);
+		jg_str(j, "key", pc[i].key);
+		jg_str(j, "status", pc[i].status);
+		jg_obj(j, "form_profile");
+		form_profile_gen(j, &pc[i].profile);
+		jg_obj_end(j);
+		jg_obj_end(j);
 	}
-	json_object_object_add(o, "campaigns", arr);
-	arr = json_object_new_array();
-	for (i = 0; i < lr.n; i++)
-		json_object_array_add(arr, match_rule_json(&lr.rules[i]));
-	json_object_object_add(o, "rules", arr);
-	*out = o;
-	live_rules_free(&lr);
-out4:
-	dbrows_free(&camps);
-out3:
-	dbrows_free(&tpl);
-out2:
-	dbrows_free(&cs);
-	dbrows_free(&s);
-	return e;
+	jg_arr_end(j);
+	jg_arr(j, "rules");
+	for (i = 0; i < t.lr.n; i++)
+		match_rule_gen(j, NULL, &t.lr.rules[i]);
+	jg_arr_end(j);
+	tagconf_free(&t);
+	return FB_OK;
+}
+
+/* The site's configuration as one JSON document, into out. */
+static enum fb_err
+tagconf_text(struct db *db, const struct conf *c, const char *tenant,
+    const char *site, struct buf *out)
+{
+	struct jgen	 j;
+	enum fb_err	 e;
+
+	jgen_begin(&j, out);
+	jg_obj(&j, NULL);
+	if ((e = tagconf_gen(db, c, tenant, site, &j)) != FB_OK)
+		return e;
+	jg_obj_end(&j);
+	return jgen_end(&j);
 }
 
 /* Write the site's configuration to a temporary file; its path in tmp. */
@@ -184,21 +216,22 @@ write_temp(struct db *db, const struct conf *c, const char *tenant,
     const char *site, char *tmp, size_t tmpsz, char *final, size_t finalsz,
     char *err, size_t errsz)
 {
-	json_object	*o;
+	struct buf	 text;
 	struct dbrows	 s;
-	const char	*text, *pk;
+	const char	*pk;
 	unsigned char	 rnd[6];
 	char		 hex[13];
 	int		 fd;
-	size_t		 len;
 	bool		 ok;
 
-	if (tagconf_build(db, c, tenant, site, &o) != FB_OK) {
+	buf_init(&text, TAGCONF_MAX);
+	if (tagconf_text(db, c, tenant, site, &text) != FB_OK) {
+		buf_release(&text);
 		snprintf(err, errsz, "cannot build the configuration");
 		return false;
 	}
 	if (db_site_get(db, tenant, site, &s) != FB_OK) {
-		json_object_put(o);
+		buf_release(&text);
 		snprintf(err, errsz, "cannot read the site");
 		return false;
 	}
@@ -208,21 +241,23 @@ write_temp(struct db *db, const struct conf *c, const char *tenant,
 	snprintf(final, finalsz, "%s/%s.json", c->publish_dir, pk);
 	snprintf(tmp, tmpsz, "%s/.%s.%s.tmp", c->publish_dir, pk, hex);
 	dbrows_free(&s);
-	text = json_text(o);
-	len = strlen(text);
 	ok = false;
 	if ((fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL, 0644)) < 0)
-		snprintf(err, errsz, "cannot create '%s': %s", tmp, strerror(errno));
-	else if (write(fd, text, len) != (ssize_t)len || fsync(fd) != 0) {
-		snprintf(err, errsz, "cannot write '%s': %s", tmp, strerror(errno));
+		snprintf(err, errsz, "cannot create '%s': %s", tmp,
+		    strerror(errno));
+	else if (write(fd, text.data, text.len) != (ssize_t)text.len ||
+	    fsync(fd) != 0) {
+		snprintf(err, errsz, "cannot write '%s': %s", tmp,
+		    strerror(errno));
 		close(fd);
 		unlink(tmp);
 	} else if (close(fd) != 0) {
-		snprintf(err, errsz, "cannot close '%s': %s", tmp, strerror(errno));
+		snprintf(err, errsz, "cannot close '%s': %s", tmp,
+		    strerror(errno));
 		unlink(tmp);
 	} else
 		ok = true;
-	json_object_put(o);
+	buf_release(&text);
 	return ok;
 }
 

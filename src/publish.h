@@ -20,23 +20,32 @@ struct live_rules {
 enum fb_err	live_rules_load(struct db *, const char *tenant, const char *site,
 		    struct live_rules *) FB_WUR;
 void		live_rules_free(struct live_rules *);
-/* MatchRuleOut (contract: Match test) of rule i. */
-json_object	*match_rule_json(const struct url_rule *);
+/*
+ * MatchRuleOut (contract: Match test) of rule r: an object under `key`
+ * (NULL in an array) of the object or array open in j.
+ */
+void		match_rule_gen(struct jgen *, const char *key,
+		    const struct url_rule *r);
 struct form_profile_row;
 /*
  * A form profile's selectors and detected_by as the tag configuration
- * and FormProfileOut (contract) both write them; NULL (or a row of NULL
- * fields) is automatic detection.  The caller puts it.
+ * and FormProfileOut (contract) both write them, as members of the
+ * object open in j; NULL (or a row of NULL fields) is automatic
+ * detection.
  */
-json_object	*form_profile_json(const struct form_profile_row *);
+void		form_profile_gen(struct jgen *, const struct form_profile_row *);
 
+/* The largest configuration file written, in bytes. */
+#define TAGCONF_MAX	(8u << 20)
 /*
  * The configuration object of docs/internals/tag.md for the site, as the
- * database holds it now (uncommitted writes of this connection included).
- * The caller puts it.
+ * database holds it now (uncommitted writes of this connection included),
+ * written as the members of the object open in j.  Nothing is written
+ * when it returns an error: FB_ENOTFOUND (no such site of the tenant),
+ * else a database error.  The writer's own error is jgen_end()'s.
  */
-enum fb_err	tagconf_build(struct db *, const struct conf *, const char *tenant,
-		    const char *site, json_object **) FB_WUR;
+enum fb_err	tagconf_gen(struct db *, const struct conf *, const char *tenant,
+		    const char *site, struct jgen *) FB_WUR;
 
 /*
  * Publish the site's configuration for this request: write it to a

@@ -205,20 +205,18 @@ enum fb_err
 api_error(struct req *r, enum api_code code, const char *param)
 {
 	const struct api_code_def *d = &api_codes[code];
-	json_object	*o, *e;
+	struct jgen	 j;
 
-	o = json_object_new_object();
-	e = json_object_new_object();
-	jadd_str(e, "type", d->type);
-	jadd_str(e, "code", d->code);
-	jadd_str(e, "message", d->message_ja);
-	jadd_str(e, "param", param);
-	jadd_str(e, "request_id", r->request_id);
-	json_object_object_add(o, "error", e);
-	if (req_json(r, d->status, o) != FB_OK) {
-		buf_reset(&r->out);
+	req_gen_begin(r, &j);
+	jg_obj(&j, "error");
+	jg_str(&j, "type", d->type);
+	jg_str(&j, "code", d->code);
+	jg_str(&j, "message", d->message_ja);
+	jg_str(&j, "param", param);
+	jg_str(&j, "request_id", r->request_id);
+	jg_obj_end(&j);
+	if (req_gen_end(r, &j, d->status) != FB_OK)
 		r->status = 500;
-	}
 	/* the database or a worker is away for a moment: when to try again */
 	if (d->status == 503)
 		req_header(r, "Retry-After", RETRY_AFTER_UNAVAILABLE);

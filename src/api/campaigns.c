@@ -65,50 +65,80 @@ url_rules_gen(struct jgen *j, const struct dbrows *rr)
 }
 
 /* FormProfileOut; automatic detection when the campaign has no profile. */
-static json_object *
-form_profile_out(const struct dbrows *p)
+static void
+form_profile_out(struct jgen *j, const struct dbrows *p)
 {
 	const struct form_profile_row *f = p->n > 0 ? p->row : NULL;
-	json_object	*o = form_profile_json(f);
 
-	jadd_time(o, "detected_at", f != NULL ? f->detected_at : NULL);
-	return o;
+	jg_obj(j, "form_profile");
+	form_profile_gen(j, f);
+	jg_time(j, "detected_at", f != NULL ? f->detected_at : NULL);
+	jg_obj_end(j);
+}
+
+/*
+ * What a save adds to its answer (CampaignDetailOut's warnings and
+ * publish_failed): the takeover warnings as a JSON array's text, and the
+ * site whose configuration could not be written, if any.
+ */
+struct save {
+	struct buf	 warnings;
+	bool		 failed;
+	char		 site[UUID_STRLEN + 1];
+};
+
+static void
+save_init(struct save *sv)
+{
+	memset(sv, 0, sizeof(*sv));
+	buf_init(&sv->warnings, TAGCONF_MAX);
+}
+
+/*
+ * The rows of campaign `id`'s detail; else FB_ENOTFOUND when it is not
+ * the tenant's, or another error, with nothing to free.
+ */
+static enum fb_err
+detail_read(struct req *r, const char *id, struct dbrows *c,
+    struct dbrows *s, struct dbrows *rules, struct dbrows *prof)
+{
+	enum fb_err	 e;
+
+	if ((e = db_campaign_get(r->db, r->auth.tenant_id, id, c)) != FB_OK)
+		return e;
+	e = db_site_get(r->db, r->auth.tenant_id, campaign_of(c)->site_id, s);
+	if (e == FB_OK && (e = db_url_rules(r->db, r->auth.tenant_id, id,
+	    rules)) != FB_OK)
+		dbrows_free(s);
+	if (e == FB_OK && (e = db_form_profile(r->db, r->auth.tenant_id, id,
+	    prof)) != FB_OK) {
+		dbrows_free(s);
+		dbrows_free(rules);
+	}
+	if (e != FB_OK)
+		dbrows_free(c);
+	return e == FB_ENOTFOUND ? FB_EDB : e;
 }
 
 /*
  * CampaignDetailOut for campaign `id`: 404 when it is not the tenant's.
- * `extra` (warnings, publish_failed) is merged in and taken over.
+ * `sv` (NULL: a read) gives warnings and publish_failed, and is released.
  */
 static enum fb_err
-campaign_detail(struct req *r, const char *id, int status, json_object *extra)
+campaign_detail(struct req *r, const char *id, int status, struct save *sv)
 {
 	struct dbrows	 rules, prof, c, s;
 	const struct site_row *sr;
 	struct jgen	 j;
-	json_object	*fp, *w;
 	enum fb_err	 e;
 
-	e = db_campaign_get(r->db, r->auth.tenant_id, id, &c);
-	if (e == FB_ENOTFOUND) {
-		json_object_put(extra);
+	e = detail_read(r, id, &c, &s, &rules, &prof);
+	if (e != FB_OK && sv != NULL)
+		buf_release(&sv->warnings);
+	if (e == FB_ENOTFOUND)
 		return api_error(r, AC_NOT_FOUND, "campaign_id");
-	}
-	if (e != FB_OK) {
-		json_object_put(extra);
+	if (e != FB_OK)
 		return e;
-	}
-	e = db_site_get(r->db, r->auth.tenant_id, campaign_of(&c)->site_id, &s);
-	if (e == FB_OK && (e = db_url_rules(r->db, r->auth.tenant_id, id, &rules)) != FB_OK)
-		dbrows_free(&s);
-	if (e == FB_OK && (e = db_form_profile(r->db, r->auth.tenant_id, id, &prof)) != FB_OK) {
-		dbrows_free(&s);
-		dbrows_free(&rules);
-	}
-	if (e != FB_OK) {
-		dbrows_free(&c);
-		json_object_put(extra);
-		return e == FB_ENOTFOUND ? FB_EDB : e;
-	}
 	req_gen_begin(r, &j);
 	campaign_gen(&j, campaign_of(&c));
 	sr = s.row;
@@ -118,20 +148,15 @@ campaign_detail(struct req *r, const char *id, int status, json_object *extra)
 	jg_str(&j, "domain", sr->domain);
 	jg_obj_end(&j);
 	url_rules_gen(&j, &rules);
-	fp = form_profile_out(&prof);
-	jg_json(&j, "form_profile", fp);
-	json_object_put(fp);
-	/* the save's warnings in their place, then what else it adds */
-	if (extra == NULL || !json_object_object_get_ex(extra, "warnings", &w)) {
-		jg_arr(&j, "warnings");
+	form_profile_out(&j, &prof);
+	jg_raw(&j, "warnings", sv != NULL && sv->warnings.len > 0 ?
+	    sv->warnings.data : "[]");
+	if (sv != NULL) {
+		jg_arr(&j, "publish_failed");
+		if (sv->failed)
+			jg_str(&j, NULL, sv->site);
 		jg_arr_end(&j);
-	} else
-		jg_json(&j, "warnings", w);
-	if (extra != NULL) {
-		json_object_object_foreach(extra, k, v)
-			if (strcmp(k, "warnings") != 0)
-				jg_json(&j, k, v);
-		json_object_put(extra);
+		buf_release(&sv->warnings);
 	}
 	dbrows_free(&c);
 	dbrows_free(&s);
@@ -175,13 +200,13 @@ api_campaigns_list(struct req *r)
 }
 
 static enum fb_err after_save(struct req *, const char *,
-    const struct live_rules *, json_object **);
+    const struct live_rules *, struct save *);
 
 enum fb_err
 api_campaigns_create(struct req *r)
 {
 	const char	*site, *key, *name, *product, *status;
-	json_object	*extra;
+	struct save	 sv;
 	long long	 wait = WAIT_DEFAULT;
 	char		 id[UUID_STRLEN + 1], site_id[UUID_STRLEN + 1];
 	struct dbrows	 s;
@@ -230,150 +255,220 @@ api_campaigns_create(struct req *r)
 	if (strcmp(status, "paused") == 0)
 		return campaign_detail(r, id, 201, NULL);
 	/* a session's: published now; without rules it takes no page over */
-	if ((e = after_save(r, id, NULL, &extra)) != FB_OK) {
-		json_object_put(extra);
+	if ((e = after_save(r, id, NULL, &sv)) != FB_OK) {
+		buf_release(&sv.warnings);
 		return e;
 	}
-	return campaign_detail(r, id, 201, extra);
+	return campaign_detail(r, id, 201, &sv);
+}
+
+/* The takeover check of one save (takeover_warnings()). */
+struct takeover {
+	const char	*campaign, *key, *name;	/* the saved campaign */
+	const struct live_rules *before;	/* the rules before the save */
+	struct live_rules lr;			/* the rules after it */
+	struct timespec	 t0;
+	bool		 spent;			/* past its time budget */
+};
+
+/* What the save took from one other campaign. */
+struct taken {
+	unsigned	 count;			/* pages */
+	unsigned	 nex;
+	char		 ex[3][URL_MAX + 1];	/* the first of them */
+	long		 rule;			/* the rule that took the last */
+};
+
+/* Past the check's time budget, whatever the rules (issue 11)? */
+static bool
+takeover_spent(struct takeover *tk)
+{
+	struct timespec	 t;
+
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	if ((t.tv_sec - tk->t0.tv_sec) * 1000 +
+	    (t.tv_nsec - tk->t0.tv_nsec) / 1000000 <= TAKEOVER_BUDGET_MS)
+		return false;
+	logx(LOG_WARN, "takeover check of campaign %s stopped at its %d ms "
+	    "budget", tk->campaign, TAKEOVER_BUDGET_MS);
+	return tk->spent = true;
+}
+
+/* The pages of campaign `lost` this save takes over, into tn. */
+static enum fb_err
+takeover_pages(struct req *r, struct takeover *tk, const char *lost,
+    struct taken *tn)
+{
+	struct dbrows	 pages;
+	const struct page_row *pg;
+	struct url_loc	 loc;
+	size_t		 j, evaluated;
+	long		 hit, prev;
+	enum fb_err	 e;
+
+	memset(tn, 0, sizeof(*tn));
+	if ((e = db_takeover_pages(r->db, r->auth.tenant_id, lost, &pages)) !=
+	    FB_OK)
+		return e;
+	for (j = 0, pg = pages.row; j < pages.n && !takeover_spent(tk); j++) {
+		if (!url_parse(pg[j].url, &loc))
+			continue;
+		hit = rules_decide(tk->lr.rules, tk->lr.n, &loc, &evaluated);
+		if (hit < 0 || strcmp(tk->lr.rules[hit].campaign, tk->key) != 0)
+			continue;
+		/* taken over by this save, not by an earlier one */
+		prev = rules_decide(tk->before->rules, tk->before->n, &loc,
+		    &evaluated);
+		if (prev >= 0 &&
+		    strcmp(tk->before->rules[prev].campaign, tk->key) == 0)
+			continue;
+		if (tn->count++ < 3)
+			snprintf(tn->ex[tn->nex++], sizeof(tn->ex[0]), "%s",
+			    pg[j].url);
+		tn->rule = hit;
+	}
+	dbrows_free(&pages);
+	return FB_OK;
+}
+
+/* UrlTakeoverWarning (contract: Errors) of what tn took from cr. */
+static void
+warning_gen(struct jgen *j, const struct takeover *tk,
+    const struct campaign_row *cr, const struct taken *tn)
+{
+	unsigned	 i;
+
+	jg_obj(j, NULL);
+	jg_str(j, "code", "url_takeover");
+	jg_obj(j, "lost_campaign");
+	jg_str(j, "id", cr->id);
+	jg_str(j, "key", cr->key);
+	jg_str(j, "name", cr->name);
+	jg_obj_end(j);
+	jg_obj(j, "taking_campaign");
+	jg_str(j, "id", tk->campaign);
+	jg_str(j, "key", tk->key);
+	jg_str(j, "name", tk->name);
+	jg_obj_end(j);
+	jg_int(j, "page_count", tn->count);
+	jg_arr(j, "example_pages");
+	for (i = 0; i < tn->nex; i++)
+		jg_str(j, NULL, tn->ex[i]);
+	jg_arr_end(j);
+	match_rule_gen(j, "rule", &tk->lr.rules[tn->rule]);
+	jg_obj_end(j);
+}
+
+/*
+ * One warning: into the array open in `out`, and as the notice to the
+ * tenant's owners and admins in the outbox and an audit row.
+ */
+static enum fb_err
+takeover_warn(struct req *r, const struct takeover *tk,
+    const struct campaign_row *cr, const struct taken *tn, struct jgen *out)
+{
+	struct buf	 text;
+	struct jgen	 j;
+	json_object	*mail;
+	enum fb_err	 e;
+
+	buf_init(&text, TAGCONF_MAX);
+	jgen_begin(&j, &text);
+	warning_gen(&j, tk, cr, tn);
+	if ((e = jgen_end(&j)) != FB_OK) {
+		buf_release(&text);
+		return e;
+	}
+	jg_raw(out, NULL, text.data);
+	mail = json_object_new_object();
+	json_object_object_add(mail, "warning", json_tokener_parse(text.data));
+	e = db_opmail_add(r->db, r->auth.tenant_id, "url_takeover", mail);
+	if (e == FB_OK)
+		e = db_audit_add(r->db, r->auth.tenant_id, req_actor_type(r),
+		    req_actor_id(r), r->request_id, "url_takeover", "campaign",
+		    tk->campaign, text.data);
+	json_object_put(mail);
+	buf_release(&text);
+	return e;
 }
 
 /*
  * URL takeover (contract: Errors, last paragraph): pages an active
  * campaign of the site handled in the last 30 days that the live rules
- * now give to `campaign` and the rules `before` this save did not.  One
- * warning per campaign that lost pages; for each, an email to the
- * tenant's owners and admins goes into the outbox and an audit row is
- * written, both in this transaction, so a dry run leaves neither.
+ * now give to tk's campaign and the rules before this save did not.  One
+ * warning per campaign that lost pages, written into the array open in
+ * `out` (takeover_warn()); the notices and audit rows are written in
+ * this transaction, so a dry run leaves neither.
  */
 static enum fb_err
-takeover_warnings(struct req *r, const char *site, const char *campaign,
-    const char *key, const char *name, const struct live_rules *before,
-    json_object **out)
+takeover_warnings(struct req *r, const char *site, struct takeover *tk,
+    struct jgen *out)
 {
-	struct live_rules lr;
-	struct dbrows	 pages, camps;
-	const struct page_row *pg;
+	struct dbrows	 camps;
 	const struct campaign_row *cr;
-	struct url_loc	 loc;
-	json_object	*warnings = json_object_new_array(), *w, *lost, *took, *ex;
-	json_object	*mail;
-	unsigned	 i, j, count;
-	size_t		 evaluated;
-	long		 hit, prev, rule = -1;
-	struct timespec	 t0, t;
-	bool		 spent = false;
+	struct taken	 tn;
+	size_t		 i;
 	enum fb_err	 e;
 
-	*out = warnings;
-	clock_gettime(CLOCK_MONOTONIC, &t0);
-	if ((e = live_rules_load(r->db, r->auth.tenant_id, site, &lr)) != FB_OK)
+	clock_gettime(CLOCK_MONOTONIC, &tk->t0);
+	if ((e = live_rules_load(r->db, r->auth.tenant_id, site, &tk->lr)) !=
+	    FB_OK)
 		return e;
-	if ((e = db_campaign_list(r->db, r->auth.tenant_id, site, "active", NULL,
-	    1000, &camps)) != FB_OK) {
-		live_rules_free(&lr);
+	if ((e = db_campaign_list(r->db, r->auth.tenant_id, site, "active",
+	    NULL, 1000, &camps)) != FB_OK) {
+		live_rules_free(&tk->lr);
 		return e;
 	}
-	for (i = 0; i < camps.n && e == FB_OK && !spent; i++) {
-		cr = (const struct campaign_row *)camps.row + i;
-		if (strcmp(cr->id, campaign) == 0)
+	for (i = 0, cr = camps.row; i < camps.n && e == FB_OK && !tk->spent;
+	    i++) {
+		if (strcmp(cr[i].id, tk->campaign) == 0)
 			continue;
-		if ((e = db_takeover_pages(r->db, r->auth.tenant_id, cr->id,
-		    &pages)) != FB_OK)
-			break;
-		ex = json_object_new_array();
-		pg = pages.row;
-		for (count = 0, j = 0; j < pages.n && !spent; j++) {
-			/* a time budget, whatever the rules (issue 11) */
-			clock_gettime(CLOCK_MONOTONIC, &t);
-			if ((t.tv_sec - t0.tv_sec) * 1000 + (t.tv_nsec - t0.tv_nsec) /
-			    1000000 > TAKEOVER_BUDGET_MS) {
-				logx(LOG_WARN, "takeover check of campaign %s stopped "
-				    "at its %d ms budget", campaign, TAKEOVER_BUDGET_MS);
-				spent = true;
-				break;
-			}
-			if (!url_parse(pg[j].url, &loc))
-				continue;
-			hit = rules_decide(lr.rules, lr.n, &loc, &evaluated);
-			if (hit < 0 || strcmp(lr.rules[hit].campaign, key) != 0)
-				continue;
-			/* taken over by this save, not by an earlier one */
-			prev = rules_decide(before->rules, before->n, &loc, &evaluated);
-			if (prev >= 0 && strcmp(before->rules[prev].campaign, key) == 0)
-				continue;
-			if (count++ < 3)
-				json_object_array_add(ex, json_object_new_string(
-				    pg[j].url));
-			rule = hit;
-		}
-		dbrows_free(&pages);
-		if (count == 0) {
-			json_object_put(ex);
-			continue;
-		}
-		w = json_object_new_object();
-		jadd_str(w, "code", "url_takeover");
-		lost = json_object_new_object();
-		jadd_str(lost, "id", cr->id);
-		jadd_str(lost, "key", cr->key);
-		jadd_str(lost, "name", cr->name);
-		json_object_object_add(w, "lost_campaign", lost);
-		took = json_object_new_object();
-		jadd_str(took, "id", campaign);
-		jadd_str(took, "key", key);
-		jadd_str(took, "name", name);
-		json_object_object_add(w, "taking_campaign", took);
-		jadd_int(w, "page_count", count);
-		json_object_object_add(w, "example_pages", ex);
-		json_object_object_add(w, "rule", match_rule_json(&lr.rules[rule]));
-		json_object_array_add(warnings, w);
-		/* the notice to owners and admins, and its audit row */
-		mail = json_object_new_object();
-		json_object_object_add(mail, "warning", json_object_get(w));
-		e = db_opmail_add(r->db, r->auth.tenant_id, "url_takeover", mail);
-		if (e == FB_OK)
-			e = db_audit_add(r->db, r->auth.tenant_id, req_actor_type(r),
-			    req_actor_id(r), r->request_id, "url_takeover", "campaign",
-			    campaign, json_text(w));
-		json_object_put(mail);
+		if ((e = takeover_pages(r, tk, cr[i].id, &tn)) == FB_OK &&
+		    tn.count > 0)
+			e = takeover_warn(r, tk, &cr[i], &tn, out);
 	}
 	dbrows_free(&camps);
-	live_rules_free(&lr);
+	live_rules_free(&tk->lr);
 	return e;
 }
 
 /*
  * After a save: publish the site's configuration and compute takeover
  * warnings against the live rules `before` the save (NULL: the save
- * changed no rule, so it took nothing over); `extra` receives
- * "warnings" and "publish_failed".
+ * changed no rule, so it took nothing over), into sv (save_init()ed
+ * here; campaign_detail() releases it, else the caller).
  */
 static enum fb_err
 after_save(struct req *r, const char *campaign,
-    const struct live_rules *before, json_object **extra)
+    const struct live_rules *before, struct save *sv)
 {
 	struct dbrows	 c;
-	json_object	*warnings, *failed;
-	char		 site[UUID_STRLEN + 1];
-	enum fb_err	 e = FB_OK;
+	struct takeover	 tk;
+	struct jgen	 j;
+	enum fb_err	 e;
 
-	*extra = json_object_new_object();
-	if ((e = db_campaign_get(r->db, r->auth.tenant_id, campaign, &c)) != FB_OK)
+	save_init(sv);
+	if ((e = db_campaign_get(r->db, r->auth.tenant_id, campaign, &c)) !=
+	    FB_OK)
 		return e;
-	snprintf(site, sizeof(site), "%s", campaign_of(&c)->site_id);
-	if (before != NULL)
-		e = takeover_warnings(r, site, campaign, campaign_of(&c)->key,
-		    campaign_of(&c)->name, before, &warnings);
-	else
-		warnings = json_object_new_array();
+	snprintf(sv->site, sizeof(sv->site), "%s", campaign_of(&c)->site_id);
+	jgen_begin(&j, &sv->warnings);
+	jg_arr(&j, NULL);
+	if (before != NULL) {
+		memset(&tk, 0, sizeof(tk));
+		tk.campaign = campaign;
+		tk.key = campaign_of(&c)->key;
+		tk.name = campaign_of(&c)->name;
+		tk.before = before;
+		e = takeover_warnings(r, sv->site, &tk, &j);
+	}
+	jg_arr_end(&j);
 	dbrows_free(&c);
-	json_object_object_add(*extra, "warnings", warnings);
+	if (e == FB_OK)
+		e = jgen_end(&j);
 	if (e != FB_OK)
 		return e;
-	failed = json_object_new_array();
-	if (!publish_site(r, r->auth.tenant_id, site))
-		json_object_array_add(failed, json_object_new_string(site));
-	json_object_object_add(*extra, "publish_failed", failed);
+	sv->failed = !publish_site(r, r->auth.tenant_id, sv->site);
 	return FB_OK;
 }
 
@@ -387,7 +482,7 @@ api_campaigns_update(struct req *r)
 	long long	 wait = 0;
 	struct dbrows	 c;
 	struct live_rules before;
-	json_object	*extra, *failed;
+	struct save	 sv;
 	char		 site[UUID_STRLEN + 1], owner[UUID_STRLEN + 1];
 	bool		 set_product, change, ready;
 	enum fb_err	 e;
@@ -426,32 +521,29 @@ api_campaigns_update(struct req *r)
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
 	if (!change) {
 		/* name, product and wait decide no page */
-		if ((e = after_save(r, id, NULL, &extra)) != FB_OK) {
-			json_object_put(extra);
+		if ((e = after_save(r, id, NULL, &sv)) != FB_OK) {
+			buf_release(&sv.warnings);
 			return e;
 		}
-		return campaign_detail(r, id, 200, extra);
+		return campaign_detail(r, id, 200, &sv);
 	}
 	/* the status decides pages: published anew, takeovers warned of */
 	if ((e = live_rules_load(r->db, r->auth.tenant_id, site, &before)) != FB_OK)
 		return e;
+	save_init(&sv);
 	if ((e = db_campaign_set_status(r->db, id, status, owner)) == FB_OK)
-		e = after_save(r, id, &before, &extra);
-	else
-		extra = NULL;
+		e = after_save(r, id, &before, &sv);
 	live_rules_free(&before);
 	if (e != FB_OK) {
-		json_object_put(extra);
+		buf_release(&sv.warnings);
 		return e;
 	}
 	/* active only when its tag configuration is out: else nothing changes */
-	if (strcmp(status, "active") == 0 &&
-	    json_object_object_get_ex(extra, "publish_failed", &failed) &&
-	    json_object_array_length(failed) > 0) {
-		json_object_put(extra);
+	if (strcmp(status, "active") == 0 && sv.failed) {
+		buf_release(&sv.warnings);
 		return api_error(r, AC_CAMPAIGN_NOT_READY, "tag_config");
 	}
-	return campaign_detail(r, id, 200, extra);
+	return campaign_detail(r, id, 200, &sv);
 }
 
 /*
@@ -492,7 +584,8 @@ enum fb_err
 api_campaigns_url_rules(struct req *r)
 {
 	const char	*id = req_pathvar(r, "campaign_id");
-	json_object	*rules, *it, *v, *extra = NULL;
+	json_object	*rules, *it, *v;
+	struct save	 sv;
 	struct dbrows	 c;
 	struct live_rules before;
 	char		 param[64], why[256], site[UUID_STRLEN + 1];
@@ -571,15 +664,15 @@ api_campaigns_url_rules(struct req *r)
 	}
 	r->audit_type = "campaign";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
+	save_init(&sv);
 	if (e == FB_OK)
-		e = after_save(r, id, &before, &extra);
+		e = after_save(r, id, &before, &sv);
 	live_rules_free(&before);
 	if (e != FB_OK) {
-		if (extra != NULL)
-			json_object_put(extra);
+		buf_release(&sv.warnings);
 		return e;
 	}
-	return campaign_detail(r, id, 200, extra);
+	return campaign_detail(r, id, 200, &sv);
 }
 
 #define SELECTORS_MAX	20
@@ -632,7 +725,7 @@ api_campaigns_form_profile(struct req *r)
 	char		*tel = NULL, *email = NULL, *split = NULL;
 	size_t		 ntel, nemail, nsplit;
 	struct dbrows	 c;
-	json_object	*extra;
+	struct save	 sv;
 	bool		 autodetect;
 	enum fb_err	 e;
 
@@ -664,11 +757,11 @@ api_campaigns_form_profile(struct req *r)
 	r->audit_type = "campaign";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
 	/* the form profile decides no page */
-	if ((e = after_save(r, id, NULL, &extra)) != FB_OK) {
-		json_object_put(extra);
+	if ((e = after_save(r, id, NULL, &sv)) != FB_OK) {
+		buf_release(&sv.warnings);
 		goto out;
 	}
-	e = campaign_detail(r, id, 200, extra);
+	e = campaign_detail(r, id, 200, &sv);
 out:
 	free(tel);
 	free(email);

@@ -13,73 +13,99 @@
 #include "../publish.h"
 #include "../db/store.h"
 
-static json_object *
-template_json(const struct consent_template_row *t)
+/* ConsentTemplateOut, under `key` (NULL in an array). */
+static void
+template_gen(struct jgen *j, const char *key,
+    const struct consent_template_row *t)
 {
-	json_object	*o = json_object_new_object();
-
-	jadd_str(o, "key", t->key);
-	jadd_str(o, "main", t->main);
-	jadd_str(o, "note", t->note);
-	return o;
+	jg_obj(j, key);
+	jg_str(j, "key", t->key);
+	jg_str(j, "main", t->main);
+	jg_str(j, "note", t->note);
+	jg_obj_end(j);
 }
 
-/* The consent settings as GET answers them, with `failed` (taken over). */
+/* The template in use: the chosen one, else "standard", else the first. */
+static const struct consent_template_row *
+template_current(const struct consent_row *c, const struct dbrows *tpl)
+{
+	const struct consent_template_row *t = tpl->row;
+	const char	*want = c->template_key != NULL ? c->template_key :
+	    "standard";
+	size_t		 i;
+
+	for (i = 0; i < tpl->n; i++)
+		if (strcmp(t[i].key, want) == 0)
+			return &t[i];
+	return tpl->n > 0 ? &t[0] : NULL;
+}
+
+/* ConsentSettingsOut's members but publish_failed. */
+static void
+consent_gen(struct jgen *j, const struct consent_row *c,
+    const struct dbrows *tpl)
+{
+	const struct consent_template_row *cur = template_current(c, tpl);
+	size_t		 i;
+
+	jg_str(j, "object", "consent_settings");
+	jg_bool(j, "consent_checkbox_enabled", c->checkbox_enabled);
+	jg_bool(j, "consent_default_checked", c->default_checked);
+	jg_str(j, "consent_template_key", c->template_key);
+	if (cur != NULL)
+		template_gen(j, "template", cur);
+	else
+		jg_str(j, "template", NULL);
+	jg_arr(j, "templates");
+	for (i = 0; i < tpl->n; i++)
+		template_gen(j, NULL,
+		    &((const struct consent_template_row *)tpl->row)[i]);
+	jg_arr_end(j);
+	jg_bool(j, "consent_optout_link_enabled", c->optout_link_enabled);
+	jg_str(j, "consent_mode", c->mode);
+	jg_obj(j, "optout_text");
+	jg_str(j, "title", c->optout_title);
+	jg_str(j, "body", c->optout_body);
+	jg_str(j, "link_label", c->optout_link_label);
+	jg_obj_end(j);
+}
+
+/*
+ * The consent settings as GET answers them, with publish_failed: the
+ * ids of the sites of `sites` (NULL: none) whose `failed` is set.
+ */
 static enum fb_err
-consent_answer(struct req *r, json_object *failed)
+consent_answer(struct req *r, const struct dbrows *sites, const bool *failed)
 {
 	struct dbrows	 cs, tpl;
-	const struct consent_row *c;
-	const struct consent_template_row *t;
-	json_object	*o, *list, *opt, *cur = NULL;
+	struct jgen	 j;
 	size_t		 i;
 	enum fb_err	 e;
 
 	e = db_consent_get(r->db, r->auth.tenant_id, &cs);
-	if (e != FB_OK) {
-		json_object_put(failed);
+	if (e != FB_OK)
 		return e == FB_ENOTFOUND ? api_error(r, AC_NOT_FOUND, NULL) : e;
-	}
 	if ((e = db_consent_templates(r->db, &tpl)) != FB_OK) {
 		dbrows_free(&cs);
-		json_object_put(failed);
 		return e;
 	}
-	c = cs.row;
-	t = tpl.row;
-	o = json_object_new_object();
-	jadd_str(o, "object", "consent_settings");
-	jadd_bool(o, "consent_checkbox_enabled", c->checkbox_enabled);
-	jadd_bool(o, "consent_default_checked", c->default_checked);
-	jadd_str(o, "consent_template_key", c->template_key);
-	list = json_object_new_array();
-	for (i = 0; i < tpl.n; i++) {
-		json_object_array_add(list, template_json(&t[i]));
-		if (cur == NULL && strcmp(t[i].key, c->template_key != NULL ?
-		    c->template_key : "standard") == 0)
-			cur = template_json(&t[i]);
-	}
-	if (cur == NULL && tpl.n > 0)
-		cur = template_json(&t[0]);
-	json_object_object_add(o, "template", cur);
-	json_object_object_add(o, "templates", list);
-	jadd_bool(o, "consent_optout_link_enabled", c->optout_link_enabled);
-	jadd_str(o, "consent_mode", c->mode);
-	opt = json_object_new_object();
-	jadd_str(opt, "title", c->optout_title);
-	jadd_str(opt, "body", c->optout_body);
-	jadd_str(opt, "link_label", c->optout_link_label);
-	json_object_object_add(o, "optout_text", opt);
-	json_object_object_add(o, "publish_failed", failed);
+	req_gen_begin(r, &j);
+	consent_gen(&j, cs.row, &tpl);
+	jg_arr(&j, "publish_failed");
+	for (i = 0; sites != NULL && i < sites->n; i++)
+		if (failed[i])
+			jg_str(&j, NULL,
+			    ((const struct site_row *)sites->row)[i].id);
+	jg_arr_end(&j);
 	dbrows_free(&cs);
 	dbrows_free(&tpl);
-	return req_json(r, 200, o);
+	return req_gen_end(r, &j, 200);
 }
 
 enum fb_err
 api_consent_get(struct req *r)
 {
-	return consent_answer(r, json_object_new_array());
+	return consent_answer(r, NULL, NULL);
 }
 
 /*
@@ -98,10 +124,10 @@ api_consent_update(struct req *r)
 	struct consent_patch p;
 	struct dbrows	 tpl, sites;
 	const struct site_row *st;
-	json_object	*ot = NULL, *v, *failed;
+	json_object	*ot = NULL, *v;
 	size_t		 i;
 	int		 k[3];
-	bool		 found, b[3];
+	bool		 found, b[3], *failed;
 	enum fb_err	 e;
 
 	memset(&p, 0, sizeof(p));
@@ -152,12 +178,16 @@ api_consent_update(struct req *r)
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", r->auth.tenant_id);
 	if ((e = db_site_list(r->db, r->auth.tenant_id, NULL, 1000, &sites)) != FB_OK)
 		return e;
-	failed = json_object_new_array();
+	if ((failed = calloc(sites.n + 1, sizeof(*failed))) == NULL) {
+		dbrows_free(&sites);
+		return FB_ENOMEM;
+	}
 	for (i = 0, st = sites.row; i < sites.n; i++)
-		if (!publish_site(r, r->auth.tenant_id, st[i].id))
-			json_object_array_add(failed, json_object_new_string(st[i].id));
+		failed[i] = !publish_site(r, r->auth.tenant_id, st[i].id);
+	e = consent_answer(r, &sites, failed);
+	free(failed);
 	dbrows_free(&sites);
-	return consent_answer(r, failed);
+	return e;
 }
 
 enum fb_err
@@ -165,7 +195,7 @@ api_delivery_status_get(struct req *r)
 {
 	struct dbrows	 res;
 	const struct delivery_status_row *d;
-	json_object	*o;
+	struct jgen	 j;
 	enum fb_err	 e;
 
 	e = db_delivery_status(r->db, r->auth.tenant_id, &res);
@@ -174,13 +204,13 @@ api_delivery_status_get(struct req *r)
 	if (e != FB_OK)
 		return e;
 	d = res.row;
-	o = json_object_new_object();
-	jadd_str(o, "object", "delivery_status");
-	jadd_bool(o, "enabled", strcmp(d->mode, "off") != 0);
-	jadd_time(o, "enabled_at", d->enabled_at);
-	jadd_str(o, "mode", d->mode);
+	req_gen_begin(r, &j);
+	jg_str(&j, "object", "delivery_status");
+	jg_bool(&j, "enabled", strcmp(d->mode, "off") != 0);
+	jg_time(&j, "enabled_at", d->enabled_at);
+	jg_str(&j, "mode", d->mode);
 	dbrows_free(&res);
-	return req_json(r, 200, o);
+	return req_gen_end(r, &j, 200);
 }
 
 /*

@@ -174,16 +174,44 @@ site_read(struct req *r, const char *id, bool with_nonce)
 enum fb_err
 api_sites_tag_config(struct req *r)
 {
-	json_object	*o;
+	struct jgen	 j;
 	enum fb_err	 e;
 
-	e = tagconf_build(r->db, r->conf, r->auth.tenant_id,
-	    req_pathvar(r, "site_id"), &o);
+	req_gen_begin(r, &j);
+	e = tagconf_gen(r->db, r->conf, r->auth.tenant_id,
+	    req_pathvar(r, "site_id"), &j);
 	if (e == FB_ENOTFOUND)
 		return api_error(r, AC_NOT_FOUND, "site_id");
 	if (e != FB_OK)
 		return e;
-	return req_json(r, 200, o);
+	return req_gen_end(r, &j, 200);
+}
+
+/* MatchTestOut: the URL, its parts, and the rules the tag evaluated. */
+static void
+match_test_gen(struct jgen *j, const char *url, const struct url_loc *loc,
+    const struct live_rules *lr, long hit, size_t evaluated)
+{
+	size_t	 i;
+
+	jg_str(j, "url", url);
+	jg_obj(j, "location");
+	jg_str(j, "hostname", loc->hostname);
+	jg_str(j, "pathname", loc->pathname);
+	jg_str(j, "search", loc->search);
+	jg_obj_end(j);
+	jg_bool(j, "assigned", hit >= 0);
+	jg_str(j, "campaign", hit >= 0 ? lr->rules[hit].campaign : NULL);
+	jg_str(j, "role", hit >= 0 ? rule_role_names[lr->rules[hit].role] :
+	    NULL);
+	if (hit >= 0)
+		match_rule_gen(j, "matched", &lr->rules[hit]);
+	else
+		jg_str(j, "matched", NULL);
+	jg_arr(j, "evaluated");
+	for (i = 0; i < evaluated; i++)
+		match_rule_gen(j, NULL, &lr->rules[i]);
+	jg_arr_end(j);
 }
 
 /*
@@ -193,12 +221,12 @@ api_sites_tag_config(struct req *r)
 enum fb_err
 api_sites_match_test(struct req *r)
 {
-	const char		*url;
+	const char		*url, *site = req_pathvar(r, "site_id");
 	struct url_loc		 loc;
 	struct live_rules	 lr;
 	struct dbrows		 s;
-	json_object		*o, *l, *ev;
-	size_t			 evaluated, i;
+	struct jgen		 j;
+	size_t			 evaluated;
 	long			 hit;
 	enum fb_err		 e;
 
@@ -206,33 +234,20 @@ api_sites_match_test(struct req *r)
 		return FB_OK;
 	if (!url_parse(url, &loc))
 		return api_error(r, AC_PARAMETER_INVALID, "url");
-	e = db_site_get(r->db, r->auth.tenant_id, req_pathvar(r, "site_id"), &s);
+	e = db_site_get(r->db, r->auth.tenant_id, site, &s);
 	if (e == FB_ENOTFOUND)
 		return api_error(r, AC_NOT_FOUND, "site_id");
 	if (e != FB_OK)
 		return e;
 	dbrows_free(&s);
-	if ((e = live_rules_load(r->db, r->auth.tenant_id, req_pathvar(r, "site_id"),
-	    &lr)) != FB_OK)
+	if ((e = live_rules_load(r->db, r->auth.tenant_id, site, &lr)) !=
+	    FB_OK)
 		return e;
 	hit = rules_decide(lr.rules, lr.n, &loc, &evaluated);
-	o = json_object_new_object();
-	jadd_str(o, "url", url);
-	l = json_object_new_object();
-	jadd_str(l, "hostname", loc.hostname);
-	jadd_str(l, "pathname", loc.pathname);
-	jadd_str(l, "search", loc.search);
-	json_object_object_add(o, "location", l);
-	jadd_bool(o, "assigned", hit >= 0);
-	jadd_str(o, "campaign", hit >= 0 ? lr.rules[hit].campaign : NULL);
-	jadd_str(o, "role", hit >= 0 ? rule_role_names[lr.rules[hit].role] : NULL);
-	json_object_object_add(o, "matched", hit >= 0 ? match_rule_json(&lr.rules[hit]) : NULL);
-	ev = json_object_new_array();
-	for (i = 0; i < evaluated; i++)
-		json_object_array_add(ev, match_rule_json(&lr.rules[i]));
-	json_object_object_add(o, "evaluated", ev);
+	req_gen_begin(r, &j);
+	match_test_gen(&j, url, &loc, &lr, hit, evaluated);
 	live_rules_free(&lr);
-	return req_json(r, 200, o);
+	return req_gen_end(r, &j, 200);
 }
 
 /* The one writer of a privacy-policy check (PpCheckOut). */
