@@ -240,6 +240,8 @@ void	jg_obj_end(struct jgen *);
 void	jg_arr(struct jgen *, const char *key);
 void	jg_arr_end(struct jgen *);
 void	jg_str(struct jgen *, const char *key, const char *val);
+/* A string of n bytes that need not end with a NUL (val NULL: null). */
+void	jg_text(struct jgen *, const char *key, const char *val, size_t n);
 void	jg_int(struct jgen *, const char *key, long long val);
 void	jg_bool(struct jgen *, const char *key, bool val);
 /* A number given as its JSON text ("0.1250"), written as it is. */

@@ -467,8 +467,7 @@ jg_arr_end(struct jgen *j)
 	jg_close(j, true);
 }
 
-/* A string value v[0..n) (v NULL: null) under key. */
-static void
+void
 jg_text(struct jgen *j, const char *key, const char *v, size_t n)
 {
 	if (!jg_value(j, key))

@@ -161,7 +161,8 @@ page_range_from_req(struct req *r, const char *const *fields, size_t nfields,
 
 enum fb_err
 page_answer(struct req *r, const struct page *pg, struct dbrows *rows,
-    size_t rowsize, size_t id_off, row_gen gen, json_object *extra)
+    size_t rowsize, size_t id_off, row_gen gen,
+    const struct page_member *extra)
 {
 	struct jgen	 j;
 	char		 cur[128], scope[CURSOR_SCOPE_MAX];
@@ -177,11 +178,8 @@ page_answer(struct req *r, const struct page *pg, struct dbrows *rows,
 		jg_obj_end(&j);
 	}
 	jg_arr_end(&j);
-	if (extra != NULL) {
-		json_object_object_foreach(extra, k, v)
-			jg_json(&j, k, v);
-		json_object_put(extra);
-	}
+	for (; extra != NULL && extra->key != NULL; extra++)
+		jg_str(&j, extra->key, extra->value);
 	/* the cursor is signed with the id of the last row shown */
 	if (more) {
 		cursor_scope(r, scope, sizeof(scope));

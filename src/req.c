@@ -204,6 +204,13 @@ req_empty(struct req *r, int status)
 enum fb_err
 api_error(struct req *r, enum api_code code, const char *param)
 {
+	return api_error_with(r, code, param, NULL, NULL);
+}
+
+enum fb_err
+api_error_with(struct req *r, enum api_code code, const char *param,
+    void (*more)(struct jgen *, const void *), const void *arg)
+{
 	const struct api_code_def *d = &api_codes[code];
 	struct jgen	 j;
 
@@ -214,6 +221,8 @@ api_error(struct req *r, enum api_code code, const char *param)
 	jg_str(&j, "message", d->message_ja);
 	jg_str(&j, "param", param);
 	jg_str(&j, "request_id", r->request_id);
+	if (more != NULL)
+		more(&j, arg);
 	jg_obj_end(&j);
 	if (req_gen_end(r, &j, d->status) != FB_OK)
 		r->status = 500;

@@ -233,6 +233,13 @@ void		 req_empty(struct req *, int status);
  */
 enum fb_err	 api_error(struct req *, enum api_code, const char *param);
 /*
+ * The same, with more members in the error object after request_id,
+ * written by more(j, arg) (contract: Errors; 409 tenant_required lists
+ * the tenants).
+ */
+enum fb_err	 api_error_with(struct req *, enum api_code, const char *param,
+		    void (*more)(struct jgen *, const void *), const void *arg);
+/*
  * Answer an internal error e in the same envelope, the answer so far
  * dropped: 503 unavailable for a database away or a deadlock that
  * outlasted its tries (FB_EGONE, FB_ERETRY), else 500 internal.  Logged.
@@ -288,17 +295,24 @@ int	page_from_req(struct req *, struct page *);
 int	page_range_from_req(struct req *, const char *const *fields,
 	    size_t nfields, struct date_range *out);
 
+/* A string member a list answer adds after "data" (page_answer()). */
+struct page_member {
+	const char	*key;
+	const char	*value;
+};
+
 /*
  * Answer a list page (contract: conventions 5), written as it is
  * produced (issue 13): "object", "data" with an object of gen(row) for
  * the first pg->limit of the structs of `rowsize` bytes in `rows` (up to
- * limit+1, typed rows, db.h), the members of `extra` (may be NULL; taken
- * over), then "next_cursor" (signed with the id of the last row shown, a
- * string field at `id_off`, offsetof) and "has_more".  `rows` is freed
- * here.
+ * limit+1, typed rows, db.h), the members of `extra` (may be NULL; ended
+ * by a NULL key), then "next_cursor" (signed with the id of the last row
+ * shown, a string field at `id_off`, offsetof) and "has_more".  `rows`
+ * is freed here.
  */
 enum fb_err page_answer(struct req *, const struct page *, struct dbrows *rows,
-	    size_t rowsize, size_t id_off, row_gen gen, json_object *extra) FB_WUR;
+	    size_t rowsize, size_t id_off, row_gen gen,
+	    const struct page_member *extra) FB_WUR;
 /* Encode and decode cursors for list `tag` (unit-tested). */
 void	cursor_encode(const unsigned char *mk, const char *tag, const char *id,
 	    char *out, size_t outsz);

@@ -76,37 +76,40 @@ foreign_page(struct req *r)
 	return true;
 }
 
+/* The tenants of a sign-in that the address and password open. */
+struct signin_tenants {
+	const struct signin_row	*m;
+	const bool		*ok;
+	size_t			 n;
+};
+
+static void
+tenants_gen(struct jgen *j, const void *arg)
+{
+	const struct signin_tenants *st = arg;
+	size_t		 i;
+
+	jg_arr(j, "tenants");
+	for (i = 0; i < st->n; i++) {
+		if (!st->ok[i])
+			continue;
+		jg_obj(j, NULL);
+		jg_str(j, "id", st->m[i].tenant_id);
+		jg_str(j, "name", st->m[i].tenant_name);
+		jg_obj_end(j);
+	}
+	jg_arr_end(j);
+}
+
 /* 409 tenant_required, with the tenants the address and password open. */
 static enum fb_err
 tenant_required(struct req *r, const struct signin_row *m, const bool *ok,
     size_t n)
 {
-	json_object	*doc, *err, *list, *t;
-	size_t		 i;
-	enum fb_err	 e;
+	struct signin_tenants st = { m, ok, n };
 
-	(void)api_error(r, AC_TENANT_REQUIRED, "tenant_id");
-	if ((doc = json_tokener_parse(r->out.data)) == NULL)
-		return FB_OK;
-	if (!json_object_object_get_ex(doc, "error", &err)) {
-		json_object_put(doc);
-		return FB_OK;
-	}
-	list = json_object_new_array();
-	for (i = 0; i < n; i++) {
-		if (!ok[i])
-			continue;
-		t = json_object_new_object();
-		jadd_str(t, "id", m[i].tenant_id);
-		jadd_str(t, "name", m[i].tenant_name);
-		json_object_array_add(list, t);
-	}
-	json_object_object_add(err, "tenants", list);
-	buf_reset(&r->out);
-	e = buf_addstr(&r->out, json_object_to_json_string_ext(doc,
-	    JSON_C_TO_STRING_PLAIN));
-	json_object_put(doc);
-	return e;
+	return api_error_with(r, AC_TENANT_REQUIRED, "tenant_id", tenants_gen,
+	    &st);
 }
 
 static enum fb_err
@@ -124,8 +127,10 @@ signin_audit(struct db *db, const struct req *r, const struct signin_row *m,
 }
 
 /*
- * POST /api/v1/admin/session: sign in.  Throttled per account and per
- * client address (db_throttle_fail()); a wrong password, an unknown
+ * POST /api/v1/admin/session: sign in.  Throttled per account (per
+ * device cookie for a browser that signed in as the address before:
+ * session.h) and per client address (db_throttle_fail()); a success
+ * sets a new device cookie.  A wrong password, an unknown
  * address, a suspended member and one without a password all answer the
  * same 401 after the same Argon2id work.  Its route keeps its refusals
  * (R_KEEP): a failure is counted though the answer is an error.
@@ -135,7 +140,7 @@ api_session_create(struct req *r)
 {
 	const char	*in, *pw, *tenant = NULL;
 	char		 email[255], subject[320], token[TOKEN_LEN + 1];
-	char		 sid[UUID_STRLEN + 1], wait_s[24];
+	char		 sid[UUID_STRLEN + 1], wait_s[24], dtok[TOKEN_LEN + 1];
 	unsigned char	 acct[SECRET_HASH_LEN], addr[SECRET_HASH_LEN];
 	unsigned char	 hash[SECRET_HASH_LEN];
 	struct dbrows	 ms;
@@ -155,7 +160,15 @@ api_session_create(struct req *r)
 		snprintf(email, sizeof(email), "%s", "invalid");
 	if ((e = db_ensure(r->db)) != FB_OK)
 		return FB_EGONE;
-	snprintf(subject, sizeof(subject), "account:%s", email);
+	/*
+	 * a browser that signed in as this address before counts its
+	 * failures against its device cookie, any other client against the
+	 * account (device cookies; session.h)
+	 */
+	if (device_cookie_ok(r->conf, r->cookie, email, dtok))
+		snprintf(subject, sizeof(subject), "device:%s", dtok);
+	else
+		snprintf(subject, sizeof(subject), "account:%s", email);
 	secret_hash(subject, acct);
 	snprintf(subject, sizeof(subject), "address:%s",
 	    r->client_addr != NULL ? r->client_addr : "");
@@ -172,8 +185,9 @@ api_session_create(struct req *r)
 		return e;
 	m = ms.row;
 	for (i = 0; i < ms.n && i < NELEM(ok); i++) {
-		ok[i] = strcmp(m[i].status, "active") == 0 &&
-		    password_verify(m[i].password_hash, pw);
+		/* the Argon2id work first, whatever the status (issue 43) */
+		ok[i] = password_verify(m[i].password_hash, pw);
+		ok[i] = ok[i] && strcmp(m[i].status, "active") == 0;
 		if (ok[i])
 			hit = i, n++;
 	}
@@ -207,7 +221,8 @@ api_session_create(struct req *r)
 		sodium_memzero(token, sizeof(token));
 		return e;
 	}
-	if ((e = session_cookie_set(r, token)) == FB_OK)
+	if ((e = session_cookie_set(r, token)) == FB_OK &&
+	    (e = device_cookie_set(r, email)) == FB_OK)
 		e = session_answer(r, token, 200);
 	sodium_memzero(token, sizeof(token));
 	return e;
@@ -468,7 +483,6 @@ static void
 apikey_gen(struct jgen *j, const void *row)
 {
 	const struct apikey_row *k = row;
-	json_object	*sc = json_object_new_array();
 	const char	*p, *c;
 
 	jg_str(j, "id", k->id);
@@ -476,12 +490,14 @@ apikey_gen(struct jgen *j, const void *row)
 	jg_str(j, "name", k->name);
 	jg_str(j, "kind", k->kind);
 	jg_str(j, "prefix", k->prefix);
-	for (p = k->scopes; p != NULL && *p != '\0'; p = *c != '\0' ? c + 1 : c) {
+	/* stored as a comma-separated SET */
+	jg_arr(j, "scopes");
+	for (p = k->scopes; p != NULL && *p != '\0';
+	    p = *c != '\0' ? c + 1 : c) {
 		c = p + strcspn(p, ",");
-		json_object_array_add(sc, json_object_new_string_len(p, (int)(c - p)));
+		jg_text(j, NULL, p, (size_t)(c - p));
 	}
-	jg_json(j, "scopes", sc);
-	json_object_put(sc);
+	jg_arr_end(j);
 	jg_str(j, "member_id", k->member_id);
 	jg_str(j, "status", k->revoked_at != NULL ? "revoked" : "active");
 	jg_time(j, "last_used_at", k->last_used_at);

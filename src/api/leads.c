@@ -250,7 +250,9 @@ api_leads_list(struct req *r)
 	struct lead_filter	 f;
 	struct page_names	 names;
 	struct dbrows		 rows;
-	json_object		*extra;
+	struct page_member	 extra[] = {
+		{ "date_field", NULL }, { NULL, NULL }
+	};
 	enum fb_err		 e;
 
 	memset(&f, 0, sizeof(f));
@@ -268,21 +270,11 @@ api_leads_list(struct req *r)
 		dbrows_free(&rows);
 		return e;
 	}
-	extra = json_object_new_object();
-	jadd_str(extra, "date_field", date_fields[f.range.field]);
+	extra[0].value = date_fields[f.range.field];
 	e = page_answer(r, &pg, &rows, sizeof(struct lead_row),
 	    offsetof(struct lead_row, id), lead_gen, extra);
 	page_names_done(r, &names);
 	return e;
-}
-
-/* utm_* parameters of the landing URL, decoded (display only). */
-static json_object *
-utm_json(const char *stored)
-{
-	json_object	*o = stored != NULL ? json_tokener_parse(stored) : NULL;
-
-	return o != NULL ? o : json_object_new_object();
 }
 
 enum fb_err
@@ -292,7 +284,6 @@ api_leads_get(struct req *r)
 	const struct lead_detail_row *d;
 	const struct timeline_row *t;
 	struct jgen	 j;
-	json_object	*utm;
 	size_t		 i;
 	enum fb_err	 e;
 
@@ -311,9 +302,8 @@ api_leads_get(struct req *r)
 	lead_gen(&j, &d->lead);
 	jg_str(&j, "landing_url", d->landing_url);
 	jg_str(&j, "referrer", d->referrer);
-	utm = utm_json(d->utm);
-	jg_json(&j, "utm", utm);
-	json_object_put(utm);
+	/* utm_* parameters of the landing URL, decoded (display only) */
+	jg_raw(&j, "utm", d->utm != NULL ? d->utm : "{}");
 	jg_str(&j, "lp_key", d->lp_key);
 	jg_arr(&j, "timeline");
 	for (i = 0, t = tl.row; i < tl.n; i++, t++) {

@@ -22,12 +22,6 @@
 #define BODY_MAX	5000
 #define LINK_PARAMS_MAX	20
 
-static json_object *
-parsed(const char *text)
-{
-	return text != NULL ? json_tokener_parse(text) : NULL;
-}
-
 static enum fb_err
 message_answer(struct req *r, const char *id, int status)
 {
@@ -363,30 +357,30 @@ api_message_examples(struct req *r)
 {
 	struct dbrows	 ex;
 	const struct example_row *x;
-	json_object	*o, *data, *j;
+	struct jgen	 j;
 	size_t		 i;
 	enum fb_err	 e;
 
 	if ((e = db_examples(r->db, req_query(r, "channel"), NULL, &ex)) != FB_OK)
 		return e;
-	data = json_object_new_array();
+	req_gen_begin(r, &j);
+	jg_str(&j, "object", "list");
+	jg_arr(&j, "data");
 	for (i = 0, x = ex.row; i < ex.n; i++) {
-		j = json_object_new_object();
-		jadd_str(j, "key", x[i].key);
-		jadd_str(j, "channel", x[i].channel);
-		jadd_int(j, "position", x[i].position);
-		jadd_int(j, "delay_minutes", x[i].delay_minutes);
-		jadd_str(j, "label", x[i].label);
-		jadd_str(j, "body", x[i].body);
-		jadd_str(j, "subject", x[i].subject);
-		json_object_object_add(j, "blocks", parsed(x[i].blocks));
-		json_object_array_add(data, j);
+		jg_obj(&j, NULL);
+		jg_str(&j, "key", x[i].key);
+		jg_str(&j, "channel", x[i].channel);
+		jg_int(&j, "position", x[i].position);
+		jg_int(&j, "delay_minutes", x[i].delay_minutes);
+		jg_str(&j, "label", x[i].label);
+		jg_str(&j, "body", x[i].body);
+		jg_str(&j, "subject", x[i].subject);
+		jg_raw(&j, "blocks", x[i].blocks);
+		jg_obj_end(&j);
 	}
+	jg_arr_end(&j);
 	dbrows_free(&ex);
-	o = json_object_new_object();
-	jadd_str(o, "object", "list");
-	json_object_object_add(o, "data", data);
-	return req_json(r, 200, o);
+	return req_gen_end(r, &j, 200);
 }
 
 /* The campaign's product name, or 404 naming campaign_id. */
@@ -431,43 +425,41 @@ api_message_variables(struct req *r)
 		{ "{{link_url}}", "続きのページへの短縮リンク(クリックを記録)" },
 		{ "{{optout_url}}", "配信停止ページへの短縮リンク" },
 	};
-	json_object	*o, *data, *v;
+	struct jgen	 j;
 	char		*product, link[1024];
 	bool		 found;
 	size_t		 i;
 	enum fb_err	 e;
 
-	if ((e = campaign_product(r, req_query(r, "campaign_id"), &product, &found)) != FB_OK)
+	if ((e = campaign_product(r, req_query(r, "campaign_id"), &product,
+	    &found)) != FB_OK)
 		return e;
 	if (!found)
 		return api_error(r, AC_NOT_FOUND, "campaign_id");
 	sample_link(link, sizeof(link), r->conf->base_url, 'r');
-	data = json_object_new_array();
+	req_gen_begin(r, &j);
+	jg_str(&j, "campaign_id", req_query(r, "campaign_id"));
+	jg_arr(&j, "data");
 	for (i = 0; i < NELEM(vars); i++) {
-		v = json_object_new_object();
-		jadd_str(v, "key", vars[i].key);
-		jadd_str(v, "label", vars[i].label);
-		if (i == 0) {
-			jadd_str(v, "example", product);
-			jadd_int(v, "sms_length", SMS_PRODUCT_NAME_CHARS);
-		} else {
-			jadd_str(v, "example", link);
-			jadd_int(v, "sms_length", (long long)strlen(link));
-		}
-		json_object_array_add(data, v);
+		jg_obj(&j, NULL);
+		jg_str(&j, "key", vars[i].key);
+		jg_str(&j, "label", vars[i].label);
+		jg_str(&j, "example", i == 0 ? product : link);
+		jg_int(&j, "sms_length", i == 0 ? SMS_PRODUCT_NAME_CHARS :
+		    (long long)strlen(link));
+		jg_obj_end(&j);
 	}
+	jg_arr_end(&j);
 	free(product);
-	o = json_object_new_object();
-	jadd_str(o, "campaign_id", req_query(r, "campaign_id"));
-	json_object_object_add(o, "data", data);
-	return req_json(r, 200, o);
+	return req_gen_end(r, &j, 200);
 }
 
 enum fb_err
 api_message_previews(struct req *r)
 {
 	const char	*cid, *subject;
-	json_object	*blocks, *o;
+	json_object	*blocks;
+	struct jgen	 j;
 	char		*product, link[1024], optout[1024], param[64];
 	struct buf	 html, subj;
 	bool		 found;
@@ -495,10 +487,10 @@ api_message_previews(struct req *r)
 		e = vars_expand(&subj, subject, product, link, optout);
 	free(product);
 	if (e == FB_OK) {
-		o = json_object_new_object();
-		jadd_str(o, "subject", subject != NULL ? subj.data : NULL);
-		jadd_str(o, "html", html.data);
-		e = req_json(r, 200, o);
+		req_gen_begin(r, &j);
+		jg_str(&j, "subject", subject != NULL ? subj.data : NULL);
+		jg_str(&j, "html", html.data);
+		e = req_gen_end(r, &j, 200);
 	}
 	buf_release(&html);
 	buf_release(&subj);
@@ -511,7 +503,7 @@ api_messages_estimate(struct req *r)
 {
 	const char		*body;
 	struct sms_count	 c;
-	json_object		*o;
+	struct jgen		 j;
 
 	if (body_str(r, "body", true, BODY_MAX, &body) < 0)
 		return FB_OK;
@@ -521,17 +513,17 @@ api_messages_estimate(struct req *r)
 		return api_error(r, AC_PARAMETER_INVALID, "body");
 	if (c.characters > SMS_MAX_CHARS)
 		return api_error(r, AC_SMS_BODY_TOO_LONG, "body");
-	o = json_object_new_object();
-	jadd_int(o, "characters", c.characters);
-	jadd_int(o, "characters_as_written", c.raw);
-	jadd_int(o, "segments", c.segments);
-	jadd_int(o, "max_characters", SMS_MAX_CHARS);
-	jadd_int(o, "single_segment_characters", SMS_SINGLE_CHARS);
-	jadd_int(o, "segment_characters", SMS_PART_CHARS);
-	jadd_str(o, "encoding", "ucs2");
-	jadd_str(o, "rule", "worst case of the Japanese carriers: UTF-16 code units, "
-	    "70 in one SMS, 67 per part of a longer one, 660 at most");
-	return req_json(r, 200, o);
+	req_gen_begin(r, &j);
+	jg_int(&j, "characters", c.characters);
+	jg_int(&j, "characters_as_written", c.raw);
+	jg_int(&j, "segments", c.segments);
+	jg_int(&j, "max_characters", SMS_MAX_CHARS);
+	jg_int(&j, "single_segment_characters", SMS_SINGLE_CHARS);
+	jg_int(&j, "segment_characters", SMS_PART_CHARS);
+	jg_str(&j, "encoding", "ucs2");
+	jg_str(&j, "rule", "worst case of the Japanese carriers: UTF-16 code "
+	    "units, 70 in one SMS, 67 per part of a longer one, 660 at most");
+	return req_gen_end(r, &j, 200);
 }
 
 /*

@@ -17,37 +17,36 @@
 #define DELAY_MAX		43200	/* 30 days */
 
 /* The one writer of a scenario (contract: Scenario), with its steps. */
-static json_object *
-scenario_json(const struct scenario_row *s, const struct dbrows *steps)
+static void
+scenario_gen(struct jgen *j, const struct scenario_row *s,
+    const struct dbrows *steps)
 {
 	const struct step_row *st = steps->row;
-	json_object	*o = json_object_new_object(), *a, *x;
-	size_t		 j;
+	size_t		 i;
 
-	jadd_str(o, "id", s->id);
-	jadd_str(o, "object", "scenario");
-	jadd_str(o, "campaign_id", s->campaign_id);
-	jadd_str(o, "name", s->name);
-	jadd_str(o, "status", s->status);
+	jg_str(j, "id", s->id);
+	jg_str(j, "object", "scenario");
+	jg_str(j, "campaign_id", s->campaign_id);
+	jg_str(j, "name", s->name);
+	jg_str(j, "status", s->status);
 	if (s->abandon_wait_minutes >= 0)
-		jadd_int(o, "abandon_wait_minutes", s->abandon_wait_minutes);
+		jg_int(j, "abandon_wait_minutes", s->abandon_wait_minutes);
 	else
-		jadd_str(o, "abandon_wait_minutes", NULL);
-	a = json_object_new_array();
-	for (j = 0; j < steps->n; j++) {
-		x = json_object_new_object();
-		jadd_str(x, "id", st[j].id);
-		jadd_int(x, "position", st[j].position + 1);
-		jadd_str(x, "message_id", st[j].message_id);
-		jadd_str(x, "channel", st[j].channel);
-		jadd_int(x, "delay_minutes", st[j].delay_minutes);
-		json_object_array_add(a, x);
+		jg_str(j, "abandon_wait_minutes", NULL);
+	jg_arr(j, "steps");
+	for (i = 0; i < steps->n; i++) {
+		jg_obj(j, NULL);
+		jg_str(j, "id", st[i].id);
+		jg_int(j, "position", st[i].position + 1);
+		jg_str(j, "message_id", st[i].message_id);
+		jg_str(j, "channel", st[i].channel);
+		jg_int(j, "delay_minutes", st[i].delay_minutes);
+		jg_obj_end(j);
 	}
-	json_object_object_add(o, "steps", a);
-	jadd_int(o, "step_count", (long long)steps->n);
-	jadd_time(o, "created_at", s->created_at);
-	jadd_time(o, "updated_at", s->updated_at);
-	return o;
+	jg_arr_end(j);
+	jg_int(j, "step_count", (long long)steps->n);
+	jg_time(j, "created_at", s->created_at);
+	jg_time(j, "updated_at", s->updated_at);
 }
 
 /* The scenario the request names; 404 answered when it is not the tenant's. */
@@ -74,6 +73,7 @@ static enum fb_err
 scenario_answer(struct req *r, const char *id, int status)
 {
 	struct dbrows	 s, st;
+	struct jgen	 j;
 	bool		 found;
 	enum fb_err	 e;
 
@@ -83,10 +83,11 @@ scenario_answer(struct req *r, const char *id, int status)
 		dbrows_free(&s);
 		return e;
 	}
-	e = req_json(r, status, scenario_json(scenario_of(&s), &st));
+	req_gen_begin(r, &j);
+	scenario_gen(&j, scenario_of(&s), &st);
 	dbrows_free(&s);
 	dbrows_free(&st);
-	return e;
+	return req_gen_end(r, &j, status);
 }
 
 /* The tenant's limit on steps per scenario (contract: Limits). */
@@ -122,7 +123,7 @@ api_scenarios_list(struct req *r)
 {
 	struct dbrows	 s, st;
 	const struct scenario_row *sr;
-	json_object	*o, *data;
+	struct jgen	 j;
 	size_t		 i;
 	enum fb_err	 e;
 
@@ -131,23 +132,25 @@ api_scenarios_list(struct req *r)
 	if ((e = db_scenario_list(r->db, r->auth.tenant_id,
 	    req_pathvar(r, "campaign_id"), &s)) != FB_OK)
 		return e;
-	data = json_object_new_array();
+	req_gen_begin(r, &j);
+	jg_str(&j, "object", "list");
+	jg_arr(&j, "data");
 	for (i = 0, sr = s.row; i < s.n && e == FB_OK; i++) {
 		if ((e = db_steps_list(r->db, r->auth.tenant_id, sr[i].id,
 		    &st)) != FB_OK)
 			break;
-		json_object_array_add(data, scenario_json(&sr[i], &st));
+		jg_obj(&j, NULL);
+		scenario_gen(&j, &sr[i], &st);
+		jg_obj_end(&j);
 		dbrows_free(&st);
 	}
+	jg_arr_end(&j);
 	dbrows_free(&s);
 	if (e != FB_OK) {
-		json_object_put(data);
+		req_reset_response(r);
 		return e;
 	}
-	o = json_object_new_object();
-	jadd_str(o, "object", "list");
-	json_object_object_add(o, "data", data);
-	return req_json(r, 200, o);
+	return req_gen_end(r, &j, 200);
 }
 
 enum fb_err
@@ -416,15 +419,44 @@ api_scenarios_duplicate(struct req *r)
 	return scenario_answer(r, id, 201);
 }
 
+/* A preset's steps (stored as [{example, delay_minutes}]), as PresetOut's. */
+static size_t
+preset_steps_gen(struct jgen *j, const char *stored, const struct dbrows *ex)
+{
+	const struct example_row *er = ex->row;
+	json_object	*in, *st, *k, *d;
+	size_t		 i, n, q;
+
+	in = stored != NULL ? json_tokener_parse(stored) : NULL;
+	n = in != NULL && json_object_is_type(in, json_type_array) ?
+	    json_object_array_length(in) : 0;
+	jg_arr(j, "steps");
+	for (i = 0; i < n; i++) {
+		st = json_object_array_get_idx(in, i);
+		json_object_object_get_ex(st, "example", &k);
+		json_object_object_get_ex(st, "delay_minutes", &d);
+		jg_obj(j, NULL);
+		jg_int(j, "position", (long long)i + 1);
+		jg_str(j, "example_key", json_object_get_string(k));
+		for (q = 0; q < ex->n; q++)
+			if (strcmp(er[q].key, json_object_get_string(k)) == 0)
+				jg_str(j, "channel", er[q].channel);
+		jg_int(j, "delay_minutes", json_object_get_int64(d));
+		jg_obj_end(j);
+	}
+	jg_arr_end(j);
+	json_object_put(in);
+	return n;
+}
+
 enum fb_err
 api_scenario_presets(struct req *r)
 {
 	struct dbrows	 p, ex;
 	const struct preset_row *pr;
-	const struct example_row *er;
-	json_object	*o, *data, *x, *steps, *st, *in;
+	struct jgen	 j;
 	int		 limit;
-	size_t		 i, j, n, q;
+	size_t		 i, n;
 	enum fb_err	 e;
 
 	if ((e = steps_limit(r->db, r->auth.tenant_id, &limit)) != FB_OK)
@@ -435,43 +467,24 @@ api_scenario_presets(struct req *r)
 		dbrows_free(&p);
 		return e;
 	}
-	data = json_object_new_array();
-	er = ex.row;
+	req_gen_begin(r, &j);
+	jg_str(&j, "object", "list");
+	jg_int(&j, "steps_per_scenario_limit", limit);
+	jg_arr(&j, "data");
 	for (i = 0, pr = p.row; i < p.n; i++) {
-		x = json_object_new_object();
-		jadd_str(x, "key", pr[i].key);
-		jadd_str(x, "name", pr[i].name);
-		jadd_str(x, "description", pr[i].description);
-		in = json_tokener_parse(pr[i].steps);
-		n = in != NULL ? json_object_array_length(in) : 0;
-		steps = json_object_new_array();
-		for (j = 0; j < n; j++) {
-			json_object *s = json_object_array_get_idx(in, j), *k, *d;
-
-			json_object_object_get_ex(s, "example", &k);
-			json_object_object_get_ex(s, "delay_minutes", &d);
-			st = json_object_new_object();
-			jadd_int(st, "position", (long long)j + 1);
-			jadd_str(st, "example_key", json_object_get_string(k));
-			for (q = 0; q < ex.n; q++)
-				if (strcmp(er[q].key, json_object_get_string(k)) == 0)
-					jadd_str(st, "channel", er[q].channel);
-			jadd_int(st, "delay_minutes", json_object_get_int64(d));
-			json_object_array_add(steps, st);
-		}
-		json_object_put(in);
-		json_object_object_add(x, "steps", steps);
-		jadd_int(x, "step_count", (long long)n);
-		jadd_bool(x, "available", (int)n <= limit);
-		json_object_array_add(data, x);
+		jg_obj(&j, NULL);
+		jg_str(&j, "key", pr[i].key);
+		jg_str(&j, "name", pr[i].name);
+		jg_str(&j, "description", pr[i].description);
+		n = preset_steps_gen(&j, pr[i].steps, &ex);
+		jg_int(&j, "step_count", (long long)n);
+		jg_bool(&j, "available", (int)n <= limit);
+		jg_obj_end(&j);
 	}
+	jg_arr_end(&j);
 	dbrows_free(&p);
 	dbrows_free(&ex);
-	o = json_object_new_object();
-	jadd_str(o, "object", "list");
-	jadd_int(o, "steps_per_scenario_limit", limit);
-	json_object_object_add(o, "data", data);
-	return req_json(r, 200, o);
+	return req_gen_end(r, &j, 200);
 }
 
 /*

@@ -87,7 +87,9 @@ api_deliveries_list(struct req *r)
 	struct page		 pg;
 	struct delivery_filter	 f;
 	struct dbrows		 rows;
-	json_object		*extra;
+	struct page_member	 extra[] = {
+		{ "date_field", NULL }, { NULL, NULL }
+	};
 	enum fb_err		 e;
 
 	memset(&f, 0, sizeof(f));
@@ -100,8 +102,7 @@ api_deliveries_list(struct req *r)
 	if ((e = db_delivery_list(r->db, r->auth.tenant_id, &f,
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
-	extra = json_object_new_object();
-	jadd_str(extra, "date_field", dlv_date_fields[f.range.field]);
+	extra[0].value = dlv_date_fields[f.range.field];
 	return page_answer(r, &pg, &rows, sizeof(struct delivery_row),
 	    offsetof(struct delivery_row, id), delivery_gen, extra);
 }

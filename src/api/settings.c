@@ -287,66 +287,80 @@ api_health(struct req *r)
  * `metrics = yes`; the web server fragment restricts who may read it):
  * ops_status() in the Prometheus text format (exposition format 0.0.4).
  */
+/* The queues' gauges, in the exposition format. */
+static enum fb_err
+metrics_queues(struct buf *b, const struct dbrows *q)
+{
+	const struct queue_row *qr = q->row;
+	size_t		 i;
+	enum fb_err	 e;
+
+	e = buf_addstr(b, "# HELP formback_queue_depth Items due now.\n"
+	    "# TYPE formback_queue_depth gauge\n");
+	for (i = 0; i < q->n && e == FB_OK; i++)
+		e = buf_printf(b, "formback_queue_depth{queue=\"%s\"} %lld\n",
+		    qr[i].name, (long long)qr[i].depth);
+	if (e == FB_OK)
+		e = buf_addstr(b, "# HELP formback_queue_oldest_age_seconds "
+		    "How long the oldest due item has waited.\n"
+		    "# TYPE formback_queue_oldest_age_seconds gauge\n");
+	for (i = 0; i < q->n && e == FB_OK; i++)
+		e = buf_printf(b, "formback_queue_oldest_age_seconds"
+		    "{queue=\"%s\"} %lld\n", qr[i].name, (long long)qr[i].age);
+	return e;
+}
+
+/* The jobs' gauges, each job's four in turn. */
+static enum fb_err
+metrics_jobs(struct buf *b, const struct dbrows *jb)
+{
+	const struct cron_pass_row *j = jb->row;
+	size_t		 i;
+	enum fb_err	 e;
+
+	e = buf_addstr(b, "# HELP formback_job_last_pass_age_seconds Since "
+	    "the job's last pass.\n"
+	    "# TYPE formback_job_last_pass_age_seconds gauge\n"
+	    "# HELP formback_job_last_pass_ok 1 when the last pass "
+	    "succeeded.\n# TYPE formback_job_last_pass_ok gauge\n"
+	    "# HELP formback_job_failures_this_hour Failed passes this clock "
+	    "hour.\n# TYPE formback_job_failures_this_hour gauge\n"
+	    "# HELP formback_job_left_items Items the last pass left for the "
+	    "next.\n# TYPE formback_job_left_items gauge\n");
+	for (i = 0; i < jb->n && e == FB_OK; i++)
+		e = buf_printf(b,
+		    "formback_job_last_pass_age_seconds{job=\"%s\"} %lld\n"
+		    "formback_job_last_pass_ok{job=\"%s\"} %d\n"
+		    "formback_job_failures_this_hour{job=\"%s\"} %lld\n"
+		    "formback_job_left_items{job=\"%s\"} %lld\n",
+		    j[i].job, (long long)j[i].age, j[i].job,
+		    j[i].outcome != NULL && strcmp(j[i].outcome, "ok") == 0,
+		    j[i].job, (long long)j[i].failures_hour,
+		    j[i].job, (long long)j[i].left_items);
+	return e;
+}
+
+/*
+ * GET /api/v1/metrics (no key; outside the contract; off unless
+ * `metrics = yes`; the web server fragment restricts who may read it):
+ * ops_status_read() in the Prometheus text format (exposition format
+ * 0.0.4).
+ */
 enum fb_err
 api_metrics(struct req *r)
 {
-	json_object	*st, *g, *x, *v;
-	struct buf	*b = &r->out;
+	struct ops_status st;
 	enum fb_err	 e;
 
 	if (!r->conf->metrics)
 		return api_error(r, AC_NOT_FOUND, NULL);
-	if ((e = db_ensure(r->db)) != FB_OK || (e = ops_status(r->db, &st)) != FB_OK)
-		return e == FB_EGONE ? FB_EGONE : e;
-	buf_reset(b);
-	e = buf_addstr(b, "# HELP formback_queue_depth Items due now.\n"
-	    "# TYPE formback_queue_depth gauge\n");
-	json_object_object_get_ex(st, "queues", &g);
-	json_object_object_foreach(g, qn, qv) {
-		json_object_object_get_ex(qv, "depth", &v);
-		if (e == FB_OK)
-			e = buf_printf(b, "formback_queue_depth{queue=\"%s\"} %lld\n", qn,
-			    (long long)json_object_get_int64(v));
-	}
-	if (e == FB_OK)
-		e = buf_addstr(b, "# HELP formback_queue_oldest_age_seconds How long the "
-		    "oldest due item has waited.\n# TYPE formback_queue_oldest_age_seconds gauge\n");
-	json_object_object_foreach(g, qn2, qv2) {
-		json_object_object_get_ex(qv2, "age_seconds", &v);
-		if (e == FB_OK)
-			e = buf_printf(b, "formback_queue_oldest_age_seconds{queue=\"%s\"} "
-			    "%lld\n", qn2, (long long)json_object_get_int64(v));
-	}
-	if (e == FB_OK)
-		e = buf_addstr(b, "# HELP formback_job_last_pass_age_seconds Since the "
-		    "job's last pass.\n# TYPE formback_job_last_pass_age_seconds gauge\n"
-		    "# HELP formback_job_last_pass_ok 1 when the last pass succeeded.\n"
-		    "# TYPE formback_job_last_pass_ok gauge\n"
-		    "# HELP formback_job_failures_this_hour Failed passes this clock hour.\n"
-		    "# TYPE formback_job_failures_this_hour gauge\n"
-		    "# HELP formback_job_left_items Items the last pass left for the "
-		    "next.\n# TYPE formback_job_left_items gauge\n");
-	json_object_object_get_ex(st, "jobs", &g);
-	json_object_object_foreach(g, jn, jv) {
-		x = jv;
-		json_object_object_get_ex(x, "age_seconds", &v);
-		if (e == FB_OK)
-			e = buf_printf(b, "formback_job_last_pass_age_seconds{job=\"%s\"} "
-			    "%lld\n", jn, (long long)json_object_get_int64(v));
-		json_object_object_get_ex(x, "outcome", &v);
-		if (e == FB_OK)
-			e = buf_printf(b, "formback_job_last_pass_ok{job=\"%s\"} %d\n", jn,
-			    strcmp(json_object_get_string(v), "ok") == 0);
-		json_object_object_get_ex(x, "failures_this_hour", &v);
-		if (e == FB_OK)
-			e = buf_printf(b, "formback_job_failures_this_hour{job=\"%s\"} "
-			    "%lld\n", jn, (long long)json_object_get_int64(v));
-		json_object_object_get_ex(x, "left", &v);
-		if (e == FB_OK)
-			e = buf_printf(b, "formback_job_left_items{job=\"%s\"} "
-			    "%lld\n", jn, (long long)json_object_get_int64(v));
-	}
-	json_object_put(st);
+	if ((e = db_ensure(r->db)) != FB_OK ||
+	    (e = ops_status_read(r->db, &st)) != FB_OK)
+		return e;
+	buf_reset(&r->out);
+	if ((e = metrics_queues(&r->out, &st.queues)) == FB_OK)
+		e = metrics_jobs(&r->out, &st.jobs);
+	ops_status_free(&st);
 	if (e != FB_OK)
 		return e;
 	r->out_type = "text/plain; version=0.0.4; charset=utf-8";

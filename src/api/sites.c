@@ -255,7 +255,6 @@ static void
 pp_check_gen(struct jgen *j, const void *row)
 {
 	const struct pp_check_row *c = row;
-	json_object	*f = c->findings != NULL ? json_tokener_parse(c->findings) : NULL;
 
 	jg_str(j, "id", c->id);
 	jg_str(j, "object", "pp_check");
@@ -267,10 +266,7 @@ pp_check_gen(struct jgen *j, const void *row)
 		jg_int(j, "http_status", strtol(c->http_status, NULL, 10));
 	else
 		jg_str(j, "http_status", NULL);
-	if (f == NULL)
-		f = json_object_new_array();
-	jg_json(j, "findings", f);
-	json_object_put(f);
+	jg_raw(j, "findings", c->findings != NULL ? c->findings : "[]");
 	jg_str(j, "page_sha256", c->page_sha256);
 	jg_str(j, "error", c->error);
 	jg_time(j, "checked_at", c->checked_at);

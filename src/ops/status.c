@@ -1,6 +1,7 @@
 /*
- * The queues and the cron jobs in one JSON object, shared by formbackctl
- * status and GET /api/v1/metrics (api/settings.c; status.h).
+ * The queues and the cron jobs, read for GET /api/v1/metrics
+ * (api/settings.c) and as one JSON object for formbackctl status
+ * (status.h).
  */
 #include <stdbool.h>
 #include <string.h>
@@ -8,7 +9,7 @@
 #include "ops/status.h"
 #include "db/store.h"
 
-static bool
+bool
 job_stalled(const struct cron_pass_row *j)
 {
 	return j->age > (strcmp(j->job, "aggregate") == 0 ? STALL_AGGREGATE :
@@ -59,27 +60,41 @@ jobs_json(const struct dbrows *jb)
 }
 
 enum fb_err
+ops_status_read(struct db *db, struct ops_status *st)
+{
+	enum fb_err	 e;
+
+	memset(st, 0, sizeof(*st));
+	if ((e = db_schema_version(db, st->schema)) != FB_OK ||
+	    (e = db_ops_queues(db, &st->queues)) != FB_OK)
+		return e;
+	if ((e = db_ops_jobs(db, &st->jobs)) != FB_OK)
+		dbrows_free(&st->queues);
+	return e;
+}
+
+void
+ops_status_free(struct ops_status *st)
+{
+	dbrows_free(&st->queues);
+	dbrows_free(&st->jobs);
+}
+
+enum fb_err
 ops_status(struct db *db, json_object **out)
 {
-	struct dbrows	 q, jb;
+	struct ops_status st;
 	json_object	*o;
-	char		 v[16];
 	enum fb_err	 e;
 
 	*out = NULL;
-	if ((e = db_schema_version(db, v)) != FB_OK ||
-	    (e = db_ops_queues(db, &q)) != FB_OK)
+	if ((e = ops_status_read(db, &st)) != FB_OK)
 		return e;
-	if ((e = db_ops_jobs(db, &jb)) != FB_OK) {
-		dbrows_free(&q);
-		return e;
-	}
 	o = json_object_new_object();
-	jadd_str(o, "schema", v);
-	json_object_object_add(o, "queues", queues_json(&q));
-	json_object_object_add(o, "jobs", jobs_json(&jb));
-	dbrows_free(&q);
-	dbrows_free(&jb);
+	jadd_str(o, "schema", st.schema);
+	json_object_object_add(o, "queues", queues_json(&st.queues));
+	json_object_object_add(o, "jobs", jobs_json(&st.jobs));
+	ops_status_free(&st);
 	*out = o;
 	return FB_OK;
 }
