@@ -49,7 +49,6 @@ page(struct req *r, int status, const char *title, const char *body,
 	    "style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; "
 	    "base-uri 'none'");
 	req_header(r, "X-Frame-Options", "DENY");
-	req_header(r, "X-Content-Type-Options", "nosniff");
 	req_header(r, "Referrer-Policy", "no-referrer");
 }
 

@@ -213,6 +213,8 @@ respond(struct req *r, FCGX_Request *fr)
 		    "application/json; charset=utf-8");
 	header(&head, "X-Request-Id", r->request_id);
 	header(&head, "Cache-Control", "no-store");
+	/* every answer as its Content-Type says, never sniffed (issue 43) */
+	header(&head, "X-Content-Type-Options", "nosniff");
 	/*
 	 * An answer is whole or nothing: a Range request gets all of it, 200
 	 * (RFC 9110 14.2, a server may ignore Range; 14.3, "none").  lighttpd

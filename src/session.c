@@ -145,3 +145,73 @@ session_origin_ok(const struct conf *c, const char *origin)
 	n = (size_t)(host + 3 - b) + strcspn(host + 3, "/?#");
 	return strlen(origin) == n && strncasecmp(origin, b, n) == 0;
 }
+
+const char *
+device_cookie_name(const struct conf *c)
+{
+	return strncmp(c->base_url, "https://", 8) == 0 ? "__Host-fb_device" :
+	    "fb_device";
+}
+
+/* The MAC of a device token for an address, base64url, into out. */
+static void
+device_mac(const struct conf *c, const char *email, const char *tok,
+    char out[44])
+{
+	static const char label[] = "formback device v1";
+	crypto_generichash_state st;
+	unsigned char	 mac[32];
+
+	crypto_generichash_init(&st, c->index_key, 32, sizeof(mac));
+	crypto_generichash_update(&st, (const unsigned char *)label,
+	    sizeof(label));
+	crypto_generichash_update(&st, (const unsigned char *)email,
+	    strlen(email) + 1);
+	crypto_generichash_update(&st, (const unsigned char *)tok,
+	    strlen(tok));
+	crypto_generichash_final(&st, mac, sizeof(mac));
+	b64url_encode(mac, sizeof(mac), out);
+}
+
+bool
+device_cookie_ok(const struct conf *c, const char *h, const char *email,
+    char tok[TOKEN_LEN + 1])
+{
+	const char	*name = device_cookie_name(c), *p, *v;
+	char		 want[44];
+	size_t		 n = strlen(name);
+
+	for (p = h; p != NULL && *p != '\0'; ) {
+		while (*p == ' ' || *p == ';')
+			p++;
+		v = p + n + 1;
+		if (strncmp(p, name, n) == 0 && p[n] == '=' &&
+		    strcspn(v, "; ") == DEVICE_COOKIE_LEN &&
+		    v[TOKEN_LEN] == '.') {
+			memcpy(tok, v, TOKEN_LEN);
+			tok[TOKEN_LEN] = '\0';
+			device_mac(c, email, tok, want);
+			if (token_shape_ok(tok, "fbd_") &&
+			    sodium_memcmp(want, v + TOKEN_LEN + 1, 43) == 0)
+				return true;
+		}
+		if ((p = strchr(p, ';')) == NULL)
+			break;
+	}
+	tok[0] = '\0';
+	return false;
+}
+
+enum fb_err
+device_cookie_set(struct req *r, const char *email)
+{
+	char		 tok[TOKEN_LEN + 1], mac[44], v[256];
+	bool		 tls = strncmp(r->conf->base_url, "https://", 8) == 0;
+
+	token_generate("fbd_", tok);
+	device_mac(r->conf, email, tok, mac);
+	snprintf(v, sizeof(v), "%s=%s.%s; Path=/; Max-Age=%d; HttpOnly; "
+	    "SameSite=Strict%s", device_cookie_name(r->conf), tok, mac,
+	    DEVICE_COOKIE_DAYS * 86400, tls ? "; Secure" : "");
+	return req_header(r, "Set-Cookie", v);
+}

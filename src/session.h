@@ -82,4 +82,30 @@ bool		 session_csrf_ok(const char *token, const char *given);
  */
 bool		 session_origin_ok(const struct conf *, const char *origin);
 
+/*
+ * Device cookies (OWASP, Authentication Cheat Sheet, "Device Cookies";
+ * issue 43): a browser that signed in as an address before shows it on
+ * its next sign-in, and its failures count against that cookie alone,
+ * never against the account, so failures from elsewhere cannot lock the
+ * owner's own browser out.  The value is a random token ("fbd_", as
+ * token_generate()) and, after a '.', base64url of a BLAKE2b MAC keyed
+ * by the index key over the address and the token.
+ */
+#define DEVICE_COOKIE_LEN	(TOKEN_LEN + 1 + 43)
+#define DEVICE_COOKIE_DAYS	365
+/* "__Host-fb_device" when base_url is https, else "fb_device". */
+const char	*device_cookie_name(const struct conf *);
+/*
+ * Whether the Cookie header (maybe NULL) holds a device cookie made for
+ * `email` (the normalised address); its token into tok when it does.
+ */
+bool		 device_cookie_ok(const struct conf *, const char *header,
+		    const char *email, char tok[TOKEN_LEN + 1]);
+/*
+ * A new device cookie for `email`, as Set-Cookie (RFC 6265 section 4.1):
+ * HttpOnly, SameSite=Strict, Path=/, a year's Max-Age; Secure under
+ * https.  FB_EINVAL or FB_ENOMEM as req_header().
+ */
+enum fb_err	 device_cookie_set(struct req *, const char *email);
+
 #endif

@@ -49,15 +49,23 @@ export FB_LOG="$W/httpd.err"
 export FB_MAIL_DIR="$W/mail" FB_SMS_FILE="$W/sms.jsonl"
 export FB_RESP_LOG="$W/responses.jsonl"
 set +e
-if [ -n "${FB_SHUFFLE:-}" ] && [ -z "${FB_TEST_FILTER:-}" ]; then
+# FB_SUITES (space-separated suite names; all unless set) narrows the run
+# to those suites: the Apache passes run the suites whose subject is the
+# web server's part (tests/integ/apache.sh).  FB_SHUFFLE is the seed of
+# the shuffled order, the day's date unless set; 0 runs the suites in
+# order, in one process, as a filter (FB_TEST_FILTER) does.
+FB_SHUFFLE=${FB_SHUFFLE:-$(date +%Y%m%d)}
+suites=$(echo "${FB_SUITES:-}" | tr ' ' '|')
+if [ "$FB_SHUFFLE" != 0 ] && [ -z "${FB_TEST_FILTER:-}" ]; then
 	# every test alone in its own process, in an order drawn from the
 	# seed FB_SHUFFLE (issue 18: no test leans on another's leftovers
 	# or order); one Synthesis line each
-	echo "shuffled with seed $FB_SHUFFLE"
+	echo "shuffled with seed $FB_SHUFFLE${suites:+, suites $suites}"
 	rc=0
-	for t in $("$bld/tests/integ/integ" --list 2>&1 | awk '
+	for t in $("$bld/tests/integ/integ" --list 2>&1 | awk -v only="$suites" '
+	    BEGIN { n = split(only, s, "|"); for (i = 1; i <= n; i++) want[s[i]] = 1 }
 	    /^[a-z_]+: [0-9]+ tests?$/ { suite = $1; sub(":", "", suite); next }
-	    { name = $NF; if (name != "") print suite "/" name }' |
+	    { name = $NF; if (name != "" && (n == 0 || suite in want)) print suite "/" name }' |
 	    awk -v seed="$FB_SHUFFLE" 'BEGIN { srand(seed) } { print rand() "\t" $0 }' |
 	    sort -n | cut -f 2); do
 		"$bld/tests/integ/integ" --jobs 1 --filter "$t" && continue
@@ -68,7 +76,8 @@ if [ -n "${FB_SHUFFLE:-}" ] && [ -z "${FB_TEST_FILTER:-}" ]; then
 		    tail -n 12 | sed "s|^|server: |" >&2
 	done
 else
-	"$bld/tests/integ/integ" --jobs 1 ${FB_TEST_FILTER:+--filter "$FB_TEST_FILTER"}
+	filter=${FB_TEST_FILTER:-${suites:+@($suites)/*}}
+	"$bld/tests/integ/integ" --jobs 1 ${filter:+--filter "$filter"}
 	rc=$?
 fi
 if [ $rc -ne 0 ]; then

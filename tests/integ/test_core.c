@@ -340,6 +340,30 @@ Test(core, request_id_everywhere)
 }
 
 /*
+ * Every answer of formback.fcgi says X-Content-Type-Options: nosniff
+ * (issue 43): a JSON success, an error, a keyless path and the text of
+ * the metrics, so no browser reads one as another type.
+ */
+Test(core, nosniff_on_every_answer)
+{
+	static const char *const paths[] = { "/api/v1/openapi.json",
+	    "/api/v1/health", "/api/v1/sites", "/api/v1/no-such-path" };
+	struct fx	 f;
+	struct resp	*r;
+	size_t		 i;
+
+	fx_new(&f, "pro", 0);
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		r = http("GET", paths[i], f.live, NULL, NULL);
+		cr_assert_not_null(resp_header(r, "X-Content-Type-Options"),
+		    "%s", paths[i]);
+		cr_assert_str_eq(resp_header(r, "X-Content-Type-Options"),
+		    "nosniff", "%s", paths[i]);
+		resp_free(r);
+	}
+}
+
+/*
  * An answer is whole or nothing: a Range request (a download tool's, a
  * cache's) gets all of it, 200, as it would without one (RFC 9110 14.2),
  * not a piece of a JSON document, 206, which lighttpd would cut from a
