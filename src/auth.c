@@ -95,8 +95,10 @@ authenticate_fresh(struct req *r)
 	snprintf(fresh.tenant_id, sizeof(fresh.tenant_id), "%s", k->tenant_id);
 	snprintf(fresh.member_id, sizeof(fresh.member_id), "%s", k->member_id);
 	fresh.test = strcmp(k->kind, "test") == 0;
+	/* never more than its issuer's role allows now (issue 43) */
 	if (!scope_parse(k->scopes, &fresh.scopes))
 		fresh.scopes = 0;
+	fresh.scopes &= role_scopes(k->member_role);
 	if (!plan_parse(k->plan, &plan))
 		plan = PLAN_FREE;
 	fresh.rate_limit = k->rate_limit >= 0 ? (int)k->rate_limit :

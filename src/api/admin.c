@@ -416,7 +416,8 @@ api_members_invite(struct req *r)
  * only).  The tenant keeps an active owner: the last one cannot be
  * demoted, suspended or deleted (409 last_owner, counted under the
  * tenant's row lock).  Suspending or deleting ends the member's sessions
- * and stops the keys the member issued (contract: Authentication 5).
+ * and stops the keys the member issued (contract: Authentication 5); a
+ * new role narrows them to what it may do (apikey_follow_role()).
  */
 enum fb_err
 api_members_update(struct req *r)
@@ -428,6 +429,7 @@ api_members_update(struct req *r)
 	struct dbrows	 m;
 	const struct member_row *row;
 	long long	 owners;
+	struct key_changes keys;
 	bool		 leaves;
 	enum fb_err	 e;
 
@@ -459,8 +461,9 @@ api_members_update(struct req *r)
 			return api_error(r, AC_LAST_OWNER, role != NULL &&
 			    strcmp(role, "owner") != 0 ? "role" : "status");
 	}
-	if (role != NULL && (e = db_member_set_role(r->db, r->auth.tenant_id, id,
-	    role)) != FB_OK)
+	if (role != NULL && ((e = db_member_set_role(r->db, r->auth.tenant_id,
+	    id, role)) != FB_OK || (e = apikey_follow_role(r->db,
+	    r->auth.tenant_id, id, role, &keys)) != FB_OK))
 		return e;
 	if (status != NULL && strcmp(status, was_status) != 0) {
 		if ((e = db_member_set_status(r->db, id, status, tenant)) != FB_OK)

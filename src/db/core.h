@@ -15,7 +15,8 @@
 	N(tenant_id, TEXT, "k.tenant_id") N(member_id, TEXT, "k.member_id") \
 	N(kind, TEXT, "k.kind") N(scopes, TEXT, "k.scopes") \
 	N(revoked, BOOL, "k.revoked_at IS NOT NULL") \
-	N(member_status, TEXT, "m.status") N(plan, TEXT, "t.plan") \
+	N(member_status, TEXT, "m.status") N(member_role, TEXT, "m.role") \
+	N(plan, TEXT, "t.plan") \
 	N(rate_limit, INT, "COALESCE(t.rate_limit, -1)") \
 	N(auth_epoch, INT, "t.auth_epoch")
 struct auth_key_row { DB_FIELDS(AUTH_KEY_COLS) };

@@ -13,7 +13,8 @@ enum {
 	MB_SESSIONS_END, MB_LIST, MB_GET, MB_BY_EMAIL, MB_SET_ROLE,
 	MB_SET_PASSWORD, MB_OWNERS, MB_INV_EXPIRE, MB_INV_ADD, MB_INV_RECENT,
 	MB_INV_CLAIM, MB_INV_SENT, MB_INV_TOKEN, MB_INV_USE, MB_KEY_LIST,
-	MB_KEY_GET, MB_KEY_NAME, MB_KEY_USED, MB_AUDIT_LIST, MB_PURGE_SESSIONS,
+	MB_KEY_GET, MB_KEY_NAME, MB_KEY_USED, MB_KEY_OF_MEMBER, MB_KEY_SCOPES,
+	MB_AUDIT_LIST, MB_PURGE_SESSIONS,
 	MB_PURGE_INVITATIONS, MB_PURGE_THROTTLE,
 	MB__MAX
 };
@@ -100,6 +101,11 @@ static const struct dbstmt mb_sql[MB__MAX] = {
 	{ "apikey_used",
 	  "UPDATE api_keys SET last_used_at = NOW(6) WHERE id = ? AND "
 	  "(last_used_at IS NULL OR last_used_at < NOW(6) - INTERVAL 60 SECOND)" },
+	{ "apikey_of_member",
+	  "SELECT " DB_SELECT(APIKEY_COLS) " FROM api_keys k WHERE "
+	  "k.tenant_id = ? AND k.member_id = ? AND k.revoked_at IS NULL "
+	  "ORDER BY k.id FOR UPDATE" },
+	{ "apikey_scopes", "UPDATE api_keys SET scopes = ? WHERE id = ?" },
 	{ "audit_list",
 	  "SELECT " DB_SELECT(AUDIT_COLS) " FROM audit_log WHERE tenant_id = ? "
 	  "AND id < ? ORDER BY id DESC LIMIT ?" },
@@ -366,6 +372,22 @@ enum fb_err
 db_apikey_used(struct db *db, const char *id)
 {
 	return run(db, MB_KEY_USED, DBPARAMS(P_STR(id)), NULL);
+}
+
+enum fb_err
+db_apikey_of_member(struct db *db, const char *tenant, const char *member,
+    struct dbrows *out)
+{
+	return rows(db, MB_KEY_OF_MEMBER, DBPARAMS(P_STR(tenant),
+	    P_STR(member)), apikey_cols, NELEM(apikey_cols),
+	    sizeof(struct apikey_row), false, out);
+}
+
+enum fb_err
+db_apikey_scopes(struct db *db, const char *id, const char *scopes)
+{
+	return run(db, MB_KEY_SCOPES, DBPARAMS(P_STR(scopes), P_STR(id)),
+	    NULL);
 }
 
 enum fb_err

@@ -152,6 +152,15 @@ enum fb_err db_apikey_list(struct db *, const char *tenant, const char *before,
 enum fb_err db_apikey_get(struct db *, const char *tenant, const char *id,
 	    struct dbrows *out) FB_WUR;
 enum fb_err db_apikey_name(struct db *, const char *id, const char *name) FB_WUR;
+/*
+ * The keys member `member` of `tenant` issued that are not revoked,
+ * oldest first, locked for update (apikey_follow_role()).
+ */
+enum fb_err db_apikey_of_member(struct db *, const char *tenant,
+	    const char *member, struct dbrows *out) FB_WUR;
+/* Set key `id`'s scopes (as scope_format() writes them). */
+enum fb_err db_apikey_scopes(struct db *, const char *id,
+	    const char *scopes) FB_WUR;
 /* Stamp a key's last use, at most once a minute. */
 enum fb_err db_apikey_used(struct db *, const char *id) FB_WUR;
 

@@ -43,4 +43,23 @@ enum fb_err	apikey_issue(struct db *, const char *tenant,
 enum fb_err	apikey_revoke(struct db *, const char *id,
 		    char tenant[UUID_STRLEN + 1]) FB_WUR;
 
+/* What apikey_follow_role() did. */
+struct key_changes {
+	long	 narrowed;	/* keys left with fewer scopes */
+	long	 revoked;	/* keys left with none, revoked */
+};
+
+/*
+ * Keys follow roles (issue 43): after member `member` of `tenant` took
+ * the role `role`, each key it issued and did not revoke keeps only the
+ * scopes that role may use (role_scopes()); a key left with none is
+ * revoked.  A later promotion widens nothing: a key's scopes only
+ * narrow.  The tenant's authentication epoch is bumped when a key
+ * changed, so no worker keeps the old scopes.  Counts into ch.  Errors:
+ * FB_ENOMEM, else the database's.
+ */
+enum fb_err	apikey_follow_role(struct db *, const char *tenant,
+		    const char *member, const char *role,
+		    struct key_changes *ch) FB_WUR;
+
 #endif

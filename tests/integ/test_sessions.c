@@ -490,6 +490,74 @@ Test(sessions, suspended_member_refused_after_the_same_work)
 	    suspended, unknown);
 }
 
+/*
+ * Keys follow roles (issue 43): an admin's all-scope live key, once the
+ * owner demotes the admin to viewer, reads but writes nothing, on every
+ * worker at once, and lists the scopes it kept; a promotion widens
+ * nothing again.
+ */
+Test(sessions, demotion_narrows_the_issuers_keys)
+{
+	struct fx	 f;
+	struct sess	 o;
+	struct resp	*r;
+	json_object	*out;
+	char		 admin[40], key[80], path[128], body[256];
+	int		 i;
+
+	owner_fixture(&f);
+	session_of(owner_email, PW, &o);
+	snprintf(body, sizeof(body), "member create --tenant %s --email "
+	    "admin@t%s.example --role admin", f.tenant, f.tenant);
+	cr_assert_eq(ctl(&out, "%s", body), 0);
+	snprintf(admin, sizeof(admin), "%s", jget(out, "id"));
+	json_object_put(out);
+	cr_assert_eq(ctl(&out, "apikey create --tenant %s --member %s "
+	    "--kind live --scopes all", f.tenant, admin), 0);
+	snprintf(key, sizeof(key), "%s", jget(out, "key"));
+	json_object_put(out);
+	/* every worker has the key's scopes in its cache */
+	for (i = 0; i < 4; i++) {
+		r = http("GET", "/api/v1/webhook_endpoints", key, NULL, NULL);
+		cr_assert_eq(r->status, 200, "%s", r->body);
+		resp_free(r);
+	}
+	snprintf(path, sizeof(path), "/api/v1/admin/members/%s", admin);
+	r = http("PATCH", path, NULL, "{\"role\":\"viewer\"}", o.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	for (i = 0; i < 4; i++) {
+		r = http("GET", "/api/v1/webhook_endpoints", key, NULL, NULL);
+		expect_error(r, 403, "permission_error", "scope_insufficient",
+		    NULL);
+		resp_free(r);
+		r = http("POST", "/api/v1/suppressions", key,
+		    "{\"type\":\"email\",\"value\":\"a@b.example\"}", NULL);
+		expect_error(r, 403, "permission_error", "scope_insufficient",
+		    NULL);
+		resp_free(r);
+		r = http("GET", "/api/v1/sites", key, NULL, NULL);
+		cr_assert_eq(r->status, 200, "%s", r->body);
+		resp_free(r);
+	}
+	r = http("GET", "/api/v1/admin/api_keys", NULL, NULL, o.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	/* the newest key, the admin's: its eight read scopes, no more */
+	cr_assert_str_eq(jget(r->json, "data.0.member_id"), admin);
+	cr_assert_str_eq(jget(r->json, "data.0.scopes.0"), "campaigns:read");
+	cr_assert_str_eq(jget(r->json, "data.0.scopes.7"),
+	    "suppressions:read");
+	cr_assert_null(jget(r->json, "data.0.scopes.8"), "%s", r->body);
+	resp_free(r);
+	/* promoted again: the key keeps what it kept */
+	r = http("PATCH", path, NULL, "{\"role\":\"admin\"}", o.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	r = http("GET", "/api/v1/webhook_endpoints", key, NULL, NULL);
+	expect_error(r, 403, "permission_error", "scope_insufficient", NULL);
+	resp_free(r);
+}
+
 Test(sessions, api_keys_issued_once_listed_and_revoked)
 {
 	struct fx	 f;
