@@ -1,6 +1,7 @@
 /* RFC 4180 records in UTF-8 or Shift_JIS (csv.h). */
 #include <errno.h>
 #include <iconv.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "csv.h"
@@ -110,4 +111,80 @@ csv_next(struct csv *c)
 		c->p = p;
 		return 1;
 	}
+}
+
+void
+csvw_begin(struct csvw *w, struct buf *out)
+{
+	w->out = out;
+	w->err = FB_OK;
+	w->first = true;
+}
+
+static void
+csv_put(struct csvw *w, const char *p, size_t n)
+{
+	if (w->err == FB_OK)
+		w->err = buf_add(w->out, p, n);
+}
+
+/* One field, quoted when it must be, after "'" when `formula`. */
+static void
+csv_field(struct csvw *w, const char *v, bool formula)
+{
+	const char	*q;
+
+	if (!w->first)
+		csv_put(w, ",", 1);
+	w->first = false;
+	if (v == NULL)
+		return;
+	if (v[strcspn(v, ",\"\r\n")] == '\0' && !formula) {
+		csv_put(w, v, strlen(v));
+		return;
+	}
+	csv_put(w, formula ? "\"'" : "\"", formula ? 2 : 1);
+	for (; (q = strchr(v, '"')) != NULL; v = q + 1) {
+		csv_put(w, v, (size_t)(q - v) + 1);
+		csv_put(w, "\"", 1);
+	}
+	csv_put(w, v, strlen(v));
+	csv_put(w, "\"", 1);
+}
+
+void
+csv_cell(struct csvw *w, const char *v)
+{
+	csv_field(w, v, v != NULL && *v != '\0' && strchr("=+-@\t\r", *v) !=
+	    NULL);
+}
+
+void
+csv_plain(struct csvw *w, const char *v)
+{
+	csv_field(w, v, false);
+}
+
+void
+csv_int(struct csvw *w, long long v)
+{
+	char	 n[24];
+
+	snprintf(n, sizeof(n), "%lld", v);
+	csv_field(w, n, false);
+}
+
+void
+csv_time(struct csvw *w, const char *v)
+{
+	char	 t[32];
+
+	csv_field(w, time_out(v, t), false);
+}
+
+void
+csv_end(struct csvw *w)
+{
+	csv_put(w, "\r\n", 2);
+	w->first = true;
 }

@@ -46,4 +46,30 @@ void		csv_init(struct csv *, const char *s, size_t n);
  */
 int		csv_next(struct csv *);
 
+/*
+ * Writing CSV (RFC 4180) for the exports (issue 43): fields separated by
+ * ',', records ended by CRLF, a field in double quotes when it holds a
+ * comma, a quote, CR or LF, its quotes doubled.  A text cell that a
+ * spreadsheet would read as a formula -- one beginning with '=', '+',
+ * '-', '@', a tab or a CR -- is written with a "'" before it (OWASP, CSV
+ * Injection), so a memo of "=HYPERLINK(...)" stays text.  The first
+ * error (FB_ENOMEM: the buffer's cap) sticks; csvw.err holds it.
+ */
+struct csvw {
+	struct buf	*out;
+	enum fb_err	 err;
+	bool		 first;		/* no field yet in this record */
+};
+void	csvw_begin(struct csvw *, struct buf *out);
+/* A text cell from anywhere (NULL: empty), neutralised as above. */
+void	csv_cell(struct csvw *, const char *v);
+/* A cell of ours, a number or a name (NULL: empty): never neutralised. */
+void	csv_plain(struct csvw *, const char *v);
+/* A number. */
+void	csv_int(struct csvw *, long long v);
+/* A DATETIME, written as time_out() writes it. */
+void	csv_time(struct csvw *, const char *v);
+/* End the record. */
+void	csv_end(struct csvw *);
+
 #endif

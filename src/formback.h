@@ -196,6 +196,13 @@ int	log_level_parse(const char *, enum log_level *);
 /* jsonw.c */
 
 /*
+ * A DATETIME as the client library writes it, "YYYY-MM-DD HH:MM:SS[.f]",
+ * as the contract writes it, "YYYY-MM-DDTHH:MM:SSZ" (into t, returned);
+ * anything else, and NULL, as it is.
+ */
+const char *time_out(const char *v, char t[32]);
+
+/*
  * One-line builders over json-c that accept NULL as null.  The
  * key must outlive the object (a string literal): it is not copied.
  * Adding a key again replaces its value.

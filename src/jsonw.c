@@ -39,12 +39,7 @@ jadd_bool(json_object *o, const char *k, bool v)
 	add(o, k, json_object_new_boolean(v));
 }
 
-/*
- * A DATETIME as the client library writes it, "YYYY-MM-DD HH:MM:SS[.f]",
- * as the contract writes it, "YYYY-MM-DDTHH:MM:SSZ", into t; anything
- * else as it is.
- */
-static const char *
+const char *
 time_out(const char *v, char t[32])
 {
 	if (v != NULL && strnlen(v, 19) == 19 && v[10] == ' ') {

@@ -263,6 +263,8 @@ operation_json(const struct route *rt)
 	resp = json_object_new_object();
 	if (rt->resp_schema != NULL)
 		ok = ref(rt->resp_schema);
+	else if (rt->media != NULL)
+		ok = typed(rt->media, "string");
 	else if (rt->status != 204)
 		ok = typed(rt->fn == api_openapi_get ? "application/json" :
 		    "text/html", rt->fn == api_openapi_get ? "object" : "string");

@@ -10,9 +10,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include <sodium.h>
 
+#include "csv.h"
 #include "req.h"
 
 #define CUR_VERSION	2
@@ -194,3 +196,66 @@ page_answer(struct req *r, const struct page *pg, struct dbrows *rows,
 	return req_gen_end(r, &j, 200);
 }
 
+
+/* The export's pages into w; the rows written into *total. */
+static enum fb_err
+export_rows(struct req *r, struct csvw *w, page_fetch fetch,
+    const void *filter, size_t rowsize, size_t id_off,
+    void (*row)(struct csvw *, const void *), size_t *total, bool *more)
+{
+	struct dbrows	 rows;
+	char		 after[UUID_STRLEN + 1] = "";
+	const char	*last;
+	size_t		 i, n;
+	enum fb_err	 e;
+
+	*total = 0;
+	do {
+		if ((e = fetch(r, filter, after[0] != '\0' ? after : NULL,
+		    EXPORT_PAGE, &rows)) != FB_OK)
+			return e;
+		for (i = 0; i < rows.n && *total < EXPORT_MAX_ROWS; i++)
+			row(w, (const char *)rows.row + i * rowsize), (*total)++;
+		if ((n = rows.n) > 0) {
+			last = *(const char *const *)(const void *)
+			    ((const char *)rows.row + (n - 1) * rowsize +
+			    id_off);
+			snprintf(after, sizeof(after), "%s", last);
+		}
+		dbrows_free(&rows);
+		*more = n == EXPORT_PAGE;
+	} while (w->err == FB_OK && *more && *total < EXPORT_MAX_ROWS);
+	return w->err;
+}
+
+enum fb_err
+export_answer(struct req *r, const char *name, page_fetch fetch,
+    const void *filter, size_t rowsize, size_t id_off,
+    void (*head)(struct csvw *), void (*row)(struct csvw *, const void *))
+{
+	struct csvw	 w;
+	char		 cd[128], day[16];
+	time_t		 t = time(NULL) + 9 * 3600;
+	size_t		 total;
+	bool		 more;
+	enum fb_err	 e;
+
+	buf_reset(&r->out);
+	csvw_begin(&w, &r->out);
+	w.err = buf_add(&r->out, "\xef\xbb\xbf", 3);
+	head(&w);
+	if ((e = export_rows(r, &w, fetch, filter, rowsize, id_off, row,
+	    &total, &more)) != FB_OK) {
+		buf_reset(&r->out);
+		return e;
+	}
+	strftime(day, sizeof(day), "%Y%m%d", gmtime(&t));
+	snprintf(cd, sizeof(cd), "attachment; filename=\"%s-%s.csv\"", name,
+	    day);
+	if ((e = req_header(r, "Content-Disposition", cd)) == FB_OK &&
+	    total == EXPORT_MAX_ROWS && more)
+		e = req_header(r, "Formback-Export-Truncated", "true");
+	r->out_type = "text/csv; charset=utf-8";
+	r->status = 200;
+	return e;
+}

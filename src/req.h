@@ -72,6 +72,7 @@ struct route {
 	const char		*body_schema;	/* components/schemas name or NULL */
 	int			 status;	/* success status */
 	const char		*resp_schema;	/* NULL: no body (204) */
+	const char		*media;		/* a body not JSON: its type */
 	const char		*summary;
 };
 
@@ -313,6 +314,28 @@ struct page_member {
 enum fb_err page_answer(struct req *, const struct page *, struct dbrows *rows,
 	    size_t rowsize, size_t id_off, row_gen gen,
 	    const struct page_member *extra) FB_WUR;
+/*
+ * A list's rows from the database for export_answer(): those after id
+ * `after` (NULL: from the newest), n at most, of the filter `filter`.
+ */
+typedef enum fb_err (*page_fetch)(struct req *, const void *filter,
+	    const char *after, int n, struct dbrows *out);
+struct csvw;
+/*
+ * Answer a CSV export (issue 43; RFC 4180, UTF-8 with a byte-order mark
+ * so that Excel reads it as UTF-8): head() writes the header record,
+ * then row() one record per row of the structs of `rowsize` bytes that
+ * fetch() gives, page after page (EXPORT_PAGE rows, the next after the
+ * id at `id_off` of the last), EXPORT_MAX_ROWS at most: an export cut
+ * there says Formback-Export-Truncated: true.  The file is named
+ * `name`-YYYYMMDD.csv (the JST day).  Errors: fetch()'s, FB_ENOMEM.
+ */
+#define EXPORT_PAGE	1000
+#define EXPORT_MAX_ROWS	100000
+enum fb_err export_answer(struct req *, const char *name, page_fetch fetch,
+	    const void *filter, size_t rowsize, size_t id_off,
+	    void (*head)(struct csvw *),
+	    void (*row)(struct csvw *, const void *)) FB_WUR;
 /* Encode and decode cursors for list `tag` (unit-tested). */
 void	cursor_encode(const unsigned char *mk, const char *tag, const char *id,
 	    char *out, size_t outsz);

@@ -44,61 +44,71 @@ static const struct param_def p_get_campaign[] = {
 	PATH_ID("campaign_id"), END
 };
 static const struct param_def p_site[] = { PATH_ID("site_id"), END };
+#define LEAD_FILTERS \
+	{ .name = "site_id", .in = IN_QUERY, .type = PT_UUID, \
+	  .desc = "Only this site's leads." }, \
+	{ .name = "campaign_id", .in = IN_QUERY, .type = PT_UUID, \
+	  .desc = "Only this campaign's leads." }, \
+	{ .name = "status", .in = IN_QUERY, .type = PT_ENUM, \
+	  .enums = "started|captured|abandoned|queued|sent|converted|" \
+	  "suppressed", \
+	  .desc = "Only leads in this state." }, \
+	{ .name = "date_field", .in = IN_QUERY, .type = PT_ENUM, \
+	  .enums = "created_at|captured_at|abandoned_at|converted_at", \
+	  .desc = "The datetime that from and to filter on (default " \
+	  "created_at)." }, \
+	{ .name = "from", .in = IN_QUERY, .type = PT_DATETIME, \
+	  .desc = "Inclusive lower bound, ISO 8601 with Z or an offset." }, \
+	{ .name = "to", .in = IN_QUERY, .type = PT_DATETIME, \
+	  .desc = "Exclusive upper bound, ISO 8601 with Z or an offset." }
 static const struct param_def p_list_leads[] = {
-	{ .name = "site_id", .in = IN_QUERY, .type = PT_UUID,
-	  .desc = "Only this site's leads." },
-	{ .name = "campaign_id", .in = IN_QUERY, .type = PT_UUID,
-	  .desc = "Only this campaign's leads." },
-	{ .name = "status", .in = IN_QUERY, .type = PT_ENUM,
-	  .enums = "started|captured|abandoned|queued|sent|converted|"
-	  "suppressed",
-	  .desc = "Only leads in this state." },
-	{ .name = "date_field", .in = IN_QUERY, .type = PT_ENUM,
-	  .enums = "created_at|captured_at|abandoned_at|converted_at",
-	  .desc = "The datetime that from and to filter on (default "
-	  "created_at)." },
-	{ .name = "from", .in = IN_QUERY, .type = PT_DATETIME,
-	  .desc = "Inclusive lower bound, ISO 8601 with Z or an offset." },
-	{ .name = "to", .in = IN_QUERY, .type = PT_DATETIME,
-	  .desc = "Exclusive upper bound, ISO 8601 with Z or an offset." },
-	LIMIT(50), CURSOR, END
+	LEAD_FILTERS, LIMIT(50), CURSOR, END
 };
+static const struct param_def p_export_leads[] = { LEAD_FILTERS, END };
 static const struct param_def p_get_lead[] = { PATH_ID("lead_id"), END };
 static const struct param_def p_scenario[] = { PATH_ID("scenario_id"), END };
+#define DELIVERY_FILTERS \
+	{ .name = "status", .in = IN_QUERY, .type = PT_ENUM, \
+	  .enums = "scheduled|sending|sent|delivered|failed|cancelled|" \
+	  "suppressed", \
+	  .desc = "Only deliveries in this state." }, \
+	{ .name = "campaign_id", .in = IN_QUERY, .type = PT_UUID, \
+	  .desc = "Only this campaign's." }, \
+	{ .name = "scenario_id", .in = IN_QUERY, .type = PT_UUID, \
+	  .desc = "Only this scenario's." }, \
+	{ .name = "date_field", .in = IN_QUERY, .type = PT_ENUM, \
+	  .enums = "created_at|scheduled_at|sent_at", \
+	  .desc = "The datetime that from and to filter on (default " \
+	  "created_at)." }, \
+	{ .name = "from", .in = IN_QUERY, .type = PT_DATETIME, \
+	  .desc = "Inclusive lower bound." }, \
+	{ .name = "to", .in = IN_QUERY, .type = PT_DATETIME, \
+	  .desc = "Exclusive upper bound." }
 static const struct param_def p_list_deliveries[] = {
-	{ .name = "status", .in = IN_QUERY, .type = PT_ENUM,
-	  .enums = "scheduled|sending|sent|delivered|failed|cancelled|"
-	  "suppressed",
-	  .desc = "Only deliveries in this state." },
-	{ .name = "campaign_id", .in = IN_QUERY, .type = PT_UUID,
-	  .desc = "Only this campaign's." },
-	{ .name = "scenario_id", .in = IN_QUERY, .type = PT_UUID,
-	  .desc = "Only this scenario's." },
-	{ .name = "date_field", .in = IN_QUERY, .type = PT_ENUM,
-	  .enums = "created_at|scheduled_at|sent_at",
-	  .desc = "The datetime that from and to filter on (default "
-	  "created_at)." },
-	{ .name = "from", .in = IN_QUERY, .type = PT_DATETIME,
-	  .desc = "Inclusive lower bound." },
-	{ .name = "to", .in = IN_QUERY, .type = PT_DATETIME,
-	  .desc = "Exclusive upper bound." },
-	LIMIT(50), CURSOR, END
+	DELIVERY_FILTERS, LIMIT(50), CURSOR, END
+};
+static const struct param_def p_export_deliveries[] = {
+	DELIVERY_FILTERS, END
 };
 static const struct param_def p_delivery[] = { PATH_ID("delivery_id"), END };
+#define SUPPRESSION_FILTERS \
+	{ .name = "q", .in = IN_QUERY, .type = PT_STRING, .max = 254, \
+	  .desc = "An exact phone number or email address (matched through its " \
+	  "blind index)." }, \
+	{ .name = "kind", .in = IN_QUERY, .type = PT_ENUM, .enums = "email|tel", \
+	  .desc = "Only this kind." }, \
+	{ .name = "reason", .in = IN_QUERY, .type = PT_ENUM, \
+	  .enums = "opt_out|manual|bounce|complaint|undeliverable", \
+	  .desc = "Only this reason." }, \
+	{ .name = "scope", .in = IN_QUERY, .type = PT_ENUM, \
+	  .enums = "tenant|campaign", .desc = "Only this scope." }, \
+	{ .name = "campaign_id", .in = IN_QUERY, .type = PT_UUID, \
+	  .desc = "Only this campaign's." }
 static const struct param_def p_list_suppressions[] = {
-	{ .name = "q", .in = IN_QUERY, .type = PT_STRING, .max = 254,
-	  .desc = "An exact phone number or email address (matched through its "
-	  "blind index)." },
-	{ .name = "kind", .in = IN_QUERY, .type = PT_ENUM, .enums = "email|tel",
-	  .desc = "Only this kind." },
-	{ .name = "reason", .in = IN_QUERY, .type = PT_ENUM,
-	  .enums = "opt_out|manual|bounce|complaint|undeliverable",
-	  .desc = "Only this reason." },
-	{ .name = "scope", .in = IN_QUERY, .type = PT_ENUM,
-	  .enums = "tenant|campaign", .desc = "Only this scope." },
-	{ .name = "campaign_id", .in = IN_QUERY, .type = PT_UUID,
-	  .desc = "Only this campaign's." },
-	LIMIT(50), CURSOR, END
+	SUPPRESSION_FILTERS, LIMIT(50), CURSOR, END
+};
+static const struct param_def p_export_suppressions[] = {
+	SUPPRESSION_FILTERS, END
 };
 static const struct param_def p_suppression[] = {
 	PATH_ID("suppression_id"), END
@@ -676,6 +686,26 @@ const struct route routes[] = {
 	  .status = 200,
 	  .summary = "An email as it is sent, text/html under a CSP sandbox, "
 	  "for a sandboxed frame." },
+	{ .method = "GET", .path = "/api/v1/admin/leads/export",
+	  .fn = api_leads_export, .operation_id = "exportLeads",
+	  .scopes = S(LEADS_READ), .flags = ADMIN, .params = p_export_leads,
+	  .status = 200, .media = "text/csv",
+	  .summary = "The leads of listLeads' filters as CSV (UTF-8 with a "
+	  "byte-order mark; contacts masked; a cell a spreadsheet would "
+	  "read as a formula begins with ')." },
+	{ .method = "GET", .path = "/api/v1/admin/deliveries/export",
+	  .fn = api_deliveries_export, .operation_id = "exportDeliveries",
+	  .scopes = S(DELIVERIES_READ), .flags = ADMIN,
+	  .params = p_export_deliveries, .status = 200, .media = "text/csv",
+	  .summary = "The deliveries of listDeliveries' filters as CSV, as "
+	  "exportLeads writes it." },
+	{ .method = "GET", .path = "/api/v1/admin/suppressions/export",
+	  .fn = api_suppressions_export, .operation_id = "exportSuppressions",
+	  .scopes = S(SUPPRESSIONS_READ), .flags = ADMIN,
+	  .params = p_export_suppressions, .status = 200,
+	  .media = "text/csv",
+	  .summary = "The suppressions of listSuppressions' filters as CSV, "
+	  "as exportLeads writes it." },
 	{ .method = "GET", .path = "/api/v1/admin/test_sends",
 	  .fn = api_test_sends_list, .operation_id = "listTestSends",
 	  .scopes = S(MESSAGES_READ), .flags = ADMIN, .params = p_list,

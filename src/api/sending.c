@@ -12,6 +12,7 @@
 #include "../api.h"
 #include "../csv.h"
 #include "../pii.h"
+#include "../rowcsv.h"
 #include "../rowjson.h"
 #include "../db/store.h"
 
@@ -81,6 +82,20 @@ delivery_gen(struct jgen *j, const void *row)
 		jg_str(j, "segments", NULL);
 }
 
+/* The list's filters (contract: listDeliveries); -1 after a 400. */
+static int
+delivery_filter_from_req(struct req *r, struct delivery_filter *f)
+{
+	memset(f, 0, sizeof(*f));
+	if (page_range_from_req(r, dlv_date_fields, NELEM(dlv_date_fields),
+	    &f->range) != 0)
+		return -1;
+	f->status = req_query(r, "status");
+	f->campaign = req_query(r, "campaign_id");
+	f->scenario = req_query(r, "scenario_id");
+	return 0;
+}
+
 enum fb_err
 api_deliveries_list(struct req *r)
 {
@@ -92,19 +107,35 @@ api_deliveries_list(struct req *r)
 	};
 	enum fb_err		 e;
 
-	memset(&f, 0, sizeof(f));
-	if (page_from_req(r, &pg) != 0 || page_range_from_req(r, dlv_date_fields,
-	    NELEM(dlv_date_fields), &f.range) != 0)
+	if (page_from_req(r, &pg) != 0 ||
+	    delivery_filter_from_req(r, &f) != 0)
 		return FB_OK;
-	f.status = req_query(r, "status");
-	f.campaign = req_query(r, "campaign_id");
-	f.scenario = req_query(r, "scenario_id");
 	if ((e = db_delivery_list(r->db, r->auth.tenant_id, &f,
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	extra[0].value = dlv_date_fields[f.range.field];
 	return page_answer(r, &pg, &rows, sizeof(struct delivery_row),
 	    offsetof(struct delivery_row, id), delivery_gen, extra);
+}
+
+static enum fb_err
+deliveries_fetch(struct req *r, const void *f, const char *after, int n,
+    struct dbrows *out)
+{
+	return db_delivery_list(r->db, r->auth.tenant_id, f, after, n, out);
+}
+
+/* GET /api/v1/admin/deliveries/export: the list's deliveries as CSV. */
+enum fb_err
+api_deliveries_export(struct req *r)
+{
+	struct delivery_filter	 f;
+
+	if (delivery_filter_from_req(r, &f) != 0)
+		return FB_OK;
+	return export_answer(r, "deliveries", deliveries_fetch, &f,
+	    sizeof(struct delivery_row), offsetof(struct delivery_row, id),
+	    delivery_csv_head, delivery_csv);
 }
 
 enum fb_err
@@ -135,35 +166,69 @@ suppression_gen(struct jgen *j, const void *row)
  * GET /suppressions: `q` is an exact contact, looked up through the blind
  * index (a phone number in any typed form, or an email address).
  */
+/*
+ * The list's filters (contract: listSuppressions), q through its blind
+ * index into bidx (one that matches nothing when q is no contact).
+ */
+static void
+suppression_filter_from_req(struct req *r, struct suppression_filter *f,
+    unsigned char bidx[PII_BIDXBYTES])
+{
+	const char	*q = req_query(r, "q"), *kind;
+	char		 masked[300];
+
+	memset(f, 0, sizeof(*f));
+	f->kind = req_query(r, "kind");
+	f->reason = req_query(r, "reason");
+	f->scope = req_query(r, "scope");
+	f->campaign = req_query(r, "campaign_id");
+	if (q != NULL && *q != '\0') {
+		if (!contact_key(r->conf->index_key, r->auth.tenant_id, q,
+		    &kind, bidx, masked))
+			memset(bidx, 0, PII_BIDXBYTES);	/* matches nothing */
+		f->bidx = bidx;
+	}
+}
+
 enum fb_err
 api_suppressions_list(struct req *r)
 {
 	struct page		 pg;
 	struct suppression_filter f;
 	struct dbrows		 rows;
-	const char		*q = req_query(r, "q"), *kind;
 	unsigned char		 bidx[PII_BIDXBYTES];
-	char			 masked[300];
 	enum fb_err		 e;
 
 	if (page_from_req(r, &pg) != 0)
 		return FB_OK;
-	memset(&f, 0, sizeof(f));
-	f.kind = req_query(r, "kind");
-	f.reason = req_query(r, "reason");
-	f.scope = req_query(r, "scope");
-	f.campaign = req_query(r, "campaign_id");
-	if (q != NULL && *q != '\0') {
-		if (!contact_key(r->conf->index_key, r->auth.tenant_id, q,
-		    &kind, bidx, masked))
-			memset(bidx, 0, sizeof(bidx));	/* matches nothing */
-		f.bidx = bidx;
-	}
+	suppression_filter_from_req(r, &f, bidx);
 	if ((e = db_suppression_list(r->db, r->auth.tenant_id, &f,
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	return page_answer(r, &pg, &rows, sizeof(struct suppression_row),
 	    offsetof(struct suppression_row, id), suppression_gen, NULL);
+}
+
+static enum fb_err
+suppressions_fetch(struct req *r, const void *f, const char *after, int n,
+    struct dbrows *out)
+{
+	return db_suppression_list(r->db, r->auth.tenant_id, f, after, n,
+	    out);
+}
+
+/* GET /api/v1/admin/suppressions/export: the list's as CSV, masked. */
+enum fb_err
+api_suppressions_export(struct req *r)
+{
+	struct suppression_filter f;
+	unsigned char		 bidx[PII_BIDXBYTES];
+
+	suppression_filter_from_req(r, &f, bidx);
+	return export_answer(r, "suppressions", suppressions_fetch, &f,
+	    sizeof(struct suppression_row),
+	    offsetof(struct suppression_row, id), suppression_csv_head,
+	    suppression_csv);
 }
 
 /* POST /suppressions: one entry (contract: SuppressionIn). */

@@ -558,6 +558,75 @@ Test(sessions, demotion_narrows_the_issuers_keys)
 	resp_free(r);
 }
 
+/*
+ * CSV exports (issue 43): session-only, masked, UTF-8 with a byte-order
+ * mark, named by the day, filtered as the list is, and a memo that a
+ * spreadsheet would run as a formula written as text.
+ */
+Test(sessions, suppressions_exported_as_csv_formulas_neutralised)
+{
+	struct fx	 f;
+	struct sess	 o;
+	struct resp	*r;
+	const char	*cd;
+
+	owner_fixture(&f);
+	session_of(owner_email, PW, &o);
+	r = http("POST", "/api/v1/suppressions", f.live,
+	    "{\"value\":\"09011112222\",\"memo\":\"=HYPERLINK(\\\"http://x\\\")\"}",
+	    NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	resp_free(r);
+	r = http("POST", "/api/v1/suppressions", f.live,
+	    "{\"value\":\"hanako@example.jp\",\"memo\":\"ok, fine\"}", NULL);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	resp_free(r);
+	r = http("GET", "/api/v1/admin/suppressions/export", NULL, NULL,
+	    o.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(resp_header(r, "Content-Type"),
+	    "text/csv; charset=utf-8");
+	cd = resp_header(r, "Content-Disposition");
+	cr_assert_not_null(cd);
+	cr_assert(strncmp(cd, "attachment; filename=\"suppressions-", 35) == 0,
+	    "%s", cd);
+	cr_assert(strncmp(r->body, "\xef\xbb\xbfid,kind,value_masked,", 24) == 0,
+	    "%s", r->body);
+	cr_assert_not_null(strstr(r->body, ",\"'=HYPERLINK(\"\"http://x\"\")\","),
+	    "%s", r->body);
+	cr_assert_not_null(strstr(r->body, ",\"ok, fine\","), "%s", r->body);
+	/* masked: no contact in clear */
+	cr_assert_null(strstr(r->body, "09011112222"), "%s", r->body);
+	cr_assert_null(strstr(r->body, "hanako@example.jp"), "%s", r->body);
+	resp_free(r);
+	/* the list's filters */
+	r = http("GET", "/api/v1/admin/suppressions/export?kind=email", NULL,
+	    NULL, o.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_null(strstr(r->body, "HYPERLINK"), "%s", r->body);
+	cr_assert_not_null(strstr(r->body, "ok, fine"), "%s", r->body);
+	resp_free(r);
+	r = http("GET", "/api/v1/admin/leads/export?status=nope", NULL, NULL,
+	    o.cookie);
+	cr_assert_eq(r->status, 400, "%s", r->body);
+	resp_free(r);
+	r = http("GET", "/api/v1/admin/leads/export", NULL, NULL, o.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert(strncmp(r->body, "\xef\xbb\xbfid,site_id,campaign_id,", 26)
+	    == 0, "%s", r->body);
+	resp_free(r);
+	r = http("GET", "/api/v1/admin/deliveries/export", NULL, NULL,
+	    o.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	/* an API key cannot export */
+	r = http("GET", "/api/v1/admin/suppressions/export", f.live, NULL,
+	    NULL);
+	cr_assert(r->status == 401 || r->status == 403, "%ld %s", r->status,
+	    r->body);
+	resp_free(r);
+}
+
 Test(sessions, api_keys_issued_once_listed_and_revoked)
 {
 	struct fx	 f;

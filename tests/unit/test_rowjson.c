@@ -10,6 +10,7 @@
 #include <criterion/criterion.h>
 #include <json-c/json.h>
 
+#include "../../src/rowcsv.h"
 #include "../../src/rowjson.h"
 
 extern const char openapi_schemas_json[];
@@ -215,5 +216,70 @@ Test(rowjson, sealed_and_no_export_columns_left_out)
 	jg_obj_end(j);
 	cr_assert_eq(jgen_end(j), FB_OK);
 	cr_assert_str_eq(b.data, "{\"id\":\"i\"}");
+	buf_release(&b);
+}
+
+/*
+ * The CSV writer of the exports (csv.h; issue 43): RFC 4180 quoting,
+ * and a cell a spreadsheet would read as a formula made text (OWASP,
+ * CSV Injection); numbers and datetimes of ours left as they are.
+ */
+Test(rowcsv, quoted_and_formulas_neutralised)
+{
+	static const struct {
+		const char *in, *out;
+	} cell[] = {
+		{ "plain", "plain" },
+		{ "a,b", "\"a,b\"" },
+		{ "say \"hi\"", "\"say \"\"hi\"\"\"" },
+		{ "two\r\nlines", "\"two\r\nlines\"" },
+		{ "=HYPERLINK(\"x\")", "\"'=HYPERLINK(\"\"x\"\")\"" },
+		{ "+81", "\"'+81\"" },
+		{ "-1+2", "\"'-1+2\"" },
+		{ "@SUM(A1)", "\"'@SUM(A1)\"" },
+		{ "\tx", "\"'\tx\"" },
+		{ "", "" },
+	};
+	struct buf	 b;
+	struct csvw	 w;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(cell) / sizeof(cell[0]); i++) {
+		buf_init(&b, 1024);
+		csvw_begin(&w, &b);
+		csv_cell(&w, cell[i].in);
+		cr_assert_eq(w.err, FB_OK);
+		cr_assert_str_eq(b.data, cell[i].out, "%s", cell[i].in);
+		buf_release(&b);
+	}
+	buf_init(&b, 1024);
+	csvw_begin(&w, &b);
+	csv_int(&w, -5);
+	csv_time(&w, "2026-11-28 09:00:00.000000");
+	csv_cell(&w, NULL);
+	csv_plain(&w, "-x");
+	csv_end(&w);
+	cr_assert_str_eq(b.data, "-5,2026-11-28T09:00:00Z,,-x\r\n");
+	buf_release(&b);
+}
+
+/* A suppression's record: its columns named, the memo neutralised. */
+Test(rowcsv, suppression_record_from_its_columns)
+{
+	struct suppression_row s = { .id = "01", .kind = "email",
+	    .value_masked = "t***@example.jp", .scope = "tenant",
+	    .reason = "manual", .memo = "=1+1",
+	    .created_at = "2026-11-28 00:00:00" };
+	struct buf	 b;
+	struct csvw	 w;
+
+	buf_init(&b, 4096);
+	csvw_begin(&w, &b);
+	suppression_csv_head(&w);
+	suppression_csv(&w, &s);
+	cr_assert_str_eq(b.data, "id,kind,value_masked,scope,campaign_id,"
+	    "reason,memo,expires_at,created_at\r\n"
+	    "01,email,t***@example.jp,tenant,,manual,\"'=1+1\",,"
+	    "2026-11-28T00:00:00Z\r\n");
 	buf_release(&b);
 }
