@@ -5,7 +5,7 @@
 FB_PACKAGES="build-essential autoconf automake libtool pkg-config \
 libfcgi-dev libmariadb-dev mariadb-server mariadb-client libjson-c-dev \
 libsodium-dev libssl-dev libcurl4-openssl-dev libcriterion-dev lighttpd \
-lighttpd-modules-lua apache2 libapache2-mod-fcgid \
+lighttpd-modules-lua lighttpd-mod-openssl apache2 libapache2-mod-fcgid \
 curl openssl wrk mandoc libpcre2-dev libidn2-dev ca-certificates procps chromium fonts-ipafont-gothic clang libclang-rt-14-dev \
 python3 python3-aiosmtpd galera-4 rsync haproxy"
 
@@ -299,6 +299,12 @@ var.formback_socket = "$_d/fcgi.sock"
 var.formback_share = "$_top"
 include "$_top/fcgi-conf/formback-lighttpd.conf"
 CONF
+	# FB_TLS_PEM (a certificate and its key): HTTPS on the port instead
+	[ -z "${FB_TLS_PEM:-}" ] || cat >>"$_d/lighttpd.conf" <<CONF
+server.modules += ( "mod_openssl" )
+ssl.engine = "enable"
+ssl.pemfile = "$FB_TLS_PEM"
+CONF
 	lighttpd -tt -f "$_d/lighttpd.conf" >/dev/null || return 1
 	# daemons never keep the caller's output open (scripts/demo | tee works)
 	lighttpd -D -f "$_d/lighttpd.conf" </dev/null >>"$_d/httpd.err" 2>&1 &
@@ -340,6 +346,34 @@ fb_stack_start() {
 	cp tag/tag.js "$_sd/www/tag.js"
 	fb_admin_copy "$(pwd)" "$_sd/www/admin"
 	fb_http_start "$_sd" "$_shttp" "$_sprocs" "$_sbld/formback.fcgi"
+}
+
+# fb_tls_start DIR PORT BUILDDIR: a second formback.fcgi behind lighttpd
+# with HTTPS on 127.0.0.1:PORT (base_url https://127.0.0.1:PORT) in
+# DIR/tls, on DIR's database and key, with a certificate for 127.0.0.1
+# (DIR/tls/ca.pem) made here: what a deployment under https answers
+# (issue 43: the cookies' Secure and __Host-, HSTS).
+fb_tls_start() {
+	_t=$1/tls
+	mkdir -p "$_t/www/tag"
+	ln -sf "$1/mysql.sock" "$_t/mysql.sock"
+	cp "$1/master.key" "$_t/master.key"
+	openssl req -x509 -newkey rsa:2048 -nodes -days 2 -subj /CN=127.0.0.1 \
+	    -addext subjectAltName=IP:127.0.0.1 -keyout "$_t/key.pem" \
+	    -out "$_t/ca.pem" >/dev/null 2>&1 || return 1
+	cat "$_t/ca.pem" "$_t/key.pem" >"$_t/server.pem"
+	fb_write_conf "$_t" "https://127.0.0.1:$2"
+	cp tag/tag.js "$_t/www/tag.js"
+	fb_admin_copy "$(pwd)" "$_t/www/admin"
+	FB_TLS_PEM="$_t/server.pem" fb_lighttpd_start "$_t" "$2" 1 \
+	    "$3/formback.fcgi" || return 1
+	_i=0
+	until curl -s --cacert "$_t/ca.pem" -o /dev/null \
+	    "https://127.0.0.1:$2/api/v1/openapi.json"; do
+		_i=$((_i + 1))
+		[ $_i -gt 100 ] && { cat "$_t/httpd.err" >&2; return 1; }
+		sleep 0.1
+	done
 }
 
 fb_stack_stop() {

@@ -24,6 +24,12 @@
 #include "ingest.h"
 #include "db/store.h"
 
+/*
+ * Strict-Transport-Security (RFC 6797) of every answer when base_url is
+ * https: a year, as the web server fragments send it for static files.
+ */
+#define HSTS_VALUE	"max-age=31536000"
+
 #define IDLE_APPLY	50	/* queued events per turn between requests */
 #define BATCH_MAX	INGEST_ADD_MAX	/* collector events filed together */
 #define IDLE_AFTER_MS	50	/* no request for this long: the worker is idle */
@@ -215,6 +221,9 @@ respond(struct req *r, FCGX_Request *fr)
 	header(&head, "Cache-Control", "no-store");
 	/* every answer as its Content-Type says, never sniffed (issue 43) */
 	header(&head, "X-Content-Type-Options", "nosniff");
+	/* a deployment under https is only ever reached so (RFC 6797) */
+	if (strncmp(r->conf->base_url, "https://", 8) == 0)
+		header(&head, "Strict-Transport-Security", HSTS_VALUE);
 	/*
 	 * An answer is whole or nothing: a Range request gets all of it, 200
 	 * (RFC 9110 14.2, a server may ignore Range; 14.3, "none").  lighttpd

@@ -12,6 +12,7 @@ bld=$(cd "$top_builddir" && pwd)
 
 W=$(mktemp -d /tmp/fbtest.XXXXXX)
 cleanup() {
+	fb_http_stop "$W/tls" 2>/dev/null || :
 	fb_stack_stop "$W"
 	fb_standins_stop "$W"
 	if [ "${FB_KEEP:-0}" = 1 ]; then echo "kept $W" >&2; else rm -rf "$W"; fi
@@ -39,6 +40,13 @@ export FB_TAG_CAPTURES_PER_HOUR=400 FB_TAG_NETWORK_CAPTURES_PER_HOUR=600
 export FB_SITE_NEW_LEADS_FLOOR=1000
 fb_stack_start "$W" "$dbport" "$httpport" 2 "$bld"
 export FORMBACK_CONF="$W/formback.conf"
+# behind lighttpd, the same service under https as well (FB_TLS_URL, its
+# certificate FB_TLS_CA): tests/integ/test_sessions.c's https tests
+if [ "${FB_HTTPD:-lighttpd}" = lighttpd ]; then
+	tlsport=$("$bld/tests/freeport" 1)
+	fb_tls_start "$W" "$tlsport" "$bld"
+	export FB_TLS_URL="https://127.0.0.1:$tlsport" FB_TLS_CA="$W/tls/ca.pem"
+fi
 
 export FB_TEST_URL="http://127.0.0.1:$httpport"
 export FB_CTL="$bld/formbackctl"

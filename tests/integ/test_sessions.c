@@ -627,6 +627,65 @@ Test(sessions, suppressions_exported_as_csv_formulas_neutralised)
 	resp_free(r);
 }
 
+/*
+ * HTTPS proven (issue 43): behind lighttpd with TLS and a base_url of
+ * https (harness.sh: FB_TLS_URL), the cookies are __Host- and Secure,
+ * every answer and the admin UI say Strict-Transport-Security (from
+ * formback.fcgi and from the shipped fragment), and a site's snippets
+ * and tag URL never fall back to http.  Skipped behind Apache (the
+ * harness starts the https instance with lighttpd only).
+ */
+Test(sessions, https_cookies_hsts_and_no_fallback)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 body[256], path[128], cookie[512];
+	const char	*tls = getenv("FB_TLS_URL"), *sc, *v;
+
+	if (tls == NULL)
+		cr_skip_test("no https instance (FB_TLS_URL)");
+	owner_fixture(&f);
+	http_base = tls;
+	snprintf(body, sizeof(body), "{\"email\":\"%s\",\"password\":\"%s\"}",
+	    owner_email, PW);
+	r = http("POST", "/api/v1/admin/session", NULL, body, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(resp_header(r, "Strict-Transport-Security"),
+	    "max-age=31536000");
+	sc = strstr(r->headers, "__Host-fb_session=fbs_");
+	cr_assert_not_null(sc, "%s", r->headers);
+	cr_assert(strncmp(strchr(sc, ';'), "; Path=/;", 9) == 0, "%s", sc);
+	cr_assert_not_null(strstr(r->headers, "; HttpOnly; SameSite=Lax; Secure"),
+	    "%s", r->headers);
+	cr_assert_not_null(strstr(r->headers, "__Host-fb_device=fbd_"));
+	cr_assert_not_null(strstr(r->headers, "SameSite=Strict; Secure"));
+	cr_assert_null(strstr(r->headers, " fb_session="));
+	v = strstr(r->headers, "__Host-fb_session=");
+	snprintf(cookie, sizeof(cookie), "Cookie: %.*s", (int)strcspn(v, ";"),
+	    v);
+	resp_free(r);
+	/* the session works under https, and only by its __Host- cookie */
+	r = http("GET", "/api/v1/admin/session", NULL, NULL, cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	/* the snippets and the tag's address are https */
+	snprintf(path, sizeof(path), "/api/v1/sites/%s", f.site);
+	r = http("GET", path, f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert(strncmp(jget(r->json, "tag_url"), "https://", 8) == 0,
+	    "%s", r->body);
+	cr_assert_null(strstr(r->body, "http:"), "%s", r->body);
+	resp_free(r);
+	/* the admin UI from the shipped fragment: HSTS, nothing over http */
+	r = http("GET", "/admin/", NULL, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(resp_header(r, "Strict-Transport-Security"),
+	    "max-age=31536000");
+	cr_assert_null(strstr(r->body, "http:"), "%s", r->body);
+	resp_free(r);
+	http_base = NULL;
+}
+
 Test(sessions, api_keys_issued_once_listed_and_revoked)
 {
 	struct fx	 f;
