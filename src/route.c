@@ -686,6 +686,28 @@ const struct route routes[] = {
 	  .status = 200,
 	  .summary = "An email as it is sent, text/html under a CSP sandbox, "
 	  "for a sandboxed frame." },
+	{ .method = "POST", .path = "/api/v1/admin/leads/search",
+	  .fn = api_leads_search, .operation_id = "searchLeads",
+	  .scopes = S(LEADS_READ), .flags = ADMIN, .params = p_none,
+	  .body_schema = "LeadSearchIn", .status = 200,
+	  .resp_schema = "LeadListOut",
+	  .summary = "The leads of one email address or phone number (in the "
+	  "body, never a URL), newest first, 100 at most, by its blind "
+	  "index; no cursor." },
+	{ .method = "POST", .path = "/api/v1/admin/leads/{lead_id}/convert",
+	  .fn = api_leads_convert, .operation_id = "convertLead",
+	  .scopes = S(LEADS_READ) | S(SCENARIOS_WRITE), .flags = ADMIN_W,
+	  .params = p_get_lead, .status = 200, .resp_schema = "LeadDetailOut",
+	  .summary = "Mark the lead converted by hand (conversion_source "
+	  "manual): its pending deliveries are cancelled and "
+	  "conversion.detected is sent; a finished lead stays as it is." },
+	{ .method = "GET", .path = "/api/v1/admin/leads/{lead_id}/deliveries",
+	  .fn = api_lead_deliveries, .operation_id = "listLeadDeliveries",
+	  .scopes = S(LEADS_READ) | S(DELIVERIES_READ), .flags = ADMIN,
+	  .params = p_get_lead, .status = 200,
+	  .resp_schema = "DeliveryListOut",
+	  .summary = "The lead's deliveries, newest first, 100 at most; no "
+	  "cursor." },
 	{ .method = "GET", .path = "/api/v1/admin/leads/export",
 	  .fn = api_leads_export, .operation_id = "exportLeads",
 	  .scopes = S(LEADS_READ), .flags = ADMIN, .params = p_export_leads,

@@ -7,10 +7,16 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "../api.h"
+#include "../ingest.h"
+#include "../pii.h"
 #include "../rowcsv.h"
 #include "../db/store.h"
+
+/* The leads a contact search answers at most. */
+#define LEAD_SEARCH_MAX	100
 
 static const char *const date_fields[] = {
 	"created_at", "captured_at", "abandoned_at", "converted_at"
@@ -307,8 +313,9 @@ api_leads_export(struct req *r)
 	    lead_csv_head, lead_csv);
 }
 
-enum fb_err
-api_leads_get(struct req *r)
+/* LeadDetailOut of lead `id` (404 naming lead_id when not the tenant's). */
+static enum fb_err
+lead_answer(struct req *r, const char *id)
 {
 	struct dbrows	 l, tl;
 	const struct lead_detail_row *d;
@@ -317,7 +324,7 @@ api_leads_get(struct req *r)
 	size_t		 i;
 	enum fb_err	 e;
 
-	e = db_lead_get(r->db, r->auth.tenant_id, req_pathvar(r, "lead_id"), &l);
+	e = db_lead_get(r->db, r->auth.tenant_id, id, &l);
 	if (e == FB_ENOTFOUND)
 		return api_error(r, AC_NOT_FOUND, "lead_id");
 	if (e != FB_OK)
@@ -349,4 +356,89 @@ api_leads_get(struct req *r)
 	dbrows_free(&tl);
 	dbrows_free(&l);
 	return req_gen_end(r, &j, 200);
+}
+
+enum fb_err
+api_leads_get(struct req *r)
+{
+	return lead_answer(r, req_pathvar(r, "lead_id"));
+}
+
+/*
+ * POST /api/v1/admin/leads/search {"contact"} (issue 42): the leads of
+ * one email address or phone number, newest first, LEAD_SEARCH_MAX at
+ * most, found by its blind index; the contact travels in the body, never
+ * in a URL, and is neither stored nor logged.  A LeadListOut without a
+ * cursor.
+ */
+enum fb_err
+api_leads_search(struct req *r)
+{
+	struct page		 pg = { .limit = LEAD_SEARCH_MAX };
+	struct page_names	 names;
+	struct dbrows		 rows;
+	struct page_member	 extra[] = {
+		{ "date_field", "created_at" }, { NULL, NULL }
+	};
+	const char		*contact, *kind;
+	unsigned char		 bidx[PII_BIDXBYTES];
+	char			 masked[300];
+	enum fb_err		 e;
+
+	if (body_str(r, "contact", true, 254, &contact) < 0)
+		return FB_OK;
+	if (!contact_key(r->conf->index_key, r->auth.tenant_id, contact,
+	    &kind, bidx, masked))
+		return api_error(r, AC_PARAMETER_INVALID, "contact");
+	if ((e = db_leads_by_contact(r->db, r->auth.tenant_id,
+	    strcmp(kind, "email") == 0, bidx, sizeof(bidx), LEAD_SEARCH_MAX,
+	    &rows)) != FB_OK)
+		return e;
+	if ((e = page_names_fill(r, &rows, &names)) != FB_OK) {
+		page_names_done(r, &names);
+		dbrows_free(&rows);
+		return e;
+	}
+	e = page_answer(r, &pg, &rows, sizeof(struct lead_row),
+	    offsetof(struct lead_row, id), lead_gen, extra);
+	page_names_done(r, &names);
+	return e;
+}
+
+/*
+ * POST /api/v1/admin/leads/{lead_id}/convert (issue 42): the shop marks
+ * a lead converted by hand (conversion_source manual, as formbackctl
+ * lead convert does: lead_convert()): its pending deliveries are
+ * cancelled and conversion.detected is queued.  A lead already finished
+ * stays as it is.  Answers LeadDetailOut.
+ */
+enum fb_err
+api_leads_convert(struct req *r)
+{
+	const char	*id = req_pathvar(r, "lead_id");
+	const struct lead_owner_row *l;
+	struct dbrows	 o;
+	char		 at[32];
+	bool		 changed;
+	enum fb_err	 e;
+
+	e = db_lead_owner(r->db, id, &o);
+	if (e == FB_OK && strcmp(((const struct lead_owner_row *)o.row)->
+	    tenant_id, r->auth.tenant_id) != 0) {
+		dbrows_free(&o);
+		e = FB_ENOTFOUND;
+	}
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_NOT_FOUND, "lead_id");
+	if (e != FB_OK)
+		return e;
+	l = o.row;
+	time_sql((int64_t)time(NULL), at);
+	e = lead_convert(r->db, l, "manual", at, &changed);
+	dbrows_free(&o);
+	if (e != FB_OK)
+		return e;
+	r->audit_type = "lead";
+	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);
+	return lead_answer(r, id);
 }

@@ -16,6 +16,9 @@
 #include "../rowjson.h"
 #include "../db/store.h"
 
+/* The deliveries a lead's list answers at most. */
+#define LEAD_DELIVERIES_MAX	100
+
 static const char *const dlv_date_fields[] = { "created_at", "scheduled_at", "sent_at" };
 
 /*
@@ -136,6 +139,35 @@ api_deliveries_export(struct req *r)
 	return export_answer(r, "deliveries", deliveries_fetch, &f,
 	    sizeof(struct delivery_row), offsetof(struct delivery_row, id),
 	    delivery_csv_head, delivery_csv);
+}
+
+/*
+ * GET /api/v1/admin/leads/{lead_id}/deliveries (issue 42): a lead's
+ * deliveries, newest first, LEAD_DELIVERIES_MAX at most (a lead has a
+ * step or a few per scenario): a DeliveryListOut without a cursor.
+ */
+enum fb_err
+api_lead_deliveries(struct req *r)
+{
+	struct page		 pg = { .limit = LEAD_DELIVERIES_MAX };
+	struct page_member	 extra[] = {
+		{ "date_field", "created_at" }, { NULL, NULL }
+	};
+	const char		*lead = req_pathvar(r, "lead_id");
+	struct dbrows		 l, rows;
+	enum fb_err		 e;
+
+	e = db_lead_get(r->db, r->auth.tenant_id, lead, &l);
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_NOT_FOUND, "lead_id");
+	if (e != FB_OK)
+		return e;
+	dbrows_free(&l);
+	if ((e = db_deliveries_of_lead(r->db, r->auth.tenant_id, lead,
+	    LEAD_DELIVERIES_MAX, &rows)) != FB_OK)
+		return e;
+	return page_answer(r, &pg, &rows, sizeof(struct delivery_row),
+	    offsetof(struct delivery_row, id), delivery_gen, extra);
 }
 
 enum fb_err

@@ -78,6 +78,8 @@ enum {
 	LEAD_INGEST_RETRY,
 	LEAD_SITE_NAMES,
 	LEAD_CAMPAIGN_NAMES,
+	LEAD_BY_EMAIL,
+	LEAD_BY_TEL,
 	LEAD__MAX
 };
 _Static_assert(LEAD__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
@@ -290,6 +292,13 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "WHERE tenant_id = ? AND id IN (" DB_Q16 ")" },
 	{ "campaign_names", "SELECT " DB_SELECT(CAMPAIGN_NAME_COLS) " FROM campaigns "
 	  "WHERE tenant_id = ? AND id IN (" DB_Q16 ")" },
+	/* LEAD_BY_EMAIL, LEAD_BY_TEL: a contact's leads, by blind index */
+	{ "lead_by_email", "SELECT " DB_SELECT(LEAD_OWN_COLS) " FROM leads l "
+	  "WHERE l.tenant_id = ? AND l.email_bidx = ? ORDER BY l.id DESC "
+	  "LIMIT ?" },
+	{ "lead_by_tel", "SELECT " DB_SELECT(LEAD_OWN_COLS) " FROM leads l "
+	  "WHERE l.tenant_id = ? AND l.tel_bidx = ? ORDER BY l.id DESC "
+	  "LIMIT ?" },
 };
 
 static enum fb_err
@@ -894,4 +903,14 @@ db_ingest_retry(struct db *db, long long *n)
 		db_rollback(db);
 	*n = (long long)changed;
 	return e;
+}
+
+enum fb_err
+db_leads_by_contact(struct db *db, const char *tenant, bool email,
+    const unsigned char *bidx, size_t bidxlen, int n, struct dbrows *out)
+{
+	return rows(db, email ? LEAD_BY_EMAIL : LEAD_BY_TEL,
+	    DBPARAMS(P_STR(tenant), P_BIN(bidx, bidxlen), P_INT(n)),
+	    lead_list_cols, NELEM(lead_list_cols), sizeof(struct lead_row),
+	    false, out);
 }

@@ -290,5 +290,13 @@ enum fb_err db_leads_abandon(struct db *, const char *tenant,
  * formbackctl's operator path, which names a lead by its id alone.
  */
 enum fb_err db_lead_owner(struct db *, const char *id, struct dbrows *) FB_WUR;
+/*
+ * The leads of one contact (an email address when `email`, else a phone
+ * number) by its blind index (contact_key()), newest first, n at most:
+ * struct lead_row, its own columns (LEAD_OWN_COLS).
+ */
+enum fb_err db_leads_by_contact(struct db *, const char *tenant, bool email,
+	    const unsigned char *bidx, size_t bidxlen, int n,
+	    struct dbrows *) FB_WUR;
 
 #endif

@@ -78,7 +78,7 @@ enum {
 	SD_OPMAIL_CLAIM, SD_OPMAIL_DONE, SD_OPMAIL_TO, SD_CLAIM_MARK, SD_USAGE_GET,
 	SD_ATTEMPT, SD_ATTEMPT_CLEAR, SD_SEND_GUARD_ANY, SD_SEND_GUARD,
 	SD_SENT_AFTER_CONVERSION, SD_OPMAIL_MEMBERS, SD_CLAIM_DAY_SENDS,
-	SD_DUE_TENANTS, SD__MAX
+	SD_DUE_TENANTS, SD_OF_LEAD, SD__MAX
 };
 _Static_assert(SD__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
 
@@ -419,6 +419,10 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "FORCE INDEX (deliveries_due_tenant) WHERE d.status = 'scheduled' "
 	  "AND d.tenant_id = t.id ORDER BY d.scheduled_at LIMIT 1) AS due "
 	  "FROM tenants t) x WHERE due <= ? ORDER BY due, id LIMIT ?" },
+	/* SD_OF_LEAD: a lead's deliveries, newest first */
+	{ "deliveries_of_lead", "SELECT " DB_SELECT(DELIVERY_COLS)
+	  " FROM deliveries d WHERE d.tenant_id = ? AND d.lead_id = ? "
+	  "ORDER BY d.id DESC LIMIT ?" },
 };
 
 static enum fb_err
@@ -615,6 +619,15 @@ db_delivery_list(struct db *db, const char *tenant, const struct delivery_filter
 	    f->range.field, SD_SORTED_CREATED + f->range.field, p, np + 1,
 	    f->range.has_from || f->range.has_to, delivery_cols,
 	    NELEM(delivery_cols), sizeof(struct delivery_row), out);
+}
+
+enum fb_err
+db_deliveries_of_lead(struct db *db, const char *tenant, const char *lead,
+    int n, struct dbrows *out)
+{
+	return rows(db, SD_OF_LEAD, DBPARAMS(P_STR(tenant), P_STR(lead),
+	    P_INT(n)), delivery_cols, NELEM(delivery_cols),
+	    sizeof(struct delivery_row), false, out);
 }
 
 enum fb_err

@@ -286,6 +286,9 @@ struct delivery_filter {
 enum fb_err db_delivery_list(struct db *, const char *tenant,
 	    const struct delivery_filter *, const char *after, int n,
 	    struct dbrows *) FB_WUR;
+/* A lead's deliveries (struct delivery_row), newest first, n at most. */
+enum fb_err db_deliveries_of_lead(struct db *, const char *tenant,
+	    const char *lead, int n, struct dbrows *) FB_WUR;
 /* One struct delivery_row; FB_ENOTFOUND when it is not the tenant's. */
 enum fb_err db_delivery_get(struct db *, const char *tenant, const char *id,
 	    struct dbrows *) FB_WUR;

@@ -17,6 +17,7 @@
 #include "harness.h"
 
 #define PW	"correct horse battery"
+#define J(...) #__VA_ARGS__
 
 static char owner_email[128];
 
@@ -684,6 +685,100 @@ Test(sessions, https_cookies_hsts_and_no_fallback)
 	cr_assert_null(strstr(r->body, "http:"), "%s", r->body);
 	resp_free(r);
 	http_base = NULL;
+}
+
+/*
+ * A lead a shop can follow (issue 42): found by its contact in a body
+ * (never a URL), its deliveries listed, and converted by hand, which
+ * cancels what was pending.
+ */
+Test(sessions, lead_found_by_contact_followed_and_converted)
+{
+	struct fx	 f, g;
+	struct sess	 o;
+	struct resp	*r;
+	char		 c[40], m[40], s[40], p[256], b[1024], lead[40];
+
+	owner_fixture(&f);
+	fx_campaign(&f, "follow", c);
+	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active",
+	    c), 0);
+	r = http("POST", "/api/v1/messages", f.live,
+	    J({"channel":"sms","body":"お手続きの続きはこちら"}), NULL);
+	snprintf(m, sizeof(m), "%s", jget(r->json, "id"));
+	resp_free(r);
+	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/scenarios", c);
+	r = http("POST", p, f.live, J({"name":"f"}), NULL);
+	snprintf(s, sizeof(s), "%s", jget(r->json, "id"));
+	resp_free(r);
+	snprintf(p, sizeof(p), "/api/v1/scenarios/%s/steps", s);
+	snprintf(b, sizeof(b), "{\"steps\":[{\"message_id\":\"%s\","
+	    "\"delay_minutes\":600}]}", m);
+	resp_free(http("PUT", p, f.live, b, NULL));
+	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status active",
+	    s), 0);
+	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":"
+	    "\"79797979-1111-4111-8111-111111111111\",\"session\":"
+	    "\"79797979-1111-4111-8111-111111111111\",\"type\":\"capture\","
+	    "\"url\":\"https://shop.example.jp/form\",\"campaign\":"
+	    "\"follow\",\"role\":\"form\",\"contact\":{\"tel\":"
+	    "\"070-9191-2323\"},\"consent\":true}", f.site_pk);
+	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" "
+	    "--now 2034-03-01T03:00:00Z"), 0);
+	snprintf(lead, sizeof(lead), "%s", sql("SELECT id FROM leads WHERE "
+	    "tenant_id = '%s'", f.tenant));
+	session_of(owner_email, PW, &o);
+	/* by the contact, written as the visitor wrote it or not */
+	r = http("POST", "/api/v1/admin/leads/search", NULL,
+	    "{\"contact\":\"07091912323\"}", o.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "data.0.id"), lead, "%s", r->body);
+	cr_assert_null(jget(r->json, "data.1.id"));
+	cr_assert_str_eq(jget(r->json, "has_more"), "false");
+	cr_assert_null(strstr(r->body, "9191-2323"), "%s", r->body);
+	resp_free(r);
+	r = http("POST", "/api/v1/admin/leads/search", NULL,
+	    "{\"contact\":\"nobody@t.example\"}", o.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_null(jget(r->json, "data.0.id"), "%s", r->body);
+	resp_free(r);
+	r = http("POST", "/api/v1/admin/leads/search", NULL,
+	    "{\"contact\":\"no contact\"}", o.hdr);
+	expect_error(r, 422, "invalid_request", "parameter_invalid", "contact");
+	resp_free(r);
+	/* its deliveries */
+	snprintf(p, sizeof(p), "/api/v1/admin/leads/%s/deliveries", lead);
+	r = http("GET", p, NULL, NULL, o.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "data.0.status"), "scheduled",
+	    "%s", r->body);
+	resp_free(r);
+	/* converted by hand: what was pending is cancelled */
+	snprintf(p, sizeof(p), "/api/v1/admin/leads/%s/convert", lead);
+	r = http("POST", p, NULL, "", o.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "status"), "converted");
+	cr_assert_str_eq(jget(r->json, "conversion_source"), "manual");
+	resp_free(r);
+	snprintf(p, sizeof(p), "/api/v1/admin/leads/%s/deliveries", lead);
+	r = http("GET", p, NULL, NULL, o.cookie);
+	cr_assert_str_eq(jget(r->json, "data.0.status"), "cancelled");
+	cr_assert_str_eq(jget(r->json, "data.0.cancel_reason"), "converted");
+	resp_free(r);
+	/* another tenant's session finds nothing and cannot convert it */
+	fx_new(&g, "growth", 0);
+	snprintf(b, sizeof(b), "owner@t%s.example", g.tenant);
+	cr_assert_eq(set_password(g.member, PW), 0);
+	session_of(b, PW, &o);
+	snprintf(p, sizeof(p), "/api/v1/admin/leads/%s/convert", lead);
+	r = http("POST", p, NULL, "", o.hdr);
+	expect_error(r, 404, "not_found", "not_found", "lead_id");
+	resp_free(r);
+	snprintf(p, sizeof(p), "/api/v1/admin/leads/%s/deliveries", lead);
+	r = http("GET", p, NULL, NULL, o.cookie);
+	expect_error(r, 404, "not_found", "not_found", "lead_id");
+	resp_free(r);
 }
 
 Test(sessions, api_keys_issued_once_listed_and_revoked)
