@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/uio.h>
+#include <time.h>
 
 #include <fcgiapp.h>
 
@@ -101,6 +102,26 @@ header_ll(struct buf *head, const char *name, long long v)
 
 	snprintf(s, sizeof(s), "%lld", v);
 	header(head, name, s);
+}
+
+/*
+ * The rate limit as the IETF fields say it (draft-ietf-httpapi-ratelimit-
+ * headers: RateLimit-Policy, the quota of the tenant's 60-second window;
+ * RateLimit, what is left and the seconds until a slot frees), beside
+ * the X-RateLimit-* fields kept for the clients that read them.
+ */
+static void
+header_ratelimit(struct buf *head, const struct rate *rt)
+{
+	char		 v[96];
+	long long	 t = rt->reset - (long long)time(NULL);
+
+	snprintf(v, sizeof(v), "\"tenant\";q=%d;w=%d", rt->limit,
+	    RATE_WINDOW_SECONDS);
+	header(head, "RateLimit-Policy", v);
+	snprintf(v, sizeof(v), "\"tenant\";r=%d;t=%lld", rt->remaining,
+	    t > 0 ? t : 0);
+	header(head, "RateLimit", v);
 }
 
 /* The content of a STDOUT record we write: 65,535 rounded down to 8. */
@@ -235,6 +256,7 @@ respond(struct req *r, FCGX_Request *fr)
 		header_ll(&head, "X-RateLimit-Limit", r->rate.limit);
 		header_ll(&head, "X-RateLimit-Remaining", r->rate.remaining);
 		header_ll(&head, "X-RateLimit-Reset", r->rate.reset);
+		header_ratelimit(&head, &r->rate);
 		if (r->status == 429)
 			header_ll(&head, "Retry-After", r->rate.retry_after);
 	}

@@ -132,6 +132,9 @@ headers_of(const struct route *rt, bool success)
 		json_object_object_add(h, "X-RateLimit-Remaining",
 		    header_ref("X-RateLimit-Remaining"));
 		json_object_object_add(h, "X-RateLimit-Reset", header_ref("X-RateLimit-Reset"));
+		json_object_object_add(h, "RateLimit-Policy",
+		    header_ref("RateLimit-Policy"));
+		json_object_object_add(h, "RateLimit", header_ref("RateLimit"));
 	}
 	if (success && strcmp(rt->method, "POST") == 0 && (rt->flags & R_PUBLIC) == 0)
 		json_object_object_add(h, "Idempotency-Replayed",
@@ -300,6 +303,13 @@ components_headers(void)
 		  "Requests a tenant may make in 60 seconds (contract: Limits)." },
 		{ "X-RateLimit-Remaining", "integer", "Requests left in the window." },
 		{ "X-RateLimit-Reset", "integer", "Unix seconds when one more slot frees." },
+		{ "RateLimit-Policy", "string",
+		  "The tenant's quota, draft-ietf-httpapi-ratelimit-headers: "
+		  "\"tenant\";q=<requests>;w=60. The X-RateLimit-* fields say "
+		  "the same and stay for existing clients." },
+		{ "RateLimit", "string",
+		  "What is left, draft-ietf-httpapi-ratelimit-headers: "
+		  "\"tenant\";r=<remaining>;t=<seconds until a slot frees>." },
 		{ "Retry-After", "integer", "Seconds to wait before trying again." },
 		{ "Idempotency-Replayed", "string",
 		  "true when the answer is the stored one of an earlier request with the same Idempotency-Key." },

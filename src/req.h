@@ -102,6 +102,9 @@ struct auth {
 	unsigned char	 hash[SECRET_HASH_LEN];
 };
 
+/* The window a tenant's rate limit counts requests over (contract: Limits). */
+#define RATE_WINDOW_SECONDS	60
+
 struct rate {
 	bool		 set;
 	int		 limit, remaining;

@@ -134,6 +134,12 @@ Test(auth, rate_limit_headers)
 	cr_assert_str_eq(resp_header(r, "X-RateLimit-Limit"), "300");
 	cr_assert_str_eq(resp_header(r, "X-RateLimit-Remaining"), "299");
 	cr_assert_not_null(resp_header(r, "X-RateLimit-Reset"));
+	/* and as the IETF fields say it (draft-ietf-httpapi-ratelimit-headers) */
+	cr_assert_str_eq(resp_header(r, "RateLimit-Policy"),
+	    "\"tenant\";q=300;w=60");
+	cr_assert(strncmp(resp_header(r, "RateLimit"), "\"tenant\";r=299;t=",
+	    16) == 0, "%s", resp_header(r, "RateLimit"));
+	cr_assert(atoi(resp_header(r, "RateLimit") + 16) <= 60);
 	resp_free(r);
 	/* test keys count in the same budget (contract: Limits) */
 	r = http("GET", "/api/v1/sites", f.test, NULL, NULL);
