@@ -581,5 +581,8 @@ api_openapi_get(struct req *r)
 	}
 	buf_reset(&r->out);
 	r->status = 200;
+	/* public, and read by documentation tools of any origin (issue 44) */
+	if (req_header(r, "Access-Control-Allow-Origin", "*") != FB_OK)
+		return FB_ENOMEM;
 	return buf_addstr(&r->out, cached);
 }

@@ -336,6 +336,8 @@ Test(core, request_id_everywhere)
 
 	cr_assert_eq(r->status, 200);
 	cr_assert_not_null(resp_header(r, "X-Request-Id"));
+	/* public: a documentation tool of any origin may read it */
+	cr_assert_str_eq(resp_header(r, "Access-Control-Allow-Origin"), "*");
 	resp_free(r);
 }
 
