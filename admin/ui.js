@@ -154,3 +154,31 @@ export function copyButton(text, label = 'コピー') {
   });
   return b;
 }
+
+// A button whose action asks first (destructive or costly actions): a
+// click puts the question in its place with 「ok」 and 「やめる」
+// (focused, the safe choice); 「ok」 runs run(), whose message (if any)
+// shows in its place, as does its error (the button comes back).
+export function confirmButton(text, question, run,
+  { cls = 'danger', ok = text, aria = null } = {}) {
+  const box = h('span', { class: 'confirm' });
+  const first = (...after) => clear(box, h('button', { type: 'button',
+    class: cls, 'aria-label': aria, onclick: ask }, text), after);
+  const go = async (ev) => {
+    ev.target.disabled = true;
+    try {
+      const msg = await run();
+      if (msg) clear(box, notice(msg));
+      else if (box.isConnected) first();
+    } catch (e) { first(' ', errorBox(e)); }
+  };
+  function ask() {
+    const no = h('button', { type: 'button', class: 'secondary',
+      onclick: () => { first(); box.querySelector('button').focus(); } },
+    'やめる');
+    clear(box, h('span', { class: 'question' }, question), ' ',
+      h('button', { type: 'button', class: cls, onclick: go }, ok), ' ', no);
+    no.focus();
+  }
+  return first();
+}

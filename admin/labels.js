@@ -1,0 +1,22 @@
+// Every enumerated value the admin UI shows, in Japanese, through one
+// table: label(kind, value).  A value the table does not know (the
+// contract lets enumerations grow) shows as 「その他(value)」.
+const tables = {
+  block_type: { heading: '見出し', text: '本文', button: 'ボタン',
+    image: '画像', divider: '区切り線' },
+  channel: { sms: 'SMS', email: 'メール' },
+};
+
+export function label(kind, value) {
+  if (value === null || value === undefined || value === '') return '—';
+  const t = tables[kind];
+  if (t && Object.hasOwn(t, value)) return t[value];
+  return `その他(${value})`;
+}
+
+// The values a kind knows, as [value, label] (for a select).
+export function options(kind) {
+  return Object.entries(tables[kind] || {});
+}
+
+export { tables };
