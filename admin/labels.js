@@ -5,6 +5,11 @@ const tables = {
   block_type: { heading: '見出し', text: '本文', button: 'ボタン',
     image: '画像', divider: '区切り線' },
   channel: { sms: 'SMS', email: 'メール' },
+  campaign_status: { active: '有効', paused: '一時停止中',
+    archived: 'アーカイブ' },
+  role: { landing: 'ランディング', form: 'フォーム', thanks: '完了(サンクス)' },
+  match_type: { prefix: '前方一致', glob: 'ワイルドカード', regex: '正規表現',
+    query: 'クエリ', host: 'ホスト' },
 };
 
 export function label(kind, value) {

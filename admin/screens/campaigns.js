@@ -6,6 +6,7 @@ import { h, clear, card, errorBox, notice, badge, jst, form,
   pagedTable } from '../ui.js';
 import { shell } from '../shell.js';
 import { scenarios } from './scenarios.js';
+import { rulesCard } from './urlrules.js';
 
 const statuses = [['', 'すべて'], ['active', '有効'], ['paused', '一時停止'],
   ['archived', 'アーカイブ']];
@@ -56,11 +57,6 @@ export function campaigns() {
 // k: {id, c (the campaign as last read), head (its card), status (where
 // the status buttons report)}; redraw() puts a new head in the old's place.
 
-function rulesText(rules) {
-  return rules.map((r) => `${r.role} ${r.match_type} ${r.pattern}`)
-    .join('\n');
-}
-
 function setStatus(k, s) {
   return async () => {
     clear(k.status);
@@ -89,40 +85,6 @@ function header(k) {
       button('secondary', 'archived', 'アーカイブ'),
       h('button', { type: 'button', class: 'secondary',
         onclick: () => duplicate(k) }, '複製')), k.status);
-}
-
-// One rule a line: "role match_type pattern" (the pattern may hold spaces).
-function parseRules(text) {
-  return text.split('\n').map((l) => l.trim()).filter(Boolean).map((l) => {
-    const [role, match_type, ...p] = l.split(/\s+/);
-    return { role, match_type, pattern: p.join(' ') };
-  });
-}
-
-function rulesCard(k) {
-  const warn = h('div');
-  const label = 'URL ルール(1 行に「役割 種類 パターン」: ' +
-    '役割は landing/form/thanks、種類は prefix/glob/regex/query/host)';
-  const rules = form([{ name: 'rules', label, type: 'textarea',
-    value: rulesText(k.c.url_rules || []) }], 'ルールを保存', async (v) => {
-    const r = await api('PUT', `/campaigns/${k.id}/url-rules`,
-      { rules: parseRules(v.rules) });
-    clear(warn, (r.warnings || []).map((w) => h('p', { class: 'error' },
-      `「${w.lost_campaign.name}」のページ ${w.page_count} 件が` +
-      'このキャンペーンに移ります。')));
-    return 'ルールを保存しました。';
-  });
-  const url = { name: 'url', label: 'URL をテスト', type: 'url',
-    required: true, placeholder: 'https://shop.example.jp/form' };
-  const test = form([url], 'テスト', async (v, out) => {
-    const r = await api('POST', `/sites/${k.c.site_id}/url-rules/test`,
-      { url: v.url });
-    clear(out, h('p', { class: 'notice' }, r.assigned ?
-      `キャンペーン ${r.campaign} の ${r.role} ページです。` :
-      'どのキャンペーンにも当たりません。'));
-  }, 'inline');
-  return card('URL ルール', rules, warn,
-    h('h3', null, '一致テスト(公開中の設定で判定)'), test);
 }
 
 function editForm(k) {
