@@ -2,6 +2,7 @@
 // menu, who is signed in, the title) and signing out.
 import { api, setCsrf } from './api.js';
 import { h, clear } from './ui.js';
+import { label } from './labels.js';
 
 // The session: {member, tenant_id, csrf_token}, or null signed out.
 export const session = { me: null };
@@ -37,9 +38,10 @@ export function shell(title, ...content) {
   const out = h('button', { type: 'button', class: 'secondary',
     onclick: signOut }, 'ログアウト');
   const { email, role } = session.me.member;
+  const who = `${email}(${label('member_role', role)})`;
   clear(root(),
     h('header', { class: 'top' }, h('span', { class: 'brand' }, 'Formback'),
-      nav, h('span', { class: 'who' }, `${email}(${role})`, ' ', out)),
+      nav, h('span', { class: 'who' }, who, ' ', out)),
     h('main', null, h('h1', null, title), content));
   document.title = `${title} | Formback 管理画面`;
 }

@@ -1,5 +1,6 @@
 // Building the page: every value from the server goes in as text
 // (textContent), never as markup; links and attributes are set one by one.
+import { label, paramLabel } from './labels.js';
 
 // h('p', {class: 'x', onclick: f}, 'text', child, ...): an element.
 export function h(tag, attrs, ...children) {
@@ -39,10 +40,12 @@ export function thead(titles) {
   return h('thead', null, h('tr', null, titles.map((t) => h('th', null, t))));
 }
 
-// The contract's Japanese message of an error, with the field it names.
+// The contract's Japanese message of an error, with the field it names
+// as the form labels it (labels.js paramLabel()), never the API's name.
 export function errorBox(err) {
-  const p = err.param ? `(${err.param})` : '';
-  return h('p', { class: 'error', role: 'alert' }, `${err.message}${p}`);
+  const f = paramLabel(err.param);
+  return h('p', { class: 'error', role: 'alert' },
+    f ? `${err.message}(${f})` : err.message);
 }
 
 // A notice of what an action did (role=status: read out when it shows).
@@ -50,8 +53,10 @@ export function notice(text) {
   return h('p', { class: 'notice', role: 'status' }, text);
 }
 
-export function badge(s) {
-  return h('span', { class: `badge ${s || ''}` }, s ?? '—');
+// A value of an enumeration (labels.js kind) as a badge in Japanese;
+// its class is the value, for its colour.
+export function badge(kind, s) {
+  return h('span', { class: `badge ${s || ''}` }, label(kind, s));
 }
 
 // An ISO time as JST, as the shops read it.
@@ -93,11 +98,17 @@ export function form(fields, submitLabel, onSubmit, cls = 'stack') {
       values[k] = el.type === 'file' ? el.files[0] : el.value;
     btn.disabled = true;
     clear(out);
+    for (const el of Object.values(inputs)) el.removeAttribute('aria-invalid');
     try {
       const msg = await onSubmit(values, out);
       if (msg) clear(out, notice(msg));
     } catch (e) {
       clear(out, errorBox(e));
+      const bad = e.param && inputs[e.param];
+      if (bad) {
+        bad.setAttribute('aria-invalid', 'true');
+        bad.focus();
+      }
     } finally {
       btn.disabled = false;
     }
@@ -120,8 +131,8 @@ export function pagedTable(load, columns) {
     try {
       const page = await load(cursor);
       for (const row of page.data)
-        body.append(h('tr', null,
-          columns.map(([, f]) => h('td', null, f(row)))));
+        body.append(h('tr', null, columns.map(([t, f]) =>
+          h('td', { 'data-label': t }, f(row)))));
       cursor = page.next_cursor;
       more.hidden = !page.has_more;
       if (!body.children.length)
@@ -135,7 +146,7 @@ export function pagedTable(load, columns) {
   }
   more.addEventListener('click', next);
   more.hidden = true;
-  box.append(h('table', null, h('thead', null, h('tr', null,
+  box.append(h('table', { class: 'cards' }, h('thead', null, h('tr', null,
     columns.map(([t]) => h('th', { scope: 'col' }, t)))), body), status, more);
   next();
   return box;

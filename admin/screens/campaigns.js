@@ -7,9 +7,9 @@ import { h, clear, card, errorBox, notice, badge, jst, form,
 import { shell } from '../shell.js';
 import { scenarios } from './scenarios.js';
 import { rulesCard } from './urlrules.js';
+import { label, options } from '../labels.js';
 
-const statuses = [['', 'すべて'], ['active', '有効'], ['paused', '一時停止'],
-  ['archived', 'アーカイブ']];
+const statuses = [['', 'すべて'], ...options('campaign_status')];
 
 // The creation form, with the tenant's sites to choose from.
 function createForm(sites) {
@@ -35,7 +35,7 @@ export function campaigns() {
     clear(list, pagedTable((c) => api('GET', '/campaigns', undefined,
       { cursor: c, status: filter.value, site_id: siteFilter.value }), [
       ['名前', (x) => h('a', { href: `#/campaigns/${x.id}` }, x.name)],
-      ['キー', (x) => x.key], ['状態', (x) => badge(x.status)],
+      ['キー', (x) => x.key], ['状態', (x) => badge('campaign_status', x.status)],
       ['シナリオ', (x) => `${x.active_scenario_count}/${x.scenario_count}`],
       ['更新', (x) => jst(x.updated_at)],
     ]));
@@ -62,7 +62,8 @@ function setStatus(k, s) {
     clear(k.status);
     try {
       k.c = await api('PATCH', `/campaigns/${k.id}`, { status: s });
-      clear(k.status, notice(`状態: ${k.c.status}`));
+      clear(k.status, notice('状態を「' +
+        `${label('campaign_status', k.c.status)}」にしました。`));
       k.redraw();
     } catch (e) { clear(k.status, errorBox(e)); }
   };
@@ -78,7 +79,7 @@ async function duplicate(k) {
 function header(k) {
   const button = (cls, s, t) => h('button', { type: 'button', class: cls,
     onclick: setStatus(k, s) }, t);
-  return card([k.c.name, ' ', badge(k.c.status)],
+  return card([k.c.name, ' ', badge('campaign_status', k.c.status)],
     h('p', { class: 'muted' }, `キー ${k.c.key}`),
     h('div', { class: 'row' }, button(null, 'active', '有効にする'),
       button('secondary', 'paused', '一時停止'),

@@ -3,9 +3,8 @@
 import { api } from '../api.js';
 import { h, clear, card, errorBox, badge, form } from '../ui.js';
 import { shell, canAdmin } from '../shell.js';
+import { label, options } from '../labels.js';
 
-const modes = [['off', '停止'], ['test_only', 'テスト送信先のみ'],
-  ['live', '本番']];
 
 function isoDaysAgo(n) {
   const d = new Date(Date.now() - n * 86400e3);
@@ -28,9 +27,9 @@ function bar(label, value, max, text) {
 
 function modeForm(mode) {
   return form([{ name: 'mode', label: '送信', type: 'select', value: mode,
-    options: modes }], '変更', async (v) => {
+    options: options('delivery_mode') }], '変更', async (v) => {
     const n = await api('PUT', '/admin/delivery_status', { mode: v.mode });
-    return `送信は「${n.mode}」になりました。`;
+    return `送信は「${label('delivery_mode', n.mode)}」になりました。`;
   }, 'inline');
 }
 
@@ -40,9 +39,9 @@ async function delivery(box) {
       api('GET', '/admin/usage')]);
     const meter = h('meter', { min: 0, max: u.quota, value: u.sends,
       'aria-label': '今月の送信数' });
-    clear(box, h('p', null, '現在: ', badge(s.mode)),
+    clear(box, h('p', null, '現在: ', badge('delivery_mode', s.mode)),
       h('p', null, `今月(${u.month})の送信 ${u.sends} / ${u.quota} 通` +
-        `(${u.plan} プラン) `, meter),
+        `(${label('plan', u.plan)} プラン) `, meter),
       canAdmin() ? modeForm(s.mode) : null);
   } catch (e) { clear(box, errorBox(e)); }
 }

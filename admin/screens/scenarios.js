@@ -3,10 +3,12 @@
 import { api } from '../api.js';
 import { h, clear, card, errorBox, badge, form, thead } from '../ui.js';
 import { shell } from '../shell.js';
+import { label } from '../labels.js';
 
 function stepsText(s) {
   return s.steps.map((st) =>
-    h('div', null, `${st.delay_minutes ?? ''} 分後 ${st.channel ?? ''}`));
+    h('div', null,
+      `${st.delay_minutes ?? ''} 分後 ${label('channel', st.channel)}`));
 }
 
 function presetForm(c, box, presets) {
@@ -38,7 +40,8 @@ export async function scenarios(c, box) {
     clear(box, h('table', null, thead(['名前', '状態', 'ステップ', '']),
       h('tbody', null, list.data.map((s) => h('tr', null,
         h('td', null, h('a', { href: `#/scenarios/${s.id}` }, s.name)),
-        h('td', null, badge(s.status)), h('td', null, stepsText(s)),
+        h('td', null, badge('scenario_status', s.status)),
+        h('td', null, stepsText(s)),
         h('td', null, h('button', { type: 'button',
           onclick: act(s, 'active') }, '有効にする'), ' ',
         h('button', { type: 'button', class: 'secondary',
@@ -53,7 +56,7 @@ export async function scenarios(c, box) {
 
 function messageLabel(m) {
   const text = (m.subject || m.body || '').slice(0, 40);
-  return `${m.channel === 'sms' ? 'SMS' : 'メール'}: ${text}`;
+  return `${label('channel', m.channel)}: ${text}`;
 }
 
 // A step's row: its message and delay, moved up or removed; tr.read()
@@ -109,7 +112,7 @@ export async function scenario(id) {
     const addRow = (st) => rows.append(stepRow(msgs, st));
     s.steps.forEach((st) => addRow(st));
     const out = h('div');
-    clear(box, card([s.name, ' ', badge(s.status)],
+    clear(box, card([s.name, ' ', badge('scenario_status', s.status)],
       h('table', null, thead(['メッセージ', '遅延(分)', '']), rows),
       h('div', { class: 'row' },
         h('button', { type: 'button', class: 'secondary',

@@ -6,9 +6,9 @@ import { h, clear, card, errorBox, badge, jst, form, pagedTable,
   copyButton } from '../ui.js';
 import { shell, canAdmin, session } from '../shell.js';
 import { quarantines } from './quarantines.js';
+import { label, options } from '../labels.js';
 
-const roles = [['owner', 'オーナー'], ['admin', '管理者'],
-  ['member', 'メンバー'], ['viewer', '閲覧のみ']];
+const roles = options('member_role');
 
 function loadKeys(box) {
   const revoke = (k) => h('button', { type: 'button', class: 'danger',
@@ -19,7 +19,9 @@ function loadKeys(box) {
   clear(box, pagedTable((c) => api('GET', '/admin/api_keys', undefined,
     { cursor: c }), [
     ['名前', (k) => k.name || '—'], ['プレフィックス', (k) => k.prefix],
-    ['状態', (k) => badge(k.status)], ['最終利用', (k) => jst(k.last_used_at)],
+    ['種類', (k) => label('key_kind', k.kind)],
+    ['状態', (k) => badge('key_status', k.status)],
+    ['最終利用', (k) => jst(k.last_used_at)],
     ['', (k) => k.status === 'active' ? revoke(k) : ''],
   ]));
 }
@@ -28,7 +30,7 @@ function keysCard(keys) {
   const shown = h('div');
   return card('API キー', keys, form([{ name: 'name', label: '名前' },
     { name: 'kind', label: '種類', type: 'select',
-      options: [['live', '本番'], ['test', 'テスト']] }],
+      options: options('key_kind') }],
   '発行(すべてのスコープ)', async (v) => {
     const k = await api('POST', '/admin/api_keys',
       { name: v.name || null, kind: v.kind, scopes: 'all' });
@@ -49,8 +51,8 @@ function roleSelect(m) {
         await api('PATCH', `/admin/members/${m.id}`,
           { role: ev.target.value });
       } catch (e) { ev.target.after(errorBox(e)); }
-    } }, ['owner', 'admin', 'member', 'viewer'].map((r) =>
-    h('option', { value: r, selected: r === m.role }, r)));
+    } }, roles.map(([r, t]) =>
+    h('option', { value: r, selected: r === m.role }, t)));
 }
 
 function suspendButton(m, box) {
@@ -63,12 +65,17 @@ function suspendButton(m, box) {
     } }, '停止');
 }
 
+// An invited member has no password until the invitation is accepted.
+const memberStatus = (m) => m.status === 'active' && m.has_password === false
+  ? 'invited' : m.status;
+
 function loadMembers(box) {
   clear(box, pagedTable((c) => api('GET', '/admin/members', undefined,
     { cursor: c }), [
     ['メール', (m) => m.email],
-    ['権限', (m) => isOther(m) ? roleSelect(m) : m.role],
-    ['状態', (m) => badge(m.status)],
+    ['権限', (m) => isOther(m) ? roleSelect(m) :
+      label('member_role', m.role)],
+    ['状態', (m) => badge('member_status', memberStatus(m))],
     ['最終アクセス', (m) => jst(m.last_seen_at)],
     ['', (m) => isOther(m) && m.status === 'active' ?
       suspendButton(m, box) : ''],
@@ -98,7 +105,8 @@ function confirmForm(t, box) {
 function loadRcpts(box) {
   api('GET', '/admin/test_recipients').then((r) => clear(box,
     h('table', null, h('tbody', null, r.data.map((t) => h('tr', null,
-      h('td', null, t.masked), h('td', null, badge(t.status)),
+      h('td', null, t.masked),
+      h('td', null, badge('recipient_status', t.status)),
       h('td', null, t.status === 'pending' ? confirmForm(t, box) : '')))))))
     .catch((e) => clear(box, errorBox(e)));
 }
@@ -116,8 +124,10 @@ function rcptsCard(rcpts) {
 function audit() {
   return pagedTable((c) => api('GET', '/admin/audit_log', undefined,
     { cursor: c, limit: 20 }), [
-    ['日時', (a) => jst(a.created_at)], ['操作', (a) => a.action],
-    ['実行者', (a) => a.actor_type], ['対象', (a) => a.target_type || ''],
+    ['日時', (a) => jst(a.created_at)],
+    ['操作', (a) => label('audit_action', a.action)],
+    ['実行者', (a) => label('actor_type', a.actor_type)],
+    ['対象', (a) => a.target_type ? label('target_type', a.target_type) : ''],
   ]);
 }
 

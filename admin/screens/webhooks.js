@@ -5,6 +5,7 @@ import { api } from '../api.js';
 import { h, clear, card, errorBox, badge, jst, form, pagedTable,
   copyButton } from '../ui.js';
 import { shell } from '../shell.js';
+import { label } from '../labels.js';
 
 const events = ['lead.captured', 'lead.abandoned', 'delivery.sent',
   'delivery.failed', 'conversion.detected', 'usage.threshold_reached'];
@@ -46,7 +47,8 @@ async function resume(w) {
 
 async function testSend(w) {
   const d = await api('POST', `/webhook_endpoints/${w.id}/test`);
-  return `テストイベント(${d.event_type})を送信待ちにしました。` +
+  return `テストイベント(${label('event', d.event_type)})を` +
+    '送信待ちにしました。' +
     '1 分以内に送信されます。';
 }
 
@@ -67,8 +69,9 @@ function load(wk) {
   clear(wk.list, pagedTable((c) => api('GET', '/webhook_endpoints',
     undefined, { cursor: c }), [
     ['URL', (w) => w.url],
-    ['状態', (w) => h('span', null, badge(w.status), ' ', hookState(w))],
-    ['イベント', (w) => w.events.join(', ')],
+    ['状態', (w) => h('span', null, badge('webhook_status', w.status), ' ',
+      hookState(w))],
+    ['イベント', (w) => w.events.map((e) => label('event', e)).join('、')],
     ['', (w) => actions(wk, w)],
   ]));
 }
@@ -88,7 +91,8 @@ function log(wk, w) {
   clear(wk.history, h('h2', null, `配信履歴: ${w.url}`), pagedTable((c) =>
     api('GET', `/webhook_endpoints/${w.id}/deliveries`, undefined,
       { cursor: c }), [
-    ['イベント', (d) => d.event_type], ['状態', (d) => badge(d.status)],
+    ['イベント', (d) => label('event', d.event_type)],
+    ['状態', (d) => badge('webhook_delivery_status', d.status)],
     ['試行', (d) => String(d.attempts)],
     ['応答', (d) => d.response_status ?? d.error ?? '—'],
     ['作成', (d) => jst(d.created_at)],

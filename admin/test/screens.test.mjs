@@ -85,7 +85,7 @@ for (const [hash, title, cards] of screens)
     assert.equal(app.querySelector('img'), null, 'markup from the server');
     assert.equal(app.querySelector('main script'), null);
     assert.equal(app.querySelector('header .who').firstChild.textContent,
-      'owner@shop.example(owner)');
+      'owner@shop.example(オーナー)');
     // the menu marks the screen's entry (a scenario's is none)
     const current = [...app.querySelectorAll('nav a[aria-current=page]')];
     const entry = hash.split('/').slice(0, 2).join('/') || '#/';

@@ -35,7 +35,7 @@ function draw(status) {
 const button = (el, text) => [...el.querySelectorAll('button')]
   .find((b) => b.textContent === text);
 
-test('form /order then thanks /order/thanks: warned, fixed, saved', async () => {
+test('form /order, thanks /order/thanks: warned, fixed, saved', async () => {
   const el = draw('active');
   const warn = el.querySelector('.warn');
   assert.ok(warn, 'a warning');
