@@ -10,6 +10,20 @@ export const session = { me: null };
 // The element the screens draw in (index.html's #app).
 export function root() { return document.getElementById('app'); }
 
+// The tenant's name: the session's when it gives one, else the one the
+// sign-in chose from the tenants the server listed (sessionStorage);
+// null when neither is known (GET /admin/session has no name yet).
+export function tenantName() {
+  const me = session.me;
+  if (me.tenant && me.tenant.name) return me.tenant.name;
+  if (me.tenant_name) return me.tenant_name;
+  try {
+    const known = JSON.parse(sessionStorage.getItem('fb-tenants') || '[]');
+    const t = known.find((x) => x.id === me.tenant_id);
+    return t ? t.name : null;
+  } catch { return null; }
+}
+
 // May the member change the tenant's settings (owner or admin)?
 export function canAdmin() {
   return ['owner', 'admin'].includes(session.me.member.role);
@@ -41,6 +55,7 @@ export function shell(title, ...content) {
   const who = `${email}(${label('member_role', role)})`;
   clear(root(),
     h('header', { class: 'top' }, h('span', { class: 'brand' }, 'Formback'),
+      tenantName() ? h('span', { class: 'tenant' }, tenantName()) : null,
       nav, h('span', { class: 'who' }, who, ' ', out)),
     h('main', null, h('h1', null, title), content));
   document.title = `${title} | Formback 管理画面`;

@@ -1,7 +1,8 @@
 // Scenarios: a campaign's list (a card of its page) with activation and
 // creation from a preset, and a scenario's steps.
 import { api } from '../api.js';
-import { h, clear, card, errorBox, badge, form, thead } from '../ui.js';
+import { h, clear, card, errorBox, notice, badge, form, thead,
+  confirmButton } from '../ui.js';
 import { shell } from '../shell.js';
 import { label } from '../labels.js';
 
@@ -24,7 +25,7 @@ function presetForm(c, box, presets) {
 
 // The scenarios of campaign c, drawn in box (and again after a change);
 // a refused activation shows the server's reason below the table.
-export async function scenarios(c, box) {
+export async function scenarios(c, box, msg) {
   try {
     const [list, presets] = await Promise.all([
       api('GET', `/campaigns/${c.id}/scenarios`),
@@ -34,9 +35,16 @@ export async function scenarios(c, box) {
       clear(out);
       try {
         await api('PATCH', `/scenarios/${s.id}`, { status: st });
-        scenarios(c, box);
+        scenarios(c, box, `シナリオ「${s.name}」を` +
+          `「${label('scenario_status', st)}」にしました。`);
       } catch (e) { clear(out, errorBox(e)); }
     };
+    const remove = (s) => confirmButton('削除', `シナリオ「${s.name}」を` +
+      '削除します。よろしいですか?', async () => {
+      await api('DELETE', `/scenarios/${s.id}`);
+      scenarios(c, box, `シナリオ「${s.name}」を削除しました。`);
+    }, { aria: `シナリオ「${s.name}」を削除` });
+    if (msg) out.append(notice(msg));
     clear(box, h('table', null, thead(['名前', '状態', 'ステップ', '']),
       h('tbody', null, list.data.map((s) => h('tr', null,
         h('td', null, h('a', { href: `#/scenarios/${s.id}` }, s.name)),
@@ -45,7 +53,7 @@ export async function scenarios(c, box) {
         h('td', null, h('button', { type: 'button',
           onclick: act(s, 'active') }, '有効にする'), ' ',
         h('button', { type: 'button', class: 'secondary',
-          onclick: act(s, 'paused') }, '一時停止')))))),
+          onclick: act(s, 'paused') }, '一時停止'), ' ', remove(s)))))),
     out, h('h3', null, 'プリセットから作成'), presetForm(c, box, presets));
   } catch (e) { clear(box, errorBox(e)); }
 }

@@ -1,16 +1,18 @@
 // Suppressions: the list with its search, adding one, and the CSV import
 // with its per-row results (the first 500).
 import { api } from '../api.js';
-import { h, clear, card, errorBox, badge, jst, form, pagedTable,
-  thead } from '../ui.js';
+import { h, clear, card, badge, jst, form, pagedTable, thead,
+  confirmButton } from '../ui.js';
 import { shell } from '../shell.js';
 import { label, paramLabel } from '../labels.js';
 
+// Deleting lets messages go to the address again: asked first.
 function removeButton(s, load) {
-  return h('button', { type: 'button', class: 'danger', onclick: async (ev) => {
-    try { await api('DELETE', `/suppressions/${s.id}`); load(); }
-    catch (e) { ev.target.replaceWith(errorBox(e)); }
-  } }, '削除');
+  return confirmButton('削除', `${s.value_masked} の配信停止を削除し、` +
+    '送信できる状態に戻します。よろしいですか?', async () => {
+    await api('DELETE', `/suppressions/${s.id}`);
+    load();
+  }, { aria: `${s.value_masked} の配信停止を削除` });
 }
 
 // The search form and the list, in box; load() draws both again.

@@ -2,8 +2,8 @@
 // (test, resume, delete), an endpoint's delivery history with redelivery,
 // and adding one (its signing secret shown once).
 import { api } from '../api.js';
-import { h, clear, card, errorBox, badge, jst, form, pagedTable,
-  copyButton } from '../ui.js';
+import { h, clear, card, errorBox, notice, badge, jst, form, pagedTable,
+  copyButton, confirmButton } from '../ui.js';
 import { shell } from '../shell.js';
 import { label } from '../labels.js';
 
@@ -55,6 +55,7 @@ async function testSend(w) {
 function actions(wk, w) {
   const remove = async () => {
     await api('DELETE', `/webhook_endpoints/${w.id}`);
+    clear(wk.note, notice(`${w.url} を削除しました。`));
     load(wk);
   };
   return h('span', { class: 'row' },
@@ -62,7 +63,9 @@ function actions(wk, w) {
       onclick: () => log(wk, w) }, '配信履歴'),
     w.status === 'disabled' ? act(wk, '再開', '', () => resume(w))
       : act(wk, 'テスト送信', 'secondary', () => testSend(w)),
-    h('button', { type: 'button', class: 'danger', onclick: remove }, '削除'));
+    confirmButton('削除', `${w.url} を削除します。送信待ちのイベントも` +
+      '送られなくなります。よろしいですか?', remove,
+    { aria: `${w.url} を削除` }));
 }
 
 function load(wk) {
