@@ -46,9 +46,16 @@ function current(href, here) {
 // A signed-in screen: the header with the menu, then title and content.
 export function shell(title, ...content) {
   const here = location.hash.split('/').slice(0, 2).join('/') || '#/';
-  const nav = h('nav', { class: 'menu', 'aria-label': 'メニュー' },
+  const nav = h('nav', { class: 'menu', id: 'menu', 'aria-label': 'メニュー' },
     menu.map(([href, t]) => h('a', { href,
       'aria-current': current(href, here) ? 'page' : null }, t)));
+  // at a phone's width the menu folds behind this button (admin.css)
+  const toggle = h('button', { type: 'button', class: 'secondary menu-toggle',
+    'aria-expanded': 'false', 'aria-controls': 'menu', onclick: () => {
+      const open = toggle.getAttribute('aria-expanded') !== 'true';
+      toggle.setAttribute('aria-expanded', String(open));
+      toggle.closest('header').classList.toggle('open', open);
+    } }, 'メニュー');
   const out = h('button', { type: 'button', class: 'secondary',
     onclick: signOut }, 'ログアウト');
   const { email, role } = session.me.member;
@@ -56,7 +63,8 @@ export function shell(title, ...content) {
   clear(root(),
     h('header', { class: 'top' }, h('span', { class: 'brand' }, 'Formback'),
       tenantName() ? h('span', { class: 'tenant' }, tenantName()) : null,
-      nav, h('span', { class: 'who' }, who, ' ', out)),
+      toggle, nav, h('span', { class: 'who' }, h('span', { class: 'email' },
+        who), ' ', out)),
     h('main', null, h('h1', null, title), content));
   document.title = `${title} | Formback 管理画面`;
 }

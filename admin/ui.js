@@ -35,6 +35,14 @@ export function card(title, ...content) {
     title === null ? null : h('h2', null, title), content);
 }
 
+// A table of rows (arrays of cells) under titles; at a phone's width
+// each row is a card, each cell labelled with its column's title.
+export function dataTable(titles, rows) {
+  return h('table', { class: 'cards' }, thead(titles), h('tbody', null,
+    rows.map((r) => h('tr', null, r.map((c, i) =>
+      h('td', { 'data-label': titles[i] }, c))))));
+}
+
 // A table's head row of column titles.
 export function thead(titles) {
   return h('thead', null, h('tr', null, titles.map((t) => h('th', null, t))));

@@ -1,7 +1,8 @@
 // Leads: the list by status, and a lead's page with its timeline (masked
 // contacts only).
 import { api } from '../api.js';
-import { h, clear, card, errorBox, badge, jst, pagedTable } from '../ui.js';
+import { h, clear, card, errorBox, badge, jst, pagedTable,
+  dataTable } from '../ui.js';
 import { shell } from '../shell.js';
 import { label, options } from '../labels.js';
 
@@ -44,13 +45,13 @@ export async function lead(id) {
     const l = await api('GET', `/leads/${id}`);
     const rows = facts(l).map(([k, v]) => h('tr', null,
       h('th', { scope: 'row' }, k), h('td', null, v || '—')));
-    const timeline = (l.timeline || []).map((t) => h('tr', null,
-      h('td', null, jst(t.at)), h('td', null, label('tag_event', t.type)),
-      h('td', null, t.role ? label('role', t.role) : ''),
-      h('td', null, t.path || '')));
+    const timeline = (l.timeline || []).map((t) => [jst(t.at),
+      label('tag_event', t.type), t.role ? label('role', t.role) : '',
+      t.path || '']);
     clear(box, card([badge('lead_status', l.status), ' ',
       l.campaign ? l.campaign.name : ''],
       h('table', null, h('tbody', null, rows))),
-    card('経過', h('table', null, h('tbody', null, timeline))));
+    card('経過', dataTable(['日時', 'できごと', 'ページの役割', 'パス'],
+      timeline)));
   } catch (e) { clear(box, errorBox(e)); }
 }

@@ -2,7 +2,7 @@
 // creation from a preset, and a scenario's steps.
 import { api } from '../api.js';
 import { h, clear, card, errorBox, notice, badge, form, thead,
-  confirmButton } from '../ui.js';
+  confirmButton, dataTable } from '../ui.js';
 import { shell } from '../shell.js';
 import { label } from '../labels.js';
 
@@ -45,15 +45,14 @@ export async function scenarios(c, box, msg) {
       scenarios(c, box, `シナリオ「${s.name}」を削除しました。`);
     }, { aria: `シナリオ「${s.name}」を削除` });
     if (msg) out.append(notice(msg));
-    clear(box, h('table', null, thead(['名前', '状態', 'ステップ', '']),
-      h('tbody', null, list.data.map((s) => h('tr', null,
-        h('td', null, h('a', { href: `#/scenarios/${s.id}` }, s.name)),
-        h('td', null, badge('scenario_status', s.status)),
-        h('td', null, stepsText(s)),
-        h('td', null, h('button', { type: 'button',
-          onclick: act(s, 'active') }, '有効にする'), ' ',
+    clear(box, dataTable(['名前', '状態', 'ステップ', ''],
+      list.data.map((s) => [
+        h('a', { href: `#/scenarios/${s.id}` }, s.name),
+        badge('scenario_status', s.status), stepsText(s),
+        h('span', { class: 'row' }, h('button', { type: 'button',
+          onclick: act(s, 'active') }, '有効にする'),
         h('button', { type: 'button', class: 'secondary',
-          onclick: act(s, 'paused') }, '一時停止'), ' ', remove(s)))))),
+          onclick: act(s, 'paused') }, '一時停止'), remove(s))])),
     out, h('h3', null, 'プリセットから作成'), presetForm(c, box, presets));
   } catch (e) { clear(box, errorBox(e)); }
 }
@@ -70,16 +69,18 @@ function messageLabel(m) {
 // A step's row: its message and delay, moved up or removed; tr.read()
 // gives the step as PUT /scenarios/{id}/steps takes it.
 function stepRow(msgs, st) {
-  const delay = h('input', { type: 'number', min: 0,
+  const delay = h('input', { type: 'number', min: 0, 'aria-label': '遅延(分)',
     value: st ? st.delay_minutes : 30 });
-  const msg = h('select', null, msgs.data.map((m) => h('option', {
-    value: m.id, selected: st && st.message_id === m.id }, messageLabel(m))));
+  const msg = h('select', { 'aria-label': 'メッセージ' },
+    msgs.data.map((m) => h('option', { value: m.id,
+      selected: st && st.message_id === m.id }, messageLabel(m))));
   const up = () => {
     if (tr.previousElementSibling) tr.previousElementSibling.before(tr);
   };
-  const tr = h('tr', null, h('td', null, msg), h('td', null, delay),
-    h('td', null, h('button', { type: 'button', class: 'secondary',
-      onclick: up }, '上へ'), ' ',
+  const tr = h('tr', null, h('td', { 'data-label': 'メッセージ' }, msg),
+    h('td', { 'data-label': '遅延(分)' }, delay),
+    h('td', { 'data-label': '' }, h('button', { type: 'button',
+      class: 'secondary', onclick: up }, '上へ'), ' ',
     h('button', { type: 'button', class: 'danger',
       onclick: () => tr.remove() }, '削除')));
   tr.read = () => ({ message_id: msg.value,
@@ -121,7 +122,8 @@ export async function scenario(id) {
     s.steps.forEach((st) => addRow(st));
     const out = h('div');
     clear(box, card([s.name, ' ', badge('scenario_status', s.status)],
-      h('table', null, thead(['メッセージ', '遅延(分)', '']), rows),
+      h('table', { class: 'cards' }, thead(['メッセージ', '遅延(分)', '']),
+        rows),
       h('div', { class: 'row' },
         h('button', { type: 'button', class: 'secondary',
           onclick: () => addRow(null) }, 'ステップを追加'),

@@ -1,7 +1,7 @@
 // Suppressions: the list with its search, adding one, and the CSV import
 // with its per-row results (the first 500).
 import { api } from '../api.js';
-import { h, clear, card, badge, jst, form, pagedTable, thead,
+import { h, clear, card, badge, jst, form, pagedTable, dataTable,
   confirmButton } from '../ui.js';
 import { shell } from '../shell.js';
 import { label, paramLabel } from '../labels.js';
@@ -53,11 +53,9 @@ function importResults(r) {
   return [h('p', { class: 'notice' }, `登録 ${r.created} 件、` +
     `登録済み ${r.exists} 件、不正 ${r.invalid} 件` +
     `(${label('encoding', r.encoding)})`),
-  h('table', null, thead(['行', '結果', '宛先・項目']),
-    h('tbody', null, r.results.slice(0, 500).map((x) => h('tr', null,
-      h('td', null, String(x.record)),
-      h('td', null, badge('import_result', x.result)),
-      h('td', null, x.masked || paramLabel(x.param) || '')))))];
+  dataTable(['行', '結果', '宛先・項目'], r.results.slice(0, 500).map((x) =>
+    [String(x.record), badge('import_result', x.result),
+      x.masked || paramLabel(x.param) || '']))];
 }
 
 function importCard(load) {

@@ -193,7 +193,7 @@ export function rulesCard(k) {
     '上から順ではなく、優先度の小さい順(空欄は最後)に評価し、' +
     '同じ優先度では上の行から評価します。最初に当たった規則でページの' +
     '役割が決まり、より具体的な規則が後にあっても優先されません。'),
-  h('table', { class: 'rules' }, h('thead', null, h('tr', null,
+  h('table', { class: 'rules cards' }, h('thead', null, h('tr', null,
     ['評価順', '役割', '種類', 'パターン', '優先度', ''].map((t) =>
       h('th', { scope: 'col' }, t)))), body),
   h('div', { class: 'row' }, h('button', { type: 'button',

@@ -206,3 +206,24 @@ test('the tenant chosen at sign-in is named in the header', async () => {
   app = await go('#/leads');
   assert.equal(app.querySelector('header .tenant').textContent, hostile);
 });
+
+test('the menu folds behind its button (a phone\'s width)', async () => {
+  session.me = me;
+  const app = await go('#/leads');
+  const toggle = app.querySelector('header .menu-toggle');
+  assert.equal(toggle.getAttribute('aria-controls'), 'menu');
+  assert.equal(app.querySelector('nav#menu').tagName, 'NAV');
+  assert.equal(toggle.getAttribute('aria-expanded'), 'false');
+  toggle.click();
+  assert.equal(toggle.getAttribute('aria-expanded'), 'true');
+  assert.ok(app.querySelector('header').classList.contains('open'));
+  toggle.click();
+  assert.ok(!app.querySelector('header').classList.contains('open'));
+});
+
+test('every list is a table whose cells name their column', async () => {
+  session.me = me;
+  const app = await go('#/campaigns');
+  const td = app.querySelector('table.cards tbody td');
+  assert.equal(td.dataset.label, '名前');
+});
