@@ -123,7 +123,8 @@ export function previewNodes(blocks, vars) {
   return (blocks || []).map((b) => {
     const t = (k) => expand(b[k], vars);
     switch (b.type) {
-    case 'heading': return h('h1', null, t('text'));
+    // not a heading of the page: the preview is no part of its outline
+    case 'heading': return h('p', { class: 'mail-h1' }, t('text'));
     case 'text': return h('p', null, t('text'));
     case 'button': return h('p', null, h('span', { class: 'mail-button',
       title: t('url') }, t('text') || '(文言なし)'));

@@ -38,14 +38,17 @@ export function card(title, ...content) {
 // A table of rows (arrays of cells) under titles; at a phone's width
 // each row is a card, each cell labelled with its column's title.
 export function dataTable(titles, rows) {
+  if (!rows.length) return h('p', { class: 'muted' }, 'まだありません。');
   return h('table', { class: 'cards' }, thead(titles), h('tbody', null,
     rows.map((r) => h('tr', null, r.map((c, i) =>
       h('td', { 'data-label': titles[i] }, c))))));
 }
 
 // A table's head row of column titles.
+// (an empty title, a column of buttons, is named for screen readers)
 export function thead(titles) {
-  return h('thead', null, h('tr', null, titles.map((t) => h('th', null, t))));
+  return h('thead', null, h('tr', null, titles.map((t) => h('th', null,
+    t === '' ? h('span', { class: 'vh' }, '操作') : t))));
 }
 
 // The contract's Japanese message of an error, with the field it names
@@ -143,6 +146,8 @@ export function pagedTable(load, columns) {
           h('td', { 'data-label': t }, f(row)))));
       cursor = page.next_cursor;
       more.hidden = !page.has_more;
+      // an empty table is left out (a head over no cells says nothing)
+      table.hidden = !body.children.length;
       if (!body.children.length)
         clear(status, h('p', { class: 'muted' }, 'まだありません。'));
     } catch (e) {
@@ -154,8 +159,10 @@ export function pagedTable(load, columns) {
   }
   more.addEventListener('click', next);
   more.hidden = true;
-  box.append(h('table', { class: 'cards' }, h('thead', null, h('tr', null,
-    columns.map(([t]) => h('th', { scope: 'col' }, t)))), body), status, more);
+  const table = h('table', { class: 'cards' }, h('thead', null, h('tr', null,
+    columns.map(([t]) => h('th', { scope: 'col' },
+      t === '' ? h('span', { class: 'vh' }, '操作') : t)))), body);
+  box.append(table, status, more);
   next();
   return box;
 }

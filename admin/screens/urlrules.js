@@ -194,8 +194,9 @@ export function rulesCard(k) {
     '同じ優先度では上の行から評価します。最初に当たった規則でページの' +
     '役割が決まり、より具体的な規則が後にあっても優先されません。'),
   h('table', { class: 'rules cards' }, h('thead', null, h('tr', null,
-    ['評価順', '役割', '種類', 'パターン', '優先度', ''].map((t) =>
-      h('th', { scope: 'col' }, t)))), body),
+    ['評価順', '役割', '種類', 'パターン', '優先度', '操作'].map((t) =>
+      h('th', { scope: 'col' }, t === '操作' ? h('span', { class: 'vh' }, t) :
+        t)))), body),
   h('div', { class: 'row' }, h('button', { type: 'button',
     class: 'secondary', onclick: () => { st.rows.push(blank()); st.draw(); } },
   '規則を追加'), save), warn, out,

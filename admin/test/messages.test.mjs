@@ -166,8 +166,8 @@ test('the preview draws every block type as text', () => {
   const box = document.createElement('div');
   box.append(...nodes);
   assert.deepEqual([...box.children].map((e) => e.tagName),
-    ['H1', 'P', 'P', 'FIGURE', 'HR']);
-  assert.equal(box.querySelector('h1').textContent, '青汁');
+    ['P', 'P', 'P', 'FIGURE', 'HR']);
+  assert.equal(box.querySelector('.mail-h1').textContent, '青汁');
   assert.equal(box.children[1].textContent, hostile);
   assert.equal(box.querySelector('img'), null, 'nothing loaded or parsed');
   assert.equal(box.querySelector('.mail-button').title, 'https://l/r/1');

@@ -86,7 +86,8 @@ test('card: a section with its heading, or none', () => {
 test('thead: one row of column titles', () => {
   const t = thead(['a', 'b', '']);
   assert.equal(t.outerHTML,
-    '<thead><tr><th>a</th><th>b</th><th></th></tr></thead>');
+    '<thead><tr><th>a</th><th>b</th><th><span class="vh">操作</span></th>' +
+    '</tr></thead>');
 });
 
 test('errorBox: the message and the field it names, as an alert', () => {
