@@ -110,8 +110,8 @@ async function checklist(box, mode) {
     '送信が始まります。'), h('ol', { class: 'checklist' },
     steps.map(([t, href, done]) => h('li', { class: done ? 'done' : '' },
       h('span', { class: 'mark', 'aria-hidden': 'true' }, done ? '✓' : '・'),
-      h('a', { href }, t), h('span', { class: 'muted' },
-        done ? '(完了)' : '(未完了)')))));
+      h('span', null, h('a', { href }, t), h('span', { class: 'muted' },
+        done ? '(完了)' : '(未完了)'))))));
 }
 
 async function daily(box) {
