@@ -2,12 +2,27 @@
 // menu, who is signed in, the title) and signing out.
 import { api, setCsrf } from './api.js';
 import { h, clear } from './ui.js';
+import { label } from './labels.js';
 
 // The session: {member, tenant_id, csrf_token}, or null signed out.
 export const session = { me: null };
 
 // The element the screens draw in (index.html's #app).
 export function root() { return document.getElementById('app'); }
+
+// The tenant's name: the session's when it gives one, else the one the
+// sign-in chose from the tenants the server listed (sessionStorage);
+// null when neither is known (GET /admin/session has no name yet).
+export function tenantName() {
+  const me = session.me;
+  if (me.tenant && me.tenant.name) return me.tenant.name;
+  if (me.tenant_name) return me.tenant_name;
+  try {
+    const known = JSON.parse(sessionStorage.getItem('fb-tenants') || '[]');
+    const t = known.find((x) => x.id === me.tenant_id);
+    return t ? t.name : null;
+  } catch { return null; }
+}
 
 // May the member change the tenant's settings (owner or admin)?
 export function canAdmin() {
@@ -31,15 +46,25 @@ function current(href, here) {
 // A signed-in screen: the header with the menu, then title and content.
 export function shell(title, ...content) {
   const here = location.hash.split('/').slice(0, 2).join('/') || '#/';
-  const nav = h('nav', { class: 'menu', 'aria-label': 'メニュー' },
+  const nav = h('nav', { class: 'menu', id: 'menu', 'aria-label': 'メニュー' },
     menu.map(([href, t]) => h('a', { href,
       'aria-current': current(href, here) ? 'page' : null }, t)));
+  // at a phone's width the menu folds behind this button (admin.css)
+  const toggle = h('button', { type: 'button', class: 'secondary menu-toggle',
+    'aria-expanded': 'false', 'aria-controls': 'menu', onclick: () => {
+      const open = toggle.getAttribute('aria-expanded') !== 'true';
+      toggle.setAttribute('aria-expanded', String(open));
+      toggle.closest('header').classList.toggle('open', open);
+    } }, 'メニュー');
   const out = h('button', { type: 'button', class: 'secondary',
     onclick: signOut }, 'ログアウト');
   const { email, role } = session.me.member;
+  const who = `${email}(${label('member_role', role)})`;
   clear(root(),
     h('header', { class: 'top' }, h('span', { class: 'brand' }, 'Formback'),
-      nav, h('span', { class: 'who' }, `${email}(${role})`, ' ', out)),
+      tenantName() ? h('span', { class: 'tenant' }, tenantName()) : null,
+      toggle, nav, h('span', { class: 'who' }, h('span', { class: 'email' },
+        who), ' ', out)),
     h('main', null, h('h1', null, title), content));
   document.title = `${title} | Formback 管理画面`;
 }

@@ -1,5 +1,6 @@
 // Building the page: every value from the server goes in as text
 // (textContent), never as markup; links and attributes are set one by one.
+import { label, paramLabel } from './labels.js';
 
 // h('p', {class: 'x', onclick: f}, 'text', child, ...): an element.
 export function h(tag, attrs, ...children) {
@@ -34,15 +35,28 @@ export function card(title, ...content) {
     title === null ? null : h('h2', null, title), content);
 }
 
-// A table's head row of column titles.
-export function thead(titles) {
-  return h('thead', null, h('tr', null, titles.map((t) => h('th', null, t))));
+// A table of rows (arrays of cells) under titles; at a phone's width
+// each row is a card, each cell labelled with its column's title.
+export function dataTable(titles, rows) {
+  if (!rows.length) return h('p', { class: 'muted' }, 'まだありません。');
+  return h('table', { class: 'cards' }, thead(titles), h('tbody', null,
+    rows.map((r) => h('tr', null, r.map((c, i) =>
+      h('td', { 'data-label': titles[i] }, c))))));
 }
 
-// The contract's Japanese message of an error, with the field it names.
+// A table's head row of column titles.
+// (an empty title, a column of buttons, is named for screen readers)
+export function thead(titles) {
+  return h('thead', null, h('tr', null, titles.map((t) => h('th', null,
+    t === '' ? h('span', { class: 'vh' }, '操作') : t))));
+}
+
+// The contract's Japanese message of an error, with the field it names
+// as the form labels it (labels.js paramLabel()), never the API's name.
 export function errorBox(err) {
-  const p = err.param ? `(${err.param})` : '';
-  return h('p', { class: 'error', role: 'alert' }, `${err.message}${p}`);
+  const f = paramLabel(err.param);
+  return h('p', { class: 'error', role: 'alert' },
+    f ? `${err.message}(${f})` : err.message);
 }
 
 // A notice of what an action did (role=status: read out when it shows).
@@ -50,8 +64,10 @@ export function notice(text) {
   return h('p', { class: 'notice', role: 'status' }, text);
 }
 
-export function badge(s) {
-  return h('span', { class: `badge ${s || ''}` }, s ?? '—');
+// A value of an enumeration (labels.js kind) as a badge in Japanese;
+// its class is the value, for its colour.
+export function badge(kind, s) {
+  return h('span', { class: `badge ${s || ''}` }, label(kind, s));
 }
 
 // An ISO time as JST, as the shops read it.
@@ -93,11 +109,17 @@ export function form(fields, submitLabel, onSubmit, cls = 'stack') {
       values[k] = el.type === 'file' ? el.files[0] : el.value;
     btn.disabled = true;
     clear(out);
+    for (const el of Object.values(inputs)) el.removeAttribute('aria-invalid');
     try {
       const msg = await onSubmit(values, out);
       if (msg) clear(out, notice(msg));
     } catch (e) {
       clear(out, errorBox(e));
+      const bad = e.param && inputs[e.param];
+      if (bad) {
+        bad.setAttribute('aria-invalid', 'true');
+        bad.focus();
+      }
     } finally {
       btn.disabled = false;
     }
@@ -120,10 +142,12 @@ export function pagedTable(load, columns) {
     try {
       const page = await load(cursor);
       for (const row of page.data)
-        body.append(h('tr', null,
-          columns.map(([, f]) => h('td', null, f(row)))));
+        body.append(h('tr', null, columns.map(([t, f]) =>
+          h('td', { 'data-label': t }, f(row)))));
       cursor = page.next_cursor;
       more.hidden = !page.has_more;
+      // an empty table is left out (a head over no cells says nothing)
+      table.hidden = !body.children.length;
       if (!body.children.length)
         clear(status, h('p', { class: 'muted' }, 'まだありません。'));
     } catch (e) {
@@ -135,8 +159,10 @@ export function pagedTable(load, columns) {
   }
   more.addEventListener('click', next);
   more.hidden = true;
-  box.append(h('table', null, h('thead', null, h('tr', null,
-    columns.map(([t]) => h('th', { scope: 'col' }, t)))), body), status, more);
+  const table = h('table', { class: 'cards' }, h('thead', null, h('tr', null,
+    columns.map(([t]) => h('th', { scope: 'col' },
+      t === '' ? h('span', { class: 'vh' }, '操作') : t)))), body);
+  box.append(table, status, more);
   next();
   return box;
 }
@@ -153,4 +179,32 @@ export function copyButton(text, label = 'コピー') {
     }
   });
   return b;
+}
+
+// A button whose action asks first (destructive or costly actions): a
+// click puts the question in its place with 「ok」 and 「やめる」
+// (focused, the safe choice); 「ok」 runs run(), whose message (if any)
+// shows in its place, as does its error (the button comes back).
+export function confirmButton(text, question, run,
+  { cls = 'danger', ok = text, aria = null } = {}) {
+  const box = h('span', { class: 'confirm' });
+  const first = (...after) => clear(box, h('button', { type: 'button',
+    class: cls, 'aria-label': aria, onclick: ask }, text), after);
+  const go = async (ev) => {
+    ev.target.disabled = true;
+    try {
+      const msg = await run();
+      if (msg) clear(box, notice(msg));
+      else if (box.isConnected) first();
+    } catch (e) { first(' ', errorBox(e)); }
+  };
+  function ask() {
+    const no = h('button', { type: 'button', class: 'secondary',
+      onclick: () => { first(); box.querySelector('button').focus(); } },
+    'やめる');
+    clear(box, h('span', { class: 'question' }, question), ' ',
+      h('button', { type: 'button', class: cls, onclick: go }, ok), ' ', no);
+    no.focus();
+  }
+  return first();
 }

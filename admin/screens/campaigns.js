@@ -6,9 +6,10 @@ import { h, clear, card, errorBox, notice, badge, jst, form,
   pagedTable } from '../ui.js';
 import { shell } from '../shell.js';
 import { scenarios } from './scenarios.js';
+import { rulesCard } from './urlrules.js';
+import { label, options } from '../labels.js';
 
-const statuses = [['', 'すべて'], ['active', '有効'], ['paused', '一時停止'],
-  ['archived', 'アーカイブ']];
+const statuses = [['', 'すべて'], ...options('campaign_status')];
 
 // The creation form, with the tenant's sites to choose from.
 function createForm(sites) {
@@ -34,7 +35,7 @@ export function campaigns() {
     clear(list, pagedTable((c) => api('GET', '/campaigns', undefined,
       { cursor: c, status: filter.value, site_id: siteFilter.value }), [
       ['名前', (x) => h('a', { href: `#/campaigns/${x.id}` }, x.name)],
-      ['キー', (x) => x.key], ['状態', (x) => badge(x.status)],
+      ['キー', (x) => x.key], ['状態', (x) => badge('campaign_status', x.status)],
       ['シナリオ', (x) => `${x.active_scenario_count}/${x.scenario_count}`],
       ['更新', (x) => jst(x.updated_at)],
     ]));
@@ -56,17 +57,13 @@ export function campaigns() {
 // k: {id, c (the campaign as last read), head (its card), status (where
 // the status buttons report)}; redraw() puts a new head in the old's place.
 
-function rulesText(rules) {
-  return rules.map((r) => `${r.role} ${r.match_type} ${r.pattern}`)
-    .join('\n');
-}
-
 function setStatus(k, s) {
   return async () => {
     clear(k.status);
     try {
       k.c = await api('PATCH', `/campaigns/${k.id}`, { status: s });
-      clear(k.status, notice(`状態: ${k.c.status}`));
+      clear(k.status, notice('状態を「' +
+        `${label('campaign_status', k.c.status)}」にしました。`));
       k.redraw();
     } catch (e) { clear(k.status, errorBox(e)); }
   };
@@ -82,47 +79,13 @@ async function duplicate(k) {
 function header(k) {
   const button = (cls, s, t) => h('button', { type: 'button', class: cls,
     onclick: setStatus(k, s) }, t);
-  return card([k.c.name, ' ', badge(k.c.status)],
+  return card([k.c.name, ' ', badge('campaign_status', k.c.status)],
     h('p', { class: 'muted' }, `キー ${k.c.key}`),
     h('div', { class: 'row' }, button(null, 'active', '有効にする'),
       button('secondary', 'paused', '一時停止'),
       button('secondary', 'archived', 'アーカイブ'),
       h('button', { type: 'button', class: 'secondary',
         onclick: () => duplicate(k) }, '複製')), k.status);
-}
-
-// One rule a line: "role match_type pattern" (the pattern may hold spaces).
-function parseRules(text) {
-  return text.split('\n').map((l) => l.trim()).filter(Boolean).map((l) => {
-    const [role, match_type, ...p] = l.split(/\s+/);
-    return { role, match_type, pattern: p.join(' ') };
-  });
-}
-
-function rulesCard(k) {
-  const warn = h('div');
-  const label = 'URL ルール(1 行に「役割 種類 パターン」: ' +
-    '役割は landing/form/thanks、種類は prefix/glob/regex/query/host)';
-  const rules = form([{ name: 'rules', label, type: 'textarea',
-    value: rulesText(k.c.url_rules || []) }], 'ルールを保存', async (v) => {
-    const r = await api('PUT', `/campaigns/${k.id}/url-rules`,
-      { rules: parseRules(v.rules) });
-    clear(warn, (r.warnings || []).map((w) => h('p', { class: 'error' },
-      `「${w.lost_campaign.name}」のページ ${w.page_count} 件が` +
-      'このキャンペーンに移ります。')));
-    return 'ルールを保存しました。';
-  });
-  const url = { name: 'url', label: 'URL をテスト', type: 'url',
-    required: true, placeholder: 'https://shop.example.jp/form' };
-  const test = form([url], 'テスト', async (v, out) => {
-    const r = await api('POST', `/sites/${k.c.site_id}/url-rules/test`,
-      { url: v.url });
-    clear(out, h('p', { class: 'notice' }, r.assigned ?
-      `キャンペーン ${r.campaign} の ${r.role} ページです。` :
-      'どのキャンペーンにも当たりません。'));
-  }, 'inline');
-  return card('URL ルール', rules, warn,
-    h('h3', null, '一致テスト(公開中の設定で判定)'), test);
 }
 
 function editForm(k) {

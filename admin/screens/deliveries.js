@@ -3,10 +3,9 @@
 import { api } from '../api.js';
 import { h, clear, card, badge, jst, pagedTable } from '../ui.js';
 import { shell } from '../shell.js';
+import { label, options } from '../labels.js';
 
-const statuses = [['', 'すべて'], ['scheduled', '予定'], ['sent', '送信済み'],
-  ['delivered', '到達'], ['failed', '失敗'], ['cancelled', '取り消し'],
-  ['suppressed', '配信停止']];
+const statuses = [['', 'すべて'], ...options('delivery_status')];
 
 export function deliveries() {
   const filter = h('select', null,
@@ -15,12 +14,14 @@ export function deliveries() {
   const load = () => clear(list, pagedTable((c) =>
     api('GET', '/deliveries', undefined, { cursor: c, status: filter.value }),
   [
-    ['状態', (d) => badge(d.status)], ['チャネル', (d) => d.channel],
+    ['状態', (d) => badge('delivery_status', d.status)],
+    ['チャネル', (d) => label('channel', d.channel)],
     ['宛先', (d) => d.to_masked],
     ['キャンペーン', (d) => d.campaign ? d.campaign.name : '—'],
     ['リード', (d) => h('a', { href: `#/leads/${d.lead_id}` }, '表示')],
     ['予定', (d) => jst(d.scheduled_at)], ['送信', (d) => jst(d.sent_at)],
-    ['理由', (d) => d.cancel_reason || d.error_code || ''],
+    ['理由', (d) => d.cancel_reason ?
+      label('cancel_reason', d.cancel_reason) : d.error_code || ''],
   ]));
   filter.addEventListener('change', load);
   shell('配信', card(null, h('label', null, '状態', filter), list));

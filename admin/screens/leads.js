@@ -1,11 +1,12 @@
 // Leads: the list by status, and a lead's page with its timeline (masked
 // contacts only).
 import { api } from '../api.js';
-import { h, clear, card, errorBox, badge, jst, pagedTable } from '../ui.js';
+import { h, clear, card, errorBox, badge, jst, pagedTable,
+  dataTable } from '../ui.js';
 import { shell } from '../shell.js';
+import { label, options } from '../labels.js';
 
-const statuses = [['', 'すべて'], ['captured', '取得'], ['abandoned', '離脱'],
-  ['sent', '送信済み'], ['converted', '転換']];
+const statuses = [['', 'すべて'], ...options('lead_status')];
 
 export function leads() {
   const filter = h('select', null,
@@ -13,7 +14,8 @@ export function leads() {
   const list = h('div');
   const load = () => clear(list, pagedTable((c) => api('GET', '/leads',
     undefined, { cursor: c, status: filter.value }), [
-    ['状態', (l) => h('a', { href: `#/leads/${l.id}` }, badge(l.status))],
+    ['状態', (l) => h('a', { href: `#/leads/${l.id}` },
+      badge('lead_status', l.status))],
     ['キャンペーン', (l) => l.campaign ? l.campaign.name : '—'],
     ['メール', (l) => l.email_masked || '—'],
     ['電話', (l) => l.tel_masked || '—'],
@@ -28,7 +30,12 @@ function facts(l) {
   return [['メール', l.email_masked], ['電話', l.tel_masked],
     ['ランディングページ', l.landing_url], ['参照元', l.referrer],
     ['作成', jst(l.created_at)], ['取得', jst(l.captured_at)],
-    ['離脱', jst(l.abandoned_at)], ['転換', jst(l.converted_at)]];
+    ['離脱', jst(l.abandoned_at)], ['コンバージョン', jst(l.converted_at)],
+    ['コンバージョンの検出', l.conversion_source ?
+      label('conversion_source', l.conversion_source) : null],
+    ['送信しない理由', l.suppress_reason ?
+      label('suppress_reason', l.suppress_reason) : null],
+    ['同意', label('consent_mode', l.consent_state)]];
 }
 
 export async function lead(id) {
@@ -38,11 +45,13 @@ export async function lead(id) {
     const l = await api('GET', `/leads/${id}`);
     const rows = facts(l).map(([k, v]) => h('tr', null,
       h('th', { scope: 'row' }, k), h('td', null, v || '—')));
-    const timeline = (l.timeline || []).map((t) => h('tr', null,
-      h('td', null, jst(t.at)), h('td', null, t.type || ''),
-      h('td', null, t.role || ''), h('td', null, t.path || '')));
-    clear(box, card([badge(l.status), ' ', l.campaign ? l.campaign.name : ''],
+    const timeline = (l.timeline || []).map((t) => [jst(t.at),
+      label('tag_event', t.type), t.role ? label('role', t.role) : '',
+      t.path || '']);
+    clear(box, card([badge('lead_status', l.status), ' ',
+      l.campaign ? l.campaign.name : ''],
       h('table', null, h('tbody', null, rows))),
-    card('経過', h('table', null, h('tbody', null, timeline))));
+    card('経過', dataTable(['日時', 'できごと', 'ページの役割', 'パス'],
+      timeline)));
   } catch (e) { clear(box, errorBox(e)); }
 }

@@ -3,13 +3,11 @@
 // discarding asks once more before it acts.
 import { api } from '../api.js';
 import { h, clear, errorBox, badge, jst, pagedTable } from '../ui.js';
-
-// (opmail.c's flood_mail() names the kinds in the same words)
-const floodKinds = { address: '送信元アドレス', network: '送信元ネットワーク',
-  visitor: '訪問者', site: 'サイト全体(通常の件数を超えた分)' };
+import { label } from '../labels.js';
 
 function source(q) {
-  const kind = floodKinds[q.kind] || q.kind;
+  // (opmail.c's flood_mail() names the kinds in the same words)
+  const kind = label('quarantine_kind', q.kind);
   return q.source ? `${kind}: ${q.source}` : kind;
 }
 
@@ -47,7 +45,8 @@ export function quarantines(box) {
       { cursor: c, status: status.value }), [
     ['時間帯', (q) => jst(q.hour)], ['サイト', (q) => q.domain || q.site_id],
     ['送信元', source], ['上限', (q) => q.threshold],
-    ['リード', (q) => q.leads], ['状態', (q) => badge(q.status)],
+    ['リード', (q) => q.leads],
+    ['状態', (q) => badge('quarantine_status', q.status)],
     ['', (q) => actions(q, load)],
   ]));
   clear(box, h('p', { class: 'muted' }, '1 つの送信元から上限を超えて' +

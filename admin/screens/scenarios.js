@@ -1,12 +1,15 @@
 // Scenarios: a campaign's list (a card of its page) with activation and
 // creation from a preset, and a scenario's steps.
 import { api } from '../api.js';
-import { h, clear, card, errorBox, badge, form, thead } from '../ui.js';
+import { h, clear, card, errorBox, notice, badge, form, thead,
+  confirmButton, dataTable } from '../ui.js';
 import { shell } from '../shell.js';
+import { label } from '../labels.js';
 
 function stepsText(s) {
   return s.steps.map((st) =>
-    h('div', null, `${st.delay_minutes ?? ''} 分後 ${st.channel ?? ''}`));
+    h('div', null,
+      `${st.delay_minutes ?? ''} 分後 ${label('channel', st.channel)}`));
 }
 
 function presetForm(c, box, presets) {
@@ -22,7 +25,7 @@ function presetForm(c, box, presets) {
 
 // The scenarios of campaign c, drawn in box (and again after a change);
 // a refused activation shows the server's reason below the table.
-export async function scenarios(c, box) {
+export async function scenarios(c, box, msg) {
   try {
     const [list, presets] = await Promise.all([
       api('GET', `/campaigns/${c.id}/scenarios`),
@@ -32,17 +35,24 @@ export async function scenarios(c, box) {
       clear(out);
       try {
         await api('PATCH', `/scenarios/${s.id}`, { status: st });
-        scenarios(c, box);
+        scenarios(c, box, `シナリオ「${s.name}」を` +
+          `「${label('scenario_status', st)}」にしました。`);
       } catch (e) { clear(out, errorBox(e)); }
     };
-    clear(box, h('table', null, thead(['名前', '状態', 'ステップ', '']),
-      h('tbody', null, list.data.map((s) => h('tr', null,
-        h('td', null, h('a', { href: `#/scenarios/${s.id}` }, s.name)),
-        h('td', null, badge(s.status)), h('td', null, stepsText(s)),
-        h('td', null, h('button', { type: 'button',
-          onclick: act(s, 'active') }, '有効にする'), ' ',
+    const remove = (s) => confirmButton('削除', `シナリオ「${s.name}」を` +
+      '削除します。よろしいですか?', async () => {
+      await api('DELETE', `/scenarios/${s.id}`);
+      scenarios(c, box, `シナリオ「${s.name}」を削除しました。`);
+    }, { aria: `シナリオ「${s.name}」を削除` });
+    if (msg) out.append(notice(msg));
+    clear(box, dataTable(['名前', '状態', 'ステップ', ''],
+      list.data.map((s) => [
+        h('a', { href: `#/scenarios/${s.id}` }, s.name),
+        badge('scenario_status', s.status), stepsText(s),
+        h('span', { class: 'row' }, h('button', { type: 'button',
+          onclick: act(s, 'active') }, '有効にする'),
         h('button', { type: 'button', class: 'secondary',
-          onclick: act(s, 'paused') }, '一時停止')))))),
+          onclick: act(s, 'paused') }, '一時停止'), remove(s))])),
     out, h('h3', null, 'プリセットから作成'), presetForm(c, box, presets));
   } catch (e) { clear(box, errorBox(e)); }
 }
@@ -53,22 +63,24 @@ export async function scenarios(c, box) {
 
 function messageLabel(m) {
   const text = (m.subject || m.body || '').slice(0, 40);
-  return `${m.channel === 'sms' ? 'SMS' : 'メール'}: ${text}`;
+  return `${label('channel', m.channel)}: ${text}`;
 }
 
 // A step's row: its message and delay, moved up or removed; tr.read()
 // gives the step as PUT /scenarios/{id}/steps takes it.
 function stepRow(msgs, st) {
-  const delay = h('input', { type: 'number', min: 0,
+  const delay = h('input', { type: 'number', min: 0, 'aria-label': '遅延(分)',
     value: st ? st.delay_minutes : 30 });
-  const msg = h('select', null, msgs.data.map((m) => h('option', {
-    value: m.id, selected: st && st.message_id === m.id }, messageLabel(m))));
+  const msg = h('select', { 'aria-label': 'メッセージ' },
+    msgs.data.map((m) => h('option', { value: m.id,
+      selected: st && st.message_id === m.id }, messageLabel(m))));
   const up = () => {
     if (tr.previousElementSibling) tr.previousElementSibling.before(tr);
   };
-  const tr = h('tr', null, h('td', null, msg), h('td', null, delay),
-    h('td', null, h('button', { type: 'button', class: 'secondary',
-      onclick: up }, '上へ'), ' ',
+  const tr = h('tr', null, h('td', { 'data-label': 'メッセージ' }, msg),
+    h('td', { 'data-label': '遅延(分)' }, delay),
+    h('td', { 'data-label': '' }, h('button', { type: 'button',
+      class: 'secondary', onclick: up }, '上へ'), ' ',
     h('button', { type: 'button', class: 'danger',
       onclick: () => tr.remove() }, '削除')));
   tr.read = () => ({ message_id: msg.value,
@@ -109,8 +121,9 @@ export async function scenario(id) {
     const addRow = (st) => rows.append(stepRow(msgs, st));
     s.steps.forEach((st) => addRow(st));
     const out = h('div');
-    clear(box, card([s.name, ' ', badge(s.status)],
-      h('table', null, thead(['メッセージ', '遅延(分)', '']), rows),
+    clear(box, card([s.name, ' ', badge('scenario_status', s.status)],
+      h('table', { class: 'cards' }, thead(['メッセージ', '遅延(分)', '']),
+        rows),
       h('div', { class: 'row' },
         h('button', { type: 'button', class: 'secondary',
           onclick: () => addRow(null) }, 'ステップを追加'),

@@ -22,6 +22,11 @@ export function signIn(tenants, email) {
         password: v.password, tenant_id: v.tenant_id || null });
     } catch (e) {
       if (e.code === 'tenant_required' && e.tenants && !tenants) {
+        // their names, for the header once signed in (shell tenantName())
+        try {
+          sessionStorage.setItem('fb-tenants', JSON.stringify(e.tenants
+            .map((t) => ({ id: t.id, name: t.name }))));
+        } catch { /* no storage: no name in the header */ }
         signIn(e.tenants, v.email);
         return null;
       }

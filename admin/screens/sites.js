@@ -4,9 +4,7 @@ import { api } from '../api.js';
 import { h, clear, card, errorBox, badge, jst, form, pagedTable,
   copyButton } from '../ui.js';
 import { shell, canAdmin } from '../shell.js';
-
-const consentModes = [['none', 'なし'], ['notice_optout', '通知と配信停止'],
-  ['explicit', '明示の同意']];
+import { label, options } from '../labels.js';
 
 function addForm() {
   return form([
@@ -36,7 +34,7 @@ export async function sites() {
 function consentForm(c) {
   return form([
     { name: 'consent_mode', label: '同意の方式', type: 'select',
-      value: c.consent_mode, options: consentModes },
+      value: c.consent_mode, options: options('consent_mode') },
     { name: 'consent_checkbox_enabled', label: '同意のチェックボックス',
       type: 'select', value: String(c.consent_checkbox_enabled),
       options: [['true', '表示する'], ['false', '表示しない']] },
@@ -80,7 +78,9 @@ export async function site(id) {
       pagedTable((c) => api('GET', `/sites/${id}/pp-checks`, undefined,
         { cursor: c }), [
         ['日時', (p) => jst(p.checked_at || p.created_at)],
-        ['結果', (p) => badge(p.status)], ['URL', (p) => p.url],
+        ['結果', (p) => badge('pp_status', p.status)], ['URL', (p) => p.url],
+        ['指摘', (p) => (p.findings || []).map((f) =>
+          label('pp_finding', f.code)).join('、')],
       ])));
   } catch (e) { clear(box, errorBox(e)); }
 }

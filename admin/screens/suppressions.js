@@ -1,15 +1,18 @@
 // Suppressions: the list with its search, adding one, and the CSV import
 // with its per-row results (the first 500).
 import { api } from '../api.js';
-import { h, clear, card, errorBox, badge, jst, form, pagedTable,
-  thead } from '../ui.js';
+import { h, clear, card, badge, jst, form, pagedTable, dataTable,
+  confirmButton } from '../ui.js';
 import { shell } from '../shell.js';
+import { label, paramLabel } from '../labels.js';
 
+// Deleting lets messages go to the address again: asked first.
 function removeButton(s, load) {
-  return h('button', { type: 'button', class: 'danger', onclick: async (ev) => {
-    try { await api('DELETE', `/suppressions/${s.id}`); load(); }
-    catch (e) { ev.target.replaceWith(errorBox(e)); }
-  } }, '削除');
+  return confirmButton('削除', `${s.value_masked} の配信停止を削除し、` +
+    '送信できる状態に戻します。よろしいですか?', async () => {
+    await api('DELETE', `/suppressions/${s.id}`);
+    load();
+  }, { aria: `${s.value_masked} の配信停止を削除` });
 }
 
 // The search form and the list, in box; load() draws both again.
@@ -22,8 +25,10 @@ function lister(box) {
     h('button', { type: 'submit', class: 'secondary' }, '検索')),
   pagedTable((c) => api('GET', '/suppressions', undefined,
     { cursor: c, q: q.value.trim() }), [
-    ['宛先', (s) => s.value_masked], ['理由', (s) => s.reason],
-    ['範囲', (s) => s.scope], ['作成', (s) => jst(s.created_at)],
+    ['宛先', (s) => s.value_masked],
+    ['理由', (s) => label('suppression_reason', s.reason)],
+    ['範囲', (s) => label('suppression_scope', s.scope)],
+    ['作成', (s) => jst(s.created_at)],
     ['', (s) => s.deletable ? removeButton(s, load) : ''],
   ]));
   return load;
@@ -33,9 +38,12 @@ function addForm(load) {
   return form([
     { name: 'value', label: '電話番号またはメールアドレス', required: true },
     { name: 'memo', label: 'メモ' },
+    { name: 'expires_at', label: '期限(日本時間のその日の終わりまで、空欄は無期限)',
+      type: 'date' },
   ], '追加', async (v) => {
-    await api('POST', '/suppressions',
-      { value: v.value, memo: v.memo || null });
+    await api('POST', '/suppressions', { value: v.value,
+      memo: v.memo || null,
+      expires_at: v.expires_at ? `${v.expires_at}T23:59:59+09:00` : null });
     load();
     return '追加しました。';
   });
@@ -43,17 +51,18 @@ function addForm(load) {
 
 function importResults(r) {
   return [h('p', { class: 'notice' }, `登録 ${r.created} 件、` +
-    `登録済み ${r.exists} 件、不正 ${r.invalid} 件(${r.encoding})`),
-  h('table', null, thead(['行', '結果', '宛先・項目']),
-    h('tbody', null, r.results.slice(0, 500).map((x) => h('tr', null,
-      h('td', null, String(x.record)), h('td', null, badge(x.result)),
-      h('td', null, x.masked || x.param || '')))))];
+    `登録済み ${r.exists} 件、不正 ${r.invalid} 件` +
+    `(${label('encoding', r.encoding)})`),
+  dataTable(['行', '結果', '宛先・項目'], r.results.slice(0, 500).map((x) =>
+    [String(x.record), badge('import_result', x.result),
+      x.masked || paramLabel(x.param) || '']))];
 }
 
 function importCard(load) {
   const results = h('div');
   return card('CSV から取り込む', h('p', { class: 'muted' },
-    '1 列目に電話番号かメールアドレス、2 列目にメモ、3 列目に期限。' +
+    '1 列目に電話番号かメールアドレス、2 列目にメモ、3 列目に期限' +
+    '(2027-03-31T23:59:59+09:00 のように日時と時差で、未来の日時)。' +
     'UTF-8 または Shift_JIS、1 回 10,000 行まで。'),
   form([{ name: 'file', label: 'CSV ファイル', type: 'file',
     accept: '.csv,text/csv', required: true }], '取り込む', async (v) => {

@@ -2,9 +2,10 @@
 // (test, resume, delete), an endpoint's delivery history with redelivery,
 // and adding one (its signing secret shown once).
 import { api } from '../api.js';
-import { h, clear, card, errorBox, badge, jst, form, pagedTable,
-  copyButton } from '../ui.js';
+import { h, clear, card, errorBox, notice, badge, jst, form, pagedTable,
+  copyButton, confirmButton } from '../ui.js';
 import { shell } from '../shell.js';
+import { label } from '../labels.js';
 
 const events = ['lead.captured', 'lead.abandoned', 'delivery.sent',
   'delivery.failed', 'conversion.detected', 'usage.threshold_reached'];
@@ -46,13 +47,15 @@ async function resume(w) {
 
 async function testSend(w) {
   const d = await api('POST', `/webhook_endpoints/${w.id}/test`);
-  return `テストイベント(${d.event_type})を送信待ちにしました。` +
+  return `テストイベント(${label('event', d.event_type)})を` +
+    '送信待ちにしました。' +
     '1 分以内に送信されます。';
 }
 
 function actions(wk, w) {
   const remove = async () => {
     await api('DELETE', `/webhook_endpoints/${w.id}`);
+    clear(wk.note, notice(`${w.url} を削除しました。`));
     load(wk);
   };
   return h('span', { class: 'row' },
@@ -60,15 +63,18 @@ function actions(wk, w) {
       onclick: () => log(wk, w) }, '配信履歴'),
     w.status === 'disabled' ? act(wk, '再開', '', () => resume(w))
       : act(wk, 'テスト送信', 'secondary', () => testSend(w)),
-    h('button', { type: 'button', class: 'danger', onclick: remove }, '削除'));
+    confirmButton('削除', `${w.url} を削除します。送信待ちのイベントも` +
+      '送られなくなります。よろしいですか?', remove,
+    { aria: `${w.url} を削除` }));
 }
 
 function load(wk) {
   clear(wk.list, pagedTable((c) => api('GET', '/webhook_endpoints',
     undefined, { cursor: c }), [
     ['URL', (w) => w.url],
-    ['状態', (w) => h('span', null, badge(w.status), ' ', hookState(w))],
-    ['イベント', (w) => w.events.join(', ')],
+    ['状態', (w) => h('span', null, badge('webhook_status', w.status), ' ',
+      hookState(w))],
+    ['イベント', (w) => w.events.map((e) => label('event', e)).join('、')],
     ['', (w) => actions(wk, w)],
   ]));
 }
@@ -88,7 +94,8 @@ function log(wk, w) {
   clear(wk.history, h('h2', null, `配信履歴: ${w.url}`), pagedTable((c) =>
     api('GET', `/webhook_endpoints/${w.id}/deliveries`, undefined,
       { cursor: c }), [
-    ['イベント', (d) => d.event_type], ['状態', (d) => badge(d.status)],
+    ['イベント', (d) => label('event', d.event_type)],
+    ['状態', (d) => badge('webhook_delivery_status', d.status)],
     ['試行', (d) => String(d.attempts)],
     ['応答', (d) => d.response_status ?? d.error ?? '—'],
     ['作成', (d) => jst(d.created_at)],

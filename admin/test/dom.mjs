@@ -9,7 +9,8 @@ export const origin = 'https://admin.example.test';
 // use (document, Node, Event, location, navigator); returns it.
 export function installDom(hash = '') {
   const window = new Window({ url: `${origin}/admin/${hash}` });
-  for (const k of ['window', 'document', 'Node', 'Event', 'location'])
+  for (const k of ['window', 'document', 'Node', 'Event', 'location',
+    'sessionStorage'])
     Object.defineProperty(globalThis, k, { value: k === 'window' ? window :
       window[k], configurable: true, writable: true });
   Object.defineProperty(globalThis, 'navigator',

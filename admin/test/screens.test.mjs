@@ -64,7 +64,7 @@ async function go(hash) {
 }
 
 const screens = [
-  ['#/', 'ダッシュボード', 3], ['', 'ダッシュボード', 3],
+  ['#/', 'ダッシュボード', 4], ['', 'ダッシュボード', 4],
   ['#/sites', 'サイト', 3], [`#/sites/${id}`, 'サイト', 2],
   ['#/campaigns', 'キャンペーン', 2], [`#/campaigns/${id}`, 'キャンペーン', 5],
   [`#/scenarios/${id}`, 'シナリオ', 1], ['#/messages', 'メッセージ', 2],
@@ -85,7 +85,7 @@ for (const [hash, title, cards] of screens)
     assert.equal(app.querySelector('img'), null, 'markup from the server');
     assert.equal(app.querySelector('main script'), null);
     assert.equal(app.querySelector('header .who').firstChild.textContent,
-      'owner@shop.example(owner)');
+      'owner@shop.example(オーナー)');
     // the menu marks the screen's entry (a scenario's is none)
     const current = [...app.querySelectorAll('nav a[aria-current=page]')];
     const entry = hash.split('/').slice(0, 2).join('/') || '#/';
@@ -183,4 +183,47 @@ test('a sign-in to several tenants asks which one', async () => {
   await settle(10);
   assert.equal(session.me.csrf_token, 'tok');
   assert.equal(location.hash, '#/');
+});
+
+test('the tenant chosen at sign-in is named in the header', async () => {
+  session.me = null;
+  const tenants = [{ id: 't1', name: '本店' }, { id: 't2', name: hostile }];
+  fakeFetch(({ url, body }) => url.pathname.endsWith('/admin/session') &&
+    body && !JSON.parse(body).tenant_id ?
+    { status: 409, body: { error: { code: 'tenant_required', message: 'm',
+      tenants } } } : { status: 200, body: url.pathname.endsWith('session') ?
+      { ...me, tenant_id: 't2' } : page([]) });
+  let app = await go('#/signin');
+  app.querySelector('input[name=email]').value = 'o@shop.example';
+  app.querySelector('input[name=password]').value = 'pw';
+  app.querySelector('button').click();
+  await settle(10);
+  app = document.getElementById('app');
+  app.querySelector('select[name=tenant_id]').value = 't2';
+  app.querySelector('input[name=password]').value = 'pw';
+  app.querySelector('button').click();
+  await settle(10);
+  app = await go('#/leads');
+  assert.equal(app.querySelector('header .tenant').textContent, hostile);
+});
+
+test('the menu folds behind its button (a phone\'s width)', async () => {
+  session.me = me;
+  const app = await go('#/leads');
+  const toggle = app.querySelector('header .menu-toggle');
+  assert.equal(toggle.getAttribute('aria-controls'), 'menu');
+  assert.equal(app.querySelector('nav#menu').tagName, 'NAV');
+  assert.equal(toggle.getAttribute('aria-expanded'), 'false');
+  toggle.click();
+  assert.equal(toggle.getAttribute('aria-expanded'), 'true');
+  assert.ok(app.querySelector('header').classList.contains('open'));
+  toggle.click();
+  assert.ok(!app.querySelector('header').classList.contains('open'));
+});
+
+test('every list is a table whose cells name their column', async () => {
+  session.me = me;
+  const app = await go('#/campaigns');
+  const td = app.querySelector('table.cards tbody td');
+  assert.equal(td.dataset.label, '名前');
 });

@@ -86,25 +86,35 @@ test('card: a section with its heading, or none', () => {
 test('thead: one row of column titles', () => {
   const t = thead(['a', 'b', '']);
   assert.equal(t.outerHTML,
-    '<thead><tr><th>a</th><th>b</th><th></th></tr></thead>');
+    '<thead><tr><th>a</th><th>b</th><th><span class="vh">操作</span></th>' +
+    '</tr></thead>');
 });
 
 test('errorBox: the message and the field it names, as an alert', () => {
   const e = errorBox({ message: hostile, param: 'url' });
   assert.equal(e.getAttribute('class'), 'error');
   assert.equal(e.getAttribute('role'), 'alert');
-  assert.equal(e.textContent, `${hostile}(url)`);
+  assert.equal(e.textContent, `${hostile}(URL)`);
   assert.equal(e.children.length, 0);
   assert.equal(errorBox({ message: 'm', param: null }).textContent, 'm');
+  // the field as the form labels it, never the API's name
+  assert.equal(errorBox({ message: 'm', param: 'rules[1].match_type' })
+    .textContent, 'm(URL ルール 2 行目の「種類」)');
+  assert.equal(errorBox({ message: 'm', param: 'blocks[0].url' })
+    .textContent, 'm(ブロック 1 つ目の「URL」)');
+  assert.equal(errorBox({ message: 'm', param: 'no_such_field' })
+    .textContent, 'm');
 });
 
 test('notice and badge', () => {
   const n = notice('saved');
   assert.equal(n.outerHTML, '<p class="notice" role="status">saved</p>');
-  assert.equal(badge('active').outerHTML,
-    '<span class="badge active">active</span>');
-  assert.equal(badge(null).textContent, '—');
-  assert.equal(badge(undefined).getAttribute('class'), 'badge ');
+  assert.equal(badge('campaign_status', 'active').outerHTML,
+    '<span class="badge active">有効</span>');
+  assert.equal(badge('campaign_status', 'new_one').textContent,
+    'その他(new_one)');
+  assert.equal(badge('x', null).textContent, '—');
+  assert.equal(badge('x', undefined).getAttribute('class'), 'badge ');
 });
 
 test('jst: Japan time, a dash for nothing', () => {
@@ -185,7 +195,9 @@ test('form: an error shows as the error box; the next try clears it',
     document.body.append(f);
     await submit(f);
     const err = f.querySelector('p.error');
-    assert.equal(err.textContent, '入力が正しくありません(email)');
+    assert.equal(err.textContent, '入力が正しくありません(メールアドレス)');
+    assert.equal(f.querySelector('[name=email]')
+      .getAttribute('aria-invalid'), 'true');
     assert.equal(f.querySelector('button').disabled, false);
     fail = false;
     await submit(f);
@@ -214,7 +226,8 @@ function pager(pages) {
   return { asked, load };
 }
 
-const cols = [['名前', (r) => r.name], ['状態', (r) => badge(r.status)]];
+const cols = [['名前', (r) => r.name], ['状態', (r) =>
+  badge('campaign_status', r.status)]];
 
 test('pagedTable: head, rows as text, a button while there are more',
   async () => {
@@ -242,7 +255,8 @@ test('pagedTable: head, rows as text, a button while there are more',
     assert.deepEqual(asked, [null, 'c2']);
     rows = box.querySelectorAll('tbody tr');
     assert.equal(rows.length, 2);
-    assert.equal(rows[1].querySelector('.badge').textContent, 'paused');
+    assert.equal(rows[1].querySelector('.badge').textContent, '一時停止中');
+    assert.equal(rows[1].querySelector('td').dataset.label, '名前');
     assert.equal(more.hidden, true);
     assert.equal(more.disabled, false);
   });

@@ -18,7 +18,8 @@ fi
 if [ ! -d tests/e2e/node_modules/playwright-core ] ||
     [ ! -d tests/e2e/node_modules/stripe ] ||
     [ ! -d tests/e2e/node_modules/standardwebhooks ] ||
-    [ ! -d tests/e2e/node_modules/@redocly/cli ]; then
+    [ ! -d tests/e2e/node_modules/@redocly/cli ] ||
+    [ ! -d tests/e2e/node_modules/axe-core ]; then
 	(cd tests/e2e && npm ci --no-audit --no-fund --silent) || {
 		echo "e2e: cannot install the packages of tests/e2e/package-lock.json from npm" >&2
 		echo "e2e: 0 passed, 1 failed"
