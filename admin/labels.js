@@ -113,6 +113,7 @@ const tables = {
     duplicateMessage: 'メッセージを複製', previewMessage: 'メッセージの表示確認',
     createTestSend: 'テスト送信', createSuppression: '配信停止を追加',
     deleteSuppression: '配信停止を削除',
+    searchLeads: 'リードを連絡先で検索', convertLead: 'リードを成約にする',
     createWebhookEndpoint: 'Webhook を追加',
     deleteWebhookEndpoint: 'Webhook を削除',
     redeliverWebhookDelivery: 'Webhook を再送',
