@@ -165,6 +165,13 @@ fb_admin_copy() {
 	    tar -C "$1/admin" --exclude=./test -cf - . | tar -C "$2" -xf -
 }
 
+# fb_reference_copy DEST: the API reference page that `make reference`
+# built, named by FB_REFERENCE, into DEST (share/formback/www), where the
+# web server fragments serve it as /docs/api; nothing when unset.
+fb_reference_copy() {
+	[ -z "${FB_REFERENCE:-}" ] || cp "$FB_REFERENCE" "$1/reference.html"
+}
+
 # Apache httpd (Debian's apache2, mpm_event) with nothing but this
 # instance: its own ServerRoot-free configuration in DIR, and DIR/share
 # as share/formback is installed (fcgi-conf, www/admin).  Run as root,
@@ -199,6 +206,7 @@ Group www-data"
 		ln -s "$_top/fcgi-conf" "$_d/share/fcgi-conf"
 	fi
 	fb_admin_copy "$_top" "$_d/share/www/admin"
+	fb_reference_copy "$_d/share/www"
 	if [ "${FB_APACHE_FCGI:-fcgid}" = proxy ]; then
 		_fcgi="LoadModule proxy_module $_mods/mod_proxy.so
 LoadModule proxy_fcgi_module $_mods/mod_proxy_fcgi.so
@@ -275,6 +283,11 @@ CONF
 fb_lighttpd_start() {
 	_d=$1 _port=$2 _procs=$3 _bin=$4
 	_top=$(pwd)
+	# DIR/share as share/formback is installed: the fragments, and the
+	# API reference when there is one
+	rm -rf "$_d/share" && mkdir -p "$_d/share/www" &&
+	    ln -s "$_top/fcgi-conf" "$_d/share/fcgi-conf" || return 1
+	fb_reference_copy "$_d/share/www"
 	cat >"$_d/lighttpd.conf" <<CONF
 server.document-root = "$_d/www"
 server.port = $_port
@@ -296,7 +309,7 @@ var.formback_fcgi = "$_bin"
 var.formback_conf = "$_d/formback.conf"
 var.formback_procs = $_procs
 var.formback_socket = "$_d/fcgi.sock"
-var.formback_share = "$_top"
+var.formback_share = "$_d/share"
 include "$_top/fcgi-conf/formback-lighttpd.conf"
 CONF
 	# FB_TLS_PEM (a certificate and its key): HTTPS on the port instead

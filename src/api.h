@@ -18,8 +18,23 @@ enum fb_err	hooks_receipt(struct req *);
 
 /* openapi.c */
 
-/* Build the OpenAPI 3.1 document from the route table. Caller puts it. */
+/*
+ * Build the OpenAPI 3.1 document from the route table, its servers and
+ * externalDocs under base_url (a URL, or "/" for a document served by
+ * any host).  Caller puts it.
+ */
 json_object	*openapi_document(const char *base_url);
+/*
+ * Walk the sections of openapi.md, the document's prose (compiled in):
+ * each begins with a line "# <name>" outside a fenced code block, name
+ * "info", "tag <tag>", "scheme <security scheme>" or "op <operationId>".
+ * From p (NULL: the first section) puts the name into name (cut to
+ * namesz) and the text under it, without surrounding blank lines, into
+ * body and bodylen (not NUL-terminated); returns where the next section
+ * begins, or NULL when there is none from p.
+ */
+const char	*openapi_text_next(const char *p, char *name, size_t namesz,
+		    const char **body, size_t *bodylen);
 
 /* Handlers, one file per resource under src/api/. */
 enum fb_err	api_openapi_get(struct req *);

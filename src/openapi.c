@@ -2,7 +2,12 @@
  * openapi.json (contract: conventions 7): built from the route table,
  * so the document lists exactly the implemented operations with their
  * operationId, x-service-scopes, parameters and schemas.  Component
- * schemas come from openapi-schemas.json, compiled in.
+ * schemas come from openapi-schemas.json, the prose (the introduction,
+ * the tags' and each operation's description) from openapi.md, both
+ * compiled in.  The document is the API's one reference: `make
+ * reference` renders it into the page the web server serves at
+ * {base_url}/docs/api; formback.fcgi(8) and the other man pages are the
+ * operator's.
  */
 #include <ctype.h>
 #include <stdio.h>
@@ -12,6 +17,97 @@
 #include "events.h"
 
 extern const char openapi_schemas_json[];
+extern const char openapi_text_md[];
+
+/* Whether the line at p opens or closes a fenced code block. */
+static bool
+is_fence(const char *p)
+{
+	return strncmp(p, "```", 3) == 0;
+}
+
+/* The first line from p that is a heading "# " outside a fence, or the end. */
+static const char *
+next_heading(const char *p)
+{
+	bool	 fenced = false;
+
+	for (; *p != '\0'; p += strcspn(p, "\n"), p += *p == '\n') {
+		if (is_fence(p))
+			fenced = !fenced;
+		else if (!fenced && strncmp(p, "# ", 2) == 0)
+			break;
+	}
+	return p;
+}
+
+const char *
+openapi_text_next(const char *p, char *name, size_t namesz,
+    const char **body, size_t *bodylen)
+{
+	const char	*h, *b, *e, *nx;
+	size_t		 n;
+
+	h = next_heading(p != NULL ? p : openapi_text_md);
+	if (*h == '\0')
+		return NULL;
+	n = strcspn(h + 2, "\n");
+	if (namesz > 0) {
+		if (n >= namesz)
+			n = namesz - 1;
+		memcpy(name, h + 2, n);
+		name[n] = '\0';
+	}
+	/* the body: from its first line that is not blank to its last */
+	b = h + 2 + strcspn(h + 2, "\n");
+	e = nx = next_heading(b);
+	while (b < e && isspace((unsigned char)*b))
+		b++;
+	if (b < e)
+		while (b[-1] != '\n')	/* the heading's newline at the latest */
+			b--;
+	while (e > b && isspace((unsigned char)e[-1]))
+		e--;
+	*body = b;
+	*bodylen = (size_t)(e - b);
+	return nx;
+}
+
+/* The sections of openapi.md, read once per document. */
+struct texts {
+	size_t		 n;
+	struct {
+		char	 name[96];
+		const char *body;
+		size_t	 len;
+	}		 s[256];
+};
+
+static void
+texts_read(struct texts *t)
+{
+	const char	*p = NULL;
+
+	for (t->n = 0; t->n < NELEM(t->s) && (p = openapi_text_next(p,
+	    t->s[t->n].name, sizeof(t->s[t->n].name), &t->s[t->n].body,
+	    &t->s[t->n].len)) != NULL; t->n++)
+		;
+}
+
+/* Add "description": the text of section `name` to o, when there is one. */
+static void
+add_text(json_object *o, const struct texts *t, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; i < t->n; i++)
+		if (strcmp(t->s[i].name, name) == 0) {
+			json_object_object_add(o, "description",
+			    json_object_new_string_len(t->s[i].body,
+			    (int)t->s[i].len));
+			return;
+		}
+}
 
 static const char *
 ptype_name(enum ptype t)
@@ -191,17 +287,20 @@ static const struct {
 };
 
 static json_object *
-operation_json(const struct route *rt)
+operation_json(const struct route *rt, const struct texts *t)
 {
 	json_object	*op = json_object_new_object(), *sc, *params, *resp, *ok;
 	json_object	*sec, *req, *err, *tags;
 	const struct param_def *d;
 	bool		 admin = strncmp(rt->path, "/api/v1/admin/", 14) == 0;
-	char		 code[8];
+	char		 code[8], name[96];
 	size_t		 i;
 
 	jadd_str(op, "operationId", rt->operation_id);
 	jadd_str(op, "summary", rt->summary);
+	/* its prose: openapi.md's section "op <operationId>" */
+	snprintf(name, sizeof(name), "op %s", rt->operation_id);
+	add_text(op, t, name);
 	sc = json_object_new_array();
 	for (i = 0; i < SCOPE__MAX; i++)
 		if (rt->scopes & SCOPE_BIT(i))
@@ -487,38 +586,42 @@ json_object *
 openapi_document(const char *base_url)
 {
 	json_object	*doc = json_object_new_object(), *info, *servers, *srv;
-	json_object	*paths, *item, *comp, *schemas, *ss, *bearer, *lic;
-	char		 m[16];
+	json_object	*paths, *item, *comp, *schemas, *ss, *bearer, *lic, *ext;
+	json_object	*tags, *tag;
+	struct texts	 t;
+	char		 m[16], url[1024];
 	size_t		 i, j;
 
+	texts_read(&t);
 	jadd_str(doc, "openapi", "3.1.0");
 	info = json_object_new_object();
 	jadd_str(info, "title", "Formback API");
 	jadd_str(info, "version", "v1");
-	jadd_str(info, "description", "Abandoned-form recovery: the public API. "
-	    "Errors use one envelope; lists use cursor paging; every POST "
-	    "accepts Idempotency-Key; test keys make dry runs.");
+	add_text(info, &t, "info");
 	lic = json_object_new_object();
 	jadd_str(lic, "name", "Proprietary");
 	jadd_str(lic, "identifier", "LicenseRef-Formback-Proprietary");
 	json_object_object_add(info, "license", lic);
 	json_object_object_add(doc, "info", info);
-	{
-		json_object *tags = json_object_new_array(), *t;
-
-		t = json_object_new_object();
-		jadd_str(t, "name", "public");
-		jadd_str(t, "description", "The public API (the contract): API keys.");
-		json_object_array_add(tags, t);
-		t = json_object_new_object();
-		jadd_str(t, "name", "admin");
-		jadd_str(t, "description", "The admin API under /api/v1/admin/, outside "
-		    "the contract (Conventions 6): members' sign-in, members, API "
-		    "keys, the audit log. A member's session in a cookie; see "
-		    "formback.fcgi(8), SESSIONS and ROLES.");
-		json_object_array_add(tags, t);
-		json_object_object_add(doc, "tags", tags);
-	}
+	/* the page rendered from this document, which the web server serves */
+	ext = json_object_new_object();
+	jadd_str(ext, "description", "The API reference, rendered from this "
+	    "document (operators: formback.fcgi(8))");
+	snprintf(url, sizeof(url), "%s%sdocs/api", base_url,
+	    base_url[0] != '\0' && base_url[strlen(base_url) - 1] == '/' ?
+	    "" : "/");
+	jadd_str(ext, "url", url);
+	json_object_object_add(doc, "externalDocs", ext);
+	tags = json_object_new_array();
+	tag = json_object_new_object();
+	jadd_str(tag, "name", "public");
+	add_text(tag, &t, "tag public");
+	json_object_array_add(tags, tag);
+	tag = json_object_new_object();
+	jadd_str(tag, "name", "admin");
+	add_text(tag, &t, "tag admin");
+	json_object_array_add(tags, tag);
+	json_object_object_add(doc, "tags", tags);
 	servers = json_object_new_array();
 	srv = json_object_new_object();
 	jadd_str(srv, "url", base_url);
@@ -536,7 +639,7 @@ openapi_document(const char *base_url)
 		for (j = 0; j < sizeof(m) - 1 && routes[i].method[j] != '\0'; j++)
 			m[j] = (char)(routes[i].method[j] | 0x20);
 		m[j] = '\0';
-		json_object_object_add(item, m, operation_json(&routes[i]));
+		json_object_object_add(item, m, operation_json(&routes[i], &t));
 	}
 	json_object_object_add(doc, "paths", paths);
 	json_object_object_add(doc, "webhooks", webhooks_json());
@@ -547,16 +650,14 @@ openapi_document(const char *base_url)
 	bearer = json_object_new_object();
 	jadd_str(bearer, "type", "http");
 	jadd_str(bearer, "scheme", "bearer");
-	jadd_str(bearer, "description", "fb_live_... or fb_test_... API key");
+	add_text(bearer, &t, "scheme bearerAuth");
 	json_object_object_add(ss, "bearerAuth", bearer);
 	bearer = json_object_new_object();
 	jadd_str(bearer, "type", "apiKey");
 	jadd_str(bearer, "in", "cookie");
 	jadd_str(bearer, "name", strncmp(base_url, "https://", 8) == 0 ?
 	    "__Host-fb_session" : "fb_session");
-	jadd_str(bearer, "description", "A member's session (admin API): set by "
-	    "createAdminSession; unsafe methods also send X-CSRF-Token and a "
-	    "same-origin Origin.");
+	add_text(bearer, &t, "scheme sessionCookie");
 	json_object_object_add(ss, "sessionCookie", bearer);
 	json_object_object_add(comp, "securitySchemes", ss);
 	json_object_object_add(comp, "headers", components_headers());

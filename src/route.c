@@ -6,7 +6,8 @@
  * parameters the dispatcher checks, and the schema names openapi.json
  * shows.  To add a route: write the handler in src/api/<resource>.c,
  * declare it in api.h, add its row here (the operationId from the
- * contract's scope table), and its schemas to openapi-schemas.json;
+ * contract's scope table), its schemas to openapi-schemas.json and
+ * what a client must know of it beyond its summary to openapi.md;
  * tests/integ/test_openapi.c checks the rest.
  */
 #include "api.h"
@@ -574,7 +575,7 @@ const struct route routes[] = {
 	/*
 	 * The admin API (outside the contract, Conventions 6; issue 16): the
 	 * same dispatcher, a member's session in place of a key; ROLE_ADMIN
-	 * and ROLE_OWNER are the roles' bits (formback.fcgi(8), ROLES).
+	 * and ROLE_OWNER are the roles' bits (openapi.md, Sessions and roles).
 	 */
 	{ .method = "POST", .path = "/api/v1/admin/session",
 	  .fn = api_session_create, .operation_id = "createAdminSession",

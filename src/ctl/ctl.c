@@ -38,6 +38,7 @@ static const struct ctl_cmd *const ctl_table[] = {
 	&ctl_tag_queue_cmd,
 	&ctl_status_cmd,
 	&ctl_check_db_cmd,
+	&ctl_openapi_cmd,
 	NULL
 };
 
@@ -117,9 +118,13 @@ main(int argc, char *argv[])
 	snprintf(c.words, sizeof(c.words), "%s%s%s", argv[0], argc > 1 &&
 	    argv[1][0] != '-' ? " " : "", argc > 1 && argv[1][0] != '-' ?
 	    argv[1] : "");
-	if (conf_load(&c.conf, cpath, err, sizeof(err)) != FB_OK)
+	c.cpath = cpath;
+	/* the configuration first, unless the command reads its own */
+	if (((c.cmd = lookup(&c, argc, argv)) == NULL ||
+	    !(c.cmd->flags & CTL_NOCONF)) &&
+	    conf_load(&c.conf, cpath, err, sizeof(err)) != FB_OK)
 		ctl_die(&c, 2, "%s", err);
-	if ((c.cmd = lookup(&c, argc, argv)) == NULL)
+	if (c.cmd == NULL)
 		ctl_usage(&c);
 	skip = c.verb != NULL ? 2 : 1;
 	c.argc = argc - skip;

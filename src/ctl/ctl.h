@@ -35,6 +35,7 @@ struct ctl {
 	struct conf	 conf;
 	struct db	 db;		/* open after ctl_connect() */
 	const struct ctl_cmd *cmd;	/* the command run */
+	const char	*cpath;		/* -c file, or NULL */
 	const char	*verb;		/* its second word as given, or NULL */
 	int		 argc;		/* the arguments after the words */
 	char		**argv;
@@ -46,6 +47,7 @@ struct ctl {
 };
 
 #define CTL_RAW	0x01	/* takes its arguments as given, no --options */
+#define CTL_NOCONF 0x02	/* main() reads no configuration (the command may) */
 
 /*
  * One command: `name` and, when it has one, a second word of `verbs`
@@ -57,7 +59,7 @@ struct ctl_cmd {
 	const char	*name;
 	const char	*verbs;
 	const char	*args;
-	int		 flags;		/* CTL_RAW */
+	int		 flags;		/* CTL_RAW, CTL_NOCONF */
 	void		(*exec)(struct ctl *);
 };
 
@@ -129,5 +131,6 @@ extern const struct ctl_cmd ctl_test_recipient_list_cmd;
 extern const struct ctl_cmd ctl_tag_queue_cmd;		/* status.c */
 extern const struct ctl_cmd ctl_status_cmd;
 extern const struct ctl_cmd ctl_check_db_cmd;
+extern const struct ctl_cmd ctl_openapi_cmd;		/* openapi.c */
 
 #endif

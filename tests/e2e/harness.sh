@@ -2,7 +2,10 @@
 # Browser test harness: a private MariaDB and lighttpd with formback.fcgi
 # on loopback ports of its own, the demo shop in the document root, and
 # headless Chromium (Debian's /usr/bin/chromium, driven by playwright-core)
-# as the visitors.  tests/e2e/run.mjs holds the steps and the checks.
+# as the visitors.  tests/e2e/run.mjs holds the steps and the checks;
+# admin.mjs walks the admin UI; reference.mjs reads the API reference
+# page, built here as `make reference` builds it and served by lighttpd
+# through the shipped fragment.
 set -eu
 top_srcdir=${top_srcdir:-.}
 top_builddir=${top_builddir:-.}
@@ -34,6 +37,16 @@ cleanup() {
 	if [ "${FB_KEEP:-0}" = 1 ]; then echo "kept $W" >&2; else rm -rf "$W"; fi
 }
 trap cleanup EXIT INT TERM
+# the API reference page (issue 41), for the web server to serve as
+# /docs/api (scripts/lib.sh copies FB_REFERENCE into the instance's share)
+ref=0
+if make -s -C "$bld" reference >"$W/reference.log" 2>&1; then
+	export FB_REFERENCE="$bld/reference.html"
+else
+	cat "$W/reference.log"
+	echo "openapi: 0 passed, 1 failed (make reference)"
+	ref=1
+fi
 set -- $("$bld/tests/freeport" 5)
 export FB_SMTP_URL="smtp://127.0.0.1:$3" FB_SMS_URL="http://127.0.0.1:$4/send"
 fb_standins_start "$W" "$3" "$4"
@@ -46,7 +59,7 @@ export FORMBACK_CONF="$W/formback.conf" FB_URL="http://127.0.0.1:$2" \
     FB_CTL_DIR="$bld" FB_WWW="$W/www" FB_MAIL_DIR="$W/mail" FB_SMS_FILE="$W/sms.jsonl" \
     FB_HOOK_URL="https://hooks.e2e.test:$5/shop" FB_HOOK_FILE="$W/hooks.jsonl" \
     FB_STATE="$W/e2e-state.json"
-rc=0
+rc=$ref
 node tests/e2e/run.mjs || rc=1
 # the admin UI, in the same stack (issue 17)
 FB_SHOTS="${FB_SHOTS:-$W/shots}" node tests/e2e/admin.mjs || rc=1
@@ -62,4 +75,6 @@ else
 	echo "openapi: 0 passed, 1 failed"
 	rc=1
 fi
+# the reference page rendered from it, as the web server serves it
+[ -z "${FB_REFERENCE:-}" ] || node tests/e2e/reference.mjs || rc=1
 exit $rc
