@@ -5,7 +5,7 @@
 FB_PACKAGES="build-essential autoconf automake libtool pkg-config \
 libfcgi-dev libmariadb-dev mariadb-server mariadb-client libjson-c-dev \
 libsodium-dev libssl-dev libcurl4-openssl-dev libcriterion-dev lighttpd \
-lighttpd-modules-lua lighttpd-mod-openssl apache2 libapache2-mod-fcgid \
+lighttpd-modules-lua lighttpd-mod-openssl lighttpd-mod-deflate apache2 libapache2-mod-fcgid \
 curl openssl wrk mandoc libpcre2-dev libidn2-dev ca-certificates procps chromium fonts-ipafont-gothic clang libclang-rt-14-dev \
 python3 python3-aiosmtpd galera-4 rsync haproxy"
 
@@ -241,6 +241,8 @@ LoadModule mime_module $_mods/mod_mime.so
 LoadModule alias_module $_mods/mod_alias.so
 LoadModule dir_module $_mods/mod_dir.so
 LoadModule headers_module $_mods/mod_headers.so
+LoadModule filter_module $_mods/mod_filter.so
+LoadModule deflate_module $_mods/mod_deflate.so
 LoadModule rewrite_module $_mods/mod_rewrite.so
 $_fcgi
 ErrorLog "$_d/httpd.err"

@@ -366,6 +366,37 @@ Test(core, nosniff_on_every_answer)
 }
 
 /*
+ * The shipped fragments compress for a client that asks (issue 44): the
+ * API's JSON from formback.fcgi and tag.js from the document root, with
+ * Vary: Accept-Encoding, and leave a client that does not ask alone; the
+ * static files say nosniff too (issue 43).
+ */
+Test(core, compressed_when_asked)
+{
+	static const char *const paths[] = { "/api/v1/openapi.json",
+	    "/tag.js" };
+	struct resp	*r;
+	size_t		 i;
+
+	for (i = 0; i < sizeof(paths) / sizeof(paths[0]); i++) {
+		r = http("GET", paths[i], NULL, NULL, "Accept-Encoding: gzip");
+		cr_assert_eq(r->status, 200, "%s", paths[i]);
+		cr_assert_str_eq(resp_header(r, "Content-Encoding"), "gzip",
+		    "%s", paths[i]);
+		cr_assert_not_null(resp_header(r, "Vary"), "%s", paths[i]);
+		cr_assert_not_null(strstr(resp_header(r, "Vary"),
+		    "Accept-Encoding"), "%s", paths[i]);
+		cr_assert_str_eq(resp_header(r, "X-Content-Type-Options"),
+		    "nosniff", "%s", paths[i]);
+		resp_free(r);
+		r = http("GET", paths[i], NULL, NULL, NULL);
+		cr_assert_null(resp_header(r, "Content-Encoding"), "%s",
+		    paths[i]);
+		resp_free(r);
+	}
+}
+
+/*
  * An answer is whole or nothing: a Range request (a download tool's, a
  * cache's) gets all of it, 200, as it would without one (RFC 9110 14.2),
  * not a piece of a JSON document, 206, which lighttpd would cut from a
