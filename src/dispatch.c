@@ -18,6 +18,7 @@
 #include "api.h"
 #include "links.h"
 #include "auth.h"
+#include "cond.h"
 #include "publish.h"
 #include "session.h"
 #include "db/store.h"
@@ -389,13 +390,16 @@ handler_tx(struct db *db, void *arg)
 {
 	struct handler_tx *t = arg;
 	struct req	*r = t->r;
+	bool		 go;
 	enum fb_err	 e = FB_OK;
 
 	reset(r);
 	if (t->idem && ((e = idem_claim(t)) != FB_OK ||
 	    (e = db_savepoint(db, "handler")) != FB_OK))
 		return e;
-	if ((e = r->route->fn(r)) == FB_OK && r->status == 0)
+	/* If-Match first (cond.h): a write of another version is refused */
+	if ((e = cond_write_check(r, &go)) == FB_OK && go &&
+	    (e = r->route->fn(r)) == FB_OK && r->status == 0)
 		e = FB_EINVAL;
 	if (e != FB_OK)
 		return e;
@@ -403,8 +407,9 @@ handler_tx(struct db *db, void *arg)
 		if (!t->idem)
 			return FB_UNDONE;
 		e = db_rollback_to(db, "handler");
-	} else if (r->status < 400 && (r->route->flags & R_WRITE) != 0)
-		e = audit(r);
+	} else if (r->status < 400 && (r->route->flags & R_WRITE) != 0 &&
+	    (e = audit(r)) == FB_OK)
+		e = cond_write_tag(r);
 	if (e == FB_OK && t->idem)
 		e = db_idem_finish(db, r->auth.tenant_id, t->endpoint,
 		    r->idem_key, r->status, r->idem_body != NULL ?
@@ -463,8 +468,10 @@ run_handler_tx(struct req *r)
 		    r->body.data, r->body.len);
 		crypto_generichash_final(&st, t.hash, sizeof(t.hash));
 	}
-	if (strcmp(r->method, "GET") == 0)
-		e = db_retry(r->db, handler_read, r);
+	if (strcmp(r->method, "GET") == 0) {
+		if ((e = db_retry(r->db, handler_read, r)) == FB_OK)
+			cond_read(r);
+	}
 	else if ((e = db_tx(r->db, handler_tx, &t)) == FB_OK)
 		r->committed = true;
 	if (e != FB_OK && e != FB_UNDONE)

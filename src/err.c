@@ -52,6 +52,9 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	/* AC_METHOD_NOT_ALLOWED */
 	{ "invalid_request", 405, "method_not_allowed",
 	  "このパスではそのHTTPメソッドは使えません。" },
+	/* AC_PRECONDITION_FAILED: If-Match names another version (issue 44) */
+	{ "invalid_request", 412, "precondition_failed",
+	  "取得した後にほかの変更がありました。取得し直してから変更してください。" },
 	/* AC_LENGTH_REQUIRED: as fcgi-conf/errors/status-411.html */
 	{ "invalid_request", 411, "length_required",
 	  "本文のないPOSTにも Content-Length: 0 を付けてください。" },

@@ -45,12 +45,14 @@ status_text(int s)
 	case 202: return "Accepted";
 	case 204: return "No Content";
 	case 302: return "Found";
+	case 304: return "Not Modified";
 	case 400: return "Bad Request";
 	case 401: return "Unauthorized";
 	case 403: return "Forbidden";
 	case 404: return "Not Found";
 	case 405: return "Method Not Allowed";
 	case 409: return "Conflict";
+	case 412: return "Precondition Failed";
 	case 422: return "Unprocessable Content";
 	case 429: return "Too Many Requests";
 	case 503: return "Service Unavailable";
@@ -327,6 +329,8 @@ take(struct slot *s, struct db *db, const struct conf *conf)
 	r->path = path;
 	r->authorization = FCGX_GetParam("HTTP_AUTHORIZATION", s->fr.envp);
 	r->idem_key = FCGX_GetParam("HTTP_IDEMPOTENCY_KEY", s->fr.envp);
+	r->if_match = FCGX_GetParam("HTTP_IF_MATCH", s->fr.envp);
+	r->if_none_match = FCGX_GetParam("HTTP_IF_NONE_MATCH", s->fr.envp);
 	r->content_type = FCGX_GetParam("CONTENT_TYPE", s->fr.envp);
 	r->origin = FCGX_GetParam("HTTP_ORIGIN", s->fr.envp);
 	r->cookie = FCGX_GetParam("HTTP_COOKIE", s->fr.envp);

@@ -232,6 +232,10 @@ headers_of(const struct route *rt, bool success)
 		    header_ref("RateLimit-Policy"));
 		json_object_object_add(h, "RateLimit", header_ref("RateLimit"));
 	}
+	if (success && (strcmp(rt->method, "GET") == 0 ?
+	    rt->resp_schema != NULL : strcmp(rt->method, "PATCH") == 0 ||
+	    strcmp(rt->method, "PUT") == 0) && (rt->flags & R_PUBLIC) == 0)
+		json_object_object_add(h, "ETag", header_ref("ETag"));
 	if (success && strcmp(rt->method, "POST") == 0 && (rt->flags & R_PUBLIC) == 0)
 		json_object_object_add(h, "Idempotency-Replayed",
 		    header_ref("Idempotency-Replayed"));
@@ -272,11 +276,30 @@ posted(const struct route *rt)
 	return strcmp(rt->method, "POST") == 0 || (rt->flags & R_WRITE) != 0;
 }
 
+/* A GET answered with a JSON body and its ETag (cond.h). */
+static bool
+tagged(const struct route *rt)
+{
+	return strcmp(rt->method, "GET") == 0 && rt->resp_schema != NULL &&
+	    authed(rt);
+}
+
+/* A write that takes If-Match (cond.h). */
+static bool
+conditional(const struct route *rt)
+{
+	return authed(rt) && (strcmp(rt->method, "PATCH") == 0 ||
+	    strcmp(rt->method, "PUT") == 0 ||
+	    strcmp(rt->method, "DELETE") == 0);
+}
+
 static const struct {
 	int		 status;
 	const char	*ref;
 	bool		(*applies)(const struct route *);
 } errors[] = {
+	{ 304, "#/components/responses/NotModified", tagged },
+	{ 412, "#/components/responses/PreconditionFailed", conditional },
 	{ 400, "#/components/responses/BadRequest", any },
 	{ 401, "#/components/responses/Unauthorized", authed },
 	{ 403, "#/components/responses/Forbidden", authed },
@@ -285,6 +308,29 @@ static const struct {
 	{ 422, "#/components/responses/Unprocessable", with_body },
 	{ 429, "#/components/responses/TooManyRequests", authed },
 };
+
+/* If-None-Match of a tagged GET, If-Match of a conditional write. */
+static void
+cond_params(const struct route *rt, json_object *params)
+{
+	json_object	*h, *s;
+
+	if (!tagged(rt) && !conditional(rt))
+		return;
+	h = json_object_new_object();
+	s = json_object_new_object();
+	jadd_str(h, "name", tagged(rt) ? "If-None-Match" : "If-Match");
+	jadd_str(h, "in", "header");
+	jadd_bool(h, "required", false);
+	jadd_str(h, "description", tagged(rt) ? "An ETag of an earlier "
+	    "answer: 304 with no body while it is still the resource's "
+	    "(RFC 9110 13.1.2)." : "The ETag of the resource as the client "
+	    "read it (its GET, or its parent's for a part of it), or *: 412 "
+	    "precondition_failed when it changed since (RFC 9110 13.1.1).");
+	jadd_str(s, "type", "string");
+	json_object_object_add(h, "schema", s);
+	json_object_array_add(params, h);
+}
 
 static json_object *
 operation_json(const struct route *rt, const struct texts *t)
@@ -332,6 +378,7 @@ operation_json(const struct route *rt, const struct texts *t)
 	params = json_object_new_array();
 	for (d = rt->params; d != NULL && d->name != NULL; d++)
 		json_object_array_add(params, param_json(d));
+	cond_params(rt, params);
 	if (strcmp(rt->method, "POST") == 0) {
 		json_object *h = json_object_new_object(), *s = json_object_new_object();
 
@@ -410,6 +457,10 @@ components_headers(void)
 		  "What is left, draft-ietf-httpapi-ratelimit-headers: "
 		  "\"tenant\";r=<remaining>;t=<seconds until a slot frees>." },
 		{ "Retry-After", "integer", "Seconds to wait before trying again." },
+		{ "ETag", "string", "The resource's entity tag (RFC 9110 8.8.3), "
+		  "strong, of the GET answer's bytes: If-None-Match on a GET, "
+		  "If-Match on a write. A write's answer gives the tag of the "
+		  "resource it left (of its GET, not of this answer's body)." },
 		{ "Idempotency-Replayed", "string",
 		  "true when the answer is the stored one of an earlier request with the same Idempotency-Key." },
 		{ "Formback-Dry-Run", "string",
@@ -446,6 +497,8 @@ components_responses(void)
 		{ "Unprocessable", "A field's value is refused; param names it.", false },
 		{ "TooManyRequests", "Over the tenant's rate limit; wait Retry-After seconds.",
 		  true },
+		{ "PreconditionFailed", "If-Match names another version of the "
+		  "resource (precondition_failed): read it again.", false },
 		{ "Error", "Error envelope (contract: Errors); 503 comes with Retry-After.", true },
 	};
 	json_object	*o = json_object_new_object(), *r, *h;
@@ -461,6 +514,15 @@ components_responses(void)
 		json_object_object_add(r, "headers", h);
 		json_object_object_add(o, rs[i].name, r);
 	}
+	/* If-None-Match still names the resource: no body (RFC 9110 15.4.5) */
+	r = json_object_new_object();
+	jadd_str(r, "description", "Not modified: the ETag If-None-Match "
+	    "named is still the resource's.");
+	h = json_object_new_object();
+	json_object_object_add(h, "X-Request-Id", header_ref("X-Request-Id"));
+	json_object_object_add(h, "ETag", header_ref("ETag"));
+	json_object_object_add(r, "headers", h);
+	json_object_object_add(o, "NotModified", r);
 	return o;
 }
 

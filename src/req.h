@@ -122,6 +122,8 @@ struct req {
 	size_t			 nq;
 	const char		*authorization;
 	const char		*idem_key;
+	const char		*if_match;	/* If-Match header */
+	const char		*if_none_match;	/* If-None-Match header */
 	const char		*content_type;
 	const char		*origin;	/* Origin header */
 	const char		*cookie;	/* Cookie header */

@@ -397,6 +397,80 @@ Test(core, compressed_when_asked)
 }
 
 /*
+ * Conditional requests (issue 44; RFC 9110 13): a GET's ETag, 304 for
+ * If-None-Match, 412 precondition_failed for a PATCH of another version
+ * (nothing written), the new version's tag in the write's answer, and a
+ * part of a resource (PUT url-rules) checked against its parent's.
+ */
+Test(core, etag_if_none_match_and_if_match)
+{
+	struct fx	 f;
+	struct resp	*r;
+	char		 c[40], path[128], tag[64], hdr[128], old[64];
+
+	fx_new(&f, "pro", 0);
+	fx_campaign(&f, "etag", c);
+	snprintf(path, sizeof(path), "/api/v1/campaigns/%s", c);
+	r = http("GET", path, f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_not_null(resp_header(r, "ETag"));
+	snprintf(tag, sizeof(tag), "%s", resp_header(r, "ETag"));
+	cr_assert(tag[0] == '"' && strlen(tag) == 34, "%s", tag);
+	resp_free(r);
+	snprintf(hdr, sizeof(hdr), "If-None-Match: \"x\", W/%s", tag);
+	r = http("GET", path, f.live, NULL, hdr);
+	cr_assert_eq(r->status, 304, "%s", r->body);
+	cr_assert_str_eq(r->body, "");
+	cr_assert_str_eq(resp_header(r, "ETag"), tag);
+	resp_free(r);
+	/* another version: refused, nothing written */
+	r = http("PATCH", path, f.live, "{\"name\":\"新しい名前\"}",
+	    "If-Match: \"0123456789abcdef0123456789abcdef\"");
+	expect_error(r, 412, "invalid_request", "precondition_failed",
+	    "If-Match");
+	resp_free(r);
+	r = http("GET", path, f.live, NULL, NULL);
+	cr_assert_str_eq(resp_header(r, "ETag"), tag);
+	resp_free(r);
+	/* this version: written, the new tag given */
+	snprintf(hdr, sizeof(hdr), "If-Match: %s", tag);
+	r = http("PATCH", path, f.live, "{\"name\":\"新しい名前\"}", hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	snprintf(old, sizeof(old), "%s", tag);
+	snprintf(tag, sizeof(tag), "%s", resp_header(r, "ETag"));
+	cr_assert_str_neq(tag, old);
+	resp_free(r);
+	r = http("GET", path, f.live, NULL, NULL);
+	cr_assert_str_eq(resp_header(r, "ETag"), tag);
+	resp_free(r);
+	/* the old tag again: refused */
+	snprintf(hdr, sizeof(hdr), "If-Match: %s", old);
+	r = http("PATCH", path, f.live, "{\"name\":\"また別の名前\"}", hdr);
+	expect_error(r, 412, "invalid_request", "precondition_failed",
+	    "If-Match");
+	resp_free(r);
+	/* a part of the campaign: its rules, against the campaign's tag */
+	snprintf(path, sizeof(path), "/api/v1/campaigns/%s/url-rules", c);
+	r = http("PUT", path, f.live, "{\"rules\":[]}", hdr);
+	expect_error(r, 412, "invalid_request", "precondition_failed",
+	    "If-Match");
+	resp_free(r);
+	snprintf(hdr, sizeof(hdr), "If-Match: %s", tag);
+	r = http("PUT", path, f.live, "{\"rules\":[]}", hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	/* a missing resource is its own 404; * is any version */
+	r = http("PATCH", "/api/v1/campaigns/01a22222-2222-7222-8222-222222222222",
+	    f.live, "{\"name\":\"x\"}", "If-Match: *");
+	cr_assert_eq(r->status, 404, "%s", r->body);
+	resp_free(r);
+	snprintf(path, sizeof(path), "/api/v1/campaigns/%s", c);
+	r = http("PATCH", path, f.live, "{\"name\":\"x\"}", "If-Match: *");
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+}
+
+/*
  * An answer is whole or nothing: a Range request (a download tool's, a
  * cache's) gets all of it, 200, as it would without one (RFC 9110 14.2),
  * not a piece of a JSON document, 206, which lighttpd would cut from a
