@@ -168,7 +168,8 @@ cond_write_tag(struct req *r)
 	int		 st;
 	enum fb_err	 e;
 
-	if (r->status >= 300 || !conditional(r) ||
+	/* for a client that writes conditionally: no read added otherwise */
+	if (r->if_match == NULL || r->status >= 300 || !conditional(r) ||
 	    strcmp(r->method, "DELETE") == 0 ||
 	    (twin = route_twin(r->route)) == NULL)
 		return FB_OK;

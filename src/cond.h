@@ -32,8 +32,9 @@ void		cond_read(struct req *);
  */
 enum fb_err	cond_write_check(struct req *, bool *go) FB_WUR;
 /*
- * After a PATCH or PUT succeeded: the ETag header of the resource as the
- * write left it, so a client can chain If-Match.  Errors are internal.
+ * After a PATCH or PUT with If-Match succeeded: the ETag header of the
+ * resource as the write left it, so the client can chain If-Match (a
+ * write without one reads nothing more).  Errors are internal.
  */
 enum fb_err	cond_write_tag(struct req *) FB_WUR;
 

@@ -459,8 +459,9 @@ components_headers(void)
 		{ "Retry-After", "integer", "Seconds to wait before trying again." },
 		{ "ETag", "string", "The resource's entity tag (RFC 9110 8.8.3), "
 		  "strong, of the GET answer's bytes: If-None-Match on a GET, "
-		  "If-Match on a write. A write's answer gives the tag of the "
-		  "resource it left (of its GET, not of this answer's body)." },
+		  "If-Match on a write. A write with If-Match is answered with "
+		  "the tag of the resource it left (of its GET, not of this "
+		  "answer's body)." },
 		{ "Idempotency-Replayed", "string",
 		  "true when the answer is the stored one of an earlier request with the same Idempotency-Key." },
 		{ "Formback-Dry-Run", "string",
