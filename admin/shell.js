@@ -29,6 +29,11 @@ export function canAdmin() {
   return ['owner', 'admin'].includes(session.me.member.role);
 }
 
+// May the member change the tenant's data (every role but viewer)?
+export function canWrite() {
+  return session.me.member.role !== 'viewer';
+}
+
 const menu = [
   ['#/', 'ダッシュボード'], ['#/sites', 'サイト'],
   ['#/campaigns', 'キャンペーン'], ['#/messages', 'メッセージ'],

@@ -68,7 +68,7 @@ const screens = [
   ['#/sites', 'サイト', 3], [`#/sites/${id}`, 'サイト', 2],
   ['#/campaigns', 'キャンペーン', 2], [`#/campaigns/${id}`, 'キャンペーン', 5],
   [`#/scenarios/${id}`, 'シナリオ', 1], ['#/messages', 'メッセージ', 2],
-  ['#/leads', 'リード', 1], [`#/leads/${id}`, 'リード', 2],
+  ['#/leads', 'リード', 1], [`#/leads/${id}`, 'リード', 4],
   ['#/deliveries', '配信', 1], ['#/suppressions', '配信停止', 3],
   ['#/webhooks', 'Webhook', 3], ['#/settings', '設定', 5],
 ];
