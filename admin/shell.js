@@ -35,7 +35,7 @@ export function canWrite() {
 }
 
 const menu = [
-  ['#/', 'ダッシュボード'], ['#/sites', 'サイト'],
+  ['#/', 'ダッシュボード'], ['#/reports', 'レポート'], ['#/sites', 'サイト'],
   ['#/campaigns', 'キャンペーン'], ['#/messages', 'メッセージ'],
   ['#/leads', 'リード'], ['#/deliveries', '配信'],
   ['#/suppressions', '配信停止'], ['#/webhooks', 'Webhook'],
