@@ -14,6 +14,12 @@ export const palette = ['#1559c9', '#c62828', '#2e7d32', '#6a1b9a',
   '#a14800', '#00695c'];
 
 const height = 240;
+
+// A day's start (UTC seconds) as its month and day in Japan: 「11/28」.
+export function monthDay(ts) {
+  const d = new Date(ts * 1e3 + 9 * 3600e3);
+  return `${d.getUTCMonth() + 1}/${d.getUTCDate()}`;
+}
 const widthOf = (el) => Math.max(260, el.clientWidth || 640);
 
 // The legend: a swatch and the series' label each (uPlot's own is off:
@@ -42,8 +48,11 @@ export async function dayChart(el, { x, series }, name) {
     tzDate: (ts) => UPlot.tzDate(new Date(ts * 1e3), 'Asia/Tokyo'),
     scales: { x: { time: true },
       y: { range: (u, min, max) => [0, Math.max(4, max)] } },
-    axes: [{}, { incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000,
-      2000, 5000, 10000, 20000, 50000, 100000] }],
+    // days on x (M/D in Japan, never hours), whole numbers on y
+    axes: [{ incrs: [1, 2, 7, 14, 28].map((n) => n * 86400), space: 48,
+      values: (u, ticks) => ticks.map(monthDay) },
+    { incrs: [1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000,
+      10000, 20000, 50000, 100000] }],
     series: [{ label: '日付' }, ...series.map((s, i) => ({
       label: s.label, stroke: palette[i % palette.length], width: 2,
       points: { show: true, size: 5 } }))],

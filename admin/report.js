@@ -100,7 +100,7 @@ export function funnelView(f) {
     count(s.value, s.unit), s.from === null ? '—' :
       `${percent(s.rate)}${s.units ? '(単位が変わる)' : ''}`,
     bar(s.value, max)]);
-  return [dataTable(['段階', '数', '前の段階から', ''], rows),
+  return [dataTable(['段階', '数', '前の段階から', '棒グラフ'], rows),
     h('ul', { class: 'plain metrics' }, f.metrics.map((m) => h('li', null,
       `${m.label}: ${percent(m.value)}(${m.numerator} / ${m.denominator})`))),
     h('p', { class: 'muted' }, `完了ページのタグによるコンバージョン: ` +

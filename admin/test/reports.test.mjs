@@ -11,7 +11,7 @@ import { route } from '../router.js';
 import { session } from '../shell.js';
 import { stageRates, percent, dailySeries, count } from '../report.js';
 import { lastDays, addDays, jstStart, dayBounds } from '../filters.js';
-import { lib } from '../chart.js';
+import { lib, monthDay } from '../chart.js';
 import { jst } from '../ui.js';
 
 const me = { member: { id: 'm1', email: 'owner@shop.example',
@@ -225,6 +225,17 @@ test('the dashboard asks and shows what the reports screen does',
     assert.deepEqual([text('ファネル'), text('日別')], dash);
     assert.equal(app.querySelector('main h1').textContent, 'レポート');
   });
+
+test('the chart\'s days: month and day in Japan, never hours', async () => {
+  assert.equal(monthDay(Date.parse('2026-11-28T00:00:00+09:00') / 1000),
+    '11/28');
+  assert.equal(monthDay(Date.parse('2027-01-01T00:00:00+09:00') / 1000),
+    '1/1');
+  await go('#/reports');
+  const [x] = charts[0][0].axes;
+  assert.ok(x.incrs.every((i) => i % 86400 === 0));
+  assert.deepEqual(x.values(null, charts[0][1][0]), ['11/27', '11/28']);
+});
 
 test('a chart that cannot be drawn leaves the table', async () => {
   lib.load = async () => { throw new Error('no canvas'); };
