@@ -139,9 +139,10 @@ function facts(l) {
     ['同意', label('consent_mode', l.consent_state)]];
 }
 
-// A delivery's step, as 「ステップ 2(シナリオ名)」.
+// A delivery's step, as 「ステップ 2(シナリオ名)」 (positions count
+// from 1, as the scenario's steps do).
 function step(d) {
-  const n = d.step ? `ステップ ${d.step.position + 1}` : 'ステップ';
+  const n = d.step ? `ステップ ${d.step.position}` : 'ステップ';
   return d.scenario ? `${n}(${d.scenario.name})` : n;
 }
 

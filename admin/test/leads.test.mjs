@@ -43,7 +43,7 @@ const dl = (n, over) => ({ id: `d${n}`, lead_id: id, channel: 'sms',
   to_masked: '090-****-5678', pii_state: 'present',
   campaign: { id: cid, key: 'k', name: 'c' },
   scenario: { id: 's', key: 's', name: 'おすすめ' },
-  step: { id: `st${n}`, position: n }, created_at: '2026-11-27T01:32:00Z',
+  step: { id: `st${n}`, position: n + 1 }, created_at: '2026-11-27T01:32:00Z',
   scheduled_at: '2026-11-27T02:00:00Z', sent_at: null, cancel_reason: null,
   error_code: null, segments: null, ...over });
 const sent = [dl(0, { status: 'sent', sent_at: '2026-11-27T02:00:05Z',
