@@ -14,7 +14,10 @@
 // beside the screenshots).  Issue 42's journeys: URL rules where a
 // broad rule shadows a specific one are warned and fixed from the table,
 // the match test of a campaign that is not live says so, a preset's
-// email saved unchanged keeps its blocks, destructive actions ask first.
+// email saved unchanged keeps its blocks, destructive actions ask first;
+// in the visitors' tenant a member sees the reports' chart, finds a lead
+// by its number (in no URL), reads its deliveries, converts it, and
+// downloads the CSV exports (shopMember()).
 //
 // Env: FB_URL, FB_CTL_DIR, FORMBACK_CONF, FB_MAIL_DIR, FB_HOOK_URL,
 // FB_SHOTS (where screenshots go; default a temporary folder).
