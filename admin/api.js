@@ -18,11 +18,18 @@ export class ApiError extends Error {
 
 export function setCsrf(token) { csrf = token; }
 
-// Call an operation; `body` is JSON, or a Blob/ArrayBuffer sent as text/csv.
-export async function api(method, path, body, query) {
+// The URL of an operation with its query (empty values left out): what
+// api() requests, and what a download link (an export) points at.
+export function apiUrl(path, query) {
   const url = new URL('/api/v1' + path, location.origin);
   for (const [k, v] of Object.entries(query || {}))
     if (v !== undefined && v !== null && v !== '') url.searchParams.set(k, v);
+  return url;
+}
+
+// Call an operation; `body` is JSON, or a Blob/ArrayBuffer sent as text/csv.
+export async function api(method, path, body, query) {
+  const url = apiUrl(path, query);
   const headers = {};
   let payload;
   if (body instanceof Blob || body instanceof ArrayBuffer) {

@@ -6,6 +6,7 @@ import { h, clear } from './ui.js';
 import { root, session } from './shell.js';
 import { signIn, reset, accept } from './screens/signin.js';
 import { dashboard } from './screens/dashboard.js';
+import { reports } from './screens/reports.js';
 import { sites, site } from './screens/sites.js';
 import { campaigns, campaign } from './screens/campaigns.js';
 import { scenario } from './screens/scenarios.js';
@@ -32,6 +33,7 @@ export const routes = [
   [/^#\/messages$/, messages], [/^#\/leads$/, leads],
   [/^#\/deliveries$/, deliveries], [/^#\/suppressions$/, suppressions],
   [/^#\/webhooks$/, webhooks], [/^#\/settings$/, settings],
+  [/^#\/reports$/, reports],
   [/^#?\/?$/, dashboard],
 ];
 

@@ -29,8 +29,13 @@ export function canAdmin() {
   return ['owner', 'admin'].includes(session.me.member.role);
 }
 
+// May the member change the tenant's data (every role but viewer)?
+export function canWrite() {
+  return session.me.member.role !== 'viewer';
+}
+
 const menu = [
-  ['#/', 'ダッシュボード'], ['#/sites', 'サイト'],
+  ['#/', 'ダッシュボード'], ['#/reports', 'レポート'], ['#/sites', 'サイト'],
   ['#/campaigns', 'キャンペーン'], ['#/messages', 'メッセージ'],
   ['#/leads', 'リード'], ['#/deliveries', '配信'],
   ['#/suppressions', '配信停止'], ['#/webhooks', 'Webhook'],

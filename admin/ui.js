@@ -128,7 +128,9 @@ export function form(fields, submitLabel, onSubmit, cls = 'stack') {
 }
 
 // A list with the API's cursor paging: load(cursor) gives the page JSON,
-// columns [[title, row => value]].
+// columns [[title, row => value]].  The box it returns has refresh(),
+// which asks for the first page again and puts it in place of the rows
+// shown (none are lost on a failure), and pages, how many are shown.
 export function pagedTable(load, columns) {
   const box = h('div');
   const body = h('tbody');
@@ -136,14 +138,18 @@ export function pagedTable(load, columns) {
     'さらに表示');
   const status = h('div');
   let cursor = null;
-  async function next() {
+  const row = (r) => h('tr', null, columns.map(([t, f]) =>
+    h('td', { 'data-label': t }, f(r))));
+  async function fetchPage(first) {
     more.disabled = true;
     box.setAttribute('aria-busy', 'true');
     try {
-      const page = await load(cursor);
-      for (const row of page.data)
-        body.append(h('tr', null, columns.map(([t, f]) =>
-          h('td', { 'data-label': t }, f(row)))));
+      const page = await load(first ? null : cursor);
+      const rows = page.data.map(row);
+      if (first) body.replaceChildren(...rows);
+      else body.append(...rows);
+      box.pages = first ? 1 : box.pages + 1;
+      clear(status);
       cursor = page.next_cursor;
       more.hidden = !page.has_more;
       // an empty table is left out (a head over no cells says nothing)
@@ -157,14 +163,53 @@ export function pagedTable(load, columns) {
       box.setAttribute('aria-busy', 'false');
     }
   }
-  more.addEventListener('click', next);
+  more.addEventListener('click', () => fetchPage(false));
   more.hidden = true;
   const table = h('table', { class: 'cards' }, h('thead', null, h('tr', null,
     columns.map(([t]) => h('th', { scope: 'col' },
       t === '' ? h('span', { class: 'vh' }, '操作') : t)))), body);
   box.append(table, status, more);
-  next();
+  box.pages = 0;
+  box.refresh = () => fetchPage(true);
+  fetchPage(true);
   return box;
+}
+
+// How often a list asks again by itself, while its screen is shown.
+export const pollMs = 30e3;
+
+// A list kept fresh without a reload: a 「更新」 button, the time of the
+// last refresh, and refresh() again every pollMs while the page is
+// visible and `el` is on it.  refresh(quiet): quiet is true when the
+// timer asks (the list may then leave what the reader is paging
+// through as it is).  The timer ends when `el` leaves the page.
+export function freshness(el, refresh) {
+  const when = h('span', { class: 'muted' });
+  const stamp = () => {
+    when.textContent = `最終更新 ${new Date().toLocaleTimeString('ja-JP',
+      { timeZone: 'Asia/Tokyo' })}`;
+  };
+  const run = async (quiet) => {
+    await refresh(quiet);
+    stamp();
+  };
+  const button = h('button', { type: 'button', class: 'secondary',
+    onclick: () => run(false) }, '更新');
+  const timer = setInterval(() => {
+    if (!el.isConnected) return clearInterval(timer);
+    if (document.visibilityState === 'hidden') return;
+    run(true);
+  }, pollMs);
+  stamp();
+  return h('span', { class: 'row fresh' }, button, when);
+}
+
+// A link that downloads what an export operation gives (a CSV), with the
+// session's cookie; url is api.js apiUrl()'s, set again by the caller
+// when its filters change (link.href).
+export function exportLink(url, text = 'CSV で書き出す') {
+  return h('a', { class: 'button secondary', download: '',
+    href: url.pathname + url.search }, text);
 }
 
 // A button that copies text to the clipboard.

@@ -2,7 +2,8 @@
 # Every migration in db/migrations is installed: listed in Makefile.am's
 # dist_migrations_DATA (automake takes no wildcard; 0023 was once left out).
 # So is every page and module of the admin UI (admin/, in
-# dist_wwwadmin_DATA or dist_wwwadminscreens_DATA), and its node tests
+# dist_wwwadmin_DATA, dist_wwwadminscreens_DATA or
+# dist_wwwadminvendor_DATA), and its node tests
 # are distributed (EXTRA_DIST).
 top_srcdir=${top_srcdir:-.}
 cd "$top_srcdir" || exit 99
@@ -19,13 +20,14 @@ words() {
 	sed -e ':a' -e '/\\$/N; s/\\\n//; ta' Makefile.am |
 	    sed -n "s/^$1[[:space:]]*=[[:space:]]*//p" | tr -s ' \t' '\n\n'
 }
-installed=$(words dist_wwwadmin_DATA; words dist_wwwadminscreens_DATA)
+installed=$(words dist_wwwadmin_DATA; words dist_wwwadminscreens_DATA
+    words dist_wwwadminvendor_DATA)
 extra=$(words EXTRA_DIST)
 for f in $(find admin -name node_modules -prune -o -type f ! -name '.*' \
     -print | sort); do
 	case $f in
 	admin/test/*) list=$extra what=EXTRA_DIST ;;
-	*) list=$installed what="dist_wwwadmin_DATA or dist_wwwadminscreens_DATA" ;;
+	*) list=$installed what="a dist_wwwadmin*_DATA list" ;;
 	esac
 	if ! printf '%s\n' "$list" | grep -qxF "$f"; then
 		echo "lint-dist: $f is not in $what" >&2

@@ -1,30 +1,14 @@
 // The dashboard: the setup checklist until the shop is live, the
-// delivery switch and this month's sends, captures per day, and the
-// funnel of the last 7 and 30 days.
+// delivery switch and this month's sends, and the last 30 days' funnel
+// and daily counts as the reports screen shows them (report.js: the
+// same requests and figures, so the two agree).
 import { api } from '../api.js';
 import { h, clear, card, errorBox, badge, notice,
   confirmButton } from '../ui.js';
 import { shell, canAdmin } from '../shell.js';
 import { label, options } from '../labels.js';
-
-function isoDaysAgo(n) {
-  const d = new Date(Date.now() - n * 86400e3);
-  return d.toISOString().replace(/\.\d+Z$/, 'Z');
-}
-
-// The date in Japan n days ago (YYYY-MM-DD).
-function jstDay(n) {
-  return new Date(Date.now() + 9 * 3600e3 - n * 86400e3).toISOString()
-    .slice(0, 10);
-}
-
-// One bar of a chart: label, value / max of the width, the value's text.
-function bar(label, value, max, text) {
-  const fill = h('div', { class: 'fill' });
-  fill.style.width = `${Math.round((value / max) * 100)}%`;
-  return h('div', { class: 'bar' }, h('span', null, label), fill,
-    h('span', null, text));
-}
+import { lastDays, jstStart } from '../filters.js';
+import { loadReport, drawReport } from '../report.js';
 
 // The sending switch: a change to live asks first (real SMS and email
 // to the leads, counted against the quota); done(n) redraws what shows
@@ -75,9 +59,11 @@ async function delivery(box, redraw, msg) {
 // of the API, and one it cannot tell shows as not done.
 async function setupSteps() {
   const get = (path, q) => api('GET', path, undefined, q).catch(() => null);
+  const month = lastDays(30);
   const [sites, camps, funnel, sends] = await Promise.all([
     get('/sites', { limit: 1 }), get('/campaigns', { limit: 200 }),
-    get('/reports/funnel', { from: isoDaysAgo(30), to: isoDaysAgo(0) }),
+    get('/reports/funnel', { from: jstStart(month.from),
+      to: jstStart(month.to) }),
     get('/admin/test_sends', { limit: 50 })]);
   const list = camps ? camps.data : [];
   const details = await Promise.all(list.slice(0, 10).map((c) =>
@@ -114,41 +100,24 @@ async function checklist(box, mode) {
         done ? '(完了)' : '(未完了)'))))));
 }
 
-async function daily(box) {
-  try {
-    const r = await api('GET', '/reports/daily', undefined,
-      { from: jstDay(30), to: jstDay(-1) });
-    const count = (d) => d.counts.capture.captured || 0;
-    const max = Math.max(1, ...r.days.map(count));
-    clear(box, h('div', { class: 'bars' }, r.days.map((d) =>
-      bar(d.date.slice(5), count(d), max, d.computed ?
-        String(d.counts.capture.captured ?? 0) : '集計前'))),
-    h('p', { class: 'muted' },
-      '取得したリードの数。集計は formback-aggregate が行います。'));
-  } catch (e) { clear(box, errorBox(e)); }
-}
-
-async function funnel(box) {
-  for (const days of [7, 30]) {
-    try {
-      const r = await api('GET', '/reports/funnel', undefined,
-        { from: isoDaysAgo(days), to: isoDaysAgo(0) });
-      const max = Math.max(1, ...r.faces.map((f) => f.value));
-      box.append(h('h3', null, `直近 ${days} 日`), h('div', { class: 'bars' },
-        r.faces.map((f) => bar(f.label, f.value, max, String(f.value)))));
-    } catch (e) { box.append(errorBox(e)); }
-  }
+// The last 30 days, as the reports screen's preset of 30 days shows them.
+async function recent(fun, days) {
+  const r = await loadReport(lastDays(30));
+  drawReport(r, fun, days);
+  const more = () => h('p', null, h('a', { href: '#/reports' },
+    '期間やキャンペーンを変えてレポートで見る'));
+  fun.append(more());
+  days.append(more());
 }
 
 export async function dashboard() {
   const sw = h('div'), fun = h('div'), days = h('div'), setup = h('div');
   shell('ダッシュボード', card('はじめの設定', setup), card('配信の状態', sw),
-    card('ファネル', fun), card('日別(直近 30 日、日本時間)', days));
+    card('ファネル(直近 30 日)', fun), card('日別(直近 30 日、日本時間)', days));
   const redraw = async (msg) => {
     const s = await delivery(sw, redraw, msg);
     await checklist(setup, s ? s.mode : null);
   };
   await redraw();
-  await daily(days);
-  await funnel(fun);
+  await recent(fun, days);
 }

@@ -1,10 +1,11 @@
-// Suppressions: the list with its search, adding one, and the CSV import
-// with its per-row results (the first 500).
-import { api } from '../api.js';
+// Suppressions: the list with its search and filters and its CSV export,
+// adding one, and the CSV import with its per-row results (the first
+// 500).
+import { api, apiUrl } from '../api.js';
 import { h, clear, card, badge, jst, form, pagedTable, dataTable,
-  confirmButton } from '../ui.js';
+  confirmButton, exportLink } from '../ui.js';
 import { shell } from '../shell.js';
-import { label, paramLabel } from '../labels.js';
+import { label, paramLabel, options } from '../labels.js';
 
 // Deleting lets messages go to the address again: asked first.
 function removeButton(s, load) {
@@ -15,22 +16,44 @@ function removeButton(s, load) {
   }, { aria: `${s.value_masked} の配信停止を削除` });
 }
 
-// The search form and the list, in box; load() draws both again.
+// The search form, the filters and the list, in box, with the CSV of
+// the filters; load() draws the list again.  The export leaves the
+// search out: its contact would go in a link's URL (and the download
+// history), so a search's CSV is the filters' (said beside the link).
 function lister(box) {
   const q = h('input', { type: 'search',
     placeholder: '電話番号またはメールアドレスで検索' });
+  const kind = h('select', { onchange: () => load() },
+    h('option', { value: '' }, 'すべて'), options('suppression_kind')
+      .map(([v, t]) => h('option', { value: v }, t)));
+  const reason = h('select', { onchange: () => load() },
+    h('option', { value: '' }, 'すべて'), options('suppression_reason')
+      .map(([v, t]) => h('option', { value: v }, t)));
+  const link = exportLink(apiUrl('/admin/suppressions/export'));
+  const note = h('span', { class: 'muted' });
+  const list = h('div');
   const search = (ev) => { ev.preventDefault(); load(); };
-  const load = () => clear(box, h('form', { class: 'inline', onsubmit: search },
+  const load = () => {
+    const f = { kind: kind.value, reason: reason.value };
+    const u = apiUrl('/admin/suppressions/export', f);
+    link.setAttribute('href', u.pathname + u.search);
+    note.textContent = q.value.trim() ? '(書き出しは検索語を使わず、' +
+      '種類と理由で絞ります)' : '';
+    clear(list, pagedTable((c) => api('GET', '/suppressions', undefined,
+      { cursor: c, q: q.value.trim(), ...f }), [
+      ['宛先', (s) => s.value_masked],
+      ['理由', (s) => label('suppression_reason', s.reason)],
+      ['範囲', (s) => label('suppression_scope', s.scope)],
+      ['作成', (s) => jst(s.created_at)],
+      ['', (s) => s.deletable ? removeButton(s, load) : ''],
+    ]));
+  };
+  clear(box, h('form', { class: 'inline', onsubmit: search },
     h('label', null, '検索', q),
     h('button', { type: 'submit', class: 'secondary' }, '検索')),
-  pagedTable((c) => api('GET', '/suppressions', undefined,
-    { cursor: c, q: q.value.trim() }), [
-    ['宛先', (s) => s.value_masked],
-    ['理由', (s) => label('suppression_reason', s.reason)],
-    ['範囲', (s) => label('suppression_scope', s.scope)],
-    ['作成', (s) => jst(s.created_at)],
-    ['', (s) => s.deletable ? removeButton(s, load) : ''],
-  ]));
+  h('div', { class: 'row filters' }, h('label', null, '種類', kind),
+    h('label', null, '理由', reason)),
+  h('div', { class: 'row' }, link, note), list);
   return load;
 }
 

@@ -5,6 +5,16 @@ import { Window } from 'happy-dom';
 
 export const origin = 'https://admin.example.test';
 
+// A screen's timers (a list's refresh every 30 s) must not keep the test
+// process up after its last test: each is unref'd (the polling test
+// runs node's mock timers instead).
+const nodeSetInterval = globalThis.setInterval;
+globalThis.setInterval = (...args) => {
+  const t = nodeSetInterval(...args);
+  if (t && t.unref) t.unref();
+  return t;
+};
+
 // Install a fresh window as the globals ui.js, api.js and the screens
 // use (document, Node, Event, location, navigator); returns it.
 export function installDom(hash = '') {

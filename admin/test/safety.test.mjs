@@ -5,6 +5,7 @@
 import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { installDom, fakeFetch, settle } from './dom.mjs';
+import { funnelReport, dailyReport } from './fixtures.mjs';
 import { route } from '../router.js';
 import { session } from '../shell.js';
 
@@ -17,8 +18,8 @@ let calls, mode;
 const gets = () => ({
   '/delivery_status': { mode },
   '/admin/usage': { month: '2026-11', sends: 3, quota: 1000, plan: 'pro' },
-  '/reports/daily': { days: [] },
-  '/reports/funnel': { faces: [{ key: 'visited', label: '訪問', value: 5 }] },
+  '/reports/daily': dailyReport,
+  '/reports/funnel': funnelReport,
   '/sites': page([{ id, name: 's', domain: 'd' }]),
   '/campaigns': page([{ id, name: 'c', key: 'k', status: 'active',
     active_scenario_count: 0, scenario_count: 1 }]),

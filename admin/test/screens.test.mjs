@@ -5,6 +5,7 @@
 import { test, beforeEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { installDom, fakeFetch, settle } from './dom.mjs';
+import { funnelReport, dailyReport } from './fixtures.mjs';
 import { route, resolve, open, routes } from '../router.js';
 import { session } from '../shell.js';
 import { campaign } from '../screens/campaigns.js';
@@ -21,9 +22,8 @@ const gets = {
   '/admin/session': me,
   '/delivery_status': { mode: 'test_only' },
   '/admin/usage': { month: '2026-11', sends: 3, quota: 1000, plan: 'pro' },
-  '/reports/daily': { days: [{ date: '2026-11-27', computed: true,
-    counts: { capture: { captured: 4 } } }] },
-  '/reports/funnel': { faces: [{ label: '取得', value: 4 }] },
+  '/reports/daily': dailyReport,
+  '/reports/funnel': funnelReport,
   '/consent_settings': { consent_mode: 'none',
     consent_checkbox_enabled: false, optout_text: { title: 't' } },
   [`/sites/${id}`]: { id, name: hostile, domain: 'shop.example.jp',
@@ -68,7 +68,8 @@ const screens = [
   ['#/sites', 'サイト', 3], [`#/sites/${id}`, 'サイト', 2],
   ['#/campaigns', 'キャンペーン', 2], [`#/campaigns/${id}`, 'キャンペーン', 5],
   [`#/scenarios/${id}`, 'シナリオ', 1], ['#/messages', 'メッセージ', 2],
-  ['#/leads', 'リード', 1], [`#/leads/${id}`, 'リード', 2],
+  ['#/leads', 'リード', 1], [`#/leads/${id}`, 'リード', 4],
+  ['#/reports', 'レポート', 4],
   ['#/deliveries', '配信', 1], ['#/suppressions', '配信停止', 3],
   ['#/webhooks', 'Webhook', 3], ['#/settings', '設定', 5],
 ];

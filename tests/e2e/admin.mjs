@@ -14,7 +14,10 @@
 // beside the screenshots).  Issue 42's journeys: URL rules where a
 // broad rule shadows a specific one are warned and fixed from the table,
 // the match test of a campaign that is not live says so, a preset's
-// email saved unchanged keeps its blocks, destructive actions ask first.
+// email saved unchanged keeps its blocks, destructive actions ask first;
+// in the visitors' tenant a member sees the reports' chart, finds a lead
+// by its number (in no URL), reads its deliveries, converts it, and
+// downloads the CSV exports (shopMember()).
 //
 // Env: FB_URL, FB_CTL_DIR, FORMBACK_CONF, FB_MAIL_DIR, FB_HOOK_URL,
 // FB_SHOTS (where screenshots go; default a temporary folder).
@@ -60,6 +63,114 @@ function linkTo(to) {
     }
   }
   return null;
+}
+
+// The CSV an export link of the screen downloads, asked with the page's
+// cookies: [status, its headers, its text].
+async function exportOf(page) {
+  const href = await page.locator('main a[download]').getAttribute('href');
+  const r = await page.request.get(new URL(href, base).href);
+  return [r.status(), r.headers(), await r.text(), href];
+}
+
+// Issue 42, items 3 and 4, in the visitors' tenant (run.mjs) as one of
+// its members: the reports with a chart, visitor A's lead found by its
+// phone number (never in the URL), its deliveries, converted by hand;
+// the exports of leads, deliveries and suppressions as CSV.
+async function shopMember(page, shop, { menu, text, loaded, shot }) {
+  const who = `member-${shop.slice(0, 8)}@shop.example`;
+  const m = ctl('member', 'create', '--tenant', shop, '--email', who, '--role', 'member').id;
+  execFileSync(join(bin, 'formbackctl'), ['member', 'set-password', '--id', m],
+    { input: 'member password 2026\n', encoding: 'utf8' });
+  // the daily report counted, as cron does every ten minutes
+  execFileSync(join(bin, 'formback-aggregate'), ['--tenant', shop], { encoding: 'utf8' });
+  await page.getByLabel('メールアドレス').fill(who);
+  await page.getByLabel('パスワード').fill('member password 2026');
+  await page.getByRole('button', { name: 'ログイン' }).click();
+  await page.getByRole('heading', { name: 'ダッシュボード' }).waitFor();
+  await page.locator('main .chart canvas').first().waitFor();
+  const dash = await page.locator('main section.card').filter({ has: page.getByRole('heading',
+    { name: 'ファネル(直近 30 日)' }) }).locator('table').innerText();
+
+  await menu('レポート').click();
+  await page.getByRole('heading', { name: 'レポート', exact: true }).waitFor();
+  await page.locator('main .chart canvas').first().waitFor();
+  const funnel = page.locator('main section.card').filter({ has: page.getByRole('heading',
+    { name: 'ファネル', exact: true }) });
+  check('the reports screen draws the daily chart (uPlot, a canvas)',
+    await page.locator('main .chart[role=img] canvas').count() >= 1);
+  check('the funnel\'s stages with their rates', (await funnel.innerText()).includes('前の段階から') &&
+    /\d+\.\d%/.test(await funnel.innerText()), await funnel.innerText());
+  check('the dashboard\'s funnel is the reports screen\'s for 30 days',
+    (await funnel.locator('table').innerText()) === dash, dash);
+  const counted = await page.locator('main .refreshed').innerText();
+  check('the time the daily totals were computed', counted.includes('時点の集計'), counted);
+  await page.getByRole('button', { name: '直近 7 日' }).click();
+  await page.locator('main .chart canvas').first().waitFor();
+  check('a campaign\'s own report from the split',
+    await page.getByRole('button', { name: /だけを見る$/ }).count() >= 1);
+  await page.getByRole('button', { name: /だけを見る$/ }).first().click();
+  await page.waitForFunction(() => document.getElementById('report-campaign').value !== '');
+  await page.locator('main .chart canvas').first().waitFor();
+  await shot('reports');
+
+  // visitor A, found by the number it typed; the URL never holds it
+  await menu('リード').click();
+  await loaded();
+  await page.getByLabel('連絡先で探す(電話番号またはメールアドレス)').fill('090-1234-5678');
+  await page.getByRole('button', { name: '探す', exact: true }).click();
+  await page.getByText('入力した連絡先のリード:').waitFor();
+  check('a lead found by its contact, the contact in no URL',
+    (await text()).includes('090-****-5678') && !page.url().includes('1234') &&
+    !(await page.evaluate(() => JSON.stringify(history.state) + location.href)).includes('1234'),
+    page.url());
+  await page.locator('main table tbody a').first().click();
+  await page.getByRole('heading', { name: '配信', exact: true }).waitFor();
+  const lead = page.url().split('/').pop();
+  const deliveries = page.locator('main section.card').filter({ has: page.getByRole('heading',
+    { name: '配信', exact: true }) });
+  check('the lead page shows its deliveries with their status',
+    (await deliveries.innerText()).includes('SMS') && (await deliveries.innerText()).includes('送信済み'),
+    await deliveries.innerText());
+  check('and its history: judgement and sends', (await text()).includes('離脱と判定') &&
+    (await text()).includes('SMS: 送信済み'));
+  await shot('lead-history');
+  await page.getByRole('button', { name: '成約にする' }).click();
+  await page.getByText('送信待ちの配信を取り消します。よろしいですか?').waitFor();
+  await page.locator('.confirm').getByRole('button', { name: '成約にする' }).click();
+  await page.getByText('成約にしました。').waitFor();
+  const after = await page.evaluate(async (u) => (await fetch(u)).json(), `${base}/api/v1/leads/${lead}`);
+  check('converted by hand, the page refreshed', after.status === 'converted' &&
+    after.conversion_source === 'manual' && (await page.locator('main h2 .badge').first().innerText())
+    === 'コンバージョン' && await deliveries.locator('.badge.scheduled').count() === 0 &&
+    (await page.getByRole('heading', { name: '操作' }).locator('..').innerText()).includes('コンバージョン済み'),
+  JSON.stringify(after));
+  await shot('lead-converted');
+
+  // the exports: what the link points at, with the session's cookie
+  await menu('リード').click();
+  await loaded();
+  await page.locator('#lead-status').selectOption('converted');
+  await loaded();
+  const [st, hd, csv, href] = await exportOf(page);
+  check('the leads\' export link carries the filters', href.includes('status=converted'), href);
+  check('the leads\' CSV downloads: text/csv, an attachment, a BOM, masked', st === 200 &&
+    hd['content-type'].startsWith('text/csv') && /^attachment; filename="[^"]+\.csv"$/
+      .test(hd['content-disposition']) && csv.startsWith('\ufeff') && csv.includes('090-****-5678') &&
+    !csv.includes('1234-5678'), JSON.stringify(hd) + csv.slice(0, 200));
+  const [download] = await Promise.all([page.waitForEvent('download'),
+    page.locator('main a[download]').click()]);
+  check('the link itself downloads the file', download.suggestedFilename().endsWith('.csv'),
+    download.suggestedFilename());
+  for (const [label, what] of [['配信', '配信'], ['配信停止', '配信停止']]) {
+    await menu(label).click();
+    await page.getByRole('heading', { name: label, exact: true }).waitFor();
+    await loaded();
+    const [s2, h2, c2] = await exportOf(page);
+    check(`the ${what} CSV downloads`, s2 === 200 && h2['content-type'].startsWith('text/csv') &&
+      h2['content-disposition'].startsWith('attachment') && c2.startsWith('\ufeff'),
+    JSON.stringify(h2));
+  }
 }
 
 async function main() {
@@ -139,8 +250,9 @@ async function main() {
   await page.getByLabel('パスワード').fill('管理画面のパスワード2026');
   await page.getByRole('button', { name: 'ログイン' }).click();
   await page.getByRole('heading', { name: 'ダッシュボード' }).waitFor();
-  await page.getByText('直近 30 日', { exact: true }).waitFor();
-  check('signed in: the dashboard with the funnel', (await text()).includes('ファネル'));
+  await page.getByRole('heading', { name: 'ファネル(直近 30 日)' }).waitFor();
+  await page.locator('main .refreshed').waitFor();
+  check('signed in: the dashboard with the funnel', (await text()).includes('前の段階から'));
   check('the month\'s sends against the quota', (await text()).includes('今月('));
   await page.locator('ol.checklist').waitFor();
   check('the setup checklist shows until the shop is live',
@@ -396,6 +508,9 @@ async function main() {
     await shot('deliveries-of-the-shop');
     check('a viewer sees no settings to change', !(await menu('設定')
       .click().then(() => page.getByRole('button', { name: '発行(すべてのスコープ)' }).count())));
+    await page.getByRole('button', { name: 'ログアウト' }).click();
+    await page.getByRole('button', { name: 'ログイン' }).waitFor();
+    await shopMember(page, shop, { menu, text, loaded, shot });
   }
   check('no CSP violation, page error or other origin (second part)', problems.length === 0,
     problems.join('; '));
