@@ -16,6 +16,7 @@ import { deliveries } from './screens/deliveries.js';
 import { suppressions } from './screens/suppressions.js';
 import { webhooks } from './screens/webhooks.js';
 import { settings } from './screens/settings.js';
+import { account } from './screens/account.js';
 
 // [pattern, screen]: the pattern's groups are the screen's arguments.
 export const open = [
@@ -33,7 +34,7 @@ export const routes = [
   [/^#\/messages$/, messages], [/^#\/leads$/, leads],
   [/^#\/deliveries$/, deliveries], [/^#\/suppressions$/, suppressions],
   [/^#\/webhooks$/, webhooks], [/^#\/settings$/, settings],
-  [/^#\/reports$/, reports],
+  [/^#\/reports$/, reports], [/^#\/account$/, account],
   [/^#?\/?$/, dashboard],
 ];
 
@@ -65,6 +66,9 @@ export async function route() {
       return;
     }
   }
+  // a member who must enrol a second factor first sees only the account
+  const tf = session.me.two_factor;
+  if (tf && tf.enrol_only) return account();
   r = resolve(routes, hash);
   if (r) return r[0](...r[1]);
   notFound();

@@ -623,7 +623,7 @@ const struct route routes[] = {
 	  "carries the 10 recovery codes." },
 	{ .method = "POST", .path = "/api/v1/admin/me/totp/disable",
 	  .fn = api_totp_disable, .operation_id = "disableTotp",
-	  .flags = ADMIN_W | R_KEEP, .params = p_none,
+	  .flags = ADMIN_W | R_KEEP | R_ENROL, .params = p_none,
 	  .body_schema = "TotpDisableIn", .status = 204,
 	  .summary = "Turn TOTP off with the password or a current code "
 	  "(failures throttled as sign-ins)." },

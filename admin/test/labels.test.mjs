@@ -84,6 +84,8 @@ const kinds = {
   'TestSendOut.status': 'test_send_status', 'UsageOut.plan': 'plan',
   'DeliveryEventData.status': 'delivery_status',
   'PasswordResetOut.status': 'password_reset_status',
+  'TotpOut.status': 'totp_status', 'TotpEnrolmentOut.status': 'totp_status',
+  'TwoFactorChallengeOut.methods.items': 'two_factor_method',
 };
 // enumerations that are no value a person reads: a record's `object`,
 // the fixed time zone, the "all" of scopes, the threshold percentages
@@ -151,7 +153,8 @@ test('every write operation and formbackctl action has an audit label', () => {
   // takeover warning write
   const other = ['signin', 'signin.failed', 'url_takeover',
     'invitation.accepted', 'password_reset.requested',
-    'password_reset.accepted', 'flood.quarantined', 'opt_out'];
+    'password_reset.accepted', 'flood.quarantined', 'opt_out',
+    'signin.password', 'signin.two_factor_failed', 'recovery_code.used'];
   for (const a of [...ops, ...cli, ...other])
     assert.ok(Object.hasOwn(tables.audit_action, a), a);
 });
