@@ -242,7 +242,8 @@ out:
  * codes in clear (for the answer alone), their hashes stored.
  */
 static enum fb_err
-recovery_codes_new(struct req *r, char codes[RECOVERY_CODES][RECOVERY_CODE_LEN + 1])
+recovery_codes_new(struct req *r,
+    char codes[RECOVERY_CODES][RECOVERY_CODE_LEN + 1])
 {
 	unsigned char	 h[RECOVERY_CODES * RECOVERY_HASH_LEN];
 	char		 norm[RECOVERY_CODE_CHARS + 1];
