@@ -47,6 +47,7 @@ static const struct conf_key conf_keys[] = {
 	{ "db_socket",		CT_STR,	O(db_socket),	false, NULL, 0, 0 },
 	{ "db_user",		CT_STR,	O(db_user),	true,  NULL, 0, 0 },
 	{ "db_password",	CT_STR,	O(db_password),	false, "", 0, 0 },
+	{ "db_password_file",	CT_STR,	O(db_password_file), false, NULL, 0, 0 },
 	{ "db_name",		CT_STR,	O(db_name),	true,  NULL, 0, 0 },
 	{ "db_connect_timeout",	CT_INT,	O(db_connect_timeout), false, "5", 1, 3600 },
 	{ "db_read_timeout",	CT_INT,	O(db_read_timeout), false, "10", 1, 3600 },
@@ -286,6 +287,54 @@ conf_read_key(struct conf *c, char *err, size_t errsz, int at)
 	return FB_OK;
 }
 
+/*
+ * db_password_file: the database password as the file's first line (its
+ * newline taken off), for a password kept out of formback.conf (the
+ * Debian package's postinst writes one); not with db_password as well.
+ * `at` is the key's line.
+ */
+static enum fb_err
+conf_read_password(struct conf *c, char *err, size_t errsz, int at,
+    bool both)
+{
+	FILE		*f;
+	char		 line[256];
+
+	if (both) {
+		snprintf(err, errsz, "key 'db_password_file' at line %d: "
+		    "db_password is set too; keep one", at);
+		return FB_ECONF;
+	}
+	if ((f = fopen(c->db_password_file, "r")) == NULL) {
+		snprintf(err, errsz, "key 'db_password_file' at line %d: cannot "
+		    "open '%s': %s", at, c->db_password_file, strerror(errno));
+		return FB_ECONF;
+	}
+	if (fgets(line, sizeof(line), f) == NULL)
+		line[0] = '\0';
+	fclose(f);
+	line[strcspn(line, "\r\n")] = '\0';
+	free(c->db_password);
+	c->db_password = strdup(line);
+	sodium_memzero(line, sizeof(line));
+	if (c->db_password == NULL) {
+		snprintf(err, errsz, "out of memory");
+		return FB_ECONF;
+	}
+	return FB_OK;
+}
+
+/* The line key `name` was set at, or 0 when it was not. */
+static int
+conf_seen(const int *seen, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; strcmp(conf_keys[i].name, name) != 0; i++)
+		continue;
+	return seen[i];
+}
+
 static enum fb_err
 conf_parse(struct conf *c, const char *path, char *err, size_t errsz)
 {
@@ -365,9 +414,11 @@ conf_parse(struct conf *c, const char *path, char *err, size_t errsz)
 	/* base_url is used to build links: no trailing slash. */
 	for (e = c->base_url + strlen(c->base_url); e > c->base_url && e[-1] == '/'; e--)
 		e[-1] = '\0';
-	for (i = 0; strcmp(conf_keys[i].name, "pii_key_file") != 0; i++)
-		continue;
-	return conf_read_key(c, err, errsz, seen[i]);
+	if (c->db_password_file != NULL && (rc = conf_read_password(c, err,
+	    errsz, conf_seen(seen, "db_password_file"),
+	    conf_seen(seen, "db_password") != 0)) != FB_OK)
+		return rc;
+	return conf_read_key(c, err, errsz, conf_seen(seen, "pii_key_file"));
 }
 
 enum fb_err

@@ -338,6 +338,7 @@ struct conf {
 	char		*db_socket;
 	char		*db_user;
 	char		*db_password;
+	char		*db_password_file;	/* db_password read from it */
 	char		*db_name;
 	int		 db_connect_timeout;	/* seconds, every connection */
 	int		 db_read_timeout;	/* seconds a statement's answer may take */

@@ -38,32 +38,44 @@ export FB_HOOK_PORT=$hookport FB_HOOK_FILE="$W/hooks.jsonl"
 # that a flood from one address or one /24 trips its own
 export FB_TAG_CAPTURES_PER_HOUR=400 FB_TAG_NETWORK_CAPTURES_PER_HOUR=600
 export FB_SITE_NEW_LEADS_FLOOR=1000
-fb_stack_start "$W" "$dbport" "$httpport" 2 "$bld"
+# the binaries under test: the build's, or with FB_INSTALLED (a prefix)
+# the installed ones (scripts/check: the Debian package's, /usr)
+sbin=$bld
+[ -z "${FB_INSTALLED:-}" ] || sbin=$FB_INSTALLED/sbin
+fb_stack_start "$W" "$dbport" "$httpport" 2 "$sbin"
 export FORMBACK_CONF="$W/formback.conf"
 # behind lighttpd, the same service under https as well (FB_TLS_URL, its
 # certificate FB_TLS_CA): tests/integ/test_sessions.c's https tests
 if [ "${FB_HTTPD:-lighttpd}" = lighttpd ]; then
 	tlsport=$("$bld/tests/freeport" 1)
-	fb_tls_start "$W" "$tlsport" "$bld"
+	fb_tls_start "$W" "$tlsport" "$sbin"
 	export FB_TLS_URL="https://127.0.0.1:$tlsport" FB_TLS_CA="$W/tls/ca.pem"
 fi
 
 export FB_TEST_URL="http://127.0.0.1:$httpport"
-export FB_CTL="$bld/formbackctl"
-export FB_CTL_DIR="$bld"
+export FB_CTL="$sbin/formbackctl"
+export FB_CTL_DIR="$sbin"
 export FB_DB_SOCKET="$W/mysql.sock" FB_DB_PORT=$dbport FB_SRC="$src"
-export FB_MIGRATIONS="$src/db/migrations"
+export FB_MIGRATIONS="$(fb_migrations)"
 export FB_LOG="$W/httpd.err"
 export FB_MAIL_DIR="$W/mail" FB_SMS_FILE="$W/sms.jsonl"
 export FB_RESP_LOG="$W/responses.jsonl"
 set +e
 # FB_SUITES (space-separated suite names; all unless set) narrows the run
 # to those suites: the Apache passes run the suites whose subject is the
-# web server's part (tests/integ/apache.sh).  FB_SHUFFLE is the seed of
-# the shuffled order, the day's date unless set; 0 runs the suites in
+# web server's part (tests/integ/apache.sh); FB_SKIP_SUITES leaves those
+# out (make check runs the lighttpd pass in two halves side by side,
+# tests/integ/lighttpd.sh and lighttpd-cron.sh).  FB_SHUFFLE is the seed
+# of the shuffled order, the day's date unless set; 0 runs the suites in
 # order, in one process, as a filter (FB_TEST_FILTER) does.
 FB_SHUFFLE=${FB_SHUFFLE:-$(date +%Y%m%d)}
-suites=$(echo "${FB_SUITES:-}" | tr ' ' '|')
+suites=$("$bld/tests/integ/integ" --list 2>&1 | awk -v only="${FB_SUITES:-}" \
+    -v skip="${FB_SKIP_SUITES:-}" '
+    BEGIN { n = split(only, s, " "); for (i = 1; i <= n; i++) want[s[i]] = 1
+	m = split(skip, k, " "); for (i = 1; i <= m; i++) unwanted[k[i]] = 1 }
+    /^[a-z_]+: [0-9]+ tests?$/ { sub(":", "", $1)
+	if ((n == 0 || $1 in want) && !($1 in unwanted)) print $1 }' |
+    paste -s -d '|')
 if [ "$FB_SHUFFLE" != 0 ] && [ -z "${FB_TEST_FILTER:-}" ]; then
 	# every test alone in its own process, in an order drawn from the
 	# seed FB_SHUFFLE (issue 18: no test leans on another's leftovers
@@ -73,7 +85,7 @@ if [ "$FB_SHUFFLE" != 0 ] && [ -z "${FB_TEST_FILTER:-}" ]; then
 	for t in $("$bld/tests/integ/integ" --list 2>&1 | awk -v only="$suites" '
 	    BEGIN { n = split(only, s, "|"); for (i = 1; i <= n; i++) want[s[i]] = 1 }
 	    /^[a-z_]+: [0-9]+ tests?$/ { suite = $1; sub(":", "", suite); next }
-	    { name = $NF; if (name != "" && (n == 0 || suite in want)) print suite "/" name }' |
+	    { name = $NF; if (name != "" && suite in want) print suite "/" name }' |
 	    awk -v seed="$FB_SHUFFLE" 'BEGIN { srand(seed) } { print rand() "\t" $0 }' |
 	    sort -n | cut -f 2); do
 		"$bld/tests/integ/integ" --jobs 1 --filter "$t" && continue

@@ -177,3 +177,36 @@ Test(conf, key_rotation)
 	cr_assert_not_null(strstr(err, "line 2"), "%s", err);
 	unlink(kf);
 }
+
+/* db_password_file: the password from a file's first line, not both. */
+Test(conf, db_password_file)
+{
+	struct conf	 c;
+	char		 err[256], full[1024], pw[] = "/tmp/fbpwXXXXXX";
+	FILE		*f;
+	int		 fd;
+
+	cr_assert_geq(fd = mkstemp(pw), 0);
+	cr_assert_not_null(f = fdopen(fd, "w"));
+	fputs("s3cret word\nsecond line\n", f);
+	fclose(f);
+	write_files("");
+	snprintf(full, sizeof(full), "db_user = fb\ndb_name = formback\n"
+	    "base_url = https://fb.example.jp\npii_key_file = %s\n"
+	    "db_password_file = %s\n", keyfile, pw);
+	write_files(full);
+	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_OK, "%s", err);
+	cr_assert_str_eq(c.db_password, "s3cret word");
+	conf_free(&c);
+	strcat(full, "db_password = other\n");
+	write_files(full);
+	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_ECONF);
+	cr_assert_not_null(strstr(err, "'db_password_file' at line 5"), "%s", err);
+	unlink(pw);
+	snprintf(full, sizeof(full), "db_user = fb\ndb_name = formback\n"
+	    "base_url = https://fb.example.jp\npii_key_file = %s\n"
+	    "db_password_file = %s\n", keyfile, pw);
+	write_files(full);
+	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_ECONF);
+	cr_assert_not_null(strstr(err, "cannot open"), "%s", err);
+}
