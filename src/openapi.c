@@ -587,7 +587,9 @@ webhooks_json(void)
 		json_object_array_add(ps, hook_header("X-Formback-Event", true,
 		    t->name, "The event's type, as the body's `type`."));
 		json_object_array_add(ps, hook_header("X-Formback-Delivery", true,
-		    NULL, "This send's id; a redelivery has another."));
+		    NULL, "The delivery record's id, as "
+		    "listWebhookEndpointDeliveries lists it: the same on "
+		    "every retry of the record, another for a redelivery."));
 		json_object_array_add(ps, hook_header("X-Formback-Signature", true,
 		    NULL, "t=<unix seconds>,v1=<lower-case hex HMAC-SHA256>; t is "
 		    "stamped anew on every send."));
