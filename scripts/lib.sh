@@ -450,7 +450,7 @@ fb_standins_start() {
 	echo $! >>"$_td/standins.pid"
 	_i=0
 	until curl -s -o /dev/null -X POST "http://127.0.0.1:$3/" 2>/dev/null; do
-		_i=$((_i + 1)); [ $_i -gt 50 ] && return 1; sleep 0.1
+		_i=$((_i + 1)); [ $_i -gt 300 ] && return 1; sleep 0.1
 	done
 }
 
@@ -467,7 +467,7 @@ fb_webhook_receiver_start() {
 	echo $! >>"$_td/standins.pid"
 	_i=0
 	until curl -sk -o /dev/null -X POST "https://127.0.0.1:$2/probe" 2>/dev/null; do
-		_i=$((_i + 1)); [ $_i -gt 50 ] && return 1; sleep 0.1
+		_i=$((_i + 1)); [ $_i -gt 300 ] && return 1; sleep 0.1
 	done
 	# the probe is not a delivery
 	rm -f "$_td/hooks.jsonl" "$_td/hooks.jsonl.conns"

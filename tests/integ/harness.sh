@@ -22,11 +22,15 @@ trap cleanup EXIT INT TERM
 set -- $("$bld/tests/freeport" 5)
 dbport=$1 httpport=$2 smtpport=$3 smsport=$4 hookport=$5
 export FB_SMTP_URL="smtp://127.0.0.1:$smtpport" FB_SMS_URL="http://127.0.0.1:$smsport/send"
-fb_standins_start "$W" "$smtpport" "$smsport"
+# each start says what did not come up (a busy machine: make -j2 check)
+fail() { echo "harness: $* (FB_KEEP=1 keeps $W)" >&2; exit 1; }
+fb_standins_start "$W" "$smtpport" "$smsport" ||
+    fail "the SMTP and SMS stand-ins did not start: $(cat "$W/standins.err")"
 # webhooks (tests/integ/test_webhooks.c): the receiver answers for
 # hooks.formback.test, exempt from the address rule as a test deployment
 # would list it; the other names resolve through the test-only resolver
-fb_webhook_receiver_start "$W" "$hookport" hooks.formback.test,rebind.formback.test
+fb_webhook_receiver_start "$W" "$hookport" hooks.formback.test,rebind.formback.test ||
+    fail "the webhook receiver did not start: $(cat "$W/standins.err")"
 export FB_WEBHOOK_CA_FILE="$W/hook.crt" FB_WEBHOOK_ALLOW_HOSTS=hooks.formback.test
 export FB_WEBHOOK_RESOLVE="hooks.formback.test:$hookport:127.0.0.1,\
 rebind.formback.test:$hookport:93.184.216.34,public.formback.test:443:93.184.216.34,\
@@ -42,13 +46,15 @@ export FB_SITE_NEW_LEADS_FLOOR=1000
 # the installed ones (scripts/check: the Debian package's, /usr)
 sbin=$bld
 [ -z "${FB_INSTALLED:-}" ] || sbin=$FB_INSTALLED/sbin
-fb_stack_start "$W" "$dbport" "$httpport" 2 "$sbin"
+fb_stack_start "$W" "$dbport" "$httpport" 2 "$sbin" ||
+    fail "MariaDB or the web server did not start"
 export FORMBACK_CONF="$W/formback.conf"
 # behind lighttpd, the same service under https as well (FB_TLS_URL, its
 # certificate FB_TLS_CA): tests/integ/test_sessions.c's https tests
 if [ "${FB_HTTPD:-lighttpd}" = lighttpd ]; then
 	tlsport=$("$bld/tests/freeport" 1)
-	fb_tls_start "$W" "$tlsport" "$sbin"
+	fb_tls_start "$W" "$tlsport" "$sbin" ||
+	    fail "the https instance did not start"
 	export FB_TLS_URL="https://127.0.0.1:$tlsport" FB_TLS_CA="$W/tls/ca.pem"
 fi
 
