@@ -9,8 +9,9 @@
 # whose answers do not depend on the server in front, run behind lighttpd
 # only, and so do those of the accounts and sessions (authentication,
 # sign-in, sites), whose answers are formback.fcgi's alone, behind
-# mod_proxy_fcgi too (tests/integ/apache-proxy.sh), so that the passes
-# fit CI's time.
+# mod_proxy_fcgi too (tests/integ/apache-proxy.sh), and those of
+# formback.fcgi's own worker pool (prefork), which speak FastCGI to it
+# with no web server between, so that the passes fit CI's time.
 FB_HTTPD=apache FB_SHUFFLE=${FB_SHUFFLE:-0} \
-    FB_SUITES=${FB_SUITES:-core security capture rate prefork faults openapi} \
+    FB_SUITES=${FB_SUITES:-core security capture rate faults openapi} \
     exec "${top_srcdir:-.}/tests/integ/harness.sh" "$@"
