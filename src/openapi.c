@@ -570,7 +570,7 @@ webhooks_json(void)
 {
 	const struct event_type	*t;
 	json_object	*o = json_object_new_object(), *item, *op, *ps, *body;
-	json_object	*sc, *all, *own, *props, *x, *resps, *ok;
+	json_object	*sc, *all, *own, *props, *x, *resps, *ok, *tg;
 	char		 id[64], r[128];
 	size_t		 i, j;
 	bool		 up;
@@ -589,6 +589,9 @@ webhooks_json(void)
 			}
 		snprintf(id + j, sizeof(id) - j, "Event");
 		jadd_str(op, "operationId", id);
+		tg = json_object_new_array();
+		json_object_array_add(tg, json_object_new_string("webhooks"));
+		json_object_object_add(op, "tags", tg);
 		jadd_str(op, "summary", t->summary);
 		jadd_str(op, "description", "POSTed to each endpoint subscribed to "
 		    "it. Check X-Formback-Signature (t=<unix seconds>,v1=<hex>: "
@@ -700,6 +703,10 @@ openapi_document(const char *base_url)
 	tag = json_object_new_object();
 	jadd_str(tag, "name", "admin");
 	add_text(tag, &t, "tag admin");
+	json_object_array_add(tags, tag);
+	tag = json_object_new_object();
+	jadd_str(tag, "name", "webhooks");
+	add_text(tag, &t, "tag webhooks");
 	json_object_array_add(tags, tag);
 	json_object_object_add(doc, "tags", tags);
 	servers = json_object_new_array();
