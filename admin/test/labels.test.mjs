@@ -69,6 +69,7 @@ const kinds = {
   'PpFindingOut.code': 'pp_finding', 'PpFindingOut.severity': 'pp_severity',
   'PpCheckOut.status': 'pp_status', 'ReportFaceOut.unit': 'report_unit',
   'SessionMemberOut.role': 'member_role', 'MemberOut.role': 'member_role',
+  'SessionTenantOut.role': 'member_role',
   'MemberInviteIn.role': 'member_role', 'MemberOut.status': 'member_status',
   'MemberPatch.status': 'member_status',
   'ApiKeyOut.kind': 'key_kind', 'ApiKeyCreatedOut.kind': 'key_kind',
