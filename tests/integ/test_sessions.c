@@ -194,15 +194,15 @@ Test(sessions, session_names_its_tenant_and_lists_the_others)
 	fx_new(&b, "free", 0);
 	fx_new(&c, "free", 0);
 	fx_new(&d, "free", 0);
-	sql("UPDATE tenants SET name = '二号店' WHERE id = '%s'", b.tenant);
+	sql("UPDATE tenants SET name = 'Second shop' WHERE id = '%s'", b.tenant);
 	sql("UPDATE members SET email = '%s' WHERE id = '%s'", owner_email,
 	    b.member);
 	cr_assert_eq(set_password(b.member, "the second shop's pass"), 0);
 	sql("UPDATE members SET role = 'viewer' WHERE id = '%s'", b.member);
 	/* suspended there, or another address: not offered */
+	cr_assert_eq(set_password(c.member, PW), 0);
 	sql("UPDATE members SET email = '%s', status = 'suspended' "
 	    "WHERE id = '%s'", owner_email, c.member);
-	cr_assert_eq(set_password(c.member, PW), 0);
 	cr_assert_eq(set_password(d.member, PW), 0);
 
 	session_of(owner_email, PW, &s);
@@ -211,7 +211,7 @@ Test(sessions, session_names_its_tenant_and_lists_the_others)
 	cr_assert_str_eq(jget(r->json, "tenant.id"), a.tenant);
 	cr_assert_str_eq(jget(r->json, "tenant.name"), "テスト店舗");
 	cr_assert_str_eq(jget(r->json, "tenants.0.id"), b.tenant, "%s", r->body);
-	cr_assert_str_eq(jget(r->json, "tenants.0.name"), "二号店");
+	cr_assert_str_eq(jget(r->json, "tenants.0.name"), "Second shop");
 	cr_assert_str_eq(jget(r->json, "tenants.0.role"), "viewer");
 	cr_assert_null(jget(r->json, "tenants.1"), "%s", r->body);
 	resp_free(r);
@@ -224,7 +224,7 @@ Test(sessions, session_names_its_tenant_and_lists_the_others)
 	r = signin(owner_email, "the second shop's pass", extra);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "tenant_id"), b.tenant);
-	cr_assert_str_eq(jget(r->json, "tenant.name"), "二号店");
+	cr_assert_str_eq(jget(r->json, "tenant.name"), "Second shop");
 	cr_assert_str_eq(jget(r->json, "member.role"), "viewer");
 	cr_assert_str_eq(jget(r->json, "tenants.0.id"), a.tenant);
 	cr_assert_str_eq(jget(r->json, "tenants.0.role"), "owner");
