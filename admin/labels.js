@@ -186,7 +186,8 @@ const failures = {
     'cannot sign': '署名できない' },
 };
 const numbered = [[/^smtp_(\d{3})$/, 'メールサーバーが拒否'],
-  [/^gateway_(\d{3})$/, 'SMS ゲートウェイが拒否'], [/^http_(\d{3})$/, 'HTTP']];
+  [/^gateway_(\d{3})$/, 'SMS ゲートウェイが拒否'],
+  [/^HTTP (\d{3})$/, '受信側の応答']];
 
 export function failure(kind, value) {
   if (value === null || value === undefined || value === '') return '—';

@@ -181,6 +181,7 @@ test('failures of sends and webhooks are in words, never raw alone', () => {
     'メールサーバーに接続できない');
   assert.equal(failure('send', 'odd_thing'), 'エラー(odd_thing)');
   assert.equal(failure('webhook', 'endpoint stopped'), '送信先が停止中');
+  assert.equal(failure('webhook', 'HTTP 500'), '受信側の応答(500)');
   assert.equal(failure('webhook', 'Connection refused'),
     '接続エラー(Connection refused)');
   assert.equal(failure('send', null), '—');
