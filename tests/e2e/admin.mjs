@@ -187,8 +187,6 @@ async function keys(browser, first, problems, setPage, shot) {
     execFileSync(join(bin, 'formbackctl'), ['member', 'set-password', '--id', m],
       { input: `${p}\n`, encoding: 'utf8' });
   }
-  execFileSync(join(bin, 'formbackctl'), ['test-recipient', 'add', '--tenant', tenant,
-    '--contact', '090-5555-0142'], { encoding: 'utf8' });
   const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 },
     locale: 'ja-JP' });
   const page = await ctx.newPage();
@@ -201,7 +199,7 @@ async function keys(browser, first, problems, setPage, shot) {
   await page.getByRole('heading', { name: 'パスワードの再設定' }).waitFor();
   await shot('reset');
   try {
-    await keyboardJourney(page, check, { base, email, pw, shot,
+    await keyboardJourney(page, check, { base, bin, email, pw, shot,
       other: { name: '管理画面テスト商店', pw: other } });
   } catch (e) {
     await page.screenshot({ path: join(shots, 'keyboard-failed.png'), fullPage: true });
