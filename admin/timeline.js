@@ -18,6 +18,9 @@ export function duration(min) {
   return parts.join(' ');
 }
 
+// Text cut to n characters, 「…」 saying so.
+const clip = (t, n) => (t.length > n ? `${t.slice(0, n)}…` : t);
+
 // The steps [{message_id, delay_minutes}] in the order they are sent
 // (by delay, the table's order among equals), each with its number in
 // the table (no), its channel and message (from msgs, the message list)
@@ -28,7 +31,7 @@ export function timelineSteps(steps, msgs) {
     const m = byId.get(st.message_id);
     return { no: i + 1, delay: Math.max(0, Number(st.delay_minutes) || 0),
       channel: m ? m.channel : st.channel || null,
-      text: m ? (m.subject || m.body || '').slice(0, 60) : '' };
+      text: m ? clip(m.subject || m.body || '', 60) : '' };
   });
   out.sort((a, b) => a.delay - b.delay || a.no - b.no);
   out.forEach((s, i) => { s.gap = i ? s.delay - out[i - 1].delay : null; });
