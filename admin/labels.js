@@ -169,6 +169,37 @@ export function label(kind, value) {
   return `その他(${value})`;
 }
 
+// Why a message or a webhook failed, as the sending job records it: not
+// a fixed vocabulary (DeliveryOut error_code, WebhookDeliveryOut error),
+// so the known codes are in words, the codes with a number name it, and
+// any other text shows beside a word, never alone.
+const failures = {
+  send: { message_invalid: 'メッセージが不正', render_failed: '本文を作れない',
+    pii_error: '連絡先を読み出せない',
+    outcome_unknown: '送信したか不明(再送しません)',
+    sms_gateway_not_configured: 'SMS の送信先が未設定',
+    gateway_unreachable: 'SMS ゲートウェイに接続できない',
+    smtp_unreachable: 'メールサーバーに接続できない',
+    smtp_error: 'メールサーバーのエラー', test: 'テスト' },
+  webhook: { 'endpoint stopped': '送信先が停止中',
+    'secret cannot be opened': '署名の鍵を読み出せない',
+    'cannot sign': '署名できない' },
+};
+const numbered = [[/^smtp_(\d{3})$/, 'メールサーバーが拒否'],
+  [/^gateway_(\d{3})$/, 'SMS ゲートウェイが拒否'],
+  [/^HTTP (\d{3})$/, '受信側の応答']];
+
+export function failure(kind, value) {
+  if (value === null || value === undefined || value === '') return '—';
+  const t = failures[kind] || {};
+  if (Object.hasOwn(t, value)) return t[value];
+  for (const [re, text] of numbered) {
+    const m = re.exec(value);
+    if (m) return `${text}(${m[1]})`;
+  }
+  return kind === 'webhook' ? `接続エラー(${value})` : `エラー(${value})`;
+}
+
 // The values a kind knows, as [value, label] (for a select).
 export function options(kind) {
   return Object.entries(tables[kind] || {});

@@ -50,7 +50,7 @@ enum fb_err db_throttle_clear(struct db *, const unsigned char *hash) FB_WUR;
 	N(dead, BOOL, "s.ended_at IS NOT NULL OR s.expires_at <= NOW(6) " \
 	    "OR s.last_seen_at <= NOW(6) - INTERVAL ? SECOND") \
 	N(stale, BOOL, "s.last_seen_at <= NOW(6) - INTERVAL 60 SECOND") \
-	N(expires_at, TIME, "s.expires_at")
+	N(expires_at, TIME, "s.expires_at") N(tenant_name, TEXT, "t.name")
 struct session_auth_row { DB_FIELDS(SESSION_AUTH_COLS) };
 /*
  * One struct session_auth_row by token hash, dead after `idle` seconds
@@ -58,6 +58,20 @@ struct session_auth_row { DB_FIELDS(SESSION_AUTH_COLS) };
  */
 enum fb_err db_session_lookup(struct db *, const unsigned char *hash, int idle,
 	    struct dbrows *out) FB_WUR;
+/*
+ * Another tenant where the address is an active member with a password,
+ * as the session's answer lists it (SessionOut `tenants`; issue 42).
+ */
+#define MEMBER_TENANT_COLS(F, N) F(id, TEXT, "t.id") N(name, TEXT, "t.name") \
+	N(role, TEXT, "m.role")
+struct member_tenant_row { DB_FIELDS(MEMBER_TENANT_COLS) };
+/*
+ * Up to 50 struct member_tenant_row: the tenants but `tenant` where
+ * `email` (as stored, lower-cased) is an active member who has a
+ * password, by name; none is not an error.
+ */
+enum fb_err db_member_tenants(struct db *, const char *email,
+	    const char *tenant, struct dbrows *out) FB_WUR;
 /* A new session of SESSION_MAX_SECONDS, in the caller's transaction. */
 enum fb_err db_session_create(struct db *, const char *id, const char *tenant,
 	    const char *member, const unsigned char *hash, const char *client_addr,

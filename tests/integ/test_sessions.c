@@ -178,6 +178,68 @@ link_token(const char *to, int nth, char out[64])
 	snprintf(out, 64, "%.47s", t + strlen("/admin/#/accept/"));
 }
 
+/*
+ * The session names its tenant and the other tenants where the address
+ * is an active member with a password (issue 42: the admin UI's
+ * switcher), and signing in again with one's tenant_id switches to it.
+ */
+Test(sessions, session_names_its_tenant_and_lists_the_others)
+{
+	struct fx	 a, b, c, d;
+	struct sess	 s;
+	struct resp	*r;
+	char		 extra[128];
+
+	owner_fixture(&a);
+	fx_new(&b, "free", 0);
+	fx_new(&c, "free", 0);
+	fx_new(&d, "free", 0);
+	sql("UPDATE tenants SET name = 'Second shop' WHERE id = '%s'", b.tenant);
+	sql("UPDATE members SET email = '%s' WHERE id = '%s'", owner_email,
+	    b.member);
+	cr_assert_eq(set_password(b.member, "the second shop's pass"), 0);
+	sql("UPDATE members SET role = 'viewer' WHERE id = '%s'", b.member);
+	/* suspended there, or another address: not offered */
+	cr_assert_eq(set_password(c.member, PW), 0);
+	sql("UPDATE members SET email = '%s', status = 'suspended' "
+	    "WHERE id = '%s'", owner_email, c.member);
+	cr_assert_eq(set_password(d.member, PW), 0);
+
+	session_of(owner_email, PW, &s);
+	r = http("GET", "/api/v1/admin/session", NULL, NULL, s.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "tenant.id"), a.tenant);
+	cr_assert_str_eq(jget(r->json, "tenant.name"), "テスト店舗");
+	cr_assert_str_eq(jget(r->json, "tenants.0.id"), b.tenant, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "tenants.0.name"), "Second shop");
+	cr_assert_str_eq(jget(r->json, "tenants.0.role"), "viewer");
+	cr_assert_null(jget(r->json, "tenants.1"), "%s", r->body);
+	resp_free(r);
+
+	/* the switch: A's password does not open B; B's own does */
+	snprintf(extra, sizeof(extra), ",\"tenant_id\":\"%s\"", b.tenant);
+	r = signin(owner_email, PW, extra);
+	expect_error(r, 401, "authentication_error", "signin_failed", NULL);
+	resp_free(r);
+	r = signin(owner_email, "the second shop's pass", extra);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "tenant_id"), b.tenant);
+	cr_assert_str_eq(jget(r->json, "tenant.name"), "Second shop");
+	cr_assert_str_eq(jget(r->json, "member.role"), "viewer");
+	cr_assert_str_eq(jget(r->json, "tenants.0.id"), a.tenant);
+	cr_assert_str_eq(jget(r->json, "tenants.0.role"), "owner");
+	cr_assert_null(jget(r->json, "tenants.1"), "%s", r->body);
+	resp_free(r);
+
+	/* alone at its address: an empty list */
+	snprintf(extra, sizeof(extra), "owner@t%s.example", d.tenant);
+	session_of(extra, PW, &s);
+	r = http("GET", "/api/v1/admin/session", NULL, NULL, s.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "tenants")), 0);
+	resp_free(r);
+}
+
 Test(sessions, invitation_roles_suspension_and_last_owner)
 {
 	struct fx	 f;
