@@ -132,6 +132,10 @@ CONF
 	    echo "webhook_allow_hosts = $FB_WEBHOOK_ALLOW_HOSTS" >>"$_d/formback.conf"
 	[ -z "${FB_WEBHOOK_RESOLVE:-}" ] ||
 	    echo "webhook_resolve = $FB_WEBHOOK_RESOLVE" >>"$_d/formback.conf"
+	# Twilio's status callbacks verified (formback.conf(5)), when asked
+	# for: the provider stays the gateway unless sms_provider says so
+	[ -z "${FB_TWILIO_TOKEN:-}" ] ||
+	    echo "twilio_auth_token = $FB_TWILIO_TOKEN" >>"$_d/formback.conf"
 }
 
 # fb_http_start DIR PORT PROCS FCGI_BIN: the web server on 127.0.0.1:PORT
@@ -452,6 +456,24 @@ fb_standins_start() {
 	until curl -s -o /dev/null -X POST "http://127.0.0.1:$3/" 2>/dev/null; do
 		_i=$((_i + 1)); [ $_i -gt 300 ] && return 1; sleep 0.1
 	done
+}
+
+# fb_twilio_start DIR PORT: the Twilio stand-in (tests/standins/twilio.py)
+# on http://127.0.0.1:PORT for account FB_TWILIO_SID and auth token
+# FB_TWILIO_TOKEN, its requests in DIR/twilio.jsonl; its PID added to
+# DIR/standins.pid.  Only the tests that send through Twilio need it.
+fb_twilio_start() {
+	_td=$1
+	/usr/bin/python3 tests/standins/twilio.py "$2" "$_td/twilio.jsonl" \
+	    "$FB_TWILIO_SID" "$FB_TWILIO_TOKEN" </dev/null \
+	    >>"$_td/standins.err" 2>&1 &
+	echo $! >>"$_td/standins.pid"
+	_i=0
+	until curl -s -o /dev/null "http://127.0.0.1:$2/" -X POST 2>/dev/null; do
+		_i=$((_i + 1)); [ $_i -gt 50 ] && return 1; sleep 0.1
+	done
+	# the probe is not a send
+	rm -f "$_td/twilio.jsonl"
 }
 
 # fb_webhook_receiver_start DIR PORT NAMES: the webhook receiver stand-in

@@ -197,6 +197,9 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	/* AC_QUARANTINE_DECIDED */
 	{ "invalid_request", 409, "quarantine_decided",
 	  "この保留は既に送信再開または破棄されています。" },
+	/* AC_SIGNATURE_INVALID: a provider's callback not signed (issue 44) */
+	{ "permission_error", 403, "signature_invalid",
+	  "署名が正しくありません。" },
 	/* AC_INTERNAL */
 	{ "api_error", 500, "internal_error",
 	  "サーバーでエラーが発生しました。時間をおいて再度お試しください。" },

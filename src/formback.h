@@ -107,6 +107,7 @@ enum api_code {
 	AC_CONFIRMATION_CODE_INVALID,
 	AC_NO_TEST_RECIPIENTS,
 	AC_QUARANTINE_DECIDED,
+	AC_SIGNATURE_INVALID,
 	AC_INTERNAL,
 	AC_UNAVAILABLE,
 	API_CODE__MAX
@@ -353,6 +354,11 @@ struct conf {
 	char		*sms_gateway_url;
 	char		*sms_gateway_token;
 	char		*sms_from;
+	int		 sms_provider;	/* enum sms_provider (sms.h) */
+	char		*twilio_account_sid;
+	char		*twilio_auth_token;
+	char		*twilio_messaging_service_sid;
+	char		*twilio_api_base;	/* https://api.twilio.com; tests */
 	char		*hook_token;
 	char		*webhook_ca_file;
 	char		*webhook_allow_hosts;	/* test deployments: "h1,h2" */

@@ -128,6 +128,7 @@ struct req {
 	const char		*origin;	/* Origin header */
 	const char		*cookie;	/* Cookie header */
 	const char		*csrf_token;	/* X-CSRF-Token header */
+	const char		*twilio_signature; /* X-Twilio-Signature (twilio.c) */
 	const char		*client_addr;	/* REMOTE_ADDR, as the web server saw it */
 	/* X-Formback-Fault: a fault asked for; builds with FB_FAULT_POINTS only */
 	const char		*fault;

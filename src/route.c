@@ -828,7 +828,8 @@ const struct route routes[] = {
 	/* providers' receipts (design 2) */
 	{ .method = "POST", .path = "/hooks/sms/{provider}",
 	  .fn = hooks_receipt, .operation_id = "smsReceipt",
-	  .flags = OUTSIDE | R_TX, .params = p_provider,
+	  /* raw: a driver's receipt may be a form (Twilio's; hooks.c) */
+	  .flags = OUTSIDE | R_TX | R_RAW, .params = p_provider,
 	  .body_schema = "ReceiptIn", .status = 204,
 	  .summary = "An SMS provider's receipt." },
 	{ .method = "POST", .path = "/hooks/email/{provider}",

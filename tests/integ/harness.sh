@@ -19,13 +19,22 @@ cleanup() {
 }
 trap cleanup EXIT INT TERM
 
-set -- $("$bld/tests/freeport" 5)
-dbport=$1 httpport=$2 smtpport=$3 smsport=$4 hookport=$5
+set -- $("$bld/tests/freeport" 6)
+dbport=$1 httpport=$2 smtpport=$3 smsport=$4 hookport=$5 twilioport=$6
 export FB_SMTP_URL="smtp://127.0.0.1:$smtpport" FB_SMS_URL="http://127.0.0.1:$smsport/send"
 # each start says what did not come up (a busy machine: make -j2 check)
 fail() { echo "harness: $* (FB_KEEP=1 keeps $W)" >&2; exit 1; }
 fb_standins_start "$W" "$smtpport" "$smsport" ||
     fail "the SMTP and SMS stand-ins did not start: $(cat "$W/standins.err")"
+# Twilio (issue 44): the web server verifies its callbacks with this
+# token; the stand-in runs only when the deliver suite may (the tests of
+# tests/integ/test_deliver.c send through it with a copy of the conf)
+export FB_TWILIO_SID=AC00000000000000000000000000000044
+export FB_TWILIO_TOKEN=stand-in-twilio-token
+export FB_TWILIO_URL="http://127.0.0.1:$twilioport" FB_TWILIO_FILE="$W/twilio.jsonl"
+case "${FB_TEST_FILTER:-}${FB_SUITES:-}" in
+''|*deliver*) fb_twilio_start "$W" "$twilioport" ;;
+esac
 # webhooks (tests/integ/test_webhooks.c): the receiver answers for
 # hooks.formback.test, exempt from the address rule as a test deployment
 # would list it; the other names resolve through the test-only resolver
