@@ -1,4 +1,4 @@
--- 0036: a provider's receipt finds its delivery by the provider's
+-- 0039: a provider's receipt finds its delivery by the provider's
 -- message id on an index (issue 44).
 --
 -- Twilio's status callbacks name only the message's sid, and every SMS
