@@ -180,9 +180,9 @@ Test(keys, rotation_ends_while_the_service_runs, .timeout = 300)
 	    "test_recipient", "09077000008", sealed);
 	sodium_bin2hex(cmd, 2 * n + 1, sealed, n);
 	sql("INSERT INTO test_recipients (id, tenant_id, kind, bidx, masked, "
-	    "contact_sealed, pii_key_id) VALUES ('01900000-0000-7000-8000-"
-	    "00000000cafe', '%s', 'tel', UNHEX(SHA2(UUID(), 256)), '090-****-0008', "
-	    "UNHEX('%s'), 0)", f.tenant, cmd);
+	    "contact_sealed, pii_key_id, confirmed_at) VALUES ('01900000-0000-"
+	    "7000-8000-00000000cafe', '%s', 'tel', UNHEX(SHA2(UUID(), 256)), "
+	    "'090-****-0008', UNHEX('%s'), 0, NOW(6))", f.tenant, cmd);
 	conf_free(&c0);
 	tag_settle();
 	randombytes_buf(raw, sizeof(raw));
