@@ -38,6 +38,8 @@ static const struct ctl_cmd *const ctl_table[] = {
 	&ctl_tag_queue_cmd,
 	&ctl_status_cmd,
 	&ctl_check_db_cmd,
+	&ctl_keys_rotate_cmd,
+	&ctl_keys_status_cmd,
 	&ctl_openapi_cmd,
 	NULL
 };

@@ -132,5 +132,7 @@ extern const struct ctl_cmd ctl_tag_queue_cmd;		/* status.c */
 extern const struct ctl_cmd ctl_status_cmd;
 extern const struct ctl_cmd ctl_check_db_cmd;
 extern const struct ctl_cmd ctl_openapi_cmd;		/* openapi.c */
+extern const struct ctl_cmd ctl_keys_rotate_cmd;	/* keys.c */
+extern const struct ctl_cmd ctl_keys_status_cmd;
 
 #endif
