@@ -34,5 +34,6 @@
 #include "webhook.h"
 #include "ppcheck.h"
 #include "report.h"
+#include "personal.h"
 
 #endif
