@@ -16,6 +16,7 @@ import { deliveries } from './screens/deliveries.js';
 import { suppressions } from './screens/suppressions.js';
 import { webhooks } from './screens/webhooks.js';
 import { settings } from './screens/settings.js';
+import { privacy } from './screens/privacy.js';
 
 // [pattern, screen]: the pattern's groups are the screen's arguments.
 export const open = [
@@ -33,7 +34,7 @@ export const routes = [
   [/^#\/messages$/, messages], [/^#\/leads$/, leads],
   [/^#\/deliveries$/, deliveries], [/^#\/suppressions$/, suppressions],
   [/^#\/webhooks$/, webhooks], [/^#\/settings$/, settings],
-  [/^#\/reports$/, reports],
+  [/^#\/reports$/, reports], [/^#\/privacy$/, privacy],
   [/^#?\/?$/, dashboard],
 ];
 

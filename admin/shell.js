@@ -40,7 +40,7 @@ const menu = [
   ['#/campaigns', 'キャンペーン'], ['#/messages', 'メッセージ'],
   ['#/leads', 'リード'], ['#/deliveries', '配信'],
   ['#/suppressions', '配信停止'], ['#/webhooks', 'Webhook'],
-  ['#/settings', '設定'],
+  ['#/settings', '設定'], ['#/privacy', '個人データ'],
 ];
 
 // Is the menu's href the current screen's (here: #/ and one part)?

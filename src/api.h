@@ -126,6 +126,9 @@ enum fb_err	api_keys_list(struct req *);
 enum fb_err	api_keys_create(struct req *);
 enum fb_err	api_keys_revoke(struct req *);
 enum fb_err	api_audit_list(struct req *);
+/* api/personal.c: data-subject requests (issue 43) */
+enum fb_err	api_personal_export(struct req *);
+enum fb_err	api_personal_erase(struct req *);
 /* api/quarantines.c: a flood's quarantined leads (issue 40) */
 enum fb_err	api_quarantines_list(struct req *);
 enum fb_err	api_quarantine_release(struct req *);

@@ -163,6 +163,8 @@ struct req {
 	/* audit (set by write handlers) */
 	const char		*audit_type;
 	char			 audit_id[UUID_STRLEN + 1];
+	/* a contact's blind index, hex, when the write names one (issue 43) */
+	char			 audit_bidx[65];
 
 	/* output */
 	int			 status;

@@ -85,6 +85,12 @@ const kinds = {
   'TestSendOut.status': 'test_send_status', 'UsageOut.plan': 'plan',
   'DeliveryEventData.status': 'delivery_status',
   'PasswordResetOut.status': 'password_reset_status',
+  'PersonalDataSubjectOut.kind': 'suppression_kind',
+  'PersonalDataContactOut.kind': 'suppression_kind',
+  'PersonalDataContactOut.pii_state': 'pii_state',
+  'PersonalDataDeliveryOut.channel': 'channel',
+  'PersonalDataEventOut.type': 'tag_event',
+  'PersonalDataWebhookOut.status': 'webhook_delivery_status',
 };
 // enumerations that are no value a person reads: a record's `object`,
 // the fixed time zone, the "all" of scopes, the threshold percentages
@@ -143,7 +149,7 @@ test('every write operation and formbackctl action has an audit label', () => {
   assert.ok(ops.length > 30);
   const cli = [];
   for (const f of ['apikey', 'campaign', 'lead', 'member', 'quarantine',
-    'scenario', 'site', 'tenant', 'test-recipient', 'webhook']) {
+    'scenario', 'site', 'tenant', 'test-recipient', 'webhook', 'personal']) {
     const src = readFileSync(join(topDir, `src/ctl/${f}.c`), 'utf8');
     for (const m of src.matchAll(/"([a-z_]+\.[a-z_]+)"/g))
       if (!/\.[ch]$/.test(m[1])) cli.push(m[1]);

@@ -30,6 +30,7 @@ static const struct ctl_cmd *const ctl_table[] = {
 	&ctl_delivery_switch_cmd,
 	&ctl_publish_cmd,
 	&ctl_lead_convert_cmd,
+	&ctl_personal_data_cmd,
 	&ctl_tenant_quiet_hours_cmd,
 	&ctl_tenant_quota_cmd,
 	&ctl_usage_cmd,

@@ -35,5 +35,6 @@
 #include "ppcheck.h"
 #include "report.h"
 #include "rotation.h"
+#include "personal.h"
 
 #endif

@@ -391,6 +391,21 @@ async function main() {
     await page.getByRole('button', { name: '090-****-2222 の配信停止を削除' }).count() === 1);
   await shot('suppressions');
 
+  // a data-subject request (issue 43): the number's data found, and the
+  // erasure says what it will do before anything is erased
+  await menu('個人データ').click();
+  await page.getByLabel('電話番号またはメールアドレス').fill('090-1111-2222');
+  await page.getByRole('button', { name: '調べる' }).click();
+  await page.getByText('見つかったデータ').waitFor();
+  check('the export is offered as a file made in the page',
+    (await page.locator('main a[download]').getAttribute('href')).startsWith('blob:'));
+  await page.getByRole('button', { name: '削除する' }).click();
+  await page.getByText('元に戻せません').waitFor();
+  check('an erasure asks first, saying what happens',
+    (await text()).includes('レポートの件数は変わりません'), await text());
+  await shot('privacy');
+  await page.getByRole('button', { name: 'やめる' }).click();
+
   // an API key, shown once, works from outside
   await menu('設定').click();
   await page.getByRole('button', { name: '発行(すべてのスコープ)' }).click();
