@@ -146,7 +146,7 @@ Test(personal, export_then_erase_keeps_the_counts, .timeout = 120)
 	json_object	*out;
 	/* today's JST midnight; the passes at noon JST (no quiet hours) */
 	time_t		 d0 = ((time(NULL) + 9 * 3600) / 86400) * 86400 - 9 * 3600;
-	time_t		 t1 = d0 + 2 * 86400 + 3 * 3600, t2 = t1 + 86400;
+	time_t		 t1 = d0 + 2 * 86400 + 12 * 3600, t2 = t1 + 86400;
 	time_t		 t3 = t2 + 86400, d1 = d0 + 6 * 86400;
 	char		 a[40], b[40], p[256], email[128], *before, *after;
 
@@ -158,7 +158,12 @@ Test(personal, export_then_erase_keeps_the_counts, .timeout = 120)
 	    EMAIL "\"}");
 	pass(&f, "abandon", t1);
 	pass(&f, "deliver", t1 + 600);
-	cr_assert_eq(sms_to(TEL_I), 1);
+	cr_assert_eq(sms_to(TEL_I), 1, "%s", sql_row("SELECT CONCAT_WS(' ', "
+	    "l.status, IFNULL(l.suppress_reason, '-'), l.consent_state, "
+	    "IFNULL(d.status, '-'), IFNULL(d.cancel_reason, '-'), "
+	    "IFNULL(d.scheduled_at, '-'), IFNULL(d.error_code, '-')) FROM leads l "
+	    "LEFT JOIN deliveries d ON d.lead_id = l.id WHERE l.tenant_id = '%s'",
+	    f.tenant));
 	/* lead B: the same number, abandoned later, its message pending */
 	tag_event(&f, VB, "page_view", NULL);
 	tag_event(&f, VB, "capture", "{\"tel\":\"" TEL "\"}");
