@@ -716,7 +716,7 @@ twilio_conf(char *out, size_t n, const char *more)
 static int
 deliver_with(const char *conf, const char *day_time)
 {
-	char	 cmd[1024];
+	char	 cmd[2048];
 
 	snprintf(cmd, sizeof(cmd), "FORMBACK_CONF='%s' \"$FB_CTL_DIR/"
 	    "formback-deliver\" --now %s", conf, day_time);
