@@ -815,10 +815,10 @@ Test(deliver, twilio_sends_and_its_signed_callback_counts,
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "tw", "sms", "live", NULL);
 	twilio_conf(conf, sizeof(conf), "");
-	abandoned_on(&f, "tw", 1, "090-7750-0001", "2036-02-01");
+	abandoned_on(&f, "tw", 1, "090-7810-0001", "2036-02-01");
 	cr_assert_eq(deliver_with(conf, "2036-02-01T03:10:00Z"), 0);
 	/* at Twilio: the account's basic auth, the form as documented */
-	cr_assert_not_null(q = twilio_request_to("+819077500001"));
+	cr_assert_not_null(q = twilio_request_to("+819078100001"));
 	cr_assert_str_eq(jget(q, "answer"), "201");
 	cr_assert_str_eq(jget(q, "user"), getenv("FB_TWILIO_SID"));
 	cr_assert_str_eq(jget(q, "auth_ok"), "true");
@@ -834,14 +834,14 @@ Test(deliver, twilio_sends_and_its_signed_callback_counts,
 	cr_assert_not_null(strstr(jget(q, "form.Body"), "/r/"), "%s",
 	    jget(q, "form.Body"));
 	/* libcurl's escaping: '+' and the Japanese text as %XX */
-	cr_assert_eq(strncmp(jget(q, "raw"), "To=%2B819077500001&From=%2B81", 29),
+	cr_assert_eq(strncmp(jget(q, "raw"), "To=%2B819078100001&From=%2B81", 29),
 	    0, "%s", jget(q, "raw"));
 	snprintf(sid, sizeof(sid), "%s", jget(q, "sid"));
 	json_object_put(q);
 	/* the delivery keeps the sid; nothing went to the gateway */
 	snprintf(want, sizeof(want), "sent - %s", sid);
 	cr_assert_str_eq(delivery_of(&f, 1), want);
-	cr_assert_eq(sms_to("9077500001"), 0);
+	cr_assert_eq(sms_to("9078100001"), 0);
 	/* a step on the way changes nothing */
 	cr_assert_eq(twilio_callback(sid, "sent", NULL, "good", body,
 	    sizeof(body)), 204, "%s", body);
