@@ -19,3 +19,17 @@ ROWJSON(webhook_endpoint_json, struct webhook_endpoint_row,
     WEBHOOK_ENDPOINT_COLS, "webhook_endpoint")
 ROWJSON(webhook_delivery_json, struct webhook_delivery_row,
     WEBHOOK_DELIVERY_COLS, "webhook_delivery")
+
+bool
+suppression_deletable(const struct suppression_row *s)
+{
+	return strcmp(s->reason, "opt_out") != 0 &&
+	    strcmp(s->reason, "complaint") != 0;
+}
+
+void
+suppression_out_json(struct jgen *j, const void *row)
+{
+	suppression_json(j, row);
+	jg_bool(j, "deletable", suppression_deletable(row));
+}

@@ -247,7 +247,7 @@ lists_gen(struct db *db, const char *tenant, const struct pd_set *set,
 		    set->c[i].bidx, &rs)) != FB_OK)
 			return e;
 		each_gen(j, &rs, sizeof(struct suppression_row),
-		    suppression_json);
+		    suppression_out_json);
 		f->suppressions += rs.n;
 		dbrows_free(&rs);
 	}
