@@ -59,6 +59,8 @@ void	suppression_json(struct jgen *, const void *);
  * (contract: Suppression).
  */
 void	suppression_out_json(struct jgen *, const void *);
+/* LeadOut: a lead_row's fields, masked contacts only (contract: Lead). */
+void	lead_out_json(struct jgen *, const void *);
 bool	suppression_deletable(const struct suppression_row *);
 				/* suppression_row, "suppression" */
 void	test_recipient_json(struct jgen *, const void *);

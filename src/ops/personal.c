@@ -146,33 +146,7 @@ rows_gen(struct jgen *j, const char *key, const struct dbrows *rs,
 static void
 lead_fields(struct jgen *j, const struct lead_detail_row *d)
 {
-	const struct lead_row *l = &d->lead;
-
-	jg_str(j, "id", l->id);
-	jg_str(j, "object", "lead");
-	jg_obj(j, "site");
-	jg_str(j, "id", l->site_id);
-	jg_str(j, "name", l->site_name);
-	jg_str(j, "domain", l->site_domain);
-	jg_obj_end(j);
-	jg_obj(j, "campaign");
-	jg_str(j, "id", l->campaign_id);
-	jg_str(j, "key", l->campaign_key);
-	jg_str(j, "name", l->campaign_name);
-	jg_obj_end(j);
-	jg_str(j, "status", l->status);
-	jg_str(j, "consent_state", l->consent_state);
-	jg_str(j, "email_masked", l->email_masked);
-	jg_str(j, "tel_masked", l->tel_masked);
-	jg_str(j, "pii_state", l->pii_state);
-	jg_str(j, "tel_kind", l->tel_kind);
-	jg_bool(j, "sms_capable", l->sms_capable);
-	jg_time(j, "created_at", l->created_at);
-	jg_time(j, "captured_at", l->captured_at);
-	jg_time(j, "abandoned_at", l->abandoned_at);
-	jg_time(j, "converted_at", l->converted_at);
-	jg_str(j, "conversion_source", l->conversion_source);
-	jg_str(j, "suppress_reason", l->suppress_reason);
+	lead_out_json(j, &d->lead);
 	jg_str(j, "landing_url", d->landing_url);
 	jg_str(j, "referrer", d->referrer);
 	jg_raw(j, "utm", d->utm != NULL ? d->utm : "{}");
