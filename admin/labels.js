@@ -48,10 +48,12 @@ const tables = {
     invalid_contact: '連絡先が不正', sender_unverified: '送信元が未確認',
     free_quota_exhausted: '無料枠を使い切った',
     subscription_inactive: '契約が無効', balance_exhausted: '残高不足',
-    cap_exceeded: '送信上限を超えた' },
+    cap_exceeded: '送信上限を超えた',
+    erased: '本人の請求で削除' },
   cancel_reason: { converted: 'コンバージョン済み', suppressed: '配信停止リスト',
     opted_out: '配信停止の申し出', cap_exceeded: '送信上限を超えた',
-    invalid_contact: '連絡先が不正', step_removed: 'ステップが削除された' },
+    invalid_contact: '連絡先が不正', step_removed: 'ステップが削除された',
+    erased: '本人の請求で削除' },
   suppression_kind: { email: 'メール', tel: '電話' },
   suppression_scope: { tenant: 'すべてのキャンペーン',
     campaign: 'このキャンペーンのみ' },
@@ -116,7 +118,10 @@ const tables = {
     duplicateMessage: 'メッセージを複製', previewMessage: 'メッセージの表示確認',
     createTestSend: 'テスト送信', createSuppression: '配信停止を追加',
     deleteSuppression: '配信停止を削除',
-    searchLeads: 'リードを連絡先で検索', convertLead: 'リードを成約にする',
+    searchLeads: 'リードを連絡先で検索',
+    exportPersonalData: '個人データを開示', erasePersonalData: '個人データを削除',
+    'personal_data.export': '個人データを開示',
+    'personal_data.erase': '個人データを削除', convertLead: 'リードを成約にする',
     createWebhookEndpoint: 'Webhook を追加',
     deleteWebhookEndpoint: 'Webhook を削除',
     redeliverWebhookDelivery: 'Webhook を再送',
@@ -171,7 +176,7 @@ const tables = {
     quarantine: '保留', tenant: 'アカウント', test_recipient: 'テスト送信先',
     webhook_endpoint: 'Webhook', webhook_delivery: 'Webhook の配信',
     consent_settings: '同意の設定', delivery_status: '送信の切り替え',
-    session: 'ログイン', test_send: 'テスト送信' },
+    session: 'ログイン', test_send: 'テスト送信', contact: '連絡先' },
 };
 
 export function label(kind, value) {
@@ -179,6 +184,37 @@ export function label(kind, value) {
   const t = tables[kind];
   if (t && Object.hasOwn(t, value)) return t[value];
   return `その他(${value})`;
+}
+
+// Why a message or a webhook failed, as the sending job records it: not
+// a fixed vocabulary (DeliveryOut error_code, WebhookDeliveryOut error),
+// so the known codes are in words, the codes with a number name it, and
+// any other text shows beside a word, never alone.
+const failures = {
+  send: { message_invalid: 'メッセージが不正', render_failed: '本文を作れない',
+    pii_error: '連絡先を読み出せない',
+    outcome_unknown: '送信したか不明(再送しません)',
+    sms_gateway_not_configured: 'SMS の送信先が未設定',
+    gateway_unreachable: 'SMS ゲートウェイに接続できない',
+    smtp_unreachable: 'メールサーバーに接続できない',
+    smtp_error: 'メールサーバーのエラー', test: 'テスト' },
+  webhook: { 'endpoint stopped': '送信先が停止中',
+    'secret cannot be opened': '署名の鍵を読み出せない',
+    'cannot sign': '署名できない' },
+};
+const numbered = [[/^smtp_(\d{3})$/, 'メールサーバーが拒否'],
+  [/^gateway_(\d{3})$/, 'SMS ゲートウェイが拒否'],
+  [/^HTTP (\d{3})$/, '受信側の応答']];
+
+export function failure(kind, value) {
+  if (value === null || value === undefined || value === '') return '—';
+  const t = failures[kind] || {};
+  if (Object.hasOwn(t, value)) return t[value];
+  for (const [re, text] of numbered) {
+    const m = re.exec(value);
+    if (m) return `${text}(${m[1]})`;
+  }
+  return kind === 'webhook' ? `接続エラー(${value})` : `エラー(${value})`;
 }
 
 // The values a kind knows, as [value, label] (for a select).

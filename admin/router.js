@@ -17,6 +17,7 @@ import { suppressions } from './screens/suppressions.js';
 import { webhooks } from './screens/webhooks.js';
 import { settings } from './screens/settings.js';
 import { account } from './screens/account.js';
+import { privacy } from './screens/privacy.js';
 
 // [pattern, screen]: the pattern's groups are the screen's arguments.
 export const open = [
@@ -34,7 +35,8 @@ export const routes = [
   [/^#\/messages$/, messages], [/^#\/leads$/, leads],
   [/^#\/deliveries$/, deliveries], [/^#\/suppressions$/, suppressions],
   [/^#\/webhooks$/, webhooks], [/^#\/settings$/, settings],
-  [/^#\/reports$/, reports], [/^#\/account$/, account],
+  [/^#\/reports$/, reports], [/^#\/privacy$/, privacy],
+  [/^#\/account$/, account],
   [/^#?\/?$/, dashboard],
 ];
 

@@ -1,18 +1,20 @@
 // What every signed-in screen shares: the session, the page's frame (the
 // menu, who is signed in, the title) and signing out.
 import { api, setCsrf } from './api.js';
-import { h, clear } from './ui.js';
+import { h, clear, form, modal } from './ui.js';
 import { label } from './labels.js';
+import { secondStep } from './screens/signin.js';
 
-// The session: {member, tenant_id, csrf_token}, or null signed out.
+// The session: {member, tenant_id, tenant, tenants, csrf_token}, or null
+// signed out (GET /admin/session, SessionOut).
 export const session = { me: null };
 
 // The element the screens draw in (index.html's #app).
 export function root() { return document.getElementById('app'); }
 
-// The tenant's name: the session's when it gives one, else the one the
-// sign-in chose from the tenants the server listed (sessionStorage);
-// null when neither is known (GET /admin/session has no name yet).
+// The tenant's name: the session's (`tenant.name`), else the one the
+// sign-in chose from the tenants the server listed (sessionStorage), for
+// a server before `tenant`; null when neither is known.
 export function tenantName() {
   const me = session.me;
   if (me.tenant && me.tenant.name) return me.tenant.name;
@@ -39,13 +41,65 @@ const menu = [
   ['#/campaigns', 'キャンペーン'], ['#/messages', 'メッセージ'],
   ['#/leads', 'リード'], ['#/deliveries', '配信'],
   ['#/suppressions', '配信停止'], ['#/webhooks', 'Webhook'],
-  ['#/settings', '設定'], ['#/account', 'アカウント'],
+  ['#/settings', '設定'], ['#/privacy', '個人データ'],
+  ['#/account', 'アカウント'],
 ];
 
 // Is the menu's href the current screen's (here: #/ and one part)?
 function current(href, here) {
   if (href === '#/') return here === '#/' || here === '#';
   return here.startsWith(href);
+}
+
+// The other tenants the member's address may sign in to (the session's
+// `tenants`), as the switcher's choices: [id, "name(role)"].
+export function tenantChoices(me) {
+  return (me.tenants || []).map((t) =>
+    [t.id, `${t.name}(${label('member_role', t.role)})`]);
+}
+
+// Switching tenant is signing in to it again (POST /admin/session with
+// its tenant_id): a dialog asks for that membership's password; on
+// success the new session's screens start again at the dashboard; a
+// membership with two-factor sign-in asks for its code first.
+export function switchTenant() {
+  const me = session.me;
+  modal('アカウントの切り替え', (close) => [
+    h('p', null, '切り替え先のアカウントでのパスワードをもう一度入力して' +
+      'ください(アカウントごとにパスワードが異なる場合があります)。'),
+    form([{ name: 'tenant_id', label: '切り替え先', type: 'select',
+      options: tenantChoices(me) },
+    { name: 'password', label: 'パスワード', type: 'password',
+      required: true, autocomplete: 'current-password' }], '切り替える',
+    async (v) => {
+      const next = await api('POST', '/admin/session', {
+        email: me.member.email, password: v.password,
+        tenant_id: v.tenant_id });
+      close();
+      if (next.object === 'two_factor_challenge') {
+        secondStep(next.challenge_token);
+        return;
+      }
+      session.me = next;
+      setCsrf(session.me.csrf_token);
+      if (location.hash === '#/') window.dispatchEvent(
+        new Event('hashchange'));
+      else location.hash = '#/';
+    })]);
+}
+
+// The header's tenant: its name, and the switch when there are others.
+function tenantBox() {
+  const name = tenantName();
+  const others = (session.me.tenants || []).length > 0;
+  if (!name && !others) return null;
+  // its name is what it shows, and more for a screen reader (axe's
+  // label-content-name-mismatch)
+  return h('span', { class: 'tenant' }, name ? h('span', { class: 'name' },
+    name) : null, others ? h('button', { type: 'button',
+    class: 'secondary switch', 'aria-haspopup': 'dialog',
+    onclick: switchTenant }, h('span', { class: 'vh' }, 'アカウントを'),
+    '切り替え') : null);
 }
 
 // A signed-in screen: the header with the menu, then title and content.
@@ -67,7 +121,7 @@ export function shell(title, ...content) {
   const who = `${email}(${label('member_role', role)})`;
   clear(root(),
     h('header', { class: 'top' }, h('span', { class: 'brand' }, 'Formback'),
-      tenantName() ? h('span', { class: 'tenant' }, tenantName()) : null,
+      tenantBox(),
       toggle, nav, h('span', { class: 'who' }, h('span', { class: 'email' },
         who), ' ', out)),
     h('main', null, h('h1', null, title), content));

@@ -253,3 +253,47 @@ export function confirmButton(text, question, run,
   }
   return first();
 }
+
+// What a dialog's Tab moves between: its enabled controls and links.
+const focusable = 'a[href], button:not([disabled]), input:not([disabled]),' +
+  ' select:not([disabled]), textarea:not([disabled]), [tabindex="0"]';
+
+// A modal dialog (<dialog>, role dialog, named by its title) over the
+// page: Tab and Shift+Tab stay inside it, Escape and 「閉じる」 close it,
+// and closing gives the focus back to what had it (the button that opened
+// it).  content(close) draws the inside; returns {dialog, close}.
+export function modal(title, content) {
+  const back = document.activeElement;
+  const id = `dlg-${Math.random().toString(36).slice(2, 10)}`;
+  const dialog = h('dialog', { class: 'modal', 'aria-labelledby': id,
+    'aria-modal': 'true' });
+  const close = () => {
+    if (dialog.open && dialog.close) dialog.close();
+    dialog.remove();
+    if (back && back.isConnected && back.focus) back.focus();
+  };
+  clear(dialog, h('h2', { id }, title), content(close),
+    h('div', { class: 'row' }, h('button', { type: 'button',
+      class: 'secondary', onclick: close }, '閉じる')));
+  dialog.addEventListener('keydown', (ev) => {
+    if (ev.key === 'Escape') { ev.preventDefault(); close(); return; }
+    if (ev.key !== 'Tab') return;
+    const all = [...dialog.querySelectorAll(focusable)];
+    if (!all.length) return;
+    const first = all[0], last = all[all.length - 1];
+    if (ev.shiftKey && document.activeElement === first) {
+      ev.preventDefault(); last.focus();
+    } else if (!ev.shiftKey && document.activeElement === last) {
+      ev.preventDefault(); first.focus();
+    }
+  });
+  dialog.addEventListener('cancel', (ev) => { ev.preventDefault(); close(); });
+  document.body.append(dialog);
+  if (dialog.showModal) dialog.showModal();
+  else dialog.setAttribute('open', '');
+  const start = dialog.querySelector(
+    'input:not([type=hidden]), select, textarea') ||
+    dialog.querySelector(focusable);
+  if (start) start.focus();
+  return { dialog, close };
+}

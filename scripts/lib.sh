@@ -7,7 +7,7 @@ libfcgi-dev libmariadb-dev mariadb-server mariadb-client libjson-c-dev \
 libsodium-dev libssl-dev libcurl4-openssl-dev libcriterion-dev lighttpd \
 lighttpd-modules-lua lighttpd-mod-openssl lighttpd-mod-deflate apache2 libapache2-mod-fcgid \
 curl openssl wrk mandoc libpcre2-dev libidn2-dev ca-certificates procps chromium fonts-ipafont-gothic clang libclang-rt-14-dev \
-python3 python3-aiosmtpd galera-4 rsync haproxy"
+python3 python3-aiosmtpd galera-4 rsync haproxy debhelper lintian fakeroot"
 
 fb_log() { printf '%s\n' "==> $*" >&2; }
 
@@ -132,6 +132,10 @@ CONF
 	    echo "webhook_allow_hosts = $FB_WEBHOOK_ALLOW_HOSTS" >>"$_d/formback.conf"
 	[ -z "${FB_WEBHOOK_RESOLVE:-}" ] ||
 	    echo "webhook_resolve = $FB_WEBHOOK_RESOLVE" >>"$_d/formback.conf"
+	# Twilio's status callbacks verified (formback.conf(5)), when asked
+	# for: the provider stays the gateway unless sms_provider says so
+	[ -z "${FB_TWILIO_TOKEN:-}" ] ||
+	    echo "twilio_auth_token = $FB_TWILIO_TOKEN" >>"$_d/formback.conf"
 }
 
 # fb_http_start DIR PORT PROCS FCGI_BIN: the web server on 127.0.0.1:PORT
@@ -157,19 +161,55 @@ fb_http_start() {
 	done
 }
 
-# fb_admin_copy TOP DEST: TOP/admin as it is installed in
-# share/formback/www/admin (Makefile.am's wwwadmin lists): the pages and
+# Where a stack takes Formback's files from: the source tree (the
+# current directory), or, with FB_INSTALLED set to a prefix (/usr for the
+# Debian package, scripts/check), what is installed there: the binaries
+# of FB_INSTALLED/sbin (fb_stack_start's BUILDDIR) and share/formback's
+# fragments, admin UI, tag.js and migrations.
+fb_installed_share() { echo "$FB_INSTALLED/share/formback"; }
+
+# fb_migrations: the folder of the migrations.
+fb_migrations() {
+	if [ -n "${FB_INSTALLED:-}" ]; then
+		echo "$(fb_installed_share)/migrations"
+	else
+		echo "$(pwd)/db/migrations"
+	fi
+}
+
+# fb_fcgiconf: the folder of the web server fragments.
+fb_fcgiconf() {
+	if [ -n "${FB_INSTALLED:-}" ]; then
+		echo "$(fb_installed_share)/fcgi-conf"
+	else
+		echo "$(pwd)/fcgi-conf"
+	fi
+}
+
+# fb_www_copy DEST: tag.js into DEST (the document root) and the admin UI
+# into DEST/admin as installed in share/formback/www: the pages and
 # modules without the node tests and their packages (admin/test/).
-fb_admin_copy() {
-	rm -rf "$2" && mkdir -p "$2" &&
-	    tar -C "$1/admin" --exclude=./test -cf - . | tar -C "$2" -xf -
+fb_www_copy() {
+	rm -rf "$1/admin" && mkdir -p "$1/admin" || return 1
+	if [ -n "${FB_INSTALLED:-}" ]; then
+		cp "$(fb_installed_share)/www/tag.js" "$1/tag.js" &&
+		    cp -R "$(fb_installed_share)/www/admin/." "$1/admin/"
+	else
+		cp tag/tag.js "$1/tag.js" &&
+		    tar -C admin --exclude=./test -cf - . | tar -C "$1/admin" -xf -
+	fi
 }
 
 # fb_reference_copy DEST: the API reference page that `make reference`
 # built, named by FB_REFERENCE, into DEST (share/formback/www), where the
 # web server fragments serve it as /docs/api; nothing when unset.
 fb_reference_copy() {
-	[ -z "${FB_REFERENCE:-}" ] || cp "$FB_REFERENCE" "$1/reference.html"
+	if [ -n "${FB_REFERENCE:-}" ]; then
+		cp "$FB_REFERENCE" "$1/reference.html"
+	elif [ -n "${FB_INSTALLED:-}" ] &&
+	    [ -f "$(fb_installed_share)/www/reference.html" ]; then
+		cp "$(fb_installed_share)/www/reference.html" "$1/reference.html"
+	fi
 }
 
 # Apache httpd (Debian's apache2, mpm_event) with nothing but this
@@ -182,7 +222,7 @@ fb_reference_copy() {
 # DIR/fcgi.pid), reached through mod_proxy_fcgi.
 fb_apache_start() {
 	_d=$1 _port=$2 _procs=$3 _bin=$4
-	_top=$(pwd) _mods=/usr/lib/apache2/modules
+	_fc=$(fb_fcgiconf) _mods=/usr/lib/apache2/modules
 	rm -rf "$_d/share"
 	mkdir -p "$_d/share/www" "$_d/fcgid" "$_d/apache-run"
 	_user="" _as=""
@@ -197,15 +237,15 @@ Group www-data"
 		mkdir -p "$_d/sbin"
 		cp "$_bin" "$_d/sbin/formback.fcgi"
 		_bin=$_d/sbin/formback.fcgi
-		cp -R "$_top/fcgi-conf" "$_d/share/fcgi-conf"
+		cp -R "$_fc" "$_d/share/fcgi-conf"
 		chown www-data "$_d/fcgid" "$_d/www/tag"
 		_as="setpriv --reuid=www-data --regid=www-data --init-groups"
 		chgrp www-data "$_d/master.key" "$_d/formback.conf"
 		chmod 640 "$_d/master.key" "$_d/formback.conf"
 	else
-		ln -s "$_top/fcgi-conf" "$_d/share/fcgi-conf"
+		ln -s "$_fc" "$_d/share/fcgi-conf"
 	fi
-	fb_admin_copy "$_top" "$_d/share/www/admin"
+	fb_www_copy "$_d/share/www" && rm -f "$_d/share/www/tag.js"
 	fb_reference_copy "$_d/share/www"
 	if [ "${FB_APACHE_FCGI:-fcgid}" = proxy ]; then
 		_fcgi="LoadModule proxy_module $_mods/mod_proxy.so
@@ -267,7 +307,7 @@ Define FORMBACK_SHARE $_d/share
 Define FORMBACK_PROCS $_procs
 # in a virtual host, as the README tells an operator to include it
 <VirtualHost 127.0.0.1:$_port>
-Include "$_top/fcgi-conf/formback-apache.conf"
+Include "$_fc/formback-apache.conf"
 CONF
 	# mod_fcgid hands its programs only the environment it is told:
 	# scripts/bench's bare responder takes its tenant from there
@@ -284,11 +324,11 @@ CONF
 
 fb_lighttpd_start() {
 	_d=$1 _port=$2 _procs=$3 _bin=$4
-	_top=$(pwd)
+	_fc=$(fb_fcgiconf)
 	# DIR/share as share/formback is installed: the fragments, and the
 	# API reference when there is one
 	rm -rf "$_d/share" && mkdir -p "$_d/share/www" &&
-	    ln -s "$_top/fcgi-conf" "$_d/share/fcgi-conf" || return 1
+	    ln -s "$_fc" "$_d/share/fcgi-conf" || return 1
 	fb_reference_copy "$_d/share/www"
 	cat >"$_d/lighttpd.conf" <<CONF
 server.document-root = "$_d/www"
@@ -300,8 +340,8 @@ server.max-connections = 1024
 server.max-fds = 4096
 # errors lighttpd answers itself (411 for a POST without Content-Length,
 # 503 while no worker is up, ...) in the contract's JSON envelope
-server.errorfile-prefix = "$_top/fcgi-conf/errors/status-"
-mimetype.assign = ( $(for _f in "$_top"/fcgi-conf/errors/status-*.html; do
+server.errorfile-prefix = "$_fc/errors/status-"
+mimetype.assign = ( $(for _f in "$_fc"/errors/status-*.html; do
 	printf '"%s" => "application/json; charset=utf-8", ' "${_f##*/}"; done)
                     ".html" => "text/html; charset=utf-8",
                     ".js" => "text/javascript; charset=utf-8",
@@ -312,7 +352,7 @@ var.formback_conf = "$_d/formback.conf"
 var.formback_procs = $_procs
 var.formback_socket = "$_d/fcgi.sock"
 var.formback_share = "$_d/share"
-include "$_top/fcgi-conf/formback-lighttpd.conf"
+include "$_fc/formback-lighttpd.conf"
 CONF
 	# FB_TLS_PEM (a certificate and its key): HTTPS on the port instead
 	[ -z "${FB_TLS_PEM:-}" ] || cat >>"$_d/lighttpd.conf" <<CONF
@@ -357,9 +397,8 @@ fb_stack_start() {
 	fb_db_start "$_sd" "$_sdb" 2>>"$_sd/mysql.start.log" || return 1
 	fb_write_conf "$_sd" "http://127.0.0.1:$_shttp"
 	FORMBACK_CONF="$_sd/formback.conf" "$_sbld/formbackctl" migrate \
-	    --dir "$(pwd)/db/migrations" >/dev/null || return 1
-	cp tag/tag.js "$_sd/www/tag.js"
-	fb_admin_copy "$(pwd)" "$_sd/www/admin"
+	    --dir "$(fb_migrations)" >/dev/null || return 1
+	fb_www_copy "$_sd/www" || return 1
 	fb_http_start "$_sd" "$_shttp" "$_sprocs" "$_sbld/formback.fcgi"
 }
 
@@ -378,8 +417,7 @@ fb_tls_start() {
 	    -out "$_t/ca.pem" >/dev/null 2>&1 || return 1
 	cat "$_t/ca.pem" "$_t/key.pem" >"$_t/server.pem"
 	fb_write_conf "$_t" "https://127.0.0.1:$2"
-	cp tag/tag.js "$_t/www/tag.js"
-	fb_admin_copy "$(pwd)" "$_t/www/admin"
+	fb_www_copy "$_t/www" || return 1
 	FB_TLS_PEM="$_t/server.pem" fb_lighttpd_start "$_t" "$2" 1 \
 	    "$3/formback.fcgi" || return 1
 	_i=0
@@ -416,8 +454,26 @@ fb_standins_start() {
 	echo $! >>"$_td/standins.pid"
 	_i=0
 	until curl -s -o /dev/null -X POST "http://127.0.0.1:$3/" 2>/dev/null; do
+		_i=$((_i + 1)); [ $_i -gt 300 ] && return 1; sleep 0.1
+	done
+}
+
+# fb_twilio_start DIR PORT: the Twilio stand-in (tests/standins/twilio.py)
+# on http://127.0.0.1:PORT for account FB_TWILIO_SID and auth token
+# FB_TWILIO_TOKEN, its requests in DIR/twilio.jsonl; its PID added to
+# DIR/standins.pid.  Only the tests that send through Twilio need it.
+fb_twilio_start() {
+	_td=$1
+	/usr/bin/python3 tests/standins/twilio.py "$2" "$_td/twilio.jsonl" \
+	    "$FB_TWILIO_SID" "$FB_TWILIO_TOKEN" </dev/null \
+	    >>"$_td/standins.err" 2>&1 &
+	echo $! >>"$_td/standins.pid"
+	_i=0
+	until curl -s -o /dev/null "http://127.0.0.1:$2/" -X POST 2>/dev/null; do
 		_i=$((_i + 1)); [ $_i -gt 50 ] && return 1; sleep 0.1
 	done
+	# the probe is not a send
+	rm -f "$_td/twilio.jsonl"
 }
 
 # fb_webhook_receiver_start DIR PORT NAMES: the webhook receiver stand-in
@@ -433,7 +489,7 @@ fb_webhook_receiver_start() {
 	echo $! >>"$_td/standins.pid"
 	_i=0
 	until curl -sk -o /dev/null -X POST "https://127.0.0.1:$2/probe" 2>/dev/null; do
-		_i=$((_i + 1)); [ $_i -gt 50 ] && return 1; sleep 0.1
+		_i=$((_i + 1)); [ $_i -gt 300 ] && return 1; sleep 0.1
 	done
 	# the probe is not a delivery
 	rm -f "$_td/hooks.jsonl" "$_td/hooks.jsonl.conns"
@@ -443,4 +499,29 @@ fb_standins_stop() {
 	[ -f "$1/standins.pid" ] || return 0
 	for _p in $(cat "$1/standins.pid"); do kill -TERM "$_p" 2>/dev/null || :; done
 	rm -f "$1/standins.pid"
+}
+
+# fb_package_confs_check: the Debian package's conf-available files, as
+# installed, pass lighttpd's and Apache's own checks (lighttpd -tt loads
+# the modules; apache2 -t with the modules `a2enmod` would enable).
+fb_package_confs_check() {
+	_pc=$(mktemp -d /tmp/fbpkgconf.XXXXXX) _mods=/usr/lib/apache2/modules
+	printf 'server.document-root = "%s"\nserver.port = 1\n%s\n' "$_pc" \
+	    'include "/etc/lighttpd/conf-available/50-formback.conf"' >"$_pc/l.conf"
+	{
+		echo "DefaultRuntimeDir $_pc"
+		echo "PidFile $_pc/httpd.pid"
+		echo "ServerName localhost"
+		echo "Listen 127.0.0.1:1"
+		for _m in mpm_event authz_core authz_host mime alias dir headers \
+		    filter deflate rewrite fcgid; do
+			echo "LoadModule ${_m}_module $_mods/mod_$_m.so"
+		done
+		echo "ErrorLog $_pc/error.log"
+		echo "Include /etc/apache2/conf-available/formback.conf"
+	} >"$_pc/a.conf"
+	lighttpd -tt -f "$_pc/l.conf" && apache2 -t -f "$_pc/a.conf"
+	_rc=$?
+	rm -rf "$_pc"
+	return $_rc
 }

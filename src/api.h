@@ -158,6 +158,9 @@ enum fb_err	api_two_factor_policy_set(struct req *);
 enum fb_err	two_factor_check(struct req *, const char *tenant,
 		    const char *member, const char *code,
 		    const char *recovery_code, bool *ok) FB_WUR;
+/* api/personal.c: data-subject requests (issue 43) */
+enum fb_err	api_personal_export(struct req *);
+enum fb_err	api_personal_erase(struct req *);
 /* api/quarantines.c: a flood's quarantined leads (issue 40) */
 enum fb_err	api_quarantines_list(struct req *);
 enum fb_err	api_quarantine_release(struct req *);

@@ -14,6 +14,7 @@
 #include <sodium.h>
 
 #include "formback.h"
+#include "sms.h"
 #include "url.h"
 
 #ifndef SYSCONFDIR
@@ -28,6 +29,8 @@ enum conf_type {
 	CT_HTTP_URL,	/* http:// or https:// and a host */
 	CT_SMTP_URL,	/* smtp:// or smtps:// and a host */
 	CT_MAIL_FROM,	/* an address, or a name and <address>: a From header in ASCII */
+	CT_SMS_PROVIDER, /* a name of SMS_DRIVERS (sms.h) */
+	CT_SID,		/* letters and digits (a Twilio SID: it goes into a URL) */
 };
 
 struct conf_key {
@@ -41,12 +44,25 @@ struct conf_key {
 
 #define O(f) offsetof(struct conf, f)
 
+/* The drivers' names and the keys each needs (SMS_DRIVERS, sms.h). */
+#define SMS_NAME(e, name, send, receipt, keys)	name,
+#define SMS_KEYS(e, name, send, receipt, keys)	keys,
+static const char *const sms_names[SMS_PROVIDER__MAX] = {
+	SMS_DRIVERS(SMS_NAME)
+};
+static const char *const sms_keys[SMS_PROVIDER__MAX] = {
+	SMS_DRIVERS(SMS_KEYS)
+};
+#undef SMS_NAME
+#undef SMS_KEYS
+
 static const struct conf_key conf_keys[] = {
 	{ "db_host",		CT_STR,	O(db_host),	false, "127.0.0.1", 0, 0 },
 	{ "db_port",		CT_INT,	O(db_port),	false, "3306", 1, 65535 },
 	{ "db_socket",		CT_STR,	O(db_socket),	false, NULL, 0, 0 },
 	{ "db_user",		CT_STR,	O(db_user),	true,  NULL, 0, 0 },
 	{ "db_password",	CT_STR,	O(db_password),	false, "", 0, 0 },
+	{ "db_password_file",	CT_STR,	O(db_password_file), false, NULL, 0, 0 },
 	{ "db_name",		CT_STR,	O(db_name),	true,  NULL, 0, 0 },
 	{ "db_connect_timeout",	CT_INT,	O(db_connect_timeout), false, "5", 1, 3600 },
 	{ "db_read_timeout",	CT_INT,	O(db_read_timeout), false, "10", 1, 3600 },
@@ -60,6 +76,13 @@ static const struct conf_key conf_keys[] = {
 	{ "sms_gateway_url",	CT_HTTP_URL, O(sms_gateway_url), false, NULL, 0, 0 },
 	{ "sms_gateway_token",	CT_STR,	O(sms_gateway_token), false, NULL, 0, 0 },
 	{ "sms_from",		CT_STR,	O(sms_from),	false, "Formback", 0, 0 },
+	{ "sms_provider",	CT_SMS_PROVIDER, O(sms_provider), false, "gateway", 0, 0 },
+	{ "twilio_account_sid",	CT_SID,	O(twilio_account_sid), false, NULL, 0, 0 },
+	{ "twilio_auth_token",	CT_STR,	O(twilio_auth_token), false, NULL, 0, 0 },
+	{ "twilio_messaging_service_sid", CT_SID,
+	  O(twilio_messaging_service_sid), false, NULL, 0, 0 },
+	{ "twilio_api_base",	CT_HTTP_URL, O(twilio_api_base), false,
+	  "https://api.twilio.com", 0, 0 },
 	{ "hook_token",		CT_STR,	O(hook_token),	false, NULL, 0, 0 },
 	{ "webhook_ca_file",	CT_STR,	O(webhook_ca_file), false, NULL, 0, 0 },
 	{ "webhook_allow_hosts", CT_STR, O(webhook_allow_hosts), false, NULL, 0, 0 },
@@ -117,6 +140,7 @@ conf_set(struct conf *c, const struct conf_key *k, const char *v,
 {
 	char		*end, href[URL_MAX + 1];
 	long		 n;
+	size_t		 i;
 	enum log_level	 lvl;
 
 	switch (k->type) {
@@ -128,6 +152,14 @@ conf_set(struct conf *c, const struct conf_key *k, const char *v,
 			    "URL %s", k->name, line, k->type == CT_HTTP_URL ?
 			    "http://host... or https://host..." :
 			    "smtp://host:port or smtps://host:port");
+			return FB_ECONF;
+		}
+		/* FALLTHROUGH */
+	case CT_SID:
+		if (k->type == CT_SID && strspn(v, "ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+		    "abcdefghijklmnopqrstuvwxyz0123456789") != strlen(v)) {
+			snprintf(err, errsz, "key '%s' at line %d: expected "
+			    "letters and digits", k->name, line);
 			return FB_ECONF;
 		}
 		/* FALLTHROUGH */
@@ -165,6 +197,21 @@ conf_set(struct conf *c, const struct conf_key *k, const char *v,
 			return FB_ECONF;
 		}
 		*(int *)((char *)c + k->off) = strcmp(v, "yes") == 0;
+		return FB_OK;
+	case CT_SMS_PROVIDER:
+		for (i = 0; i < SMS_PROVIDER__MAX; i++)
+			if (strcmp(v, sms_names[i]) == 0)
+				break;
+		if (i == SMS_PROVIDER__MAX) {
+			n = snprintf(err, errsz, "key '%s' at line %d: expected "
+			    "one of", k->name, line);
+			for (i = 0; i < SMS_PROVIDER__MAX && n > 0 &&
+			    (size_t)n < errsz; i++)
+				n += snprintf(err + n, errsz - (size_t)n, " %s",
+				    sms_names[i]);
+			return FB_ECONF;
+		}
+		*(int *)((char *)c + k->off) = (int)i;
 		return FB_OK;
 	case CT_LOGLEVEL:
 		if (log_level_parse(v, &lvl) != 0) {
@@ -286,6 +333,117 @@ conf_read_key(struct conf *c, char *err, size_t errsz, int at)
 	return FB_OK;
 }
 
+/*
+ * db_password_file: the database password as the file's first line (its
+ * newline taken off), for a password kept out of formback.conf (the
+ * Debian package's postinst writes one); not with db_password as well.
+ * `at` is the key's line.
+ */
+static enum fb_err
+conf_read_password(struct conf *c, char *err, size_t errsz, int at,
+    bool both)
+{
+	FILE		*f;
+	char		 line[256];
+
+	if (both) {
+		snprintf(err, errsz, "key 'db_password_file' at line %d: "
+		    "db_password is set too; keep one", at);
+		return FB_ECONF;
+	}
+	if ((f = fopen(c->db_password_file, "r")) == NULL) {
+		snprintf(err, errsz, "key 'db_password_file' at line %d: cannot "
+		    "open '%s': %s", at, c->db_password_file, strerror(errno));
+		return FB_ECONF;
+	}
+	if (fgets(line, sizeof(line), f) == NULL)
+		line[0] = '\0';
+	fclose(f);
+	line[strcspn(line, "\r\n")] = '\0';
+	free(c->db_password);
+	c->db_password = strdup(line);
+	sodium_memzero(line, sizeof(line));
+	if (c->db_password == NULL) {
+		snprintf(err, errsz, "out of memory");
+		return FB_ECONF;
+	}
+	return FB_OK;
+}
+
+/* Has key k a value: a number, or a string not empty? */
+static bool
+filled(const struct conf *c, const struct conf_key *k)
+{
+	const char	*v;
+
+	if (k->type == CT_INT || k->type == CT_BOOL || k->type == CT_LOGLEVEL ||
+	    k->type == CT_SMS_PROVIDER)
+		return true;
+	v = *(char *const *)((const char *)c + k->off);
+	return v != NULL && *v != '\0';
+}
+
+/*
+ * The keys of the SMS driver sms_provider names (sms_keys[]), when the
+ * file names one: each word of its list must have a line with a value,
+ * or one of its "a|b" alternatives.  Without an sms_provider line the generic gateway
+ * is used as before the key existed: its URL may be missing (send_sms()
+ * then fails each SMS with sms_gateway_not_configured).
+ */
+static enum fb_err
+conf_check_sms(const struct conf *c, const char *path, const int *seen,
+    char *err, size_t errsz)
+{
+	const char	*w = sms_keys[c->sms_provider], *e, *a, *ae;
+	char		 keys[256];
+	size_t		 i, n;
+	bool		 ok;
+
+	for (i = 0; strcmp(conf_keys[i].name, "sms_provider") != 0; i++)
+		continue;
+	if (!seen[i])
+		return FB_OK;
+	for (; *w != '\0'; w = *e == ' ' ? e + 1 : e) {
+		n = strcspn(w, " ");
+		e = w + n;
+		ok = false;
+		for (a = w; a < e && !ok; a = ae + 1) {
+			ae = memchr(a, '|', (size_t)(e - a));
+			if (ae == NULL)
+				ae = e;
+			for (i = 0; i < NELEM(conf_keys); i++)
+				if (strlen(conf_keys[i].name) == (size_t)(ae - a) &&
+				    strncmp(conf_keys[i].name, a, (size_t)(ae - a)) == 0)
+					ok = seen[i] != 0 && filled(c, &conf_keys[i]);
+		}
+		if (!ok) {
+			/* "a|b" reads "'a' or 'b'" */
+			for (a = w, n = 0; a < e && n + 8 < sizeof(keys); a++)
+				if (*a == '|') {
+					memcpy(keys + n, "' or '", 6);
+					n += 6;
+				} else
+					keys[n++] = *a;
+			keys[n] = '\0';
+			snprintf(err, errsz, "%s: missing key '%s' (sms_provider "
+			    "%s)", path, keys, sms_names[c->sms_provider]);
+			return FB_ECONF;
+		}
+	}
+	return FB_OK;
+}
+
+/* The line key `name` was set at, or 0 when it was not. */
+static int
+conf_seen(const int *seen, const char *name)
+{
+	size_t	 i;
+
+	for (i = 0; strcmp(conf_keys[i].name, name) != 0; i++)
+		continue;
+	return seen[i];
+}
+
 static enum fb_err
 conf_parse(struct conf *c, const char *path, char *err, size_t errsz)
 {
@@ -365,9 +523,17 @@ conf_parse(struct conf *c, const char *path, char *err, size_t errsz)
 	/* base_url is used to build links: no trailing slash. */
 	for (e = c->base_url + strlen(c->base_url); e > c->base_url && e[-1] == '/'; e--)
 		e[-1] = '\0';
-	for (i = 0; strcmp(conf_keys[i].name, "pii_key_file") != 0; i++)
-		continue;
-	return conf_read_key(c, err, errsz, seen[i]);
+	/* nor Twilio's: the API's paths are added to it */
+	for (e = c->twilio_api_base + strlen(c->twilio_api_base);
+	    e > c->twilio_api_base && e[-1] == '/'; e--)
+		e[-1] = '\0';
+	if ((rc = conf_check_sms(c, path, seen, err, errsz)) != FB_OK)
+		return rc;
+	if (c->db_password_file != NULL && (rc = conf_read_password(c, err,
+	    errsz, conf_seen(seen, "db_password_file"),
+	    conf_seen(seen, "db_password") != 0)) != FB_OK)
+		return rc;
+	return conf_read_key(c, err, errsz, conf_seen(seen, "pii_key_file"));
 }
 
 enum fb_err
@@ -388,7 +554,8 @@ conf_free(struct conf *c)
 
 	for (i = 0; i < NELEM(conf_keys); i++)
 		if (conf_keys[i].type != CT_INT && conf_keys[i].type != CT_BOOL &&
-		    conf_keys[i].type != CT_LOGLEVEL)	/* a string */
+		    conf_keys[i].type != CT_LOGLEVEL &&
+		    conf_keys[i].type != CT_SMS_PROVIDER)	/* a string */
 			free(*(char **)((char *)c + conf_keys[i].off));
 	if (c->master_key != NULL)
 		sodium_free(c->master_key);

@@ -436,14 +436,13 @@ deliver(struct deliver *dv, const struct claim_row *d, const struct links *l,
 	const char	*click = l->click, *optout = l->optout;
 	struct buf	 body, html, subj;
 	struct sms_count parts;
-	const unsigned char *key;
 	json_object	*blocks;
 	enum send_result sr;
 
 	/* the key the lead's contacts were sealed under, current or earlier */
-	key = conf_master_key(&dv->conf, (unsigned)d->pii_key_id);
-	if (key == NULL || !pii_open(key, d->d.tenant_id, d->d.lead_id,
-	    sms ? "tel" : "email", sealed->p, sealed->n, to, sizeof(to))) {
+	if (!pii_open_any(&dv->conf, d->pii_key_id, d->d.tenant_id,
+	    d->d.lead_id, sms ? "tel" : "email", sealed->p, sealed->n, to,
+	    sizeof(to), NULL)) {
 		o->status = "failed";
 		o->error_code = "pii_error";
 		return;

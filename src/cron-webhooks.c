@@ -179,22 +179,20 @@ header(struct curl_slist *l, const char *name, const char *value)
 static bool
 prepare(struct hooks *hk, struct send *s, const struct webhook_send_row *w)
 {
-	const unsigned char *mk = conf_master_key(&hk->conf,
-	    (unsigned)w->secret_key_id);
-	char		 secret[128], t[24], hex[65], sig[200], did[UUID_STRLEN + 1];
+	char		 secret[128], t[24], hex[65], sig[200];
 	char		 b64[64];
 	unsigned char	 raw[32], key[64];
 	size_t		 keylen;
 
-	if (mk == NULL || !pii_open(mk, w->tenant_id, w->endpoint_id,
-	    "webhook_secret", w->secret_sealed.p, w->secret_sealed.n, secret,
-	    sizeof(secret)) || strncmp(secret, "whsec_", 6) != 0) {
+	if (!pii_open_any(&hk->conf, w->secret_key_id, w->tenant_id,
+	    w->endpoint_id, "webhook_secret", w->secret_sealed.p,
+	    w->secret_sealed.n, secret, sizeof(secret), NULL) ||
+	    strncmp(secret, "whsec_", 6) != 0) {
 		snprintf(s->out.error, sizeof(s->out.error),
 		    "secret cannot be opened");
 		return false;
 	}
 	snprintf(t, sizeof(t), "%lld", (long long)time(NULL));
-	uuid_v7(did);
 	if (!hmac_hex(secret, strlen(secret), t, NULL, w->body.p, w->body.n,
 	    hex, raw)) {
 		sodium_memzero(secret, sizeof(secret));
@@ -205,7 +203,8 @@ prepare(struct hooks *hk, struct send *s, const struct webhook_send_row *w)
 	s->hdr = header(NULL, "Content-Type", "application/json");
 	s->hdr = header(s->hdr, "User-Agent", "Formback-Webhook/1");
 	s->hdr = header(s->hdr, "X-Formback-Event", w->event_type);
-	s->hdr = header(s->hdr, "X-Formback-Delivery", did);
+	/* the record's id, as the delivery log lists it (issue 44) */
+	s->hdr = header(s->hdr, "X-Formback-Delivery", w->id);
 	s->hdr = header(s->hdr, "X-Formback-Signature", sig);
 	s->hdr = header(s->hdr, "webhook-id", w->event_id);
 	s->hdr = header(s->hdr, "webhook-timestamp", t);

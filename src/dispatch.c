@@ -318,6 +318,9 @@ audit(struct req *r)
 
 	jadd_str(d, "method", r->method);
 	jadd_int(d, "status", r->status);
+	/* a data-subject request's contact, by its blind index only */
+	if (r->audit_bidx[0] != '\0')
+		jadd_str(d, "contact_bidx", r->audit_bidx);
 	if (r->auth.session) {
 		jadd_str(d, "role", r->auth.role);
 		if (r->json != NULL && json_object_deep_copy(r->json, &sent,

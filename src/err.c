@@ -224,6 +224,9 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	/* AC_TWO_FACTOR_ENROL_FIRST */
 	{ "invalid_request", 409, "two_factor_enrol_first",
 	  "メンバー全員に2段階認証を必須にする前に、ご自身の2段階認証を有効にしてください。" },
+	/* AC_SIGNATURE_INVALID: a provider's callback not signed (issue 44) */
+	{ "permission_error", 403, "signature_invalid",
+	  "署名が正しくありません。" },
 	/* AC_INTERNAL */
 	{ "api_error", 500, "internal_error",
 	  "サーバーでエラーが発生しました。時間をおいて再度お試しください。" },

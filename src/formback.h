@@ -117,6 +117,7 @@ enum api_code {
 	AC_TOTP_CODE_INVALID,
 	AC_PASSWORD_INVALID,
 	AC_TWO_FACTOR_ENROL_FIRST,
+	AC_SIGNATURE_INVALID,
 	AC_INTERNAL,
 	AC_UNAVAILABLE,
 	API_CODE__MAX
@@ -348,6 +349,7 @@ struct conf {
 	char		*db_socket;
 	char		*db_user;
 	char		*db_password;
+	char		*db_password_file;	/* db_password read from it */
 	char		*db_name;
 	int		 db_connect_timeout;	/* seconds, every connection */
 	int		 db_read_timeout;	/* seconds a statement's answer may take */
@@ -362,6 +364,11 @@ struct conf {
 	char		*sms_gateway_url;
 	char		*sms_gateway_token;
 	char		*sms_from;
+	int		 sms_provider;	/* enum sms_provider (sms.h) */
+	char		*twilio_account_sid;
+	char		*twilio_auth_token;
+	char		*twilio_messaging_service_sid;
+	char		*twilio_api_base;	/* https://api.twilio.com; tests */
 	char		*hook_token;
 	char		*webhook_ca_file;
 	char		*webhook_allow_hosts;	/* test deployments: "h1,h2" */

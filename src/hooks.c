@@ -15,9 +15,17 @@
  * suppression of that contact, so no later send goes to it.  Answers 204,
  * 400 for a malformed body, 401 for a wrong token (or none configured),
  * 404 for an unknown delivery.  Rows of the route table (route.c): the
- * dispatcher parses the body and runs the receipt in its transaction.  Emails carry Message-ID
+ * dispatcher runs the receipt in its transaction.  Emails carry Message-ID
  * <delivery id@domain of smtp_from>, so a bounce that quotes it is enough.
+ *
+ * An SMS driver whose provider posts a format of its own names a receipt
+ * parser in its row of SMS_DRIVERS (sms.h): POST /hooks/sms/{its name}
+ * is read by it (Twilio's signed form, twilio.c), every other name by
+ * ours.  So the SMS route's body is raw (R_RAW), parsed here as JSON for
+ * our receipt, with the dispatcher's rules (400 invalid_json).  Every
+ * parser's receipt is applied alike (apply()).
  */
+#include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,6 +33,7 @@
 
 #include "api.h"
 #include "events.h"
+#include "sms.h"
 #include "db/store.h"
 
 #define ERROR_CODE_MAX	64	/* characters of deliveries.error_code */
@@ -72,14 +81,14 @@ message_id_reference(const char *mid, char out[UUID_STRLEN + 1])
 }
 
 static enum fb_err
-apply(struct req *r, json_object *o, bool *found)
+apply(struct req *r, const struct receipt *rc, bool *found)
 {
-	const char	*ref = str(o, "reference"), *pid = str(o, "id"), *st = str(o, "status");
-	const char	*bounce = str(o, "bounce"), *err = str(o, "error");
+	const char	*ref = rc->reference, *st = rc->status;
+	const char	*err = rc->error;
 	struct dbrows	 d;
 	const struct receipt_row *rd;
 	struct suppression_new sn;
-	char		 id[UUID_STRLEN + 1], mref[UUID_STRLEN + 1];
+	char		 id[UUID_STRLEN + 1];
 	char		 errbuf[ERROR_CODE_MAX * 4 + 1];
 	bool		 changed, sms, added;
 	enum fb_err	 e;
@@ -90,11 +99,8 @@ apply(struct req *r, json_object *o, bool *found)
 		text_clip(err, ERROR_CODE_MAX, errbuf, sizeof(errbuf));
 		err = errbuf;
 	}
-	if (ref == NULL && str(o, "message_id") != NULL &&
-	    message_id_reference(str(o, "message_id"), mref))
-		ref = mref;
 	if ((e = db_receipt_delivery(r->db, ref != NULL && uuid_valid(ref) ? ref : NULL,
-	    pid, &d)) != FB_OK)
+	    rc->provider_id, &d)) != FB_OK)
 		return e;
 	if (d.n == 0) {
 		dbrows_free(&d);
@@ -112,8 +118,8 @@ apply(struct req *r, json_object *o, bool *found)
 		    err != NULL ? err : st);
 	/* a hard bounce: nothing more to that contact, tenant-wide */
 	sms = strcmp(rd->channel, "sms") == 0;
-	if (e == FB_OK && strcmp(st, "bounced") == 0 && bounce != NULL &&
-	    strcmp(bounce, "hard") == 0 &&
+	if (e == FB_OK && strcmp(st, "bounced") == 0 && rc->bounce != NULL &&
+	    strcmp(rc->bounce, "hard") == 0 &&
 	    (sms ? rd->tel_bidx.p : rd->email_bidx.p) != NULL) {
 		uuid_v7(id);
 		sn = (struct suppression_new){ id, rd->tenant_id, sms ? "tel" : "email",
@@ -126,23 +132,91 @@ apply(struct req *r, json_object *o, bool *found)
 	return e;
 }
 
-enum fb_err
-hooks_receipt(struct req *r)
+/*
+ * Formback's own receipt (the comment at the top) into *rc: the body as
+ * JSON (the dispatcher has parsed it unless the route is R_RAW), the
+ * token, the status.  A refusal is answered here (r->status set).
+ */
+static enum fb_err
+own_receipt(struct req *r, struct receipt *rc)
 {
-	const char	*st;
-	bool		 found;
-	enum fb_err	 e;
+	const char	*st, *mid;
+	size_t		 i;
 
+	if (r->json == NULL) {
+		for (i = 0; i < r->body.len &&
+		    isspace((unsigned char)r->body.data[i]); i++)
+			continue;
+		r->json = i == r->body.len ? json_object_new_object() :
+		    json_parse_object(r->body.data, r->body.len,
+		    r->conf->max_json_depth);
+		if (r->json == NULL)
+			return api_error(r, AC_INVALID_JSON, "body");
+	}
 	if (!token_ok(r))
 		return api_error(r, AC_API_KEY_INVALID, NULL);
 	st = str(r->json, "status");
 	if (st == NULL || (strcmp(st, "delivered") != 0 && strcmp(st, "failed") != 0 &&
 	    strcmp(st, "bounced") != 0))
 		return api_error(r, AC_EVENT_INVALID, "status");
-	if ((e = apply(r, r->json, &found)) != FB_OK)
+	rc->status = st;
+	rc->reference = str(r->json, "reference");
+	rc->provider_id = str(r->json, "id");
+	rc->bounce = str(r->json, "bounce");
+	rc->error = str(r->json, "error");
+	mid = str(r->json, "message_id");
+	if (rc->reference == NULL && mid != NULL &&
+	    message_id_reference(mid, rc->id_buf))
+		rc->reference = rc->id_buf;
+	return FB_OK;
+}
+
+/* The receipt parsers of the SMS drivers (SMS_DRIVERS, sms.h). */
+#define SMS_RECEIPT(e, name, send, receipt, keys)	{ name, receipt },
+static const struct {
+	const char	*name;
+	sms_receipt_fn	 parse;		/* NULL: Formback's own receipt */
+} sms_receipts[SMS_PROVIDER__MAX] = {
+	SMS_DRIVERS(SMS_RECEIPT)
+};
+#undef SMS_RECEIPT
+
+/* The parser of POST /hooks/sms/{provider}: the driver's, else ours. */
+static sms_receipt_fn
+receipt_parser(const struct req *r)
+{
+	const char	*p = req_pathvar(r, "provider");
+	size_t		 i;
+
+	if (p == NULL || strncmp(r->route->path, "/hooks/sms/", 11) != 0)
+		return own_receipt;
+	for (i = 0; i < SMS_PROVIDER__MAX; i++)
+		if (strcmp(p, sms_receipts[i].name) == 0 &&
+		    sms_receipts[i].parse != NULL)
+			return sms_receipts[i].parse;
+	return own_receipt;
+}
+
+enum fb_err
+hooks_receipt(struct req *r)
+{
+	struct receipt	 rc;
+	bool		 found;
+	enum fb_err	 e;
+
+	memset(&rc, 0, sizeof(rc));
+	if ((e = receipt_parser(r)(r, &rc)) != FB_OK || r->status != 0)
+		return e;
+	/* a step on the way (Twilio's queued, sent): nothing to record */
+	if (rc.status == NULL) {
+		req_empty(r, 204);
+		return FB_OK;
+	}
+	if ((e = apply(r, &rc, &found)) != FB_OK)
 		return e;
 	if (!found)
-		return api_error(r, AC_NOT_FOUND, "reference");
+		return api_error(r, AC_NOT_FOUND, rc.param != NULL ? rc.param :
+		    "reference");
 	req_empty(r, 204);
 	return FB_OK;
 }

@@ -335,6 +335,8 @@ take(struct slot *s, struct db *db, const struct conf *conf)
 	r->origin = FCGX_GetParam("HTTP_ORIGIN", s->fr.envp);
 	r->cookie = FCGX_GetParam("HTTP_COOKIE", s->fr.envp);
 	r->csrf_token = FCGX_GetParam("HTTP_X_CSRF_TOKEN", s->fr.envp);
+	r->twilio_signature = FCGX_GetParam("HTTP_X_TWILIO_SIGNATURE",
+	    s->fr.envp);
 	r->client_addr = FCGX_GetParam("REMOTE_ADDR", s->fr.envp);
 #ifdef FB_FAULT_POINTS
 	r->fault = FCGX_GetParam("HTTP_X_FORMBACK_FAULT", s->fr.envp);

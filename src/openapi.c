@@ -200,47 +200,96 @@ typed(const char *media, const char *type)
 	return o;
 }
 
-static json_object *
-header_ref(const char *name)
-{
-	json_object	*h = json_object_new_object();
-	char		 r[128];
+/* The response header fields formback.fcgi writes (main-fcgi.c). */
+static const struct {
+const char	*name, *type, *desc;
+} header_defs[] = {
+	{ "X-Request-Id", "string", "The request's id, as error.request_id gives it." },
+	{ "X-RateLimit-Limit", "integer",
+	  "Requests a tenant may make in 60 seconds (contract: Limits)." },
+	{ "X-RateLimit-Remaining", "integer", "Requests left in the window." },
+	{ "X-RateLimit-Reset", "integer", "Unix seconds when one more slot frees." },
+	{ "RateLimit-Policy", "string",
+	  "The tenant's quota, draft-ietf-httpapi-ratelimit-headers: "
+	  "\"tenant\";q=<requests>;w=60. The X-RateLimit-* fields say "
+	  "the same and stay for existing clients." },
+	{ "RateLimit", "string",
+	  "What is left, draft-ietf-httpapi-ratelimit-headers: "
+	  "\"tenant\";r=<remaining>;t=<seconds until a slot frees>." },
+	{ "Retry-After", "integer", "Seconds to wait before trying again." },
+	{ "ETag", "string", "The resource's entity tag (RFC 9110 8.8.3), "
+	  "strong, of the GET answer's bytes: If-None-Match on a GET, "
+	  "If-Match on a write. A write with If-Match is answered with "
+	  "the tag of the resource it left (of its GET, not of this "
+	  "answer's body)." },
+	{ "Idempotency-Replayed", "string",
+	  "true when the answer is the stored one of an earlier request with the same Idempotency-Key." },
+	{ "Formback-Dry-Run", "string",
+	  "true when a test key's write was checked and not kept (contract: Authentication 3)." },
+};
 
-	snprintf(r, sizeof(r), "#/components/headers/%s", name);
-	jadd_str(h, "$ref", r);
+/*
+ * The Header Object of header_defs' `name`, inline, so that whether it
+ * is required can differ between answers (OpenAPI 3.1 4.8.21; a $ref
+ * takes no sibling but a description).
+ */
+static json_object *
+header_obj(const char *name, bool required)
+{
+	json_object	*h = json_object_new_object(), *sc;
+	size_t		 i;
+
+	for (i = 0; strcmp(header_defs[i].name, name) != 0; i++)
+		continue;
+	sc = json_object_new_object();
+	jadd_str(sc, "type", header_defs[i].type);
+	jadd_str(h, "description", header_defs[i].desc);
+	jadd_bool(h, "required", required);
+	json_object_object_add(h, "schema", sc);
 	return h;
 }
 
+/* The rate headers into h: required on an admitted request's answer. */
+static void
+rate_headers(json_object *h, bool required)
+{
+	static const char *const names[] = { "X-RateLimit-Limit",
+	    "X-RateLimit-Remaining", "X-RateLimit-Reset", "RateLimit-Policy",
+	    "RateLimit" };
+	size_t	 i;
+
+	for (i = 0; i < NELEM(names); i++)
+		json_object_object_add(h, names[i], header_obj(names[i],
+		    required));
+}
+
 /*
- * The headers of an answer of route rt (main-fcgi.c writes them):
- * X-Request-Id always; the rate headers when a key or session was
- * admitted; on success of a POST, Idempotency-Replayed; of a write,
- * Formback-Dry-Run.
+ * The headers of a successful answer of route rt (main-fcgi.c writes
+ * them): X-Request-Id always; the rate headers when a key or session was
+ * admitted, as on every route but the public ones; the ETag of a GET's
+ * JSON; on a POST, Idempotency-Replayed when it is a replay; on a test
+ * key's write, Formback-Dry-Run; on a write with If-Match, its ETag.
  */
 static json_object *
-headers_of(const struct route *rt, bool success)
+headers_of(const struct route *rt)
 {
 	json_object	*h = json_object_new_object();
+	bool		 authed = (rt->flags & R_PUBLIC) == 0;
 
-	json_object_object_add(h, "X-Request-Id", header_ref("X-Request-Id"));
-	if ((rt->flags & R_PUBLIC) == 0) {
-		json_object_object_add(h, "X-RateLimit-Limit", header_ref("X-RateLimit-Limit"));
-		json_object_object_add(h, "X-RateLimit-Remaining",
-		    header_ref("X-RateLimit-Remaining"));
-		json_object_object_add(h, "X-RateLimit-Reset", header_ref("X-RateLimit-Reset"));
-		json_object_object_add(h, "RateLimit-Policy",
-		    header_ref("RateLimit-Policy"));
-		json_object_object_add(h, "RateLimit", header_ref("RateLimit"));
-	}
-	if (success && (strcmp(rt->method, "GET") == 0 ?
-	    rt->resp_schema != NULL : strcmp(rt->method, "PATCH") == 0 ||
-	    strcmp(rt->method, "PUT") == 0) && (rt->flags & R_PUBLIC) == 0)
-		json_object_object_add(h, "ETag", header_ref("ETag"));
-	if (success && strcmp(rt->method, "POST") == 0 && (rt->flags & R_PUBLIC) == 0)
+	json_object_object_add(h, "X-Request-Id", header_obj("X-Request-Id",
+	    true));
+	if (authed)
+		rate_headers(h, true);
+	if (authed && (strcmp(rt->method, "GET") == 0 ? rt->resp_schema != NULL :
+	    strcmp(rt->method, "PATCH") == 0 || strcmp(rt->method, "PUT") == 0))
+		json_object_object_add(h, "ETag", header_obj("ETag",
+		    strcmp(rt->method, "GET") == 0));
+	if (authed && strcmp(rt->method, "POST") == 0)
 		json_object_object_add(h, "Idempotency-Replayed",
-		    header_ref("Idempotency-Replayed"));
-	if (success && (rt->flags & R_WRITE) != 0)
-		json_object_object_add(h, "Formback-Dry-Run", header_ref("Formback-Dry-Run"));
+		    header_obj("Idempotency-Replayed", false));
+	if ((rt->flags & R_WRITE) != 0)
+		json_object_object_add(h, "Formback-Dry-Run",
+		    header_obj("Formback-Dry-Run", false));
 	return h;
 }
 
@@ -423,7 +472,7 @@ operation_json(const struct route *rt, const struct texts *t)
 	else
 		ok = json_object_new_object();
 	jadd_str(ok, "description", "Success");
-	json_object_object_add(ok, "headers", headers_of(rt, true));
+	json_object_object_add(ok, "headers", headers_of(rt));
 	snprintf(code, sizeof(code), "%d", rt->status);
 	json_object_object_add(resp, code, ok);
 	/* the errors each operation can answer (contract: Errors, Limits) */
@@ -440,48 +489,6 @@ operation_json(const struct route *rt, const struct texts *t)
 	json_object_object_add(resp, "default", err);
 	json_object_object_add(op, "responses", resp);
 	return op;
-}
-
-/* The response headers every answer may carry (main-fcgi.c). */
-static json_object *
-components_headers(void)
-{
-	static const struct { const char *name, *type, *desc; } hs[] = {
-		{ "X-Request-Id", "string", "The request's id, as error.request_id gives it." },
-		{ "X-RateLimit-Limit", "integer",
-		  "Requests a tenant may make in 60 seconds (contract: Limits)." },
-		{ "X-RateLimit-Remaining", "integer", "Requests left in the window." },
-		{ "X-RateLimit-Reset", "integer", "Unix seconds when one more slot frees." },
-		{ "RateLimit-Policy", "string",
-		  "The tenant's quota, draft-ietf-httpapi-ratelimit-headers: "
-		  "\"tenant\";q=<requests>;w=60. The X-RateLimit-* fields say "
-		  "the same and stay for existing clients." },
-		{ "RateLimit", "string",
-		  "What is left, draft-ietf-httpapi-ratelimit-headers: "
-		  "\"tenant\";r=<remaining>;t=<seconds until a slot frees>." },
-		{ "Retry-After", "integer", "Seconds to wait before trying again." },
-		{ "ETag", "string", "The resource's entity tag (RFC 9110 8.8.3), "
-		  "strong, of the GET answer's bytes: If-None-Match on a GET, "
-		  "If-Match on a write. A write with If-Match is answered with "
-		  "the tag of the resource it left (of its GET, not of this "
-		  "answer's body)." },
-		{ "Idempotency-Replayed", "string",
-		  "true when the answer is the stored one of an earlier request with the same Idempotency-Key." },
-		{ "Formback-Dry-Run", "string",
-		  "true when a test key's write was checked and not kept (contract: Authentication 3)." },
-	};
-	json_object	*o = json_object_new_object(), *h, *sc;
-	size_t		 i;
-
-	for (i = 0; i < NELEM(hs); i++) {
-		h = json_object_new_object();
-		sc = json_object_new_object();
-		jadd_str(sc, "type", hs[i].type);
-		jadd_str(h, "description", hs[i].desc);
-		json_object_object_add(h, "schema", sc);
-		json_object_object_add(o, hs[i].name, h);
-	}
-	return o;
 }
 
 /* The error answers, one per status, each the contract's envelope. */
@@ -512,9 +519,15 @@ components_responses(void)
 		r = ref("Error");
 		jadd_str(r, "description", rs[i].desc);
 		h = json_object_new_object();
-		json_object_object_add(h, "X-Request-Id", header_ref("X-Request-Id"));
+		/* not on what the web server answers itself (fcgi-conf/errors) */
+		json_object_object_add(h, "X-Request-Id",
+		    header_obj("X-Request-Id", false));
+		/* a 429 is an admitted request's; others, when one was */
+		rate_headers(h, strcmp(rs[i].name, "TooManyRequests") == 0);
 		if (rs[i].retry)
-			json_object_object_add(h, "Retry-After", header_ref("Retry-After"));
+			json_object_object_add(h, "Retry-After",
+			    header_obj("Retry-After",
+			    strcmp(rs[i].name, "TooManyRequests") == 0));
 		json_object_object_add(r, "headers", h);
 		json_object_object_add(o, rs[i].name, r);
 	}
@@ -523,8 +536,10 @@ components_responses(void)
 	jadd_str(r, "description", "Not modified: the ETag If-None-Match "
 	    "named is still the resource's.");
 	h = json_object_new_object();
-	json_object_object_add(h, "X-Request-Id", header_ref("X-Request-Id"));
-	json_object_object_add(h, "ETag", header_ref("ETag"));
+	json_object_object_add(h, "X-Request-Id", header_obj("X-Request-Id",
+	    true));
+	rate_headers(h, true);
+	json_object_object_add(h, "ETag", header_obj("ETag", true));
 	json_object_object_add(r, "headers", h);
 	json_object_object_add(o, "NotModified", r);
 	return o;
@@ -558,7 +573,7 @@ webhooks_json(void)
 {
 	const struct event_type	*t;
 	json_object	*o = json_object_new_object(), *item, *op, *ps, *body;
-	json_object	*sc, *all, *own, *props, *x, *resps, *ok;
+	json_object	*sc, *all, *own, *props, *x, *resps, *ok, *tg;
 	char		 id[64], r[128];
 	size_t		 i, j;
 	bool		 up;
@@ -577,6 +592,9 @@ webhooks_json(void)
 			}
 		snprintf(id + j, sizeof(id) - j, "Event");
 		jadd_str(op, "operationId", id);
+		tg = json_object_new_array();
+		json_object_array_add(tg, json_object_new_string("webhooks"));
+		json_object_object_add(op, "tags", tg);
 		jadd_str(op, "summary", t->summary);
 		jadd_str(op, "description", "POSTed to each endpoint subscribed to "
 		    "it. Check X-Formback-Signature (t=<unix seconds>,v1=<hex>: "
@@ -590,7 +608,9 @@ webhooks_json(void)
 		json_object_array_add(ps, hook_header("X-Formback-Event", true,
 		    t->name, "The event's type, as the body's `type`."));
 		json_object_array_add(ps, hook_header("X-Formback-Delivery", true,
-		    NULL, "This send's id; a redelivery has another."));
+		    NULL, "The delivery record's id, as "
+		    "listWebhookEndpointDeliveries lists it: the same on "
+		    "every retry of the record, another for a redelivery."));
 		json_object_array_add(ps, hook_header("X-Formback-Signature", true,
 		    NULL, "t=<unix seconds>,v1=<lower-case hex HMAC-SHA256>; t is "
 		    "stamped anew on every send."));
@@ -687,6 +707,10 @@ openapi_document(const char *base_url)
 	jadd_str(tag, "name", "admin");
 	add_text(tag, &t, "tag admin");
 	json_object_array_add(tags, tag);
+	tag = json_object_new_object();
+	jadd_str(tag, "name", "webhooks");
+	add_text(tag, &t, "tag webhooks");
+	json_object_array_add(tags, tag);
 	json_object_object_add(doc, "tags", tags);
 	servers = json_object_new_array();
 	srv = json_object_new_object();
@@ -726,7 +750,6 @@ openapi_document(const char *base_url)
 	add_text(bearer, &t, "scheme sessionCookie");
 	json_object_object_add(ss, "sessionCookie", bearer);
 	json_object_object_add(comp, "securitySchemes", ss);
-	json_object_object_add(comp, "headers", components_headers());
 	json_object_object_add(comp, "responses", components_responses());
 	json_object_object_add(doc, "components", comp);
 	return doc;

@@ -63,6 +63,38 @@ pii_open(const unsigned char *mk, const char *tenant, const char *row,
 	return true;
 }
 
+bool
+pii_open_any(const struct conf *c, long long key_id, const char *tenant,
+    const char *row, const char *field, const unsigned char *sealed,
+    size_t n, char *out, size_t outsz, unsigned *by)
+{
+	const unsigned char *k;
+	size_t		 i;
+
+	if (sealed == NULL)
+		return false;
+	k = key_id >= 0 ? conf_master_key(c, (unsigned)key_id) : NULL;
+	if (k != NULL && pii_open(k, tenant, row, field, sealed, n, out,
+	    outsz)) {
+		if (by != NULL)
+			*by = (unsigned)key_id;
+		return true;
+	}
+	for (i = 0; i <= c->nold_keys; i++) {
+		unsigned id = i == 0 ? c->master_key_id : c->old_key_ids[i - 1];
+
+		if (key_id >= 0 && id == (unsigned)key_id)
+			continue;
+		k = i == 0 ? c->master_key : c->old_keys[i - 1];
+		if (pii_open(k, tenant, row, field, sealed, n, out, outsz)) {
+			if (by != NULL)
+				*by = id;
+			return true;
+		}
+	}
+	return false;
+}
+
 void
 pii_blind_index(const unsigned char *mk, const char *tenant, const char *kind,
     const char *norm, unsigned char out[PII_BIDXBYTES])

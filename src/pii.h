@@ -32,6 +32,18 @@ bool	pii_open(const unsigned char *mk, const char *tenant, const char *row,
 	    const char *field, const unsigned char *sealed, size_t n,
 	    char *out, size_t outsz) FB_WUR;
 /*
+ * pii_open() under the key of the file with id `key_id` (the row's key
+ * id column; -1 for none) first, then under each other key of the file
+ * (formback.conf(5), "KEY ROTATION"): a lead recaptured with one contact
+ * while a rotation was under way keeps the other sealed under the older
+ * key, and the row's id names that older key (db/lead.c, LEAD_CAPTURE).
+ * *by, unless NULL, gets the id of the key that opened it.  Returns
+ * false when no key of the file opens it.
+ */
+bool	pii_open_any(const struct conf *c, long long key_id, const char *tenant,
+	    const char *row, const char *field, const unsigned char *sealed,
+	    size_t n, char *out, size_t outsz, unsigned *by) FB_WUR;
+/*
  * Keyed BLAKE2b of (tenant, kind, normalised value; emails lower-cased
  * whole): equal contacts of one tenant have equal indexes; nothing links
  * tenants.

@@ -148,6 +148,7 @@ req_reset_response(struct req *r)
 	buf_reset(&r->out);
 	r->audit_type = NULL;
 	r->audit_id[0] = '\0';
+	r->audit_bidx[0] = '\0';
 }
 
 enum fb_err

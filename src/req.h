@@ -136,6 +136,7 @@ struct req {
 	const char		*origin;	/* Origin header */
 	const char		*cookie;	/* Cookie header */
 	const char		*csrf_token;	/* X-CSRF-Token header */
+	const char		*twilio_signature; /* X-Twilio-Signature (twilio.c) */
 	const char		*client_addr;	/* REMOTE_ADDR, as the web server saw it */
 	/* X-Formback-Fault: a fault asked for; builds with FB_FAULT_POINTS only */
 	const char		*fault;
@@ -170,6 +171,8 @@ struct req {
 	/* audit (set by write handlers) */
 	const char		*audit_type;
 	char			 audit_id[UUID_STRLEN + 1];
+	/* a contact's blind index, hex, when the write names one (issue 43) */
+	char			 audit_bidx[65];
 
 	/* output */
 	int			 status;

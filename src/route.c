@@ -845,6 +845,22 @@ const struct route routes[] = {
 	  .summary = "Suppress the batch's leads (lead_ineligible): nothing is "
 	  "sent to them." },
 
+	{ .method = "POST", .path = "/api/v1/admin/personal_data/export",
+	  .fn = api_personal_export, .operation_id = "exportPersonalData",
+	  .scopes = ROLE_ADMIN, .flags = ADMIN_W, .params = p_none,
+	  .body_schema = "PersonalDataIn", .status = 200,
+	  .resp_schema = "PersonalDataExportOut",
+	  .summary = "Everything held about one email address or phone number "
+	  "(in the body, never a URL), its contacts opened: the person's copy "
+	  "(APPI art. 33, GDPR art. 15; owners and admins)." },
+	{ .method = "POST", .path = "/api/v1/admin/personal_data/erase",
+	  .fn = api_personal_erase, .operation_id = "erasePersonalData",
+	  .scopes = ROLE_ADMIN, .flags = ADMIN_W, .params = p_none,
+	  .body_schema = "PersonalDataEraseIn", .status = 200,
+	  .resp_schema = "PersonalDataErasureOut",
+	  .summary = "Erase what is held about one contact, report counts "
+	  "unchanged (APPI art. 35, GDPR art. 17; owners and admins)." },
+
 	/* for load balancers and monitors (issue 18): no key, no tenant */
 	{ .method = "GET", .path = "/api/v1/health", .fn = api_health,
 	  .operation_id = "getHealth", .flags = OUTSIDE, .params = p_none,
@@ -884,7 +900,8 @@ const struct route routes[] = {
 	/* providers' receipts (design 2) */
 	{ .method = "POST", .path = "/hooks/sms/{provider}",
 	  .fn = hooks_receipt, .operation_id = "smsReceipt",
-	  .flags = OUTSIDE | R_TX, .params = p_provider,
+	  /* raw: a driver's receipt may be a form (Twilio's; hooks.c) */
+	  .flags = OUTSIDE | R_TX | R_RAW, .params = p_provider,
 	  .body_schema = "ReceiptIn", .status = 204,
 	  .summary = "An SMS provider's receipt." },
 	{ .method = "POST", .path = "/hooks/email/{provider}",

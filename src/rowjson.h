@@ -53,6 +53,15 @@ name(struct jgen *j, const void *row)				\
 void	site_json(struct jgen *, const void *);	/* site_row, "site" */
 void	member_json(struct jgen *, const void *); /* member_row, "member" */
 void	suppression_json(struct jgen *, const void *);
+/*
+ * SuppressionOut: a suppression's columns (masked value only) and
+ * `deletable`, false for opt-outs and complaints, the recipient's word
+ * (contract: Suppression).
+ */
+void	suppression_out_json(struct jgen *, const void *);
+/* LeadOut: a lead_row's fields, masked contacts only (contract: Lead). */
+void	lead_out_json(struct jgen *, const void *);
+bool	suppression_deletable(const struct suppression_row *);
 				/* suppression_row, "suppression" */
 void	test_recipient_json(struct jgen *, const void *);
 				/* test_recipient_row, "test_recipient" */

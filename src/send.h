@@ -1,6 +1,7 @@
 /*
  * The outside services (design 5): email by SMTP and SMS through the
- * generic HTTP gateway driver, both through libcurl.
+ * drivers of sms.h (the generic HTTP gateway, Twilio), all through
+ * libcurl.
  */
 #ifndef FORMBACK_SEND_H
 #define FORMBACK_SEND_H
@@ -58,11 +59,16 @@ enum fb_err	opmail_pass(struct db *, const struct conf *, int *sent);
 enum fb_err	invitation_pass(struct db *, const struct conf *, int *sent);
 
 /*
- * Send one SMS: POST {sms_gateway_url} with Authorization: Bearer
- * {sms_gateway_token} and {"to":"+81...","from":sms_from,"body":...,
- * "reference":<delivery id>}.  Any 2xx is accepted (a JSON reply's "id"
- * goes to provider_id), a 4xx is final, a 5xx or a broken connection is
- * retried.  `to` is the domestic form "09012345678".
+ * Send one SMS through the driver formback.conf's sms_provider names
+ * (SMS_DRIVERS, sms.h; design 5): the generic gateway's POST
+ * {sms_gateway_url} with Bearer {sms_gateway_token} and
+ * {"to":"+81...","from":sms_from,"body":...,"reference":<delivery id>},
+ * or Twilio's Messages.json (sms_twilio_send()).  `to` is the domestic
+ * form "09012345678", sent in E.164 (sms_e164()).  The provider's
+ * message id into provider_id ("" when none), a short code into error
+ * on failure.  SEND_OK on a 2xx; SEND_FAIL on a 4xx (the gateway's
+ * every 4xx, Twilio's but 429); SEND_RETRY on a 5xx, a broken
+ * connection, and Twilio's 429.
  */
 enum send_result send_sms(const struct conf *, const char *to, const char *body,
 	    const char *reference, char *provider_id, size_t idsz,

@@ -15,10 +15,8 @@ static bool
 contact_of(const struct conf *c, const char *tenant, const char *id,
     const struct dbbin *sealed, long long key_id, char *to, size_t tosz)
 {
-	const unsigned char *key = conf_master_key(c, (unsigned)key_id);
-
-	return key != NULL && sealed->p != NULL && pii_open(key, tenant, id,
-	    "test_recipient", sealed->p, sealed->n, to, tosz);
+	return sealed->p != NULL && pii_open_any(c, key_id, tenant, id,
+	    "test_recipient", sealed->p, sealed->n, to, tosz, NULL);
 }
 
 static enum send_result

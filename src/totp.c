@@ -222,20 +222,3 @@ recovery_code_norm(const char *in, char out[RECOVERY_CODE_CHARS + 1])
 	out[n] = '\0';
 	return n == RECOVERY_CODE_CHARS;
 }
-
-void
-recovery_code_hash(const unsigned char *index_key, const char *member,
-    const char *norm, unsigned char out[RECOVERY_HASH_LEN])
-{
-	static const char label[] = "formback recovery code v1";
-	crypto_generichash_state st;
-
-	crypto_generichash_init(&st, index_key, 32, RECOVERY_HASH_LEN);
-	crypto_generichash_update(&st, (const unsigned char *)label,
-	    sizeof(label));
-	crypto_generichash_update(&st, (const unsigned char *)member,
-	    strlen(member) + 1);
-	crypto_generichash_update(&st, (const unsigned char *)norm,
-	    strlen(norm));
-	crypto_generichash_final(&st, out, RECOVERY_HASH_LEN);
-}

@@ -23,7 +23,6 @@
 #define RECOVERY_CODES		10
 #define RECOVERY_CODE_CHARS	10
 #define RECOVERY_CODE_LEN	(RECOVERY_CODE_CHARS + 1)
-#define RECOVERY_HASH_LEN	32
 /* the sign-in's second step: its challenge lives 5 minutes, 5 codes */
 #define CHALLENGE_SECONDS	300
 #define CHALLENGE_TRIES		5
@@ -87,14 +86,5 @@ void		 recovery_code_new(char out[RECOVERY_CODE_LEN + 1]);
  */
 bool		 recovery_code_norm(const char *in,
 		    char out[RECOVERY_CODE_CHARS + 1]);
-/*
- * The stored form of a recovery code (normalised) of member `member`:
- * BLAKE2b-256 keyed by the index key (conf.h) over a label, the member
- * and the code, so equal codes of two members differ and a stolen
- * table cannot be tried offline without the key.
- */
-void		 recovery_code_hash(const unsigned char *index_key,
-		    const char *member, const char *norm,
-		    unsigned char out[RECOVERY_HASH_LEN]);
 
 #endif

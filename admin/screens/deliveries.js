@@ -4,7 +4,7 @@ import { api, apiUrl } from '../api.js';
 import { h, clear, card, badge, jst, pagedTable, freshness,
   exportLink } from '../ui.js';
 import { shell } from '../shell.js';
-import { label, options } from '../labels.js';
+import { label, options, failure } from '../labels.js';
 import { campaignSelect } from '../filters.js';
 
 const statuses = [['', 'すべて'], ...options('delivery_status')];
@@ -29,7 +29,8 @@ export function deliveries() {
       ['リード', (d) => h('a', { href: `#/leads/${d.lead_id}` }, '表示')],
       ['予定', (d) => jst(d.scheduled_at)], ['送信', (d) => jst(d.sent_at)],
       ['理由', (d) => d.cancel_reason ?
-        label('cancel_reason', d.cancel_reason) : d.error_code || ''],
+        label('cancel_reason', d.cancel_reason) :
+        d.error_code ? failure('send', d.error_code) : ''],
     ]);
     clear(list, table);
   };

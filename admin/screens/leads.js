@@ -8,7 +8,7 @@ import { api, apiUrl } from '../api.js';
 import { h, clear, card, errorBox, notice, badge, jst, pagedTable,
   dataTable, confirmButton, freshness, exportLink } from '../ui.js';
 import { shell, canWrite } from '../shell.js';
-import { label, options } from '../labels.js';
+import { label, options, failure } from '../labels.js';
 import { dayBounds, campaignSelect } from '../filters.js';
 
 const columns = [
@@ -160,7 +160,8 @@ export function history(l, deliveries) {
       label('delivery_status', d.status);
     if (d.sent_at) rows.push([d.sent_at, what, step(d)]);
     else if (d.status === 'failed')
-      rows.push([d.scheduled_at, what, d.error_code || step(d)]);
+      rows.push([d.scheduled_at, what, d.error_code ?
+        failure('send', d.error_code) : step(d)]);
   }
   if (l.converted_at)
     rows.push([l.converted_at, 'コンバージョン', l.conversion_source ?
@@ -176,7 +177,8 @@ function deliveryTable(list) {
     label('channel', d.channel), d.to_masked || '—',
     badge('delivery_status', d.status), jst(d.scheduled_at), jst(d.sent_at),
     d.cancel_reason ? label('cancel_reason', d.cancel_reason) :
-      d.error_code || '', d.segments === null ? '—' : String(d.segments)]));
+      d.error_code ? failure('send', d.error_code) : '',
+    d.segments === null ? '—' : String(d.segments)]));
 }
 
 // The action: converting by hand (member and up; not a finished lead).

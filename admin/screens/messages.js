@@ -175,6 +175,8 @@ function edit(st, m, channel = 'sms', x = null) {
       loadList(st);
       edit(st, n);
       st.out.replaceChildren(notice('保存しました。'));
+      // the keyboard stays where it was: on the new editor's 「保存」
+      st.editor.querySelector('.editor-form .row button').focus();
     } catch (e) { clear(out, errorBox(e)); save.disabled = false; }
   } }, '保存');
   const actions = m ? [h('button', { type: 'button', class: 'secondary',

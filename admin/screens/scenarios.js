@@ -5,6 +5,7 @@ import { h, clear, card, errorBox, notice, badge, form, thead,
   confirmButton, dataTable } from '../ui.js';
 import { shell } from '../shell.js';
 import { label } from '../labels.js';
+import { timelineView } from '../timeline.js';
 
 function stepsText(s) {
   return s.steps.map((st) =>
@@ -59,7 +60,8 @@ export async function scenarios(c, box, msg) {
 
 // ---- one scenario ----
 // Its steps: order, delays, message; saved all at once (422 names the
-// first wrong one).
+// first wrong one); beside them, the same steps as a timeline from the
+// abandonment, drawn again at every change of the table.
 
 function messageLabel(m) {
   const text = (m.subject || m.body || '').slice(0, 40);
@@ -118,20 +120,28 @@ export async function scenario(id) {
     const [s, msgs] = await Promise.all([api('GET', `/scenarios/${id}`),
       api('GET', '/messages', undefined, { limit: 200 })]);
     const rows = h('tbody');
+    const flow = h('div');
+    const redraw = () => clear(flow, timelineView(s.abandon_wait_minutes,
+      [...rows.children].map((tr) => tr.read()), msgs.data));
     const addRow = (st) => rows.append(stepRow(msgs, st));
     s.steps.forEach((st) => addRow(st));
+    for (const ev of ['input', 'change', 'click'])
+      rows.addEventListener(ev, redraw);
+    redraw();
     const out = h('div');
-    clear(box, card([s.name, ' ', badge('scenario_status', s.status)],
-      h('table', { class: 'cards' }, thead(['メッセージ', '遅延(分)', '']),
-        rows),
-      h('div', { class: 'row' },
-        h('button', { type: 'button', class: 'secondary',
-          onclick: () => addRow(null) }, 'ステップを追加'),
-        h('button', { type: 'button', onclick: saveSteps(id, rows, out) },
-          '保存'),
-        h('button', { type: 'button', class: 'secondary',
-          onclick: duplicate(id, out) }, '複製'),
-        h('a', { href: `#/campaigns/${s.campaign_id}` },
-          'キャンペーンに戻る')), out));
+    clear(box, h('div', { class: 'scenario-grid' },
+      card([s.name, ' ', badge('scenario_status', s.status)],
+        h('table', { class: 'cards' }, thead(['メッセージ', '遅延(分)', '']),
+          rows),
+        h('div', { class: 'row' },
+          h('button', { type: 'button', class: 'secondary',
+            onclick: () => { addRow(null); redraw(); } }, 'ステップを追加'),
+          h('button', { type: 'button', onclick: saveSteps(id, rows, out) },
+            '保存'),
+          h('button', { type: 'button', class: 'secondary',
+            onclick: duplicate(id, out) }, '複製'),
+          h('a', { href: `#/campaigns/${s.campaign_id}` },
+            'キャンペーンに戻る')), out),
+      card('タイムライン', flow)));
   } catch (e) { clear(box, errorBox(e)); }
 }

@@ -5,7 +5,7 @@ import { api } from '../api.js';
 import { h, clear, card, errorBox, notice, badge, jst, form, pagedTable,
   copyButton, confirmButton } from '../ui.js';
 import { shell } from '../shell.js';
-import { label } from '../labels.js';
+import { label, failure } from '../labels.js';
 
 const events = ['lead.captured', 'lead.abandoned', 'delivery.sent',
   'delivery.failed', 'conversion.detected', 'usage.threshold_reached'];
@@ -97,7 +97,8 @@ function log(wk, w) {
     ['イベント', (d) => label('event', d.event_type)],
     ['状態', (d) => badge('webhook_delivery_status', d.status)],
     ['試行', (d) => String(d.attempts)],
-    ['応答', (d) => d.response_status ?? d.error ?? '—'],
+    ['応答', (d) => d.response_status ? `HTTP ${d.response_status}`
+      : failure('webhook', d.error)],
     ['作成', (d) => jst(d.created_at)],
     ['', (d) => redeliver(wk, w, d)],
   ]));

@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { topDir } from './fixtures.mjs';
-import { label, tables, paramLabel } from '../labels.js';
+import { label, tables, paramLabel, failure } from '../labels.js';
 
 const schemas = JSON.parse(readFileSync(join(topDir,
   'src/openapi-schemas.json'), 'utf8'));
@@ -69,6 +69,7 @@ const kinds = {
   'PpFindingOut.code': 'pp_finding', 'PpFindingOut.severity': 'pp_severity',
   'PpCheckOut.status': 'pp_status', 'ReportFaceOut.unit': 'report_unit',
   'SessionMemberOut.role': 'member_role', 'MemberOut.role': 'member_role',
+  'SessionTenantOut.role': 'member_role',
   'MemberInviteIn.role': 'member_role', 'MemberOut.status': 'member_status',
   'MemberPatch.status': 'member_status',
   'ApiKeyOut.kind': 'key_kind', 'ApiKeyCreatedOut.kind': 'key_kind',
@@ -86,6 +87,12 @@ const kinds = {
   'PasswordResetOut.status': 'password_reset_status',
   'TotpOut.status': 'totp_status', 'TotpEnrolmentOut.status': 'totp_status',
   'TwoFactorChallengeOut.methods.items': 'two_factor_method',
+  'PersonalDataSubjectOut.kind': 'suppression_kind',
+  'PersonalDataContactOut.kind': 'suppression_kind',
+  'PersonalDataContactOut.pii_state': 'pii_state',
+  'PersonalDataDeliveryOut.channel': 'channel',
+  'PersonalDataEventOut.type': 'tag_event',
+  'PersonalDataWebhookOut.status': 'webhook_delivery_status',
 };
 // enumerations that are no value a person reads: a record's `object`,
 // the fixed time zone, the "all" of scopes, the threshold percentages
@@ -144,7 +151,7 @@ test('every write operation and formbackctl action has an audit label', () => {
   assert.ok(ops.length > 30);
   const cli = [];
   for (const f of ['apikey', 'campaign', 'lead', 'member', 'quarantine',
-    'scenario', 'site', 'tenant', 'test-recipient', 'webhook']) {
+    'scenario', 'site', 'tenant', 'test-recipient', 'webhook', 'personal']) {
     const src = readFileSync(join(topDir, `src/ctl/${f}.c`), 'utf8');
     for (const m of src.matchAll(/"([a-z_]+\.[a-z_]+)"/g))
       if (!/\.[ch]$/.test(m[1])) cli.push(m[1]);
@@ -173,4 +180,18 @@ test('paramLabel: the form\'s words for the API\'s field names', () => {
   assert.equal(paramLabel('name'), '名前');
   assert.equal(paramLabel('constructor'), null);
   assert.equal(paramLabel(null), null);
+});
+
+test('failures of sends and webhooks are in words, never raw alone', () => {
+  assert.equal(failure('send', 'outcome_unknown'), '送信したか不明(再送しません)');
+  assert.equal(failure('send', 'smtp_550'), 'メールサーバーが拒否(550)');
+  assert.equal(failure('send', 'gateway_503'), 'SMS ゲートウェイが拒否(503)');
+  assert.equal(failure('send', 'smtp_unreachable'),
+    'メールサーバーに接続できない');
+  assert.equal(failure('send', 'odd_thing'), 'エラー(odd_thing)');
+  assert.equal(failure('webhook', 'endpoint stopped'), '送信先が停止中');
+  assert.equal(failure('webhook', 'HTTP 500'), '受信側の応答(500)');
+  assert.equal(failure('webhook', 'Connection refused'),
+    '接続エラー(Connection refused)');
+  assert.equal(failure('send', null), '—');
 });

@@ -127,7 +127,8 @@ test('a lead\'s page: facts, deliveries with their reasons, history',
     assert.equal(d.length, 3);
     assert.deepEqual(d.map((r) => [r[0], r[1], r[3], r[6], r[7]]), [
       ['ステップ 1(おすすめ)', 'SMS', '送信済み', '', '1'],
-      ['ステップ 2(おすすめ)', 'メール', '失敗', 'smtp_550', '—'],
+      ['ステップ 2(おすすめ)', 'メール', '失敗',
+        'メールサーバーが拒否(550)', '—'],
       ['ステップ 3(おすすめ)', 'メール', '予定', '', '—']]);
     const h = cells(cardOf(app, '経過'));
     assert.deepEqual(h.map((r) => r[1]), ['ページ表示', '連絡先の取得',

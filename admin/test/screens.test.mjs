@@ -67,12 +67,13 @@ const screens = [
   ['#/', 'ダッシュボード', 4], ['', 'ダッシュボード', 4],
   ['#/sites', 'サイト', 3], [`#/sites/${id}`, 'サイト', 2],
   ['#/campaigns', 'キャンペーン', 2], [`#/campaigns/${id}`, 'キャンペーン', 5],
-  [`#/scenarios/${id}`, 'シナリオ', 1], ['#/messages', 'メッセージ', 2],
+  [`#/scenarios/${id}`, 'シナリオ', 2], ['#/messages', 'メッセージ', 2],
   ['#/leads', 'リード', 1], [`#/leads/${id}`, 'リード', 4],
   ['#/reports', 'レポート', 4],
   ['#/deliveries', '配信', 1], ['#/suppressions', '配信停止', 3],
   ['#/webhooks', 'Webhook', 3], ['#/settings', '設定', 5],
   ['#/account', 'アカウント', 2],
+  ['#/privacy', '個人データの開示・削除', 1],
 ];
 
 for (const [hash, title, cards] of screens)

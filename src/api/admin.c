@@ -32,17 +32,36 @@ member_answer(struct req *r, const char *tenant, const char *id, int status)
 	return e;
 }
 
+/* The other tenants where the member's address is an active member. */
+static void
+session_tenants(struct jgen *j, const struct dbrows *t)
+{
+	const struct member_tenant_row *o = t->row;
+	size_t		 i;
+
+	jg_arr(j, "tenants");
+	for (i = 0; i < t->n; i++) {
+		jg_obj(j, NULL);
+		jg_str(j, "id", o[i].id);
+		jg_str(j, "name", o[i].name);
+		jg_str(j, "role", o[i].role);
+		jg_obj_end(j);
+	}
+	jg_arr_end(j);
+}
+
 /*
- * The session's answer (sign-in, GET): who is signed in, the CSRF token
- * unsafe requests must send, when the session ends at the latest, and
- * the member's second factor.
+ * The session's answer (sign-in, GET): who is signed in, in which tenant
+ * and which others the address may sign in to (the admin UI's switcher;
+ * issue 42), the CSRF token unsafe requests must send, when the session
+ * ends at the latest, and the member's second factor.
  */
 static enum fb_err
 session_answer(struct req *r, const char *token, int status)
 {
 	unsigned char	 hash[SECRET_HASH_LEN];
 	char		 csrf[CSRF_TOKEN_LEN + 1];
-	struct dbrows	 s;
+	struct dbrows	 s, t;
 	const struct session_auth_row *a;
 	struct jgen	 j;
 	enum fb_err	 e;
@@ -51,11 +70,21 @@ session_answer(struct req *r, const char *token, int status)
 	if ((e = db_session_lookup(r->db, hash, SESSION_IDLE_SECONDS, &s)) != FB_OK)
 		return e;
 	a = s.row;
+	if ((e = db_member_tenants(r->db, a->email, a->tenant_id, &t)) != FB_OK) {
+		dbrows_free(&s);
+		return e;
+	}
 	session_csrf(token, csrf);
 	req_gen_begin(r, &j);
 	jg_str(&j, "id", a->id);
 	jg_str(&j, "object", "session");
 	jg_str(&j, "tenant_id", a->tenant_id);
+	jg_obj(&j, "tenant");
+	jg_str(&j, "id", a->tenant_id);
+	jg_str(&j, "name", a->tenant_name);
+	jg_obj_end(&j);
+	session_tenants(&j, &t);
+	dbrows_free(&t);
 	jg_obj(&j, "member");
 	jg_str(&j, "id", a->member_id);
 	jg_str(&j, "email", a->email);

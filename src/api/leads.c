@@ -13,6 +13,7 @@
 #include "../ingest.h"
 #include "../pii.h"
 #include "../rowcsv.h"
+#include "../rowjson.h"
 #include "../db/store.h"
 
 /* The leads a contact search answers at most. */
@@ -22,38 +23,6 @@ static const char *const date_fields[] = {
 	"created_at", "captured_at", "abandoned_at", "converted_at"
 };
 
-/* The one writer of a lead (list and detail): masked contacts only. */
-static void
-lead_gen(struct jgen *j, const void *row)
-{
-	const struct lead_row *l = row;
-
-	jg_str(j, "id", l->id);
-	jg_str(j, "object", "lead");
-	jg_obj(j, "site");
-	jg_str(j, "id", l->site_id);
-	jg_str(j, "name", l->site_name);
-	jg_str(j, "domain", l->site_domain);
-	jg_obj_end(j);
-	jg_obj(j, "campaign");
-	jg_str(j, "id", l->campaign_id);
-	jg_str(j, "key", l->campaign_key);
-	jg_str(j, "name", l->campaign_name);
-	jg_obj_end(j);
-	jg_str(j, "status", l->status);
-	jg_str(j, "consent_state", l->consent_state);
-	jg_str(j, "email_masked", l->email_masked);
-	jg_str(j, "tel_masked", l->tel_masked);
-	jg_str(j, "pii_state", l->pii_state);
-	jg_str(j, "tel_kind", l->tel_kind);
-	jg_bool(j, "sms_capable", l->sms_capable);
-	jg_time(j, "created_at", l->created_at);
-	jg_time(j, "captured_at", l->captured_at);
-	jg_time(j, "abandoned_at", l->abandoned_at);
-	jg_time(j, "converted_at", l->converted_at);
-	jg_str(j, "conversion_source", l->conversion_source);
-	jg_str(j, "suppress_reason", l->suppress_reason);
-}
 
 /*
  * The names the lead list nests (contract: LeadOut site, campaign), kept
@@ -174,7 +143,7 @@ page_names_read(struct req *r, struct page_names *pn, enum name_kind kind)
 	return FB_OK;
 }
 
-/* Fill the names of the page's rows (LEAD_NAME_COLS) for lead_gen(). */
+/* Fill the names of the page's rows (LEAD_NAME_COLS) for lead_out_json(). */
 static enum fb_err
 page_names_fill(struct req *r, struct dbrows *rows, struct page_names *pn)
 {
@@ -288,7 +257,7 @@ api_leads_list(struct req *r)
 	}
 	extra[0].value = date_fields[f.range.field];
 	e = page_answer(r, &pg, &rows, sizeof(struct lead_row),
-	    offsetof(struct lead_row, id), lead_gen, extra);
+	    offsetof(struct lead_row, id), lead_out_json, extra);
 	page_names_done(r, &names);
 	return e;
 }
@@ -336,7 +305,7 @@ lead_answer(struct req *r, const char *id)
 		return e;
 	}
 	req_gen_begin(r, &j);
-	lead_gen(&j, &d->lead);
+	lead_out_json(&j, &d->lead);
 	jg_str(&j, "landing_url", d->landing_url);
 	jg_str(&j, "referrer", d->referrer);
 	/* utm_* parameters of the landing URL, decoded (display only) */
@@ -400,7 +369,7 @@ api_leads_search(struct req *r)
 		return e;
 	}
 	e = page_answer(r, &pg, &rows, sizeof(struct lead_row),
-	    offsetof(struct lead_row, id), lead_gen, extra);
+	    offsetof(struct lead_row, id), lead_out_json, extra);
 	page_names_done(r, &names);
 	return e;
 }

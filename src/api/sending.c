@@ -42,12 +42,7 @@ summary(struct jgen *j, const char *key, const char *id, const char *k1,
 	jg_obj_end(j);
 }
 
-/* Opt-outs and complaints are the recipient's word: they stay (contract). */
-static bool
-deletable(const struct suppression_row *s)
-{
-	return strcmp(s->reason, "opt_out") != 0 && strcmp(s->reason, "complaint") != 0;
-}
+#define deletable(s) suppression_deletable(s)
 
 /* The one writer of a delivery (DeliveryOut). */
 static void
@@ -186,13 +181,7 @@ api_deliveries_get(struct req *r)
 	return e;
 }
 
-/* The one writer of a suppression: its columns (masked value only). */
-static void
-suppression_gen(struct jgen *j, const void *row)
-{
-	suppression_json(j, row);
-	jg_bool(j, "deletable", deletable(row));
-}
+#define suppression_gen suppression_out_json
 
 /*
  * GET /suppressions: `q` is an exact contact, looked up through the blind

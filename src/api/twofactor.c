@@ -21,6 +21,10 @@
 #include "../db/store.h"
 
 #define SECRET_FIELD	"totp_secret"	/* the sealed secret's field (AD) */
+#define CODE_FIELD	"recovery_code"	/* a sealed recovery code's (AD) */
+
+_Static_assert(PII_SEALED_MAX(RECOVERY_CODE_CHARS) <=
+    sizeof(((struct recovery_code_in *)0)->sealed), "code_sealed's size");
 
 /*
  * The key of a sealed secret (its base32 opened, decoded) into key;
@@ -30,13 +34,12 @@ static enum fb_err
 totp_key(const struct req *r, const char *tenant, const char *member,
     const struct totp_row *t, unsigned char key[TOTP_SECRET_BYTES])
 {
-	const unsigned char *mk;
 	char		 b32[TOTP_SECRET_B32_LEN + 1];
 	long		 n = -1;
 
-	mk = conf_master_key(r->conf, (unsigned)t->secret_key_id);
-	if (mk != NULL && pii_open(mk, tenant, member, SECRET_FIELD,
-	    t->secret_sealed.p, t->secret_sealed.n, b32, sizeof(b32)))
+	if (pii_open_any(r->conf, t->secret_key_id, tenant, member,
+	    SECRET_FIELD, t->secret_sealed.p, t->secret_sealed.n, b32,
+	    sizeof(b32), NULL))
 		n = base32_decode(b32, key, TOTP_SECRET_BYTES);
 	sodium_memzero(b32, sizeof(b32));
 	if (n != TOTP_SECRET_BYTES) {
@@ -47,16 +50,49 @@ totp_key(const struct req *r, const char *tenant, const char *member,
 	return FB_OK;
 }
 
+/*
+ * Use the member's recovery code `norm` (normalised) if it is one of the
+ * unused: each opened (pii_open_any()) and compared in constant time.
+ * Errors: the database's.
+ */
+static enum fb_err
+recovery_code_use(struct req *r, const char *tenant, const char *member,
+    const char *norm, bool *ok)
+{
+	const struct recovery_code_row *c;
+	struct dbrows	 rows;
+	char		 plain[RECOVERY_CODE_CHARS + 1];
+	const char	*hit = NULL;
+	size_t		 i;
+	enum fb_err	 e;
+
+	*ok = false;
+	if ((e = db_recovery_codes(r->db, tenant, member, &rows)) != FB_OK)
+		return e;
+	for (i = 0, c = rows.row; i < rows.n; i++) {
+		if (pii_open_any(r->conf, c[i].code_key_id, tenant, c[i].id,
+		    CODE_FIELD, c[i].code_sealed.p, c[i].code_sealed.n, plain,
+		    sizeof(plain), NULL) && strlen(plain) == strlen(norm) &&
+		    sodium_memcmp(plain, norm, strlen(norm)) == 0)
+			hit = c[i].id;
+	}
+	sodium_memzero(plain, sizeof(plain));
+	if (hit != NULL)
+		e = db_recovery_code_use(r->db, tenant, hit, ok);
+	dbrows_free(&rows);
+	return e;
+}
+
 enum fb_err
 two_factor_check(struct req *r, const char *tenant, const char *member,
     const char *code, const char *recovery, bool *ok)
 {
 	struct dbrows	 t;
 	const struct totp_row *row = NULL;
-	unsigned char	 key[TOTP_SECRET_BYTES], h[RECOVERY_HASH_LEN];
+	unsigned char	 key[TOTP_SECRET_BYTES];
 	char		 norm[RECOVERY_CODE_CHARS + 1];
 	int64_t		 step;
-	bool		 hit, shaped, found;
+	bool		 hit, found;
 	enum fb_err	 e;
 
 	*ok = false;
@@ -77,11 +113,9 @@ two_factor_check(struct req *r, const char *tenant, const char *member,
 		if (hit && row != NULL)
 			e = db_totp_step(r->db, tenant, member, step, ok);
 	} else if (recovery != NULL) {
-		if (!(shaped = recovery_code_norm(recovery, norm)))
-			snprintf(norm, sizeof(norm), "%s", "----------");
-		recovery_code_hash(r->conf->index_key, member, norm, h);
-		if (shaped && row != NULL)
-			e = db_recovery_code_use(r->db, tenant, member, h, ok);
+		if (recovery_code_norm(recovery, norm) && row != NULL)
+			e = recovery_code_use(r, tenant, member, norm, ok);
+		sodium_memzero(norm, sizeof(norm));
 	}
 out:
 	sodium_memzero(key, sizeof(key));
@@ -239,26 +273,34 @@ out:
 
 /*
  * New recovery codes of the signed-in member, the old ones gone: into
- * codes in clear (for the answer alone), their hashes stored.
+ * codes in clear (for the answer alone), each stored sealed under the
+ * newest master key.
  */
 static enum fb_err
 recovery_codes_new(struct req *r,
     char codes[RECOVERY_CODES][RECOVERY_CODE_LEN + 1])
 {
-	unsigned char	 h[RECOVERY_CODES * RECOVERY_HASH_LEN];
+	struct recovery_code_in c[RECOVERY_CODES];
 	char		 norm[RECOVERY_CODE_CHARS + 1];
 	size_t		 i;
+	enum fb_err	 e = FB_OK;
 
-	for (i = 0; i < RECOVERY_CODES; i++) {
+	for (i = 0; e == FB_OK && i < RECOVERY_CODES; i++) {
 		recovery_code_new(codes[i]);
-		if (!recovery_code_norm(codes[i], norm))
-			return FB_EINVAL;
-		recovery_code_hash(r->conf->index_key, r->auth.member_id, norm,
-		    h + i * RECOVERY_HASH_LEN);
+		if (!recovery_code_norm(codes[i], norm)) {
+			e = FB_EINVAL;
+			break;
+		}
+		uuid_v7(c[i].id);
+		c[i].key_id = r->conf->master_key_id;
+		c[i].n = pii_seal(r->conf->master_key, r->auth.tenant_id,
+		    c[i].id, CODE_FIELD, norm, c[i].sealed);
 	}
 	sodium_memzero(norm, sizeof(norm));
-	return db_recovery_codes_set(r->db, r->auth.tenant_id,
-	    r->auth.member_id, h, RECOVERY_CODES);
+	if (e == FB_OK)
+		e = db_recovery_codes_set(r->db, r->auth.tenant_id,
+		    r->auth.member_id, c, RECOVERY_CODES);
+	return e;
 }
 
 /*

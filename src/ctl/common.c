@@ -45,21 +45,42 @@ usage_names(const char *args, const char *name, size_t n)
 	return false;
 }
 
+/*
+ * Whether the usage names "--name" as a flag, "[--name]": it takes no
+ * value, and ctl_opt() gives "true" when it was given.
+ */
+static bool
+usage_flag(const char *args, const char *name, size_t n)
+{
+	const char	*p;
+
+	for (p = args; (p = strstr(p, "[--")) != NULL; p += 3)
+		if (strncmp(p + 3, name, n) == 0 && p[3 + n] == ']')
+			return true;
+	return false;
+}
+
 void
 ctl_parse_opts(struct ctl *c, int argc, char *argv[])
 {
-	int	 i;
+	const char	*name;
+	size_t		 n;
+	bool		 flag;
+	int		 i;
 
 	c->optn = 0;
 	for (i = 0; i < argc; i++) {
-		if (strncmp(argv[i], "--", 2) != 0 || i + 1 >= argc ||
+		name = argv[i] + (strncmp(argv[i], "--", 2) == 0 ? 2 : 0);
+		n = strlen(name);
+		flag = usage_names(c->cmd->args, name, n) &&
+		    usage_flag(c->cmd->args, name, n);
+		if (name == argv[i] || (!flag && i + 1 >= argc) ||
 		    c->optn == CTL_OPTS_MAX)
 			ctl_die(c, 2, "bad argument '%s'", argv[i]);
-		if (!usage_names(c->cmd->args, argv[i] + 2,
-		    strlen(argv[i] + 2)))
+		if (!usage_names(c->cmd->args, name, n))
 			ctl_die(c, 2, "unknown option '%s'", argv[i]);
-		c->opt_name[c->optn] = argv[i] + 2;
-		c->opt_value[c->optn++] = argv[++i];
+		c->opt_name[c->optn] = name;
+		c->opt_value[c->optn++] = flag ? "true" : argv[++i];
 	}
 }
 

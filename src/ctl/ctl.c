@@ -31,6 +31,7 @@ static const struct ctl_cmd *const ctl_table[] = {
 	&ctl_delivery_switch_cmd,
 	&ctl_publish_cmd,
 	&ctl_lead_convert_cmd,
+	&ctl_personal_data_cmd,
 	&ctl_tenant_quiet_hours_cmd,
 	&ctl_tenant_quota_cmd,
 	&ctl_usage_cmd,
@@ -39,6 +40,8 @@ static const struct ctl_cmd *const ctl_table[] = {
 	&ctl_tag_queue_cmd,
 	&ctl_status_cmd,
 	&ctl_check_db_cmd,
+	&ctl_keys_rotate_cmd,
+	&ctl_keys_status_cmd,
 	&ctl_openapi_cmd,
 	NULL
 };

@@ -127,11 +127,14 @@ extern const struct ctl_cmd ctl_campaign_status_cmd;	/* campaign.c */
 extern const struct ctl_cmd ctl_scenario_status_cmd;	/* scenario.c */
 extern const struct ctl_cmd ctl_publish_cmd;		/* publish.c */
 extern const struct ctl_cmd ctl_lead_convert_cmd;	/* lead.c */
+extern const struct ctl_cmd ctl_personal_data_cmd;	/* personal.c */
 extern const struct ctl_cmd ctl_test_recipient_cmd;	/* test-recipient.c */
 extern const struct ctl_cmd ctl_test_recipient_list_cmd;
 extern const struct ctl_cmd ctl_tag_queue_cmd;		/* status.c */
 extern const struct ctl_cmd ctl_status_cmd;
 extern const struct ctl_cmd ctl_check_db_cmd;
 extern const struct ctl_cmd ctl_openapi_cmd;		/* openapi.c */
+extern const struct ctl_cmd ctl_keys_rotate_cmd;	/* keys.c */
+extern const struct ctl_cmd ctl_keys_status_cmd;
 
 #endif

@@ -34,6 +34,8 @@ enum db_set {
 	DBSET_TESTSEND,		/* db/testsend.c: test recipients and test sends */
 	DBSET_OPS,		/* db/ops.c: queues and cron passes */
 	DBSET_TWOFACTOR,	/* db/twofactor.c: TOTP, recovery codes */
+	DBSET_ROTATION,		/* db/rotation.c: master key rotations */
+	DBSET_PERSONAL,		/* db/personal.c: data-subject requests */
 	DBSET__MAX
 };
 #define DBSET_STMT_MAX 112

@@ -124,10 +124,17 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "AND status NOT IN ('converted', 'suppressed') FOR UPDATE" },
 	/*
 	 * LEAD_CAPTURE: NULL leaves a contact as it was; a lead already
-	 * judged (abandoned, queued, sent) keeps its status and scenario
+	 * judged (abandoned, queued, sent) keeps its status and scenario.
+	 * The key id first (MariaDB assigns in order): a contact kept under
+	 * an older key keeps the row's older id, so that a rotation still
+	 * takes the row (pii_open_any() opens either).  ? the key, ? the
+	 * new email, ? the new tel, ? the key.
 	 */
 	{ "lead_capture",
-	  "UPDATE leads SET status = IF(status = 'started', 'captured', status), "
+	  "UPDATE leads SET pii_key_id = IF(pii_key_id <=> ? OR "
+	  "((? IS NOT NULL OR email_sealed IS NULL) AND "
+	  "(? IS NOT NULL OR tel_sealed IS NULL)), ?, pii_key_id), "
+	  "status = IF(status = 'started', 'captured', status), "
 	  "captured_at = COALESCE(captured_at, ?, NOW(6)), "
 	  "last_activity_at = COALESCE(?, NOW(6)), "
 	  "consent_state = ?, session_id = ?, "
@@ -136,7 +143,7 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "email_masked = COALESCE(?, email_masked), "
 	  "tel_sealed = COALESCE(?, tel_sealed), tel_bidx = COALESCE(?, tel_bidx), "
 	  "tel_masked = COALESCE(?, tel_masked), tel_kind = COALESCE(?, tel_kind), "
-	  "sms_capable = COALESCE(tel_kind = 'mobile', FALSE), pii_key_id = ?, "
+	  "sms_capable = COALESCE(tel_kind = 'mobile', FALSE), "
 	  "pii_state = 'present', captures = captures + 1, "
 	  "src_addr = ?, src_net = ?, updated_at = NOW(6) "
 	  "WHERE tenant_id = ? AND id = ?" },
@@ -430,14 +437,16 @@ enum fb_err
 db_lead_capture(struct db *db, const char *tenant, const char *id,
     const struct lead_contact *c, const char *at)
 {
-	return run(db, LEAD_CAPTURE, DBPARAMS(P_STR(at), P_STR(at),
+	return run(db, LEAD_CAPTURE, DBPARAMS(P_INT(c->key_id),
+	    bin_or_null(c->email_sealed, c->email_sealed_len),
+	    bin_or_null(c->tel_sealed, c->tel_sealed_len), P_INT(c->key_id),
+	    P_STR(at), P_STR(at),
 	    P_STR(c->consent_state),
 	    P_STR(c->session), bin_or_null(c->email_sealed, c->email_sealed_len),
 	    bin_or_null(c->email_bidx, 32), P_STR(c->email_masked),
 	    bin_or_null(c->tel_sealed, c->tel_sealed_len),
 	    bin_or_null(c->tel_bidx, 32), P_STR(c->tel_masked),
-	    P_STR(c->tel_kind), P_INT(c->key_id),
-	    bin_or_null(c->src_addr, 32),
+	    P_STR(c->tel_kind), bin_or_null(c->src_addr, 32),
 	    bin_or_null(c->src_net, 32), P_STR(tenant), P_STR(id)), NULL);
 }
 

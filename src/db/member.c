@@ -9,7 +9,7 @@
 
 enum {
 	MB_SIGNIN, MB_THROTTLE_WAIT, MB_THROTTLE_FAIL, MB_THROTTLE_CLEAR,
-	MB_SESSION_LOOKUP, MB_SESSION_CREATE, MB_SESSION_TOUCH, MB_SESSION_END,
+	MB_SESSION_LOOKUP, MB_MEMBER_TENANTS, MB_SESSION_CREATE, MB_SESSION_TOUCH, MB_SESSION_END,
 	MB_SESSIONS_END, MB_LIST, MB_GET, MB_BY_EMAIL, MB_SET_ROLE,
 	MB_SET_PASSWORD, MB_OWNERS, MB_INV_EXPIRE, MB_INV_ADD, MB_INV_RECENT,
 	MB_INV_CLAIM, MB_INV_SENT, MB_INV_TOKEN, MB_INV_USE, MB_KEY_LIST,
@@ -43,6 +43,11 @@ static const struct dbstmt mb_sql[MB__MAX] = {
 	  "SELECT " DB_SELECT(SESSION_AUTH_COLS) " FROM sessions s "
 	  "JOIN members m ON m.id = s.member_id JOIN tenants t ON t.id = s.tenant_id "
 	  "WHERE s.token_hash = ?" },
+	{ "member_tenants",
+	  "SELECT " DB_SELECT(MEMBER_TENANT_COLS) " FROM members m "
+	  "JOIN tenants t ON t.id = m.tenant_id WHERE m.email = ? "
+	  "AND m.tenant_id <> ? AND m.status = 'active' "
+	  "AND m.password_hash IS NOT NULL ORDER BY t.name, t.id LIMIT 50" },
 	{ "session_create",
 	  "INSERT INTO sessions (id, tenant_id, member_id, token_hash, client_addr, "
 	  "expires_at) VALUES (?, ?, ?, ?, ?, NOW(6) + INTERVAL ? SECOND)" },
@@ -128,6 +133,9 @@ COLS(signin_cols, SIGNIN_COLS);
 #define DB_ROW struct session_auth_row
 COLS(session_cols, SESSION_AUTH_COLS);
 #undef DB_ROW
+#define DB_ROW struct member_tenant_row
+COLS(member_tenant_cols, MEMBER_TENANT_COLS);
+#undef DB_ROW
 #define DB_ROW struct member_row
 COLS(member_cols, MEMBER_COLS);
 #undef DB_ROW
@@ -205,6 +213,15 @@ db_session_lookup(struct db *db, const unsigned char *hash, int idle,
 	return rows(db, MB_SESSION_LOOKUP, DBPARAMS(P_INT(idle), H(hash)),
 	    session_cols, NELEM(session_cols), sizeof(struct session_auth_row),
 	    true, out);
+}
+
+enum fb_err
+db_member_tenants(struct db *db, const char *email, const char *tenant,
+    struct dbrows *out)
+{
+	return rows(db, MB_MEMBER_TENANTS, DBPARAMS(P_STR(email), P_STR(tenant)),
+	    member_tenant_cols, NELEM(member_tenant_cols),
+	    sizeof(struct member_tenant_row), false, out);
 }
 
 enum fb_err
@@ -407,5 +424,7 @@ db_member_purge(struct db *db)
 	if ((e = run(db, MB_PURGE_SESSIONS, DBNOPARAMS, NULL)) == FB_OK &&
 	    (e = run(db, MB_PURGE_INVITATIONS, DBNOPARAMS, NULL)) == FB_OK)
 		e = run(db, MB_PURGE_THROTTLE, DBNOPARAMS, NULL);
+	if (e == FB_OK)
+		e = db_challenge_purge(db);
 	return e;
 }

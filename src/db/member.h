@@ -13,7 +13,7 @@
  * (migration 0020; issue 16).
  */
 
-/* Whether member m has TOTP active (migration 0037; db/twofactor.c). */
+/* Whether member m has TOTP active (migration 0040; db/twofactor.c). */
 #define MEMBER_TOTP_SQL "EXISTS (SELECT 1 FROM member_totp x WHERE " \
 	"x.member_id = m.id AND x.confirmed_at IS NOT NULL)"
 
@@ -58,7 +58,7 @@ enum fb_err db_throttle_clear(struct db *, const unsigned char *hash) FB_WUR;
 	N(dead, BOOL, "s.ended_at IS NOT NULL OR s.expires_at <= NOW(6) " \
 	    "OR s.last_seen_at <= NOW(6) - INTERVAL ? SECOND") \
 	N(stale, BOOL, "s.last_seen_at <= NOW(6) - INTERVAL 60 SECOND") \
-	N(expires_at, TIME, "s.expires_at") \
+	N(expires_at, TIME, "s.expires_at") N(tenant_name, TEXT, "t.name") \
 	N(two_factor_required, BOOL, "t.two_factor_required") \
 	N(totp, BOOL, MEMBER_TOTP_SQL)
 struct session_auth_row { DB_FIELDS(SESSION_AUTH_COLS) };
@@ -68,6 +68,20 @@ struct session_auth_row { DB_FIELDS(SESSION_AUTH_COLS) };
  */
 enum fb_err db_session_lookup(struct db *, const unsigned char *hash, int idle,
 	    struct dbrows *out) FB_WUR;
+/*
+ * Another tenant where the address is an active member with a password,
+ * as the session's answer lists it (SessionOut `tenants`; issue 42).
+ */
+#define MEMBER_TENANT_COLS(F, N) F(id, TEXT, "t.id") N(name, TEXT, "t.name") \
+	N(role, TEXT, "m.role")
+struct member_tenant_row { DB_FIELDS(MEMBER_TENANT_COLS) };
+/*
+ * Up to 50 struct member_tenant_row: the tenants but `tenant` where
+ * `email` (as stored, lower-cased) is an active member who has a
+ * password, by name; none is not an error.
+ */
+enum fb_err db_member_tenants(struct db *, const char *email,
+	    const char *tenant, struct dbrows *out) FB_WUR;
 /* A new session of SESSION_MAX_SECONDS, in the caller's transaction. */
 enum fb_err db_session_create(struct db *, const char *id, const char *tenant,
 	    const char *member, const unsigned char *hash, const char *client_addr,
@@ -145,7 +159,8 @@ enum fb_err db_invitation_use(struct db *, const char *id) FB_WUR;
 
 /*
  * Retention (formback-deliver): sessions and one-time links 30 days past
- * their expiry, sign-in failures a day old and no longer blocking;
+ * their expiry, sign-in failures a day old and no longer blocking,
+ * two-factor challenges a day past their expiry (db_challenge_purge());
  * 10,000 rows of each at most, autocommit.
  */
 enum fb_err db_member_purge(struct db *) FB_WUR;

@@ -35,5 +35,7 @@
 #include "ppcheck.h"
 #include "report.h"
 #include "twofactor.h"
+#include "rotation.h"
+#include "personal.h"
 
 #endif

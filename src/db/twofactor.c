@@ -1,7 +1,7 @@
 /*
  * SQL of members' second factor: TOTP enrolments, recovery codes, the
  * sign-in's challenges and the tenant's requirement (twofactor.h;
- * migration 0037).
+ * migration 0040).
  */
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 
 enum {
 	TF_GET, TF_BEGIN, TF_CONFIRM, TF_STEP, TF_REMOVE, TF_CODES_REMOVE,
-	TF_CHALLENGES_END, TF_CODE_ADD, TF_CODE_USE, TF_CH_ADD, TF_CH_TOKEN,
+	TF_CHALLENGES_END, TF_CODE_ADD, TF_CODES, TF_CODE_USE, TF_CH_ADD, TF_CH_TOKEN,
 	TF_CH_FAIL, TF_CH_USE, TF_POLICY, TF_REQUIRE, TF_PURGE,
 	TF__MAX
 };
@@ -42,12 +42,15 @@ static const struct dbstmt tf_sql[TF__MAX] = {
 	  "UPDATE signin_challenges SET used_at = NOW(6) WHERE tenant_id = ? "
 	  "AND member_id = ? AND used_at IS NULL" },
 	{ "recovery_code_add",
-	  "INSERT INTO member_recovery_codes (member_id, code_hash, tenant_id) "
-	  "VALUES (?, ?, ?)" },
+	  "INSERT INTO member_recovery_codes (id, member_id, tenant_id, "
+	  "code_sealed, code_key_id) VALUES (?, ?, ?, ?, ?)" },
+	{ "recovery_codes",
+	  "SELECT " DB_SELECT(RECOVERY_CODE_COLS) " FROM member_recovery_codes "
+	  "c WHERE c.tenant_id = ? AND c.member_id = ? AND c.used_at IS NULL "
+	  "ORDER BY c.id LIMIT 20 FOR UPDATE" },
 	{ "recovery_code_use",
 	  "UPDATE member_recovery_codes SET used_at = NOW(6) WHERE "
-	  "tenant_id = ? AND member_id = ? AND code_hash = ? "
-	  "AND used_at IS NULL" },
+	  "id = ? AND tenant_id = ? AND used_at IS NULL" },
 	{ "challenge_add",
 	  "INSERT INTO signin_challenges (id, tenant_id, member_id, token_hash, "
 	  "expires_at) VALUES (?, ?, ?, ?, NOW(6) + INTERVAL ? SECOND)" },
@@ -76,6 +79,9 @@ static const struct dbstmt tf_sql[TF__MAX] = {
 	static const struct dbcol name[] = { DB_COLUMNS(COLSET) }
 #define DB_ROW struct totp_row
 COLS(totp_cols, TOTP_COLS);
+#undef DB_ROW
+#define DB_ROW struct recovery_code_row
+COLS(recovery_code_cols, RECOVERY_CODE_COLS);
 #undef DB_ROW
 #define DB_ROW struct challenge_row
 COLS(challenge_cols, CHALLENGE_COLS);
@@ -154,27 +160,37 @@ db_totp_remove(struct db *db, const char *tenant, const char *member)
 
 enum fb_err
 db_recovery_codes_set(struct db *db, const char *tenant, const char *member,
-    const unsigned char *hashes, size_t n)
+    const struct recovery_code_in *c, size_t n)
 {
 	size_t		 i;
 	enum fb_err	 e;
 
 	e = run(db, TF_CODES_REMOVE, DBPARAMS(P_STR(tenant), P_STR(member)));
 	for (i = 0; e == FB_OK && i < n; i++)
-		e = run(db, TF_CODE_ADD, DBPARAMS(P_STR(member),
-		    H(hashes + 32 * i), P_STR(tenant)));
+		e = run(db, TF_CODE_ADD, DBPARAMS(P_STR(c[i].id),
+		    P_STR(member), P_STR(tenant), P_BIN(c[i].sealed, c[i].n),
+		    P_INT(c[i].key_id)));
 	return e;
 }
 
 enum fb_err
-db_recovery_code_use(struct db *db, const char *tenant, const char *member,
-    const unsigned char *hash, bool *used)
+db_recovery_codes(struct db *db, const char *tenant, const char *member,
+    struct dbrows *out)
+{
+	return db_rows(db, DBSET_TWOFACTOR, TF_CODES, &tf_sql[TF_CODES],
+	    DBPARAMS(P_STR(tenant), P_STR(member)), recovery_code_cols,
+	    NELEM(recovery_code_cols), sizeof(struct recovery_code_row),
+	    false, out);
+}
+
+enum fb_err
+db_recovery_code_use(struct db *db, const char *tenant, const char *id,
+    bool *used)
 {
 	unsigned long long n = 0;
 	enum fb_err	 e;
 
-	e = changed(db, TF_CODE_USE, DBPARAMS(P_STR(tenant), P_STR(member),
-	    H(hash)), &n);
+	e = changed(db, TF_CODE_USE, DBPARAMS(P_STR(id), P_STR(tenant)), &n);
 	*used = e == FB_OK && n == 1;
 	return e;
 }

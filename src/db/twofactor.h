@@ -1,7 +1,7 @@
 /*
  * src/db/twofactor.c: members' second factor (issue 43, item 4;
- * migration 0037): the TOTP secret sealed and its last accepted step,
- * recovery codes by their keyed hash, the sign-in's challenges, and
+ * migration 0040): the TOTP secret sealed and its last accepted step,
+ * recovery codes sealed, the sign-in's challenges, and
  * the tenant's requirement.  store.h includes it.
  */
 #ifndef FORMBACK_DB_TWOFACTOR_H
@@ -49,17 +49,36 @@ enum fb_err db_totp_remove(struct db *, const char *tenant,
 	    const char *member) FB_WUR;
 
 /*
- * Replace the member's recovery codes with the n hashes of `hashes`
- * (32 bytes each, one after another).
+ * A recovery code to store: its id, its normalised code sealed under
+ * master key `key_id` (pii_seal(): the tenant, the id, "recovery_code").
  */
+struct recovery_code_in {
+	char		 id[UUID_STRLEN + 1];
+	unsigned char	 sealed[64];	/* code_sealed: VARBINARY(64) */
+	size_t		 n;
+	unsigned	 key_id;
+};
+/* Replace the member's recovery codes with the n codes of `c`. */
 enum fb_err db_recovery_codes_set(struct db *, const char *tenant,
-	    const char *member, const unsigned char *hashes, size_t n) FB_WUR;
+	    const char *member, const struct recovery_code_in *c,
+	    size_t n) FB_WUR;
+/* A member's unused recovery code, sealed. */
+#define RECOVERY_CODE_COLS(F, N) F(id, TEXT, "c.id") \
+	N(code_sealed, BIN, "c.code_sealed") \
+	N(code_key_id, XINT, "c.code_key_id")
+struct recovery_code_row { DB_FIELDS(RECOVERY_CODE_COLS) };
 /*
- * Use the recovery code of hash `hash` once: *used true when it was the
- * member's and not used before.
+ * The member's unused recovery codes (struct recovery_code_row, 20 at
+ * most), locked for update in the caller's transaction.
+ */
+enum fb_err db_recovery_codes(struct db *, const char *tenant,
+	    const char *member, struct dbrows *out) FB_WUR;
+/*
+ * Use recovery code `id` once: *used true when it was unused (a race
+ * with another request using it loses).
  */
 enum fb_err db_recovery_code_use(struct db *, const char *tenant,
-	    const char *member, const unsigned char *hash, bool *used) FB_WUR;
+	    const char *id, bool *used) FB_WUR;
 
 /* A sign-in challenge (the second step), with its member. */
 #define CHALLENGE_COLS(F, N) F(id, TEXT, "c.id") \

@@ -791,14 +791,11 @@ static bool
 open_contact(const struct conf *conf, const struct ingest_row *q,
     const struct dbbin *sealed, const char *field, char *out, size_t outsz)
 {
-	const unsigned char *key;
-
 	if (sealed->p == NULL)
 		return false;
 	/* sealed under the key of its id, current or earlier */
-	key = conf_master_key(conf, (unsigned)q->pii_key_id);
-	if (key != NULL && pii_open(key, "ingest", q->id, field, sealed->p,
-	    sealed->n, out, outsz))
+	if (pii_open_any(conf, q->pii_key_id, "ingest", q->id, field,
+	    sealed->p, sealed->n, out, outsz, NULL))
 		return true;
 	logx(LOG_WARN, "queued event %s: its %s does not open under this "
 	    "master key; applied without it", q->id, field);

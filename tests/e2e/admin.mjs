@@ -20,7 +20,8 @@
 // downloads the CSV exports (shopMember()).
 //
 // Env: FB_URL, FB_CTL_DIR, FORMBACK_CONF, FB_MAIL_DIR, FB_HOOK_URL,
-// FB_SHOTS (where screenshots go; default a temporary folder).
+// FB_SHOTS (where screenshots go; harness.sh: tests/e2e/artifacts/admin
+// of the build tree, git-ignored; alone: a temporary folder).
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync,
   writeFileSync } from 'node:fs';
@@ -28,6 +29,7 @@ import { createRequire } from 'node:module';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium } from 'playwright-core';
+import { keyboardJourney } from './keys.mjs';
 
 const base = process.env.FB_URL;
 const bin = process.env.FB_CTL_DIR;
@@ -173,6 +175,39 @@ async function shopMember(page, shop, { menu, text, loaded, shot }) {
   }
 }
 
+// Issue 42, item 3: an owner of a new tenant, who is also a viewer of
+// the first one, does everything with the keyboard in a page of its own
+// (keys.mjs); setPage makes shot() draw that page.
+async function keys(browser, first, problems, setPage, shot) {
+  const tenant = ctl('tenant', 'create', '--name', 'キーボード商店', '--plan', 'pro').id;
+  const email = `keys-${tenant.slice(0, 8)}@shop.example`;
+  const pw = 'keyboard password 2026', other = 'second shop password 2026';
+  for (const [t, role, p] of [[tenant, 'owner', pw], [first, 'viewer', other]]) {
+    const m = ctl('member', 'create', '--tenant', t, '--email', email, '--role', role).id;
+    execFileSync(join(bin, 'formbackctl'), ['member', 'set-password', '--id', m],
+      { input: `${p}\n`, encoding: 'utf8' });
+  }
+  const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 },
+    locale: 'ja-JP' });
+  const page = await ctx.newPage();
+  page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
+  page.on('console', (m) => {
+    if (/Content Security Policy|Refused to/i.test(m.text())) problems.push(`CSP: ${m.text()}`);
+  });
+  setPage(page);
+  await page.goto(`${base}/admin/#/reset`);
+  await page.getByRole('heading', { name: 'パスワードの再設定' }).waitFor();
+  await shot('reset');
+  try {
+    await keyboardJourney(page, check, { base, bin, email, pw, shot,
+      other: { name: '管理画面テスト商店', pw: other } });
+  } catch (e) {
+    await page.screenshot({ path: join(shots, 'keyboard-failed.png'), fullPage: true });
+    throw e;
+  }
+  await ctx.close();
+}
+
 async function main() {
   const tenant = ctl('tenant', 'create', '--name', '管理画面テスト商店', '--plan', 'pro').id;
   const email = `owner-${tenant.slice(0, 8)}@shop.example`;
@@ -184,7 +219,7 @@ async function main() {
   const browser = await chromium.launch({ executablePath: process.env.FB_CHROMIUM ||
     '/usr/bin/chromium', args: ['--no-sandbox'] });
   const ctx = await browser.newContext({ viewport: { width: 1440, height: 900 }, locale: 'ja-JP' });
-  const page = await ctx.newPage();
+  let page = await ctx.newPage();
   const problems = [];
   page.on('pageerror', (e) => problems.push(`page error: ${e.message}`));
   page.on('console', (m) => {
@@ -356,6 +391,21 @@ async function main() {
     await page.getByRole('button', { name: '090-****-2222 の配信停止を削除' }).count() === 1);
   await shot('suppressions');
 
+  // a data-subject request (issue 43): the number's data found, and the
+  // erasure says what it will do before anything is erased
+  await menu('個人データ').click();
+  await page.getByLabel('電話番号またはメールアドレス').fill('090-1111-2222');
+  await page.getByRole('button', { name: '調べる' }).click();
+  await page.getByText('見つかったデータ').waitFor();
+  check('the export is offered as a file made in the page',
+    (await page.locator('main a[download]').getAttribute('href')).startsWith('blob:'));
+  await page.getByRole('button', { name: '削除する' }).click();
+  await page.getByText('元に戻せません').waitFor();
+  check('an erasure asks first, saying what happens',
+    (await text()).includes('レポートの件数は変わりません'), await text());
+  await shot('privacy');
+  await page.getByRole('button', { name: 'やめる' }).click();
+
   // an API key, shown once, works from outside
   await menu('設定').click();
   await page.getByRole('button', { name: '発行(すべてのスコープ)' }).click();
@@ -513,6 +563,9 @@ async function main() {
     await shopMember(page, shop, { menu, text, loaded, shot });
   }
   check('no CSP violation, page error or other origin (second part)', problems.length === 0,
+    problems.join('; '));
+  await keys(browser, tenant, problems, (p) => { page = p; }, shot);
+  check('no CSP violation, page error or other origin (keyboard)', problems.length === 0,
     problems.join('; '));
   await browser.close();
   writeFileSync(join(shots, 'axe-report.json'), JSON.stringify(axeReport, null, 1));

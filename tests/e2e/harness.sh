@@ -62,7 +62,11 @@ export FORMBACK_CONF="$W/formback.conf" FB_URL="http://127.0.0.1:$2" \
 rc=$ref
 node tests/e2e/run.mjs || rc=1
 # the admin UI, in the same stack (issue 17)
-FB_SHOTS="${FB_SHOTS:-$W/shots}" node tests/e2e/admin.mjs || rc=1
+# its screenshots (every screen at 1440 and 390 px) and axe-core's report
+# are kept as artifacts in the build tree, git-ignored, replaced each run
+shots=${FB_SHOTS:-$bld/tests/e2e/artifacts/admin}
+rm -rf "$shots" && mkdir -p "$shots"
+FB_SHOTS="$shots" node tests/e2e/admin.mjs || rc=1
 # openapi.json as client generators read it (issue 18): Redocly's
 # recommended rules, valid and without a warning
 curl -s "$FB_URL/api/v1/openapi.json" >"$W/openapi.json"

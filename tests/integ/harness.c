@@ -1,4 +1,5 @@
 /* Integration-test helpers over libcurl, formbackctl and the mariadb client. */
+#include <ctype.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <stdarg.h>
@@ -34,6 +35,32 @@ collect(char *p, size_t sz, size_t n, void *ud)
  * then checks each against openapi.json's schema for its operation and
  * status (issue 18).
  */
+/* The answer's header fields as an object: lower-case names, last wins. */
+static json_object *
+headers_of(const struct resp *r)
+{
+	json_object	*h = json_object_new_object();
+	const char	*p = r->headers, *e, *c, *v;
+	char		 name[128];
+	size_t		 i, n;
+
+	for (; p != NULL && *p != '\0'; p = e != NULL ? e + 2 : NULL) {
+		e = strstr(p, "\r\n");
+		n = e != NULL ? (size_t)(e - p) : strlen(p);
+		if ((c = memchr(p, ':', n)) == NULL ||
+		    (size_t)(c - p) >= sizeof(name))
+			continue;
+		for (i = 0; p + i < c; i++)
+			name[i] = (char)tolower((unsigned char)p[i]);
+		name[i] = '\0';
+		for (v = c + 1; v < p + n && *v == ' '; v++)
+			continue;
+		json_object_object_add(h, name,
+		    json_object_new_string_len(v, (int)(p + n - v)));
+	}
+	return h;
+}
+
 static void
 record(const char *method, const char *path, const struct resp *r)
 {
@@ -49,6 +76,7 @@ record(const char *method, const char *path, const struct resp *r)
 	json_object_object_add(o, "path", json_object_new_string_len(path, (int)n));
 	json_object_object_add(o, "status", json_object_new_int((int)r->status));
 	json_object_object_add(o, "body", json_object_get(r->json));
+	json_object_object_add(o, "headers", headers_of(r));
 	if ((fp = fopen(f, "a")) != NULL) {
 		fprintf(fp, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 		fclose(fp);

@@ -16,6 +16,7 @@
 #include <criterion/criterion.h>
 
 #include "harness.h"
+#include "../../src/sms.h"
 
 /* A tag event of visitor v of campaign `key`; no waiting for the queue. */
 static void
@@ -689,4 +690,296 @@ Test(deliver, claim_crossing_another_pass_is_made_again,
 	cr_assert_eq(deadlocks_left("deliveries"), 0);
 	cr_assert_str_eq(outcome_of(&f, 1), "sent - - 1");
 	cr_assert_eq(sms_to("9077910001"), 1);
+}
+
+/*
+ * Twilio (issue 44): formback-deliver with a copy of the configuration
+ * that selects it (sms_provider = twilio, the stand-in as
+ * twilio_api_base); the web server's own configuration holds only
+ * twilio_auth_token, which is what verifying its callbacks needs.
+ */
+
+/* The copy's path into out; `more` is added to it ("" for nothing). */
+static void
+twilio_conf(char *out, size_t n, const char *more)
+{
+	char	 cmd[2048];
+
+	snprintf(out, n, "%s.twilio", getenv("FORMBACK_CONF"));
+	snprintf(cmd, sizeof(cmd), "cp \"$FORMBACK_CONF\" '%s' && printf "
+	    "'%%s\\n' 'sms_provider = twilio' \"twilio_account_sid = "
+	    "$FB_TWILIO_SID\" \"twilio_api_base = $FB_TWILIO_URL\" "
+	    "'sms_from = +815012340000' %s >> '%s'", out, more, out);
+	cr_assert_eq(system(cmd), 0);
+}
+
+static int
+deliver_with(const char *conf, const char *day_time)
+{
+	char	 cmd[2048];
+
+	snprintf(cmd, sizeof(cmd), "FORMBACK_CONF='%s' \"$FB_CTL_DIR/"
+	    "formback-deliver\" --now %s", conf, day_time);
+	return system(cmd);
+}
+
+/* The Twilio stand-in's knob ("fail", "invalid") set to value, or removed. */
+static void
+twilio_knob(const char *knob, const char *value)
+{
+	char	 p[1024];
+	FILE	*f;
+
+	snprintf(p, sizeof(p), "%s.%s", getenv("FB_TWILIO_FILE"), knob);
+	if (value == NULL) {
+		unlink(p);
+		return;
+	}
+	cr_assert_not_null(f = fopen(p, "w"), "%s", p);
+	fprintf(f, "%s\n", value);
+	fclose(f);
+}
+
+static void
+twilio_normal(void)
+{
+	twilio_knob("fail", NULL);
+	twilio_knob("invalid", NULL);
+}
+
+/* The last request the stand-in recorded that sent to `to` (E.164). */
+static json_object *
+twilio_request_to(const char *to)
+{
+	const char	*t = file_tail(getenv("FB_TWILIO_FILE")), *l, *hit = NULL;
+	char		 needle[64], line[16384];
+	size_t		 n;
+
+	snprintf(needle, sizeof(needle), "\"To\": \"%s\"", to);
+	for (l = t; (l = strstr(l, needle)) != NULL; l++)
+		hit = l;
+	if (hit == NULL)
+		return NULL;
+	while (hit > t && hit[-1] != '\n')
+		hit--;
+	n = strcspn(hit, "\n");
+	snprintf(line, sizeof(line), "%.*s", (int)n, hit);
+	return json_tokener_parse(line);
+}
+
+/*
+ * The stand-in posts Twilio's status callback of message `sid` to its
+ * StatusCallback, signed as `sign` says (good, bad, none); the web
+ * server's answer's status, its body into body (bodysz).
+ */
+static long
+twilio_callback(const char *sid, const char *status, const char *error,
+    const char *sign, char *body, size_t bodysz)
+{
+	char		 b[512];
+	struct resp	*r;
+	long		 st;
+
+	snprintf(b, sizeof(b), "MessageSid=%s&MessageStatus=%s&sign=%s%s%s",
+	    sid, status, sign, error != NULL ? "&ErrorCode=" : "",
+	    error != NULL ? error : "");
+	http_base = getenv("FB_TWILIO_URL");
+	r = http("POST", "/_test/callback", NULL, b,
+	    "Content-Type: application/x-www-form-urlencoded");
+	http_base = NULL;
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	st = atol(jget(r->json, "status"));
+	snprintf(body, bodysz, "%s", jget(r->json, "body"));
+	resp_free(r);
+	return st;
+}
+
+/* The delivery of visitor v: "status error_code provider_id". */
+static const char *
+delivery_of(const struct fx *f, int v)
+{
+	return sql_row("SELECT CONCAT_WS(' ', d.status, IFNULL(d.error_code, '-'), "
+	    "IFNULL(d.provider_id, '-')) FROM deliveries d JOIN leads l ON "
+	    "l.id = d.lead_id WHERE d.tenant_id = '%s' AND l.visitor_id = "
+	    "'%08d-5555-4555-8555-555555555555'", f->tenant, v);
+}
+
+Test(deliver, twilio_sends_and_its_signed_callback_counts,
+    .fini = twilio_normal, .timeout = 90)
+{
+	struct fx	 f;
+	struct resp	*r;
+	json_object	*q;
+	char		 conf[1024], sid[64], want[256], body[1024];
+
+	fx_new(&f, "pro", 0);
+	fx_one_step(&f, "tw", "sms", "live", NULL);
+	twilio_conf(conf, sizeof(conf), "");
+	abandoned_on(&f, "tw", 1, "090-7810-0001", "2036-02-01");
+	cr_assert_eq(deliver_with(conf, "2036-02-01T03:10:00Z"), 0);
+	/* at Twilio: the account's basic auth, the form as documented */
+	cr_assert_not_null(q = twilio_request_to("+819078100001"));
+	cr_assert_str_eq(jget(q, "answer"), "201");
+	cr_assert_str_eq(jget(q, "user"), getenv("FB_TWILIO_SID"));
+	cr_assert_str_eq(jget(q, "auth_ok"), "true");
+	snprintf(want, sizeof(want), "/2010-04-01/Accounts/%s/Messages.json",
+	    getenv("FB_TWILIO_SID"));
+	cr_assert_str_eq(jget(q, "path"), want);
+	cr_assert_str_eq(jget(q, "content_type"),
+	    "application/x-www-form-urlencoded");
+	cr_assert_str_eq(jget(q, "form.From"), "+815012340000");
+	cr_assert_null(jget(q, "form.MessagingServiceSid"));
+	snprintf(want, sizeof(want), "%s/hooks/sms/twilio", getenv("FB_TEST_URL"));
+	cr_assert_str_eq(jget(q, "form.StatusCallback"), want);
+	cr_assert_not_null(strstr(jget(q, "form.Body"), "/r/"), "%s",
+	    jget(q, "form.Body"));
+	/* libcurl's escaping: '+' and the Japanese text as %XX */
+	cr_assert_eq(strncmp(jget(q, "raw"), "To=%2B819078100001&From=%2B81", 29),
+	    0, "%s", jget(q, "raw"));
+	snprintf(sid, sizeof(sid), "%s", jget(q, "sid"));
+	json_object_put(q);
+	/* the delivery keeps the sid; nothing went to the gateway */
+	snprintf(want, sizeof(want), "sent - %s", sid);
+	cr_assert_str_eq(delivery_of(&f, 1), want);
+	cr_assert_eq(sms_to("9078100001"), 0);
+	/* a step on the way changes nothing */
+	cr_assert_eq(twilio_callback(sid, "sent", NULL, "good", body,
+	    sizeof(body)), 204, "%s", body);
+	cr_assert_str_eq(delivery_of(&f, 1), want);
+	/* forged or unsigned: refused, nothing changed */
+	cr_assert_eq(twilio_callback(sid, "delivered", NULL, "bad", body,
+	    sizeof(body)), 403, "%s", body);
+	cr_assert_not_null(strstr(body, "\"signature_invalid\""), "%s", body);
+	cr_assert_not_null(strstr(body, "\"permission_error\""), "%s", body);
+	cr_assert_eq(twilio_callback(sid, "undelivered", "30003", "none", body,
+	    sizeof(body)), 403, "%s", body);
+	r = http("POST", "/hooks/sms/twilio", NULL, "MessageSid=x",
+	    "X-Twilio-Signature: 0/KCTR6DLpKmkAf8muzZqo1nDgQ=\n"
+	    "Content-Type: application/x-www-form-urlencoded");
+	expect_error(r, 403, "permission_error", "signature_invalid",
+	    "X-Twilio-Signature");
+	resp_free(r);
+	/* Formback's own receipt, with the hook token, is not Twilio's */
+	snprintf(body, sizeof(body), "{\"id\":\"%s\",\"status\":\"failed\"}", sid);
+	r = http("POST", "/hooks/sms/twilio", NULL, body,
+	    "Authorization: Bearer stand-in-hook-token");
+	expect_error(r, 403, "permission_error", "signature_invalid",
+	    "X-Twilio-Signature");
+	resp_free(r);
+	cr_assert_str_eq(delivery_of(&f, 1), want);
+	/* signed, delivered: the delivery is */
+	cr_assert_eq(twilio_callback(sid, "delivered", NULL, "good", body,
+	    sizeof(body)), 204, "%s", body);
+	snprintf(want, sizeof(want), "delivered - %s", sid);
+	cr_assert_str_eq(delivery_of(&f, 1), want);
+	r = http("GET", "/api/v1/deliveries?status=delivered", f.live, NULL, NULL);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1, "%s",
+	    r->body);
+	resp_free(r);
+}
+
+Test(deliver, twilio_refusals_are_final_and_its_busy_answers_retried,
+    .fini = twilio_normal, .timeout = 120)
+{
+	struct fx	 f;
+	json_object	*q;
+	char		 conf[1024], sid[64], body[1024];
+
+	fx_new(&f, "pro", 0);
+	fx_one_step(&f, "twr", "sms", "live", NULL);
+	twilio_conf(conf, sizeof(conf), "");
+	/* 400, Twilio's 21211: failed at once, the code kept */
+	abandoned_on(&f, "twr", 1, "090-7760-0001", "2036-03-01");
+	twilio_knob("invalid", "+819077600001");
+	cr_assert_eq(deliver_with(conf, "2036-03-01T03:10:00Z"), 0);
+	cr_assert_str_eq(delivery_of(&f, 1), "failed twilio_21211 -");
+	cr_assert_str_eq(outcome_of(&f, 1), "failed - - 1");
+	twilio_normal();
+	/* 503, then 429: tried again later, then sent once */
+	abandoned_on(&f, "twr", 2, "090-7760-0002", "2036-03-02");
+	twilio_knob("fail", "503");
+	cr_assert_eq(deliver_with(conf, "2036-03-02T03:10:00Z"), 0);
+	cr_assert_str_eq(outcome_of(&f, 2), "scheduled - - 1");
+	twilio_knob("fail", "429");
+	cr_assert_eq(deliver_with(conf, "2036-03-02T03:20:00Z"), 0);
+	cr_assert_str_eq(outcome_of(&f, 2), "scheduled - - 2");
+	twilio_normal();
+	cr_assert_eq(deliver_with(conf, "2036-03-02T03:40:00Z"), 0);
+	cr_assert_eq(strncmp(outcome_of(&f, 2), "sent ", 5), 0, "%s",
+	    outcome_of(&f, 2));
+	cr_assert_not_null(q = twilio_request_to("+819077600002"));
+	snprintf(sid, sizeof(sid), "%s", jget(q, "sid"));
+	json_object_put(q);
+	/* undelivered, signed: failed with Twilio's error code, told once */
+	cr_assert_eq(twilio_callback(sid, "undelivered", "30003", "good", body,
+	    sizeof(body)), 204, "%s", body);
+	cr_assert_eq(strncmp(delivery_of(&f, 2), "failed twilio_30003 SM", 22),
+	    0, "%s", delivery_of(&f, 2));
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
+	    "AND event_type = 'delivery.failed' AND JSON_VALUE(payload, "
+	    "'$.error_code') = 'twilio_30003'", f.tenant), "1");
+	/* a Messaging Service in place of a sender number */
+	twilio_conf(conf, sizeof(conf), "'twilio_messaging_service_sid = "
+	    "MG00000000000000000000000000000044'");
+	abandoned_on(&f, "twr", 3, "090-7760-0003", "2036-03-03");
+	cr_assert_eq(deliver_with(conf, "2036-03-03T03:10:00Z"), 0);
+	cr_assert_not_null(q = twilio_request_to("+819077600003"));
+	cr_assert_str_eq(jget(q, "form.MessagingServiceSid"),
+	    "MG00000000000000000000000000000044");
+	cr_assert_null(jget(q, "form.From"));
+	json_object_put(q);
+	cr_assert_eq(strncmp(delivery_of(&f, 3), "sent - SM", 9), 0, "%s",
+	    delivery_of(&f, 3));
+	/* a late "delivered" does not undo the failure */
+	cr_assert_eq(twilio_callback(sid, "delivered", NULL, "good", body,
+	    sizeof(body)), 204, "%s", body);
+	cr_assert_eq(strncmp(delivery_of(&f, 2), "failed twilio_30003 SM", 22),
+	    0, "%s", delivery_of(&f, 2));
+}
+
+/*
+ * Signed with twilio_signature() itself (the unit test checks it against
+ * Twilio's example): a sid no delivery has is 404, a status Twilio does
+ * not list or a malformed sid 400; the query is signed too.
+ */
+Test(deliver, twilio_callback_names_a_delivery_of_ours)
+{
+	struct form_field fl[3];
+	struct resp	*r;
+	char		 url[512], sig[TWILIO_SIGNATURE_LEN + 1], hdr[256];
+	const char	*tok = getenv("FB_TWILIO_TOKEN");
+	static const char *const sids[] = { "SM00000000000000000000000000000404",
+	    "SM00000000000000000000000000000404", "SMx" };
+	static const char *const sts[] = { "delivered", "exploded", "failed" };
+	static const char *const params[] = { "MessageSid", "MessageStatus",
+	    "MessageSid" };
+	static const long codes[] = { 404, 400, 400 };
+	char		 b[256];
+	size_t		 i;
+
+	snprintf(url, sizeof(url), "%s/hooks/sms/twilio", getenv("FB_TEST_URL"));
+	for (i = 0; i < NELEM(sids); i++) {
+		fl[0] = (struct form_field){ "MessageSid", sids[i] };
+		fl[1] = (struct form_field){ "MessageStatus", sts[i] };
+		fl[2] = (struct form_field){ "ErrorCode", "30008" };
+		cr_assert(twilio_signature(tok, url, fl, 3, sig));
+		snprintf(hdr, sizeof(hdr), "X-Twilio-Signature: %s", sig);
+		snprintf(b, sizeof(b), "MessageStatus=%s&ErrorCode=30008&"
+		    "MessageSid=%s", sts[i], sids[i]);
+		r = http("POST", "/hooks/sms/twilio", NULL, b, hdr);
+		expect_error(r, codes[i], codes[i] == 404 ? "not_found" :
+		    "invalid_request", codes[i] == 404 ? "not_found" :
+		    "parameter_invalid", params[i]);
+		resp_free(r);
+	}
+	/* the same fields posted with a query Twilio was not given */
+	fl[0] = (struct form_field){ "MessageSid", sids[0] };
+	fl[1] = (struct form_field){ "MessageStatus", "delivered" };
+	cr_assert(twilio_signature(tok, url, fl, 2, sig));
+	snprintf(hdr, sizeof(hdr), "X-Twilio-Signature: %s", sig);
+	snprintf(b, sizeof(b), "MessageSid=%s&MessageStatus=delivered", sids[0]);
+	r = http("POST", "/hooks/sms/twilio?x=1", NULL, b, hdr);
+	expect_error(r, 403, "permission_error", "signature_invalid",
+	    "X-Twilio-Signature");
+	resp_free(r);
 }

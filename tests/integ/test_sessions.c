@@ -179,6 +179,68 @@ link_token(const char *to, int nth, char out[64])
 	snprintf(out, 64, "%.47s", t + strlen("/admin/#/accept/"));
 }
 
+/*
+ * The session names its tenant and the other tenants where the address
+ * is an active member with a password (issue 42: the admin UI's
+ * switcher), and signing in again with one's tenant_id switches to it.
+ */
+Test(sessions, session_names_its_tenant_and_lists_the_others)
+{
+	struct fx	 a, b, c, d;
+	struct sess	 s;
+	struct resp	*r;
+	char		 extra[128];
+
+	owner_fixture(&a);
+	fx_new(&b, "free", 0);
+	fx_new(&c, "free", 0);
+	fx_new(&d, "free", 0);
+	sql("UPDATE tenants SET name = 'Second shop' WHERE id = '%s'", b.tenant);
+	sql("UPDATE members SET email = '%s' WHERE id = '%s'", owner_email,
+	    b.member);
+	cr_assert_eq(set_password(b.member, "the second shop's pass"), 0);
+	sql("UPDATE members SET role = 'viewer' WHERE id = '%s'", b.member);
+	/* suspended there, or another address: not offered */
+	cr_assert_eq(set_password(c.member, PW), 0);
+	sql("UPDATE members SET email = '%s', status = 'suspended' "
+	    "WHERE id = '%s'", owner_email, c.member);
+	cr_assert_eq(set_password(d.member, PW), 0);
+
+	session_of(owner_email, PW, &s);
+	r = http("GET", "/api/v1/admin/session", NULL, NULL, s.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "tenant.id"), a.tenant);
+	cr_assert_str_eq(jget(r->json, "tenant.name"), "テスト店舗");
+	cr_assert_str_eq(jget(r->json, "tenants.0.id"), b.tenant, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "tenants.0.name"), "Second shop");
+	cr_assert_str_eq(jget(r->json, "tenants.0.role"), "viewer");
+	cr_assert_null(jget(r->json, "tenants.1"), "%s", r->body);
+	resp_free(r);
+
+	/* the switch: A's password does not open B; B's own does */
+	snprintf(extra, sizeof(extra), ",\"tenant_id\":\"%s\"", b.tenant);
+	r = signin(owner_email, PW, extra);
+	expect_error(r, 401, "authentication_error", "signin_failed", NULL);
+	resp_free(r);
+	r = signin(owner_email, "the second shop's pass", extra);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "tenant_id"), b.tenant);
+	cr_assert_str_eq(jget(r->json, "tenant.name"), "Second shop");
+	cr_assert_str_eq(jget(r->json, "member.role"), "viewer");
+	cr_assert_str_eq(jget(r->json, "tenants.0.id"), a.tenant);
+	cr_assert_str_eq(jget(r->json, "tenants.0.role"), "owner");
+	cr_assert_null(jget(r->json, "tenants.1"), "%s", r->body);
+	resp_free(r);
+
+	/* alone at its address: an empty list */
+	snprintf(extra, sizeof(extra), "owner@t%s.example", d.tenant);
+	session_of(extra, PW, &s);
+	r = http("GET", "/api/v1/admin/session", NULL, NULL, s.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "tenants")), 0);
+	resp_free(r);
+}
+
 Test(sessions, invitation_roles_suspension_and_last_owner)
 {
 	struct fx	 f;
@@ -1488,6 +1550,73 @@ Test(sessions, two_factor_totp_recovery_and_requirement)
 	    "code", "123456");
 	expect_error(r, 401, "authentication_error",
 	    "two_factor_challenge_invalid", "challenge_token");
+	resp_free(r);
+	http_source = NULL;
+}
+
+/*
+ * Two-factor sign-in holds against guessing (issue 43, items 3 and 4):
+ * new recovery codes replace the old ones; a challenge takes 5 wrong
+ * codes and no more; wrong codes count in the sign-in throttle as wrong
+ * passwords do, so the right password then waits (429).
+ */
+Test(sessions, two_factor_guessing_and_new_recovery_codes)
+{
+	struct fx	 f;
+	struct sess	 s;
+	struct resp	*r;
+	char		 b32[40], rc[11][16], tok[64], code[8], body[64];
+	const char	*fresh, *ra;
+	int		 i;
+
+	owner_fixture(&f);
+	http_source = "127.0.0.22";
+	session_of(owner_email, PW, &s);
+	enrol(&s, b32, rc);
+	r = http("POST", "/api/v1/admin/me/totp/recovery_codes", NULL,
+	    "{\"code\":\"000000x\"}", s.hdr);
+	expect_error(r, 422, "invalid_request", "totp_code_invalid", "code");
+	resp_free(r);
+	totp_code(b32, 1, code);
+	snprintf(body, sizeof(body), "{\"code\":\"%s\"}", code);
+	r = http("POST", "/api/v1/admin/me/totp/recovery_codes", NULL, body,
+	    s.hdr);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	cr_assert_eq(json_object_array_length(jobj(r->json,
+	    "recovery_codes")), 10);
+	fresh = json_object_get_string(json_object_array_get_idx(jobj(r->json,
+	    "recovery_codes"), 0));
+	snprintf(rc[10], 16, "%s", fresh);
+	resp_free(r);
+	challenge_of(owner_email, tok);
+	r = second_step(tok, "recovery_code", rc[0]);
+	expect_error(r, 401, "authentication_error", "two_factor_failed",
+	    "recovery_code");
+	resp_free(r);
+	r = second_step(tok, "recovery_code", rc[10]);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+
+	/* from another address: five wrong codes use the challenge up */
+	http_source = "127.0.0.23";
+	challenge_of(owner_email, tok);
+	for (i = 0; i < 5; i++) {
+		totp_code(b32, 7 + i, code);
+		r = second_step(tok, "code", code);
+		expect_error(r, 401, "authentication_error",
+		    "two_factor_failed", "code");
+		resp_free(r);
+	}
+	r = second_step(tok, "code", code);
+	expect_error(r, 401, "authentication_error",
+	    "two_factor_challenge_invalid", "challenge_token");
+	resp_free(r);
+	/* and they count as failed sign-ins: the password now waits */
+	r = signin(owner_email, PW, NULL);
+	expect_error(r, 429, "rate_limit_error", "signin_throttled", NULL);
+	ra = resp_header(r, "Retry-After");
+	cr_assert_not_null(ra);
+	cr_assert(atoi(ra) >= 1 && atoi(ra) <= 30, "Retry-After %s", ra);
 	resp_free(r);
 	http_source = NULL;
 }

@@ -461,9 +461,13 @@ Test(deliveries, killed_pass_of_20000_never_sends_twice, .timeout = 600)
 	cr_assert_str_neq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
 	    "AND status = 'sending'", f.tenant), "0",
 	    "the killed pass held no claim when it died: the test proves nothing");
-	/* after the lease, a pass again: the killed claims end outcome_unknown */
+	/*
+	 * after the lease, a pass again: the killed claims end
+	 * outcome_unknown (a budget for the whole backlog: on a busy machine
+	 * the default one leaves some of it for a next pass)
+	 */
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2033-02-01T03:25:00Z "
-	    "--limit 100000"), 0);
+	    "--limit 100000 --budget 600"), 0);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
 	    "AND status NOT IN ('sent', 'failed')", f.tenant), "0",
 	    "%s", sql_row("SELECT GROUP_CONCAT(DISTINCT status) FROM deliveries "

@@ -475,6 +475,8 @@ Test(webhooks, delivered_signed_redelivered, .timeout = 60)
 	cr_assert_null(jget(r->json, "data.1.id"));
 	snprintf(dlv, sizeof(dlv), "%s", jget(r->json, "data.0.id"));
 	resp_free(r);
+	/* the receiver's X-Formback-Delivery names the record (issue 44) */
+	cr_assert_str_eq(send1, dlv);
 	/* redeliver: the same event and bytes, a new record and send id */
 	snprintf(b, sizeof(b), "/api/v1/webhook_deliveries/%s/redeliver", dlv);
 	r = http("POST", b, f.live, "", NULL);

@@ -1,7 +1,9 @@
 // Every answer the integration suite received, checked against
 // openapi.json (issue 18): the operation is found by method and path
 // template, the schema by status (or `default`), and the body validated
-// with Ajv (JSON Schema 2020-12, as OpenAPI 3.1 uses).
+// with Ajv (JSON Schema 2020-12, as OpenAPI 3.1 uses), and the header
+// fields against the response's: every required one there, every
+// integer one an integer.
 //
 // With the webhook receiver's log (tests/standins/webhook_receiver.py)
 // too, every event it was sent is checked against its webhook's body in
@@ -40,6 +42,30 @@ function schemaOf(part) {
   return JSON.parse(JSON.stringify(c.schema).replaceAll('"#/components/', '"openapi#/components/'));
 }
 
+// The header fields a response of the document declares, $refs resolved:
+// [name in lower case, required, schema type].
+function headersOf(part) {
+  if (part.$ref) part = doc.components.responses[part.$ref.split('/').pop()];
+  return Object.entries(part.headers || {}).map(([name, h]) => {
+    if (h.$ref) h = doc.components.headers[h.$ref.split('/').pop()];
+    return [name.toLowerCase(), h.required === true, h.schema && h.schema.type];
+  });
+}
+
+// What is wrong with an answer's header fields against its response in
+// the document (issue 44): a required one missing, an integer one that
+// is not; null when nothing is.
+function headerFault(resp, got) {
+  for (const [name, required, type] of headersOf(resp)) {
+    if (!(name in got)) {
+      if (required) return `required header ${name} missing`;
+    } else if (type === 'integer' && !/^-?[0-9]+$/.test(got[name])) {
+      return `header ${name}: "${got[name]}" is not an integer`;
+    }
+  }
+  return null;
+}
+
 const validators = new Map();
 let passed = 0, failed = 0, unknown = 0;
 const seen = new Set();
@@ -50,6 +76,15 @@ for (const line of readFileSync(logFile, 'utf8').split('\n')) {
   if (!hit) { unknown++; continue; }	// outside the document (404 probes, R_INTERNAL)
   const resp = hit.op.responses[String(r.status)] || hit.op.responses.default;
   const key = `${hit.m} ${hit.tpl} ${r.status}`;
+  const fault = r.headers ? headerFault(resp, r.headers) : null;
+  if (fault) {
+    failed++;
+    if (!seen.has(key + fault)) {
+      seen.add(key + fault);
+      console.log(`FAIL ${key}: ${fault}`);
+    }
+    continue;
+  }
   const schema = schemaOf(resp);
   if (!schema) { passed++; continue; }
   if (!validators.has(key)) validators.set(key, ajv.compile(schema));

@@ -7,6 +7,7 @@
 #include <criterion/criterion.h>
 
 #include "../../src/formback.h"
+#include "../../src/sms.h"
 
 static char keyfile[] = "/tmp/fbkeyXXXXXX";
 static char conffile[] = "/tmp/fbconfXXXXXX";
@@ -176,4 +177,100 @@ Test(conf, key_rotation)
 	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_ECONF);
 	cr_assert_not_null(strstr(err, "line 2"), "%s", err);
 	unlink(kf);
+}
+
+/* db_password_file: the password from a file's first line, not both. */
+Test(conf, db_password_file)
+{
+	struct conf	 c;
+	char		 err[256], full[1024], pw[] = "/tmp/fbpwXXXXXX";
+	FILE		*f;
+	int		 fd;
+
+	cr_assert_geq(fd = mkstemp(pw), 0);
+	cr_assert_not_null(f = fdopen(fd, "w"));
+	fputs("s3cret word\nsecond line\n", f);
+	fclose(f);
+	write_files("");
+	snprintf(full, sizeof(full), "db_user = fb\ndb_name = formback\n"
+	    "base_url = https://fb.example.jp\npii_key_file = %s\n"
+	    "db_password_file = %s\n", keyfile, pw);
+	write_files(full);
+	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_OK, "%s", err);
+	cr_assert_str_eq(c.db_password, "s3cret word");
+	conf_free(&c);
+	strcat(full, "db_password = other\n");
+	write_files(full);
+	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_ECONF);
+	cr_assert_not_null(strstr(err, "'db_password_file' at line 5"), "%s", err);
+	unlink(pw);
+	snprintf(full, sizeof(full), "db_user = fb\ndb_name = formback\n"
+	    "base_url = https://fb.example.jp\npii_key_file = %s\n"
+	    "db_password_file = %s\n", keyfile, pw);
+	write_files(full);
+	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_ECONF);
+	cr_assert_not_null(strstr(err, "cannot open"), "%s", err);
+}
+
+/*
+ * sms_provider (issue 44): a name of SMS_DRIVERS; the keys of the driver
+ * it names are required, the error naming the first one missing.
+ */
+Test(conf, sms_provider_names_its_missing_keys)
+{
+	struct conf	 c;
+	char		 err[256], full[1024];
+
+#define HEAD "db_user = a\ndb_name = b\nbase_url = https://x.example\n" \
+	"pii_key_file = %s\n"
+	cr_assert_eq(load(HEAD "sms_provider = carrier-pigeon\n", err,
+	    sizeof(err)), FB_ECONF);
+	cr_assert_not_null(strstr(err, "'sms_provider' at line 5: expected "
+	    "one of gateway twilio"), "%s", err);
+	cr_assert_eq(load(HEAD "sms_provider = twilio\n", err, sizeof(err)),
+	    FB_ECONF);
+	cr_assert_not_null(strstr(err, "missing key 'twilio_account_sid' "
+	    "(sms_provider twilio)"), "%s", err);
+	cr_assert_eq(load(HEAD "sms_provider = twilio\ntwilio_account_sid = "
+	    "AC0123456789abcdef0123456789abcdef\ntwilio_auth_token =\n", err,
+	    sizeof(err)), FB_ECONF);
+	cr_assert_not_null(strstr(err, "'twilio_auth_token'"), "%s", err);
+	/* sms_from's default is a name, not a sender Twilio takes as given */
+	cr_assert_eq(load(HEAD "sms_provider = twilio\ntwilio_account_sid = "
+	    "AC0123456789abcdef0123456789abcdef\ntwilio_auth_token = t\n", err,
+	    sizeof(err)), FB_ECONF);
+	cr_assert_not_null(strstr(err, "missing key "
+	    "'twilio_messaging_service_sid' or 'sms_from'"), "%s", err);
+	/* a SID goes into the API's URL: letters and digits only */
+	cr_assert_eq(load(HEAD "twilio_account_sid = AC/../x\n", err,
+	    sizeof(err)), FB_ECONF);
+	cr_assert_not_null(strstr(err, "'twilio_account_sid' at line 5"), "%s",
+	    err);
+	/* the gateway named: its URL too; not named, as before the key */
+	cr_assert_eq(load(HEAD "sms_provider = gateway\n", err, sizeof(err)),
+	    FB_ECONF);
+	cr_assert_not_null(strstr(err, "'sms_gateway_url'"), "%s", err);
+	cr_assert_eq(load(HEAD, err, sizeof(err)), FB_OK, "%s", err);
+	write_files("");
+	snprintf(full, sizeof(full), HEAD "sms_provider = twilio\n"
+	    "twilio_account_sid = AC0123456789abcdef0123456789abcdef\n"
+	    "twilio_auth_token = secret\ntwilio_messaging_service_sid = "
+	    "MG0123456789abcdef0123456789abcdef\n"
+	    "twilio_api_base = http://127.0.0.1:9/\n", keyfile);
+	write_files(full);
+	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_OK, "%s", err);
+	cr_assert_eq(c.sms_provider, SMS_TWILIO);
+	cr_assert_str_eq(c.twilio_api_base, "http://127.0.0.1:9");
+	cr_assert_str_eq(c.twilio_messaging_service_sid,
+	    "MG0123456789abcdef0123456789abcdef");
+	conf_free(&c);
+	write_files("");
+	snprintf(full, sizeof(full), HEAD, keyfile);
+	write_files(full);
+	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_OK, "%s", err);
+	cr_assert_eq(c.sms_provider, SMS_GATEWAY);
+	cr_assert_str_eq(c.twilio_api_base, "https://api.twilio.com");
+	cr_assert_null(c.twilio_auth_token);
+	conf_free(&c);
+#undef HEAD
 }

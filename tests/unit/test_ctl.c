@@ -64,6 +64,17 @@ Test(ctl_table, options_are_those_the_usage_names)
 	    "id", 2));
 }
 
+Test(ctl_table, an_option_alone_in_brackets_is_a_flag)
+{
+	static const char args[] = "--tenant T --contact C [--stop]";
+
+	cr_assert(usage_names(args, "stop", 4));
+	cr_assert(usage_flag(args, "stop", 4));
+	cr_assert(!usage_flag(args, "contact", 7));
+	cr_assert(!usage_flag(args, "sto", 3));
+	cr_assert(!usage_flag("[--plan free|pro]", "plan", 4));
+}
+
 Test(ctl_table, words_find_their_command)
 {
 	struct ctl	 c;

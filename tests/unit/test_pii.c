@@ -169,3 +169,54 @@ Test(pii, contact_in_text)
 	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
 		cr_assert_not(contact_in_text(no[i], strlen(no[i])), "%s", no[i]);
 }
+
+/* Three keys: 7 current, 5 and 0 earlier; the index key is 0's (lowest). */
+static void
+three_keys(struct conf *c, unsigned char k[3][32])
+{
+	memset(c, 0, sizeof(*c));
+	randombytes_buf(k, 3 * 32);
+	c->master_key = k[0];
+	c->master_key_id = 7;
+	c->old_keys[0] = k[1];
+	c->old_key_ids[0] = 5;
+	c->old_keys[1] = k[2];
+	c->old_key_ids[1] = 0;
+	c->nold_keys = 2;
+	c->index_key = k[2];
+}
+
+/*
+ * A rotation's opening (formback.conf(5) "KEY ROTATION"): the row's key
+ * first, then any other key of the file, saying which opened it.
+ */
+Test(pii, open_any_key_of_the_file)
+{
+	unsigned char	 k[3][32], s[PII_SEALED_MAX(32)], other[32];
+	struct conf	 c;
+	char		 out[64];
+	unsigned	 by = 99;
+	size_t		 n;
+
+	three_keys(&c, k);
+	n = pii_seal(k[1], "t", "r", "tel", "09012345678", s);
+	cr_assert(pii_open_any(&c, 5, "t", "r", "tel", s, n, out, sizeof(out),
+	    &by));
+	cr_assert_eq(by, 5);
+	cr_assert_str_eq(out, "09012345678");
+	/* the row names another key (a contact kept from before): still opens */
+	cr_assert(pii_open_any(&c, 7, "t", "r", "tel", s, n, out, sizeof(out),
+	    &by));
+	cr_assert_eq(by, 5);
+	cr_assert(pii_open_any(&c, -1, "t", "r", "tel", s, n, out, sizeof(out),
+	    NULL));
+	/* moved to another row, or under a key the file no longer holds: no */
+	cr_assert_not(pii_open_any(&c, 5, "t", "r2", "tel", s, n, out,
+	    sizeof(out), NULL));
+	randombytes_buf(other, sizeof(other));
+	n = pii_seal(other, "t", "r", "tel", "09012345678", s);
+	cr_assert_not(pii_open_any(&c, 5, "t", "r", "tel", s, n, out,
+	    sizeof(out), NULL));
+	cr_assert_not(pii_open_any(&c, 5, "t", "r", "tel", NULL, 0, out,
+	    sizeof(out), NULL));
+}

@@ -1,4 +1,4 @@
--- 0037: two-factor sign-in (issue 43, item 4; src/totp.h, formback.fcgi(8)
+-- 0040: two-factor sign-in (issue 43, item 4; src/totp.h, formback.fcgi(8)
 -- SESSIONS).
 --
 -- The owner's switch: every member of the tenant needs a second factor;
@@ -24,15 +24,19 @@ CREATE TABLE IF NOT EXISTS member_totp (
   CONSTRAINT fk_member_totp_member FOREIGN KEY (member_id) REFERENCES members (id)
 ) ENGINE=InnoDB;
 
--- One-time recovery codes, 10 per confirmed enrolment: only a keyed
--- BLAKE2b of each (the index key; recovery_code_hash()), used once.
+-- One-time recovery codes, 10 per confirmed enrolment, each sealed as
+-- the secret is (the tenant, the code's id and "recovery_code" as
+-- associated data), so a key rotation re-seals them like any sealed
+-- column; used once.
 CREATE TABLE IF NOT EXISTS member_recovery_codes (
-  member_id  UUID NOT NULL,
-  code_hash  BINARY(32) NOT NULL,
-  tenant_id  UUID NOT NULL,
-  created_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
-  used_at    DATETIME(6) NULL,
-  PRIMARY KEY (member_id, code_hash),
+  id          UUID NOT NULL PRIMARY KEY,
+  member_id   UUID NOT NULL,
+  tenant_id   UUID NOT NULL,
+  code_sealed VARBINARY(64) NOT NULL,
+  code_key_id INT UNSIGNED NOT NULL,
+  created_at  DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6),
+  used_at     DATETIME(6) NULL,
+  KEY member_recovery_codes_member (member_id, used_at),
   CONSTRAINT fk_recovery_member FOREIGN KEY (member_id) REFERENCES members (id)
 ) ENGINE=InnoDB;
 
