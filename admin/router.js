@@ -16,6 +16,7 @@ import { deliveries } from './screens/deliveries.js';
 import { suppressions } from './screens/suppressions.js';
 import { webhooks } from './screens/webhooks.js';
 import { settings } from './screens/settings.js';
+import { account } from './screens/account.js';
 import { privacy } from './screens/privacy.js';
 
 // [pattern, screen]: the pattern's groups are the screen's arguments.
@@ -35,6 +36,7 @@ export const routes = [
   [/^#\/deliveries$/, deliveries], [/^#\/suppressions$/, suppressions],
   [/^#\/webhooks$/, webhooks], [/^#\/settings$/, settings],
   [/^#\/reports$/, reports], [/^#\/privacy$/, privacy],
+  [/^#\/account$/, account],
   [/^#?\/?$/, dashboard],
 ];
 
@@ -66,6 +68,9 @@ export async function route() {
       return;
     }
   }
+  // a member who must enrol a second factor first sees only the account
+  const tf = session.me.two_factor;
+  if (tf && tf.enrol_only) return account();
   r = resolve(routes, hash);
   if (r) return r[0](...r[1]);
   notFound();

@@ -3,6 +3,7 @@
 import { api, setCsrf } from './api.js';
 import { h, clear, form, modal } from './ui.js';
 import { label } from './labels.js';
+import { secondStep } from './screens/signin.js';
 
 // The session: {member, tenant_id, tenant, tenants, csrf_token}, or null
 // signed out (GET /admin/session, SessionOut).
@@ -41,6 +42,7 @@ const menu = [
   ['#/leads', 'リード'], ['#/deliveries', '配信'],
   ['#/suppressions', '配信停止'], ['#/webhooks', 'Webhook'],
   ['#/settings', '設定'], ['#/privacy', '個人データ'],
+  ['#/account', 'アカウント'],
 ];
 
 // Is the menu's href the current screen's (here: #/ and one part)?
@@ -58,7 +60,8 @@ export function tenantChoices(me) {
 
 // Switching tenant is signing in to it again (POST /admin/session with
 // its tenant_id): a dialog asks for that membership's password; on
-// success the new session's screens start again at the dashboard.
+// success the new session's screens start again at the dashboard; a
+// membership with two-factor sign-in asks for its code first.
 export function switchTenant() {
   const me = session.me;
   modal('アカウントの切り替え', (close) => [
@@ -69,11 +72,16 @@ export function switchTenant() {
     { name: 'password', label: 'パスワード', type: 'password',
       required: true, autocomplete: 'current-password' }], '切り替える',
     async (v) => {
-      session.me = await api('POST', '/admin/session', {
+      const next = await api('POST', '/admin/session', {
         email: me.member.email, password: v.password,
         tenant_id: v.tenant_id });
-      setCsrf(session.me.csrf_token);
       close();
+      if (next.object === 'two_factor_challenge') {
+        secondStep(next.challenge_token);
+        return;
+      }
+      session.me = next;
+      setCsrf(session.me.csrf_token);
       if (location.hash === '#/') window.dispatchEvent(
         new Event('hashchange'));
       else location.hash = '#/';

@@ -126,6 +126,38 @@ enum fb_err	api_keys_list(struct req *);
 enum fb_err	api_keys_create(struct req *);
 enum fb_err	api_keys_revoke(struct req *);
 enum fb_err	api_audit_list(struct req *);
+enum fb_err	api_session_two_factor(struct req *);
+/*
+ * The sign-in throttle (issue 16, 43) of the two subjects of
+ * signin_subjects() (session.h): *held true with 429 signin_throttled
+ * and Retry-After written while either is blocked.  Errors: the
+ * database's.
+ */
+enum fb_err	signin_wait(struct req *, const unsigned char *acct,
+		    const unsigned char *addr, bool *held) FB_WUR;
+/* Count a failure (a password, a code) against both subjects. */
+enum fb_err	signin_fail(struct req *, const unsigned char *acct,
+		    const unsigned char *addr) FB_WUR;
+/* api/twofactor.c: a member's second factor (issue 43, item 4) */
+enum fb_err	api_totp_get(struct req *);
+enum fb_err	api_totp_begin(struct req *);
+enum fb_err	api_totp_confirm(struct req *);
+enum fb_err	api_totp_disable(struct req *);
+enum fb_err	api_recovery_codes_create(struct req *);
+enum fb_err	api_two_factor_policy_get(struct req *);
+enum fb_err	api_two_factor_policy_set(struct req *);
+/*
+ * Check a second factor of member `member` of `tenant` in the caller's
+ * transaction: a TOTP `code` (totp_check(): the window of one step
+ * either way, a step after the last accepted one, which it becomes) or
+ * else a `recovery_code` (used up when it matches).  *ok false for a
+ * wrong, replayed or used code, or a member without an active TOTP,
+ * after the same work.  Errors: the database's, FB_ECRYPTO for a secret
+ * that no key opens.
+ */
+enum fb_err	two_factor_check(struct req *, const char *tenant,
+		    const char *member, const char *code,
+		    const char *recovery_code, bool *ok) FB_WUR;
 /* api/personal.c: data-subject requests (issue 43) */
 enum fb_err	api_personal_export(struct req *);
 enum fb_err	api_personal_erase(struct req *);

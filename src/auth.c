@@ -172,6 +172,7 @@ authenticate_session(struct req *r)
 	snprintf(r->auth.member_id, sizeof(r->auth.member_id), "%s", s->member_id);
 	snprintf(r->auth.role, sizeof(r->auth.role), "%s", s->role);
 	r->auth.scopes = role_scopes(s->role);
+	r->auth.enrol_only = s->two_factor_required && !s->totp;
 	if (!plan_parse(s->plan, &plan))
 		plan = PLAN_FREE;
 	r->auth.rate_limit = s->rate_limit >= 0 ? (int)s->rate_limit :

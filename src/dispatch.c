@@ -1,7 +1,8 @@
 /*
  * The dispatcher: every route's policy, applied once, in this order --
  * route and method, content type and body size, authentication (contract:
- * Authentication) and rate limit (contract: Limits) by auth.c, scopes,
+ * Authentication) and rate limit (contract: Limits) by auth.c, a
+ * session's second factor when its tenant requires one (R_ENROL), scopes,
  * path and query parameters, JSON body, idempotency (contract:
  * Idempotency), then the handler inside one transaction (db_tx()) with
  * its audit row, rolled back for a test key's dry run (design 6).
@@ -309,7 +310,7 @@ audit(struct req *r)
 	 * kept sealed or as a blind index only (design 6).
 	 */
 	static const char *const secret[] = { "password", "token", "value",
-	    "contact", NULL };
+	    "contact", "code", "recovery_code", "challenge_token", NULL };
 	json_object	*d = json_object_new_object(), *sent = NULL;
 	const char	*text;
 	size_t		 i;
@@ -564,6 +565,11 @@ dispatch_admitted(struct req *r)
 	}
 	if ((r->route->flags & R_SESSION) != 0 && !r->auth.session) {
 		(void)api_error(r, AC_SESSION_REQUIRED, NULL);
+		return;
+	}
+	/* a member the tenant requires a second factor of, without one */
+	if (r->auth.enrol_only && (r->route->flags & R_ENROL) == 0) {
+		(void)api_error(r, AC_TWO_FACTOR_REQUIRED, NULL);
 		return;
 	}
 	if (!scope_covers(r->auth.scopes, r->route->scopes)) {

@@ -197,6 +197,33 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	/* AC_QUARANTINE_DECIDED */
 	{ "invalid_request", 409, "quarantine_decided",
 	  "この保留は既に送信再開または破棄されています。" },
+	/* AC_TWO_FACTOR_REQUIRED */
+	{ "permission_error", 403, "two_factor_required",
+	  "このアカウントでは2段階認証が必須です。アカウント画面で2段階認証を設定するまで、ほかの操作はできません。" },
+	/* AC_TWO_FACTOR_FAILED */
+	{ "authentication_error", 401, "two_factor_failed",
+	  "確認コードまたはリカバリーコードが正しくありません。" },
+	/* AC_CHALLENGE_INVALID */
+	{ "authentication_error", 401, "two_factor_challenge_invalid",
+	  "ログインの確認の期限(5分)が切れたか、使用済みです。もう一度パスワードからログインしてください。" },
+	/* AC_TOTP_ALREADY_ENABLED */
+	{ "invalid_request", 409, "totp_already_enabled",
+	  "2段階認証は既に有効です。設定し直すには、先に無効にしてください。" },
+	/* AC_TOTP_NOT_STARTED */
+	{ "invalid_request", 409, "totp_not_started",
+	  "2段階認証の設定が始まっていません。最初からやり直してください。" },
+	/* AC_TOTP_NOT_ENABLED */
+	{ "invalid_request", 409, "totp_not_enabled",
+	  "2段階認証は有効になっていません。" },
+	/* AC_TOTP_CODE_INVALID */
+	{ "invalid_request", 422, "totp_code_invalid",
+	  "確認コードが正しくないか、既に使われています。認証アプリに表示されている6桁の数字を入力してください。" },
+	/* AC_PASSWORD_INVALID */
+	{ "invalid_request", 422, "password_invalid",
+	  "パスワードが正しくありません。" },
+	/* AC_TWO_FACTOR_ENROL_FIRST */
+	{ "invalid_request", 409, "two_factor_enrol_first",
+	  "メンバー全員に2段階認証を必須にする前に、ご自身の2段階認証を有効にしてください。" },
 	/* AC_SIGNATURE_INVALID: a provider's callback not signed (issue 44) */
 	{ "permission_error", 403, "signature_invalid",
 	  "署名が正しくありません。" },

@@ -415,6 +415,9 @@ operation_json(const struct route *rt, const struct texts *t)
 				json_object_array_add(ro, json_object_new_string(roles[i]));
 		json_object_object_add(op, "x-service-roles", ro);
 	}
+	/* what a member who must enrol a second factor may call (issue 43) */
+	if ((rt->flags & R_ENROL) != 0)
+		jadd_bool(op, "x-formback-enrol", true);
 	sec = json_object_new_array();
 	if ((rt->flags & R_PUBLIC) == 0) {
 		json_object *b = json_object_new_object();

@@ -53,6 +53,9 @@ struct param_def {
 				   session_required (issue 16) */
 #define R_KEEP		0x80	/* a refusal (4xx) is committed too: what it
 				   counts (a sign-in's failure, a code's try) */
+#define R_ENROL		0x100	/* reachable by a member who must enrol a
+				   second factor first (issue 43): others
+				   answer 403 two_factor_required */
 
 struct req;
 typedef enum fb_err (*handler_fn)(struct req *);
@@ -90,6 +93,11 @@ struct auth {
 	char		 session_id[UUID_STRLEN + 1];
 	char		 session_token[TOKEN_LEN + 1];
 	char		 role[16];
+	/*
+	 * the tenant requires a second factor and the member has none:
+	 * only R_ENROL routes (issue 43, item 4)
+	 */
+	bool		 enrol_only;
 	char		 key_id[UUID_STRLEN + 1];
 	char		 tenant_id[UUID_STRLEN + 1];
 	char		 member_id[UUID_STRLEN + 1];

@@ -202,6 +202,22 @@ device_cookie_ok(const struct conf *c, const char *h, const char *email,
 	return false;
 }
 
+void
+signin_subjects(const struct req *r, const char *email,
+    unsigned char acct[SECRET_HASH_LEN], unsigned char addr[SECRET_HASH_LEN])
+{
+	char	 subject[320], dtok[TOKEN_LEN + 1];
+
+	if (device_cookie_ok(r->conf, r->cookie, email, dtok))
+		snprintf(subject, sizeof(subject), "device:%s", dtok);
+	else
+		snprintf(subject, sizeof(subject), "account:%s", email);
+	secret_hash(subject, acct);
+	snprintf(subject, sizeof(subject), "address:%s",
+	    r->client_addr != NULL ? r->client_addr : "");
+	secret_hash(subject, addr);
+}
+
 enum fb_err
 device_cookie_set(struct req *r, const char *email)
 {

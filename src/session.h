@@ -107,5 +107,16 @@ bool		 device_cookie_ok(const struct conf *, const char *header,
  * https.  FB_EINVAL or FB_ENOMEM as req_header().
  */
 enum fb_err	 device_cookie_set(struct req *, const char *email);
+/*
+ * The two subjects a sign-in's failures count against (issue 43), as
+ * db_throttle_wait() takes them: into acct the hash of "device:<token>"
+ * when the request carries a device cookie made for `email` (the
+ * normalised address), else of "account:<email>"; into addr the hash of
+ * "address:<client address>".  The password step and the second factor
+ * (a code, a recovery code) count alike.
+ */
+void		 signin_subjects(const struct req *, const char *email,
+		    unsigned char acct[SECRET_HASH_LEN],
+		    unsigned char addr[SECRET_HASH_LEN]);
 
 #endif

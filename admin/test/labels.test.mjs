@@ -85,6 +85,8 @@ const kinds = {
   'TestSendOut.status': 'test_send_status', 'UsageOut.plan': 'plan',
   'DeliveryEventData.status': 'delivery_status',
   'PasswordResetOut.status': 'password_reset_status',
+  'TotpOut.status': 'totp_status', 'TotpEnrolmentOut.status': 'totp_status',
+  'TwoFactorChallengeOut.methods.items': 'two_factor_method',
   'PersonalDataSubjectOut.kind': 'suppression_kind',
   'PersonalDataContactOut.kind': 'suppression_kind',
   'PersonalDataContactOut.pii_state': 'pii_state',
@@ -158,7 +160,8 @@ test('every write operation and formbackctl action has an audit label', () => {
   // takeover warning write
   const other = ['signin', 'signin.failed', 'url_takeover',
     'invitation.accepted', 'password_reset.requested',
-    'password_reset.accepted', 'flood.quarantined', 'opt_out'];
+    'password_reset.accepted', 'flood.quarantined', 'opt_out',
+    'signin.password', 'signin.two_factor_failed', 'recovery_code.used'];
   for (const a of [...ops, ...cli, ...other])
     assert.ok(Object.hasOwn(tables.audit_action, a), a);
 });

@@ -72,6 +72,7 @@ const screens = [
   ['#/reports', 'レポート', 4],
   ['#/deliveries', '配信', 1], ['#/suppressions', '配信停止', 3],
   ['#/webhooks', 'Webhook', 3], ['#/settings', '設定', 5],
+  ['#/account', 'アカウント', 2],
   ['#/privacy', '個人データの開示・削除', 1],
 ];
 

@@ -16,6 +16,7 @@
 #include "../ops/member.h"
 #include "../rowjson.h"
 #include "../session.h"
+#include "../totp.h"
 #include "../db/store.h"
 
 static enum fb_err
@@ -52,8 +53,8 @@ session_tenants(struct jgen *j, const struct dbrows *t)
 /*
  * The session's answer (sign-in, GET): who is signed in, in which tenant
  * and which others the address may sign in to (the admin UI's switcher;
- * issue 42), the CSRF token unsafe requests must send, and when the
- * session ends at the latest.
+ * issue 42), the CSRF token unsafe requests must send, when the session
+ * ends at the latest, and the member's second factor.
  */
 static enum fb_err
 session_answer(struct req *r, const char *token, int status)
@@ -88,6 +89,12 @@ session_answer(struct req *r, const char *token, int status)
 	jg_str(&j, "id", a->member_id);
 	jg_str(&j, "email", a->email);
 	jg_str(&j, "role", a->role);
+	jg_obj_end(&j);
+	/* enrol_only: the routes a member must enrol through (issue 43) */
+	jg_obj(&j, "two_factor");
+	jg_bool(&j, "enabled", a->totp);
+	jg_bool(&j, "required", a->two_factor_required);
+	jg_bool(&j, "enrol_only", a->two_factor_required && !a->totp);
 	jg_obj_end(&j);
 	jg_str(&j, "csrf_token", csrf);
 	jg_time(&j, "expires_at", a->expires_at);
@@ -143,8 +150,8 @@ tenant_required(struct req *r, const struct signin_row *m, const bool *ok,
 }
 
 static enum fb_err
-signin_audit(struct db *db, const struct req *r, const struct signin_row *m,
-    const char *action)
+signin_audit(struct db *db, const struct req *r, const char *tenant,
+    const char *member, const char *action)
 {
 	char	 detail[128];
 
@@ -152,8 +159,125 @@ signin_audit(struct db *db, const struct req *r, const struct signin_row *m,
 	    r->client_addr != NULL && strspn(r->client_addr,
 	    "0123456789abcdefABCDEF.:") == strlen(r->client_addr) &&
 	    strlen(r->client_addr) <= 45 ? r->client_addr : "");
-	return db_audit_add(db, m->tenant_id, "session", m->id, r->request_id,
-	    action, "member", m->id, detail);
+	return db_audit_add(db, tenant, "session", member, r->request_id,
+	    action, "member", member, detail);
+}
+
+enum fb_err
+signin_wait(struct req *r, const unsigned char *acct,
+    const unsigned char *addr, bool *held)
+{
+	char		 wait_s[24];
+	long long	 wait;
+	enum fb_err	 e;
+
+	*held = false;
+	if ((e = db_throttle_wait(r->db, acct, addr, &wait)) != FB_OK)
+		return e;
+	if (wait <= 0)
+		return FB_OK;
+	*held = true;
+	snprintf(wait_s, sizeof(wait_s), "%lld", wait);
+	req_header(r, "Retry-After", wait_s);
+	logx(LOG_INFO, "sign-in refused: throttled for %lld s", wait);
+	return api_error(r, AC_SIGNIN_THROTTLED, NULL);
+}
+
+enum fb_err
+signin_fail(struct req *r, const unsigned char *acct,
+    const unsigned char *addr)
+{
+	enum fb_err	 e;
+
+	if ((e = db_throttle_fail(r->db, acct, SIGNIN_FREE_ACCOUNT)) != FB_OK)
+		return e;
+	return db_throttle_fail(r->db, addr, SIGNIN_FREE_ADDRESS);
+}
+
+/*
+ * The sign-in completed (the password, and the second factor when the
+ * member has one): a new session of member `member`, the account's
+ * failures forgotten, audited, the session and device cookies set, and
+ * the session's answer.
+ */
+static enum fb_err
+session_start(struct req *r, const char *tenant, const char *member,
+    const char *email, const unsigned char *acct)
+{
+	char		 token[TOKEN_LEN + 1], sid[UUID_STRLEN + 1];
+	unsigned char	 hash[SECRET_HASH_LEN];
+	enum fb_err	 e;
+
+	token_generate("fbs_", token);
+	secret_hash(token, hash);
+	uuid_v7(sid);
+	if ((e = db_session_create(r->db, sid, tenant, member, hash,
+	    r->client_addr, SESSION_MAX_SECONDS)) != FB_OK ||
+	    (e = db_throttle_clear(r->db, acct)) != FB_OK ||
+	    (e = signin_audit(r->db, r, tenant, member, "signin")) != FB_OK) {
+		sodium_memzero(token, sizeof(token));
+		return e;
+	}
+	if ((e = session_cookie_set(r, token)) == FB_OK &&
+	    (e = device_cookie_set(r, email)) == FB_OK)
+		e = session_answer(r, token, 200);
+	sodium_memzero(token, sizeof(token));
+	return e;
+}
+
+/*
+ * The password of a member with a second factor was right: no session
+ * yet, but a challenge (totp.h: CHALLENGE_SECONDS, CHALLENGE_TRIES, used
+ * once, only its hash kept) that POST /admin/session/two_factor takes
+ * with a code.  The account's failures are not forgotten until then.
+ */
+static enum fb_err
+challenge_start(struct req *r, const char *tenant, const char *member)
+{
+	char		 token[TOKEN_LEN + 1], id[UUID_STRLEN + 1];
+	unsigned char	 hash[SECRET_HASH_LEN];
+	struct jgen	 j;
+	enum fb_err	 e;
+
+	token_generate("fbc_", token);
+	secret_hash(token, hash);
+	uuid_v7(id);
+	if ((e = db_challenge_add(r->db, id, tenant, member, hash,
+	    CHALLENGE_SECONDS)) != FB_OK ||
+	    (e = signin_audit(r->db, r, tenant, member,
+	    "signin.password")) != FB_OK) {
+		sodium_memzero(token, sizeof(token));
+		return e;
+	}
+	req_gen_begin(r, &j);
+	jg_str(&j, "object", "two_factor_challenge");
+	jg_str(&j, "challenge_token", token);
+	jg_int(&j, "expires_in_seconds", CHALLENGE_SECONDS);
+	jg_arr(&j, "methods");
+	jg_str(&j, NULL, "totp");
+	jg_str(&j, NULL, "recovery_code");
+	jg_arr_end(&j);
+	sodium_memzero(token, sizeof(token));
+	return req_gen_end(r, &j, 200);
+}
+
+/* The members the address and password open; their number into *n. */
+static void
+signin_check(const struct signin_row *m, size_t nm, const char *pw,
+    bool *ok, size_t *n, size_t *hit)
+{
+	size_t	 i;
+
+	*n = 0;
+	for (i = 0; i < nm && i < 10; i++) {
+		/* the Argon2id work first, whatever the status (issue 43) */
+		ok[i] = password_verify(m[i].password_hash, pw);
+		ok[i] = ok[i] && strcmp(m[i].status, "active") == 0;
+		if (ok[i])
+			*hit = i, (*n)++;
+	}
+	if (nm == 0)
+		(void)password_verify(NULL, pw);
 }
 
 /*
@@ -162,22 +286,21 @@ signin_audit(struct db *db, const struct req *r, const struct signin_row *m,
  * session.h) and per client address (db_throttle_fail()); a success
  * sets a new device cookie.  A wrong password, an unknown
  * address, a suspended member and one without a password all answer the
- * same 401 after the same Argon2id work.  Its route keeps its refusals
- * (R_KEEP): a failure is counted though the answer is an error.
+ * same 401 after the same Argon2id work.  A member with a second factor
+ * gets a challenge instead of a session (challenge_start()).  Its route
+ * keeps its refusals (R_KEEP): a failure is counted though the answer is
+ * an error.
  */
 enum fb_err
 api_session_create(struct req *r)
 {
 	const char	*in, *pw, *tenant = NULL;
-	char		 email[255], subject[320], token[TOKEN_LEN + 1];
-	char		 sid[UUID_STRLEN + 1], wait_s[24], dtok[TOKEN_LEN + 1];
+	char		 email[255];
 	unsigned char	 acct[SECRET_HASH_LEN], addr[SECRET_HASH_LEN];
-	unsigned char	 hash[SECRET_HASH_LEN];
 	struct dbrows	 ms;
 	const struct signin_row *m;
-	bool		 ok[10];
+	bool		 ok[10], held;
 	size_t		 i, n = 0, hit = 0;
-	long long	 wait;
 	enum fb_err	 e;
 
 	if (foreign_page(r) || body_str(r, "email", true, 254, &in) < 0 ||
@@ -190,72 +313,98 @@ api_session_create(struct req *r)
 		snprintf(email, sizeof(email), "%s", "invalid");
 	if ((e = db_ensure(r->db)) != FB_OK)
 		return FB_EGONE;
-	/*
-	 * a browser that signed in as this address before counts its
-	 * failures against its device cookie, any other client against the
-	 * account (device cookies; session.h)
-	 */
-	if (device_cookie_ok(r->conf, r->cookie, email, dtok))
-		snprintf(subject, sizeof(subject), "device:%s", dtok);
-	else
-		snprintf(subject, sizeof(subject), "account:%s", email);
-	secret_hash(subject, acct);
-	snprintf(subject, sizeof(subject), "address:%s",
-	    r->client_addr != NULL ? r->client_addr : "");
-	secret_hash(subject, addr);
-	if ((e = db_throttle_wait(r->db, acct, addr, &wait)) != FB_OK)
+	signin_subjects(r, email, acct, addr);
+	if ((e = signin_wait(r, acct, addr, &held)) != FB_OK || held)
 		return e;
-	if (wait > 0) {
-		snprintf(wait_s, sizeof(wait_s), "%lld", wait);
-		req_header(r, "Retry-After", wait_s);
-		logx(LOG_INFO, "sign-in refused: throttled for %lld s", wait);
-		return api_error(r, AC_SIGNIN_THROTTLED, NULL);
-	}
 	if ((e = db_signin_members(r->db, email, tenant, &ms)) != FB_OK)
 		return e;
 	m = ms.row;
-	for (i = 0; i < ms.n && i < NELEM(ok); i++) {
-		/* the Argon2id work first, whatever the status (issue 43) */
-		ok[i] = password_verify(m[i].password_hash, pw);
-		ok[i] = ok[i] && strcmp(m[i].status, "active") == 0;
-		if (ok[i])
-			hit = i, n++;
-	}
-	if (ms.n == 0)
-		(void)password_verify(NULL, pw);
+	signin_check(m, ms.n, pw, ok, &n, &hit);
 	if (n == 0) {
-		e = db_throttle_fail(r->db, acct, SIGNIN_FREE_ACCOUNT);
-		if (e == FB_OK)
-			e = db_throttle_fail(r->db, addr, SIGNIN_FREE_ADDRESS);
+		e = signin_fail(r, acct, addr);
 		for (i = 0; e == FB_OK && i < ms.n; i++)
-			e = signin_audit(r->db, r, &m[i], "signin.failed");
+			e = signin_audit(r->db, r, m[i].tenant_id, m[i].id,
+			    "signin.failed");
 		dbrows_free(&ms);
 		if (ms.n == 0)
 			logx(LOG_INFO, "sign-in failed: no such account");
 		return e != FB_OK ? e : api_error(r, AC_SIGNIN_FAILED, NULL);
 	}
-	if (n > 1) {
+	if (n > 1)
 		e = tenant_required(r, m, ok, ms.n);
-		dbrows_free(&ms);
-		return e;
-	}
-	token_generate("fbs_", token);
-	secret_hash(token, hash);
-	uuid_v7(sid);
-	if ((e = db_session_create(r->db, sid, m[hit].tenant_id, m[hit].id,
-	    hash, r->client_addr, SESSION_MAX_SECONDS)) == FB_OK &&
-	    (e = db_throttle_clear(r->db, acct)) == FB_OK)
-		e = signin_audit(r->db, r, &m[hit], "signin");
+	else if (m[hit].totp)
+		e = challenge_start(r, m[hit].tenant_id, m[hit].id);
+	else
+		e = session_start(r, m[hit].tenant_id, m[hit].id, email, acct);
 	dbrows_free(&ms);
-	if (e != FB_OK) {
-		sodium_memzero(token, sizeof(token));
-		return e;
-	}
-	if ((e = session_cookie_set(r, token)) == FB_OK &&
-	    (e = device_cookie_set(r, email)) == FB_OK)
-		e = session_answer(r, token, 200);
-	sodium_memzero(token, sizeof(token));
 	return e;
+}
+
+/*
+ * POST /api/v1/admin/session/two_factor: the sign-in's second step, the
+ * challenge and a TOTP code or a recovery code (two_factor_check()).  A
+ * wrong code counts against the same subjects as a wrong password
+ * (signin_subjects()), and against the challenge (CHALLENGE_TRIES);
+ * R_KEEP commits the count with the 401.  An unknown, used or expired
+ * challenge is 401 two_factor_challenge_invalid.
+ */
+enum fb_err
+api_session_two_factor(struct req *r)
+{
+	const char	*tok, *code = NULL, *rec = NULL;
+	char		 tenant[UUID_STRLEN + 1], member[UUID_STRLEN + 1];
+	char		 cid[UUID_STRLEN + 1], email[MEMBER_EMAIL_MAX + 1];
+	unsigned char	 hash[SECRET_HASH_LEN], acct[SECRET_HASH_LEN];
+	unsigned char	 addr[SECRET_HASH_LEN];
+	struct dbrows	 ch;
+	const struct challenge_row *c;
+	bool		 usable, held, ok;
+	enum fb_err	 e;
+
+	if (foreign_page(r) ||
+	    body_str(r, "challenge_token", true, TOKEN_LEN, &tok) < 0 ||
+	    body_str(r, "code", false, 16, &code) < 0 ||
+	    body_str(r, "recovery_code", false, 32, &rec) < 0)
+		return FB_OK;
+	if (code == NULL && rec == NULL)
+		return api_error(r, AC_PARAMETER_MISSING, "code");
+	if (code != NULL && rec != NULL)
+		return api_error(r, AC_PARAMETER_INVALID, "recovery_code");
+	if (!token_shape_ok(tok, "fbc_"))
+		return api_error(r, AC_CHALLENGE_INVALID, "challenge_token");
+	secret_hash(tok, hash);
+	e = db_challenge_by_token(r->db, hash, &ch);
+	if (e == FB_ENOTFOUND)
+		return api_error(r, AC_CHALLENGE_INVALID, "challenge_token");
+	if (e != FB_OK)
+		return e;
+	c = ch.row;
+	usable = c->usable && strcmp(c->member_status, "active") == 0;
+	snprintf(cid, sizeof(cid), "%s", c->id);
+	snprintf(tenant, sizeof(tenant), "%s", c->tenant_id);
+	snprintf(member, sizeof(member), "%s", c->member_id);
+	snprintf(email, sizeof(email), "%s", c->email);
+	dbrows_free(&ch);
+	if (!usable)
+		return api_error(r, AC_CHALLENGE_INVALID, "challenge_token");
+	signin_subjects(r, email, acct, addr);
+	if ((e = signin_wait(r, acct, addr, &held)) != FB_OK || held)
+		return e;
+	if ((e = two_factor_check(r, tenant, member, code, rec, &ok)) != FB_OK)
+		return e;
+	if (!ok) {
+		if ((e = db_challenge_fail(r->db, cid, CHALLENGE_TRIES)) == FB_OK &&
+		    (e = signin_fail(r, acct, addr)) == FB_OK)
+			e = signin_audit(r->db, r, tenant, member,
+			    "signin.two_factor_failed");
+		return e != FB_OK ? e : api_error(r, AC_TWO_FACTOR_FAILED,
+		    code != NULL ? "code" : "recovery_code");
+	}
+	if ((e = db_challenge_use(r->db, cid)) != FB_OK ||
+	    (rec != NULL && (e = signin_audit(r->db, r, tenant, member,
+	    "recovery_code.used")) != FB_OK))
+		return e;
+	return session_start(r, tenant, member, email, acct);
 }
 
 /* GET /api/v1/admin/session: who is signed in, and the CSRF token. */

@@ -17,6 +17,7 @@ static const struct ctl_cmd *const ctl_table[] = {
 	&ctl_member_invite_cmd,
 	&ctl_member_password_cmd,
 	&ctl_member_stop_cmd,
+	&ctl_member_totp_reset_cmd,
 	&ctl_site_create_cmd,
 	&ctl_site_release_cmd,
 	&ctl_quarantine_list_cmd,

@@ -114,6 +114,7 @@ extern const struct ctl_cmd ctl_member_create_cmd;	/* member.c */
 extern const struct ctl_cmd ctl_member_invite_cmd;
 extern const struct ctl_cmd ctl_member_password_cmd;
 extern const struct ctl_cmd ctl_member_stop_cmd;
+extern const struct ctl_cmd ctl_member_totp_reset_cmd;
 extern const struct ctl_cmd ctl_site_create_cmd;	/* site.c */
 extern const struct ctl_cmd ctl_site_release_cmd;
 extern const struct ctl_cmd ctl_site_set_cmd;

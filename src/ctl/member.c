@@ -1,5 +1,6 @@
 /*
- * formbackctl member create | invite | set-password | suspend | delete:
+ * formbackctl member create | invite | set-password | suspend | delete |
+ * totp-reset:
  * a tenant's people (formbackctl(8); contract: Authentication 4, 5).
  */
 #include <stdio.h>
@@ -177,6 +178,48 @@ member_stop(struct ctl *c)
 	ctl_print_id(id);
 }
 
+/*
+ * member totp-reset --tenant T --email E: the operator's recovery path
+ * of last resort (issue 43, item 4), for a member who lost both the
+ * authenticator and the recovery codes: the second factor is removed
+ * (member_totp_reset()), the member's sessions end, audited as
+ * member.totp_reset.  The member then signs in with the password alone
+ * and, in a tenant that requires it, enrols again first.
+ */
+static void
+member_totp_reset_cmd(struct ctl *c)
+{
+	char		 tenant[UUID_STRLEN + 1], id[UUID_STRLEN + 1];
+	char		 email[MEMBER_EMAIL_MAX + 1];
+	const char	*in;
+	struct dbrows	 m;
+	enum fb_err	 e;
+
+	ctl_opt_uuid(c, "tenant", tenant);
+	in = ctl_opt(c, "email", true);
+	if (!member_email(in, email))
+		ctl_die(c, 2, "option '--email': '%s' is not an email address",
+		    in);
+	ctl_connect(c);
+	ctl_need_tenant(c, tenant);
+	e = db_member_by_email(&c->db, tenant, email, &m);
+	if (e == FB_ENOTFOUND)
+		ctl_die(c, 1, "member '%s' not found in this tenant", email);
+	ctl_check(c, e, "look the member up");
+	snprintf(id, sizeof(id), "%s", ((const struct member_row *)m.row)->id);
+	dbrows_free(&m);
+	ctl_check(c, member_totp_reset(&c->db, tenant, id),
+	    "remove the second factor");
+	ctl_check(c, db_member_sessions_end(&c->db, id, NULL),
+	    "end the member's sessions");
+	ctl_audit_commit(c, tenant, "member.totp_reset", "member", id);
+	ctl_print_id(id);
+}
+
+const struct ctl_cmd ctl_member_totp_reset_cmd = {
+	"member", "totp-reset", "--tenant T --email E", 0,
+	member_totp_reset_cmd
+};
 const struct ctl_cmd ctl_member_create_cmd = {
 	"member", "create",
 	"--tenant T --email E [--role owner|admin|member|viewer]",

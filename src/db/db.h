@@ -33,6 +33,7 @@ enum db_set {
 	DBSET_MEMBER,		/* db/member.c: sign-in, sessions, invitations */
 	DBSET_TESTSEND,		/* db/testsend.c: test recipients and test sends */
 	DBSET_OPS,		/* db/ops.c: queues and cron passes */
+	DBSET_TWOFACTOR,	/* db/twofactor.c: TOTP, recovery codes */
 	DBSET_ROTATION,		/* db/rotation.c: master key rotations */
 	DBSET_PERSONAL,		/* db/personal.c: data-subject requests */
 	DBSET__MAX

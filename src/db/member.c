@@ -424,5 +424,7 @@ db_member_purge(struct db *db)
 	if ((e = run(db, MB_PURGE_SESSIONS, DBNOPARAMS, NULL)) == FB_OK &&
 	    (e = run(db, MB_PURGE_INVITATIONS, DBNOPARAMS, NULL)) == FB_OK)
 		e = run(db, MB_PURGE_THROTTLE, DBNOPARAMS, NULL);
+	if (e == FB_OK)
+		e = db_challenge_purge(db);
 	return e;
 }

@@ -13,10 +13,18 @@
  * (migration 0020; issue 16).
  */
 
-/* A member who may be signing in with an address, with the tenant's name. */
+/* Whether member m has TOTP active (migration 0040; db/twofactor.c). */
+#define MEMBER_TOTP_SQL "EXISTS (SELECT 1 FROM member_totp x WHERE " \
+	"x.member_id = m.id AND x.confirmed_at IS NOT NULL)"
+
+/*
+ * A member who may be signing in with an address, with the tenant's
+ * name, and whether a second factor follows the password.
+ */
 #define SIGNIN_COLS(F, N) F(id, TEXT, "m.id") N(tenant_id, TEXT, "m.tenant_id") \
 	N(tenant_name, TEXT, "t.name") N(role, TEXT, "m.role") \
-	N(status, TEXT, "m.status") N(password_hash, TEXT, "m.password_hash")
+	N(status, TEXT, "m.status") N(password_hash, TEXT, "m.password_hash") \
+	N(totp, BOOL, MEMBER_TOTP_SQL)
 struct signin_row { DB_FIELDS(SIGNIN_COLS) };
 /*
  * Up to 10 members with this address (lower-cased), of tenant `tenant`
@@ -50,7 +58,9 @@ enum fb_err db_throttle_clear(struct db *, const unsigned char *hash) FB_WUR;
 	N(dead, BOOL, "s.ended_at IS NOT NULL OR s.expires_at <= NOW(6) " \
 	    "OR s.last_seen_at <= NOW(6) - INTERVAL ? SECOND") \
 	N(stale, BOOL, "s.last_seen_at <= NOW(6) - INTERVAL 60 SECOND") \
-	N(expires_at, TIME, "s.expires_at") N(tenant_name, TEXT, "t.name")
+	N(expires_at, TIME, "s.expires_at") N(tenant_name, TEXT, "t.name") \
+	N(two_factor_required, BOOL, "t.two_factor_required") \
+	N(totp, BOOL, MEMBER_TOTP_SQL)
 struct session_auth_row { DB_FIELDS(SESSION_AUTH_COLS) };
 /*
  * One struct session_auth_row by token hash, dead after `idle` seconds
@@ -91,6 +101,7 @@ enum fb_err db_member_sessions_end(struct db *, const char *member,
 #define MEMBER_COLS(F, N) F(id, TEXT, "m.id") N(email, TEXT, "m.email") \
 	N(role, TEXT, "m.role") N(status, TEXT, "m.status") \
 	N(has_password, BOOL, "m.password_hash IS NOT NULL") \
+	N(two_factor_enabled, BOOL, MEMBER_TOTP_SQL) \
 	N(last_seen_at, TIME, "(SELECT MAX(s.last_seen_at) FROM sessions s " \
 	    "WHERE s.member_id = m.id)") \
 	N(created_at, TIME, "m.created_at")
@@ -148,7 +159,8 @@ enum fb_err db_invitation_use(struct db *, const char *id) FB_WUR;
 
 /*
  * Retention (formback-deliver): sessions and one-time links 30 days past
- * their expiry, sign-in failures a day old and no longer blocking;
+ * their expiry, sign-in failures a day old and no longer blocking,
+ * two-factor challenges a day past their expiry (db_challenge_purge());
  * 10,000 rows of each at most, autocommit.
  */
 enum fb_err db_member_purge(struct db *) FB_WUR;

@@ -34,6 +34,7 @@
 #include "webhook.h"
 #include "ppcheck.h"
 #include "report.h"
+#include "twofactor.h"
 #include "rotation.h"
 #include "personal.h"
 

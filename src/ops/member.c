@@ -23,3 +23,9 @@ member_invite(struct db *db, const char *tenant, const char *member)
 	return db_invitation_add(db, id, tenant, member, "invite",
 	    INVITE_SECONDS);
 }
+
+enum fb_err
+member_totp_reset(struct db *db, const char *tenant, const char *member)
+{
+	return db_totp_remove(db, tenant, member);
+}

@@ -31,4 +31,15 @@ enum fb_err	member_create(struct db *, const char *tenant,
 enum fb_err	member_invite(struct db *, const char *tenant,
 		    const char *member) FB_WUR;
 
+/*
+ * Remove member `member`'s second factor (issue 43, item 4): its TOTP
+ * secret, active or pending, its recovery codes and its open sign-in
+ * challenges; the member signs in with the password alone again (and,
+ * in a tenant that requires a second factor, can only enrol).  The
+ * member disabling it (api/twofactor.c) and the operator's reset
+ * (formbackctl member totp-reset) share it.  Errors: the database's.
+ */
+enum fb_err	member_totp_reset(struct db *, const char *tenant,
+		    const char *member) FB_WUR;
+
 #endif

@@ -15,6 +15,7 @@
 #include <criterion/criterion.h>
 
 #include "harness.h"
+#include "../../src/totp.h"
 
 #define PW	"correct horse battery"
 #define J(...) #__VA_ARGS__
@@ -1336,4 +1337,286 @@ Test(sessions, consent_settings_edited_and_published)
 		cr_assert_not_null(strstr(r->body, "\"explicit\""), "%s", r->body);
 		resp_free(r);
 	}
+}
+
+/* The TOTP code of base32 secret `b32` at `delta` steps from now. */
+static void
+totp_code(const char *b32, int delta, char out[8])
+{
+	unsigned char	 k[32];
+	long		 n = base32_decode(b32, k, sizeof(k));
+
+	cr_assert_eq(n, 20);
+	snprintf(out, 8, "%06ld", hotp(k, 20, (uint64_t)(totp_step(
+	    (int64_t)time(NULL)) + delta), 6));
+}
+
+/* The password step of a member with TOTP: its challenge token. */
+static void
+challenge_of(const char *email, char out[64])
+{
+	struct resp	*r = signin(email, PW, NULL);
+
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "object"), "two_factor_challenge");
+	cr_assert_null(resp_header(r, "Set-Cookie"), "no session yet");
+	snprintf(out, 64, "%s", jget(r->json, "challenge_token"));
+	resp_free(r);
+}
+
+static struct resp *
+second_step(const char *tok, const char *field, const char *code)
+{
+	char	 body[256];
+
+	snprintf(body, sizeof(body), "{\"challenge_token\":\"%s\",\"%s\":\"%s\"}",
+	    tok, field, code);
+	return http("POST", "/api/v1/admin/session/two_factor", NULL, body,
+	    NULL);
+}
+
+/* Enrol the session's member: its base32 secret into b32, codes into rc. */
+static void
+enrol(const struct sess *s, char b32[40], char rc[11][16])
+{
+	struct resp	*r;
+	char		 code[8], body[64];
+	size_t		 i;
+
+	r = http("POST", "/api/v1/admin/me/totp", NULL, "{}", s->hdr);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	snprintf(b32, 40, "%s", jget(r->json, "secret"));
+	cr_assert(strncmp(jget(r->json, "otpauth_uri"), "otpauth://totp/"
+	    "Formback:", 24) == 0);
+	resp_free(r);
+	r = http("POST", "/api/v1/admin/me/totp/confirm", NULL,
+	    "{\"code\":\"12345\"}", s->hdr);
+	expect_error(r, 422, "invalid_request", "totp_code_invalid", "code");
+	resp_free(r);
+	totp_code(b32, 0, code);
+	snprintf(body, sizeof(body), "{\"code\":\"%s\"}", code);
+	r = http("POST", "/api/v1/admin/me/totp/confirm", NULL, body, s->hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "status"), "enabled");
+	cr_assert_eq(json_object_array_length(jobj(r->json,
+	    "recovery_codes")), 10);
+	for (i = 0; i < 10; i++)
+		snprintf(rc[i], 16, "%s", json_object_get_string(
+		    json_object_array_get_idx(jobj(r->json, "recovery_codes"),
+		    i)));
+	resp_free(r);
+}
+
+/*
+ * Two-factor sign-in (issue 43, item 4): enrolment and confirmation, the
+ * second step with a code, a wrong and a replayed code refused, a
+ * recovery code used once, the owner's requirement confining another
+ * member to the enrolment, disabling, and the operator's reset.
+ */
+Test(sessions, two_factor_totp_recovery_and_requirement)
+{
+	struct fx	 f;
+	struct sess	 s, s2;
+	struct resp	*r;
+	char		 b32[40], b32b[40], rc[11][16], rc2[11][16], tok[64];
+	char		 code[8], other[128], id[40], body[128];
+	json_object	*o;
+
+	owner_fixture(&f);
+	http_source = "127.0.0.21";
+	session_of(owner_email, PW, &s);
+	r = http("GET", "/api/v1/admin/me/totp", NULL, NULL, s.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "status"), "disabled");
+	resp_free(r);
+	/* the owner cannot require it before having it */
+	r = http("PUT", "/api/v1/admin/two_factor_policy", NULL,
+	    "{\"required\":true}", s.hdr);
+	expect_error(r, 409, "invalid_request", "two_factor_enrol_first",
+	    "required");
+	resp_free(r);
+	enrol(&s, b32, rc);
+	/* stored sealed, never in clear */
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM member_totp WHERE "
+	    "member_id = '%s' AND INSTR(secret_sealed, '%s') = 0",
+	    f.member, b32), "1");
+	r = http("POST", "/api/v1/admin/me/totp", NULL, "{}", s.hdr);
+	expect_error(r, 409, "invalid_request", "totp_already_enabled", NULL);
+	resp_free(r);
+
+	/* the password alone is a challenge; a wrong code is refused */
+	challenge_of(owner_email, tok);
+	totp_code(b32, 7, code);
+	r = second_step(tok, "code", code);
+	expect_error(r, 401, "authentication_error", "two_factor_failed",
+	    "code");
+	resp_free(r);
+	totp_code(b32, 1, code);
+	r = second_step(tok, "code", code);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "object"), "session");
+	cr_assert_not_null(strstr(r->headers, "fb_session=fbs_"));
+	resp_free(r);
+	/* the challenge is used; the code is too (replay) */
+	r = second_step(tok, "code", code);
+	expect_error(r, 401, "authentication_error",
+	    "two_factor_challenge_invalid", "challenge_token");
+	resp_free(r);
+	challenge_of(owner_email, tok);
+	r = second_step(tok, "code", code);
+	expect_error(r, 401, "authentication_error", "two_factor_failed",
+	    "code");
+	resp_free(r);
+	/* a recovery code works once */
+	r = second_step(tok, "recovery_code", rc[3]);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	challenge_of(owner_email, tok);
+	r = second_step(tok, "recovery_code", rc[3]);
+	expect_error(r, 401, "authentication_error", "two_factor_failed",
+	    "recovery_code");
+	resp_free(r);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id "
+	    "= '%s' AND action = 'signin.two_factor_failed'", f.tenant), "3");
+
+	/* the owner requires it: another member can only enrol */
+	snprintf(other, sizeof(other), "second@t%s.example", f.tenant);
+	cr_assert_eq(ctl(&o, "member create --tenant %s --email %s --role "
+	    "admin", f.tenant, other), 0);
+	snprintf(id, sizeof(id), "%s", jget(o, "id"));
+	json_object_put(o);
+	cr_assert_eq(set_password(id, PW), 0);
+	r = http("PUT", "/api/v1/admin/two_factor_policy", NULL,
+	    "{\"required\":true}", s.hdr);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "members_without_two_factor"), "1");
+	resp_free(r);
+	session_of(other, PW, &s2);
+	r = http("GET", "/api/v1/admin/session", NULL, NULL, s2.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "two_factor.enrol_only"), "true");
+	resp_free(r);
+	r = http("GET", "/api/v1/sites", NULL, NULL, s2.cookie);
+	expect_error(r, 403, "permission_error", "two_factor_required", NULL);
+	resp_free(r);
+	r = http("GET", "/api/v1/admin/members", NULL, NULL, s2.cookie);
+	expect_error(r, 403, "permission_error", "two_factor_required", NULL);
+	resp_free(r);
+	/* API keys are not members' sign-ins: the rule is the sessions' */
+	r = http("GET", "/api/v1/sites", f.live, NULL, NULL);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+	enrol(&s2, b32b, rc2);
+	r = http("GET", "/api/v1/sites", NULL, NULL, s2.cookie);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+
+	/* disabling needs the password (or a code); a wrong one counts */
+	r = http("POST", "/api/v1/admin/me/totp/disable", NULL,
+	    "{\"password\":\"not it at all\"}", s2.hdr);
+	expect_error(r, 422, "invalid_request", "password_invalid", "password");
+	resp_free(r);
+	snprintf(body, sizeof(body), "{\"password\":\"%s\"}", PW);
+	r = http("POST", "/api/v1/admin/me/totp/disable", NULL, body, s2.hdr);
+	cr_assert_eq(r->status, 204, "%s", r->body);
+	resp_free(r);
+	r = http("POST", "/api/v1/admin/me/totp/disable", NULL, body, s2.hdr);
+	expect_error(r, 409, "invalid_request", "totp_not_enabled", NULL);
+	resp_free(r);
+	r = http("GET", "/api/v1/sites", NULL, NULL, s2.cookie);
+	expect_error(r, 403, "permission_error", "two_factor_required", NULL);
+	resp_free(r);
+	r = http("POST", "/api/v1/admin/me/totp/confirm", NULL,
+	    "{\"code\":\"123456\"}", s2.hdr);
+	expect_error(r, 409, "invalid_request", "totp_not_started", NULL);
+	resp_free(r);
+
+	/* the operator's reset: the owner signs in with the password alone */
+	cr_assert_eq(ctl(&o, "member totp-reset --tenant %s --email %s",
+	    f.tenant, owner_email), 0);
+	cr_assert_str_eq(jget(o, "id"), f.member);
+	json_object_put(o);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id "
+	    "= '%s' AND action = 'member.totp_reset'", f.tenant), "1");
+	r = http("GET", "/api/v1/sites", NULL, NULL, s.cookie);
+	expect_error(r, 401, "authentication_error", "session_invalid", NULL);
+	resp_free(r);
+	session_of(owner_email, PW, &s);
+	r = http("GET", "/api/v1/admin/me/totp", NULL, NULL, s.cookie);
+	cr_assert_str_eq(jget(r->json, "status"), "disabled");
+	cr_assert_str_eq(jget(r->json, "required"), "true");
+	resp_free(r);
+	r = second_step("fbc_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+	    "code", "123456");
+	expect_error(r, 401, "authentication_error",
+	    "two_factor_challenge_invalid", "challenge_token");
+	resp_free(r);
+	http_source = NULL;
+}
+
+/*
+ * Two-factor sign-in holds against guessing (issue 43, items 3 and 4):
+ * new recovery codes replace the old ones; a challenge takes 5 wrong
+ * codes and no more; wrong codes count in the sign-in throttle as wrong
+ * passwords do, so the right password then waits (429).
+ */
+Test(sessions, two_factor_guessing_and_new_recovery_codes)
+{
+	struct fx	 f;
+	struct sess	 s;
+	struct resp	*r;
+	char		 b32[40], rc[11][16], tok[64], code[8], body[64];
+	const char	*fresh, *ra;
+	int		 i;
+
+	owner_fixture(&f);
+	http_source = "127.0.0.22";
+	session_of(owner_email, PW, &s);
+	enrol(&s, b32, rc);
+	r = http("POST", "/api/v1/admin/me/totp/recovery_codes", NULL,
+	    "{\"code\":\"000000x\"}", s.hdr);
+	expect_error(r, 422, "invalid_request", "totp_code_invalid", "code");
+	resp_free(r);
+	totp_code(b32, 1, code);
+	snprintf(body, sizeof(body), "{\"code\":\"%s\"}", code);
+	r = http("POST", "/api/v1/admin/me/totp/recovery_codes", NULL, body,
+	    s.hdr);
+	cr_assert_eq(r->status, 201, "%s", r->body);
+	cr_assert_eq(json_object_array_length(jobj(r->json,
+	    "recovery_codes")), 10);
+	fresh = json_object_get_string(json_object_array_get_idx(jobj(r->json,
+	    "recovery_codes"), 0));
+	snprintf(rc[10], 16, "%s", fresh);
+	resp_free(r);
+	challenge_of(owner_email, tok);
+	r = second_step(tok, "recovery_code", rc[0]);
+	expect_error(r, 401, "authentication_error", "two_factor_failed",
+	    "recovery_code");
+	resp_free(r);
+	r = second_step(tok, "recovery_code", rc[10]);
+	cr_assert_eq(r->status, 200, "%s", r->body);
+	resp_free(r);
+
+	/* from another address: five wrong codes use the challenge up */
+	http_source = "127.0.0.23";
+	challenge_of(owner_email, tok);
+	for (i = 0; i < 5; i++) {
+		totp_code(b32, 7 + i, code);
+		r = second_step(tok, "code", code);
+		expect_error(r, 401, "authentication_error",
+		    "two_factor_failed", "code");
+		resp_free(r);
+	}
+	r = second_step(tok, "code", code);
+	expect_error(r, 401, "authentication_error",
+	    "two_factor_challenge_invalid", "challenge_token");
+	resp_free(r);
+	/* and they count as failed sign-ins: the password now waits */
+	r = signin(owner_email, PW, NULL);
+	expect_error(r, 429, "rate_limit_error", "signin_throttled", NULL);
+	ra = resp_header(r, "Retry-After");
+	cr_assert_not_null(ra);
+	cr_assert(atoi(ra) >= 1 && atoi(ra) <= 30, "Retry-After %s", ra);
+	resp_free(r);
+	http_source = NULL;
 }
