@@ -184,6 +184,7 @@ enum fb_err	scenario_keep_sendable(struct req *, const char *scenario,
 enum fb_err	scenario_copy(struct req *, const char *from, const char *to,
 		    const char *name, char id[UUID_STRLEN + 1]) FB_WUR;
 /* Copy a message of the request's tenant as a new id (messages.c). */
-enum fb_err	message_copy(struct req *, const char *from, char id[UUID_STRLEN + 1]) FB_WUR;
+enum fb_err	message_copy(struct req *, const char *from,
+    char id[UUID_STRLEN + 1]) FB_WUR;
 
 #endif

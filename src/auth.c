@@ -129,7 +129,9 @@ authenticate_fresh(struct req *r)
 	return admitted(r, &rr);
 }
 
-/* Is this method unsafe (RFC 9110 section 9.2.1): a write a page could forge? */
+/*
+ * Is this method unsafe (RFC 9110 section 9.2.1): a write a page could forge?
+ */
 static bool
 unsafe_method(const char *m)
 {
@@ -168,8 +170,10 @@ authenticate_session(struct req *r)
 	stale = s->stale;
 	r->auth.session = true;
 	snprintf(r->auth.session_id, sizeof(r->auth.session_id), "%s", s->id);
-	snprintf(r->auth.tenant_id, sizeof(r->auth.tenant_id), "%s", s->tenant_id);
-	snprintf(r->auth.member_id, sizeof(r->auth.member_id), "%s", s->member_id);
+	snprintf(r->auth.tenant_id, sizeof(r->auth.tenant_id), "%s",
+	    s->tenant_id);
+	snprintf(r->auth.member_id, sizeof(r->auth.member_id), "%s",
+	    s->member_id);
 	snprintf(r->auth.role, sizeof(r->auth.role), "%s", s->role);
 	r->auth.scopes = role_scopes(s->role);
 	r->auth.enrol_only = s->two_factor_required && !s->totp;
@@ -201,7 +205,8 @@ authenticate_session(struct req *r)
 }
 
 /*
- * auth_request(): authenticate (contract: Authentication 1, 5, 6).  Returns FB_OK with
+ * auth_request(): authenticate (contract: Authentication 1, 5, 6).  Returns
+ * FB_OK with
  * an error response written (401); FB_OK with r->auth.cached set: the
  * worker's cached look-up of the key is in r->auth and the request waits
  * for its admission (auth_admit()); or authenticate_fresh()'s answer.
@@ -266,7 +271,8 @@ auth_admit(struct req **rs, size_t n)
 			continue;
 		/* the waiting requests of i's tenant, in arrival order */
 		for (ng = 0, j = i; j < n && ng < NELEM(g); j++)
-			if (rs[j]->auth.cached && same_admission(rs[i], rs[j])) {
+			if (rs[j]->auth.cached &&
+			    same_admission(rs[i], rs[j])) {
 				g[ng++] = rs[j];
 				rs[j]->auth.cached = false;
 			}

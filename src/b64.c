@@ -8,7 +8,8 @@
 size_t
 b64url_len(size_t n)
 {
-	return sodium_base64_encoded_len(n, sodium_base64_VARIANT_URLSAFE_NO_PADDING) - 1;
+	return sodium_base64_encoded_len(n,
+	    sodium_base64_VARIANT_URLSAFE_NO_PADDING) - 1;
 }
 
 void

@@ -28,9 +28,11 @@ enum conf_type {
 	CT_BOOL,	/* yes or no */
 	CT_HTTP_URL,	/* http:// or https:// and a host */
 	CT_SMTP_URL,	/* smtp:// or smtps:// and a host */
-	CT_MAIL_FROM,	/* an address, or a name and <address>: a From header in ASCII */
+	/* an address, or a name and <address>: a From header in ASCII */
+	CT_MAIL_FROM,
 	CT_SMS_PROVIDER, /* a name of SMS_DRIVERS (sms.h) */
-	CT_SID,		/* letters and digits (a Twilio SID: it goes into a URL) */
+	/* letters and digits (a Twilio SID: it goes into a URL) */
+	CT_SID,
 };
 
 struct conf_key {
@@ -57,50 +59,70 @@ static const char *const sms_keys[SMS_PROVIDER__MAX] = {
 #undef SMS_KEYS
 
 static const struct conf_key conf_keys[] = {
-	{ "db_host",		CT_STR,	O(db_host),	false, "127.0.0.1", 0, 0 },
-	{ "db_port",		CT_INT,	O(db_port),	false, "3306", 1, 65535 },
-	{ "db_socket",		CT_STR,	O(db_socket),	false, NULL, 0, 0 },
-	{ "db_user",		CT_STR,	O(db_user),	true,  NULL, 0, 0 },
-	{ "db_password",	CT_STR,	O(db_password),	false, "", 0, 0 },
-	{ "db_password_file",	CT_STR,	O(db_password_file), false, NULL, 0, 0 },
-	{ "db_name",		CT_STR,	O(db_name),	true,  NULL, 0, 0 },
-	{ "db_connect_timeout",	CT_INT,	O(db_connect_timeout), false, "5", 1, 3600 },
-	{ "db_read_timeout",	CT_INT,	O(db_read_timeout), false, "10", 1, 3600 },
-	{ "db_write_timeout",	CT_INT,	O(db_write_timeout), false, "10", 1, 3600 },
-	{ "base_url",		CT_HTTP_URL, O(base_url), true, NULL, 0, 0 },
-	{ "publish_dir",	CT_STR,	O(publish_dir),	false, "/var/lib/formback/publish", 0, 0 },
-	{ "pii_key_file",	CT_STR,	O(pii_key_file), true, NULL, 0, 0 },
-	{ "smtp_url",		CT_SMTP_URL, O(smtp_url), false, "smtp://127.0.0.1:25", 0, 0 },
-	{ "smtp_starttls",	CT_BOOL, O(smtp_starttls), false, "no", 0, 0 },
-	{ "smtp_from",		CT_MAIL_FROM, O(smtp_from), false, "formback@localhost", 0, 0 },
-	{ "sms_gateway_url",	CT_HTTP_URL, O(sms_gateway_url), false, NULL, 0, 0 },
-	{ "sms_gateway_token",	CT_STR,	O(sms_gateway_token), false, NULL, 0, 0 },
-	{ "sms_from",		CT_STR,	O(sms_from),	false, "Formback", 0, 0 },
-	{ "sms_provider",	CT_SMS_PROVIDER, O(sms_provider), false, "gateway", 0, 0 },
-	{ "twilio_account_sid",	CT_SID,	O(twilio_account_sid), false, NULL, 0, 0 },
-	{ "twilio_auth_token",	CT_STR,	O(twilio_auth_token), false, NULL, 0, 0 },
+	{ "db_host", CT_STR, O(db_host), false, "127.0.0.1", 0, 0 },
+	{ "db_port", CT_INT, O(db_port), false, "3306", 1, 65535 },
+	{ "db_socket", CT_STR, O(db_socket), false, NULL, 0, 0 },
+	{ "db_user", CT_STR, O(db_user), true,  NULL, 0, 0 },
+	{ "db_password", CT_STR, O(db_password), false, "", 0, 0 },
+	{ "db_password_file", CT_STR, O(db_password_file), false, NULL, 0, 0 },
+	{ "db_name", CT_STR, O(db_name), true,  NULL, 0, 0 },
+	{ "db_connect_timeout", CT_INT,
+	    O(db_connect_timeout), false, "5", 1, 3600 },
+	{ "db_read_timeout", CT_INT, O(db_read_timeout), false, "10", 1, 3600 },
+	{ "db_write_timeout", CT_INT,
+	    O(db_write_timeout), false, "10", 1, 3600 },
+	{ "base_url", CT_HTTP_URL, O(base_url), true, NULL, 0, 0 },
+	{ "publish_dir", CT_STR, O(publish_dir),
+	    false, "/var/lib/formback/publish", 0, 0 },
+	{ "pii_key_file", CT_STR, O(pii_key_file), true, NULL, 0, 0 },
+	{ "smtp_url", CT_SMTP_URL, O(smtp_url),
+	    false, "smtp://127.0.0.1:25", 0, 0 },
+	{ "smtp_starttls", CT_BOOL, O(smtp_starttls), false, "no", 0, 0 },
+	{ "smtp_from", CT_MAIL_FROM, O(smtp_from),
+	    false, "formback@localhost", 0, 0 },
+	{ "sms_gateway_url", CT_HTTP_URL,
+	    O(sms_gateway_url), false, NULL, 0, 0 },
+	{ "sms_gateway_token", CT_STR,
+	    O(sms_gateway_token), false, NULL, 0, 0 },
+	{ "sms_from", CT_STR, O(sms_from), false, "Formback", 0, 0 },
+	{ "sms_provider", CT_SMS_PROVIDER,
+	    O(sms_provider), false, "gateway", 0, 0 },
+	{ "twilio_account_sid", CT_SID,
+	    O(twilio_account_sid), false, NULL, 0, 0 },
+	{ "twilio_auth_token", CT_STR,
+	    O(twilio_auth_token), false, NULL, 0, 0 },
 	{ "twilio_messaging_service_sid", CT_SID,
 	  O(twilio_messaging_service_sid), false, NULL, 0, 0 },
 	{ "twilio_api_base",	CT_HTTP_URL, O(twilio_api_base), false,
 	  "https://api.twilio.com", 0, 0 },
-	{ "hook_token",		CT_STR,	O(hook_token),	false, NULL, 0, 0 },
-	{ "webhook_ca_file",	CT_STR,	O(webhook_ca_file), false, NULL, 0, 0 },
-	{ "webhook_allow_hosts", CT_STR, O(webhook_allow_hosts), false, NULL, 0, 0 },
-	{ "webhook_resolve",	CT_STR,	O(webhook_resolve), false, NULL, 0, 0 },
-	{ "log_level",		CT_LOGLEVEL, O(log_level), false, "info", 0, 0 },
-	{ "metrics",		CT_BOOL, O(metrics), false, "no", 0, 0 },
-	{ "max_body_bytes",	CT_INT,	O(max_body_bytes), false, "1048576", 1024, 16777216 },
-	{ "max_json_depth",	CT_INT,	O(max_json_depth), false, "32", 2, 256 },
-	{ "tag_events_per_hour", CT_INT, O(tag_events_per_hour), false, "3600", 1, 1000000000 },
-	{ "tag_captures_per_hour", CT_INT, O(tag_captures_per_hour), false, "30", 1, 1000000000 },
+	{ "hook_token", CT_STR, O(hook_token), false, NULL, 0, 0 },
+	{ "webhook_ca_file", CT_STR, O(webhook_ca_file), false, NULL, 0, 0 },
+	{ "webhook_allow_hosts", CT_STR,
+	    O(webhook_allow_hosts), false, NULL, 0, 0 },
+	{ "webhook_resolve", CT_STR, O(webhook_resolve), false, NULL, 0, 0 },
+	{ "log_level", CT_LOGLEVEL, O(log_level), false, "info", 0, 0 },
+	{ "metrics", CT_BOOL, O(metrics), false, "no", 0, 0 },
+	{ "max_body_bytes", CT_INT, O(max_body_bytes),
+	    false, "1048576", 1024, 16777216 },
+	{ "max_json_depth", CT_INT, O(max_json_depth), false, "32", 2, 256 },
+	{ "tag_events_per_hour", CT_INT,
+	    O(tag_events_per_hour), false, "3600", 1, 1000000000 },
+	{ "tag_captures_per_hour", CT_INT,
+	    O(tag_captures_per_hour), false, "30", 1, 1000000000 },
 	{ "tag_network_captures_per_hour", CT_INT,
 	  O(tag_network_captures_per_hour), false, "90", 1, 1000000000 },
-	{ "tag_visitor_captures", CT_INT, O(tag_visitor_captures), false, "10", 1, 1000000 },
-	{ "site_new_leads_floor", CT_INT, O(site_new_leads_floor), false, "100", 1, 1000000000 },
-	{ "site_new_leads_factor", CT_INT, O(site_new_leads_factor), false, "5", 1, 1000 },
-	{ "tag_event_retention_days", CT_INT, O(tag_event_retention_days), false, "400", 0, 36500 },
-	{ "audit_retention_days", CT_INT, O(audit_retention_days), false, "730", 0, 36500 },
-	{ "link_retention_days", CT_INT, O(link_retention_days), false, "400", 0, 36500 },
+	{ "tag_visitor_captures", CT_INT,
+	    O(tag_visitor_captures), false, "10", 1, 1000000 },
+	{ "site_new_leads_floor", CT_INT,
+	    O(site_new_leads_floor), false, "100", 1, 1000000000 },
+	{ "site_new_leads_factor", CT_INT,
+	    O(site_new_leads_factor), false, "5", 1, 1000 },
+	{ "tag_event_retention_days", CT_INT,
+	    O(tag_event_retention_days), false, "400", 0, 36500 },
+	{ "audit_retention_days", CT_INT,
+	    O(audit_retention_days), false, "730", 0, 36500 },
+	{ "link_retention_days", CT_INT,
+	    O(link_retention_days), false, "400", 0, 36500 },
 };
 
 const char *
@@ -164,11 +186,14 @@ conf_set(struct conf *c, const struct conf_key *k, const char *v,
 		}
 		/* FALLTHROUGH */
 	case CT_MAIL_FROM:
-		/* the From header is written as given: never a header it breaks */
+		/*
+		 * the From header is written as given: never a header it breaks
+		 */
 		if (k->type == CT_MAIL_FROM && (strchr(v, '@') == NULL ||
 		    !header_ok("From", v))) {
 			snprintf(err, errsz, "key '%s' at line %d: expected an "
-			    "address in ASCII, or a name and <address>", k->name,
+			    "address in ASCII, or a name and "
+			    "<address>", k->name,
 			    line);
 			return FB_ECONF;
 		}
@@ -192,7 +217,8 @@ conf_set(struct conf *c, const struct conf_key *k, const char *v,
 		return FB_OK;
 	case CT_BOOL:
 		if (strcmp(v, "yes") != 0 && strcmp(v, "no") != 0) {
-			snprintf(err, errsz, "key '%s' at line %d: expected yes "
+			snprintf(err, errsz,
+			    "key '%s' at line %d: expected yes "
 			    "or no", k->name, line);
 			return FB_ECONF;
 		}
@@ -203,7 +229,8 @@ conf_set(struct conf *c, const struct conf_key *k, const char *v,
 			if (strcmp(v, sms_names[i]) == 0)
 				break;
 		if (i == SMS_PROVIDER__MAX) {
-			n = snprintf(err, errsz, "key '%s' at line %d: expected "
+			n = snprintf(err, errsz,
+			    "key '%s' at line %d: expected "
 			    "one of", k->name, line);
 			for (i = 0; i < SMS_PROVIDER__MAX && n > 0 &&
 			    (size_t)n < errsz; i++)
@@ -295,15 +322,18 @@ conf_read_key(struct conf *c, char *err, size_t errsz, int at)
 			continue;
 		key = NULL;
 		if (!key_line(p, &id, &key) || (nlines > 0 &&
-		    (conf_master_key(c, id) != NULL || nlines > CONF_KEYS_MAX))) {
+		    (conf_master_key(c, id) != NULL ||
+		    nlines > CONF_KEYS_MAX))) {
 			if (key != NULL)
 				sodium_free(key);
 			sodium_memzero(line, sizeof(line));
 			fclose(f);
-			snprintf(err, errsz, "key 'pii_key_file' at line %d: '%s' "
-			    "line %d must hold 64 hex characters (32 bytes), after "
-			    "an optional id and a colon, with ids not repeated and "
-			    "at most %d earlier keys", at, c->pii_key_file, kline,
+			snprintf(err, errsz,
+			    "key 'pii_key_file' at line %d: '%s' "
+			    "line %d must hold 64 hex characters (32 bytes), "
+			    "after an optional id and a colon, with ids not "
+			    "repeated and at most %d earlier "
+			    "keys", at, c->pii_key_file, kline,
 			    CONF_KEYS_MAX);
 			return FB_ECONF;
 		}
@@ -318,7 +348,8 @@ conf_read_key(struct conf *c, char *err, size_t errsz, int at)
 	sodium_memzero(line, sizeof(line));
 	fclose(f);
 	if (nlines == 0) {
-		snprintf(err, errsz, "key 'pii_key_file' at line %d: '%s' holds "
+		snprintf(err, errsz,
+		    "key 'pii_key_file' at line %d: '%s' holds "
 		    "no key", at, c->pii_key_file);
 		return FB_ECONF;
 	}
@@ -352,7 +383,8 @@ conf_read_password(struct conf *c, char *err, size_t errsz, int at,
 		return FB_ECONF;
 	}
 	if ((f = fopen(c->db_password_file, "r")) == NULL) {
-		snprintf(err, errsz, "key 'db_password_file' at line %d: cannot "
+		snprintf(err, errsz,
+		    "key 'db_password_file' at line %d: cannot "
 		    "open '%s': %s", at, c->db_password_file, strerror(errno));
 		return FB_ECONF;
 	}
@@ -386,7 +418,8 @@ filled(const struct conf *c, const struct conf_key *k)
 /*
  * The keys of the SMS driver sms_provider names (sms_keys[]), when the
  * file names one: each word of its list must have a line with a value,
- * or one of its "a|b" alternatives.  Without an sms_provider line the generic gateway
+ * or one of its "a|b" alternatives.  Without an sms_provider line the generic
+ * gateway
  * is used as before the key existed: its URL may be missing (send_sms()
  * then fails each SMS with sms_gateway_not_configured).
  */
@@ -413,8 +446,10 @@ conf_check_sms(const struct conf *c, const char *path, const int *seen,
 				ae = e;
 			for (i = 0; i < NELEM(conf_keys); i++)
 				if (strlen(conf_keys[i].name) == (size_t)(ae - a) &&
-				    strncmp(conf_keys[i].name, a, (size_t)(ae - a)) == 0)
-					ok = seen[i] != 0 && filled(c, &conf_keys[i]);
+				    strncmp(conf_keys[i].name, a,
+				    (size_t)(ae - a)) == 0)
+					ok = seen[i] != 0 && filled(c,
+					    &conf_keys[i]);
 		}
 		if (!ok) {
 			/* "a|b" reads "'a' or 'b'" */
@@ -425,7 +460,8 @@ conf_check_sms(const struct conf *c, const char *path, const int *seen,
 				} else
 					keys[n++] = *a;
 			keys[n] = '\0';
-			snprintf(err, errsz, "%s: missing key '%s' (sms_provider "
+			snprintf(err, errsz,
+			    "%s: missing key '%s' (sms_provider "
 			    "%s)", path, keys, sms_names[c->sms_provider]);
 			return FB_ECONF;
 		}
@@ -449,7 +485,8 @@ conf_parse(struct conf *c, const char *path, char *err, size_t errsz)
 {
 	FILE		*f;
 	char		 line[4096], *k, *v, *e;
-	int		 seen[NELEM(conf_keys)] = { 0 };	/* the line, or 0 */
+	/* the line, or 0 */
+	int		 seen[NELEM(conf_keys)] = { 0 };
 	size_t		 i;
 	int		 lineno = 0;
 	enum fb_err	 rc;
@@ -489,7 +526,8 @@ conf_parse(struct conf *c, const char *path, char *err, size_t errsz)
 		*e = '\0';
 		for (v++; isspace((unsigned char)*v); v++)
 			continue;
-		for (e = v + strlen(v); e > v && isspace((unsigned char)e[-1]); e--)
+		for (e = v + strlen(v); e > v &&
+		    isspace((unsigned char)e[-1]); e--)
 			continue;
 		*e = '\0';
 		for (i = 0; i < NELEM(conf_keys); i++)
@@ -501,7 +539,8 @@ conf_parse(struct conf *c, const char *path, char *err, size_t errsz)
 			fclose(f);
 			return FB_ECONF;
 		}
-		if ((rc = conf_set(c, &conf_keys[i], v, err, errsz, lineno)) != FB_OK) {
+		if ((rc = conf_set(c, &conf_keys[i], v, err, errsz,
+		    lineno)) != FB_OK) {
 			fclose(f);
 			return rc == FB_ECONF ? rc : FB_ECONF;
 		}
@@ -517,11 +556,13 @@ conf_parse(struct conf *c, const char *path, char *err, size_t errsz)
 			return FB_ECONF;
 		}
 		if (conf_keys[i].def != NULL &&
-		    conf_set(c, &conf_keys[i], conf_keys[i].def, err, errsz, 0) != FB_OK)
+		    conf_set(c, &conf_keys[i], conf_keys[i].def, err, errsz,
+		    0) != FB_OK)
 			return FB_ECONF;
 	}
 	/* base_url is used to build links: no trailing slash. */
-	for (e = c->base_url + strlen(c->base_url); e > c->base_url && e[-1] == '/'; e--)
+	for (e = c->base_url + strlen(c->base_url); e > c->base_url &&
+	    e[-1] == '/'; e--)
 		e[-1] = '\0';
 	/* nor Twilio's: the API's paths are added to it */
 	for (e = c->twilio_api_base + strlen(c->twilio_api_base);
@@ -553,7 +594,8 @@ conf_free(struct conf *c)
 	size_t	 i;
 
 	for (i = 0; i < NELEM(conf_keys); i++)
-		if (conf_keys[i].type != CT_INT && conf_keys[i].type != CT_BOOL &&
+		if (conf_keys[i].type != CT_INT &&
+		    conf_keys[i].type != CT_BOOL &&
 		    conf_keys[i].type != CT_LOGLEVEL &&
 		    conf_keys[i].type != CT_SMS_PROVIDER)	/* a string */
 			free(*(char **)((char *)c + conf_keys[i].off));

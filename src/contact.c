@@ -50,7 +50,8 @@ contact_tel_normalize(const char *in, char out[16], enum tel_kind *kind)
 			d[n++] = *p++;
 			continue;
 		}
-		if ((unsigned char)p[0] == 0xef && (unsigned char)p[1] == 0xbc &&
+		if ((unsigned char)p[0] == 0xef &&
+		    (unsigned char)p[1] == 0xbc &&
 		    (unsigned char)p[2] >= 0x90 && (unsigned char)p[2] <= 0x99) {
 			if (n + 1 >= sizeof(d))
 				return false;
@@ -127,7 +128,8 @@ tel_sep_at(const char *s, const char *end)
 
 	for (i = 0; i < NELEM(tel_seps); i++) {
 		len = strlen(tel_seps[i]);
-		if ((size_t)(end - s) >= len && memcmp(s, tel_seps[i], len) == 0)
+		if ((size_t)(end - s) >= len &&
+		    memcmp(s, tel_seps[i], len) == 0)
 			return len;
 	}
 	return 0;
@@ -154,7 +156,8 @@ contact_in_text(const char *s, size_t n)
 		    (unsigned char)p[1] == 0xbc && (unsigned char)p[2] == 0xa0 ? 3 : 0;
 		if (at == 0 || p == s || !email_char((unsigned char)p[-1]))
 			continue;
-		for (q = p + at, d = 0; q < end && (isalnum((unsigned char)*q) ||
+		for (q = p + at, d = 0; q < end &&
+		    (isalnum((unsigned char)*q) ||
 		    *q == '-' || *q == '.'); q++)
 			if (*q == '.' && q > p + at && q + 1 < end &&
 			    isalnum((unsigned char)q[1]))
@@ -228,13 +231,15 @@ contact_email_normalize(const char *in, char out[256])
 	n = (size_t)(e - s);
 	if (n == 0 || n > 254)
 		return false;
-	if ((at = memchr(s, '@', n)) == NULL || memchr(at + 1, '@', (size_t)(e - at - 1)) != NULL)
+	if ((at = memchr(s, '@', n)) == NULL ||
+	    memchr(at + 1, '@', (size_t)(e - at - 1)) != NULL)
 		return false;
 	local = (size_t)(at - s);
 	if (local == 0 || local > 64)
 		return false;
 	for (i = 0; i < n; i++)
-		if ((unsigned char)s[i] <= 0x20 || s[i] == 0x7f || s[i] == '<' ||
+		if ((unsigned char)s[i] <= 0x20 || s[i] == 0x7f ||
+		    s[i] == '<' ||
 		    s[i] == '>' || s[i] == '"' || s[i] == ',' || s[i] == ';' ||
 		    s[i] == '\\')
 			return false;

@@ -78,12 +78,14 @@ judge(struct db *db, const struct lead_owner_row *l, size_t n, long long now,
 
 	for (i = 0; i < n; i++)
 		ids[i] = l[i].id;
-	if ((e = db_leads_abandon(db, l->tenant_id, ids, n, now, taken)) != FB_OK)
+	if ((e = db_leads_abandon(db, l->tenant_id, ids, n, now,
+	    taken)) != FB_OK)
 		return e;
 	time_iso8601(now, at);
 	for (i = 0; i < n && e == FB_OK; i++) {
 		if (!taken[i])
-			continue;	/* converted meanwhile, or another pass's */
+			/* converted meanwhile, or another pass's */
+			continue;
 		took[k] = l[i];
 		uuid_v7(eid[k]);
 		e = abandoned_data(&body[k], &l[i], at);
@@ -154,7 +156,8 @@ turn(struct abandon *a, const char *tenant, bool *drained)
 		for (i = 0; i < due.n; i++)
 			if ((e = judge_tx(&a->db, l, i, i + 1, a->p.now,
 			    &a->judged)) != FB_OK) {
-				fprintf(stderr, "formback-abandon: lead '%s': %s\n",
+				fprintf(stderr,
+				    "formback-abandon: lead '%s': %s\n",
 				    l[i].id, fb_strerror(e));
 				a->failed++;
 				if (e == FB_EGONE)
@@ -226,7 +229,8 @@ finish(struct abandon *a)
 		pass_leave(&a->p, "due leads", (long)left);
 	/* the collector's counts of hours that no longer matter (issue 11) */
 	if ((e = db_tag_flood_prune(&a->db, &pruned)) != FB_OK) {
-		fprintf(stderr, "formback-abandon: cannot prune the collector's "
+		fprintf(stderr,
+		    "formback-abandon: cannot prune the collector's "
 		    "counts: %s\n", fb_strerror(e));
 		a->failed++;
 	}
@@ -254,7 +258,8 @@ main(int argc, char *argv[])
 		return 2;
 	}
 	if (db_open(&a.db, &a.conf) != FB_OK) {
-		fprintf(stderr, "formback-abandon: cannot connect to the database\n");
+		fprintf(stderr,
+		    "formback-abandon: cannot connect to the database\n");
 		return 1;
 	}
 	ring_init(&a.ring);
@@ -267,7 +272,8 @@ main(int argc, char *argv[])
 		    "events: %s\n", fb_strerror(e));
 		a.failed++;
 	} else if ((e = turns(&a)) != FB_OK) {
-		fprintf(stderr, "formback-abandon: cannot judge due leads: %s\n",
+		fprintf(stderr,
+		    "formback-abandon: cannot judge due leads: %s\n",
 		    fb_strerror(e));
 		a.failed++;
 	}

@@ -123,9 +123,11 @@ days_batch(struct aggregate *a)
 			continue;
 		time_sql(t, from);
 		time_sql(t + 86400, to);
-		if ((e = db_aggregate_day(&a->db, d[i].tenant_id, d[i].day, from,
+		if ((e = db_aggregate_day(&a->db, d[i].tenant_id, d[i].day,
+		    from,
 		    to, &done)) != FB_OK) {
-			fprintf(stderr, "formback-aggregate: tenant %s, %s: %s\n",
+			fprintf(stderr,
+			    "formback-aggregate: tenant %s, %s: %s\n",
 			    d[i].tenant_id, d[i].day, fb_strerror(e));
 			a->failed++;
 			if (e == FB_EGONE)
@@ -181,7 +183,8 @@ main(int argc, char *argv[])
 	time_sql(a.p.now, a.now);
 	/* the marks made from now on wait for the next pass */
 	if (db_aggregate_clock(&a.db, a.began) != FB_OK) {
-		fprintf(stderr, "formback-aggregate: cannot read the database's "
+		fprintf(stderr,
+		    "formback-aggregate: cannot read the database's "
 		    "clock\n");
 		db_close(&a.db);
 		return 1;

@@ -126,7 +126,8 @@ finish_one(struct deliver *dv, const struct delivery_ref *d, const char *token,
 	if (o->counted && strcmp(o->status, "sent") != 0 &&
 	    (e = db_usage_give_back(&dv->db, d->tenant_id, dv->month)) != FB_OK)
 		return e;
-	if (o->lead_reason != NULL && (e = db_lead_suppress(&dv->db, d->tenant_id,
+	if (o->lead_reason != NULL &&
+	    (e = db_lead_suppress(&dv->db, d->tenant_id,
 	    d->lead_id, o->lead_reason)) != FB_OK)
 		return e;
 	if (strcmp(o->status, "sent") == 0 && !o->reached &&
@@ -178,7 +179,8 @@ make_links(struct deliver *dv, const struct dbrows *claimed)
 		if ((d[i].link_url == NULL || !url_normalize(d[i].link_url,
 		    href[i])) && (d[i].landing_url == NULL ||
 		    !url_normalize(d[i].landing_url, href[i]))) {
-			snprintf(top, sizeof(top), "https://%s/", d[i].site_domain);
+			snprintf(top, sizeof(top), "https://%s/",
+			    d[i].site_domain);
 			if (!url_normalize(top, href[i]))
 				snprintf(href[i], sizeof(href[i]), "%s", top);
 		}
@@ -186,7 +188,8 @@ make_links(struct deliver *dv, const struct dbrows *claimed)
 		nl[n++] = (struct link_new){ &d[i].d, "click", href[i], "" };
 		nl[n++] = (struct link_new){ &d[i].d, "optout", NULL, "" };
 		if (strcmp(d[i].d.channel, "email") == 0)
-			nl[n++] = (struct link_new){ &d[i].d, "open", NULL, "" };
+			nl[n++] = (struct link_new){ &d[i].d, "open", NULL,
+			    "" };
 	}
 	if ((e = links_create(&dv->db, nl, n)) != FB_OK)
 		return e;
@@ -327,12 +330,15 @@ announce_usage(struct deliver *dv, const struct claim_row *d)
 	if ((e = db_usage_lock(&dv->db, tenant, dv->month, false, &sends, &told,
 	    &found)) == FB_OK) {
 		for (k = 0, pct = told; k < 2 && e == FB_OK; k++)
-			if (told < thr[k] && sends * 100 >= (long long)thr[k] * quota) {
-				e = announce(dv, tenant, thr[k], (long)sends, quota, d->plan);
+			if (told < thr[k] &&
+			    sends * 100 >= (long long)thr[k] * quota) {
+				e = announce(dv, tenant, thr[k], (long)sends,
+				    quota, d->plan);
 				pct = thr[k];
 			}
 		if (e == FB_OK && pct != told)
-			e = db_usage_set(&dv->db, tenant, dv->month, sends, pct);
+			e = db_usage_set(&dv->db, tenant, dv->month, sends,
+			    pct);
 	}
 	if (e == FB_OK)
 		e = db_commit(&dv->db);
@@ -372,7 +378,8 @@ count_quota(struct deliver *dv, const struct dbrows *claimed, struct outcome *o)
 				want++;
 		allowed = 0;
 		if ((e = db_begin(&dv->db)) == FB_OK &&
-		    (e = db_usage_lock(&dv->db, tenant, dv->month, true, &sends, &told,
+		    (e = db_usage_lock(&dv->db, tenant, dv->month, true, &sends,
+		    &told,
 		    &found)) == FB_OK) {
 			quota = quota_of(&d[i]);
 			allowed = strcmp(d[i].plan, "free") != 0 ? want :
@@ -381,13 +388,15 @@ count_quota(struct deliver *dv, const struct dbrows *claimed, struct outcome *o)
 			/* announced once they have left: announce_usage(dv) */
 			near = quota > 0 && told < 100 && (sends + allowed) * 100 >=
 			    (told < 80 ? 80 : 100) * quota;
-			if ((e = db_usage_set(&dv->db, tenant, dv->month, sends + allowed,
+			if ((e = db_usage_set(&dv->db, tenant, dv->month,
+			    sends + allowed,
 			    told)) == FB_OK)
 				e = db_commit(&dv->db);
 		}
 		if (e != FB_OK) {
 			db_rollback(&dv->db);
-			fprintf(stderr, "formback-deliver: cannot count the monthly "
+			fprintf(stderr,
+			    "formback-deliver: cannot count the monthly "
 			    "quota: %s\n", fb_strerror(e));
 		}
 		for (j = i; j < claimed->n; j++) {
@@ -463,7 +472,9 @@ deliver(struct deliver *dv, const struct claim_row *d, const struct links *l,
 		    d->product_name, click, optout) != FB_OK)
 			sr = SEND_FAIL;
 		else {
-			/* the text as it leaves: every link and name expanded */
+			/*
+			 * the text as it leaves: every link and name expanded
+			 */
 			if (sms_count(body.data, dv->conf.base_url, &parts))
 				o->segments = parts.segments;
 			sr = send_sms(&dv->conf, to, body.data, d->d.id,
@@ -480,11 +491,13 @@ deliver(struct deliver *dv, const struct claim_row *d, const struct links *l,
 		    d->product_name, click, optout, l->open, &html) :
 		    blocks_html(blocks, d->product_name, click, optout, l->open,
 		    &html)) != FB_OK ||
-		    buf_printf(&body, "%s\n\n%s\n\n配信停止: %s\n", subj.data, click,
+		    buf_printf(&body, "%s\n\n%s\n\n配信停止: %s\n", subj.data,
+		    click,
 		    optout) != FB_OK)
 			sr = SEND_FAIL;
 		else
-			sr = send_email(&dv->conf, to, subj.data, body.data, html.data,
+			sr = send_email(&dv->conf, to, subj.data, body.data,
+			    html.data,
 			    optout, d->d.id, o->error_buf, sizeof(o->error_buf));
 		json_object_put(blocks);
 	}
@@ -569,12 +582,15 @@ send_guard(struct deliver *dv, const struct claim_row *d, const char *token,
 	bool		 pending = false, held = false;
 	enum fb_err	 e;
 
-	/* prev's outcome and, when the lead and the queue are clear, the stamp */
+	/*
+	 * prev's outcome and, when the lead and the queue are clear, the stamp
+	 */
 	if ((e = db_begin(&dv->db)) == FB_OK) {
 		if (prev != NULL)
 			e = finish_one(dv, &prev->d, token, po);
 		if (e == FB_OK)
-			e = db_delivery_attempt_clear(&dv->db, &d->d, token, &stamped);
+			e = db_delivery_attempt_clear(&dv->db, &d->d, token,
+			    &stamped);
 		if (e == FB_OK && (e = db_commit(&dv->db)) == FB_OK)
 			committed = true;
 		else {
@@ -583,7 +599,8 @@ send_guard(struct deliver *dv, const struct claim_row *d, const char *token,
 		}
 	}
 	if (prev != NULL)
-		po->recorded = committed || finish(dv, &prev->d, token, po) == FB_OK;
+		po->recorded = committed || finish(dv, &prev->d, token,
+		    po) == FB_OK;
 	o->go = stamped;
 	if (stamped)
 		return true;
@@ -594,9 +611,11 @@ send_guard(struct deliver *dv, const struct claim_row *d, const char *token,
 			break;
 		for (k = 0; round == 1 && k < 2 && e == FB_OK; k++)
 			if (part[k] >= 0 && (k == 0 || part[1] != part[0]))
-				e = tag_apply_part(&dv->db, &dv->conf, (unsigned)part[k],
+				e = tag_apply_part(&dv->db, &dv->conf,
+				    (unsigned)part[k],
 				    GUARD_APPLY, true, &n);
-		if (e == FB_OK && (e = db_delivery_send_guard(&dv->db, d->d.tenant_id,
+		if (e == FB_OK &&
+		    (e = db_delivery_send_guard(&dv->db, d->d.tenant_id,
 		    d->d.lead_id, &converted, part)) == FB_OK)
 			pending = part[0] >= 0 || part[1] >= 0;
 	}
@@ -664,7 +683,8 @@ count_after_conversion(struct deliver *dv, const struct dbrows *claimed)
 	if (db_sent_after_conversion(&dv->db, ids, claimed->n, &n) != FB_OK)
 		return;
 	if (n > 0) {
-		logx(LOG_ERR, "%lld message(s) sent after their lead's conversion", n);
+		logx(LOG_ERR,
+		    "%lld message(s) sent after their lead's conversion", n);
 		dv->n.after_conversion += (int)n;
 	}
 }
@@ -708,7 +728,8 @@ batch_send(struct deliver *dv, const struct dbrows *claimed, const char *token,
 		    &d[sent - outs] : NULL, sent);
 		if (sent != NULL && sent->recorded &&
 		    strcmp(sent->status, "sent") == 0)
-			deliver_reached(d, outs, claimed->n, (size_t)(sent - outs));
+			deliver_reached(d, outs, claimed->n,
+			    (size_t)(sent - outs));
 		sent = NULL;
 		if (go) {
 			deliver(dv, &d[i], &dv->links[i], &outs[i]);
@@ -758,7 +779,8 @@ batch_finish(struct deliver *dv, const struct dbrows *claimed,
 	for (i = 0; i < claimed->n; i++) {
 		if (e != FB_OK && !outs[i].recorded &&
 		    finish(dv, &d[i].d, token, &outs[i]) != FB_OK) {
-			fprintf(stderr, "formback-deliver: delivery '%s': cannot "
+			fprintf(stderr,
+			    "formback-deliver: delivery '%s': cannot "
 			    "record its outcome\n", d[i].d.id);
 			dv->n.errors++;
 			continue;
@@ -819,7 +841,8 @@ turn(struct deliver *dv, const char *token, const char *at, int *filled,
 		if ((e = refill(dv, at)) != FB_OK || dv->ring.n == 0)
 			return e;
 	}
-	n = ring_next(&dv->ring, keys, (size_t)want < TURN ? (size_t)want : TURN);
+	n = ring_next(&dv->ring, keys,
+	    (size_t)want < TURN ? (size_t)want : TURN);
 	share = (int)(want / (long)n);
 	if ((e = claim(dv, token, at, (const char (*)[UUID_STRLEN + 1])keys, n,
 	    share, got, claimed)) != FB_OK)
@@ -846,15 +869,18 @@ claimer(struct deliver *dv)
 	enum fb_err	 e;
 
 	if (db_open(&dv->db, &dv->conf) != FB_OK) {
-		fprintf(stderr, "formback-deliver: cannot connect to the database\n");
+		fprintf(stderr,
+		    "formback-deliver: cannot connect to the database\n");
 		return 1;
 	}
 	ring_init(&dv->ring);
-	time_sql(time_jst_midnight(dv->p.now), since);	/* the daily cap's day */
+	/* the daily cap's day */
+	time_sql(time_jst_midnight(dv->p.now), since);
 	for (;;) {
 		/* a connection lost in the last batch is opened again */
 		if ((e = db_ensure(&dv->db)) != FB_OK) {
-			fprintf(stderr, "formback-deliver: cannot connect to the "
+			fprintf(stderr,
+			    "formback-deliver: cannot connect to the "
 			    "database\n");
 			dv->n.errors++;
 			break;
@@ -865,7 +891,8 @@ claimer(struct deliver *dv)
 		dv->now = pass_clock(&dv->p);
 		time_sql(dv->now, at);
 		if ((e = turn(dv, token, at, &filled, &claimed)) != FB_OK) {
-			fprintf(stderr, "formback-deliver: cannot claim deliveries: "
+			fprintf(stderr,
+			    "formback-deliver: cannot claim deliveries: "
 			    "%s\n", fb_strerror(e));
 			dv->n.errors++;
 			break;
@@ -930,11 +957,14 @@ claimers(struct deliver *dv)
 			prctl(PR_SET_PDEATHSIG, SIGKILL);
 			if (getppid() == 1)
 				_exit(1);
-			/* a child reports its own counts, not the parent's too */
+			/*
+			 * a child reports its own counts, not the parent's too
+			 */
 			memset(&dv->n, 0, sizeof(dv->n));
 			st = claimer(dv);
 			dv->n.taken = dv->p.done;
-			if (write(fd[1], &dv->n, sizeof(dv->n)) != sizeof(dv->n))
+			if (write(fd[1], &dv->n,
+			    sizeof(dv->n)) != sizeof(dv->n))
 				st = 1;
 			fflush(NULL);
 			_exit(st);
@@ -983,24 +1013,29 @@ chores(struct deliver *dv)
 	bool	 ok = true;
 
 	if (db_open(&dv->db, &dv->conf) != FB_OK) {
-		fprintf(stderr, "formback-deliver: cannot connect to the database\n");
+		fprintf(stderr,
+		    "formback-deliver: cannot connect to the database\n");
 		return false;
 	}
 	pass_took(&dv->p, dv->n.taken);
 	leave(dv);
 	if (db_retention_purge(&dv->db, &dv->conf, &dv->purged) != FB_OK) {
-		fprintf(stderr, "formback-deliver: cannot purge expired rows\n");
+		fprintf(stderr,
+		    "formback-deliver: cannot purge expired rows\n");
 		ok = false;
 	}
 	if (opmail_pass(&dv->db, &dv->conf, &dv->opmail) != FB_OK) {
-		fprintf(stderr, "formback-deliver: cannot send operator emails\n");
+		fprintf(stderr,
+		    "formback-deliver: cannot send operator emails\n");
 		ok = false;
 	}
 	if (invitation_pass(&dv->db, &dv->conf, &dv->invites) != FB_OK) {
-		fprintf(stderr, "formback-deliver: cannot send members' links\n");
+		fprintf(stderr,
+		    "formback-deliver: cannot send members' links\n");
 		ok = false;
 	}
-	if (testsend_pass(&dv->db, &dv->conf, &dv->codes, &dv->tests) != FB_OK) {
+	if (testsend_pass(&dv->db, &dv->conf, &dv->codes,
+	    &dv->tests) != FB_OK) {
 		fprintf(stderr, "formback-deliver: cannot send test sends\n");
 		ok = false;
 	}
@@ -1020,15 +1055,18 @@ prepare(struct deliver *dv)
 	enum fb_err	 e;
 
 	if (db_open(&dv->db, &dv->conf) != FB_OK) {
-		fprintf(stderr, "formback-deliver: cannot connect to the database\n");
+		fprintf(stderr,
+		    "formback-deliver: cannot connect to the database\n");
 		return false;
 	}
 	dv->now = dv->p.now;
 	if ((e = recover(dv)) != FB_OK)
-		fprintf(stderr, "formback-deliver: cannot recover stale claims: "
+		fprintf(stderr,
+		    "formback-deliver: cannot recover stale claims: "
 		    "%s\n", fb_strerror(e));
 	if ((e = tag_apply_backlog(&dv->db, &dv->conf, &dv->applied)) != FB_OK)
-		fprintf(stderr, "formback-deliver: cannot apply queued tag events: "
+		fprintf(stderr,
+		    "formback-deliver: cannot apply queued tag events: "
 		    "%s\n", fb_strerror(e));
 	db_close(&dv->db);
 	return true;
@@ -1064,11 +1102,13 @@ main(int argc, char *argv[])
 	if (!chores(dv))
 		rc = 1;
 	if (dv->p.verbose)
-		fprintf(stderr, "formback-deliver: %d queued tag event(s) applied, "
-		    "%d sent, %d failed, %d cancelled, %d suppressed, %d later, "
-		    "%d returned, %d errors, %d operator emails, %d "
-		    "sent_after_conversion, %d members' links, %d codes, %d test "
-		    "sends, %llu expired rows purged\n", dv->applied, dv->n.sent,
+		fprintf(stderr,
+		    "formback-deliver: %d queued tag event(s) applied, "
+		    "%d sent, %d failed, %d cancelled, %d suppressed, %d "
+		    "later, %d returned, %d errors, %d operator emails, %d "
+		    "sent_after_conversion, %d members' links, %d codes, %d "
+		    "test sends, %llu expired rows "
+		    "purged\n", dv->applied, dv->n.sent,
 		    dv->n.failed, dv->n.cancelled, dv->n.suppressed, dv->n.later,
 		    dv->n.returned, dv->n.errors, dv->opmail,
 		    dv->n.after_conversion, dv->invites, dv->codes, dv->tests,

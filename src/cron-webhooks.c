@@ -79,7 +79,8 @@ struct send {
 	struct curl_slist	*hdr;
 	const struct webhook_send_row *row;
 	struct outbound		 out;
-	bool			 stopped;	/* the endpoint is: no attempt */
+	/* the endpoint is: no attempt */
+	bool			 stopped;
 	struct claim		*claim;
 };
 
@@ -149,7 +150,8 @@ hmac_hex(const void *key, size_t keylen, const char *t, const char *mid,
 	    1) == 1)) &&
 	    EVP_MAC_update(c, (const unsigned char *)t, strlen(t)) == 1 &&
 	    EVP_MAC_update(c, (const unsigned char *)".", 1) == 1 &&
-	    EVP_MAC_update(c, body, n) == 1 && EVP_MAC_final(c, raw, &len, 32) == 1 &&
+	    EVP_MAC_update(c, body, n) == 1 && EVP_MAC_final(c, raw, &len,
+	    32) == 1 &&
 	    len == 32;
 	EVP_MAC_CTX_free(c);
 	EVP_MAC_free(mac);
@@ -732,7 +734,9 @@ round_collect(struct hooks *hk, struct turn *t, size_t *n)
 			ring_drop(&hk->ring, key[0]);
 			continue;
 		}
-		/* around again (lanes left the ring meanwhile): the round ends */
+		/*
+		 * around again (lanes left the ring meanwhile): the round ends
+		 */
 		for (k = 0; k < *n && t[k].l != l; k++)
 			continue;
 		if (k < *n)
@@ -933,7 +937,8 @@ pp_pass(struct hooks *hk)
 		return e;
 	for (i = 0, d = due.row; i < due.n && e == FB_OK &&
 	    pass_elapsed(&hk->p) < hk->p.budget; i++, d++) {
-		struct pp_check_new c = { .tenant = d->tenant_id, .site = d->site_id,
+		struct pp_check_new c = { .tenant = d->tenant_id,
+		    .site = d->site_id,
 		    .url = d->url, .consent_mode = d->consent_mode, .checked_at = at };
 
 		if ((h = curl_easy_init()) == NULL) {
@@ -943,17 +948,21 @@ pp_pass(struct hooks *hk)
 		buf_init(&page, PP_PAGE_MAX);
 		outbound_setup(h, &hk->conf, d->url, false, hk->resolve, &o,
 		    &page, PP_PAGE_MAX);
-		curl_easy_setopt(h, CURLOPT_USERAGENT, "Formback-PolicyCheck/1");
+		curl_easy_setopt(h, CURLOPT_USERAGENT,
+		    "Formback-PolicyCheck/1");
 		rc = curl_easy_perform(h);
 		code = 0;
 		curl_easy_getinfo(h, CURLINFO_RESPONSE_CODE, &code);
 		findings = json_object_new_array();
 		/* a page past PP_PAGE_MAX is judged on its beginning */
-		if ((rc == CURLE_OK || (rc == CURLE_WRITE_ERROR && o.got > o.max)) &&
+		if ((rc == CURLE_OK ||
+		    (rc == CURLE_WRITE_ERROR && o.got > o.max)) &&
 		    code >= 200 && code < 300) {
-			c.status = pp_judge(page.data, page.len, d->consent_mode, d->url,
+			c.status = pp_judge(page.data, page.len,
+			    d->consent_mode, d->url,
 			    findings);
-			crypto_hash_sha256(sum, (const unsigned char *)page.data, page.len);
+			crypto_hash_sha256(sum,
+			    (const unsigned char *)page.data, page.len);
 			sodium_bin2hex(sha, sizeof(sha), sum, sizeof(sum));
 			c.page_sha256 = sha;
 		} else {
@@ -963,7 +972,8 @@ pp_pass(struct hooks *hk)
 			c.error = err;
 		}
 		c.http_status = (int)code;
-		c.findings = json_object_to_json_string_ext(findings, JSON_C_TO_STRING_PLAIN);
+		c.findings = json_object_to_json_string_ext(findings,
+		    JSON_C_TO_STRING_PLAIN);
 		uuid_v7(id);
 		c.id = id;
 		e = db_pp_check_add(&hk->db, &c);
@@ -1043,7 +1053,8 @@ main(int argc, char *argv[])
 	}
 	if (sodium_init() < 0 || curl_global_init(CURL_GLOBAL_DEFAULT) != 0 ||
 	    (hk.m = curl_multi_init()) == NULL) {
-		fprintf(stderr, "formback-webhooks: cannot initialise libraries\n");
+		fprintf(stderr,
+		    "formback-webhooks: cannot initialise libraries\n");
 		return 1;
 	}
 	if (db_open(&hk.db, &hk.conf) != FB_OK) {

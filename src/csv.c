@@ -15,7 +15,8 @@ csv_text(const char *in, size_t n, struct buf *out, const char **encoding)
 	enum fb_err	 e = FB_OK;
 
 	if (memchr(in, '\0', n) != NULL ||
-	    (n >= 2 && ((unsigned char)in[0] == 0xff || (unsigned char)in[0] == 0xfe) &&
+	    (n >= 2 &&
+	    ((unsigned char)in[0] == 0xff || (unsigned char)in[0] == 0xfe) &&
 	    ((unsigned char)in[1] == 0xfe || (unsigned char)in[1] == 0xff)))
 		return FB_EINVAL;
 	if (n >= 3 && memcmp(in, "\xef\xbb\xbf", 3) == 0) {
@@ -91,9 +92,11 @@ csv_next(struct csv *c)
 			}
 			p++;
 			if (p < c->end && *p != ',' && *p != '\n' && *p != '\r')
-				return -1;	/* text after the closing quote */
+				/* text after the closing quote */
+				return -1;
 		} else {
-			for (; p < c->end && *p != ',' && *p != '\n' && *p != '\r'; p++) {
+			for (; p < c->end && *p != ',' && *p != '\n' &&
+			    *p != '\r'; p++) {
 				if (*p == '"' || w - f == CSV_MAX_FIELD)
 					return -1;
 				*w++ = *p;

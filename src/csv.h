@@ -25,7 +25,8 @@ enum fb_err	csv_text(const char *in, size_t n, struct buf *out,
 
 struct csv {
 	const char	*p, *end;
-	long		 record;	/* 1-based number of the last record read */
+	/* 1-based number of the last record read */
+	long		 record;
 	char		*field[CSV_MAX_FIELDS];
 	size_t		 nfields;
 	char		 store[CSV_MAX_FIELDS * (CSV_MAX_FIELD + 1)];

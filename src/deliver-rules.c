@@ -25,7 +25,8 @@ deliver_capped(const struct claim_row *d, size_t i, const struct outcome *o)
 		bj = deliver_bidx(&d[j]);
 		if (o[j].go && strcmp(d[j].d.channel, d[i].d.channel) == 0 &&
 		    strcmp(d[j].d.tenant_id, d[i].d.tenant_id) == 0 &&
-		    bj->p != NULL && bj->n == b->n && memcmp(bj->p, b->p, b->n) == 0)
+		    bj->p != NULL && bj->n == b->n && memcmp(bj->p, b->p,
+		    b->n) == 0)
 			n++;
 	}
 	return n + d[i].day_sends >= DAILY_CAP;
@@ -85,10 +86,12 @@ deliver_check(const struct claim_row *rows, size_t i, struct outcome *outs,
 	if (strcmp(d->delivery_mode, "test_only") == 0 && !is_test(arg, d))
 		STOP("suppressed", NULL, "not_test_recipient");
 	if (strcmp(d->campaign_status, "active") != 0)
-		STOP("suppressed", NULL, strcmp(d->campaign_status, "paused") == 0 ?
+		STOP("suppressed", NULL,
+		    strcmp(d->campaign_status, "paused") == 0 ?
 		    "campaign_paused" : "campaign_inactive");
 	if (d->scenario_deleted || strcmp(d->scenario_status, "active") != 0)
-		STOP("suppressed", NULL, strcmp(d->scenario_status, "paused") == 0 ?
+		STOP("suppressed", NULL,
+		    strcmp(d->scenario_status, "paused") == 0 ?
 		    "scenario_paused" : "scenario_inactive");
 	if (sealed->p == NULL || (sms && !d->sms_capable))
 		STOP("suppressed", NULL, "no_contact");
@@ -102,7 +105,8 @@ deliver_check(const struct claim_row *rows, size_t i, struct outcome *outs,
 		STOP("cancelled", "suppressed", "suppressed");
 	if (deliver_capped(rows, i, outs))
 		STOP("cancelled", "cap_exceeded", "cap_exceeded");
-	if (sms && (q = sms_quiet_until(now, d->quiet_start, d->quiet_end)) > 0) {
+	if (sms &&
+	    (q = sms_quiet_until(now, d->quiet_start, d->quiet_end)) > 0) {
 		wait_until(o, q);
 		return;
 	}
@@ -117,7 +121,8 @@ deliver_first_of_tenant(const struct claim_row *d, const struct outcome *o,
 	size_t	 j;
 
 	for (j = 0; j < i; j++)
-		if (o[j].counted && strcmp(d[j].d.tenant_id, d[i].d.tenant_id) == 0)
+		if (o[j].counted &&
+		    strcmp(d[j].d.tenant_id, d[i].d.tenant_id) == 0)
 			return false;
 	return true;
 }

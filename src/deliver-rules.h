@@ -20,7 +20,8 @@
 
 /* The outcome of one claimed delivery, decided before and after its send. */
 struct outcome {
-	const char	*status;	/* sent, failed, cancelled, suppressed, scheduled */
+	/* sent, failed, cancelled, suppressed, scheduled */
+	const char	*status;
 	const char	*cancel_reason;
 	const char	*error_code;
 	const char	*lead_reason;	/* lead.suppress_reason */
@@ -30,7 +31,8 @@ struct outcome {
 	int		 segments;	/* SMS parts as sent; 0: none */
 	bool		 go;		/* passed every check: to be sent */
 	bool		 counted;	/* counted against the monthly quota */
-	bool		 near;		/* counted near a threshold (80%, 100%) */
+	/* counted near a threshold (80%, 100%) */
+	bool		 near;
 	bool		 recorded;	/* finished right after its send */
 	bool		 reached;	/* its lead is sent already */
 	char		 error_buf[64];
@@ -50,7 +52,8 @@ typedef bool (*test_recipient_fn)(void *arg, const struct claim_row *);
  * suppressed with the lead's reason, or scheduled again with no attempt
  * spent).  The rules in order: step removed, lead converted, lead held
  * by a flood's quarantine (or its site, as before migration 0034) or
- * discarded with it, delivery switch (off; test_only and not a test recipient), campaign and
+ * discarded with it, delivery switch (off; test_only and not a test recipient),
+ * campaign and
  * scenario state, contact missing or not SMS-capable, consent mode none,
  * the suppression list (opt-out first), the daily cap (DAILY_CAP), SMS
  * quiet hours (sms_quiet_until()).

@@ -37,7 +37,9 @@ template_match(struct req *r, const char *tpl, const char *path, bool fill)
 		if (*t != '/' || *p != '/')
 			return false;
 		t++, p++;
-		/* most templates part from the path at a segment's first byte */
+		/*
+		 * most templates part from the path at a segment's first byte
+		 */
 		if (*t != '{' && *t != '\0' && *t != *p)
 			return false;
 		te = strchr(t, '/');
@@ -47,15 +49,18 @@ template_match(struct req *r, const char *tpl, const char *path, bool fill)
 		if (pe == NULL)
 			pe = p + strlen(p);
 		if (*t == '{') {
-			if (pe == p || pe - p > SEG_MAX || nv == REQ_MAX_PATHVARS)
+			if (pe == p || pe - p > SEG_MAX ||
+			    nv == REQ_MAX_PATHVARS)
 				return false;
 			if (fill) {
 				r->pathvar[nv] = strndup(p, (size_t)(pe - p));
-				snprintf(r->pathvar_name[nv], sizeof(r->pathvar_name[nv]),
+				snprintf(r->pathvar_name[nv],
+				    sizeof(r->pathvar_name[nv]),
 				    "%.*s", (int)(te - t - 2), t + 1);
 			}
 			nv++;
-		} else if (te - t != pe - p || strncmp(t, p, (size_t)(te - t)) != 0)
+		} else if (te - t != pe - p || strncmp(t, p,
+		    (size_t)(te - t)) != 0)
 			return false;
 		t = te, p = pe;
 	}
@@ -83,7 +88,8 @@ route_match(struct req *r, const char *method, const char *path,
 			continue;
 		*path_known = true;
 		if (strstr(allow, routes[i].method) == NULL)
-			o += (size_t)snprintf(allow + o, o < allowsz ? allowsz - o : 0,
+			o += (size_t)snprintf(allow + o,
+			    o < allowsz ? allowsz - o : 0,
 			    "%s%s", o ? ", " : "", routes[i].method);
 		if (found == NULL && strcmp(routes[i].method, method) == 0)
 			found = &routes[i];
@@ -126,7 +132,8 @@ param_ok(const struct param_def *d, char *v)
 		uuid_lower(v);
 		return true;
 	case PT_STRING:
-		return utf8_len(v) >= 0 && (d->max == 0 || (long)strlen(v) <= d->max);
+		return utf8_len(v) >= 0 && (d->max == 0 ||
+		    (long)strlen(v) <= d->max);
 	case PT_ENUM:
 		return enum_has(d->enums, v);
 	case PT_BOOL:
@@ -134,7 +141,8 @@ param_ok(const struct param_def *d, char *v)
 		    strcmp(v, "1") == 0 || strcmp(v, "0") == 0;
 	case PT_INT:
 	case PT_LIMIT:
-		if (*v == '\0' || strlen(v) > 9 || strspn(v, "0123456789") != strlen(v))
+		if (*v == '\0' || strlen(v) > 9 ||
+		    strspn(v, "0123456789") != strlen(v))
 			return false;
 		n = strtol(v, &end, 10);
 		return n >= d->min && n <= d->max;
@@ -170,7 +178,8 @@ check_params(struct req *r)
 			if (strcmp(r->q[i].name, d->name) == 0) {
 				v = r->q[i].value;
 				if (!param_ok(d, v)) {
-					(void)api_error(r, AC_QUERY_INVALID, d->name);
+					(void)api_error(r, AC_QUERY_INVALID,
+					    d->name);
 					return false;
 				}
 			}
@@ -185,7 +194,8 @@ check_params(struct req *r)
 static bool
 has_body(const struct req *r)
 {
-	return strcmp(r->method, "POST") == 0 || strcmp(r->method, "PUT") == 0 ||
+	return strcmp(r->method, "POST") == 0 || strcmp(r->method,
+	    "PUT") == 0 ||
 	    strcmp(r->method, "PATCH") == 0;
 }
 
@@ -197,7 +207,8 @@ static bool
 wants_json(const struct req *r)
 {
 	return has_body(r) && (r->route->flags & R_RAW) == 0 &&
-	    ((r->route->flags & R_INTERNAL) == 0 || r->route->body_schema != NULL);
+	    ((r->route->flags & R_INTERNAL) == 0 ||
+	    r->route->body_schema != NULL);
 }
 
 /* Parse the body as one JSON object, capped in depth (STYLE 9). */
@@ -206,7 +217,8 @@ parse_body(struct req *r)
 {
 	size_t	 i;
 
-	for (i = 0; i < r->body.len && isspace((unsigned char)r->body.data[i]); i++)
+	for (i = 0; i < r->body.len &&
+	    isspace((unsigned char)r->body.data[i]); i++)
 		continue;
 	if (i == r->body.len)
 		r->json = json_object_new_object();
@@ -336,7 +348,8 @@ audit(struct req *r)
 	if (strlen(text) > 16384) {
 		json_object_object_del(d, "sent");
 		jadd_bool(d, "sent_truncated", true);
-		text = json_object_to_json_string_ext(d, JSON_C_TO_STRING_PLAIN);
+		text = json_object_to_json_string_ext(d,
+		    JSON_C_TO_STRING_PLAIN);
 	}
 	e = db_audit_add(r->db, r->auth.tenant_id, req_actor_type(r),
 	    req_actor_id(r), r->request_id, r->route->operation_id, r->audit_type,
@@ -371,13 +384,15 @@ idem_claim(struct handler_tx *t)
 		    r->idem_key, t->hash);
 		if (e == FB_ERETRY) {
 			/* the holder's transaction is still open */
-			(void)api_error(r, AC_IDEMPOTENCY_KEY_IN_PROGRESS, NULL);
+			(void)api_error(r, AC_IDEMPOTENCY_KEY_IN_PROGRESS,
+			    NULL);
 			return FB_UNDONE;
 		}
 		if (e != FB_EDUP)
 			return e;
 		/* an expired row removed (FB_ENOTFOUND): claimed again */
-		if ((e = idem_existing(r, t->endpoint, t->hash)) != FB_ENOTFOUND)
+		if ((e = idem_existing(r, t->endpoint,
+		    t->hash)) != FB_ENOTFOUND)
 			return e == FB_OK ? FB_UNDONE : e;
 	}
 	return FB_ERETRY;
@@ -607,7 +622,8 @@ dispatch_begin(struct req *r)
 		(void)api_error(r, AC_BAD_REQUEST, NULL);
 		return DISPATCH_DONE;
 	}
-	r->route = route_match(r, r->method, r->path, &known, allow, sizeof(allow));
+	r->route = route_match(r, r->method, r->path, &known, allow,
+	    sizeof(allow));
 	if (r->route == NULL) {
 		/*
 		 * With a key that authenticates, the 404 or 405 is counted
@@ -616,7 +632,8 @@ dispatch_begin(struct req *r)
 		 * the 404 or 405 alone, never a 401.
 		 */
 		if (r->authorization == NULL || *r->authorization == '\0' ||
-		    strncmp(r->path, "/api/", 5) != 0 || db_ensure(r->db) != FB_OK) {
+		    strncmp(r->path, "/api/",
+		    5) != 0 || db_ensure(r->db) != FB_OK) {
 			no_route(r, known, allow);
 			return DISPATCH_DONE;
 		}
@@ -671,7 +688,8 @@ dispatch_end(struct req *r)
 	if (r->status != 0)
 		return;
 	if (r->route == NULL) {
-		(void)route_match(r, r->method, r->path, &known, allow, sizeof(allow));
+		(void)route_match(r, r->method, r->path, &known, allow,
+		    sizeof(allow));
 		no_route(r, known, allow);
 	} else
 		dispatch_admitted(r);

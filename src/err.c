@@ -114,7 +114,8 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	  "SMS本文がURLを展開した後で660文字を超えています。" },
 	/* AC_REGEX_TOO_COMPLEX */
 	{ "invalid_request", 422, "regex_too_complex",
-	  "この正規表現は照合に時間がかかりすぎる可能性があります。繰り返しの入れ子や、繰り返すグループの中の | を使わない形にしてください。" },
+	  "この正規表現は照合に時間がかかりすぎる可能性があります。繰り返しの入れ子や、繰り返すグループの中の | "
+	  "を使わない形にしてください。" },
 	/* AC_MESSAGE_IN_USE */
 	{ "invalid_request", 409, "message_in_use",
 	  "このメッセージはシナリオのステップで使われているため削除できません。" },
@@ -181,7 +182,8 @@ const struct api_code_def api_codes[API_CODE__MAX] = {
 	  "キャンペーンを有効にする条件(URLルール、送信できる有効なシナリオ)が揃っていません。" },
 	/* AC_CSV_INVALID */
 	{ "invalid_request", 422, "csv_invalid",
-	  "CSV を読み取れません(UTF-8 または Shift_JIS で、引用符が閉じていること)。param の body:N は N 件目のレコードです。何も登録していません。" },
+	  "CSV を読み取れません(UTF-8 または Shift_JIS で、引用符が閉じていること)。param の body:N は N "
+	  "件目のレコードです。何も登録していません。" },
 	/* AC_CSV_TOO_MANY_ROWS */
 	{ "invalid_request", 422, "csv_too_many_rows",
 	  "一度に取り込めるのは 10,000 行までです。ファイルを分けてください。何も登録していません。" },

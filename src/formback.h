@@ -29,7 +29,8 @@ enum fb_err {
 	FB_OK = 0,
 	FB_ENOMEM,	/* allocation failed or a buffer cap was reached */
 	FB_EDB,		/* database error (logged) */
-	FB_ERETRY,	/* deadlock or lock wait timeout: retry the transaction */
+	/* deadlock or lock wait timeout: retry the transaction */
+	FB_ERETRY,
 	FB_EGONE,	/* database connection lost */
 	FB_ENOTFOUND,	/* no such row */
 	FB_EDUP,	/* unique key violation */
@@ -37,7 +38,8 @@ enum fb_err {
 	FB_ECONF,	/* bad configuration */
 	FB_ECRYPTO,	/* crypto failure */
 	FB_EIO,		/* file or network i/o */
-	FB_UNDONE,	/* no error: the work rolled back on purpose (db_tx()) */
+	/* no error: the work rolled back on purpose (db_tx()) */
+	FB_UNDONE,
 	FB_ERR__MAX
 };
 
@@ -156,7 +158,8 @@ char		*buf_detach(struct buf *);
 enum fb_err	 buf_add_grow(struct buf *, const void *, size_t) FB_WUR;
 enum fb_err	 buf_reserve_grow(struct buf *, size_t) FB_WUR;
 enum fb_err	 buf_addstr(struct buf *, const char *) FB_WUR;
-enum fb_err	 buf_printf(struct buf *, const char *, ...) FB_PRINTF(2, 3) FB_WUR;
+enum fb_err	 buf_printf(struct buf *, const char *, ...) FB_PRINTF(2,
+    3) FB_WUR;
 
 /*
  * Append n bytes of p.  Inline for the common case, room already there
@@ -352,14 +355,17 @@ struct conf {
 	char		*db_password_file;	/* db_password read from it */
 	char		*db_name;
 	int		 db_connect_timeout;	/* seconds, every connection */
-	int		 db_read_timeout;	/* seconds a statement's answer may take */
-	int		 db_write_timeout;	/* seconds a statement's sending may take */
+	/* seconds a statement's answer may take */
+	int		 db_read_timeout;
+	/* seconds a statement's sending may take */
+	int		 db_write_timeout;
 	char		*base_url;
 	char		*publish_dir;
 	char		*pii_key_file;
 	char		*smtp_url;
 	int		 smtp_starttls;	/* smtp://: require STARTTLS */
-	int		 metrics;	/* GET /api/v1/metrics answers (issue 18) */
+	/* GET /api/v1/metrics answers (issue 18) */
+	int		 metrics;
 	char		*smtp_from;
 	char		*sms_gateway_url;
 	char		*sms_gateway_token;
@@ -368,21 +374,28 @@ struct conf {
 	char		*twilio_account_sid;
 	char		*twilio_auth_token;
 	char		*twilio_messaging_service_sid;
-	char		*twilio_api_base;	/* https://api.twilio.com; tests */
+	/* https://api.twilio.com; tests */
+	char		*twilio_api_base;
 	char		*hook_token;
 	char		*webhook_ca_file;
 	char		*webhook_allow_hosts;	/* test deployments: "h1,h2" */
-	char		*webhook_resolve;	/* tests: "host:port:addr,..." */
+	/* tests: "host:port:addr,..." */
+	char		*webhook_resolve;
 	int		 log_level;
 	int		 max_body_bytes;
 	int		 max_json_depth;
 	/* abuse limits of the public collector (issue 11; formback.conf(5)) */
-	int		 tag_events_per_hour;	/* per site and client address */
-	int		 tag_captures_per_hour;	/* with a contact, per site and address */
+	/* per site and client address */
+	int		 tag_events_per_hour;
+	/* with a contact, per site and address */
+	int		 tag_captures_per_hour;
 	int		 tag_network_captures_per_hour;	/* per its /24, /48 */
-	int		 tag_visitor_captures;	/* with a contact, per visitor's lead */
-	int		 site_new_leads_floor;	/* new leads an hour a site may always have */
-	int		 site_new_leads_factor;	/* times its busiest hour of the week before */
+	/* with a contact, per visitor's lead */
+	int		 tag_visitor_captures;
+	/* new leads an hour a site may always have */
+	int		 site_new_leads_floor;
+	/* times its busiest hour of the week before */
+	int		 site_new_leads_factor;
 	/* days kept, 0: for ever (formback.fcgi(8) "Retention") */
 	int		 tag_event_retention_days;
 	int		 audit_retention_days;
@@ -414,7 +427,8 @@ const unsigned char *conf_master_key(const struct conf *c, unsigned id);
  * into `c`, which conf_free() releases.  On failure returns FB_ECONF and
  * writes a message naming the key and line into err.
  */
-enum fb_err	 conf_load(struct conf *c, const char *path, char *err, size_t errsz) FB_WUR;
+enum fb_err	 conf_load(struct conf *c, const char *path, char *err,
+    size_t errsz) FB_WUR;
 void		 conf_free(struct conf *);
 const char	*conf_default_path(void);
 

@@ -48,7 +48,8 @@ token_ok(const struct req *r)
 	    a == NULL || strncmp(a, "Bearer ", 7) != 0)
 		return false;
 	n = strlen(r->conf->hook_token);
-	return strlen(a + 7) == n && sodium_memcmp(a + 7, r->conf->hook_token, n) == 0;
+	return strlen(a + 7) == n && sodium_memcmp(a + 7, r->conf->hook_token,
+	    n) == 0;
 }
 
 static const char *
@@ -57,7 +58,8 @@ str(json_object *o, const char *k)
 	json_object	*v;
 
 	return json_object_object_get_ex(o, k, &v) && v != NULL &&
-	    json_object_is_type(v, json_type_string) ? json_object_get_string(v) : NULL;
+	    json_object_is_type(v,
+	    json_type_string) ? json_object_get_string(v) : NULL;
 }
 
 /*
@@ -94,12 +96,15 @@ apply(struct req *r, const struct receipt *rc, bool *found)
 	enum fb_err	 e;
 
 	*found = false;
-	/* kept as deliveries.error_code holds it: never refused for its length */
+	/*
+	 * kept as deliveries.error_code holds it: never refused for its length
+	 */
 	if (err != NULL) {
 		text_clip(err, ERROR_CODE_MAX, errbuf, sizeof(errbuf));
 		err = errbuf;
 	}
-	if ((e = db_receipt_delivery(r->db, ref != NULL && uuid_valid(ref) ? ref : NULL,
+	if ((e = db_receipt_delivery(r->db, ref != NULL &&
+	    uuid_valid(ref) ? ref : NULL,
 	    rc->provider_id, &d)) != FB_OK)
 		return e;
 	if (d.n == 0) {
@@ -122,7 +127,8 @@ apply(struct req *r, const struct receipt *rc, bool *found)
 	    strcmp(rc->bounce, "hard") == 0 &&
 	    (sms ? rd->tel_bidx.p : rd->email_bidx.p) != NULL) {
 		uuid_v7(id);
-		sn = (struct suppression_new){ id, rd->tenant_id, sms ? "tel" : "email",
+		sn = (struct suppression_new){ id, rd->tenant_id,
+		    sms ? "tel" : "email",
 		    sms ? rd->tel_bidx.p : rd->email_bidx.p,
 		    sms ? rd->tel_masked : rd->email_masked, "tenant", NULL, "bounce",
 		    "ハードバウンス", NULL };
@@ -156,7 +162,8 @@ own_receipt(struct req *r, struct receipt *rc)
 	if (!token_ok(r))
 		return api_error(r, AC_API_KEY_INVALID, NULL);
 	st = str(r->json, "status");
-	if (st == NULL || (strcmp(st, "delivered") != 0 && strcmp(st, "failed") != 0 &&
+	if (st == NULL ||
+	    (strcmp(st, "delivered") != 0 && strcmp(st, "failed") != 0 &&
 	    strcmp(st, "bounced") != 0))
 		return api_error(r, AC_EVENT_INVALID, "status");
 	rc->status = st;

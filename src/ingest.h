@@ -23,7 +23,8 @@ struct lead_owner_row;
  * to tag_events.  One applier at a time works on a part (its row lock of
  * tag_ingest_applier): with `wait` false a part another applier has is
  * passed over, with `wait` true its turn is waited for
- * (innodb_lock_wait_timeout).  Each call starts at another part.  An event that fails is rolled back with
+ * (innodb_lock_wait_timeout).  Each call starts at another part.  An event that
+ * fails is rolled back with
  * its batch, counted, and parked after its third failure (attempts,
  * last_error; logged) so that one bad event cannot stop the queue; when
  * a write the batch's events share fails (their tag_events rows, the new
@@ -33,7 +34,8 @@ struct lead_owner_row;
  * the connection is lost).  Needs conf->master_key to open and re-seal
  * contacts.
  */
-enum fb_err	tag_apply(struct db *, const struct conf *, int limit, bool wait,
+enum fb_err	tag_apply(struct db *, const struct conf *, int limit,
+    bool wait,
 		    int *applied) FB_WUR;
 /*
  * Convert lead `l` from `source` at `at` (SQL DATETIME, UTC; contract:

@@ -152,7 +152,8 @@ json_parse_object(const char *s, size_t n, int depth)
 
 	if (n > INT32_MAX || (tok = json_tokener_new_ex(depth)) == NULL)
 		return NULL;
-	json_tokener_set_flags(tok, JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
+	json_tokener_set_flags(tok,
+	    JSON_TOKENER_STRICT | JSON_TOKENER_VALIDATE_UTF8);
 	o = n > 0 ? json_tokener_parse_ex(tok, s, (int)n) : NULL;
 	if (o != NULL && json_tokener_get_error(tok) != json_tokener_success) {
 		json_object_put(o);
@@ -314,7 +315,9 @@ jg_string(struct jgen *j, const char *s, size_t n)
 		b->len += run;
 		if ((i += run) == n)
 			break;
-		/* an escape: up to 6 bytes for 1, then the rest and the quote */
+		/*
+		 * an escape: up to 6 bytes for 1, then the rest and the quote
+		 */
 		if (!jg_room(j, 6 + (n - i - 1) + 1))
 			return;
 		p = b->data + b->len;

@@ -46,8 +46,8 @@ page(struct req *r, int status, const char *title, const char *body,
 	r->out_type = "text/html; charset=utf-8";
 	/* never framed (clickjacking of the button), nothing loaded */
 	req_header(r, "Content-Security-Policy", "default-src 'none'; "
-	    "style-src 'unsafe-inline'; form-action 'self'; frame-ancestors 'none'; "
-	    "base-uri 'none'");
+	    "style-src 'unsafe-inline'; form-action 'self'; frame-ancestors "
+	    "'none'; base-uri 'none'");
 	req_header(r, "X-Frame-Options", "DENY");
 	req_header(r, "Referrer-Policy", "no-referrer");
 }
@@ -68,7 +68,8 @@ opt_out(struct req *r, const char *tenant, const char *lead)
 	if (e != FB_OK)
 		return e;
 	c = k.row;
-	sn = (struct suppression_new){ id, tenant, NULL, NULL, NULL, "tenant", NULL,
+	sn = (struct suppression_new){ id, tenant, NULL, NULL, NULL, "tenant",
+	    NULL,
 	    "opt_out", "受信者による配信停止", NULL };
 	if (c->email_bidx.p != NULL) {
 		uuid_v7(id);
@@ -145,9 +146,12 @@ links_click(struct req *r)
 	bool		 found;
 	enum fb_err	 e;
 
-	if ((e = link_visit(r, "click", tenant, lead, url, &found)) != FB_OK || !found)
+	if ((e = link_visit(r, "click", tenant, lead, url, &found)) != FB_OK ||
+	    !found)
 		return e;
-	/* only ever a URL as the parser writes it (rows of older releases too) */
+	/*
+	 * only ever a URL as the parser writes it (rows of older releases too)
+	 */
 	if (url_normalize(url, to) && req_header(r, "Location", to) == FB_OK) {
 		req_header(r, "Referrer-Policy", "no-referrer");
 		req_empty(r, 302);
@@ -168,7 +172,8 @@ links_open(struct req *r)
 	bool		 found;
 	enum fb_err	 e;
 
-	if ((e = link_visit(r, "open", tenant, lead, url, &found)) != FB_OK || !found)
+	if ((e = link_visit(r, "open", tenant, lead, url, &found)) != FB_OK ||
+	    !found)
 		return e;
 	buf_reset(&r->out);
 	if ((e = buf_add(&r->out, gif, sizeof(gif))) != FB_OK)
@@ -185,7 +190,8 @@ links_optout_page(struct req *r)
 	bool		 found;
 	enum fb_err	 e;
 
-	if ((e = link_visit(r, "optout", tenant, lead, url, &found)) != FB_OK || !found)
+	if ((e = link_visit(r, "optout", tenant, lead, url, &found)) != FB_OK ||
+	    !found)
 		return e;
 	page(r, 200, "配信停止", "今後のご案内(SMS・メール)が不要な場合は、下のボタンを"
 	    "押してください。", r->path);
@@ -199,12 +205,15 @@ links_optout(struct req *r)
 	bool		 found;
 	enum fb_err	 e;
 
-	if ((e = link_visit(r, "optout", tenant, lead, url, &found)) == FB_OK && found)
+	if ((e = link_visit(r, "optout", tenant, lead, url, &found)) == FB_OK &&
+	    found)
 		e = opt_out(r, tenant, lead);
 	if (e == FB_ERETRY)
 		return e;	/* the dispatcher runs the transaction again */
 	if (e != FB_OK)
-		/* the page again, with its button (the dispatcher rolls back) */
+		/*
+		 * the page again, with its button (the dispatcher rolls back)
+		 */
 		page(r, 503, "ただいま混み合っています", "時間をおいてもう一度お試しください。",
 		    r->path);
 	else if (found)

@@ -94,7 +94,8 @@ header(struct buf *head, const char *name, const char *value)
 		return;
 	}
 	if (buf_printf(head, "%s: %s\r\n", name, value) != FB_OK)
-		logx(LOG_ERR, "header '%s' not written: the head is full", name);
+		logx(LOG_ERR, "header '%s' not written: the head is full",
+		    name);
 }
 
 static void
@@ -187,9 +188,11 @@ write_records(const FCGX_Request *fr, const struct iovec *part, int nparts)
 	int		 p = 0, k, niov, at;
 
 	while (p < nparts) {
-		for (k = 0, niov = 0; k < RECORDS_PER_WRITE && p < nparts; k++) {
+		for (k = 0, niov = 0; k < RECORDS_PER_WRITE &&
+		    p < nparts; k++) {
 			at = niov++;
-			for (rec = 0; rec < RECORD_MAX && p < nparts; rec += n) {
+			for (rec = 0; rec < RECORD_MAX &&
+			    p < nparts; rec += n) {
 				n = part[p].iov_len - off;
 				if (n > RECORD_MAX - rec)
 					n = RECORD_MAX - rec;
@@ -200,16 +203,20 @@ write_records(const FCGX_Request *fr, const struct iovec *part, int nparts)
 					off = 0;
 				}
 			}
-			record_header(hdr[k], 6, fr->requestId, rec);	/* FCGI_STDOUT */
+			/* FCGI_STDOUT */
+			record_header(hdr[k], 6, fr->requestId, rec);
 			iov[at].iov_base = hdr[k];
 			iov[at].iov_len = sizeof(hdr[k]);
 		}
 		if (p == nparts) {
 			record_header(end[0], 6, fr->requestId, 0);
-			record_header(end[1], 3, fr->requestId, sizeof(ended));	/* FCGI_END_REQUEST */
+			/* FCGI_END_REQUEST */
+			record_header(end[1], 3, fr->requestId, sizeof(ended));
 			iov[niov].iov_base = end;
 			iov[niov++].iov_len = sizeof(end);
-			/* appStatus 0, protocolStatus FCGI_REQUEST_COMPLETE (0) */
+			/*
+			 * appStatus 0, protocolStatus FCGI_REQUEST_COMPLETE (0)
+			 */
 			iov[niov].iov_base = ended;
 			iov[niov++].iov_len = sizeof(ended);
 		}
@@ -238,7 +245,8 @@ respond(struct req *r, FCGX_Request *fr)
 	snprintf(st, sizeof(st), "%d %s", r->status, status_text(r->status));
 	header(&head, "Status", st);
 	if (r->out.len > 0)
-		header(&head, "Content-Type", r->out_type != NULL ? r->out_type :
+		header(&head, "Content-Type",
+		    r->out_type != NULL ? r->out_type :
 		    "application/json; charset=utf-8");
 	header(&head, "X-Request-Id", r->request_id);
 	header(&head, "Cache-Control", "no-store");
@@ -341,13 +349,15 @@ take(struct slot *s, struct db *db, const struct conf *conf)
 #ifdef FB_FAULT_POINTS
 	r->fault = FCGX_GetParam("HTTP_X_FORMBACK_FAULT", s->fr.envp);
 #endif
-	if ((cl = FCGX_GetParam("CONTENT_LENGTH", s->fr.envp)) != NULL && *cl != '\0')
+	if ((cl = FCGX_GetParam("CONTENT_LENGTH", s->fr.envp)) != NULL &&
+	    *cl != '\0')
 		r->content_length = strtol(cl, NULL, 10);
 	if (path == NULL)
 		(void)api_error(r, AC_INTERNAL, NULL);
 	else if (req_parse_query(r, q != NULL ? q + 1 : NULL, bad,
 	    sizeof(bad)) != FB_OK)
-		(void)api_error(r, AC_QUERY_INVALID, bad[0] != '\0' ? bad : NULL);
+		(void)api_error(r, AC_QUERY_INVALID,
+		    bad[0] != '\0' ? bad : NULL);
 	else {
 		s->read_all = read_body(r, s->fr.in);
 		/*
@@ -381,7 +391,8 @@ finish(struct slot *s)
 
 	log_set_request_id(r->request_id);
 	ended = respond(r, &s->fr);
-	logx(LOG_DEBUG, "%s %s -> %d", r->method, r->path != NULL ? r->path : "-",
+	logx(LOG_DEBUG, "%s %s -> %d", r->method,
+	    r->path != NULL ? r->path : "-",
 	    r->status);
 	/*
 	 * The request was read to its end: close at once.  libfcgi's
@@ -414,7 +425,8 @@ finish(struct slot *s)
  * rest of an event), then answered.  Returns whether an event was filed.
  */
 static bool
-answer_batch(struct slot *slots, size_t n, struct db *db, const struct conf *conf)
+answer_batch(struct slot *slots, size_t n, struct db *db,
+    const struct conf *conf)
 {
 	struct tag_pending		*tps[BATCH_MAX];
 	struct req			*waiting[BATCH_MAX];
@@ -457,7 +469,8 @@ check_server(struct db *db)
 	d = res.row;
 	if (d->flush_log_at_trx_commit != 1)
 		logx(LOG_WARN, "innodb_flush_log_at_trx_commit is %lld; "
-		    "1 is needed for durable writes", d->flush_log_at_trx_commit);
+		    "1 is needed for durable "
+		    "writes", d->flush_log_at_trx_commit);
 	if (d->log_bin && d->sync_binlog != 1)
 		logx(LOG_WARN, "sync_binlog is %lld with the binary log "
 		    "on; 1 is needed for durable writes", d->sync_binlog);
@@ -511,7 +524,8 @@ apply_some(struct db *db, const struct conf *conf)
 {
 	int	 n;
 
-	if (db_ensure(db) != FB_OK || tag_apply(db, conf, IDLE_APPLY, false, &n) != FB_OK)
+	if (db_ensure(db) != FB_OK ||
+	    tag_apply(db, conf, IDLE_APPLY, false, &n) != FB_OK)
 		return false;
 	return n == IDLE_APPLY;
 }
@@ -519,7 +533,8 @@ apply_some(struct db *db, const struct conf *conf)
 static void
 usage(void)
 {
-	fprintf(stderr, "usage: formback.fcgi [-c file] [-s socket [-n workers]]\n");
+	fprintf(stderr,
+	    "usage: formback.fcgi [-c file] [-s socket [-n workers]]\n");
 	exit(2);
 }
 
@@ -539,7 +554,9 @@ serve(struct slot *slots, struct db *db, const struct conf *conf)
 			/* between requests, a turn at the intake queue */
 			if (!request_waiting(&slots[0].fr, idle ? 0 :
 			    IDLE_AFTER_MS)) {
-				/* idle: turn after turn until a request comes */
+				/*
+				 * idle: turn after turn until a request comes
+				 */
 				queued = apply_some(db, conf);
 				idle = true;
 				continue;
@@ -605,7 +622,8 @@ settle(void)
 	mallopt(M_TOP_PAD, 1 << 20);
 	memset(&sa, 0, sizeof(sa));
 	sigemptyset(&sa.sa_mask);
-	sa.sa_handler = on_stop;	/* no SA_RESTART: poll() returns at once */
+	/* no SA_RESTART: poll() returns at once */
+	sa.sa_handler = on_stop;
 	sigaction(SIGTERM, &sa, NULL);
 	sigaction(SIGUSR1, &sa, NULL);
 }
@@ -629,7 +647,8 @@ main(int argc, char *argv[])
 			break;
 		case 'n':
 			if ((workers = prefork_workers(optarg)) == 0) {
-				fprintf(stderr, "formback.fcgi: -n: expected 1 to "
+				fprintf(stderr,
+				    "formback.fcgi: -n: expected 1 to "
 				    "%d\n", PREFORK_MAX);
 				return 2;
 			}

@@ -163,7 +163,8 @@ re_quantifier(const char **sp, bool group, struct re_group last,
 	if (s[1] == '?')
 		s++;
 	else if (s[1] == '+') {
-		(void)fail(why, whysz, "possessive quantifiers are not allowed");
+		(void)fail(why, whysz,
+		    "possessive quantifiers are not allowed");
 		return RULE_INVALID;
 	}
 	repeats = m < 0 || m > 1;
@@ -197,8 +198,10 @@ regex_check(const char *p, char *why, size_t whysz)
 	const char	*s;
 
 	memset(g, 0, sizeof(g));
-#define INVALID(msg) do { fail(why, whysz, msg); return RULE_INVALID; } while (0)
-#define UNBOUNDED(msg) do { fail(why, whysz, msg); return RULE_UNBOUNDED; } while (0)
+#define INVALID(msg) do { fail(why, whysz, \
+    msg); return RULE_INVALID; } while (0)
+#define UNBOUNDED(msg) do { fail(why, whysz, \
+    msg); return RULE_UNBOUNDED; } while (0)
 	for (s = p; *s != '\0'; s++) {
 		switch (*s) {
 		case '\\':
@@ -210,7 +213,8 @@ regex_check(const char *p, char *why, size_t whysz)
 			break;
 		case '(':
 			if (s[1] == '?' && s[2] != ':')
-				INVALID("only (...) and (?:...) groups are allowed");
+				INVALID("only (...) and (?:...) groups are "
+				    "allowed");
 			if (s[1] == '?')
 				s += 2;
 			if (depth == RE_GROUPS_MAX)
@@ -244,7 +248,8 @@ regex_check(const char *p, char *why, size_t whysz)
 			if ((r = re_quantifier(&s, group, last, &unbounded, why,
 			    whysz)) != RULE_OK)
 				return r;
-			g[depth].rep = true;	/* even "?": "(a?)+" is "(a|)+" */
+			/* even "?": "(a?)+" is "(a|)+" */
+			g[depth].rep = true;
 			quantified = true;
 			break;
 		case '}':
@@ -259,7 +264,8 @@ regex_check(const char *p, char *why, size_t whysz)
 			atom = quantified = group = false;
 			break;
 		default:
-			if ((unsigned char)*s < 0x20 || (unsigned char)*s >= 0x7f)
+			if ((unsigned char)*s < 0x20 ||
+			    (unsigned char)*s >= 0x7f)
 				INVALID("only printable ASCII is allowed");
 			atom = true;
 			quantified = group = false;
@@ -283,7 +289,8 @@ regex_compile(const char *p, char *why, size_t whysz)
 	    &err, &off, NULL);
 	if (re == NULL) {
 		pcre2_get_error_message(err, msg, sizeof(msg));
-		snprintf(why, whysz, "regex: %s at offset %zu", (char *)msg, (size_t)off);
+		snprintf(why, whysz, "regex: %s at offset %zu", (char *)msg,
+		    (size_t)off);
 	}
 	return re;
 }
@@ -311,9 +318,11 @@ rule_pattern_ok(enum match_type t, const char *p, char *why, size_t whysz)
 			for (i = 0; i < n && bad == NULL; i++)
 				if ((unsigned char)p[i] <= 0x20 ||
 				    (unsigned char)p[i] >= 0x7f ||
-				    (p[i] == '?' && t == MT_PREFIX) || p[i] == '#')
-					bad = "a path pattern is printable ASCII without "
-					    "spaces, ? or # (percent-encode the rest)";
+				    (p[i] == '?' &&
+				    t == MT_PREFIX) || p[i] == '#')
+					bad = "a path pattern is printable "
+					    "ASCII without spaces, ? or # "
+					    "(percent-encode the rest)";
 			break;
 		case MT_REGEX:
 			if ((c = regex_check(p, why, whysz)) != RULE_OK)
@@ -323,14 +332,18 @@ rule_pattern_ok(enum match_type t, const char *p, char *why, size_t whysz)
 			pcre2_code_free(re);
 			break;
 		case MT_QUERY:
-			if (p[0] == '=' || p[0] == '&' || strchr(p, '&') != NULL)
+			if (p[0] == '=' || p[0] == '&' ||
+			    strchr(p, '&') != NULL)
 				bad = "a query pattern is name or name=value";
 			break;
 		case MT_HOST:
 			for (i = 0; i < n && bad == NULL; i++)
-				if (!(isalnum((unsigned char)p[i]) || p[i] == '-' ||
-				    p[i] == '.' || (p[i] == '*' && i == 0 && p[1] == '.')))
-					bad = "a host pattern is a host name or *.name";
+				if (!(isalnum((unsigned char)p[i]) ||
+				    p[i] == '-' ||
+				    p[i] == '.' || (p[i] == '*' && i == 0 &&
+				    p[1] == '.')))
+					bad = "a host pattern is a host name "
+					    "or *.name";
 			if (strcmp(p, "*.") == 0)
 				bad = "a host pattern is a host name or *.name";
 			break;
@@ -426,7 +439,8 @@ query_match(const char *pattern, const char *search)
 	for (p = *search == '?' ? search + 1 : search; query_next(&p, &q); ) {
 		pct_decode(q.name, q.name_len, PCT_PLUS, qn, sizeof(qn));
 		pct_decode(q.value, q.value_len, PCT_PLUS, qv, sizeof(qv));
-		if (strcmp(qn, name) == 0 && (eq == NULL || strcmp(qv, value) == 0))
+		if (strcmp(qn, name) == 0 &&
+		    (eq == NULL || strcmp(qv, value) == 0))
 			return true;
 	}
 	return false;
@@ -462,7 +476,8 @@ limit_hit(const char *pattern)
 	static bool	 said;
 
 	if (!said) {
-		logx(LOG_WARN, "regex '%.80s' ran into its match limits: taken as "
+		logx(LOG_WARN,
+		    "regex '%.80s' ran into its match limits: taken as "
 		    "no match", pattern);
 		said = true;
 	}
@@ -478,7 +493,8 @@ rule_match(const struct url_rule *r, const struct url_loc *loc)
 
 	switch (r->type) {
 	case MT_PREFIX:
-		return strncmp(loc->pathname, r->pattern, strlen(r->pattern)) == 0;
+		return strncmp(loc->pathname, r->pattern,
+		    strlen(r->pattern)) == 0;
 	case MT_GLOB:
 		return glob_match(r->pattern, loc->pathname);
 	case MT_REGEX:
@@ -490,7 +506,8 @@ rule_match(const struct url_rule *r, const struct url_loc *loc)
 		rc = pcre2_match(r->re, (PCRE2_SPTR)subject, n, 0, 0, md,
 		    match_context());
 		pcre2_match_data_free(md);
-		if (rc == PCRE2_ERROR_MATCHLIMIT || rc == PCRE2_ERROR_DEPTHLIMIT ||
+		if (rc == PCRE2_ERROR_MATCHLIMIT ||
+		    rc == PCRE2_ERROR_DEPTHLIMIT ||
 		    rc == PCRE2_ERROR_HEAPLIMIT)
 			limit_hit(r->pattern);
 		return rc >= 0;

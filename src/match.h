@@ -10,7 +10,8 @@
 
 #define RULE_PATTERN_MAX 512
 
-enum match_type { MT_PREFIX = 0, MT_GLOB, MT_REGEX, MT_QUERY, MT_HOST, MT__MAX };
+enum match_type { MT_PREFIX = 0, MT_GLOB, MT_REGEX, MT_QUERY, MT_HOST,
+    MT__MAX };
 enum rule_role { ROLE_LANDING = 0, ROLE_FORM, ROLE_THANKS, ROLE__MAX };
 
 extern const char *const match_type_names[MT__MAX];
@@ -19,12 +20,14 @@ extern const char *const rule_role_names[ROLE__MAX];
 struct url_rule {
 	const char	*campaign;	/* campaign key (borrowed) */
 	int		 campaign_order;/* position of the campaign, 0 first */
-	int		 position;	/* position within the campaign's rules */
+	/* position within the campaign's rules */
+	int		 position;
 	enum rule_role	 role;
 	enum match_type	 type;
 	const char	*pattern;	/* borrowed */
 	long		 priority;	/* lower first; < 0 means null (last) */
-	void		*re;		/* compiled regex, for MT_REGEX; rules_free() */
+	/* compiled regex, for MT_REGEX; rules_free() */
+	void		*re;
 };
 
 /* Look a name up in a table; -1 when unknown. */

@@ -86,7 +86,8 @@ block_url_ok(json_object *b, const char *u)
 bool
 blocks_ok(json_object *blocks, char *param, size_t paramsz)
 {
-	static const char *const types[] = { "heading", "text", "image", "button",
+	static const char *const types[] = { "heading", "text", "image",
+	    "button",
 	    "divider" };
 	static const char *const fields[] = { "text", "url", "alt" };
 	json_object	*b, *v;
@@ -114,9 +115,11 @@ blocks_ok(json_object *blocks, char *param, size_t paramsz)
 		if (j == NELEM(types))
 			return false;
 		for (j = 0; j < NELEM(fields); j++) {
-			if (!json_object_object_get_ex(b, fields[j], &v) || v == NULL)
+			if (!json_object_object_get_ex(b, fields[j], &v) ||
+			    v == NULL)
 				continue;
-			snprintf(param, paramsz, "blocks[%zu].%s", i, fields[j]);
+			snprintf(param, paramsz, "blocks[%zu].%s", i,
+			    fields[j]);
 			if (!json_object_is_type(v, json_type_string) ||
 			    utf8_len(json_object_get_string(v)) < 0 ||
 			    utf8_len(json_object_get_string(v)) > 2000 ||
@@ -201,7 +204,8 @@ field_html(struct buf *b, json_object *blk, const char *k, const char *product,
  * http(s) URL then.
  */
 static enum fb_err
-block_url(struct buf *b, json_object *blk, const char *product, const char *link,
+block_url(struct buf *b, json_object *blk, const char *product,
+    const char *link,
     const char *optout, bool *ok)
 {
 	json_object	*v;
@@ -226,8 +230,10 @@ block_url(struct buf *b, json_object *blk, const char *product, const char *link
 static enum fb_err
 doc_head(struct buf *b)
 {
-	return buf_addstr(b, "<!DOCTYPE html><html lang=\"ja\"><head><meta charset=\"utf-8\">"
-	    "</head><body style=\"font-family:sans-serif;max-width:600px;margin:auto\">");
+	return buf_addstr(b,
+	    "<!DOCTYPE html><html lang=\"ja\"><head><meta charset=\"utf-8\">"
+	    "</head><body "
+	    "style=\"font-family:sans-serif;max-width:600px;margin:auto\">");
 }
 
 /* Its foot: with open_pixel (as sent), the opt-out link and the pixel. */
@@ -241,7 +247,8 @@ doc_foot(struct buf *b, const char *optout, const char *open_pixel)
 		if (e == FB_OK) e = html_escape(b, optout);
 		if (e == FB_OK) e = buf_addstr(b, "\">配信停止</a></p><img src=\"");
 		if (e == FB_OK) e = html_escape(b, open_pixel);
-		if (e == FB_OK) e = buf_addstr(b, "\" width=\"1\" height=\"1\" alt=\"\">");
+		if (e == FB_OK) e = buf_addstr(b,
+		    "\" width=\"1\" height=\"1\" alt=\"\">");
 	}
 	return e == FB_OK ? buf_addstr(b, "</body></html>") : e;
 }
@@ -263,34 +270,45 @@ blocks_html(json_object *blocks, const char *product, const char *link,
 		t = json_object_get_string(tv);
 		if (strcmp(t, "heading") == 0) {
 			e = buf_addstr(b, "<h1>");
-			if (e == FB_OK) e = field_html(b, blk, "text", product, link, optout);
+			if (e == FB_OK) e = field_html(b, blk, "text", product,
+			    link, optout);
 			if (e == FB_OK) e = buf_addstr(b, "</h1>");
 		} else if (strcmp(t, "text") == 0) {
 			e = buf_addstr(b, "<p>");
-			if (e == FB_OK) e = field_html(b, blk, "text", product, link, optout);
+			if (e == FB_OK) e = field_html(b, blk, "text", product,
+			    link, optout);
 			if (e == FB_OK) e = buf_addstr(b, "</p>");
 		} else if (strcmp(t, "image") == 0) {
 			/* an image whose URL is not one is left out */
 			mark = b->len;
 			e = buf_addstr(b, "<p><img src=\"");
-			if (e == FB_OK) e = block_url(b, blk, product, link, optout, &ok);
+			if (e == FB_OK) e = block_url(b, blk, product, link,
+			    optout, &ok);
 			if (e == FB_OK && !ok) {
 				b->len = mark;
 				b->data[mark] = '\0';
 				continue;
 			}
 			if (e == FB_OK) e = buf_addstr(b, "\" alt=\"");
-			if (e == FB_OK) e = field_html(b, blk, "alt", product, link, optout);
-			if (e == FB_OK) e = buf_addstr(b, "\" style=\"max-width:100%\"></p>");
+			if (e == FB_OK) e = field_html(b, blk, "alt", product,
+			    link, optout);
+			if (e == FB_OK) e = buf_addstr(b,
+			    "\" style=\"max-width:100%\"></p>");
 		} else if (strcmp(t, "button") == 0) {
-			/* a button whose URL is not one leads to the message's link */
+			/*
+			 * a button whose URL is not one leads to the message's
+			 * link
+			 */
 			e = buf_addstr(b, "<p><a href=\"");
-			if (e == FB_OK) e = block_url(b, blk, product, link, optout, &ok);
+			if (e == FB_OK) e = block_url(b, blk, product, link,
+			    optout, &ok);
 			if (e == FB_OK && !ok) e = html_escape(b, link);
-			if (e == FB_OK) e = buf_addstr(b, "\" style=\"display:inline-block;"
+			if (e == FB_OK) e = buf_addstr(b,
+			    "\" style=\"display:inline-block;"
 			    "padding:12px 24px;background:#d33;color:#fff;"
 			    "text-decoration:none;border-radius:4px\">");
-			if (e == FB_OK) e = field_html(b, blk, "text", product, link, optout);
+			if (e == FB_OK) e = field_html(b, blk, "text", product,
+			    link, optout);
 			if (e == FB_OK) e = buf_addstr(b, "</a></p>");
 		} else if (strcmp(t, "divider") == 0)
 			e = buf_addstr(b, "<hr>");

@@ -114,7 +114,8 @@ in_list(const char *list, const char *name)
 bool
 net_host_allowed(const struct conf *c, const char *host)
 {
-	return c->webhook_allow_hosts != NULL && in_list(c->webhook_allow_hosts, host);
+	return c->webhook_allow_hosts != NULL && in_list(c->webhook_allow_hosts,
+	    host);
 }
 
 bool
@@ -131,11 +132,14 @@ net_resolve_override(const struct conf *c, const char *host, const char *port,
 		for (e = p; *e != '\0' && *e != ','; e++)
 			continue;
 		/* host:port:address */
-		if ((size_t)(e - p) > hn + pn + 2 && strncasecmp(p, host, hn) == 0 &&
+		if ((size_t)(e - p) > hn + pn + 2 &&
+		    strncasecmp(p, host, hn) == 0 &&
 		    p[hn] == ':' && strncmp(p + hn + 1, port, pn) == 0 &&
 		    p[hn + 1 + pn] == ':') {
 			a = p + hn + pn + 2;
-			/* an IPv6 address may be in brackets, as curl writes it */
+			/*
+			 * an IPv6 address may be in brackets, as curl writes it
+			 */
 			if (*a == '[' && e - a > 2 && e[-1] == ']') {
 				a++;
 				e--;

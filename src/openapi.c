@@ -64,7 +64,8 @@ openapi_text_next(const char *p, char *name, size_t namesz,
 	while (b < e && isspace((unsigned char)*b))
 		b++;
 	if (b < e)
-		while (b[-1] != '\n')	/* the heading's newline at the latest */
+		/* the heading's newline at the latest */
+		while (b[-1] != '\n')
 			b--;
 	while (e > b && isspace((unsigned char)e[-1]))
 		e--;
@@ -204,11 +205,13 @@ typed(const char *media, const char *type)
 static const struct {
 const char	*name, *type, *desc;
 } header_defs[] = {
-	{ "X-Request-Id", "string", "The request's id, as error.request_id gives it." },
+	{ "X-Request-Id", "string",
+	    "The request's id, as error.request_id gives it." },
 	{ "X-RateLimit-Limit", "integer",
 	  "Requests a tenant may make in 60 seconds (contract: Limits)." },
 	{ "X-RateLimit-Remaining", "integer", "Requests left in the window." },
-	{ "X-RateLimit-Reset", "integer", "Unix seconds when one more slot frees." },
+	{ "X-RateLimit-Reset", "integer",
+	    "Unix seconds when one more slot frees." },
 	{ "RateLimit-Policy", "string",
 	  "The tenant's quota, draft-ietf-httpapi-ratelimit-headers: "
 	  "\"tenant\";q=<requests>;w=60. The X-RateLimit-* fields say "
@@ -223,9 +226,11 @@ const char	*name, *type, *desc;
 	  "the tag of the resource it left (of its GET, not of this "
 	  "answer's body)." },
 	{ "Idempotency-Replayed", "string",
-	  "true when the answer is the stored one of an earlier request with the same Idempotency-Key." },
+	  "true when the answer is the stored one of an earlier request with "
+	  "the same Idempotency-Key." },
 	{ "Formback-Dry-Run", "string",
-	  "true when a test key's write was checked and not kept (contract: Authentication 3)." },
+	  "true when a test key's write was checked and not kept (contract: "
+	  "Authentication 3)." },
 };
 
 /*
@@ -280,7 +285,8 @@ headers_of(const struct route *rt)
 	    true));
 	if (authed)
 		rate_headers(h, true);
-	if (authed && (strcmp(rt->method, "GET") == 0 ? rt->resp_schema != NULL :
+	if (authed &&
+	    (strcmp(rt->method, "GET") == 0 ? rt->resp_schema != NULL :
 	    strcmp(rt->method, "PATCH") == 0 || strcmp(rt->method, "PUT") == 0))
 		json_object_object_add(h, "ETag", header_obj("ETag",
 		    strcmp(rt->method, "GET") == 0));
@@ -299,7 +305,9 @@ authed(const struct route *rt)
 	return (rt->flags & R_PUBLIC) == 0;
 }
 
-/* Any request: its query, path, body or headers, or the web server's own 400. */
+/*
+ * Any request: its query, path, body or headers, or the web server's own 400.
+ */
 static bool
 any(const struct route *rt)
 {
@@ -315,7 +323,8 @@ with_path(const struct route *rt)
 static bool
 with_body(const struct route *rt)
 {
-	return strcmp(rt->method, "POST") == 0 || strcmp(rt->method, "PUT") == 0 ||
+	return strcmp(rt->method, "POST") == 0 || strcmp(rt->method,
+	    "PUT") == 0 ||
 	    strcmp(rt->method, "PATCH") == 0;
 }
 
@@ -399,11 +408,15 @@ operation_json(const struct route *rt, const struct texts *t)
 	sc = json_object_new_array();
 	for (i = 0; i < SCOPE__MAX; i++)
 		if (rt->scopes & SCOPE_BIT(i))
-			json_object_array_add(sc, json_object_new_string(scope_names[i]));
+			json_object_array_add(sc,
+			    json_object_new_string(scope_names[i]));
 	json_object_object_add(op, "x-service-scopes", sc);
-	/* the admin API (issue 16) under its own tag, with the roles it needs */
+	/*
+	 * the admin API (issue 16) under its own tag, with the roles it needs
+	 */
 	tags = json_object_new_array();
-	json_object_array_add(tags, json_object_new_string(admin ? "admin" : "public"));
+	json_object_array_add(tags,
+	    json_object_new_string(admin ? "admin" : "public"));
 	json_object_object_add(op, "tags", tags);
 	if ((rt->flags & R_SESSION) != 0) {
 		static const char *const roles[] = { "owner", "admin", "member",
@@ -412,7 +425,8 @@ operation_json(const struct route *rt, const struct texts *t)
 
 		for (i = 0; i < NELEM(roles); i++)
 			if (scope_covers(role_scopes(roles[i]), rt->scopes))
-				json_object_array_add(ro, json_object_new_string(roles[i]));
+				json_object_array_add(ro,
+				    json_object_new_string(roles[i]));
 		json_object_object_add(op, "x-service-roles", ro);
 	}
 	/* what a member who must enrol a second factor may call (issue 43) */
@@ -496,21 +510,31 @@ static json_object *
 components_responses(void)
 {
 	static const struct { const char *name, *desc; bool retry; } rs[] = {
-		{ "BadRequest", "A query parameter, path id, body or header that cannot be read "
-		  "(parameter_invalid, invalid_json, body_too_large, cursor_invalid, "
-		  "idempotency_key_invalid).", false },
-		{ "Unauthorized", "No key, or a key that is invalid, revoked or whose member "
+		{ "BadRequest",
+		    "A query parameter, path id, body or header that cannot be "
+		  "read (parameter_invalid, invalid_json, body_too_large, "
+		  "cursor_invalid, idempotency_key_invalid).", false },
+		{ "Unauthorized",
+		    "No key, or a key that is invalid, revoked or whose member "
 		  "is gone; a session that ended.", false },
-		{ "Forbidden", "A scope, role or plan that does not allow it, or an operation "
-		  "for a member's session (session_required).", false },
+		{ "Forbidden",
+		    "A scope, role or plan that does not allow it, or an "
+		  "operation for a member's session "
+		  "(session_required).", false },
 		{ "NotFound", "No such resource, or another tenant's.", false },
-		{ "Conflict", "A state conflict, or the same Idempotency-Key still running.", false },
-		{ "Unprocessable", "A field's value is refused; param names it.", false },
-		{ "TooManyRequests", "Over the tenant's rate limit; wait Retry-After seconds.",
+		{ "Conflict",
+		    "A state conflict, or the same Idempotency-Key still "
+		    "running.", false },
+		{ "Unprocessable",
+		    "A field's value is refused; param names it.", false },
+		{ "TooManyRequests",
+		    "Over the tenant's rate limit; wait Retry-After seconds.",
 		  true },
 		{ "PreconditionFailed", "If-Match names another version of the "
 		  "resource (precondition_failed): read it again.", false },
-		{ "Error", "Error envelope (contract: Errors); 503 comes with Retry-After.", true },
+		{ "Error",
+		    "Error envelope (contract: Errors); 503 comes with "
+		    "Retry-After.", true },
 	};
 	json_object	*o = json_object_new_object(), *r, *h;
 	size_t		 i;
@@ -519,7 +543,9 @@ components_responses(void)
 		r = ref("Error");
 		jadd_str(r, "description", rs[i].desc);
 		h = json_object_new_object();
-		/* not on what the web server answers itself (fcgi-conf/errors) */
+		/*
+		 * not on what the web server answers itself (fcgi-conf/errors)
+		 */
 		json_object_object_add(h, "X-Request-Id",
 		    header_obj("X-Request-Id", false));
 		/* a 429 is an admitted request's; others, when one was */
@@ -547,7 +573,8 @@ components_responses(void)
 
 /* A header parameter of a webhook: a string, required or not. */
 static json_object *
-hook_header(const char *name, bool required, const char *konst, const char *desc)
+hook_header(const char *name, bool required, const char *konst,
+    const char *desc)
 {
 	json_object	*p = json_object_new_object(), *sc = json_object_new_object();
 
@@ -596,29 +623,35 @@ webhooks_json(void)
 		json_object_array_add(tg, json_object_new_string("webhooks"));
 		json_object_object_add(op, "tags", tg);
 		jadd_str(op, "summary", t->summary);
-		jadd_str(op, "description", "POSTed to each endpoint subscribed to "
-		    "it. Check X-Formback-Signature (t=<unix seconds>,v1=<hex>: "
-		    "HMAC-SHA256 keyed with the endpoint's whole secret, whsec_ "
-		    "included, over `<t>.` and the raw body) in constant time and discard a t more than 5 minutes "
-		    "from the receive time. A 2xx answer is success; anything else, "
-		    "or none, is tried again: 6 attempts in all, after 1 minute, 5 "
-		    "minutes, 30 minutes, 2 hours and 6 hours. Redirects are not "
-		    "followed.");
+		jadd_str(op, "description",
+		    "POSTed to each endpoint subscribed to "
+		    "it. Check X-Formback-Signature (t=<unix "
+		    "seconds>,v1=<hex>: HMAC-SHA256 keyed with the endpoint's "
+		    "whole secret, whsec_ included, over `<t>.` and the raw "
+		    "body) in constant time and discard a t more than 5 "
+		    "minutes from the receive time. A 2xx answer is success; "
+		    "anything else, or none, is tried again: 6 attempts in "
+		    "all, after 1 minute, 5 minutes, 30 minutes, 2 hours and 6 "
+		    "hours. Redirects are not followed.");
 		ps = json_object_new_array();
 		json_object_array_add(ps, hook_header("X-Formback-Event", true,
 		    t->name, "The event's type, as the body's `type`."));
-		json_object_array_add(ps, hook_header("X-Formback-Delivery", true,
+		json_object_array_add(ps,
+		    hook_header("X-Formback-Delivery", true,
 		    NULL, "The delivery record's id, as "
 		    "listWebhookEndpointDeliveries lists it: the same on "
 		    "every retry of the record, another for a redelivery."));
-		json_object_array_add(ps, hook_header("X-Formback-Signature", true,
-		    NULL, "t=<unix seconds>,v1=<lower-case hex HMAC-SHA256>; t is "
-		    "stamped anew on every send."));
+		json_object_array_add(ps,
+		    hook_header("X-Formback-Signature", true,
+		    NULL, "t=<unix seconds>,v1=<lower-case hex HMAC-SHA256>; t "
+		    "is stamped anew on every send."));
 		json_object_array_add(ps, hook_header("webhook-id", false, NULL,
 		    "Standard Webhooks: the event's id."));
-		json_object_array_add(ps, hook_header("webhook-timestamp", false,
+		json_object_array_add(ps,
+		    hook_header("webhook-timestamp", false,
 		    NULL, "Standard Webhooks: the send's unix seconds."));
-		json_object_array_add(ps, hook_header("webhook-signature", false,
+		json_object_array_add(ps,
+		    hook_header("webhook-signature", false,
 		    NULL, "Standard Webhooks: v1,<base64 HMAC-SHA256 over "
 		    "<webhook-id>.<webhook-timestamp>.<body>, keyed by the "
 		    "secret's decoded bytes>."));
@@ -629,7 +662,8 @@ webhooks_json(void)
 		jadd_str(x, "const", t->name);
 		json_object_object_add(props, "type", x);
 		x = json_object_new_object();
-		snprintf(r, sizeof(r), "#/components/schemas/%s", t->data_schema);
+		snprintf(r, sizeof(r), "#/components/schemas/%s",
+		    t->data_schema);
 		jadd_str(x, "$ref", r);
 		json_object_object_add(props, "data", x);
 		own = json_object_new_object();
@@ -726,7 +760,8 @@ openapi_document(const char *base_url)
 			item = json_object_new_object();
 			json_object_object_add(paths, routes[i].path, item);
 		}
-		for (j = 0; j < sizeof(m) - 1 && routes[i].method[j] != '\0'; j++)
+		for (j = 0; j < sizeof(m) - 1 &&
+		    routes[i].method[j] != '\0'; j++)
 			m[j] = (char)(routes[i].method[j] | 0x20);
 		m[j] = '\0';
 		json_object_object_add(item, m, operation_json(&routes[i], &t));

@@ -2,7 +2,8 @@
  * Operator emails (design 1): the outbox's `email` rows -- URL takeover
  * notices (contract: Errors, last paragraph), usage alerts (contract:
  * Events, usage.threshold_reached), a flood's leads quarantined and a
- * webhook endpoint failing or stopped (issue 40), and sending held for a flood of new leads (issue 11, sites held
+ * webhook endpoint failing or stopped (issue 40), and sending held for a flood
+ * of new leads (issue 11, sites held
  * before migration 0034) -- rendered in Japanese and sent to the owners
  * and admins the row names who are still active.
  */
@@ -19,7 +20,9 @@
 
 #define OPMAIL_PASSES	50	/* batches of 20 per pass */
 
-/* The value at a JSON pointer (RFC 6901) as a string, "" when absent or null. */
+/*
+ * The value at a JSON pointer (RFC 6901) as a string, "" when absent or null.
+ */
 static const char *
 jstr(json_object *o, const char *pointer)
 {
@@ -147,12 +150,15 @@ render(const char *type, json_object *p, struct buf *subj, struct buf *text)
 			    jstr(p, "/warning/lost_campaign/key"),
 			    jstr(p, "/warning/page_count"),
 			    jstr(p, "/warning/taking_campaign/name"),
-			    jstr(p, "/warning/rule/match_type"), jstr(p, "/warning/rule/pattern"),
+			    jstr(p, "/warning/rule/match_type"), jstr(p,
+			    "/warning/rule/pattern"),
 			    jstr(p, "/warning/rule/role"));
 		if (json_pointer_get(p, "/warning/example_pages", &ex) == 0 &&
 		    json_object_is_type(ex, json_type_array))
-			for (i = 0; e == FB_OK && i < json_object_array_length(ex); i++)
-				e = buf_printf(text, "  %s\n", json_object_get_string(
+			for (i = 0; e == FB_OK &&
+			    i < json_object_array_length(ex); i++)
+				e = buf_printf(text, "  %s\n",
+				    json_object_get_string(
 				    json_object_array_get_idx(ex, i)));
 		if (e == FB_OK)
 			e = buf_printf(text, "\n意図しない変更であれば、URL ルールを"
@@ -161,7 +167,8 @@ render(const char *type, json_object *p, struct buf *subj, struct buf *text)
 	}
 	if (strcmp(type, "usage_threshold") == 0) {
 		e = buf_printf(subj, "【Formback】%s の送信数が上限の %s%% に達しました",
-		    jstr(p, "/usage/period"), jstr(p, "/usage/threshold_percent"));
+		    jstr(p, "/usage/period"), jstr(p,
+		    "/usage/threshold_percent"));
 		if (e == FB_OK)
 			e = buf_printf(text, "Formback をご利用いただきありがとうございます。\n\n"
 			    "%s (日本時間) の送信数が %s 通となり、プラン「%s」の月間上限 "
@@ -189,16 +196,20 @@ render(const char *type, json_object *p, struct buf *subj, struct buf *text)
 			    "リードを確認のうえ、運用担当者に送信の再開を依頼してください"
 			    "(formbackctl site release --id %s、急増分のリードへの送信を"
 			    "取りやめる場合は --discard を付けます)。\n",
-			    jstr(p, "/domain"), jstr(p, "/hour"), jstr(p, "/leads"),
+			    jstr(p, "/domain"), jstr(p, "/hour"), jstr(p,
+			    "/leads"),
 			    jstr(p, "/ceiling"), jstr(p, "/site_id"));
 		return e == FB_OK;
 	}
 	return false;
 }
 
-/* Send one outbox row to its recipients; false when any send must be retried. */
+/*
+ * Send one outbox row to its recipients; false when any send must be retried.
+ */
 static bool
-send_row(struct db *db, const struct conf *c, const struct opmail_row *r, int *n)
+send_row(struct db *db, const struct conf *c, const struct opmail_row *r,
+    int *n)
 {
 	json_object	*p = json_tokener_parse(r->payload), *ids;
 	struct buf	 subj, text, html;
@@ -217,11 +228,13 @@ send_row(struct db *db, const struct conf *c, const struct opmail_row *r, int *n
 	buf_init(&text, 1u << 16);
 	buf_init(&html, 1u << 17);
 	if (!render(r->template, p, &subj, &text) ||
-	    buf_addstr(&html, "<!DOCTYPE html><html><body><pre style=\"font-family:"
+	    buf_addstr(&html,
+	    "<!DOCTYPE html><html><body><pre style=\"font-family:"
 	    "sans-serif;white-space:pre-wrap\">") != FB_OK ||
 	    html_escape(&html, text.data) != FB_OK ||
 	    buf_addstr(&html, "</pre></body></html>") != FB_OK) {
-		logx(LOG_ERR, "outbox '%s': no template '%s'", r->id, r->template);
+		logx(LOG_ERR, "outbox '%s': no template '%s'", r->id,
+		    r->template);
 		goto done;
 	}
 	if (db_opmail_to(db, r->tenant_id, json_object_to_json_string(ids),
@@ -239,7 +252,8 @@ send_row(struct db *db, const struct conf *c, const struct opmail_row *r, int *n
 			ok = false;
 			break;
 		case SEND_FAIL:
-			logx(LOG_WARN, "outbox '%s': a member's address was refused: %s",
+			logx(LOG_WARN,
+			    "outbox '%s': a member's address was refused: %s",
 			    r->id, err);
 			break;
 		}
@@ -289,7 +303,8 @@ opmail_pass(struct db *db, const struct conf *c, int *sent)
 
 /* One member's link (issue 16): a new token, mailed, its hash kept. */
 static enum send_result
-invitation_send(struct db *db, const struct conf *c, const struct invite_send_row *iv)
+invitation_send(struct db *db, const struct conf *c,
+    const struct invite_send_row *iv)
 {
 	char		 token[TOKEN_LEN + 1], err[64];
 	unsigned char	 hash[SECRET_HASH_LEN];
@@ -313,12 +328,14 @@ invitation_send(struct db *db, const struct conf *c, const struct invite_send_ro
 	    "パスワードを設定してください。",
 	    c->base_url, token, invite ? "72 時間以内" : "1 時間以内",
 	    iv->expires_at) != FB_OK ||
-	    buf_addstr(&html, "<!DOCTYPE html><html><body><pre style=\"font-family:"
+	    buf_addstr(&html,
+	    "<!DOCTYPE html><html><body><pre style=\"font-family:"
 	    "sans-serif;white-space:pre-wrap\">") != FB_OK ||
 	    html_escape(&html, text.data) != FB_OK ||
 	    buf_addstr(&html, "</pre></body></html>") != FB_OK)
 		goto done;
-	res = send_email(c, iv->email, subj.data, text.data, html.data, NULL, NULL,
+	res = send_email(c, iv->email, subj.data, text.data, html.data, NULL,
+	    NULL,
 	    err, sizeof(err));
 	if (res == SEND_FAIL)
 		logx(LOG_WARN, "invitation '%s': the address was refused: %s",

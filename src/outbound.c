@@ -1,4 +1,6 @@
-/* Outbound HTTP to hosts tenants name, through the address rule (outbound.h). */
+/*
+ * Outbound HTTP to hosts tenants name, through the address rule (outbound.h).
+ */
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -40,7 +42,8 @@ outbound_resolve_list(const struct conf *c)
 	const char	*p, *e;
 	char		 item[300];
 
-	for (p = c->webhook_resolve; p != NULL && *p != '\0'; p = *e ? e + 1 : e) {
+	for (p = c->webhook_resolve; p != NULL &&
+	    *p != '\0'; p = *e ? e + 1 : e) {
 		for (e = p; *e != '\0' && *e != ','; e++)
 			continue;
 		snprintf(item, sizeof(item), "%.*s", (int)(e - p), p);
@@ -62,7 +65,8 @@ outbound_setup(CURL *h, const struct conf *c, const char *url, bool https_only,
 	o->keep = keep;
 	o->max = max;
 	curl_easy_setopt(h, CURLOPT_URL, url);
-	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, https_only ? "https" : "http,https");
+	curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR,
+	    https_only ? "https" : "http,https");
 	curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
 	curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, OUTBOUND_TIMEOUT_SECS);
 	curl_easy_setopt(h, CURLOPT_TIMEOUT, OUTBOUND_TIMEOUT_SECS);

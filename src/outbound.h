@@ -16,9 +16,11 @@
 /* What a guarded request learned about its connections. */
 struct outbound {
 	bool	 allowed;	/* the host is in webhook_allow_hosts */
-	bool	 refused;	/* a connection was refused by the address rule */
+	/* a connection was refused by the address rule */
+	bool	 refused;
 	size_t	 got;		/* bytes of the answer read */
-	size_t	 max;		/* read at most this many (then the transfer ends) */
+	/* read at most this many (then the transfer ends) */
+	size_t	 max;
 	struct buf *keep;	/* NULL: the answer is dropped */
 	char	 error[CURL_ERROR_SIZE];
 };

@@ -76,7 +76,8 @@ cursor_decode(const unsigned char *mk, const char *tag, const char *cur,
 	crypto_generichash(th, sizeof(th), (const unsigned char *)tag,
 	    strlen(tag), NULL, 0);
 	cursor_mac(mk, raw, tag, mac);
-	if (sodium_memcmp(mac, raw + CUR_RAWLEN - CUR_MACLEN, CUR_MACLEN) != 0 ||
+	if (sodium_memcmp(mac, raw + CUR_RAWLEN - CUR_MACLEN,
+	    CUR_MACLEN) != 0 ||
 	    memcmp(th, raw + 1, CUR_TAGLEN) != 0)
 		return false;
 	uuid_from_bytes(raw + 1 + CUR_TAGLEN, id);
@@ -98,10 +99,13 @@ cursor_scope(const struct req *r, char *out, size_t outsz)
 	o = (size_t)snprintf(out, outsz, "%s\n%s", r->route->operation_id,
 	    r->auth.tenant_id);
 	for (i = 0; i < r->npathvars && o < outsz; i++)
-		o += (size_t)snprintf(out + o, outsz - o, "\n%s=%s", r->pathvar_name[i],
+		o += (size_t)snprintf(out + o, outsz - o, "\n%s=%s",
+		    r->pathvar_name[i],
 		    r->pathvar[i]);
-	for (p = r->route->params; p != NULL && p->name != NULL && o < outsz; p++) {
-		if (p->in != IN_QUERY || p->type == PT_LIMIT || p->type == PT_CURSOR)
+	for (p = r->route->params; p != NULL && p->name != NULL &&
+	    o < outsz; p++) {
+		if (p->in != IN_QUERY || p->type == PT_LIMIT ||
+		    p->type == PT_CURSOR)
 			continue;
 		v = req_query(r, p->name);
 		o += (size_t)snprintf(out + o, outsz - o, "\n%s%c%s", p->name,

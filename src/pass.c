@@ -23,7 +23,8 @@ number(const struct pass *p, const char *opt, const char *arg, long max,
 
 	v = strtol(arg, &end, 10);
 	if (*arg == '\0' || *end != '\0' || v < 1 || v > max) {
-		fprintf(stderr, "%s: --%s: expected 1 to %ld\n", p->prog, opt, max);
+		fprintf(stderr, "%s: --%s: expected 1 to %ld\n", p->prog, opt,
+		    max);
 		return false;
 	}
 	*out = v;
@@ -72,11 +73,13 @@ pass_opts(struct pass *p, int argc, char *argv[])
 			p->now = t;
 			break;
 		case 'l':
-			if (!number(p, "limit", optarg, PASS_LIMIT_MAX, &p->limit))
+			if (!number(p, "limit", optarg, PASS_LIMIT_MAX,
+			    &p->limit))
 				return 2;
 			break;
 		case 'b':
-			if (!number(p, "budget", optarg, PASS_BUDGET_MAX, &p->budget))
+			if (!number(p, "budget", optarg, PASS_BUDGET_MAX,
+			    &p->budget))
 				return 2;
 			break;
 		case 'j':
@@ -167,7 +170,8 @@ pass_end(struct pass *p, const struct conf *c)
 		snprintf(host, sizeof(host), "unknown");
 	host[sizeof(host) - 1] = '\0';
 	if (db_open(&db, c) == FB_OK) {
-		if (db_cron_pass(&db, p->job, host, started, !p->failed, p->done,
+		if (db_cron_pass(&db, p->job, host, started, !p->failed,
+		    p->done,
 		    p->left) != FB_OK)
 			logx(LOG_WARN, "%s: cannot record the pass", p->job);
 		db_close(&db);

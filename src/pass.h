@@ -31,12 +31,16 @@ struct pass {
 	const char	*job;		/* "abandon": cron_passes.job */
 	long long	 now;		/* --now, else the clock: UTC seconds */
 	long		 limit;		/* --limit: items at most; 0: no cap */
-	long		 budget;	/* --budget: seconds; the job's default */
-	long		 jobs;		/* --jobs; 0: the job has no such option */
-	const char	*tenant;	/* --tenant, when tenant_opt: one tenant */
+	/* --budget: seconds; the job's default */
+	long		 budget;
+	/* --jobs; 0: the job has no such option */
+	long		 jobs;
+	/* --tenant, when tenant_opt: one tenant */
+	const char	*tenant;
 	bool		 tenant_opt;	/* the job takes --tenant */
 	int		 verbose;	/* how many -v */
-	int64_t		 began;		/* time_mono() when the options were read */
+	/* time_mono() when the options were read */
+	int64_t		 began;
 	long		 done;		/* items handled: pass_took() */
 	long		 left;		/* items known left for the next pass */
 	bool		 failed;	/* a part of the pass failed */

@@ -9,7 +9,8 @@
 #include "pii.h"
 
 static void
-subkey(const unsigned char *mk, uint64_t id, const char ctx[8], unsigned char k[32])
+subkey(const unsigned char *mk, uint64_t id, const char ctx[8],
+    unsigned char k[32])
 {
 	crypto_kdf_derive_from_key(k, 32, id, ctx, mk);
 }
@@ -18,7 +19,8 @@ static size_t
 ad_build(unsigned char *ad, size_t adsz, const char *tenant, const char *row,
     const char *field)
 {
-	int	 n = snprintf((char *)ad, adsz, "%s%c%s%c%s", tenant, 0, row, 0, field);
+	int	 n = snprintf((char *)ad, adsz, "%s%c%s%c%s", tenant, 0, row, 0,
+	    field);
 
 	return n < 0 ? 0 : (size_t)n < adsz ? (size_t)n : adsz - 1;
 }
@@ -29,7 +31,8 @@ pii_seal(const unsigned char *mk, const char *tenant, const char *row,
 {
 	unsigned char		 k[32], ad[256];
 	unsigned long long	 clen;
-	size_t			 adlen = ad_build(ad, sizeof(ad), tenant, row, field);
+	size_t			 adlen = ad_build(ad, sizeof(ad), tenant, row,
+	    field);
 
 	subkey(mk, 2, "fbpiiEnc", k);
 	out[0] = 1;
@@ -48,7 +51,8 @@ pii_open(const unsigned char *mk, const char *tenant, const char *row,
 {
 	unsigned char		 k[32], ad[256];
 	unsigned long long	 mlen;
-	size_t			 adlen = ad_build(ad, sizeof(ad), tenant, row, field);
+	size_t			 adlen = ad_build(ad, sizeof(ad), tenant, row,
+	    field);
 	int			 rc;
 
 	if (n < 25 + 16 || in[0] != 1 || n - 25 - 16 + 1 > outsz)
@@ -111,8 +115,10 @@ pii_blind_index(const unsigned char *mk, const char *tenant, const char *kind,
 			v[i] = (char)tolower((unsigned char)v[i]);
 	subkey(mk, 3, "fbpiiIdx", k);
 	crypto_generichash_init(&st, k, sizeof(k), PII_BIDXBYTES);
-	crypto_generichash_update(&st, (const unsigned char *)tenant, strlen(tenant) + 1);
-	crypto_generichash_update(&st, (const unsigned char *)kind, strlen(kind) + 1);
+	crypto_generichash_update(&st, (const unsigned char *)tenant,
+	    strlen(tenant) + 1);
+	crypto_generichash_update(&st, (const unsigned char *)kind,
+	    strlen(kind) + 1);
 	crypto_generichash_update(&st, (const unsigned char *)v, strlen(v));
 	sodium_memzero(v, sizeof(v));
 	crypto_generichash_final(&st, out, PII_BIDXBYTES);

@@ -57,7 +57,8 @@ void	pii_blind_index(const unsigned char *mk, const char *tenant,
  * blind index and the contract's mask (conventions 4).  Returns false
  * when it is neither; nothing is written then.
  */
-bool	contact_key(const unsigned char *mk, const char *tenant, const char *value,
+bool	contact_key(const unsigned char *mk, const char *tenant,
+    const char *value,
 	    const char **kind, unsigned char bidx[PII_BIDXBYTES], char masked[300]);
 
 #endif

@@ -8,7 +8,8 @@ struct pp_item {
 	const char		*code;
 	const char		*message;
 	const char *const	*words;		/* any of them says it */
-	bool			 optional_explicit;	/* recommended in explicit mode */
+	/* recommended in explicit mode */
+	bool			 optional_explicit;
 };
 
 static const char *const capture_words[] = {
@@ -85,9 +86,11 @@ pp_judge(const char *page, size_t n, const char *mode, const char *url,
 		if (*w != NULL)
 			continue;
 		if (items[i].optional_explicit && expl)
-			finding(findings, items[i].code, "recommended", items[i].message);
+			finding(findings, items[i].code, "recommended",
+			    items[i].message);
 		else {
-			finding(findings, items[i].code, "required", items[i].message);
+			finding(findings, items[i].code, "required",
+			    items[i].message);
 			failed = true;
 		}
 	}

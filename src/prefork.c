@@ -89,14 +89,16 @@ listen_at(const char *path)
 		}
 		if ((e = connect_errno(&sun)) != ECONNREFUSED) {
 			if (e == 0 || e == EAGAIN)
-				logx(LOG_ERR, "%s: another process listens on it", path);
+				logx(LOG_ERR,
+				    "%s: another process listens on it", path);
 			else
 				logx(LOG_ERR, "%s: %s", path, strerror(e));
 			return -1;
 		}
 		/* left behind by a process gone */
 		if (unlink(path) == -1) {
-			logx(LOG_ERR, "%s: cannot remove the stale socket: %s", path,
+			logx(LOG_ERR, "%s: cannot remove the stale socket: %s",
+			    path,
 			    strerror(errno));
 			return -1;
 		}
@@ -173,7 +175,8 @@ ended(struct worker *w, int st, bool stopping)
 
 	if (WIFSIGNALED(st))
 		logx(stopping || w->replaced ? LOG_INFO : LOG_WARN,
-		    "worker %ld killed by signal %d", (long)w->pid, WTERMSIG(st));
+		    "worker %ld killed by signal "
+		    "%d", (long)w->pid, WTERMSIG(st));
 	else
 		logx(WEXITSTATUS(st) == 0 ? LOG_INFO : LOG_WARN,
 		    "worker %ld exited %d", (long)w->pid, WEXITSTATUS(st));
@@ -195,7 +198,8 @@ prefork(const char *path, int n, bool *worker)
 	bool		 stopping = false, killed = false;
 
 	*worker = false;
-	if (n < 1 || n > PREFORK_MAX || (w = calloc((size_t)n, sizeof(*w))) == NULL)
+	if (n < 1 || n > PREFORK_MAX ||
+	    (w = calloc((size_t)n, sizeof(*w))) == NULL)
 		return 1;
 	sigemptyset(&set);
 	sigaddset(&set, SIGCHLD);
@@ -234,7 +238,8 @@ prefork(const char *path, int n, bool *worker)
 		if (replace_by != 0 && !stopping && time_mono() >= replace_by) {
 			for (i = 0; i < n; i++)
 				if (w[i].pid != 0 && w[i].replaced) {
-					logx(LOG_WARN, "worker %ld still busy %d s after "
+					logx(LOG_WARN,
+					    "worker %ld still busy %d s after "
 					    "SIGHUP: killed", (long)w[i].pid,
 					    PREFORK_STOP_SECONDS);
 					(void)kill(w[i].pid, SIGKILL);
@@ -247,15 +252,20 @@ prefork(const char *path, int n, bool *worker)
 			if (i == n)
 				continue;
 			ended(&w[i], st, stopping);
-			if (!stopping && WIFEXITED(st) && WEXITSTATUS(st) == 2) {
-				logx(LOG_ERR, "a worker cannot read its configuration: "
+			if (!stopping && WIFEXITED(st) &&
+			    WEXITSTATUS(st) == 2) {
+				logx(LOG_ERR,
+				    "a worker cannot read its configuration: "
 				    "stopping");
 				rc = 2;
 				sig = SIGTERM;
 			}
 		}
 		if ((sig == SIGTERM || sig == SIGINT) && !stopping) {
-			/* no new connection from now on: the web server's fails fast */
+			/*
+			 * no new connection from now on: the web server's fails
+			 * fast
+			 */
 			stopping = true;
 			unlink(path);
 			close(lfd);
@@ -269,7 +279,8 @@ prefork(const char *path, int n, bool *worker)
 			if (alive == 0)
 				break;
 			if (!killed && time_mono() >= deadline) {
-				logx(LOG_WARN, "%d worker(s) still busy after %d s: "
+				logx(LOG_WARN,
+				    "%d worker(s) still busy after %d s: "
 				    "killed", alive, PREFORK_STOP_SECONDS);
 				signal_all(w, n, SIGKILL);
 				killed = true;

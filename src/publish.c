@@ -277,13 +277,15 @@ publish_site(struct req *r, const char *tenant, const char *site)
 	if (!write_temp(r->db, r->conf, tenant, site, tmp, sizeof(tmp), final,
 	    sizeof(final), err, sizeof(err))) {
 		logx(LOG_ERR, "publish of site '%s' failed: %s", site, err);
-		if (db_site_published(r->db, tenant, site, "write failed") != FB_OK)
+		if (db_site_published(r->db, tenant, site,
+		    "write failed") != FB_OK)
 			logx(LOG_ERR, "cannot record the publish failure");
 		return false;
 	}
 	if (db_site_published(r->db, tenant, site, NULL) != FB_OK)
 		logx(LOG_ERR, "cannot record the publish of site '%s'", site);
-	snprintf(r->publish_site[r->npublish], sizeof(r->publish_site[0]), "%s", site);
+	snprintf(r->publish_site[r->npublish], sizeof(r->publish_site[0]), "%s",
+	    site);
 	r->publish_tmp[r->npublish] = strdup(tmp);
 	r->publish_final[r->npublish] = strdup(final);
 	r->npublish++;
@@ -298,7 +300,8 @@ publish_commit(struct req *r)
 	for (i = 0; i < r->npublish; i++) {
 		if (r->publish_tmp[i] != NULL && r->publish_final[i] != NULL &&
 		    rename(r->publish_tmp[i], r->publish_final[i]) != 0) {
-			logx(LOG_ERR, "cannot rename '%s': %s", r->publish_tmp[i],
+			logx(LOG_ERR, "cannot rename '%s': %s",
+			    r->publish_tmp[i],
 			    strerror(errno));
 			unlink(r->publish_tmp[i]);
 		}
@@ -334,7 +337,8 @@ publish_now(struct db *db, const struct conf *c, const char *tenant,
 	    sizeof(final), err, errsz))
 		return FB_EIO;
 	if (rename(tmp, final) != 0) {
-		snprintf(err, errsz, "cannot rename '%s': %s", tmp, strerror(errno));
+		snprintf(err, errsz, "cannot rename '%s': %s", tmp,
+		    strerror(errno));
 		unlink(tmp);
 		return FB_EIO;
 	}

@@ -17,7 +17,8 @@ struct live_rules {
 };
 
 /* Load and compile; live_rules_free() releases.  Errors are internal. */
-enum fb_err	live_rules_load(struct db *, const char *tenant, const char *site,
+enum fb_err	live_rules_load(struct db *, const char *tenant,
+    const char *site,
 		    struct live_rules *) FB_WUR;
 void		live_rules_free(struct live_rules *);
 /*
@@ -33,7 +34,8 @@ struct form_profile_row;
  * object open in j; NULL (or a row of NULL fields) is automatic
  * detection.
  */
-void		form_profile_gen(struct jgen *, const struct form_profile_row *);
+void		form_profile_gen(struct jgen *,
+    const struct form_profile_row *);
 
 /* The largest configuration file written, in bytes. */
 #define TAGCONF_MAX	(8u << 20)
@@ -44,7 +46,8 @@ void		form_profile_gen(struct jgen *, const struct form_profile_row *);
  * when it returns an error: FB_ENOTFOUND (no such site of the tenant),
  * else a database error.  The writer's own error is jgen_end()'s.
  */
-enum fb_err	tagconf_gen(struct db *, const struct conf *, const char *tenant,
+enum fb_err	tagconf_gen(struct db *, const struct conf *,
+    const char *tenant,
 		    const char *site, struct jgen *) FB_WUR;
 
 /*
@@ -56,11 +59,13 @@ enum fb_err	tagconf_gen(struct db *, const struct conf *, const char *tenant,
  * written: the caller reports the site in publish_failed and the write
  * still succeeds (design 2).
  */
-bool		publish_site(struct req *, const char *tenant, const char *site);
+bool		publish_site(struct req *, const char *tenant,
+    const char *site);
 void		publish_commit(struct req *);
 void		publish_abort(struct req *);
 /* Rebuild and write one site's file at once (formbackctl publish). */
-enum fb_err	publish_now(struct db *, const struct conf *, const char *tenant,
+enum fb_err	publish_now(struct db *, const struct conf *,
+    const char *tenant,
 		    const char *site, char *err, size_t errsz) FB_WUR;
 
 #endif

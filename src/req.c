@@ -61,7 +61,8 @@ query_part(const char *s, size_t n)
 {
 	char	*o;
 
-	if ((o = malloc(n + 1)) != NULL && !pct_decode(s, n, PCT_PLUS | PCT_STRICT,
+	if ((o = malloc(n + 1)) != NULL &&
+	    !pct_decode(s, n, PCT_PLUS | PCT_STRICT,
 	    o, n + 1)) {
 		free(o);
 		o = NULL;
@@ -86,7 +87,8 @@ req_parse_query(struct req *r, const char *query, char *bad, size_t badsz)
 		r->q[r->nq].name = query_part(q.name, q.name_len);
 		r->q[r->nq].value = query_part(q.value, q.value_len);
 		r->nq++;
-		if (r->q[r->nq - 1].name == NULL || r->q[r->nq - 1].value == NULL) {
+		if (r->q[r->nq - 1].name == NULL ||
+		    r->q[r->nq - 1].value == NULL) {
 			snprintf(bad, badsz, "%.*s", (int)q.name_len, q.name);
 			return FB_EINVAL;
 		}
@@ -129,7 +131,8 @@ req_header(struct req *r, const char *name, const char *value)
 	r->hdr_name[r->nhdr] = strdup(name);
 	r->hdr_value[r->nhdr] = strdup(value);
 	r->nhdr++;
-	if (r->hdr_name[r->nhdr - 1] == NULL || r->hdr_value[r->nhdr - 1] == NULL)
+	if (r->hdr_name[r->nhdr - 1] == NULL ||
+	    r->hdr_value[r->nhdr - 1] == NULL)
 		return FB_ENOMEM;
 	return FB_OK;
 }

@@ -25,7 +25,8 @@ enum ptype {
 	PT_ENUM,	/* one of `enums` ("a|b|c") */
 	PT_BOOL,	/* true|false (also 1|0) */
 	PT_INT,		/* integer in [min, max] */
-	PT_LIMIT,	/* page size, 1..200, default `def` (contract: conventions 5) */
+	/* page size, 1..200, default `def` (contract: conventions 5) */
+	PT_LIMIT,
 	PT_CURSOR,	/* an opaque cursor issued by this list */
 	PT_DATETIME,	/* ISO 8601 date-time with offset */
 };
@@ -72,7 +73,8 @@ struct route {
 	uint32_t		 scopes;	/* all are required */
 	unsigned		 flags;
 	const struct param_def	*params;	/* NULL-terminated by name */
-	const char		*body_schema;	/* components/schemas name or NULL */
+	/* components/schemas name or NULL */
+	const char		*body_schema;
 	int			 status;	/* success status */
 	const char		*resp_schema;	/* NULL: no body (204) */
 	const char		*media;		/* a body not JSON: its type */
@@ -136,9 +138,13 @@ struct req {
 	const char		*origin;	/* Origin header */
 	const char		*cookie;	/* Cookie header */
 	const char		*csrf_token;	/* X-CSRF-Token header */
-	const char		*twilio_signature; /* X-Twilio-Signature (twilio.c) */
-	const char		*client_addr;	/* REMOTE_ADDR, as the web server saw it */
-	/* X-Formback-Fault: a fault asked for; builds with FB_FAULT_POINTS only */
+	/* X-Twilio-Signature (twilio.c) */
+	const char		*twilio_signature;
+	/* REMOTE_ADDR, as the web server saw it */
+	const char		*client_addr;
+	/*
+	 * X-Formback-Fault: a fault asked for; builds with FB_FAULT_POINTS only
+	 */
 	const char		*fault;
 	long			 content_length;
 	struct buf		 body;
@@ -159,7 +165,8 @@ struct req {
 	bool			 authed;
 	bool			 dry_run;
 	bool			 replayed;	/* Idempotency-Replayed: true */
-	bool			 committed;	/* the write transaction committed */
+	/* the write transaction committed */
+	bool			 committed;
 	struct rate		 rate;
 
 	/* tag configurations written for this request (publish.c) */
@@ -178,7 +185,8 @@ struct req {
 	int			 status;
 	struct buf		 out;
 	const char		*out_type;	/* NULL: JSON */
-	char			*idem_body;	/* replays answer this, not out */
+	/* replays answer this, not out */
+	char			*idem_body;
 	char			*hdr_name[REQ_MAX_HEADERS];
 	char			*hdr_value[REQ_MAX_HEADERS];
 	size_t			 nhdr;
@@ -222,7 +230,8 @@ typedef void (*row_gen)(struct jgen *, const void *row);
  * Set a success response: status and the object whose members gen writes
  * of row, written as it is produced.  Returns FB_OK or FB_ENOMEM.
  */
-enum fb_err	 req_row(struct req *, int status, row_gen gen, const void *row) FB_WUR;
+enum fb_err	 req_row(struct req *, int status, row_gen gen,
+    const void *row) FB_WUR;
 /*
  * The same for an answer written by the caller: req_gen_begin() opens the
  * object; req_gen_end() closes it, sets the status and returns the
@@ -287,7 +296,8 @@ bool	body_has(struct req *, const char *name);
 struct page {
 	int	 limit;
 	bool	 has_after;
-	char	 after[UUID_STRLEN + 1];	/* last id of the previous page */
+	/* last id of the previous page */
+	char	 after[UUID_STRLEN + 1];
 };
 
 /*

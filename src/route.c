@@ -94,9 +94,11 @@ static const struct param_def p_export_deliveries[] = {
 static const struct param_def p_delivery[] = { PATH_ID("delivery_id"), END };
 #define SUPPRESSION_FILTERS \
 	{ .name = "q", .in = IN_QUERY, .type = PT_STRING, .max = 254, \
-	  .desc = "An exact phone number or email address (matched through its " \
+	  .desc = "An exact phone number or email address (matched through " \
+	      "its " \
 	  "blind index)." }, \
-	{ .name = "kind", .in = IN_QUERY, .type = PT_ENUM, .enums = "email|tel", \
+	{ .name = "kind", .in = IN_QUERY, .type = PT_ENUM, \
+	    .enums = "email|tel", \
 	  .desc = "Only this kind." }, \
 	{ .name = "reason", .in = IN_QUERY, .type = PT_ENUM, \
 	  .enums = "opt_out|manual|bounce|complaint|undeliverable", \

@@ -57,10 +57,12 @@ charref(const char *p)
 	if (p[1] == '#') {
 		n = 2;
 		if (p[2] == 'x' || p[2] == 'X') {
-			for (n = 3, d = 0; isxdigit((unsigned char)p[n]) && d < 6; n++, d++)
+			for (n = 3, d = 0; isxdigit((unsigned char)p[n]) &&
+			    d < 6; n++, d++)
 				continue;
 		} else
-			for (d = 0; isdigit((unsigned char)p[n]) && d < 7; n++, d++)
+			for (d = 0; isdigit((unsigned char)p[n]) && d < 7; n++,
+			    d++)
 				continue;
 		return d > 0 && p[n] == ';' ? n + 1 : 0;
 	}
@@ -85,17 +87,23 @@ decode(const char *in, size_t n, char *out, size_t outsz)
 
 	while (i < n && o + 5 < outsz) {
 		c = 0;
-		if (in[i] == '&' && (len = charref(in + i)) > 0 && len <= n - i) {
+		if (in[i] == '&' && (len = charref(in + i)) > 0 &&
+		    len <= n - i) {
 			hex = in[i + 2] == 'x' || in[i + 2] == 'X';
 			if (in[i + 1] == '#') {
-				cp = strtoul(in + i + 2 + hex, &end, hex ? 16 : 10);
-				/* non-ASCII stays a reference: no scheme hides there */
+				cp = strtoul(in + i + 2 + hex, &end,
+				    hex ? 16 : 10);
+				/*
+				 * non-ASCII stays a reference: no scheme hides
+				 * there
+				 */
 				if (cp > 0 && cp < 0x80)
 					c = (char)cp;
 			} else
 				for (k = 0; k < NELEM(named); k++)
 					if (strlen(named[k].ref) == len &&
-					    strncasecmp(in + i, named[k].ref, len) == 0)
+					    strncasecmp(in + i, named[k].ref,
+					    len) == 0)
 						c = named[k].c;
 			if (c != 0) {
 				out[o++] = c;
@@ -119,20 +127,24 @@ value_ok(const char *el, const char *a, char *v)
 		if ((unsigned char)v[i] < 0x20 && v[i] != '\t')
 			return false;
 	if (strcmp(a, "href") == 0 && strcmp(el, "a") == 0) {
-		if (strcmp(v, "{{link_url}}") == 0 || strcmp(v, "{{optout_url}}") == 0)
+		if (strcmp(v, "{{link_url}}") == 0 ||
+		    strcmp(v, "{{optout_url}}") == 0)
 			return true;
-		if (strncasecmp(v, "mailto:", 7) == 0 || strncasecmp(v, "tel:", 4) == 0)
+		if (strncasecmp(v, "mailto:", 7) == 0 ||
+		    strncasecmp(v, "tel:", 4) == 0)
 			return strpbrk(v, " \t\"'<>") == NULL;
 		if (!url_normalize(v, href))
 			return false;
 		snprintf(v, VALUE_MAX, "%s", href);
-		return strncmp(v, "https://", 8) == 0 || strncmp(v, "http://", 7) == 0;
+		return strncmp(v, "https://", 8) == 0 || strncmp(v, "http://",
+		    7) == 0;
 	}
 	if (strcmp(a, "src") == 0 && strcmp(el, "img") == 0) {
 		if (!url_normalize(v, href))
 			return false;
 		snprintf(v, VALUE_MAX, "%s", href);
-		return strncmp(v, "https://", 8) == 0 || strncmp(v, "http://", 7) == 0;
+		return strncmp(v, "https://", 8) == 0 || strncmp(v, "http://",
+		    7) == 0;
 	}
 	if (!one_of(a, attributes))
 		return false;
@@ -238,7 +250,8 @@ html_sanitize(const char *in, struct buf *out)
 	while (*p != '\0' && e == FB_OK) {
 		if (*p == '&') {
 			n = charref(p);
-			e = n > 0 ? buf_add(out, p, n) : buf_addstr(out, "&amp;");
+			e = n > 0 ? buf_add(out, p, n) : buf_addstr(out,
+			    "&amp;");
 			p += n > 0 ? n : 1;
 			continue;
 		}
@@ -265,7 +278,8 @@ html_sanitize(const char *in, struct buf *out)
 			n = name_at(p + 2, "/>", el);
 			if ((q = strchr(p + 2 + n, '>')) == NULL)
 				break;
-			if (n <= NAME_MAX_ && one_of(el, elements) && !one_of(el, voids))
+			if (n <= NAME_MAX_ && one_of(el, elements) &&
+			    !one_of(el, voids))
 				e = buf_printf(out, "</%s>", el);
 			p = q + 1;
 		} else if (isalpha((unsigned char)p[1])) {

@@ -29,7 +29,9 @@ handle(CURL **h)
 	return *h;
 }
 
-/* The domain of the From address ("Shop <a@shop.example>" or "a@shop.example"). */
+/*
+ * The domain of the From address ("Shop <a@shop.example>" or "a@shop.example").
+ */
 static const char *
 from_domain(const char *from)
 {
@@ -97,7 +99,9 @@ mail_subject(struct buf *b, const char *subject)
 	return true;
 }
 
-/* The Subject header (mail_subject()): libcurl writes the folded entry as is. */
+/*
+ * The Subject header (mail_subject()): libcurl writes the folded entry as is.
+ */
 static bool
 subject_add(struct curl_slist **l, const char *subject)
 {
@@ -146,7 +150,8 @@ send_email(const struct conf *c, const char *to, const char *subject,
 	gmtime_r(&now, &tm);
 	strftime(date, sizeof(date), "%a, %d %b %Y %H:%M:%S +0000", &tm);
 	if (ref != NULL)
-		snprintf(mid, sizeof(mid), "<%s@%s>", ref, from_domain(c->smtp_from));
+		snprintf(mid, sizeof(mid), "<%s@%s>", ref,
+		    from_domain(c->smtp_from));
 	else {
 		randombytes_buf(rnd, sizeof(rnd));
 		mid[0] = '<';
@@ -156,7 +161,9 @@ send_email(const struct conf *c, const char *to, const char *subject,
 	}
 	snprintf(addr, sizeof(addr), "<%s>", to);
 	h = handle(&smtp_handle);
-	/* the message: its headers, then multipart/alternative (RFC 2046 5.1.4) */
+	/*
+	 * the message: its headers, then multipart/alternative (RFC 2046 5.1.4)
+	 */
 	ok = header_add(&hdr, "Date", date) && header_add(&hdr, "From",
 	    c->smtp_from) && header_add(&hdr, "To", addr) &&
 	    subject_add(&hdr, subject) && header_add(&hdr, "Message-ID", mid);
@@ -177,7 +184,8 @@ send_email(const struct conf *c, const char *to, const char *subject,
 		    curl_mime_subparts(part, alt) == CURLE_OK;
 		if (ok)
 			alt = NULL;	/* the part owns it now */
-		ok = ok && curl_mime_type(part, "multipart/alternative") == CURLE_OK;
+		ok = ok && curl_mime_type(part,
+		    "multipart/alternative") == CURLE_OK;
 	}
 	if (!ok) {
 		curl_mime_free(alt);
@@ -343,9 +351,11 @@ sms_gateway_send(const struct conf *c, const char *to, const char *body,
 	jadd_str(o, "body", body);
 	jadd_str(o, "reference", reference);
 	buf_init(&answer, 64 * 1024);
-	hdr = curl_slist_append(hdr, "Content-Type: application/json; charset=utf-8");
+	hdr = curl_slist_append(hdr,
+	    "Content-Type: application/json; charset=utf-8");
 	if (c->sms_gateway_token != NULL) {
-		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", c->sms_gateway_token);
+		snprintf(auth, sizeof(auth), "Authorization: Bearer %s",
+		    c->sms_gateway_token);
 		if ((n = curl_slist_append(hdr, auth)) != NULL)
 			hdr = n;
 		sodium_memzero(auth, sizeof(auth));
@@ -401,7 +411,8 @@ sms_twilio_send(const struct conf *c, const char *to, const char *body,
 	bool			 ok;
 	enum send_result	 res;
 
-	(void)reference;	/* Twilio keeps none: the sid names the message */
+	/* Twilio keeps none: the sid names the message */
+	(void)reference;
 	provider_id[0] = '\0';
 	if (!sms_e164(to, intl, sizeof(intl))) {
 		snprintf(error, errsz, "invalid_contact");

@@ -14,8 +14,10 @@ struct db;
 
 enum send_result {
 	SEND_OK = 0,		/* accepted by the provider */
-	SEND_RETRY,		/* 5xx or a broken connection: try again later */
-	SEND_FAIL,		/* refused for good (4xx, a refused recipient) */
+	/* 5xx or a broken connection: try again later */
+	SEND_RETRY,
+	/* refused for good (4xx, a refused recipient) */
+	SEND_FAIL,
 };
 
 /*

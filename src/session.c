@@ -31,7 +31,8 @@ password_acceptable(const char *pw, const char *email)
 	size_t		 n = strlen(pw);
 	long		 chars;
 
-	if (n > PASSWORD_MAX_BYTES || (chars = utf8_len(pw)) < PASSWORD_MIN_CHARS)
+	if (n > PASSWORD_MAX_BYTES ||
+	    (chars = utf8_len(pw)) < PASSWORD_MIN_CHARS)
 		return false;
 	for (p = (const unsigned char *)pw; *p != '\0'; p++)
 		if (*p < 0x20 || *p == 0x7f)
@@ -42,7 +43,8 @@ password_acceptable(const char *pw, const char *email)
 enum fb_err
 password_hash(const char *pw, char out[PASSWORD_HASH_MAX])
 {
-	if (crypto_pwhash_str(out, pw, strlen(pw), crypto_pwhash_OPSLIMIT_INTERACTIVE,
+	if (crypto_pwhash_str(out, pw, strlen(pw),
+	    crypto_pwhash_OPSLIMIT_INTERACTIVE,
 	    crypto_pwhash_MEMLIMIT_INTERACTIVE) != 0) {
 		logx(LOG_ERR, "password hash: out of memory");
 		return FB_ENOMEM;
@@ -57,11 +59,13 @@ password_verify(const char *stored, const char *pw)
 
 	if (stored == NULL || strncmp(stored, "$argon2id$", 10) != 0) {
 		/* the same work as a real check, whose answer is no */
-		if (dummy[0] == '\0' && password_hash("formback: no such account",
+		if (dummy[0] == '\0' &&
+		    password_hash("formback: no such account",
 		    dummy) != FB_OK)
 			return false;
 		if (crypto_pwhash_str_verify(dummy, pw, strlen(pw)) == 0)
-			logx(LOG_WARN, "password check: the fixed hash matched");
+			logx(LOG_WARN,
+			    "password check: the fixed hash matched");
 		return false;
 	}
 	return crypto_pwhash_str_verify(stored, pw, strlen(pw)) == 0;
@@ -105,7 +109,8 @@ session_cookie_set(struct req *r, const char *token)
 	char		 v[256];
 	bool		 tls = strncmp(r->conf->base_url, "https://", 8) == 0;
 
-	snprintf(v, sizeof(v), "%s=%s; Path=/; Max-Age=%d; HttpOnly; SameSite=Lax%s",
+	snprintf(v, sizeof(v),
+	    "%s=%s; Path=/; Max-Age=%d; HttpOnly; SameSite=Lax%s",
 	    session_cookie_name(r->conf), token != NULL ? token : "",
 	    token != NULL ? SESSION_MAX_SECONDS : 0, tls ? "; Secure" : "");
 	return req_header(r, "Set-Cookie", v);

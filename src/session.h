@@ -46,7 +46,8 @@ bool		 password_acceptable(const char *pw, const char *email);
  * (crypto_pwhash_str: 2 passes, 64 MiB), as a self-describing string in
  * out.  FB_ENOMEM when the memory cannot be had.
  */
-enum fb_err	 password_hash(const char *pw, char out[PASSWORD_HASH_MAX]) FB_WUR;
+enum fb_err	 password_hash(const char *pw,
+    char out[PASSWORD_HASH_MAX]) FB_WUR;
 /*
  * Whether `pw` matches the stored string.  With stored NULL (no such
  * account, or no password yet) it checks against a fixed hash of the
@@ -54,7 +55,10 @@ enum fb_err	 password_hash(const char *pw, char out[PASSWORD_HASH_MAX]) FB_WUR;
  */
 bool		 password_verify(const char *stored, const char *pw);
 
-/* The cookie's name: "__Host-fb_session" when base_url is https, else "fb_session". */
+/*
+ * The cookie's name: "__Host-fb_session" when base_url is https, else
+ * "fb_session".
+ */
 const char	*session_cookie_name(const struct conf *);
 /*
  * The value of cookie `name` in a Cookie header (RFC 6265 section 5.4)

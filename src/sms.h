@@ -56,7 +56,8 @@ struct receipt {
 	const char	*status;
 	const char	*bounce;
 	const char	*error;
-	const char	*param;		/* what a 404 names; NULL: "reference" */
+	/* what a 404 names; NULL: "reference" */
+	const char	*param;
 	char		 id_buf[128];		/* deliveries.provider_id */
 	char		 error_buf[64];		/* deliveries.error_code */
 };

@@ -1,4 +1,7 @@
-/* Codes to test recipients and test sends, sent by formback-deliver (testsend.h). */
+/*
+ * Codes to test recipients and test sends, sent by formback-deliver
+ * (testsend.h).
+ */
 #include <string.h>
 
 #include <sodium.h>
@@ -27,9 +30,11 @@ code_send(struct db *db, const struct conf *c, const struct rcpt_send_row *t)
 	unsigned char	 hash[SECRET_HASH_LEN];
 	enum send_result res;
 
-	if (!contact_of(c, t->tenant_id, t->id, &t->sealed, t->key_id, to, sizeof(to)))
+	if (!contact_of(c, t->tenant_id, t->id, &t->sealed, t->key_id, to,
+	    sizeof(to)))
 		return SEND_FAIL;
-	snprintf(code, sizeof(code), "%06u", (unsigned)randombytes_uniform(1000000));
+	snprintf(code, sizeof(code), "%06u",
+	    (unsigned)randombytes_uniform(1000000));
 	testsend_code_hash(t->id, code, hash);
 	snprintf(text, sizeof(text), "【Formback】テスト送信先の確認コード: %s"
 	    "(30分有効)。管理画面に入力してください。", code);
@@ -38,7 +43,8 @@ code_send(struct db *db, const struct conf *c, const struct rcpt_send_row *t)
 	snprintf(html, sizeof(html), "<!DOCTYPE html><html><body><p>%s</p>"
 	    "</body></html>", text);
 	if (strcmp(t->kind, "tel") == 0)
-		res = send_sms(c, to, text, ref, pid, sizeof(pid), err, sizeof(err));
+		res = send_sms(c, to, text, ref, pid, sizeof(pid), err,
+		    sizeof(err));
 	else
 		res = send_email(c, to, "【Formback】テスト送信先の確認コード", text,
 		    html, NULL, NULL, err, sizeof(err));
@@ -46,7 +52,8 @@ code_send(struct db *db, const struct conf *c, const struct rcpt_send_row *t)
 	sodium_memzero(code, sizeof(code));
 	sodium_memzero(text, sizeof(text));
 	sodium_memzero(html, sizeof(html));
-	if (res == SEND_OK && db_test_recipient_code_sent(db, t->id, hash) != FB_OK)
+	if (res == SEND_OK &&
+	    db_test_recipient_code_sent(db, t->id, hash) != FB_OK)
 		res = SEND_RETRY;
 	return res;
 }
@@ -73,7 +80,8 @@ job_send(const struct conf *c, const struct test_send_job_row *t, char *err,
 	if (strcmp(t->channel, "sms") == 0) {
 		if (vars_expand(&body, t->body != NULL ? t->body : "",
 		    TESTSEND_PRODUCT, link, link) == FB_OK)
-			res = send_sms(c, to, body.data, t->id, pid, sizeof(pid),
+			res = send_sms(c, to, body.data, t->id, pid,
+			    sizeof(pid),
 			    err, errsz);
 	} else {
 		blocks = t->blocks != NULL ? json_tokener_parse(t->blocks) : NULL;

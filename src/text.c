@@ -34,7 +34,9 @@ text_line(const char *s)
 	return true;
 }
 
-/* The UTF-8 sequence at p: its length, its code point in *cp; 0 when invalid. */
+/*
+ * The UTF-8 sequence at p: its length, its code point in *cp; 0 when invalid.
+ */
 static int
 utf8_next(const unsigned char *p, uint32_t *cp)
 {

@@ -73,7 +73,8 @@ bool
 time_parse_iso8601(const char *s, int64_t *secs)
 {
 	int	 y, mo, d, h, mi, se = 0, oh, om, sign;
-	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31 };
+	static const int mdays[] = { 31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30,
+	    31 };
 	const char	*p;
 
 	if (strlen(s) < 17)
@@ -107,7 +108,8 @@ time_parse_iso8601(const char *s, int64_t *secs)
 			return false;
 	} else
 		return false;
-	if (mo == 2 && d == 29 && !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
+	if (mo == 2 && d == 29 &&
+	    !((y % 4 == 0 && y % 100 != 0) || y % 400 == 0))
 		return false;
 	*secs = days_from_civil(y, mo, d) * 86400 + h * 3600 + mi * 60 + se -
 	    sign * (oh * 3600 + om * 60);
@@ -130,7 +132,8 @@ time_jst_date(const char *s)
 	int64_t	 v;
 	int	 y, m, d;
 
-	if (s == NULL || strlen(s) != 10 || sscanf(s, "%4d-%2d-%2d", &y, &m, &d) != 3 ||
+	if (s == NULL || strlen(s) != 10 ||
+	    sscanf(s, "%4d-%2d-%2d", &y, &m, &d) != 3 ||
 	    s[4] != '-' || s[7] != '-' || strspn(s, "0123456789-") != 10)
 		return -1;
 	snprintf(t, sizeof(t), "%sT00:00:00+09:00", s);

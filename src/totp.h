@@ -64,7 +64,8 @@ size_t		 base32_encode(const unsigned char *in, size_t n, char *out,
  * most outsz bytes).  Returns the length, or -1 on a character outside
  * the alphabet, trailing bits set, or overflow.
  */
-long		 base32_decode(const char *in, unsigned char *out, size_t outsz);
+long		 base32_decode(const char *in, unsigned char *out,
+    size_t outsz);
 
 /* A new secret, TOTP_SECRET_BYTES of libsodium's randombytes, as base32. */
 void		 totp_secret_new(char out[TOTP_SECRET_B32_LEN + 1]);

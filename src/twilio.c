@@ -126,7 +126,8 @@ static bool
 sid_ok(const char *s)
 {
 	return s != NULL && strlen(s) == 34 && (strncmp(s, "SM", 2) == 0 ||
-	    strncmp(s, "MM", 2) == 0) && strspn(s + 2, "0123456789abcdef") == 32;
+	    strncmp(s, "MM",
+	    2) == 0) && strspn(s + 2, "0123456789abcdef") == 32;
 }
 
 /*
@@ -194,7 +195,8 @@ twilio_receipt(struct req *r, struct receipt *out)
 			snprintf(out->error_buf, sizeof(out->error_buf),
 			    "twilio_%s", ec);
 		else
-			snprintf(out->error_buf, sizeof(out->error_buf), "%s", st);
+			snprintf(out->error_buf, sizeof(out->error_buf), "%s",
+			    st);
 		out->error = out->error_buf;
 	}
 	free(dec);

@@ -86,7 +86,8 @@ enc_append(char *dst, size_t dstsz, size_t *o, const char *s, size_t n,
 static bool
 single_dot(const char *s, size_t n)
 {
-	return (n == 1 && s[0] == '.') || (n == 3 && strncasecmp(s, "%2e", 3) == 0);
+	return (n == 1 && s[0] == '.') || (n == 3 &&
+	    strncasecmp(s, "%2e", 3) == 0);
 }
 
 /* ".." and its percent-encoded forms (double-dot segment). */
@@ -135,7 +136,8 @@ path_parse(char *dst, size_t dstsz, const char *s, size_t n)
 			if (o + 1 >= dstsz || nseg == NELEM(ends))
 				return false;
 			dst[o++] = '/';
-			if (!enc_append(dst, dstsz, &o, s + seg, len, in_path_set))
+			if (!enc_append(dst, dstsz, &o, s + seg, len,
+			    in_path_set))
 				return false;
 			ends[nseg++] = o;
 		}
@@ -172,7 +174,8 @@ ipv4_number(const char *s, size_t n, unsigned long long *v)
 			return false;
 		*v = *v * base + d;
 		if (*v > 0xffffffffull)
-			*v = 0x100000000ull;	/* too big; refused by the caller */
+			/* too big; refused by the caller */
+			*v = 0x100000000ull;
 	}
 	return true;
 }
@@ -218,7 +221,8 @@ ipv4_host(const char *h, char *out, size_t outsz)
 	for (i = 0; i < np - 1; i++)
 		addr |= v[i] << (8 * (3 - i));
 	addr += v[np - 1];
-	snprintf(out, outsz, "%llu.%llu.%llu.%llu", addr >> 24, (addr >> 16) & 255,
+	snprintf(out, outsz, "%llu.%llu.%llu.%llu", addr >> 24,
+	    (addr >> 16) & 255,
 	    (addr >> 8) & 255, addr & 255);
 	return 1;
 }
@@ -252,7 +256,8 @@ host_parse(const char *s, size_t n, struct url_loc *loc)
 	}
 	/* percent-decoded first */
 	for (i = o = 0; i < n; i++) {
-		if (s[i] == '%' && i + 2 < n && isxdigit((unsigned char)s[i + 1]) &&
+		if (s[i] == '%' && i + 2 < n &&
+		    isxdigit((unsigned char)s[i + 1]) &&
 		    isxdigit((unsigned char)s[i + 2])) {
 			hx[0] = s[i + 1];
 			hx[1] = s[i + 2];
@@ -268,7 +273,8 @@ host_parse(const char *s, size_t n, struct url_loc *loc)
 		unsigned char	 c = (unsigned char)raw[i];
 
 		/* forbidden domain code points */
-		if (c <= 0x20 || c >= 0x7f || strchr("#%/:<>?@[\\]^|", c) != NULL)
+		if (c <= 0x20 || c >= 0x7f ||
+		    strchr("#%/:<>?@[\\]^|", c) != NULL)
 			return false;
 		raw[i] = (char)tolower(c);
 	}
@@ -318,7 +324,8 @@ url_parse(const char *url, struct url_loc *loc)
 		if (frag[1] != '\0') {
 			o = 0;
 			loc->hash[o++] = '#';
-			if (!enc_append(loc->hash, sizeof(loc->hash), &o, frag + 1,
+			if (!enc_append(loc->hash, sizeof(loc->hash), &o,
+			    frag + 1,
 			    strlen(frag + 1), in_fragment_set))
 				return false;
 		}
@@ -373,7 +380,8 @@ url_href(const struct url_loc *loc, char *out, size_t outsz)
 {
 	int	 n;
 
-	n = snprintf(out, outsz, "%s//%s%s%s%s%s%s", loc->protocol, loc->hostname,
+	n = snprintf(out, outsz, "%s//%s%s%s%s%s%s", loc->protocol,
+	    loc->hostname,
 	    loc->port[0] != '\0' ? ":" : "", loc->port, loc->pathname,
 	    loc->search, loc->hash);
 	if (n < 0 || (size_t)n >= outsz || n > URL_MAX) {
@@ -410,10 +418,13 @@ pct_decode(const char *s, size_t n, unsigned flags, char *out, size_t outsz)
 	for (i = 0; i < n && o + 1 < outsz; i++) {
 		if (s[i] == '+' && (flags & PCT_PLUS) != 0)
 			out[o++] = ' ';
-		else if (s[i] == '%' && i + 2 < n && isxdigit((unsigned char)s[i + 1]) &&
+		else if (s[i] == '%' && i + 2 < n &&
+		    isxdigit((unsigned char)s[i + 1]) &&
 		    isxdigit((unsigned char)s[i + 2])) {
-			c = (int)((strchr(hex, tolower((unsigned char)s[i + 1])) - hex) << 4 |
-			    (strchr(hex, tolower((unsigned char)s[i + 2])) - hex));
+			c = (int)((strchr(hex,
+			    tolower((unsigned char)s[i + 1])) - hex) << 4 |
+			    (strchr(hex,
+			    tolower((unsigned char)s[i + 2])) - hex));
 			if (c == 0 && (flags & PCT_STRICT) != 0)
 				ok = false;
 			out[o++] = (char)c;
@@ -495,9 +506,12 @@ scrub_params(const char *s, char *out, size_t outsz)
 	enum tel_kind	 kind;
 
 	while (np < SCRUB_PARAMS && query_next(&p, &q[np])) {
-		pct_decode(q[np].name, q[np].name_len, PCT_PLUS, name, sizeof(name));
-		pct_decode(q[np].value, q[np].value_len, PCT_PLUS, value, sizeof(value));
-		drop[np] = contact_name(name) || contact_in_text(name, strlen(name)) ||
+		pct_decode(q[np].name, q[np].name_len, PCT_PLUS, name,
+		    sizeof(name));
+		pct_decode(q[np].value, q[np].value_len, PCT_PLUS, value,
+		    sizeof(value));
+		drop[np] = contact_name(name) || contact_in_text(name,
+		    strlen(name)) ||
 		    contact_in_text(value, strlen(value));
 		group[np] = digit_group(value);
 		np++;
@@ -509,12 +523,14 @@ scrub_params(const char *s, char *out, size_t outsz)
 	}
 	/* a number typed into two or three fields */
 	for (i = 0; i + 1 < np; i++) {
-		for (j = i, joined[0] = '\0'; j < np && j < i + 3 && group[j]; j++) {
+		for (j = i, joined[0] = '\0'; j < np && j < i + 3 &&
+		    group[j]; j++) {
 			pct_decode(q[j].value, q[j].value_len, PCT_PLUS, value,
 			    sizeof(value));
 			o = strlen(joined);
 			snprintf(joined + o, sizeof(joined) - o, "%s", value);
-			if (j > i && contact_tel_normalize(joined, norm, &kind)) {
+			if (j > i &&
+			    contact_tel_normalize(joined, norm, &kind)) {
 				for (o = i; o <= j; o++)
 					drop[o] = true;
 				break;
@@ -583,7 +599,8 @@ url_scrub(struct url_loc *loc)
 		}
 	} else if (loc->hash[0] == '#') {
 		/* a fragment of text goes whole */
-		pct_decode(loc->hash + 1, strlen(loc->hash + 1), 0, seg, sizeof(seg));
+		pct_decode(loc->hash + 1, strlen(loc->hash + 1), 0, seg,
+		    sizeof(seg));
 		if (contact_in_text(seg, strlen(seg))) {
 			loc->hash[0] = '\0';
 			taken = true;

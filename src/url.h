@@ -71,7 +71,8 @@ bool	url_scrub(struct url_loc *);
  */
 #define PCT_PLUS	0x01
 #define PCT_STRICT	0x02
-bool	pct_decode(const char *s, size_t n, unsigned flags, char *out, size_t outsz);
+bool	pct_decode(const char *s, size_t n, unsigned flags, char *out,
+    size_t outsz);
 
 /* One parameter of a query string: the raw (still encoded) parts. */
 struct query_pair {

@@ -15,7 +15,8 @@ main(int argc, char *argv[])
 {
 	struct sockaddr_in	 sa;
 	socklen_t		 len;
-	int			 n = argc > 1 ? (int)strtol(argv[1], NULL, 10) : 1;
+	int			 n = argc > 1 ? (int)strtol(argv[1], NULL,
+	    10) : 1;
 	int			 fds[32], i;
 
 	if (n < 1 || n > 32)

@@ -67,10 +67,12 @@ session_answer(struct req *r, const char *token, int status)
 	enum fb_err	 e;
 
 	secret_hash(token, hash);
-	if ((e = db_session_lookup(r->db, hash, SESSION_IDLE_SECONDS, &s)) != FB_OK)
+	if ((e = db_session_lookup(r->db, hash, SESSION_IDLE_SECONDS,
+	    &s)) != FB_OK)
 		return e;
 	a = s.row;
-	if ((e = db_member_tenants(r->db, a->email, a->tenant_id, &t)) != FB_OK) {
+	if ((e = db_member_tenants(r->db, a->email, a->tenant_id,
+	    &t)) != FB_OK) {
 		dbrows_free(&s);
 		return e;
 	}
@@ -393,7 +395,8 @@ api_session_two_factor(struct req *r)
 	if ((e = two_factor_check(r, tenant, member, code, rec, &ok)) != FB_OK)
 		return e;
 	if (!ok) {
-		if ((e = db_challenge_fail(r->db, cid, CHALLENGE_TRIES)) == FB_OK &&
+		if ((e = db_challenge_fail(r->db, cid,
+		    CHALLENGE_TRIES)) == FB_OK &&
 		    (e = signin_fail(r, acct, addr)) == FB_OK)
 			e = signin_audit(r->db, r, tenant, member,
 			    "signin.two_factor_failed");
@@ -459,10 +462,12 @@ api_password_reset(struct req *r)
 			    &recent)) != FB_OK || recent)
 				continue;
 			uuid_v7(id);
-			e = db_invitation_add(r->db, id, m[i].tenant_id, m[i].id,
+			e = db_invitation_add(r->db, id, m[i].tenant_id,
+			    m[i].id,
 			    "reset", RESET_SECONDS);
 			if (e == FB_OK)
-				e = db_audit_add(r->db, m[i].tenant_id, "system", NULL,
+				e = db_audit_add(r->db, m[i].tenant_id,
+				    "system", NULL,
 				    r->request_id, "password_reset.requested", "member",
 				    m[i].id, NULL);
 		}
@@ -494,7 +499,8 @@ api_invitation_accept(struct req *r)
 	char		 action[32];
 	enum fb_err	 e;
 
-	if (foreign_page(r) || body_str(r, "token", true, TOKEN_LEN, &token) < 0 ||
+	if (foreign_page(r) ||
+	    body_str(r, "token", true, TOKEN_LEN, &token) < 0 ||
 	    body_str(r, "password", true, PASSWORD_MAX_BYTES, &pw) < 0)
 		return FB_OK;
 	if (!token_shape_ok(token, "fbi_"))
@@ -582,7 +588,8 @@ api_members_invite(struct req *r)
 		return e;
 	if ((e = member_create(r->db, r->auth.tenant_id, email, role,
 	    id)) != FB_OK)
-		return e == FB_EDUP ? api_error(r, AC_MEMBER_EXISTS, "email") : e;
+		return e == FB_EDUP ? api_error(r, AC_MEMBER_EXISTS,
+		    "email") : e;
 	if ((e = member_invite(r->db, r->auth.tenant_id, id)) != FB_OK)
 		return e;
 	r->audit_type = "member";
@@ -601,9 +608,11 @@ api_members_invite(struct req *r)
 enum fb_err
 api_members_update(struct req *r)
 {
-	static const char *const statuses[] = { "active", "suspended", "deleted",
+	static const char *const statuses[] = { "active", "suspended",
+	    "deleted",
 	    NULL };
-	const char	*id = req_pathvar(r, "member_id"), *role = NULL, *status = NULL;
+	const char	*id = req_pathvar(r,
+	    "member_id"), *role = NULL, *status = NULL;
 	char		 tenant[UUID_STRLEN + 1], was_role[16], was_status[16];
 	struct dbrows	 m;
 	const struct member_row *row;
@@ -630,11 +639,13 @@ api_members_update(struct req *r)
 	dbrows_free(&m);
 	if (strcmp(was_status, "deleted") == 0)
 		return api_error(r, AC_NOT_FOUND, "member_id");
-	leaves = strcmp(was_role, "owner") == 0 && strcmp(was_status, "active") == 0 &&
+	leaves = strcmp(was_role, "owner") == 0 && strcmp(was_status,
+	    "active") == 0 &&
 	    ((role != NULL && strcmp(role, "owner") != 0) ||
 	    (status != NULL && strcmp(status, "active") != 0));
 	if (leaves) {
-		if ((e = db_owners_locked(r->db, r->auth.tenant_id, &owners)) != FB_OK)
+		if ((e = db_owners_locked(r->db, r->auth.tenant_id,
+		    &owners)) != FB_OK)
 			return e;
 		if (owners <= 1)
 			return api_error(r, AC_LAST_OWNER, role != NULL &&
@@ -645,7 +656,8 @@ api_members_update(struct req *r)
 	    r->auth.tenant_id, id, role, &keys)) != FB_OK))
 		return e;
 	if (status != NULL && strcmp(status, was_status) != 0) {
-		if ((e = db_member_set_status(r->db, id, status, tenant)) != FB_OK)
+		if ((e = db_member_set_status(r->db, id, status,
+		    tenant)) != FB_OK)
 			return e;
 		if (strcmp(status, "active") != 0 &&
 		    (e = db_member_sessions_end(r->db, id, NULL)) != FB_OK)
@@ -757,7 +769,8 @@ api_keys_create(struct req *r)
 	enum fb_err	 e;
 
 	if (body_str(r, "kind", false, 8, &kind) < 0 ||
-	    body_line(r, "name", false, 100, &name) < 0 || scopes_from_body(r, &bits) < 0)
+	    body_line(r, "name", false, 100, &name) < 0 || scopes_from_body(r,
+	    &bits) < 0)
 		return FB_OK;
 	if (kind == NULL)
 		kind = "live";

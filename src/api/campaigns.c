@@ -215,7 +215,8 @@ api_campaigns_create(struct req *r)
 	if (body_str(r, "site_id", true, UUID_STRLEN, &site) < 0 ||
 	    body_str(r, "key", true, CAMPAIGN_KEY_MAX, &key) < 0 ||
 	    body_line(r, "name", true, CAMPAIGN_NAME_MAX, &name) < 0 ||
-	    body_line(r, "product_name", false, CAMPAIGN_NAME_MAX, &product) < 0 ||
+	    body_line(r, "product_name", false, CAMPAIGN_NAME_MAX,
+	    &product) < 0 ||
 	    body_str(r, "status", false, 16, &status) < 0 ||
 	    body_int(r, "abandon_wait_minutes", false,
 	    ABANDON_WAIT_MIN, ABANDON_WAIT_MAX, &wait) < 0)
@@ -276,7 +277,8 @@ struct taken {
 	unsigned	 count;			/* pages */
 	unsigned	 nex;
 	char		 ex[3][URL_MAX + 1];	/* the first of them */
-	long		 rule;			/* the rule that took the last */
+	/* the rule that took the last */
+	long		 rule;
 };
 
 /* Past the check's time budget, whatever the rules (issue 11)? */
@@ -478,7 +480,8 @@ static enum fb_err campaign_ready(struct req *, const char *, bool *);
 enum fb_err
 api_campaigns_update(struct req *r)
 {
-	const char	*id = req_pathvar(r, "campaign_id"), *name, *product, *status;
+	const char	*id = req_pathvar(r,
+	    "campaign_id"), *name, *product, *status;
 	long long	 wait = 0;
 	struct dbrows	 c;
 	struct live_rules before;
@@ -488,7 +491,8 @@ api_campaigns_update(struct req *r)
 	enum fb_err	 e;
 
 	if (body_line(r, "name", false, CAMPAIGN_NAME_MAX, &name) < 0 ||
-	    body_line(r, "product_name", false, CAMPAIGN_NAME_MAX, &product) < 0 ||
+	    body_line(r, "product_name", false, CAMPAIGN_NAME_MAX,
+	    &product) < 0 ||
 	    body_str(r, "status", false, 16, &status) < 0 ||
 	    body_int(r, "abandon_wait_minutes", false,
 	    ABANDON_WAIT_MIN, ABANDON_WAIT_MAX, &wait) < 0)
@@ -514,7 +518,8 @@ api_campaigns_update(struct req *r)
 			return e;
 	}
 	set_product = body_has(r, "product_name");
-	if ((e = db_campaign_update(r->db, r->auth.tenant_id, id, name, set_product,
+	if ((e = db_campaign_update(r->db, r->auth.tenant_id, id, name,
+	    set_product,
 	    product, wait)) != FB_OK)
 		return e;
 	r->audit_type = "campaign";
@@ -528,7 +533,8 @@ api_campaigns_update(struct req *r)
 		return campaign_detail(r, id, 200, &sv);
 	}
 	/* the status decides pages: published anew, takeovers warned of */
-	if ((e = live_rules_load(r->db, r->auth.tenant_id, site, &before)) != FB_OK)
+	if ((e = live_rules_load(r->db, r->auth.tenant_id, site,
+	    &before)) != FB_OK)
 		return e;
 	save_init(&sv);
 	if ((e = db_campaign_set_status(r->db, id, status, owner)) == FB_OK)
@@ -538,7 +544,9 @@ api_campaigns_update(struct req *r)
 		buf_release(&sv.warnings);
 		return e;
 	}
-	/* active only when its tag configuration is out: else nothing changes */
+	/*
+	 * active only when its tag configuration is out: else nothing changes
+	 */
 	if (strcmp(status, "active") == 0 && sv.failed) {
 		buf_release(&sv.warnings);
 		return api_error(r, AC_CAMPAIGN_NOT_READY, "tag_config");
@@ -596,7 +604,8 @@ api_campaigns_url_rules(struct req *r)
 	enum rule_check	 check;
 	enum fb_err	 e;
 
-	if (!json_object_object_get_ex(r->json, "rules", &rules) || rules == NULL)
+	if (!json_object_object_get_ex(r->json, "rules", &rules) ||
+	    rules == NULL)
 		return api_error(r, AC_PARAMETER_MISSING, "rules");
 	if (!json_object_is_type(rules, json_type_array) ||
 	    (n = json_object_array_length(rules)) > RULES_MAX)
@@ -614,7 +623,8 @@ api_campaigns_url_rules(struct req *r)
 		    rule_role_parse(json_object_get_string(v)) < 0)
 			return api_error(r, AC_PARAMETER_INVALID, param);
 		snprintf(param, sizeof(param), "rules[%zu].match_type", i);
-		if (!json_object_object_get_ex(it, "match_type", &v) || v == NULL)
+		if (!json_object_object_get_ex(it, "match_type", &v) ||
+		    v == NULL)
 			return api_error(r, AC_PARAMETER_MISSING, param);
 		if (!json_object_is_type(v, json_type_string) ||
 		    (type = match_type_parse(json_object_get_string(v))) < 0)
@@ -634,7 +644,8 @@ api_campaigns_url_rules(struct req *r)
 			    AC_REGEX_TOO_COMPLEX : AC_PARAMETER_INVALID, param);
 		}
 		snprintf(param, sizeof(param), "rules[%zu].priority", i);
-		if (json_object_object_get_ex(it, "priority", &v) && v != NULL &&
+		if (json_object_object_get_ex(it, "priority", &v) &&
+		    v != NULL &&
 		    (!json_object_is_type(v, json_type_int) ||
 		    json_object_get_int64(v) < 0 || json_object_get_int64(v) > 1000000))
 			return api_error(r, AC_PARAMETER_INVALID, param);
@@ -646,7 +657,8 @@ api_campaigns_url_rules(struct req *r)
 		return e;
 	snprintf(site, sizeof(site), "%s", campaign_of(&c)->site_id);
 	dbrows_free(&c);
-	if ((e = live_rules_load(r->db, r->auth.tenant_id, site, &before)) != FB_OK)
+	if ((e = live_rules_load(r->db, r->auth.tenant_id, site,
+	    &before)) != FB_OK)
 		return e;
 	e = db_url_rules_delete(r->db, r->auth.tenant_id, id);
 	for (i = 0; i < n && e == FB_OK; i++) {
@@ -657,7 +669,8 @@ api_campaigns_url_rules(struct req *r)
 		type = match_type_parse(json_object_get_string(v));
 		json_object_object_get_ex(it, "pattern", &v);
 		pattern = json_object_get_string(v);
-		prio = json_object_object_get_ex(it, "priority", &v) && v != NULL ?
+		prio = json_object_object_get_ex(it, "priority",
+		    &v) && v != NULL ?
 		    (long)json_object_get_int64(v) : -1;
 		e = db_url_rule_insert(r->db, r->auth.tenant_id, id, (int)i,
 		    rule_role_names[role], match_type_names[type], pattern, prio);
@@ -684,7 +697,8 @@ api_campaigns_url_rules(struct req *r)
  * the JSON text in *out (owned by the caller), or -1 after a 422.
  */
 static int
-selectors(struct req *r, const char *name, bool nullable, char **out, size_t *count)
+selectors(struct req *r, const char *name, bool nullable, char **out,
+    size_t *count)
 {
 	json_object	*v, *s;
 	size_t		 i, n;
@@ -732,7 +746,8 @@ api_campaigns_form_profile(struct req *r)
 	if (selectors(r, "tel_selectors", false, &tel, &ntel) < 0 ||
 	    selectors(r, "email_selectors", false, &email, &nemail) < 0 ||
 	    selectors(r, "tel_split_selectors", true, &split, &nsplit) < 0 ||
-	    body_str(r, "consent_selector", false, SELECTOR_LEN, &consent) < 0) {
+	    body_str(r, "consent_selector", false, SELECTOR_LEN,
+	    &consent) < 0) {
 		e = FB_OK;
 		goto out;
 	}
@@ -828,17 +843,20 @@ api_campaigns_duplicate(struct req *r)
 	if (name != NULL)
 		snprintf(newname, sizeof(newname), "%s", name);
 	else
-		snprintf(newname, sizeof(newname), "%s のコピー", campaign_of(&c)->name);
+		snprintf(newname, sizeof(newname), "%s のコピー",
+		    campaign_of(&c)->name);
 	if (utf8_len(newname) > CAMPAIGN_NAME_MAX) {
 		/* keep it within the column: cut whole characters */
 		size_t	 cut = strlen(newname);
 
-		while (utf8_len(newname) > CAMPAIGN_NAME_MAX || utf8_len(newname) < 0)
+		while (utf8_len(newname) > CAMPAIGN_NAME_MAX ||
+		    utf8_len(newname) < 0)
 			newname[--cut] = '\0';
 	}
 	dbrows_free(&c);
 	uuid_v7(id);
-	e = db_campaign_copy(r->db, r->auth.tenant_id, from, id, newkey, newname);
+	e = db_campaign_copy(r->db, r->auth.tenant_id, from, id, newkey,
+	    newname);
 	/*
 	 * A key of our choosing that a concurrent duplicate took first: the
 	 * next number (the failed INSERT undid only itself).
@@ -852,9 +870,13 @@ api_campaigns_duplicate(struct req *r)
 		return api_error(r, AC_CAMPAIGN_KEY_TAKEN, "key");
 	if (e != FB_OK)
 		return e;
-	if ((e = db_campaign_copy_children(r->db, r->auth.tenant_id, from, id)) != FB_OK)
+	if ((e = db_campaign_copy_children(r->db, r->auth.tenant_id, from,
+	    id)) != FB_OK)
 		return e;
-	/* child scenarios as drafts, with their steps and copies of their messages */
+	/*
+	 * child scenarios as drafts, with their steps and copies of their
+	 * messages
+	 */
 	if ((e = db_scenario_list(r->db, r->auth.tenant_id, from, &k)) != FB_OK)
 		return e;
 	for (i = 0, s = k.row; i < k.n && e == FB_OK; i++) {

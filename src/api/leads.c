@@ -71,7 +71,8 @@ kept_name_slot(const char *tenant, enum name_kind kind, const char *id)
 
 /* The page's entry of (kind, id), looked for from `hint` on; NULL if none. */
 static struct page_name *
-page_name(struct page_names *pn, enum name_kind kind, const char *id, size_t *hint)
+page_name(struct page_names *pn, enum name_kind kind, const char *id,
+    size_t *hint)
 {
 	size_t	 i, k;
 
@@ -168,12 +169,14 @@ page_names_fill(struct req *r, struct dbrows *rows, struct page_names *pn)
 		return e;
 	for (i = 0; i < rows->n; i++) {
 		if (l[i].site_id != NULL &&
-		    (p = page_name(pn, NAME_SITE, l[i].site_id, &hint)) != NULL) {
+		    (p = page_name(pn, NAME_SITE, l[i].site_id,
+		    &hint)) != NULL) {
 			l[i].site_name = p->a;
 			l[i].site_domain = p->b;
 		}
 		if (l[i].campaign_id != NULL &&
-		    (p = page_name(pn, NAME_CAMPAIGN, l[i].campaign_id, &hint)) != NULL) {
+		    (p = page_name(pn, NAME_CAMPAIGN, l[i].campaign_id,
+		    &hint)) != NULL) {
 			l[i].campaign_key = p->a;
 			l[i].campaign_name = p->b;
 		}
@@ -204,11 +207,13 @@ page_names_done(struct req *r, struct page_names *pn)
 		free(k->b);
 		k->a = dup_or_null(p->a);
 		k->b = dup_or_null(p->b);
-		if ((p->a != NULL && k->a == NULL) || (p->b != NULL && k->b == NULL)) {
+		if ((p->a != NULL && k->a == NULL) ||
+		    (p->b != NULL && k->b == NULL)) {
 			k->id[0] = '\0';
 			continue;
 		}
-		snprintf(k->tenant_id, sizeof(k->tenant_id), "%s", r->auth.tenant_id);
+		snprintf(k->tenant_id, sizeof(k->tenant_id), "%s",
+		    r->auth.tenant_id);
 		snprintf(k->id, sizeof(k->id), "%s", p->id);
 		k->kind = p->kind;
 		k->epoch = r->rate.data_epoch;

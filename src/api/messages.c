@@ -63,7 +63,8 @@ msg_free(struct msg *m)
 static struct message_fields
 message_fields(const struct msg *m)
 {
-	struct message_fields f = { .channel = m->channel, .subject = m->subject,
+	struct message_fields f = { .channel = m->channel,
+	    .subject = m->subject,
 	    .body = m->body, .header_image_url = m->header, .link_url = m->link,
 	    .link_params = m->params, .blocks = m->blocks, .body_html = m->html,
 	    .sms_segments = m->segments };
@@ -107,11 +108,16 @@ msg_from_body(struct req *r, struct msg *m, bool create)
 
 	if (body_has(r, "body_html")) {
 		json_object_object_get_ex(r->json, "body_html", &v);
-		/* direct HTML: a session of an owner or admin (contract: MessageIn) */
+		/*
+		 * direct HTML: a session of an owner or admin (contract:
+		 * MessageIn)
+		 */
 		if (v != NULL && !r->auth.session)
-			return api_error(r, AC_SESSION_REQUIRED, "body_html"), -1;
+			return api_error(r, AC_SESSION_REQUIRED,
+			    "body_html"), -1;
 		if (v != NULL && (r->auth.scopes & ROLE_ADMIN) == 0)
-			return api_error(r, AC_ROLE_INSUFFICIENT, "body_html"), -1;
+			return api_error(r, AC_ROLE_INSUFFICIENT,
+			    "body_html"), -1;
 		if (body_str(r, "body_html", false, HTML_IN_MAX, &s) < 0)
 			return -1;
 		free(m->html);
@@ -120,7 +126,8 @@ msg_from_body(struct req *r, struct msg *m, bool create)
 			buf_init(&clean, 2 * HTML_IN_MAX);
 			if (html_sanitize(s, &clean) != FB_OK) {
 				buf_release(&clean);
-				return api_error(r, AC_PARAMETER_INVALID, "body_html"), -1;
+				return api_error(r, AC_PARAMETER_INVALID,
+				    "body_html"), -1;
 			}
 			m->html = buf_detach(&clean);
 		}
@@ -129,20 +136,22 @@ msg_from_body(struct req *r, struct msg *m, bool create)
 		return -1;
 	if (s != NULL) {
 		if (strcmp(s, "sms") != 0 && strcmp(s, "email") != 0)
-			return api_error(r, AC_PARAMETER_INVALID, "channel"), -1;
+			return api_error(r, AC_PARAMETER_INVALID,
+			    "channel"), -1;
 		free(m->channel);
 		m->channel = strdup(s);
 	}
 	/* an SMS has no HTML */
-	if (m->html != NULL && m->channel != NULL && strcmp(m->channel, "sms") == 0)
+	if (m->html != NULL && m->channel != NULL &&
+	    strcmp(m->channel, "sms") == 0)
 		return api_error(r, AC_PARAMETER_INVALID, "body_html"), -1;
-#define TEXT(name, read, max, field) do {					\
-	if (body_has(r, name)) {						\
-		if (read(r, name, false, max, &s) < 0)				\
-			return -1;						\
-		free(m->field);							\
-		m->field = dup_or_null(s);					\
-	}									\
+#define TEXT(name, read, max, field) do {				\
+	if (body_has(r, name)) {					\
+		if (read(r, name, false, max, &s) < 0)			\
+			return -1;					\
+		free(m->field);						\
+		m->field = dup_or_null(s);				\
+	}								\
 } while (0)
 	TEXT("subject", body_line, SUBJECT_MAX, subject);
 	TEXT("body", body_str, BODY_MAX, body);
@@ -150,7 +159,8 @@ msg_from_body(struct req *r, struct msg *m, bool create)
 	TEXT("link_url", body_str, 2048, link);
 #undef TEXT
 	if (!url_field(&m->header))
-		return api_error(r, AC_PARAMETER_INVALID, "header_image_url"), -1;
+		return api_error(r, AC_PARAMETER_INVALID,
+		    "header_image_url"), -1;
 	if (!url_field(&m->link))
 		return api_error(r, AC_PARAMETER_INVALID, "link_url"), -1;
 	if (json_object_object_get_ex(r->json, "link_params", &lp)) {
@@ -158,13 +168,17 @@ msg_from_body(struct req *r, struct msg *m, bool create)
 			lp = NULL;
 		else if (!json_object_is_type(lp, json_type_object) ||
 		    json_object_object_length(lp) > LINK_PARAMS_MAX)
-			return api_error(r, AC_PARAMETER_INVALID, "link_params"), -1;
+			return api_error(r, AC_PARAMETER_INVALID,
+			    "link_params"), -1;
 		else {
 			json_object_object_foreach(lp, k, val) {
-				if (strlen(k) == 0 || strlen(k) > 64 || val == NULL ||
-				    !json_object_is_type(val, json_type_string) ||
+				if (strlen(k) == 0 || strlen(k) > 64 ||
+				    val == NULL ||
+				    !json_object_is_type(val,
+				    json_type_string) ||
 				    json_object_get_string_len(val) > 256)
-					return api_error(r, AC_PARAMETER_INVALID,
+					return api_error(r,
+					    AC_PARAMETER_INVALID,
 					    "link_params"), -1;
 			}
 		}
@@ -263,7 +277,8 @@ api_messages_update(struct req *r)
 	    &cur)) != FB_OK)
 		return e;
 	for (i = 0, s = cur.row; i < cur.n && e == FB_OK && !refused; i++)
-		e = scenario_keep_sendable(r, s[i].id, s[i].campaign_id, &refused);
+		e = scenario_keep_sendable(r, s[i].id, s[i].campaign_id,
+		    &refused);
 	dbrows_free(&cur);
 	if (e != FB_OK || refused)
 		return e;
@@ -286,7 +301,8 @@ api_messages_delete(struct req *r)
 	if (e != FB_OK)
 		return e;
 	dbrows_free(&res);
-	if ((e = db_message_in_use(r->db, r->auth.tenant_id, id, &in_use)) != FB_OK)
+	if ((e = db_message_in_use(r->db, r->auth.tenant_id, id,
+	    &in_use)) != FB_OK)
 		return e;
 	if (in_use)
 		return api_error(r, AC_MESSAGE_IN_USE, NULL);
@@ -344,7 +360,8 @@ api_messages_list(struct req *r)
 
 	if (page_from_req(r, &pg) != 0)
 		return FB_OK;
-	if ((e = db_message_list(r->db, r->auth.tenant_id, req_query(r, "channel"),
+	if ((e = db_message_list(r->db, r->auth.tenant_id,
+	    req_query(r, "channel"),
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	return page_answer(r, &pg, &rows, sizeof(struct message_row),
@@ -361,7 +378,8 @@ api_message_examples(struct req *r)
 	size_t		 i;
 	enum fb_err	 e;
 
-	if ((e = db_examples(r->db, req_query(r, "channel"), NULL, &ex)) != FB_OK)
+	if ((e = db_examples(r->db, req_query(r, "channel"), NULL,
+	    &ex)) != FB_OK)
 		return e;
 	req_gen_begin(r, &j);
 	jg_str(&j, "object", "list");
@@ -413,7 +431,8 @@ sample_link(char *dst, size_t n, const char *base_url, char kind)
 {
 	static const char pad[] = "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX";
 
-	_Static_assert(LINK_TOKEN_LEN < sizeof(pad), "pad shorter than a token");
+	_Static_assert(LINK_TOKEN_LEN < sizeof(pad),
+	    "pad shorter than a token");
 	snprintf(dst, n, "%s/%c/%.*s", base_url, kind, LINK_TOKEN_LEN, pad);
 }
 
@@ -470,7 +489,8 @@ api_message_previews(struct req *r)
 		return FB_OK;
 	if (!uuid_valid(cid))
 		return api_error(r, AC_PARAMETER_INVALID, "campaign_id");
-	if (!json_object_object_get_ex(r->json, "blocks", &blocks) || blocks == NULL)
+	if (!json_object_object_get_ex(r->json, "blocks", &blocks) ||
+	    blocks == NULL)
 		return api_error(r, AC_PARAMETER_MISSING, "blocks");
 	if (!blocks_ok(blocks, param, sizeof(param)))
 		return api_error(r, AC_PARAMETER_INVALID, param);
@@ -497,7 +517,9 @@ api_message_previews(struct req *r)
 	return e;
 }
 
-/* POST /messages/estimate (contract: estimate rules; message.h for the rule). */
+/*
+ * POST /messages/estimate (contract: estimate rules; message.h for the rule).
+ */
 enum fb_err
 api_messages_estimate(struct req *r)
 {
@@ -542,7 +564,8 @@ api_messages_preview_html(struct req *r)
 	char		 link[URL_MAX + 1];
 	enum fb_err	 e;
 
-	e = db_message_get(r->db, r->auth.tenant_id, req_pathvar(r, "message_id"), &m);
+	e = db_message_get(r->db, r->auth.tenant_id,
+	    req_pathvar(r, "message_id"), &m);
 	if (e == FB_ENOTFOUND)
 		return api_error(r, AC_NOT_FOUND, "message_id");
 	if (e != FB_OK)
@@ -555,20 +578,24 @@ api_messages_preview_html(struct req *r)
 	snprintf(link, sizeof(link), "%s/", r->conf->base_url);
 	buf_reset(&r->out);
 	if (g->body_html != NULL)
-		e = body_html_render(g->body_html, TESTSEND_PRODUCT, link, link, NULL,
+		e = body_html_render(g->body_html, TESTSEND_PRODUCT, link, link,
+		    NULL,
 		    &r->out);
 	else {
 		blocks = g->blocks != NULL ? json_tokener_parse(g->blocks) : NULL;
 		if (blocks == NULL)
 			blocks = json_object_new_array();
-		e = blocks_html(blocks, TESTSEND_PRODUCT, link, link, NULL, &r->out);
+		e = blocks_html(blocks, TESTSEND_PRODUCT, link, link, NULL,
+		    &r->out);
 		json_object_put(blocks);
 	}
 	dbrows_free(&m);
 	if (e != FB_OK)
 		return e;
-	if ((e = req_header(r, "Content-Security-Policy", "sandbox; default-src "
-	    "'none'; img-src https: http: data:; style-src 'unsafe-inline'")) != FB_OK)
+	if ((e = req_header(r, "Content-Security-Policy",
+	    "sandbox; default-src "
+	    "'none'; img-src https: http: data:; style-src "
+	    "'unsafe-inline'")) != FB_OK)
 		return e;
 	r->out_type = "text/html; charset=utf-8";
 	r->status = 200;

@@ -43,7 +43,9 @@ face(struct jgen *j, const char *key, const char *label, long long value,
 	jg_obj_end(j);
 }
 
-/* A ratio of two counts (ReportMetricOut); value null when nothing to divide. */
+/*
+ * A ratio of two counts (ReportMetricOut); value null when nothing to divide.
+ */
 static void
 metric(struct jgen *j, const char *key, const char *label, long long num,
     long long den)
@@ -101,7 +103,8 @@ group_names(struct req *r, const char *id, char key[128], char name[512])
 	const struct campaign_row *row;
 
 	key[0] = name[0] = '\0';
-	if (id == NULL || db_campaign_get(r->db, r->auth.tenant_id, id, &c) != FB_OK)
+	if (id == NULL ||
+	    db_campaign_get(r->db, r->auth.tenant_id, id, &c) != FB_OK)
 		return;
 	row = c.row;
 	snprintf(key, 128, "%s", row->key != NULL ? row->key : "");
@@ -126,15 +129,18 @@ groups_gen(struct req *r, struct jgen *j, const struct dbrows *ev,
 
 		if (i >= ev->n) {
 			for (seen = false, k = 0; k < ev->n && !seen; k++)
-				seen = (id == NULL && e[k].campaign_id == NULL) ||
+				seen = (id == NULL &&
+				    e[k].campaign_id == NULL) ||
 				    (id != NULL && e[k].campaign_id != NULL &&
 				    strcmp(id, e[k].campaign_id) == 0);
 			if (seen)
 				continue;
 		}
 		for (m = NULL, k = 0; k < ld->n && m == NULL; k++)
-			if ((id == NULL && l[k].campaign_id == NULL) || (id != NULL &&
-			    l[k].campaign_id != NULL && strcmp(id, l[k].campaign_id) == 0))
+			if ((id == NULL && l[k].campaign_id == NULL) ||
+			    (id != NULL &&
+			    l[k].campaign_id != NULL && strcmp(id,
+			    l[k].campaign_id) == 0))
 				m = &l[k];
 		group_names(r, id, key, name);
 		jg_obj(j, NULL);
@@ -148,7 +154,8 @@ groups_gen(struct req *r, struct jgen *j, const struct dbrows *ev,
 		jg_int(j, "abandoned", m != NULL ? m->abandoned : 0);
 		jg_int(j, "converted", m != NULL ? m->converted : 0);
 		jg_int(j, "converted_spillover", m != NULL ? m->spillover : 0);
-		jg_int(j, "converted_hash_match", m != NULL ? m->hash_match : 0);
+		jg_int(j, "converted_hash_match",
+		    m != NULL ? m->hash_match : 0);
 		jg_obj_end(j);
 	}
 	jg_arr_end(j);
@@ -175,7 +182,8 @@ funnel_gen(struct jgen *j, const struct funnel_filter *f, const char *from,
 	jg_arr(j, "faces");
 	face(j, "visited", "訪問", e->visits, "visit", "received_at");
 	face(j, "form_started", "入力開始", e->form_visits, "visit", "received_at");
-	face(j, "captured", "連絡先の取得", e->capture_visits, "visit", "received_at");
+	face(j, "captured", "連絡先の取得", e->capture_visits, "visit",
+	    "received_at");
 	face(j, "abandoned", "離脱", l->abandoned, "lead", "abandoned_at");
 	face(j, "messaged", "フォロー送信", d->messaged, "lead", "sent_at");
 	face(j, "recovered", "回復(離脱後のコンバージョン)", l->recovered, "lead",
@@ -246,13 +254,16 @@ api_reports_funnel(struct req *r)
 		return err;
 	memset(&gev, 0, sizeof(gev));
 	memset(&gld, 0, sizeof(gld));
-	if ((err = db_funnel_events(r->db, r->auth.tenant_id, &f, false, &ev)) != FB_OK)
+	if ((err = db_funnel_events(r->db, r->auth.tenant_id, &f, false,
+	    &ev)) != FB_OK)
 		return err;
-	if ((err = db_funnel_leads(r->db, r->auth.tenant_id, &f, false, &ld)) != FB_OK) {
+	if ((err = db_funnel_leads(r->db, r->auth.tenant_id, &f, false,
+	    &ld)) != FB_OK) {
 		dbrows_free(&ev);
 		return err;
 	}
-	if ((err = db_funnel_deliveries(r->db, r->auth.tenant_id, &f, &dl)) != FB_OK ||
+	if ((err = db_funnel_deliveries(r->db, r->auth.tenant_id, &f,
+	    &dl)) != FB_OK ||
 	    (by && ((err = db_funnel_events(r->db, r->auth.tenant_id, &f, true,
 	    &gev)) != FB_OK || (err = db_funnel_leads(r->db, r->auth.tenant_id, &f,
 	    true, &gld)) != FB_OK))) {
@@ -310,7 +321,8 @@ dlv_gen(struct jgen *j, const char *key, const struct dlv *d, bool sms)
 	jg_int_or_null(j, "sent", d != NULL ? d->sent : 0, d == NULL);
 	jg_int_or_null(j, "delivered", d != NULL ? d->delivered : 0, d == NULL);
 	/* an SMS has no open */
-	jg_int_or_null(j, "opened", d != NULL ? d->opened : 0, d == NULL || sms);
+	jg_int_or_null(j, "opened", d != NULL ? d->opened : 0, d == NULL ||
+	    sms);
 	jg_int_or_null(j, "clicked", d != NULL ? d->clicked : 0, d == NULL);
 	jg_int_or_null(j, "converted", d != NULL ? d->converted : 0, d == NULL);
 	jg_obj_end(j);

@@ -128,7 +128,8 @@ api_scenarios_list(struct req *r)
 	enum fb_err	 e;
 
 	if (!campaign_exists(r, req_pathvar(r, "campaign_id"), &e))
-		return e != FB_OK ? e : api_error(r, AC_NOT_FOUND, "campaign_id");
+		return e != FB_OK ? e : api_error(r, AC_NOT_FOUND,
+		    "campaign_id");
 	if ((e = db_scenario_list(r->db, r->auth.tenant_id,
 	    req_pathvar(r, "campaign_id"), &s)) != FB_OK)
 		return e;
@@ -156,7 +157,8 @@ api_scenarios_list(struct req *r)
 enum fb_err
 api_scenarios_create(struct req *r)
 {
-	const char	*campaign = req_pathvar(r, "campaign_id"), *name, *status;
+	const char	*campaign = req_pathvar(r,
+	    "campaign_id"), *name, *status;
 	long long	 wait = 0;
 	char		 id[UUID_STRLEN + 1];
 	int		 has_wait;
@@ -164,7 +166,8 @@ api_scenarios_create(struct req *r)
 
 	if (body_line(r, "name", true, SCENARIO_NAME_MAX, &name) < 0 ||
 	    body_str(r, "status", false, 16, &status) < 0 ||
-	    (has_wait = body_int(r, "abandon_wait_minutes", false, ABANDON_WAIT_MIN,
+	    (has_wait = body_int(r, "abandon_wait_minutes", false,
+	    ABANDON_WAIT_MIN,
 	    ABANDON_WAIT_MAX, &wait)) < 0)
 		return FB_OK;
 	if (name[strspn(name, " \t")] == '\0')
@@ -175,9 +178,11 @@ api_scenarios_create(struct req *r)
 	if (status != NULL && strcmp(status, "draft") != 0)
 		return api_error(r, AC_API_KEY_DRAFT_ONLY, "status");
 	if (!campaign_exists(r, campaign, &e))
-		return e != FB_OK ? e : api_error(r, AC_NOT_FOUND, "campaign_id");
+		return e != FB_OK ? e : api_error(r, AC_NOT_FOUND,
+		    "campaign_id");
 	uuid_v7(id);
-	if ((e = db_scenario_insert(r->db, r->auth.tenant_id, id, campaign, name,
+	if ((e = db_scenario_insert(r->db, r->auth.tenant_id, id, campaign,
+	    name,
 	    has_wait ? wait : -1)) != FB_OK)
 		return e;
 	r->audit_type = "scenario";
@@ -215,7 +220,8 @@ api_scenarios_update(struct req *r)
 	if ((e = scenario_load(r, id, &s, &found)) != FB_OK || !found)
 		return e;
 	other = status != NULL && strcmp(status, scenario_of(&s)->status) != 0;
-	snprintf(campaign, sizeof(campaign), "%s", scenario_of(&s)->campaign_id);
+	snprintf(campaign, sizeof(campaign), "%s",
+	    scenario_of(&s)->campaign_id);
 	dbrows_free(&s);
 	/* a status change needs a session (contract: Authentication 9) */
 	if (other && !r->auth.session)
@@ -226,7 +232,8 @@ api_scenarios_update(struct req *r)
 	if (other) {
 		/* activation: the checks of formbackctl scenario set-status */
 		if (strcmp(status, "active") == 0 &&
-		    ((e = scenario_keep_sendable(r, id, campaign, &refused)) != FB_OK ||
+		    ((e = scenario_keep_sendable(r, id, campaign,
+		    &refused)) != FB_OK ||
 		    refused))
 			return e;
 		if ((e = db_scenario_set_status(r->db, r->auth.tenant_id, id,
@@ -274,7 +281,8 @@ api_scenarios_steps(struct req *r)
 	bool		 active, found, refused = false;
 	enum fb_err	 e;
 
-	if (!json_object_object_get_ex(r->json, "steps", &steps) || steps == NULL)
+	if (!json_object_object_get_ex(r->json, "steps", &steps) ||
+	    steps == NULL)
 		return api_error(r, AC_PARAMETER_MISSING, "steps");
 	if (!json_object_is_type(steps, json_type_array))
 		return api_error(r, AC_PARAMETER_INVALID, "steps");
@@ -282,7 +290,8 @@ api_scenarios_steps(struct req *r)
 	if ((e = scenario_load(r, id, &s, &found)) != FB_OK || !found)
 		return e;
 	active = strcmp(scenario_of(&s)->status, "active") == 0;
-	snprintf(campaign, sizeof(campaign), "%s", scenario_of(&s)->campaign_id);
+	snprintf(campaign, sizeof(campaign), "%s",
+	    scenario_of(&s)->campaign_id);
 	dbrows_free(&s);
 	for (i = 0; i < n; i++) {
 		it = json_object_array_get_idx(steps, i);
@@ -290,7 +299,8 @@ api_scenarios_steps(struct req *r)
 		if (!json_object_is_type(it, json_type_object))
 			return api_error(r, AC_PARAMETER_INVALID, param);
 		snprintf(param, sizeof(param), "steps[%zu].message_id", i);
-		if (!json_object_object_get_ex(it, "message_id", &v) || v == NULL)
+		if (!json_object_object_get_ex(it, "message_id", &v) ||
+		    v == NULL)
 			return api_error(r, AC_PARAMETER_MISSING, param);
 		if (!json_object_is_type(v, json_type_string) ||
 		    !uuid_valid(json_object_get_string(v)))
@@ -304,7 +314,8 @@ api_scenarios_steps(struct req *r)
 			return e;
 		dbrows_free(&m);
 		snprintf(param, sizeof(param), "steps[%zu].delay_minutes", i);
-		if (!json_object_object_get_ex(it, "delay_minutes", &v) || v == NULL)
+		if (!json_object_object_get_ex(it, "delay_minutes", &v) ||
+		    v == NULL)
 			return api_error(r, AC_PARAMETER_MISSING, param);
 		if (!json_object_is_type(v, json_type_int) ||
 		    json_object_get_int64(v) < 0 || json_object_get_int64(v) > DELAY_MAX)
@@ -323,7 +334,8 @@ api_scenarios_steps(struct req *r)
 		return e;
 	had = s.n;
 	dbrows_free(&s);
-	if ((e = db_steps_trim(r->db, r->auth.tenant_id, id, (long long)n)) != FB_OK)
+	if ((e = db_steps_trim(r->db, r->auth.tenant_id, id,
+	    (long long)n)) != FB_OK)
 		return e;
 	for (i = 0; i < n && e == FB_OK; i++) {
 		it = json_object_array_get_idx(steps, i);
@@ -382,7 +394,8 @@ scenario_copy(struct req *r, const char *from, const char *to, const char *name,
 		if ((e = message_copy(r, p[i].message_id, mid)) != FB_OK)
 			break;
 		uuid_v7(stid);
-		e = db_step_insert(r->db, r->auth.tenant_id, stid, id, (long long)i,
+		e = db_step_insert(r->db, r->auth.tenant_id, stid, id,
+		    (long long)i,
 		    mid, p[i].delay_minutes);
 	}
 	dbrows_free(&st);
@@ -411,7 +424,8 @@ api_scenarios_duplicate(struct req *r)
 	dbrows_free(&s);
 	/* another campaign of the same tenant; a foreign one is 404 */
 	if (!campaign_exists(r, to, &e))
-		return e != FB_OK ? e : api_error(r, AC_NOT_FOUND, "campaign_id");
+		return e != FB_OK ? e : api_error(r, AC_NOT_FOUND,
+		    "campaign_id");
 	if ((e = scenario_copy(r, from, to, name, id)) != FB_OK)
 		return e;
 	r->audit_type = "scenario";
@@ -511,7 +525,8 @@ api_scenarios_from_preset(struct req *r)
 	    body_line(r, "name", false, SCENARIO_NAME_MAX, &name) < 0)
 		return FB_OK;
 	if (!campaign_exists(r, campaign, &e))
-		return e != FB_OK ? e : api_error(r, AC_NOT_FOUND, "campaign_id");
+		return e != FB_OK ? e : api_error(r, AC_NOT_FOUND,
+		    "campaign_id");
 	/* no such preset: nothing else than its alphabet can name one */
 	if (!ident_ok(key, 32))
 		return api_error(r, AC_PARAMETER_INVALID, "preset_key");
@@ -556,14 +571,16 @@ api_scenarios_from_preset(struct req *r)
 		f.body = x->body;
 		f.link_params = "{}";
 		f.blocks = x->blocks;
-		f.sms_segments = strcmp(x->channel, "sms") == 0 ? c.segments : -1;
+		f.sms_segments = strcmp(x->channel,
+		    "sms") == 0 ? c.segments : -1;
 		uuid_v7(mid);
 		e = db_message_insert(r->db, r->auth.tenant_id, mid, &f);
 		dbrows_free(&ex);
 		if (e != FB_OK)
 			break;
 		uuid_v7(stid);
-		e = db_step_insert(r->db, r->auth.tenant_id, stid, id, (long long)j,
+		e = db_step_insert(r->db, r->auth.tenant_id, stid, id,
+		    (long long)j,
 		    mid, json_object_get_int64(d));
 	}
 	if (e != FB_OK)

@@ -19,7 +19,8 @@
 /* The deliveries a lead's list answers at most. */
 #define LEAD_DELIVERIES_MAX	100
 
-static const char *const dlv_date_fields[] = { "created_at", "scheduled_at", "sent_at" };
+static const char *const dlv_date_fields[] = { "created_at", "scheduled_at",
+    "sent_at" };
 
 /*
  * {"id", k1, k2} of a campaign or scenario (contract: DeliveryOut, object?),
@@ -171,7 +172,8 @@ api_deliveries_get(struct req *r)
 	struct dbrows	 d;
 	enum fb_err	 e;
 
-	e = db_delivery_get(r->db, r->auth.tenant_id, req_pathvar(r, "delivery_id"), &d);
+	e = db_delivery_get(r->db, r->auth.tenant_id,
+	    req_pathvar(r, "delivery_id"), &d);
 	if (e == FB_ENOTFOUND)
 		return api_error(r, AC_NOT_FOUND, "delivery_id");
 	if (e != FB_OK)
@@ -303,7 +305,8 @@ api_suppressions_create(struct req *r)
 	if (strcmp(scope, "tenant") == 0)
 		camp[0] = '\0';
 	uuid_v7(id);
-	sn = (struct suppression_new){ id, r->auth.tenant_id, kind, bidx, masked,
+	sn = (struct suppression_new){ id, r->auth.tenant_id, kind, bidx,
+	    masked,
 	    scope, camp[0] != '\0' ? camp : NULL, "manual", memo,
 	    expires != NULL ? exp : NULL };
 	if ((e = db_suppression_add(r->db, &sn, &added)) != FB_OK)
@@ -351,7 +354,8 @@ api_suppressions_delete(struct req *r)
 static bool
 csv_header(const struct csv *c)
 {
-	static const char *const names[] = { "value", "contact", "email", "phone",
+	static const char *const names[] = { "value", "contact", "email",
+	    "phone",
 	    "tel", "メールアドレス", "電話番号", "連絡先", NULL };
 	char		 v[64];
 	size_t		 i;
@@ -507,7 +511,8 @@ api_suppressions_import(struct req *r)
 	buf_init(&text, (size_t)r->conf->max_body_bytes * 2 + 1);
 	if ((e = csv_text(r->body.data, r->body.len, &text, &enc)) != FB_OK) {
 		buf_release(&text);
-		return e == FB_EINVAL ? api_error(r, AC_CSV_INVALID, "body") : e;
+		return e == FB_EINVAL ? api_error(r, AC_CSV_INVALID,
+		    "body") : e;
 	}
 	if ((c = malloc(sizeof(*c))) == NULL) {
 		buf_release(&text);

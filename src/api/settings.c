@@ -119,7 +119,8 @@ api_consent_get(struct req *r)
 enum fb_err
 api_consent_update(struct req *r)
 {
-	static const char *const modes[] = { "none", "notice_optout", "explicit",
+	static const char *const modes[] = { "none", "notice_optout",
+	    "explicit",
 	    NULL };
 	struct consent_patch p;
 	struct dbrows	 tpl, sites;
@@ -131,10 +132,14 @@ api_consent_update(struct req *r)
 	enum fb_err	 e;
 
 	memset(&p, 0, sizeof(p));
-	if ((k[0] = body_bool(r, "consent_checkbox_enabled", false, &b[0])) < 0 ||
-	    (k[1] = body_bool(r, "consent_default_checked", false, &b[1])) < 0 ||
-	    (k[2] = body_bool(r, "consent_optout_link_enabled", false, &b[2])) < 0 ||
-	    body_str(r, "consent_template_key", false, 16, &p.template_key) < 0 ||
+	if ((k[0] = body_bool(r, "consent_checkbox_enabled", false,
+	    &b[0])) < 0 ||
+	    (k[1] = body_bool(r, "consent_default_checked", false,
+	    &b[1])) < 0 ||
+	    (k[2] = body_bool(r, "consent_optout_link_enabled", false,
+	    &b[2])) < 0 ||
+	    body_str(r, "consent_template_key", false, 16,
+	    &p.template_key) < 0 ||
 	    body_str(r, "consent_mode", false, 16, &p.mode) < 0)
 		return FB_OK;
 	p.checkbox = k[0] > 0 ? b[0] : -1;
@@ -142,19 +147,21 @@ api_consent_update(struct req *r)
 	p.optout_link = k[2] > 0 ? b[2] : -1;
 	if (p.mode != NULL && !one_of(p.mode, modes))
 		return api_error(r, AC_PARAMETER_INVALID, "consent_mode");
-	if (json_object_object_get_ex(r->json, "optout_text", &ot) && ot != NULL) {
+	if (json_object_object_get_ex(r->json, "optout_text", &ot) &&
+	    ot != NULL) {
 		if (!json_object_is_type(ot, json_type_object))
-			return api_error(r, AC_PARAMETER_INVALID, "optout_text");
-#define OT(k, max, field) do {							\
-	if (json_object_object_get_ex(ot, k, &v) && v != NULL) {		\
-		if (!json_object_is_type(v, json_type_string) ||		\
-		    utf8_len(json_object_get_string(v)) < 1 ||			\
-		    utf8_len(json_object_get_string(v)) > (max) ||		\
-		    text_blank(json_object_get_string(v)))			\
-			return api_error(r, AC_PARAMETER_INVALID,		\
-			    "optout_text." k);					\
-		p.field = json_object_get_string(v);				\
-	}									\
+			return api_error(r, AC_PARAMETER_INVALID,
+			    "optout_text");
+#define OT(k, max, field) do {						\
+	if (json_object_object_get_ex(ot, k, &v) && v != NULL) {	\
+		if (!json_object_is_type(v, json_type_string) ||	\
+		    utf8_len(json_object_get_string(v)) < 1 ||		\
+		    utf8_len(json_object_get_string(v)) > (max) ||	\
+		    text_blank(json_object_get_string(v)))		\
+			return api_error(r, AC_PARAMETER_INVALID,	\
+			    "optout_text." k);				\
+		p.field = json_object_get_string(v);			\
+	}								\
 } while (0)
 		OT("title", 200, optout_title);
 		OT("body", 2000, optout_body);
@@ -170,13 +177,15 @@ api_consent_update(struct req *r)
 				found = true;
 		dbrows_free(&tpl);
 		if (!found)
-			return api_error(r, AC_PARAMETER_INVALID, "consent_template_key");
+			return api_error(r, AC_PARAMETER_INVALID,
+			    "consent_template_key");
 	}
 	if ((e = db_consent_update(r->db, r->auth.tenant_id, &p)) != FB_OK)
 		return e;
 	r->audit_type = "tenant";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", r->auth.tenant_id);
-	if ((e = db_site_list(r->db, r->auth.tenant_id, NULL, 1000, &sites)) != FB_OK)
+	if ((e = db_site_list(r->db, r->auth.tenant_id, NULL, 1000,
+	    &sites)) != FB_OK)
 		return e;
 	if ((failed = calloc(sites.n + 1, sizeof(*failed))) == NULL) {
 		dbrows_free(&sites);
@@ -220,7 +229,8 @@ api_delivery_status_get(struct req *r)
 enum fb_err
 api_delivery_status_set(struct req *r)
 {
-	static const char *const switch_modes[] = { "off", "test_only", "live", NULL };
+	static const char *const switch_modes[] = { "off", "test_only", "live",
+	    NULL };
 	const char	*mode;
 	enum fb_err	 e;
 

@@ -49,7 +49,8 @@ snippet_gen(struct jgen *j, struct req *r, const char *pk, json_object *c,
 		name = json_object_get_string(v);
 	buf_init(&b, 4096);
 	if (buf_printf(&b, "<script%s async src=\"%s/tag.js\" data-site=\"%s\" "
-	    "data-campaign=\"%s\"></script>", nonce ? " nonce=\"__CSP_NONCE__\"" : "",
+	    "data-campaign=\"%s\"></script>", nonce ? " "
+	    "nonce=\"__CSP_NONCE__\"" : "",
 	    r->conf->base_url, pk, key != NULL ? key : "") != FB_OK)
 		buf_reset(&b);
 	jg_obj(j, NULL);
@@ -125,7 +126,8 @@ api_sites_get(struct req *r)
 		a->len = r->out.len;
 		a->epoch = r->rate.data_epoch;
 		a->nonce = with_nonce;
-		snprintf(a->tenant_id, sizeof(a->tenant_id), "%s", r->auth.tenant_id);
+		snprintf(a->tenant_id, sizeof(a->tenant_id), "%s",
+		    r->auth.tenant_id);
 		snprintf(a->site_id, sizeof(a->site_id), "%s", id);
 	}
 	return FB_OK;
@@ -163,7 +165,8 @@ site_read(struct req *r, const char *id, bool with_nonce)
 			snippet_gen(&j, r, site->site.public_key,
 			    json_object_array_get_idx(list, i), with_nonce);
 	} else if (site->snippet_campaigns != NULL)
-		logx(LOG_ERR, "site %s: snippet_campaigns is not a JSON array", id);
+		logx(LOG_ERR, "site %s: snippet_campaigns is not a JSON array",
+		    id);
 	jg_arr_end(&j);
 	json_object_put(list);
 	dbrows_free(&rows);
@@ -393,7 +396,8 @@ api_sites_update(struct req *r)
 	if (e != FB_OK)
 		return e;
 	dbrows_free(&s);
-	if (pp != NULL && *pp != '\0' && !net_url_ok(r->conf, pp, false, url, &why)) {
+	if (pp != NULL && *pp != '\0' &&
+	    !net_url_ok(r->conf, pp, false, url, &why)) {
 		logx(LOG_INFO, "privacy-policy url refused: %s", why);
 		return api_error(r, AC_PARAMETER_INVALID, "privacy_policy_url");
 	}

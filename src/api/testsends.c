@@ -34,7 +34,8 @@ recipient_answer(struct req *r, const char *id, int status)
 	struct dbrows	 t;
 	enum fb_err	 e;
 
-	if ((e = db_test_recipient_get(r->db, r->auth.tenant_id, id, &t)) != FB_OK)
+	if ((e = db_test_recipient_get(r->db, r->auth.tenant_id, id,
+	    &t)) != FB_OK)
 		return e;
 	e = req_row(r, status, recipient_gen, t.row);
 	dbrows_free(&t);
@@ -87,7 +88,8 @@ api_test_recipients_add(struct req *r)
 	    bidx, masked))
 		return api_error(r, AC_PARAMETER_INVALID, "contact");
 	/* sealed as a lead's contact is: normalised (pii.h) */
-	if (strcmp(kind, "tel") == 0 ? !contact_tel_normalize(contact, norm, &tk) :
+	if (strcmp(kind, "tel") == 0 ? !contact_tel_normalize(contact, norm,
+	    &tk) :
 	    !contact_email_normalize(contact, norm))
 		return api_error(r, AC_PARAMETER_INVALID, "contact");
 	uuid_v7(id);
@@ -95,7 +97,8 @@ api_test_recipients_add(struct req *r)
 	sb.n = pii_seal(r->conf->master_key, r->auth.tenant_id, id,
 	    "test_recipient", norm, sealed);
 	sodium_memzero(norm, sizeof(norm));
-	e = db_test_recipient_add(r->db, id, r->auth.tenant_id, kind, &b, masked,
+	e = db_test_recipient_add(r->db, id, r->auth.tenant_id, kind, &b,
+	    masked,
 	    &sb, (int)r->conf->master_key_id, false);
 	if (e == FB_EDUP)
 		return api_error(r, AC_TEST_RECIPIENT_EXISTS, "contact");
@@ -210,7 +213,8 @@ api_test_sends_create(struct req *r)
 		uuid_v7(id);
 		if ((e = db_test_send_add(r->db, id, r->auth.tenant_id, message,
 		    to[i].id, r->auth.member_id)) != FB_OK ||
-		    (e = db_test_send_get(r->db, r->auth.tenant_id, id, &t)) != FB_OK)
+		    (e = db_test_send_get(r->db, r->auth.tenant_id, id,
+		    &t)) != FB_OK)
 			break;
 		jg_obj(&j, NULL);
 		test_send_json(&j, t.row);

@@ -512,7 +512,8 @@ api_two_factor_policy_set(struct req *r)
 	if (body_bool(r, "required", true, &required) < 0)
 		return FB_OK;
 	if (required) {
-		e = db_totp_get(r->db, r->auth.tenant_id, r->auth.member_id, &t);
+		e = db_totp_get(r->db, r->auth.tenant_id, r->auth.member_id,
+		    &t);
 		if (e == FB_OK) {
 			on = ((const struct totp_row *)t.row)->enabled;
 			dbrows_free(&t);

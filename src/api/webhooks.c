@@ -39,7 +39,8 @@ api_webhooks_list(struct req *r)
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	return page_answer(r, &pg, &rows, sizeof(struct webhook_endpoint_row),
-	    offsetof(struct webhook_endpoint_row, id), webhook_endpoint_json, NULL);
+	    offsetof(struct webhook_endpoint_row,
+	    id), webhook_endpoint_json, NULL);
 }
 
 /*
@@ -110,7 +111,8 @@ api_webhooks_create(struct req *r)
 		return api_error(r, AC_INVALID_WEBHOOK_URL, "url");
 	}
 	if ((e = db_tenant_plan(r->db, r->auth.tenant_id, &plan)) != FB_OK ||
-	    (e = db_webhook_endpoint_count(r->db, r->auth.tenant_id, &n)) != FB_OK) {
+	    (e = db_webhook_endpoint_count(r->db, r->auth.tenant_id,
+	    &n)) != FB_OK) {
 		json_object_put(events);
 		return e;
 	}
@@ -211,7 +213,8 @@ api_webhook_deliveries_list(struct req *r)
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
 	return page_answer(r, &pg, &rows, sizeof(struct webhook_delivery_row),
-	    offsetof(struct webhook_delivery_row, id), webhook_delivery_json, NULL);
+	    offsetof(struct webhook_delivery_row,
+	    id), webhook_delivery_json, NULL);
 }
 
 /* The answer of a record just queued (redeliver, test): 202 and the row. */
@@ -239,15 +242,18 @@ api_webhook_redeliver(struct req *r)
 	char		 status[16], id[UUID_STRLEN + 1];
 	enum fb_err	 e;
 
-	e = db_webhook_delivery_endpoint_status(r->db, r->auth.tenant_id, of, status);
+	e = db_webhook_delivery_endpoint_status(r->db, r->auth.tenant_id, of,
+	    status);
 	if (e == FB_ENOTFOUND)
 		return api_error(r, AC_NOT_FOUND, "delivery_id");
 	if (e != FB_OK)
 		return e;
 	if (strcmp(status, "enabled") != 0)
-		return api_error(r, AC_WEBHOOK_ENDPOINT_DISABLED, "delivery_id");
+		return api_error(r, AC_WEBHOOK_ENDPOINT_DISABLED,
+		    "delivery_id");
 	uuid_v7(id);
-	if ((e = db_webhook_redeliver(r->db, r->auth.tenant_id, of, id)) != FB_OK)
+	if ((e = db_webhook_redeliver(r->db, r->auth.tenant_id, of,
+	    id)) != FB_OK)
 		return e;
 	return delivery_queued(r, id);
 }

@@ -25,9 +25,10 @@ static const struct dbstmt camp_sql[CAMP__MAX] = {
 	  "WHERE c.tenant_id = ? AND c.id = ?" },
 	/* CAMP_LIST */
 	{ "campaign_list",
-	  "SELECT " DB_SELECT(CAMPAIGN_COLS) " FROM campaigns c WHERE c.tenant_id = ? "
-	  "AND (? IS NULL OR c.site_id = ?) AND (? IS NULL OR c.status = ?) "
-	  "AND (? IS NULL OR c.id < ?) ORDER BY c.id DESC LIMIT ?" },
+	  "SELECT " DB_SELECT(CAMPAIGN_COLS) " FROM campaigns c WHERE "
+	  "c.tenant_id = ? AND (? IS NULL OR c.site_id = ?) AND (? IS NULL OR "
+	  "c.status = ?) AND (? IS NULL OR c.id < ?) ORDER BY c.id DESC "
+	  "LIMIT ?" },
 	/* CAMP_SET_STATUS */
 	{ "campaign_set_status",
 	  "UPDATE campaigns SET status = ?, updated_at = NOW(6), "
@@ -63,7 +64,8 @@ db_campaign_get(struct db *db, const char *tenant, const char *id,
     struct dbrows *out)
 {
 	return db_rows(db, DBSET_CAMPAIGN, CAMP_GET, &camp_sql[CAMP_GET],
-	    DBPARAMS(P_STR(tenant), P_STR(id)), campaign_cols, NELEM(campaign_cols),
+	    DBPARAMS(P_STR(tenant),
+	    P_STR(id)), campaign_cols, NELEM(campaign_cols),
 	    sizeof(struct campaign_row), true, out);
 }
 

@@ -11,11 +11,13 @@
 	N(key, TEXT, "c.campaign_key") N(name, TEXT, "c.name") \
 	N(product_name, TEXT, "c.product_name") N(status, TEXT, "c.status") \
 	N(abandon_wait_minutes, INT, "c.abandon_wait_minutes") \
-	N(created_at, TIME, "c.created_at") N(updated_at, TIME, "c.updated_at") \
+	N(created_at, TIME, "c.created_at") \
+	N(updated_at, TIME, "c.updated_at") \
 	N(scenario_count, INT, "(SELECT COUNT(*) FROM scenarios s WHERE " \
 	    "s.tenant_id = c.tenant_id AND s.campaign_id = c.id AND " \
 	    "s.deleted_at IS NULL)") \
-	N(active_scenario_count, INT, "(SELECT COUNT(*) FROM scenarios s WHERE " \
+	N(active_scenario_count, INT, \
+	    "(SELECT COUNT(*) FROM scenarios s WHERE " \
 	    "s.tenant_id = c.tenant_id AND s.campaign_id = c.id AND " \
 	    "s.deleted_at IS NULL AND s.status = 'active')")
 struct campaign_row { DB_FIELDS(CAMPAIGN_COLS) };
@@ -30,7 +32,8 @@ enum fb_err db_campaign_get(struct db *, const char *tenant, const char *id,
 enum fb_err db_campaign_list(struct db *, const char *tenant, const char *site,
 	    const char *status, const char *after, int n, struct dbrows *) FB_WUR;
 /* Set status (operator/session path); FB_ENOTFOUND if none. */
-enum fb_err db_campaign_set_status(struct db *, const char *id, const char *status,
+enum fb_err db_campaign_set_status(struct db *, const char *id,
+    const char *status,
 	    char tenant_out[UUID_STRLEN + 1]) FB_WUR;
 
 #endif

@@ -34,11 +34,14 @@ enum {
 #define EVENT_CONTEXT(by) \
 	"SELECT " DB_SELECT(EVENT_CONTEXT_COLS) " FROM sites s " \
 	"JOIN consent_settings cs ON cs.tenant_id = s.tenant_id " \
-	"LEFT JOIN campaigns c ON c.tenant_id = s.tenant_id AND c.campaign_key = ? " \
-	"WHERE " by " = ?"
+	"LEFT JOIN campaigns c ON c.tenant_id = s.tenant_id AND " \
+	"c.campaign_key = ? WHERE " by " = ?"
 
 static const struct dbstmt cap_sql[CAP__MAX] = {
-	/* CAP_CAMP_UPDATE: NULL leaves a column as it is; ? = 1 clears product_name */
+	/*
+	 * CAP_CAMP_UPDATE: NULL leaves a column as it is; ? = 1 clears
+	 * product_name
+	 */
 	{ "campaign_update",
 	  "UPDATE campaigns SET name = COALESCE(?, name), "
 	  "product_name = IF(?, ?, product_name), "
@@ -46,7 +49,8 @@ static const struct dbstmt cap_sql[CAP__MAX] = {
 	  "updated_at = NOW(6) WHERE tenant_id = ? AND id = ?" },
 	/* CAP_CAMP_BY_KEY */
 	{ "campaign_by_key",
-	  "SELECT c.id FROM campaigns c WHERE c.tenant_id = ? AND c.campaign_key = ?" },
+	  "SELECT c.id FROM campaigns c WHERE c.tenant_id = ? AND "
+	  "c.campaign_key = ?" },
 	/* CAP_CAMP_COPY: paused and never run (contract: States, Campaign) */
 	{ "campaign_copy",
 	  "INSERT INTO campaigns (id, tenant_id, site_id, campaign_key, name, "
@@ -71,24 +75,27 @@ static const struct dbstmt cap_sql[CAP__MAX] = {
 	/* CAP_PROFILE_PUT */
 	{ "form_profile_put",
 	  "INSERT INTO form_profiles (campaign_id, tenant_id, tel_selectors, "
-	  "email_selectors, consent_selector, tel_split_selectors, detected_by, "
-	  "detected_at) VALUES (?, ?, ?, ?, ?, ?, ?, IF(? = 'auto', NULL, NOW(6))) "
-	  "ON DUPLICATE KEY UPDATE tel_selectors = VALUES(tel_selectors), "
-	  "email_selectors = VALUES(email_selectors), "
+	  "email_selectors, consent_selector, tel_split_selectors, "
+	  "detected_by, detected_at) VALUES (?, ?, ?, ?, ?, ?, ?, IF(? = "
+	  "'auto', NULL, NOW(6))) ON DUPLICATE KEY UPDATE tel_selectors = "
+	  "VALUES(tel_selectors), email_selectors = VALUES(email_selectors), "
 	  "consent_selector = VALUES(consent_selector), "
 	  "tel_split_selectors = VALUES(tel_split_selectors), "
-	  "detected_by = VALUES(detected_by), detected_at = VALUES(detected_at), "
-	  "updated_at = NOW(6)" },
+	  "detected_by = VALUES(detected_by), detected_at = "
+	  "VALUES(detected_at), updated_at = NOW(6)" },
 	/* CAP_PROFILE_DELETE */
 	{ "form_profile_delete",
 	  "DELETE FROM form_profiles WHERE tenant_id = ? AND campaign_id = ?" },
 	/* CAP_PUB_CAMPAIGNS: oldest first, with their profiles */
 	{ "published_campaigns",
 	  "SELECT " DB_SELECT(FORM_PROFILE_COLS) ", "
-	  DB_SELECT(PUBLISHED_CAMPAIGN_COLS) " FROM campaigns c LEFT JOIN form_profiles p "
-	  "ON p.campaign_id = c.id WHERE c.tenant_id = ? AND c.site_id = ? "
-	  "AND " PUBLISHED " ORDER BY c.id" },
-	/* CAP_PUB_RULES: in evaluation order (priority, null last; campaign; position) */
+	  DB_SELECT(PUBLISHED_CAMPAIGN_COLS) " FROM campaigns c LEFT JOIN "
+	  "form_profiles p ON p.campaign_id = c.id WHERE c.tenant_id = ? AND "
+	  "c.site_id = ? AND " PUBLISHED " ORDER BY c.id" },
+	/*
+	 * CAP_PUB_RULES: in evaluation order (priority, null last; campaign;
+	 * position)
+	 */
 	{ "published_rules",
 	  "SELECT " DB_SELECT(PUBLISHED_RULE_COLS) " FROM url_rules r "
 	  "JOIN campaigns c ON c.id = r.campaign_id "
@@ -96,14 +103,15 @@ static const struct dbstmt cap_sql[CAP__MAX] = {
 	  " ORDER BY r.priority IS NULL, r.priority, c.id, r.position" },
 	/* CAP_SITE_PUBLISHED */
 	{ "site_published",
-	  "UPDATE sites SET published_at = IF(? IS NULL, NOW(6), published_at), "
-	  "publish_error = ? WHERE tenant_id = ? AND id = ?" },
+	  "UPDATE sites SET published_at = IF(? IS NULL, NOW(6), "
+	  "published_at), publish_error = ? WHERE tenant_id = ? AND id = ?" },
 	/* CAP_EVENT_CONTEXT: what the collector needs, in one round trip */
 	{ "event_context", EVENT_CONTEXT("s.public_key") },
 	/* CAP_EVENT_CONTEXT_SITE: the same by site id */
 	{ "event_context_site", EVENT_CONTEXT("s.id") },
 	/* CAP_SITES_ALL */
-	{ "sites_all", "SELECT " DB_SELECT(SITE_REF_COLS) " FROM sites ORDER BY id" },
+	{ "sites_all",
+	    "SELECT " DB_SELECT(SITE_REF_COLS) " FROM sites ORDER BY id" },
 	/* CAP_TAKEOVER_PAGES: what an active campaign handled in 30 days */
 	{ "takeover_pages",
 	  "SELECT DISTINCT " DB_SELECT(PAGE_COLS) " FROM tag_events "
@@ -119,7 +127,8 @@ run(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
 }
 
 static enum fb_err
-rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *cols,
+rows(struct db *db, int id, const struct dbp *p, size_t n,
+    const struct dbcol *cols,
     size_t ncols, size_t rowsize, bool one, struct dbrows *out)
 {
 	return db_rows(db, DBSET_CAPTURE, id, &cap_sql[id], p, n, cols, ncols,
@@ -146,7 +155,8 @@ enum fb_err
 db_campaign_update(struct db *db, const char *tenant, const char *id,
     const char *name, bool set_product, const char *product, long long wait)
 {
-	return run(db, CAP_CAMP_UPDATE, DBPARAMS(P_STR(name), P_INT(set_product),
+	return run(db, CAP_CAMP_UPDATE,
+	    DBPARAMS(P_STR(name), P_INT(set_product),
 	    P_STR(product), wait > 0 ? P_INT(wait) : P_NULL, P_STR(tenant),
 	    P_STR(id)), NULL);
 }
@@ -171,7 +181,8 @@ enum fb_err
 db_campaign_copy(struct db *db, const char *tenant, const char *from,
     const char *id, const char *key, const char *name)
 {
-	return run(db, CAP_CAMP_COPY, DBPARAMS(P_STR(id), P_STR(key), P_STR(name),
+	return run(db, CAP_CAMP_COPY,
+	    DBPARAMS(P_STR(id), P_STR(key), P_STR(name),
 	    P_STR(tenant), P_STR(from)), NULL);
 }
 
@@ -179,7 +190,8 @@ enum fb_err
 db_url_rules(struct db *db, const char *tenant, const char *campaign,
     struct dbrows *out)
 {
-	return rows(db, CAP_RULES_LIST, DBPARAMS(P_STR(tenant), P_STR(campaign)),
+	return rows(db, CAP_RULES_LIST,
+	    DBPARAMS(P_STR(tenant), P_STR(campaign)),
 	    url_rule_cols, NELEM(url_rule_cols), sizeof(struct url_rule_row), false,
 	    out);
 }
@@ -187,7 +199,8 @@ db_url_rules(struct db *db, const char *tenant, const char *campaign,
 enum fb_err
 db_url_rules_delete(struct db *db, const char *tenant, const char *campaign)
 {
-	return run(db, CAP_RULES_DELETE, DBPARAMS(P_STR(tenant), P_STR(campaign)), NULL);
+	return run(db, CAP_RULES_DELETE,
+	    DBPARAMS(P_STR(tenant), P_STR(campaign)), NULL);
 }
 
 enum fb_err
@@ -207,7 +220,8 @@ enum fb_err
 db_form_profile(struct db *db, const char *tenant, const char *campaign,
     struct dbrows *out)
 {
-	return rows(db, CAP_PROFILE_GET, DBPARAMS(P_STR(tenant), P_STR(campaign)),
+	return rows(db, CAP_PROFILE_GET,
+	    DBPARAMS(P_STR(tenant), P_STR(campaign)),
 	    form_profile_cols, NELEM(form_profile_cols),
 	    sizeof(struct form_profile_row), false, out);
 }
@@ -239,7 +253,8 @@ db_published_rules(struct db *db, const char *tenant, const char *site,
 	static const struct dbcol cols[] = { DB_COLUMNS(PUBLISHED_RULE_COLS) };
 #undef DB_ROW
 
-	return rows(db, CAP_PUB_RULES, DBPARAMS(P_STR(tenant), P_STR(site)), cols,
+	return rows(db, CAP_PUB_RULES, DBPARAMS(P_STR(tenant), P_STR(site)),
+	    cols,
 	    NELEM(cols), sizeof(struct published_rule_row), false, out);
 }
 
@@ -255,7 +270,8 @@ enum fb_err
 db_event_context(struct db *db, const char *pk, const char *campaign_key,
     struct dbrows *out)
 {
-	return rows(db, CAP_EVENT_CONTEXT, DBPARAMS(P_STR(campaign_key), P_STR(pk)),
+	return rows(db, CAP_EVENT_CONTEXT,
+	    DBPARAMS(P_STR(campaign_key), P_STR(pk)),
 	    event_context_cols, NELEM(event_context_cols),
 	    sizeof(struct event_context_row), true, out);
 }
@@ -307,7 +323,8 @@ db_campaign_copy_children(struct db *db, const char *tenant, const char *from,
 	if ((e = db_url_rules(db, tenant, from, &r)) != FB_OK)
 		return e;
 	for (i = 0, u = r.row; i < r.n && e == FB_OK; i++)
-		e = db_url_rule_insert(db, tenant, to, (int)u[i].position, u[i].role,
+		e = db_url_rule_insert(db, tenant, to, (int)u[i].position,
+		    u[i].role,
 		    u[i].match_type, u[i].pattern, (long)u[i].priority);
 	dbrows_free(&r);
 	if (e != FB_OK)

@@ -26,7 +26,8 @@ enum fb_err db_campaign_copy_children(struct db *, const char *tenant,
 /* A URL rule (contract: UrlRuleOut); priority -1 for none. */
 #define URL_RULE_COLS(F, N) F(id, TEXT, "r.id") N(role, TEXT, "r.role") \
 	N(match_type, TEXT, "r.match_type") N(pattern, TEXT, "r.pattern") \
-	N(priority, INT, "COALESCE(r.priority, -1)") N(position, INT, "r.position")
+	N(priority, INT, "COALESCE(r.priority, -1)") \
+	N(position, INT, "r.position")
 struct url_rule_row { DB_FIELDS(URL_RULE_COLS) };
 /* The campaign's rules in their order: rows of struct url_rule_row. */
 enum fb_err db_url_rules(struct db *, const char *tenant, const char *campaign,
@@ -45,10 +46,12 @@ enum fb_err db_url_rule_insert(struct db *, const char *tenant,
 	N(email_selectors, TEXT, "p.email_selectors") \
 	N(consent_selector, TEXT, "p.consent_selector") \
 	N(tel_split_selectors, TEXT, "p.tel_split_selectors") \
-	N(detected_by, TEXT, "p.detected_by") N(detected_at, TIME, "p.detected_at")
+	N(detected_by, TEXT, "p.detected_by") \
+	N(detected_at, TIME, "p.detected_at")
 struct form_profile_row { DB_FIELDS(FORM_PROFILE_COLS) };
 /* Zero or one struct form_profile_row. */
-enum fb_err db_form_profile(struct db *, const char *tenant, const char *campaign,
+enum fb_err db_form_profile(struct db *, const char *tenant,
+    const char *campaign,
 	    struct dbrows *) FB_WUR;
 enum fb_err db_form_profile_put(struct db *, const char *tenant,
 	    const char *campaign, const char *tel_json, const char *email_json,
@@ -57,23 +60,28 @@ enum fb_err db_form_profile_put(struct db *, const char *tenant,
 #define PUBLISHED_CAMPAIGN_COLS(F, N) F(id, TEXT, "c.id") \
 	N(key, TEXT, "c.campaign_key") N(status, TEXT, "c.status")
 struct published_campaign_row {
-	struct form_profile_row	 profile;	/* first: its columns come first */
+	/* first: its columns come first */
+	struct form_profile_row	 profile;
 	DB_FIELDS(PUBLISHED_CAMPAIGN_COLS)
 };
-/* The site's published campaigns, oldest first: struct published_campaign_row. */
+/*
+ * The site's published campaigns, oldest first: struct published_campaign_row.
+ */
 enum fb_err db_published_campaigns(struct db *, const char *tenant,
 	    const char *site, struct dbrows *) FB_WUR;
 /* A rule of a published campaign (contract: MatchRuleOut). */
 #define PUBLISHED_RULE_COLS(F, N) F(campaign_key, TEXT, "c.campaign_key") \
 	N(campaign_id, TEXT, "c.id") N(role, TEXT, "r.role") \
 	N(match_type, TEXT, "r.match_type") N(pattern, TEXT, "r.pattern") \
-	N(priority, INT, "COALESCE(r.priority, -1)") N(position, INT, "r.position")
+	N(priority, INT, "COALESCE(r.priority, -1)") \
+	N(position, INT, "r.position")
 struct published_rule_row { DB_FIELDS(PUBLISHED_RULE_COLS) };
 /*
  * Their rules in evaluation order (priority, none last; campaign;
  * position): rows of struct published_rule_row.
  */
-enum fb_err db_published_rules(struct db *, const char *tenant, const char *site,
+enum fb_err db_published_rules(struct db *, const char *tenant,
+    const char *site,
 	    struct dbrows *) FB_WUR;
 /* Record a publish: error NULL for success. */
 enum fb_err db_site_published(struct db *, const char *tenant, const char *site,
@@ -96,7 +104,8 @@ struct event_context_row { DB_FIELDS(EVENT_CONTEXT_COLS) };
  * One struct event_context_row for the site with public key `pk`;
  * FB_ENOTFOUND for an unknown site.
  */
-enum fb_err db_event_context(struct db *, const char *pk, const char *campaign_key,
+enum fb_err db_event_context(struct db *, const char *pk,
+    const char *campaign_key,
 	    struct dbrows *) FB_WUR;
 /* The same, for the site with this id (the intake queue's events). */
 enum fb_err db_event_context_site(struct db *, const char *site,

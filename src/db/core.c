@@ -21,16 +21,16 @@
 #define ADMIT_HEAD \
 	"INSERT INTO rate_ring (tenant_id, base, total, ring, admitted, lim, " \
 	"epoch) VALUES (?, COALESCE(?, UNIX_TIMESTAMP()), ?, ?, ?, ?, ?) " \
-	"ON DUPLICATE KEY UPDATE ring = RIGHT(CONCAT(ring, REPEAT(LPAD(total, " \
-	"12, '0'), LEAST(GREATEST(VALUES(base) - base, 0), 61))), 732), " \
-	"base = GREATEST(base, VALUES(base)), "
+	"ON DUPLICATE KEY UPDATE ring = RIGHT(CONCAT(ring, " \
+	"REPEAT(LPAD(total, 12, '0'), LEAST(GREATEST(VALUES(base) - base, " \
+	"0), 61))), 732), base = GREATEST(base, VALUES(base)), "
 /* the requests the shifted window still has room for (signed: never < 0) */
 #define ADMIT_ROOM \
 	"GREATEST(VALUES(lim) - (total - CAST(LEFT(ring, 12) AS SIGNED)), 0)"
 #define ADMIT_TAIL \
-	", ring = IF(admitted > 0, INSERT(ring, 721, 12, LPAD(total + admitted, " \
-	"12, '0')), ring), total = total + admitted RETURNING admitted, epoch, " \
-	"base, total, ring, data_epoch"
+	", ring = IF(admitted > 0, INSERT(ring, 721, 12, LPAD(total + " \
+	"admitted, 12, '0')), ring), total = total + admitted RETURNING " \
+	"admitted, epoch, base, total, ring, data_epoch"
 
 enum {
 	CORE_AUTH,
@@ -56,8 +56,9 @@ enum {
 static const struct dbstmt core_sql[CORE__MAX] = {
 	/* CORE_AUTH */
 	{ "auth_lookup",
-	  "SELECT " DB_SELECT(AUTH_KEY_COLS) " FROM api_keys k JOIN members m ON m.id = k.member_id "
-	  "JOIN tenants t ON t.id = k.tenant_id WHERE k.key_hash = ?" },
+	  "SELECT " DB_SELECT(AUTH_KEY_COLS) " FROM api_keys k JOIN members m "
+	  "ON m.id = k.member_id JOIN tenants t ON t.id = k.tenant_id WHERE "
+	  "k.key_hash = ?" },
 	/*
 	 * CORE_ADMIT_FRESH: after a look-up in the database.  The epoch
 	 * only moves forward, so a look-up that read an older snapshot can
@@ -81,7 +82,8 @@ static const struct dbstmt core_sql[CORE__MAX] = {
 	{ "auth_epoch_get", "SELECT auth_epoch FROM tenants WHERE id = ?" },
 	/* CORE_EPOCH_MIRROR */
 	{ "auth_epoch_mirror",
-	  "UPDATE rate_ring SET epoch = GREATEST(epoch, ?) WHERE tenant_id = ?" },
+	  "UPDATE rate_ring SET epoch = GREATEST(epoch, ?) WHERE tenant_id = "
+	  "?" },
 	/* CORE_IDEM_CLAIM */
 	{ "idem_claim",
 	  "SET STATEMENT innodb_lock_wait_timeout = 0 FOR "
@@ -111,14 +113,14 @@ static const struct dbstmt core_sql[CORE__MAX] = {
 	 * recipient's way out never expires
 	 */
 	{ "idempotency_purge",
-	  "DELETE FROM idempotency_keys WHERE created_at < NOW(6) - INTERVAL ? SECOND "
-	  "ORDER BY created_at LIMIT 10000" },
+	  "DELETE FROM idempotency_keys WHERE created_at < NOW(6) - INTERVAL ? "
+	  "SECOND ORDER BY created_at LIMIT 10000" },
 	{ "outbox_purge",
 	  "DELETE FROM outbox WHERE topic IN ('email', 'publish') "
 	  "AND processed_at < NOW(6) - INTERVAL ? SECOND LIMIT 10000" },
 	{ "tag_events_purge",
-	  "DELETE FROM tag_events WHERE received_at < NOW(6) - INTERVAL ? SECOND "
-	  "ORDER BY received_at LIMIT 10000" },
+	  "DELETE FROM tag_events WHERE received_at < NOW(6) - INTERVAL ? "
+	  "SECOND ORDER BY received_at LIMIT 10000" },
 	{ "audit_purge",
 	  "DELETE FROM audit_log WHERE created_at < NOW(6) - INTERVAL ? SECOND "
 	  "ORDER BY created_at LIMIT 10000" },
@@ -186,12 +188,14 @@ db_rate_admit_n(struct db *db, const char *tenant, int limit, long long now,
 	memset(ring, '0', RATE_RING_LEN);
 	ring[RATE_RING_LEN] = '\0';
 	if (cached)
-		e = run(db, CORE_ADMIT_CACHED, DBPARAMS(P_STR(tenant), t, P_INT(0),
+		e = run(db, CORE_ADMIT_CACHED,
+		    DBPARAMS(P_STR(tenant), t, P_INT(0),
 		    P_STR(ring), P_INT(0), P_INT(limit), P_INT(0), P_INT(epoch),
 		    P_INT(n)), &r);
 	else {
 		ring[RATE_RING_LEN - 1] = '1';
-		e = run(db, CORE_ADMIT_FRESH, DBPARAMS(P_STR(tenant), t, P_INT(1),
+		e = run(db, CORE_ADMIT_FRESH,
+		    DBPARAMS(P_STR(tenant), t, P_INT(1),
 		    P_STR(ring), P_INT(1), P_INT(limit), P_INT(epoch)), &r);
 	}
 	if (e != FB_OK)
@@ -225,13 +229,15 @@ db_auth_epoch_bump(struct db *db, const char *tenant)
 	enum fb_err	 e;
 	long long	 epoch;
 
-	if ((e = run(db, CORE_EPOCH_BUMP, DBPARAMS(P_STR(tenant)), NULL)) != FB_OK ||
+	if ((e = run(db, CORE_EPOCH_BUMP, DBPARAMS(P_STR(tenant)),
+	    NULL)) != FB_OK ||
 	    (e = run(db, CORE_EPOCH_GET, DBPARAMS(P_STR(tenant)), &r)) != FB_OK)
 		return e;
 	epoch = dbres_int(&r, 0, 0);
 	dbres_free(&r);
 	/* the mirror the admission statement checks, in the same commit */
-	return run(db, CORE_EPOCH_MIRROR, DBPARAMS(P_INT(epoch), P_STR(tenant)), NULL);
+	return run(db, CORE_EPOCH_MIRROR, DBPARAMS(P_INT(epoch), P_STR(tenant)),
+	    NULL);
 }
 
 enum fb_err
@@ -329,8 +335,8 @@ db_retention_purge(struct db *db, const struct conf *c, unsigned long long *n)
 		int		 id;
 		long long	 age;	/* seconds; 0: kept for ever */
 	} kept[] = {
-		{ CORE_IDEM_PURGE, day },		/* the contract's 24 hours */
-		{ CORE_OUTBOX_PURGE, 30 * day },	/* done 30 days ago */
+		{ CORE_IDEM_PURGE, day }, /* the contract's 24 hours */
+		{ CORE_OUTBOX_PURGE, 30 * day }, /* done 30 days ago */
 		{ CORE_TAG_EVENTS_PURGE, c->tag_event_retention_days * day },
 		{ CORE_AUDIT_PURGE, c->audit_retention_days * day },
 		{ CORE_LINKS_PURGE, c->link_retention_days * day },
@@ -344,7 +350,8 @@ db_retention_purge(struct db *db, const struct conf *c, unsigned long long *n)
 		if (kept[i].age == 0)
 			continue;
 		one = 0;
-		e = db_changed(db, DBSET_CORE, kept[i].id, &core_sql[kept[i].id],
+		e = db_changed(db, DBSET_CORE, kept[i].id,
+		    &core_sql[kept[i].id],
 		    DBPARAMS(P_INT(kept[i].age)), &one);
 		*n += one;
 	}

@@ -37,7 +37,8 @@ enum fb_err db_durability(struct db *, struct dbrows *) FB_WUR;
 struct rate_result {
 	bool		 admitted;
 	int		 remaining;
-	long long	 reset;		/* unix seconds when one more slot frees */
+	/* unix seconds when one more slot frees */
+	long long	 reset;
 	long long	 retry_after;	/* seconds, when not admitted */
 	/*
 	 * the tenant's data epoch as the admission read it: every change
@@ -104,7 +105,8 @@ enum fb_err db_idem_get(struct db *, const char *tenant, const char *endpoint,
 /* Delete the row when older than 24 hours (the contract's window). */
 enum fb_err db_idem_delete_expired(struct db *, const char *tenant,
 	    const char *endpoint, const char *key) FB_WUR;
-enum fb_err db_idem_finish(struct db *, const char *tenant, const char *endpoint,
+enum fb_err db_idem_finish(struct db *, const char *tenant,
+    const char *endpoint,
 	    const char *key, int status, const char *body) FB_WUR;
 
 /*
@@ -126,7 +128,8 @@ enum fb_err db_retention_purge(struct db *, const struct conf *c,
 struct key_row { DB_FIELDS(KEY_COLS) };
 extern const struct dbcol key_cols[1];
 /* An audit-log row, in the caller's transaction.  detail is JSON or NULL. */
-enum fb_err db_audit_add(struct db *, const char *tenant, const char *actor_type,
+enum fb_err db_audit_add(struct db *, const char *tenant,
+    const char *actor_type,
 	    const char *actor_id, const char *request_id, const char *action,
 	    const char *target_type, const char *target_id, const char *detail) FB_WUR;
 /* An outbox row (topic webhook|email|publish), in the caller's transaction. */

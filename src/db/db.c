@@ -114,7 +114,8 @@ connect_any(MYSQL *my, const struct conf *c)
 	if (c->db_socket != NULL)
 		return mysql_real_connect(my, NULL, c->db_user, c->db_password,
 		    c->db_name, 0, c->db_socket, CLIENT_MULTI_RESULTS) != NULL;
-	while (next_server(&list, host, sizeof(host), &port, (unsigned)c->db_port)) {
+	while (next_server(&list, host, sizeof(host), &port,
+	    (unsigned)c->db_port)) {
 		if (mysql_real_connect(my, host, c->db_user, c->db_password,
 		    c->db_name, port, NULL, CLIENT_MULTI_RESULTS) != NULL)
 			return true;
@@ -170,7 +171,8 @@ enum fb_err
 db_begin(struct db *db)
 {
 	if (mysql_real_query(db->my, "START TRANSACTION", 17) != 0) {
-		logx(LOG_ERR, "cannot start a transaction: %s", mysql_error(db->my));
+		logx(LOG_ERR, "cannot start a transaction: %s",
+		    mysql_error(db->my));
 		return db_classify(db, mysql_errno(db->my));
 	}
 	return FB_OK;
@@ -680,7 +682,8 @@ db_run(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
 	}
 	if (res != NULL) {
 		res->affected = mysql_stmt_affected_rows(s);
-		if ((e = db_fetch(db, s, st, &db->hint[set][idx], res)) != FB_OK) {
+		if ((e = db_fetch(db, s, st, &db->hint[set][idx],
+		    res)) != FB_OK) {
 			dbres_free(res);
 			return e;
 		}
@@ -794,7 +797,8 @@ db_rows(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
 		return FB_ENOTFOUND;
 	}
 	if (out->res.ncols != ncols && out->res.nrows > 0) {
-		logx(LOG_ERR, "statement '%s': %u columns, %zu expected", st->name,
+		logx(LOG_ERR, "statement '%s': %u columns, %zu expected",
+		    st->name,
 		    out->res.ncols, ncols);
 		dbres_free(&out->res);
 		return FB_EDB;
@@ -851,7 +855,8 @@ last_warnings(struct db *db, long long *n)
 	*n = 0;
 	if (mysql_real_query(db->my, q, sizeof(q) - 1) != 0 ||
 	    (r = mysql_store_result(db->my)) == NULL) {
-		logx(LOG_ERR, "cannot read the warnings: %s", mysql_error(db->my));
+		logx(LOG_ERR, "cannot read the warnings: %s",
+		    mysql_error(db->my));
 		return db_classify(db, mysql_errno(db->my));
 	}
 	if ((row = mysql_fetch_row(r)) != NULL && row[0] != NULL)

@@ -17,7 +17,8 @@
 
 /* One set per src/db/<resource>.c. */
 enum db_set {
-	DBSET_CORE = 0,		/* db/core.c: auth, rate limit, idempotency, audit */
+	/* db/core.c: auth, rate limit, idempotency, audit */
+	DBSET_CORE = 0,
 	DBSET_TENANT,		/* db/tenant.c: tenants, members, keys, sites */
 	DBSET_CAMPAIGN,		/* db/campaign.c */
 	DBSET_MIGRATE,		/* db/migrate.c */
@@ -30,8 +31,10 @@ enum db_set {
 	DBSET_WEBHOOK,		/* db/webhook.c */
 	DBSET_PPCHECK,		/* db/ppcheck.c */
 	DBSET_REPORT,		/* db/report.c */
-	DBSET_MEMBER,		/* db/member.c: sign-in, sessions, invitations */
-	DBSET_TESTSEND,		/* db/testsend.c: test recipients and test sends */
+	/* db/member.c: sign-in, sessions, invitations */
+	DBSET_MEMBER,
+	/* db/testsend.c: test recipients and test sends */
+	DBSET_TESTSEND,
 	DBSET_OPS,		/* db/ops.c: queues and cron passes */
 	DBSET_TWOFACTOR,	/* db/twofactor.c: TOTP, recovery codes */
 	DBSET_ROTATION,		/* db/rotation.c: master key rotations */
@@ -82,7 +85,8 @@ struct dbp {
  * (borrowed, 1 <= n <= slots), the last repeated to fill: one prepared
  * statement serves every count.
  */
-void	db_params_in(struct dbp *p, size_t slots, const char *const *v, size_t n);
+void	db_params_in(struct dbp *p, size_t slots, const char *const *v,
+    size_t n);
 /* 10, 16 and 100 placeholders, for IN lists of that many slots */
 #define DB_Q10	"?, ?, ?, ?, ?, ?, ?, ?, ?, ?"
 #define DB_Q16	DB_Q10 ", ?, ?, ?, ?, ?, ?"
@@ -225,7 +229,9 @@ enum db_multi {
 _Static_assert(DBM__MAX * DB_MULTI_MAX <= DBSET_STMT_MAX,
     "DBSET_MULTI holds every kind's DB_MULTI_MAX statements");
 
-/* The most parameters a statement takes: 16 captured leads of 25 (db/lead.c). */
+/*
+ * The most parameters a statement takes: 16 captured leads of 25 (db/lead.c).
+ */
 #define DB_PARAMS_MAX	(DB_MULTI_MAX * 25)
 
 struct dbmulti {

@@ -65,10 +65,13 @@ static const struct dbstmt flood_sql[FL__MAX] = {
 	  "INSERT INTO site_lead_hours (site_id, hour, leads) "
 	  "VALUES (?, ?, GREATEST(?, 0)) ON DUPLICATE KEY UPDATE "
 	  "leads = GREATEST(CAST(leads AS SIGNED) + ?, 0) RETURNING leads" },
-	/* FL_SITE_LEADS_BUSIEST: the busiest hour of the 7 days before that hour */
+	/*
+	 * FL_SITE_LEADS_BUSIEST: the busiest hour of the 7 days before that
+	 * hour
+	 */
 	{ "site_leads_busiest",
-	  "SELECT COALESCE(MAX(leads), 0) FROM site_lead_hours WHERE site_id = ? "
-	  "AND hour >= CAST(? AS DATETIME) - INTERVAL 7 DAY "
+	  "SELECT COALESCE(MAX(leads), 0) FROM site_lead_hours WHERE site_id = "
+	  "? AND hour >= CAST(? AS DATETIME) - INTERVAL 7 DAY "
 	  "AND hour < CAST(? AS DATETIME)" },
 	/*
 	 * FL_SITE_DISCARD_LEADS: the unfinished leads of a held site captured
@@ -87,8 +90,9 @@ static const struct dbstmt flood_sql[FL__MAX] = {
 	  "WHERE tenant_id = ? AND status = 'scheduled' AND lead_id IN "
 	  "(SELECT l.id FROM leads l JOIN sites s ON s.id = l.site_id "
 	  "WHERE s.id = ? AND s.sending_held_at IS NOT NULL "
-	  "AND l.status = 'suppressed' AND l.suppress_reason = 'lead_ineligible' "
-	  "AND l.captured_at >= " HOUR_OF("s.sending_held_at") " - INTERVAL 1 HOUR)" },
+	  "AND l.status = 'suppressed' AND l.suppress_reason = "
+	  "'lead_ineligible' AND l.captured_at "
+	  ">= " HOUR_OF("s.sending_held_at") " - INTERVAL 1 HOUR)" },
 	/* FL_SITE_RELEASE */
 	{ "site_release",
 	  "UPDATE sites SET sending_held_at = NULL, sending_held_leads = NULL, "
@@ -219,8 +223,8 @@ static const struct {
 } families[FAM__MAX] = {
 	/* FAM_COUNT */
 	{ "tag_flood_count",
-	  "INSERT INTO tag_flood (site_id, addr, hour, shard, events, captures) "
-	  "VALUES ", "(?, ?, ?, ?, ?, ?)", ", ",
+	  "INSERT INTO tag_flood (site_id, addr, hour, shard, events, "
+	  "captures) VALUES ", "(?, ?, ?, ?, ?, ?)", ", ",
 	  " ON DUPLICATE KEY UPDATE events = events + VALUES(events), "
 	  "captures = captures + VALUES(captures)" },
 	/* FAM_SUM: the pooled shards' captures, not the exact count's */
@@ -231,7 +235,8 @@ static const struct {
 	  " GROUP BY site_id, addr, hour" },
 	/* FAM_EXACT: shard 32 is FLOOD_SHARDS */
 	{ "tag_flood_exact",
-	  "INSERT INTO tag_flood (site_id, addr, hour, shard, captures) VALUES ",
+	  "INSERT INTO tag_flood (site_id, addr, hour, shard, captures) "
+	  "VALUES ",
 	  "(?, ?, " HOUR_OF("NOW()") ", 32, ?)", ", ",
 	  " ON DUPLICATE KEY UPDATE captures = captures + VALUES(captures) "
 	  "RETURNING captures, " HOUR_OF("hour") },
@@ -269,7 +274,8 @@ run_rows(struct db *db, enum family f, size_t n, const struct dbp *p,
 			return FB_ENOMEM;
 		o = (size_t)snprintf(q, qn, "%s", families[f].head);
 		for (i = 0; i < n; i++)
-			o += (size_t)snprintf(q + o, qn - o, "%s%s", i == 0 ? "" :
+			o += (size_t)snprintf(q + o, qn - o, "%s%s",
+			    i == 0 ? "" :
 			    families[f].sep, families[f].row);
 		snprintf(q + o, qn - o, "%s", families[f].tail);
 		t->name = families[f].name;
@@ -280,7 +286,8 @@ run_rows(struct db *db, enum family f, size_t n, const struct dbp *p,
 }
 
 enum fb_err
-db_tag_flood_count(struct db *db, unsigned shard, struct flood_row *rows, size_t n)
+db_tag_flood_count(struct db *db, unsigned shard, struct flood_row *rows,
+    size_t n)
 {
 	struct dbp	 p[FLOOD_ROWS_MAX * 6], *q = p;
 	struct dbres	 r;
@@ -317,8 +324,10 @@ db_tag_flood_count(struct db *db, unsigned shard, struct flood_row *rows, size_t
 			at = (size_t)j * r.ncols + 1;
 			if (strcmp(dbres_get(&r, j, 0), rows[i].site) == 0 &&
 			    r.len[at] == rows[i].keylen &&
-			    memcmp(r.cell[at], rows[i].key, rows[i].keylen) == 0 &&
-			    strncmp(dbres_get(&r, j, 2), rows[i].hour, 13) == 0) {
+			    memcmp(r.cell[at], rows[i].key,
+			    rows[i].keylen) == 0 &&
+			    strncmp(dbres_get(&r, j, 2), rows[i].hour,
+			    13) == 0) {
 				rows[i].events_total = dbres_int(&r, j, 3);
 				rows[i].captures_total = dbres_int(&r, j, 4);
 			}
@@ -370,7 +379,8 @@ db_tag_flood_exact(struct db *db, struct flood_exact *rows, size_t n,
 }
 
 enum fb_err
-db_site_leads_add(struct db *db, const char *site, const char *hour, long long n,
+db_site_leads_add(struct db *db, const char *site, const char *hour,
+    long long n,
     long long *leads)
 {
 	bool	 found;
@@ -385,12 +395,14 @@ db_site_leads_busiest(struct db *db, const char *site, const char *hour,
 {
 	bool	 found;
 
-	return value(db, FL_SITE_LEADS_BUSIEST, DBPARAMS(P_STR(site), P_STR(hour),
+	return value(db, FL_SITE_LEADS_BUSIEST,
+	    DBPARAMS(P_STR(site), P_STR(hour),
 	    P_STR(hour)), busiest, &found);
 }
 
 enum fb_err
-db_site_release(struct db *db, const char *tenant, const char *site, bool discard,
+db_site_release(struct db *db, const char *tenant, const char *site,
+    bool discard,
     bool *released, unsigned long long *discarded)
 {
 	unsigned long long n;
@@ -399,14 +411,17 @@ db_site_release(struct db *db, const char *tenant, const char *site, bool discar
 	*released = false;
 	*discarded = 0;
 	if (discard) {
-		if ((e = changed(db, FL_SITE_DISCARD_LEADS, DBPARAMS(P_STR(site),
+		if ((e = changed(db, FL_SITE_DISCARD_LEADS,
+		    DBPARAMS(P_STR(site),
 		    P_STR(tenant)), discarded)) != FB_OK)
 			return e;
-		if ((e = run(db, FL_SITE_DISCARD_DELIVERIES, DBPARAMS(P_STR(tenant),
+		if ((e = run(db, FL_SITE_DISCARD_DELIVERIES,
+		    DBPARAMS(P_STR(tenant),
 		    P_STR(site)), NULL)) != FB_OK)
 			return e;
 	}
-	e = changed(db, FL_SITE_RELEASE, DBPARAMS(P_STR(site), P_STR(tenant)), &n);
+	e = changed(db, FL_SITE_RELEASE, DBPARAMS(P_STR(site), P_STR(tenant)),
+	    &n);
 	*released = n > 0;
 	return e;
 }

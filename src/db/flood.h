@@ -24,7 +24,8 @@ struct flood_row {
 	size_t			 keylen;	/* at most 16 */
 	int			 events, captures;
 	long long		 events_total;	/* out: after */
-	long long		 captures_total;	/* out: pooled shards' */
+	/* out: pooled shards' */
+	long long		 captures_total;
 };
 #define FLOOD_ROWS_MAX	INGEST_ADD_MAX
 /*
@@ -72,7 +73,8 @@ enum fb_err db_tag_flood_prune(struct db *, unsigned long long *removed) FB_WUR;
 enum fb_err db_site_leads_add(struct db *, const char *site, const char *hour,
 	    long long n, long long *leads) FB_WUR;
 /* The busiest hour of `site` in the 7 days before `hour`, in *busiest. */
-enum fb_err db_site_leads_busiest(struct db *, const char *site, const char *hour,
+enum fb_err db_site_leads_busiest(struct db *, const char *site,
+    const char *hour,
 	    long long *busiest) FB_WUR;
 /*
  * Release a site of `tenant` whose sending 0014's hold stopped (nothing
@@ -84,7 +86,8 @@ enum fb_err db_site_leads_busiest(struct db *, const char *site, const char *hou
 enum fb_err db_site_release(struct db *, const char *tenant, const char *site,
 	    bool discard, bool *released, unsigned long long *discarded) FB_WUR;
 /* Is `host` (lower case) or one of its parent domains a site's domain? */
-enum fb_err db_site_domain_known(struct db *, const char *host, bool *known) FB_WUR;
+enum fb_err db_site_domain_known(struct db *, const char *host,
+    bool *known) FB_WUR;
 
 /*
  * A source of an hour's leads on a site (migration 0034): its kind
@@ -133,7 +136,8 @@ enum fb_err db_flood_source_mark(struct db *, const struct flood_src *s,
 struct flood_source_add {
 	struct flood_src	 s;
 	long long		 captures;
-	char			 quarantine_id[UUID_STRLEN + 1];	/* out */
+	/* out */
+	char			 quarantine_id[UUID_STRLEN + 1];
 };
 enum fb_err db_flood_sources_add(struct db *, struct flood_source_add *,
 	    size_t n) FB_WUR;

@@ -5,7 +5,8 @@
 
 #include "store.h"
 
-_Static_assert(INGEST_DONE_MAX == 100, "DB_Q100 holds INGEST_DONE_MAX placeholders");
+_Static_assert(INGEST_DONE_MAX == 100,
+    "DB_Q100 holds INGEST_DONE_MAX placeholders");
 
 /* the nested site and campaign of a lead: two look-ups by primary key */
 #define LEAD_NESTED " LEFT JOIN sites s ON s.id = l.site_id " \
@@ -88,10 +89,14 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	/* LEAD_LIST* (contract: LeadListOut) */
 	{ "lead_list", LEAD_LIST("FORCE INDEX (leads_tenant)", "", "") },
 	{ "lead_list_created", LEAD_LIST_BY("leads_created", "l.created_at") },
-	{ "lead_list_captured", LEAD_LIST_BY("leads_captured", "l.captured_at") },
-	{ "lead_list_abandoned", LEAD_LIST_BY("leads_abandoned", "l.abandoned_at") },
-	{ "lead_list_converted", LEAD_LIST_BY("leads_converted", "l.converted_at") },
-	{ "lead_sorted_created", LEAD_LIST_SORTED("leads_created", "l.created_at") },
+	{ "lead_list_captured",
+	    LEAD_LIST_BY("leads_captured", "l.captured_at") },
+	{ "lead_list_abandoned",
+	    LEAD_LIST_BY("leads_abandoned", "l.abandoned_at") },
+	{ "lead_list_converted",
+	    LEAD_LIST_BY("leads_converted", "l.converted_at") },
+	{ "lead_sorted_created",
+	    LEAD_LIST_SORTED("leads_created", "l.created_at") },
 	{ "lead_sorted_captured", LEAD_LIST_SORTED("leads_captured",
 	  "l.captured_at") },
 	{ "lead_sorted_abandoned", LEAD_LIST_SORTED("leads_abandoned",
@@ -99,14 +104,16 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	{ "lead_sorted_converted", LEAD_LIST_SORTED("leads_converted",
 	  "l.converted_at") },
 	/* LEAD_GET */
-	{ "lead_get", "SELECT " DB_SELECT(LEAD_COLS) ", " DB_SELECT(LEAD_DETAIL_COLS)
+	{ "lead_get",
+	    "SELECT " DB_SELECT(LEAD_COLS) ", " DB_SELECT(LEAD_DETAIL_COLS)
 	  LEAD_FROM
 	  "WHERE l.tenant_id = ? AND l.id = ?" },
 	/* LEAD_TIMELINE: the visitor's events on the site, oldest first */
 	{ "lead_timeline",
 	  "SELECT " DB_SELECT(TIMELINE_COLS) " FROM tag_events e LEFT JOIN "
 	  "campaigns c ON c.id = e.campaign_id WHERE e.tenant_id = ? AND "
-	  "e.site_id = ? AND e.visitor_id = ? ORDER BY e.received_at, e.id LIMIT 200" },
+	  "e.site_id = ? AND e.visitor_id = ? ORDER BY e.received_at, e.id "
+	  "LIMIT 200" },
 	/*
 	 * LEAD_FIND_OPEN: one lead per site, campaign and visitor while it is
 	 * not finished (design 3): every status but converted and suppressed.
@@ -141,13 +148,15 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "email_sealed = COALESCE(?, email_sealed), "
 	  "email_bidx = COALESCE(?, email_bidx), "
 	  "email_masked = COALESCE(?, email_masked), "
-	  "tel_sealed = COALESCE(?, tel_sealed), tel_bidx = COALESCE(?, tel_bidx), "
-	  "tel_masked = COALESCE(?, tel_masked), tel_kind = COALESCE(?, tel_kind), "
-	  "sms_capable = COALESCE(tel_kind = 'mobile', FALSE), "
-	  "pii_state = 'present', captures = captures + 1, "
+	  "tel_sealed = COALESCE(?, tel_sealed), tel_bidx = COALESCE(?, "
+	  "tel_bidx), tel_masked = COALESCE(?, tel_masked), tel_kind = "
+	  "COALESCE(?, tel_kind), sms_capable = COALESCE(tel_kind = 'mobile', "
+	  "FALSE), pii_state = 'present', captures = captures + 1, "
 	  "src_addr = ?, src_net = ?, updated_at = NOW(6) "
 	  "WHERE tenant_id = ? AND id = ?" },
-	/* LEAD_TOUCH: activity delays the abandonment judgement (index: above) */
+	/*
+	 * LEAD_TOUCH: activity delays the abandonment judgement (index: above)
+	 */
 	{ "lead_touch",
 	  "UPDATE leads FORCE INDEX (leads_visitor) "
 	  "SET last_activity_at = COALESCE(?, NOW(6)) WHERE site_id = ? "
@@ -170,26 +179,32 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "FORCE INDEX (tag_events_session_stage) WHERE site_id = ? "
 	  "AND session_id IN (" DB_Q100 ") AND event_type = 'page_view') f "
 	  "WHERE n = 1" },
-	/* LEAD_OF_VISITOR: the visitor's unfinished leads on the site (as above) */
+	/*
+	 * LEAD_OF_VISITOR: the visitor's unfinished leads on the site (as
+	 * above)
+	 */
 	{ "leads_of_visitor",
 	  "SELECT " DB_SELECT(LEAD_OWNER_COLS) " FROM leads l "
 	  "FORCE INDEX (leads_visitor) WHERE l.tenant_id = ? "
 	  "AND l.site_id = ? AND l.visitor_id = ? "
-	  "AND l.status NOT IN ('converted', 'suppressed') ORDER BY l.id FOR UPDATE" },
+	  "AND l.status NOT IN ('converted', 'suppressed') ORDER BY l.id "
+	  "FOR UPDATE" },
 	/* LEAD_OF_CONTACT: unfinished leads with the same contact */
 	{ "leads_of_contact",
-	  "SELECT " DB_SELECT(LEAD_OWNER_COLS) " FROM leads l WHERE l.tenant_id = ? "
-	  "AND ((? IS NOT NULL AND l.email_bidx = ?) OR "
+	  "SELECT " DB_SELECT(LEAD_OWNER_COLS) " FROM leads l WHERE "
+	  "l.tenant_id = ? AND ((? IS NOT NULL AND l.email_bidx = ?) OR "
 	  "(? IS NOT NULL AND l.tel_bidx = ?)) "
-	  "AND l.status NOT IN ('converted', 'suppressed') ORDER BY l.id FOR UPDATE" },
+	  "AND l.status NOT IN ('converted', 'suppressed') ORDER BY l.id "
+	  "FOR UPDATE" },
 	/* LEAD_CONTACT_OF */
 	{ "lead_contact_of",
-	  "SELECT email_bidx, tel_bidx FROM leads WHERE tenant_id = ? AND id = ?" },
+	  "SELECT email_bidx, tel_bidx FROM leads WHERE tenant_id = ? AND id = "
+	  "?" },
 	/* LEAD_CONVERT */
 	{ "lead_convert",
-	  "UPDATE leads SET status = 'converted', converted_at = COALESCE(?, NOW(6)), "
-	  "conversion_source = ?, updated_at = NOW(6) WHERE tenant_id = ? AND id = ? "
-	  "AND status NOT IN ('converted', 'suppressed')" },
+	  "UPDATE leads SET status = 'converted', converted_at = COALESCE(?, "
+	  "NOW(6)), conversion_source = ?, updated_at = NOW(6) WHERE tenant_id "
+	  "= ? AND id = ? AND status NOT IN ('converted', 'suppressed')" },
 	/*
 	 * LEAD_ABANDON_TENANTS: the tenants with captured leads idle for the
 	 * shortest wait of any (LEAD_WAIT_MIN, the second parameter), the
@@ -202,8 +217,8 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	 * those.
 	 */
 	{ "leads_abandon_tenants",
-	  "SELECT id FROM (SELECT t.id, (SELECT l.last_activity_at FROM leads l "
-	  "FORCE INDEX (leads_abandon_tenant) WHERE l.status = 'captured' "
+	  "SELECT id FROM (SELECT t.id, (SELECT l.last_activity_at FROM leads "
+	  "l FORCE INDEX (leads_abandon_tenant) WHERE l.status = 'captured' "
 	  "AND l.tenant_id = t.id AND l.quarantine_id IS NULL "
 	  "ORDER BY l.last_activity_at LIMIT 1) AS idle "
 	  "FROM tenants t) x WHERE idle <= CAST(? AS DATETIME(6)) - INTERVAL ? "
@@ -227,8 +242,8 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "AND s.campaign_id = l.campaign_id AND s.status = 'active' "
 	  "AND s.deleted_at IS NULL WHERE l.status = 'captured' "
 	  "AND l.tenant_id = ? AND l.quarantine_id IS NULL "
-	  "AND l.last_activity_at <= CAST(? AS DATETIME(6)) - INTERVAL ? MINUTE "
-	  "AND l.last_activity_at <= CAST(? AS DATETIME(6)) - INTERVAL "
+	  "AND l.last_activity_at <= CAST(? AS DATETIME(6)) - INTERVAL ? "
+	  "MINUTE AND l.last_activity_at <= CAST(? AS DATETIME(6)) - INTERVAL "
 	  "COALESCE(s.abandon_wait_minutes, c.abandon_wait_minutes) MINUTE "
 	  "ORDER BY l.last_activity_at, l.id LIMIT ?" },
 	/* LEAD_ABANDON_LEFT: the due leads of every tenant, counted up to ? */
@@ -241,15 +256,15 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "AND s.campaign_id = l.campaign_id AND s.status = 'active' "
 	  "AND s.deleted_at IS NULL WHERE l.status = 'captured' "
 	  "AND l.quarantine_id IS NULL "
-	  "AND l.last_activity_at <= CAST(? AS DATETIME(6)) - INTERVAL ? MINUTE "
-	  "AND l.last_activity_at <= CAST(? AS DATETIME(6)) - INTERVAL "
+	  "AND l.last_activity_at <= CAST(? AS DATETIME(6)) - INTERVAL ? "
+	  "MINUTE AND l.last_activity_at <= CAST(? AS DATETIME(6)) - INTERVAL "
 	  "COALESCE(s.abandon_wait_minutes, c.abandon_wait_minutes) MINUTE "
 	  "LIMIT ?) x" },
 	/* LEAD_WAIT_MIN: the shortest wait a captured lead can have, minutes */
 	{ "leads_wait_min",
-	  "SELECT LEAST(COALESCE((SELECT MIN(abandon_wait_minutes) FROM campaigns), 0), "
-	  "COALESCE((SELECT MIN(abandon_wait_minutes) FROM scenarios "
-	  "WHERE status = 'active' AND deleted_at IS NULL), "
+	  "SELECT LEAST(COALESCE((SELECT MIN(abandon_wait_minutes) FROM "
+	  "campaigns), 0), COALESCE((SELECT MIN(abandon_wait_minutes) FROM "
+	  "scenarios WHERE status = 'active' AND deleted_at IS NULL), "
 	  "(SELECT MIN(abandon_wait_minutes) FROM campaigns), 0))" },
 	/*
 	 * LEAD_ABANDON_CLAIM: DB_Q16 leads (the last repeated to fill), each
@@ -268,10 +283,16 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	/* LEAD_OWNER: tenant, campaign and site of a lead (operator path) */
 	{ "lead_owner", "SELECT " DB_SELECT(LEAD_OWNER_COLS) " FROM leads l "
 	  "WHERE l.id = ?" },
-	/* LEAD_INGEST_LOCK: a part's applier turn, or nothing when another has it */
+	/*
+	 * LEAD_INGEST_LOCK: a part's applier turn, or nothing when another has
+	 * it
+	 */
 	{ "ingest_lock",
-	  "SELECT id FROM tag_ingest_applier WHERE id = ? FOR UPDATE SKIP LOCKED" },
-	/* LEAD_INGEST_LOCK_WAIT: a part's applier turn, after the current one */
+	  "SELECT id FROM tag_ingest_applier WHERE id = ? FOR UPDATE SKIP "
+	  "LOCKED" },
+	/*
+	 * LEAD_INGEST_LOCK_WAIT: a part's applier turn, after the current one
+	 */
 	{ "ingest_lock_wait",
 	  "SELECT id FROM tag_ingest_applier WHERE id = ? FOR UPDATE" },
 	/* LEAD_INGEST_BATCH: a part's oldest queued events not parked */
@@ -293,11 +314,16 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "SELECT " DB_SELECT(INGEST_STATUS_COLS) " FROM tag_ingest" },
 	/* LEAD_INGEST_RETRY */
 	{ "ingest_retry",
-	  "UPDATE tag_ingest SET attempts = 0, last_error = NULL WHERE attempts >= 3" },
-	/* LEAD_SITE_NAMES, LEAD_CAMPAIGN_NAMES: NAMES_MAX ids, the last repeated */
+	  "UPDATE tag_ingest SET attempts = 0, last_error = NULL WHERE "
+	  "attempts >= 3" },
+	/*
+	 * LEAD_SITE_NAMES, LEAD_CAMPAIGN_NAMES: NAMES_MAX ids, the last
+	 * repeated
+	 */
 	{ "site_names", "SELECT " DB_SELECT(SITE_NAME_COLS) " FROM sites "
 	  "WHERE tenant_id = ? AND id IN (" DB_Q16 ")" },
-	{ "campaign_names", "SELECT " DB_SELECT(CAMPAIGN_NAME_COLS) " FROM campaigns "
+	{ "campaign_names",
+	    "SELECT " DB_SELECT(CAMPAIGN_NAME_COLS) " FROM campaigns "
 	  "WHERE tenant_id = ? AND id IN (" DB_Q16 ")" },
 	/* LEAD_BY_EMAIL, LEAD_BY_TEL: a contact's leads, by blind index */
 	{ "lead_by_email", "SELECT " DB_SELECT(LEAD_OWN_COLS) " FROM leads l "
@@ -334,10 +360,12 @@ static const struct dbcol lead_owner_cols[] = { DB_COLUMNS(LEAD_OWNER_COLS) };
 #undef DB_ROW
 
 static enum fb_err
-rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *cols,
+rows(struct db *db, int id, const struct dbp *p, size_t n,
+    const struct dbcol *cols,
     size_t ncols, size_t rowsize, bool one, struct dbrows *out)
 {
-	return db_rows(db, DBSET_LEAD, id, &lead_sql[id], p, n, cols, ncols, rowsize,
+	return db_rows(db, DBSET_LEAD, id, &lead_sql[id], p, n, cols, ncols,
+	    rowsize,
 	    one, out);
 }
 
@@ -398,7 +426,8 @@ db_names(struct db *db, enum name_kind kind, const char *tenant,
 }
 
 enum fb_err
-db_lead_get(struct db *db, const char *tenant, const char *id, struct dbrows *out)
+db_lead_get(struct db *db, const char *tenant, const char *id,
+    struct dbrows *out)
 {
 	return rows(db, LEAD_GET, DBPARAMS(P_STR(tenant), P_STR(id)),
 	    lead_detail_cols, NELEM(lead_detail_cols),
@@ -442,7 +471,8 @@ db_lead_capture(struct db *db, const char *tenant, const char *id,
 	    bin_or_null(c->tel_sealed, c->tel_sealed_len), P_INT(c->key_id),
 	    P_STR(at), P_STR(at),
 	    P_STR(c->consent_state),
-	    P_STR(c->session), bin_or_null(c->email_sealed, c->email_sealed_len),
+	    P_STR(c->session), bin_or_null(c->email_sealed,
+	    c->email_sealed_len),
 	    bin_or_null(c->email_bidx, 32), P_STR(c->email_masked),
 	    bin_or_null(c->tel_sealed, c->tel_sealed_len),
 	    bin_or_null(c->tel_bidx, 32), P_STR(c->tel_masked),
@@ -454,7 +484,8 @@ enum fb_err
 db_lead_touch(struct db *db, const char *site, const char *visitor,
     const char *campaign, const char *at)
 {
-	return run(db, LEAD_TOUCH, DBPARAMS(P_STR(at), P_STR(site), P_STR(visitor),
+	return run(db, LEAD_TOUCH,
+	    DBPARAMS(P_STR(at), P_STR(site), P_STR(visitor),
 	    P_STR(campaign)), NULL);
 }
 
@@ -513,8 +544,10 @@ db_leads_of_contact(struct db *db, const char *tenant, const char *lead,
 	if ((e = run(db, LEAD_CONTACT_OF, DBPARAMS(P_STR(tenant), P_STR(lead)),
 	    &c)) != FB_OK)
 		return e;
-	em = c.nrows == 1 && c.cell[0] != NULL ? P_BIN(c.cell[0], c.len[0]) : P_NULL;
-	tel = c.nrows == 1 && c.cell[1] != NULL ? P_BIN(c.cell[1], c.len[1]) : P_NULL;
+	em = c.nrows == 1 && c.cell[0] != NULL ? P_BIN(c.cell[0],
+	    c.len[0]) : P_NULL;
+	tel = c.nrows == 1 && c.cell[1] != NULL ? P_BIN(c.cell[1],
+	    c.len[1]) : P_NULL;
 	e = rows(db, LEAD_OF_CONTACT, DBPARAMS(P_STR(tenant), em, em, tel, tel),
 	    lead_owner_cols, NELEM(lead_owner_cols), sizeof(struct lead_owner_row), false,
 	    out);
@@ -672,9 +705,10 @@ static const struct dbmulti leads_insert_captured = { DBM_LEADS_CAPTURED,
 	"leads_insert_captured",
 	"INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
 	"session_id, status, landing_url, referrer, utm, lp_key, captured_at, "
-	"last_activity_at, consent_state, email_sealed, email_bidx, email_masked, "
-	"tel_sealed, tel_bidx, tel_masked, tel_kind, sms_capable, pii_key_id, "
-	"pii_state, captures, created_at, src_addr, src_net) VALUES ",
+	"last_activity_at, consent_state, email_sealed, email_bidx, "
+	"email_masked, tel_sealed, tel_bidx, tel_masked, tel_kind, "
+	"sms_capable, pii_key_id, pii_state, captures, created_at, src_addr, "
+	"src_net) VALUES ",
 	"(?, ?, ?, ?, ?, ?, 'captured', ?, ?, ?, ?, COALESCE(?, NOW(6)), "
 	"COALESCE(?, NOW(6)), ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(? = 'mobile', "
 	"FALSE), ?, 'present', 1, COALESCE(?, NOW(6)), ?, ?)" };
@@ -696,7 +730,8 @@ lead_new_params(struct dbp *q, const struct lead_new *w)
 	*q++ = P_STR(w->referrer);
 	*q++ = P_STR(w->utm);
 	*q++ = P_STR(w->lp_key);
-	*q++ = P_STR(w->at);	/* created_at, or a captured one's captured_at */
+	/* created_at, or a captured one's captured_at */
+	*q++ = P_STR(w->at);
 	*q++ = P_STR(act);
 	if (c == NULL)
 		return q;
@@ -735,7 +770,8 @@ db_leads_insert(struct db *db, const struct lead_new *w, size_t n)
 			q = lead_new_params(q, &w[i]);
 			if (++k < DB_MULTI_MAX)
 				continue;
-			if ((e = db_run_multi(db, m, k, p, (size_t)(q - p))) != FB_OK)
+			if ((e = db_run_multi(db, m, k, p,
+			    (size_t)(q - p))) != FB_OK)
 				return e;
 			q = p;
 			k = 0;
@@ -865,7 +901,8 @@ db_ingest_done(struct db *db, unsigned part, const char *const *ids, size_t n)
 }
 
 enum fb_err
-db_ingest_failed(struct db *db, unsigned part, const char *id, const char *error)
+db_ingest_failed(struct db *db, unsigned part, const char *id,
+    const char *error)
 {
 	return run(db, LEAD_INGEST_FAILED, DBPARAMS(P_STR(error), P_INT(part),
 	    P_STR(id)), NULL);

@@ -21,15 +21,19 @@
 #define LEAD_OWN_COLS(F, N) F(id, TEXT, "l.id") N(site_id, TEXT, "l.site_id") \
 	N(campaign_id, TEXT, "l.campaign_id") \
 	N(status, TEXT, "l.status") N(consent_state, TEXT, "l.consent_state") \
-	N(email_masked, TEXT, "l.email_masked") N(tel_masked, TEXT, "l.tel_masked") \
+	N(email_masked, TEXT, "l.email_masked") \
+	N(tel_masked, TEXT, "l.tel_masked") \
 	N(pii_state, TEXT, "l.pii_state") N(tel_kind, TEXT, "l.tel_kind") \
-	N(sms_capable, BOOL, "l.sms_capable") N(created_at, TIME, "l.created_at") \
-	N(captured_at, TIME, "l.captured_at") N(abandoned_at, TIME, "l.abandoned_at") \
+	N(sms_capable, BOOL, "l.sms_capable") \
+	N(created_at, TIME, "l.created_at") \
+	N(captured_at, TIME, "l.captured_at") \
+	N(abandoned_at, TIME, "l.abandoned_at") \
 	N(converted_at, TIME, "l.converted_at") \
 	N(conversion_source, TEXT, "l.conversion_source") \
 	N(suppress_reason, TEXT, "l.suppress_reason")
 #define LEAD_NAME_COLS(F, N) F(site_name, TEXT, "s.name") \
-	N(site_domain, TEXT, "s.domain") N(campaign_key, TEXT, "c.campaign_key") \
+	N(site_domain, TEXT, "s.domain") \
+	N(campaign_key, TEXT, "c.campaign_key") \
 	N(campaign_name, TEXT, "c.name")
 #define LEAD_COLS(F, N) LEAD_OWN_COLS(F, N) LEAD_NAME_COLS(N, N)
 struct lead_row { DB_FIELDS(LEAD_COLS) };
@@ -42,7 +46,8 @@ struct lead_detail_row {
 	DB_FIELDS(LEAD_DETAIL_COLS)
 };
 /* One event of a lead's timeline (display only). */
-#define TIMELINE_COLS(F, N) F(type, TEXT, "e.event_type") N(role, TEXT, "e.role") \
+#define TIMELINE_COLS(F, N) F(type, TEXT, "e.event_type") N(role, TEXT, \
+    "e.role") \
 	N(path, TEXT, "e.url_path") N(campaign, TEXT, "c.campaign_key") \
 	N(at, TIME, "e.received_at")
 struct timeline_row { DB_FIELDS(TIMELINE_COLS) };
@@ -72,7 +77,8 @@ struct lead_filter {
  * Rows of struct lead_row, newest first, n max; its own columns only, the
  * names (LEAD_NAME_COLS) NULL.
  */
-enum fb_err db_lead_list(struct db *, const char *tenant, const struct lead_filter *,
+enum fb_err db_lead_list(struct db *, const char *tenant,
+    const struct lead_filter *,
 	    const char *after, int n, struct dbrows *) FB_WUR;
 /* One struct lead_detail_row; FB_ENOTFOUND when it is not the tenant's. */
 enum fb_err db_lead_get(struct db *, const char *tenant, const char *id,
@@ -86,7 +92,8 @@ struct tag_event_row {
 	const char	*type, *role, *url, *url_path, *referrer;
 	int		 consent;	/* -1: not given */
 	long long	 client_ts;	/* ms; <= 0: not given */
-	const char	*at;		/* received, "YYYY-MM-DD HH:MM:SS[.ffffff]" UTC; NULL: now */
+	/* received, "YYYY-MM-DD HH:MM:SS[.ffffff]" UTC; NULL: now */
+	const char	*at;
 };
 /* n rows (at not NULL) with one INSERT per 16. */
 enum fb_err db_tag_events_insert(struct db *, const struct tag_event_row *rows,
@@ -158,14 +165,19 @@ enum fb_err db_lead_landings(struct db *, const char *site,
 	    const char *const *sessions, size_t n, struct dbrows *) FB_WUR;
 /* Where a lead belongs. */
 #define LEAD_OWNER_COLS(F, N) F(id, TEXT, "l.id") \
-	N(tenant_id, TEXT, "l.tenant_id") N(campaign_id, TEXT, "l.campaign_id") \
+	N(tenant_id, TEXT, "l.tenant_id") \
+	N(campaign_id, TEXT, "l.campaign_id") \
 	N(site_id, TEXT, "l.site_id")
 struct lead_owner_row { DB_FIELDS(LEAD_OWNER_COLS) };
 /* The visitor's unfinished leads on the site, locked: struct lead_owner_row. */
 enum fb_err db_leads_of_visitor(struct db *, const char *tenant,
 	    const char *site, const char *visitor, struct dbrows *) FB_WUR;
-/* Unfinished leads sharing a contact with `lead`, locked: struct lead_owner_row. */
-enum fb_err db_leads_of_contact(struct db *, const char *tenant, const char *lead,
+/*
+ * Unfinished leads sharing a contact with `lead`, locked: struct
+ * lead_owner_row.
+ */
+enum fb_err db_leads_of_contact(struct db *, const char *tenant,
+    const char *lead,
 	    struct dbrows *) FB_WUR;
 /*
  * Convert an unfinished lead of `tenant` at `at` (SQL DATETIME, UTC;
@@ -209,7 +221,8 @@ unsigned	ingest_part(const char *visitor);
  * false when another applier has it (wait false), else after it (wait
  * true).
  */
-enum fb_err db_ingest_lock(struct db *, unsigned part, bool wait, bool *held) FB_WUR;
+enum fb_err db_ingest_lock(struct db *, unsigned part, bool wait,
+    bool *held) FB_WUR;
 /* A queued event (contacts sealed under the "ingest" context, its id). */
 #define INGEST_COLS(F, N) F(id, TEXT, "id") N(tenant_id, TEXT, "tenant_id") \
 	N(site_id, TEXT, "site_id") N(visitor_id, TEXT, "visitor_id") \

@@ -29,83 +29,95 @@ static const struct dbstmt mb_sql[MB__MAX] = {
 	  "SELECT COALESCE(MAX(CEIL(TIMESTAMPDIFF(MICROSECOND, NOW(6), "
 	  "blocked_until) / 1000000)), 0) FROM signin_throttle "
 	  "WHERE subject_hash IN (?, ?) AND blocked_until > NOW(6)" },
-	/* the assignments run left to right: blocked_until sees the new count */
+	/*
+	 * the assignments run left to right: blocked_until sees the new count
+	 */
 	{ "throttle_fail",
-	  "INSERT INTO signin_throttle (subject_hash, failures, last_failure_at, "
-	  "blocked_until) VALUES (?, 1, NOW(6), IF(1 >= ?, NOW(6) + INTERVAL 30 "
-	  "SECOND, NULL)) ON DUPLICATE KEY UPDATE "
-	  "failures = IF(last_failure_at < NOW(6) - INTERVAL 1 DAY, 1, failures + 1), "
-	  "last_failure_at = NOW(6), "
+	  "INSERT INTO signin_throttle (subject_hash, failures, "
+	  "last_failure_at, blocked_until) VALUES (?, 1, NOW(6), IF(1 >= ?, "
+	  "NOW(6) + INTERVAL 30 SECOND, NULL)) ON DUPLICATE KEY UPDATE "
+	  "failures = IF(last_failure_at < NOW(6) - INTERVAL 1 DAY, 1, "
+	  "failures + 1), last_failure_at = NOW(6), "
 	  "blocked_until = IF(failures >= ?, NOW(6) + INTERVAL "
 	  "LEAST(30 * POW(2, LEAST(failures - ?, 10)), 900) SECOND, NULL)" },
-	{ "throttle_clear", "DELETE FROM signin_throttle WHERE subject_hash = ?" },
+	{ "throttle_clear",
+	    "DELETE FROM signin_throttle WHERE subject_hash = ?" },
 	{ "session_lookup",
 	  "SELECT " DB_SELECT(SESSION_AUTH_COLS) " FROM sessions s "
-	  "JOIN members m ON m.id = s.member_id JOIN tenants t ON t.id = s.tenant_id "
-	  "WHERE s.token_hash = ?" },
+	  "JOIN members m ON m.id = s.member_id JOIN tenants t ON t.id = "
+	  "s.tenant_id WHERE s.token_hash = ?" },
 	{ "member_tenants",
 	  "SELECT " DB_SELECT(MEMBER_TENANT_COLS) " FROM members m "
 	  "JOIN tenants t ON t.id = m.tenant_id WHERE m.email = ? "
 	  "AND m.tenant_id <> ? AND m.status = 'active' "
 	  "AND m.password_hash IS NOT NULL ORDER BY t.name, t.id LIMIT 50" },
 	{ "session_create",
-	  "INSERT INTO sessions (id, tenant_id, member_id, token_hash, client_addr, "
-	  "expires_at) VALUES (?, ?, ?, ?, ?, NOW(6) + INTERVAL ? SECOND)" },
-	{ "session_touch", "UPDATE sessions SET last_seen_at = NOW(6) WHERE id = ?" },
+	  "INSERT INTO sessions (id, tenant_id, member_id, token_hash, "
+	  "client_addr, expires_at) VALUES (?, ?, ?, ?, ?, NOW(6) + INTERVAL ? "
+	  "SECOND)" },
+	{ "session_touch",
+	    "UPDATE sessions SET last_seen_at = NOW(6) WHERE id = ?" },
 	{ "session_end",
-	  "UPDATE sessions SET ended_at = COALESCE(ended_at, NOW(6)) WHERE id = ?" },
+	  "UPDATE sessions SET ended_at = COALESCE(ended_at, NOW(6)) WHERE id "
+	  "= ?" },
 	{ "member_sessions_end",
 	  "UPDATE sessions SET ended_at = NOW(6) WHERE member_id = ? "
 	  "AND ended_at IS NULL AND (? IS NULL OR id <> ?)" },
 	{ "member_list",
-	  "SELECT " DB_SELECT(MEMBER_COLS) " FROM members m WHERE m.tenant_id = ? "
-	  "AND m.status <> 'deleted' AND m.id < ? ORDER BY m.id DESC LIMIT ?" },
+	  "SELECT " DB_SELECT(MEMBER_COLS) " FROM members m WHERE m.tenant_id "
+	  "= ? AND m.status <> 'deleted' AND m.id < ? ORDER BY m.id DESC "
+	  "LIMIT ?" },
 	{ "member_get",
-	  "SELECT " DB_SELECT(MEMBER_COLS) " FROM members m WHERE m.tenant_id = ? "
-	  "AND m.id = ?" },
+	  "SELECT " DB_SELECT(MEMBER_COLS) " FROM members m WHERE m.tenant_id "
+	  "= ? AND m.id = ?" },
 	{ "member_by_email",
-	  "SELECT " DB_SELECT(MEMBER_COLS) " FROM members m WHERE m.tenant_id = ? "
-	  "AND m.email = ?" },
+	  "SELECT " DB_SELECT(MEMBER_COLS) " FROM members m WHERE m.tenant_id "
+	  "= ? AND m.email = ?" },
 	{ "member_set_role",
-	  "UPDATE members SET role = ?, updated_at = NOW(6) WHERE tenant_id = ? "
-	  "AND id = ?" },
+	  "UPDATE members SET role = ?, updated_at = NOW(6) WHERE tenant_id = "
+	  "? AND id = ?" },
 	{ "member_set_password",
 	  "UPDATE members SET password_hash = ?, password_changed_at = NOW(6), "
 	  "updated_at = NOW(6) WHERE id = ?" },
 	{ "owners_locked",
-	  "SELECT (SELECT id FROM tenants WHERE id = ? FOR UPDATE) IS NOT NULL, "
-	  "(SELECT COUNT(*) FROM members WHERE tenant_id = ? AND role = 'owner' "
-	  "AND status = 'active')" },
+	  "SELECT (SELECT id FROM tenants WHERE id = ? FOR UPDATE) "
+	  "IS NOT NULL, (SELECT COUNT(*) FROM members WHERE tenant_id = ? AND "
+	  "role = 'owner' AND status = 'active')" },
 	{ "invitation_expire",
 	  "UPDATE invitations SET expires_at = LEAST(expires_at, NOW(6)) "
 	  "WHERE member_id = ? AND used_at IS NULL" },
 	{ "invitation_add",
-	  "INSERT INTO invitations (id, tenant_id, member_id, purpose, expires_at) "
-	  "VALUES (?, ?, ?, ?, NOW(6) + INTERVAL ? SECOND)" },
+	  "INSERT INTO invitations (id, tenant_id, member_id, purpose, "
+	  "expires_at) VALUES (?, ?, ?, ?, NOW(6) + INTERVAL ? SECOND)" },
 	{ "invitation_recent",
-	  "SELECT COUNT(*) FROM invitations WHERE member_id = ? AND purpose = ? "
-	  "AND created_at > NOW(6) - INTERVAL 5 MINUTE" },
+	  "SELECT COUNT(*) FROM invitations WHERE member_id = ? AND purpose = "
+	  "? AND created_at > NOW(6) - INTERVAL 5 MINUTE" },
 	{ "invitation_claim",
 	  "SELECT " DB_SELECT(INVITE_SEND_COLS) " FROM invitations i "
-	  "JOIN members m ON m.id = i.member_id JOIN tenants t ON t.id = i.tenant_id "
-	  "WHERE i.sent_at IS NULL AND i.expires_at > NOW(6) AND i.used_at IS NULL "
-	  "ORDER BY i.created_at LIMIT 20 FOR UPDATE SKIP LOCKED" },
+	  "JOIN members m ON m.id = i.member_id JOIN tenants t ON t.id = "
+	  "i.tenant_id WHERE i.sent_at IS NULL AND i.expires_at > NOW(6) AND "
+	  "i.used_at IS NULL ORDER BY i.created_at LIMIT 20 FOR UPDATE SKIP "
+	  "LOCKED" },
 	{ "invitation_sent",
-	  "UPDATE invitations SET token_hash = ?, sent_at = NOW(6) WHERE id = ?" },
+	  "UPDATE invitations SET token_hash = ?, sent_at = NOW(6) WHERE id = "
+	  "?" },
 	{ "invitation_by_token",
 	  "SELECT " DB_SELECT(INVITE_COLS) " FROM invitations i "
-	  "JOIN members m ON m.id = i.member_id WHERE i.token_hash = ? FOR UPDATE" },
-	{ "invitation_use", "UPDATE invitations SET used_at = NOW(6) WHERE id = ?" },
+	  "JOIN members m ON m.id = i.member_id WHERE i.token_hash = ? "
+	  "FOR UPDATE" },
+	{ "invitation_use",
+	    "UPDATE invitations SET used_at = NOW(6) WHERE id = ?" },
 	{ "apikey_list",
-	  "SELECT " DB_SELECT(APIKEY_COLS) " FROM api_keys k WHERE k.tenant_id = ? "
-	  "AND k.id < ? ORDER BY k.id DESC LIMIT ?" },
+	  "SELECT " DB_SELECT(APIKEY_COLS) " FROM api_keys k WHERE k.tenant_id "
+	  "= ? AND k.id < ? ORDER BY k.id DESC LIMIT ?" },
 	{ "apikey_get",
-	  "SELECT " DB_SELECT(APIKEY_COLS) " FROM api_keys k WHERE k.tenant_id = ? "
-	  "AND k.id = ?" },
+	  "SELECT " DB_SELECT(APIKEY_COLS) " FROM api_keys k WHERE k.tenant_id "
+	  "= ? AND k.id = ?" },
 	{ "apikey_name", "UPDATE api_keys SET name = ? WHERE id = ?" },
 	{ "apikey_used",
 	  "UPDATE api_keys SET last_used_at = NOW(6) WHERE id = ? AND "
-	  "(last_used_at IS NULL OR last_used_at < NOW(6) - INTERVAL 60 SECOND)" },
+	  "(last_used_at IS NULL OR last_used_at < NOW(6) - INTERVAL 60 "
+	  "SECOND)" },
 	{ "apikey_of_member",
 	  "SELECT " DB_SELECT(APIKEY_COLS) " FROM api_keys k WHERE "
 	  "k.tenant_id = ? AND k.member_id = ? AND k.revoked_at IS NULL "
@@ -121,8 +133,9 @@ static const struct dbstmt mb_sql[MB__MAX] = {
 	  "DELETE FROM invitations WHERE expires_at < NOW(6) - INTERVAL 30 DAY "
 	  "LIMIT 10000" },
 	{ "purge_throttle",
-	  "DELETE FROM signin_throttle WHERE last_failure_at < NOW(6) - INTERVAL 1 DAY "
-	  "AND (blocked_until IS NULL OR blocked_until < NOW(6)) LIMIT 10000" },
+	  "DELETE FROM signin_throttle WHERE last_failure_at < NOW(6) - "
+	  "INTERVAL 1 DAY AND (blocked_until IS NULL OR blocked_until < "
+	  "NOW(6)) LIMIT 10000" },
 };
 
 #define COLS(name, COLSET) \
@@ -160,7 +173,8 @@ run(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
 }
 
 static enum fb_err
-rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *cols,
+rows(struct db *db, int id, const struct dbp *p, size_t n,
+    const struct dbcol *cols,
     size_t ncols, size_t rowsize, bool one, struct dbrows *out)
 {
 	return db_rows(db, DBSET_MEMBER, id, &mb_sql[id], p, n, cols, ncols,
@@ -190,7 +204,8 @@ enum fb_err
 db_throttle_wait(struct db *db, const unsigned char *account,
     const unsigned char *address, long long *wait)
 {
-	return value(db, MB_THROTTLE_WAIT, DBPARAMS(H(account), H(address)), wait);
+	return value(db, MB_THROTTLE_WAIT, DBPARAMS(H(account), H(address)),
+	    wait);
 }
 
 enum fb_err
@@ -219,7 +234,8 @@ enum fb_err
 db_member_tenants(struct db *db, const char *email, const char *tenant,
     struct dbrows *out)
 {
-	return rows(db, MB_MEMBER_TENANTS, DBPARAMS(P_STR(email), P_STR(tenant)),
+	return rows(db, MB_MEMBER_TENANTS,
+	    DBPARAMS(P_STR(email), P_STR(tenant)),
 	    member_tenant_cols, NELEM(member_tenant_cols),
 	    sizeof(struct member_tenant_row), false, out);
 }
@@ -292,7 +308,8 @@ db_member_set_password(struct db *db, const char *id, const char *hash)
 	enum fb_err	 e;
 
 	if ((e = db_changed(db, DBSET_MEMBER, MB_SET_PASSWORD,
-	    &mb_sql[MB_SET_PASSWORD], DBPARAMS(P_STR(hash), P_STR(id)), &n)) != FB_OK)
+	    &mb_sql[MB_SET_PASSWORD], DBPARAMS(P_STR(hash),
+	    P_STR(id)), &n)) != FB_OK)
 		return e;
 	return n == 0 ? FB_ENOTFOUND : FB_OK;
 }
@@ -317,7 +334,8 @@ db_invitation_add(struct db *db, const char *id, const char *tenant,
 {
 	enum fb_err	 e;
 
-	if ((e = run(db, MB_INV_EXPIRE, DBPARAMS(P_STR(member)), NULL)) != FB_OK)
+	if ((e = run(db, MB_INV_EXPIRE, DBPARAMS(P_STR(member)),
+	    NULL)) != FB_OK)
 		return e;
 	return run(db, MB_INV_ADD, DBPARAMS(P_STR(id), P_STR(tenant),
 	    P_STR(member), P_STR(purpose), P_INT(seconds)), NULL);
@@ -330,7 +348,8 @@ db_invitation_recent(struct db *db, const char *member, const char *purpose,
 	long long	 n = 0;
 	enum fb_err	 e;
 
-	e = value(db, MB_INV_RECENT, DBPARAMS(P_STR(member), P_STR(purpose)), &n);
+	e = value(db, MB_INV_RECENT, DBPARAMS(P_STR(member), P_STR(purpose)),
+	    &n);
 	*recent = n > 0;
 	return e;
 }

@@ -21,7 +21,8 @@
  * A member who may be signing in with an address, with the tenant's
  * name, and whether a second factor follows the password.
  */
-#define SIGNIN_COLS(F, N) F(id, TEXT, "m.id") N(tenant_id, TEXT, "m.tenant_id") \
+#define SIGNIN_COLS(F, N) F(id, TEXT, "m.id") N(tenant_id, TEXT, \
+    "m.tenant_id") \
 	N(tenant_name, TEXT, "t.name") N(role, TEXT, "m.role") \
 	N(status, TEXT, "m.status") N(password_hash, TEXT, "m.password_hash") \
 	N(totp, BOOL, MEMBER_TOTP_SQL)
@@ -30,7 +31,8 @@ struct signin_row { DB_FIELDS(SIGNIN_COLS) };
  * Up to 10 members with this address (lower-cased), of tenant `tenant`
  * when not NULL, oldest first.
  */
-enum fb_err db_signin_members(struct db *, const char *email, const char *tenant,
+enum fb_err db_signin_members(struct db *, const char *email,
+    const char *tenant,
 	    struct dbrows *out) FB_WUR;
 /*
  * The sign-in throttle of two subjects (hashes of "account:<address>"
@@ -44,7 +46,8 @@ enum fb_err db_throttle_wait(struct db *, const unsigned char *account,
  * day it is blocked for 30 s, doubling with each further failure, 15 min
  * at most.  Autocommit: a failure is counted even as the answer is 401.
  */
-enum fb_err db_throttle_fail(struct db *, const unsigned char *hash, int free) FB_WUR;
+enum fb_err db_throttle_fail(struct db *, const unsigned char *hash,
+    int free) FB_WUR;
 /* Forget subject `hash`'s failures (a sign-in that succeeded). */
 enum fb_err db_throttle_clear(struct db *, const unsigned char *hash) FB_WUR;
 
@@ -106,14 +109,17 @@ enum fb_err db_member_sessions_end(struct db *, const char *member,
 	    "WHERE s.member_id = m.id)") \
 	N(created_at, TIME, "m.created_at")
 struct member_row { DB_FIELDS(MEMBER_COLS) };
-/* Members not deleted, newest first, ids below `before` (NULL: from the top). */
+/*
+ * Members not deleted, newest first, ids below `before` (NULL: from the top).
+ */
 enum fb_err db_member_list(struct db *, const char *tenant, const char *before,
 	    int n, struct dbrows *out) FB_WUR;
 /* One struct member_row (deleted ones too); FB_ENOTFOUND when none. */
 enum fb_err db_member_get(struct db *, const char *tenant, const char *id,
 	    struct dbrows *out) FB_WUR;
 /* A member of `tenant` by address; FB_ENOTFOUND when none. */
-enum fb_err db_member_by_email(struct db *, const char *tenant, const char *email,
+enum fb_err db_member_by_email(struct db *, const char *tenant,
+    const char *email,
 	    struct dbrows *out) FB_WUR;
 enum fb_err db_member_set_role(struct db *, const char *tenant, const char *id,
 	    const char *role) FB_WUR;
@@ -124,7 +130,8 @@ enum fb_err db_member_set_password(struct db *, const char *id,
  * The tenant's active owners, counted under the tenant's row lock (two
  * demotions cannot both leave one).
  */
-enum fb_err db_owners_locked(struct db *, const char *tenant, long long *n) FB_WUR;
+enum fb_err db_owners_locked(struct db *, const char *tenant,
+    long long *n) FB_WUR;
 
 /*
  * A one-time link (purpose invite|reset) for a member, valid `seconds`;
@@ -147,7 +154,8 @@ enum fb_err db_invitation_claim(struct db *, struct dbrows *out) FB_WUR;
 enum fb_err db_invitation_sent(struct db *, const char *id,
 	    const unsigned char *hash) FB_WUR;
 /* A link by its token's hash, locked. */
-#define INVITE_COLS(F, N) F(id, TEXT, "i.id") N(tenant_id, TEXT, "i.tenant_id") \
+#define INVITE_COLS(F, N) F(id, TEXT, "i.id") N(tenant_id, TEXT, \
+    "i.tenant_id") \
 	N(member_id, TEXT, "i.member_id") N(purpose, TEXT, "i.purpose") \
 	N(email, TEXT, "m.email") N(member_status, TEXT, "m.status") \
 	N(usable, BOOL, "i.used_at IS NULL AND i.expires_at > NOW(6)")
@@ -169,7 +177,8 @@ enum fb_err db_member_purge(struct db *) FB_WUR;
 #define APIKEY_COLS(F, N) F(id, TEXT, "k.id") N(kind, TEXT, "k.kind") \
 	N(name, TEXT, "k.name") N(prefix, TEXT, "k.key_prefix") \
 	N(scopes, TEXT, "k.scopes") N(member_id, TEXT, "k.member_id") \
-	N(created_at, TIME, "k.created_at") N(revoked_at, TIME, "k.revoked_at") \
+	N(created_at, TIME, "k.created_at") \
+	N(revoked_at, TIME, "k.revoked_at") \
 	N(last_used_at, TIME, "k.last_used_at")
 struct apikey_row { DB_FIELDS(APIKEY_COLS) };
 enum fb_err db_apikey_list(struct db *, const char *tenant, const char *before,
@@ -177,7 +186,8 @@ enum fb_err db_apikey_list(struct db *, const char *tenant, const char *before,
 /* One struct apikey_row; FB_ENOTFOUND when none. */
 enum fb_err db_apikey_get(struct db *, const char *tenant, const char *id,
 	    struct dbrows *out) FB_WUR;
-enum fb_err db_apikey_name(struct db *, const char *id, const char *name) FB_WUR;
+enum fb_err db_apikey_name(struct db *, const char *id,
+    const char *name) FB_WUR;
 /*
  * The keys member `member` of `tenant` issued that are not revoked,
  * oldest first, locked for update (apikey_follow_role()).

@@ -26,9 +26,11 @@ enum {
 
 static const struct dbstmt mig_sql[MIG__MAX] = {
 	/* MIG_LIST */
-	{ "migration_list", "SELECT version FROM schema_migrations ORDER BY version" },
+	{ "migration_list",
+	    "SELECT version FROM schema_migrations ORDER BY version" },
 	/* MIG_RECORD */
-	{ "migration_record", "INSERT INTO schema_migrations (version) VALUES (?)" },
+	{ "migration_record",
+	    "INSERT INTO schema_migrations (version) VALUES (?)" },
 	/* MIG_LOCK */
 	{ "migration_lock", "SELECT GET_LOCK('formback_migrate', 60)" },
 	/* MIG_CURRENT */
@@ -79,7 +81,8 @@ read_file(const char *path, struct buf *b)
 }
 
 enum fb_err
-db_migrate(struct db *db, const char *dir, json_object *applied, char current[16])
+db_migrate(struct db *db, const char *dir, json_object *applied,
+    char current[16])
 {
 	DIR		*d;
 	struct dirent	*de;
@@ -91,7 +94,8 @@ db_migrate(struct db *db, const char *dir, json_object *applied, char current[16
 	bool		 have;
 
 	current[0] = '\0';
-	if ((e = db_exec_raw(db, "CREATE TABLE IF NOT EXISTS schema_migrations ("
+	if ((e = db_exec_raw(db,
+	    "CREATE TABLE IF NOT EXISTS schema_migrations ("
 	    "version CHAR(4) CHARACTER SET ascii NOT NULL PRIMARY KEY, "
 	    "applied_at DATETIME(6) NOT NULL DEFAULT CURRENT_TIMESTAMP(6)) "
 	    "ENGINE=InnoDB")) != FB_OK)
@@ -101,7 +105,8 @@ db_migrate(struct db *db, const char *dir, json_object *applied, char current[16
 		return e;
 	if (dbres_int(&done, 0, 0) != 1) {
 		dbres_free(&done);
-		logx(LOG_ERR, "another migration has held the lock for 60 seconds");
+		logx(LOG_ERR,
+		    "another migration has held the lock for 60 seconds");
 		return FB_ERETRY;
 	}
 	dbres_free(&done);
@@ -140,10 +145,12 @@ db_migrate(struct db *db, const char *dir, json_object *applied, char current[16
 			if (e == FB_OK)
 				e = db_commit(db);
 			if (e != FB_OK) {
-				logx(LOG_ERR, "migration '%s' failed", names[i]);
+				logx(LOG_ERR, "migration '%s' failed",
+				    names[i]);
 				break;
 			}
-			json_object_array_add(applied, json_object_new_string(ver));
+			json_object_array_add(applied,
+			    json_object_new_string(ver));
 		}
 		snprintf(current, 16, "%s", ver);
 	}

@@ -20,7 +20,8 @@ enum fb_err db_ops_queues(struct db *, struct dbrows *out) FB_WUR;
 	N(left_items, INT, "left_items") \
 	N(last_ok_at, TIME, "last_ok_at") \
 	N(age, INT, "TIMESTAMPDIFF(SECOND, finished_at, NOW(6))") \
-	N(failures_hour, INT, "IF(hour_start = DATE_FORMAT(NOW(), '%Y-%m-%d %H:00:00'), " \
+	N(failures_hour, INT, \
+	    "IF(hour_start = DATE_FORMAT(NOW(), '%Y-%m-%d %H:00:00'), " \
 	    "failures_hour, 0)")
 struct cron_pass_row { DB_FIELDS(CRON_PASS_COLS) };
 enum fb_err db_ops_jobs(struct db *, struct dbrows *out) FB_WUR;

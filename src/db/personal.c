@@ -23,7 +23,8 @@ _Static_assert(PD__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
 #define PD_LIMIT	" LIMIT 500"
 _Static_assert(PD_ROWS_MAX == 500, "PD_LIMIT is PD_ROWS_MAX");
 #define PD_LEADS(col) "SELECT " DB_SELECT(PD_LEAD_COLS) " FROM leads " \
-	"FORCE INDEX (leads_" col ") WHERE tenant_id = ? AND " col "_bidx = ? " \
+	"FORCE INDEX (leads_" col ") WHERE tenant_id = ? " \
+	"AND " col "_bidx = ? " \
 	"ORDER BY id" PD_LIMIT
 /* a keyed hash of an id under the request's salt, shaped as a UUID */
 #define PD_PSEUDO(col) "LOWER(CONCAT_WS('-', SUBSTR(SHA2(CONCAT(?, " col \
@@ -83,8 +84,8 @@ static const struct dbstmt pd_sql[PD__MAX] = {
 	  "src_net = NULL, "
 	  "suppress_reason = IF(status IN ('started', 'captured', 'abandoned', "
 	  "'queued'), 'erased', suppress_reason), "
-	  "status = IF(status IN ('started', 'captured', 'abandoned', 'queued'), "
-	  "'suppressed', status), updated_at = NOW(6) "
+	  "status = IF(status IN ('started', 'captured', 'abandoned', "
+	  "'queued'), 'suppressed', status), updated_at = NOW(6) "
 	  "WHERE tenant_id = ? AND id = ?" },
 	/*
 	 * PD_EVENTS_ERASE: left to right, session before visitor, each by
@@ -98,8 +99,8 @@ static const struct dbstmt pd_sql[PD__MAX] = {
 	  "WHERE site_id = ? AND visitor_id = ? AND tenant_id = ?" },
 	/* PD_DLV_CANCEL */
 	{ "pd_deliveries_cancel",
-	  "UPDATE deliveries SET status = 'cancelled', cancel_reason = 'erased', "
-	  "updated_at = NOW(6) WHERE tenant_id = ? AND lead_id = ? "
+	  "UPDATE deliveries SET status = 'cancelled', cancel_reason = "
+	  "'erased', updated_at = NOW(6) WHERE tenant_id = ? AND lead_id = ? "
 	  "AND status = 'scheduled'" },
 	/* PD_DLV_MASK */
 	{ "pd_deliveries_mask",
@@ -120,11 +121,13 @@ static const struct dbstmt pd_sql[PD__MAX] = {
 	  "JSON_CONTAINS_PATH(payload, 'one', " PD_CONTACT_PATHS ")" },
 	/* PD_SUP_DELETE */
 	{ "pd_suppressions_delete",
-	  "DELETE FROM suppressions WHERE tenant_id = ? AND kind = ? AND bidx = ?" },
+	  "DELETE FROM suppressions WHERE tenant_id = ? AND kind = ? AND bidx "
+	  "= ?" },
 	/* PD_SUP_STRIP */
 	{ "pd_suppressions_strip",
-	  "UPDATE suppressions SET masked = '', memo = NULL WHERE tenant_id = ? "
-	  "AND kind = ? AND bidx = ? AND (masked <> '' OR memo IS NOT NULL)" },
+	  "UPDATE suppressions SET masked = '', memo = NULL WHERE tenant_id = "
+	  "? AND kind = ? AND bidx = ? AND (masked <> '' OR memo "
+	  "IS NOT NULL)" },
 	/* PD_RCPT_DELETE */
 	{ "pd_test_recipients_delete",
 	  "DELETE FROM test_recipients WHERE tenant_id = ? AND kind = ? "
@@ -250,7 +253,8 @@ enum fb_err
 db_pd_deliveries_mask(struct db *db, const char *tenant, const char *lead,
     unsigned long long *n)
 {
-	return changed(db, PD_DLV_MASK, DBPARAMS(P_STR(tenant), P_STR(lead)), n);
+	return changed(db, PD_DLV_MASK, DBPARAMS(P_STR(tenant), P_STR(lead)),
+	    n);
 }
 
 enum fb_err

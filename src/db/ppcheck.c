@@ -7,11 +7,11 @@ enum { PP_LIST, PP_GET, PP_SET_URL, PP_DUE, PP_ADD, PP__MAX };
 
 static const struct dbstmt pp_sql[PP__MAX] = {
 	{ "pp_check_list",
-	  "SELECT " DB_SELECT(PP_CHECK_COLS) " FROM pp_checks WHERE tenant_id = ? "
-	  "AND site_id = ? AND id < ? ORDER BY id DESC LIMIT ?" },
+	  "SELECT " DB_SELECT(PP_CHECK_COLS) " FROM pp_checks WHERE tenant_id "
+	  "= ? AND site_id = ? AND id < ? ORDER BY id DESC LIMIT ?" },
 	{ "pp_check_get",
-	  "SELECT " DB_SELECT(PP_CHECK_COLS) " FROM pp_checks WHERE tenant_id = ? "
-	  "AND site_id = ? AND id = ?" },
+	  "SELECT " DB_SELECT(PP_CHECK_COLS) " FROM pp_checks WHERE tenant_id "
+	  "= ? AND site_id = ? AND id = ?" },
 	{ "site_set_pp_url",
 	  "UPDATE sites SET privacy_policy_url = ?, updated_at = NOW(6) "
 	  "WHERE tenant_id = ? AND id = ?" },
@@ -36,7 +36,8 @@ static const struct dbcol due_cols[] = { DB_COLUMNS(PP_DUE_COLS) };
 #undef DB_ROW
 
 static enum fb_err
-rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *cols,
+rows(struct db *db, int id, const struct dbp *p, size_t n,
+    const struct dbcol *cols,
     size_t ncols, size_t rowsize, bool one, struct dbrows *out)
 {
 	return db_rows(db, DBSET_PPCHECK, id, &pp_sql[id], p, n, cols, ncols,
@@ -72,7 +73,8 @@ enum fb_err
 db_site_set_pp_url(struct db *db, const char *tenant, const char *site,
     const char *url)
 {
-	return changed(db, PP_SET_URL, DBPARAMS(P_STR(url), P_STR(tenant), P_STR(site)));
+	return changed(db, PP_SET_URL,
+	    DBPARAMS(P_STR(url), P_STR(tenant), P_STR(site)));
 }
 
 enum fb_err

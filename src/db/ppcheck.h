@@ -24,7 +24,8 @@ enum fb_err db_pp_check_list(struct db *, const char *tenant, const char *site,
 enum fb_err db_pp_check_get(struct db *, const char *tenant, const char *site,
 	    const char *id, struct dbrows *) FB_WUR;
 /* Set (or with NULL clear) a site's privacy-policy URL (operator path). */
-enum fb_err db_site_set_pp_url(struct db *, const char *tenant, const char *site,
+enum fb_err db_site_set_pp_url(struct db *, const char *tenant,
+    const char *site,
 	    const char *url) FB_WUR;
 /* A site whose policy is due for a check, with its tenant's consent mode. */
 #define PP_DUE_COLS(F, N) F(site_id, TEXT, "s.id") \
@@ -32,7 +33,8 @@ enum fb_err db_site_set_pp_url(struct db *, const char *tenant, const char *site
 	N(consent_mode, TEXT, "COALESCE(cs.consent_mode, 'notice_optout')")
 struct pp_due_row { DB_FIELDS(PP_DUE_COLS) };
 /* Up to n sites whose URL has no check since `since`, or none at all. */
-enum fb_err db_pp_due(struct db *, const char *since, int n, struct dbrows *) FB_WUR;
+enum fb_err db_pp_due(struct db *, const char *since, int n,
+    struct dbrows *) FB_WUR;
 /* A new check (findings: a JSON array). */
 struct pp_check_new {
 	const char	*id, *tenant, *site, *url, *consent_mode, *status;

@@ -30,7 +30,8 @@
 	"SUM(e.campaign_id IS NULL) AS nu FROM tag_events e WHERE " \
 	"e.tenant_id = ? AND e.received_at >= ? AND e.received_at < ? AND " \
 	"(? IS NULL OR e.site_id = ?) AND (? IS NULL OR e.campaign_id = ?) " \
-	"GROUP BY b, e.site_id" cgroup ", e.session_id, e.event_type ORDER BY NULL"
+	"GROUP BY b, e.site_id" cgroup ", e.session_id, e.event_type " \
+	"ORDER BY NULL"
 /* the grains: every campaign of a site as one, or each apart */
 #define SITE_GRAIN	"NULL", ""
 #define CAMPAIGN_GRAIN	"e.campaign_id", ", e.campaign_id"
@@ -48,14 +49,16 @@
 #define EV_STAGE "s.event_type IN ('page_view', 'form_start', 'capture') AND " \
 	"s.session_id <> ''"
 /* the events of a type; the sums of a bucket's groups, V(type) its visits */
-#define EV_N(type)	"COALESCE(SUM(IF(s.event_type = '" type "', s.n, 0)), 0)"
+#define EV_N(type)	"COALESCE(SUM(IF(s.event_type = " \
+    "'" type "', s.n, 0)), 0)"
 #define EV_SUMS(V) EV_N("page_view") " AS page_view, " EV_N("form_start") \
 	" AS form_start, " EV_N("capture") " AS capture, " EV_N("consent") \
 	" AS consent, " EV_N("conversion") " AS conversion, " V("page_view") \
 	" AS visits, " V("form_start") " AS form_visits, " V("capture") \
-	" AS capture_visits, COALESCE(SUM(IF(s.session_id = '', s.n, 0)), 0) AS " \
-	"no_session, COALESCE(SUM(s.nv), 0) AS by_visitor, COALESCE(SUM(IF(" \
-	"s.event_type = 'page_view', s.nu, 0)), 0) AS unassigned_views"
+	" AS capture_visits, COALESCE(SUM(IF(s.session_id = '', s.n, 0)), 0) " \
+	"AS no_session, COALESCE(SUM(s.nv), 0) AS by_visitor, " \
+	"COALESCE(SUM(IF(s.event_type = 'page_view', s.nu, 0)), 0) " \
+	"AS unassigned_views"
 /* visits of the groups of one grain: probed here */
 #define EV_FIRST(type, first) "COALESCE(SUM(IF(s.event_type = '" type "' AND " \
 	"s.session_id <> '', " EV_NONE_BEFORE("'" type "'", first) ", 0)), 0)"
@@ -82,24 +85,26 @@
  * The funnel sums these rows (FUNNEL_EVENT_COLS), as do a day's rollups.
  */
 #define TR_HOURS(keys) "SELECT h.site_id, h.campaign_key AS ck, " EV_COLS \
-	" FROM report_event_hours h WHERE h.tenant_id = ? AND h.hour >= ? AND " \
-	"h.hour < ? AND (? IS NULL OR h.site_id = ?) AND " keys
+	" FROM report_event_hours h WHERE h.tenant_id = ? AND h.hour >= ? " \
+	"AND h.hour < ? AND (? IS NULL OR h.site_id = ?) AND " keys
 #define TR_RAW_SITE "SELECT s.site_id, '*', " EV_SUMS(SITE_VISITS) " FROM (" \
 	EV_GROUPS(RANGE_BUCKET, SITE_GRAIN) ") s GROUP BY s.site_id"
 #define TR_RAW_CAMPAIGN "SELECT s.site_id, " CAMPAIGN_KEY ", " \
-	EV_SUMS(CAMPAIGN_VISITS) " FROM (" EV_GROUPS(RANGE_BUCKET, CAMPAIGN_GRAIN) \
+	EV_SUMS(CAMPAIGN_VISITS) " FROM (" EV_GROUPS(RANGE_BUCKET, \
+	    CAMPAIGN_GRAIN) \
 	") s GROUP BY s.site_id, s.campaign_id"
 #define FN_SITE BIG_GROUPS "SELECT " DB_SELECT(FUNNEL_EVENT_COLS) " FROM (" \
 	TR_HOURS("h.campaign_key = '*'") " UNION ALL " TR_RAW_SITE " UNION ALL " \
 	TR_RAW_SITE ") t"
 #define FN_CAMPAIGN BIG_GROUPS "SELECT " DB_SELECT(FUNNEL_EVENT_COLS) \
 	" FROM (" \
-	TR_HOURS("h.campaign_key <> '*' AND (? IS NULL OR h.campaign_key = ?)") \
+	TR_HOURS("h.campaign_key <> '*' AND (? IS NULL OR h.campaign_key = " \
+	    "?)") \
 	" UNION ALL " TR_RAW_CAMPAIGN " UNION ALL " TR_RAW_CAMPAIGN ") t"
 
 #define LEAD_WHERE " FROM leads l WHERE l.tenant_id = ? " \
-	"AND (? IS NULL OR l.site_id = ?) AND (? IS NULL OR l.campaign_id = ?) " \
-	"AND ((l.abandoned_at >= ? AND l.abandoned_at < ?) OR " \
+	"AND (? IS NULL OR l.site_id = ?) AND (? IS NULL OR l.campaign_id = " \
+	"?) AND ((l.abandoned_at >= ? AND l.abandoned_at < ?) OR " \
 	"(l.converted_at >= ? AND l.converted_at < ?))"
 
 enum {
@@ -122,21 +127,24 @@ enum {
 #define RD_NONE "NULL AS channel, NULL AS step_id, NULL AS step_no, " \
 	"FALSE AS deleted"
 #define RD_LEADS(n) "SELECT day, " RD_NONE ", " n \
-	" FROM report_lead_days WHERE " RD_RANGE "AND (? IS NULL OR site_id = ?) " \
-	"AND (? IS NULL OR campaign_id = ?) AND ? IS NULL GROUP BY day"
+	" FROM report_lead_days WHERE " RD_RANGE "AND (? IS NULL OR site_id " \
+	"= ?) AND (? IS NULL OR campaign_id = ?) AND ? IS NULL GROUP BY day"
 #define RD_MSG_WHERE " FROM report_message_days WHERE " RD_RANGE \
 	"AND (? IS NULL OR site_id = ?) AND (? IS NULL OR campaign_id = ?) " \
 	"AND (? IS NULL OR scenario_id = ?)"
-#define RD_MSG_SUMS "SUM(sent) AS n1, SUM(delivered) AS n2, SUM(opened) AS n3, " \
+#define RD_MSG_SUMS "SUM(sent) AS n1, SUM(delivered) AS n2, SUM(opened) " \
+    "AS n3, " \
 	"SUM(clicked) AS n4, SUM(converted) AS n5, SUM(after_conversion) AS n6"
 /* a day's messages: sent, delivered, opened, clicked, converted after */
 #define DLV_COUNTS "COUNT(*), SUM(d.status = 'delivered'), " \
-	"SUM(EXISTS (SELECT 1 FROM links k WHERE k.tenant_id = d.tenant_id AND " \
-	"k.delivery_id = d.id AND k.kind = 'open' AND k.first_hit_at IS NOT NULL)), " \
-	"SUM(EXISTS (SELECT 1 FROM links k WHERE k.tenant_id = d.tenant_id AND " \
-	"k.delivery_id = d.id AND k.kind = 'click' AND k.first_hit_at IS NOT NULL)), " \
-	"COALESCE(SUM(l.conversion_source = 'tag' AND l.converted_at >= d.sent_at), 0), " \
-	"COALESCE(SUM(l.converted_at IS NOT NULL AND d.sent_at > l.converted_at), 0)"
+	"SUM(EXISTS (SELECT 1 FROM links k WHERE k.tenant_id = d.tenant_id " \
+	"AND k.delivery_id = d.id AND k.kind = 'open' AND k.first_hit_at " \
+	"IS NOT NULL)), SUM(EXISTS (SELECT 1 FROM links k WHERE k.tenant_id " \
+	"= d.tenant_id AND k.delivery_id = d.id AND k.kind = 'click' AND " \
+	"k.first_hit_at IS NOT NULL)), COALESCE(SUM(l.conversion_source = " \
+	"'tag' AND l.converted_at >= d.sent_at), 0), " \
+	"COALESCE(SUM(l.converted_at IS NOT NULL AND d.sent_at > " \
+	"l.converted_at), 0)"
 
 /* formback-aggregate: one JST day [?, ?) of a tenant into the rollups */
 /* a sum of comparisons with NULL (a lead never abandoned) is 0, not NULL */
@@ -145,10 +153,11 @@ enum {
 /* a day's traffic per site and campaign key, both grains, from the
  * rolled hours and the raw edges */
 #define AG_TRAFFIC BIG_GROUPS "INSERT INTO report_traffic_days (tenant_id, " \
-	"day, site_key, campaign_key, page_view, visits, form_start, capture) " \
-	"SELECT ?, ?, " \
-	"t.site_id, t.ck, SUM(t.page_view), SUM(t.visits), SUM(t.form_start), " \
-	"SUM(t.capture) FROM (" TR_HOURS("TRUE") " UNION ALL " TR_RAW_SITE \
+	"day, site_key, campaign_key, page_view, visits, form_start, " \
+	"capture) SELECT ?, ?, " \
+	"t.site_id, t.ck, SUM(t.page_view), SUM(t.visits), " \
+	"SUM(t.form_start), SUM(t.capture) FROM " \
+	"(" TR_HOURS("TRUE") " UNION ALL " TR_RAW_SITE \
 	" UNION ALL " TR_RAW_SITE " UNION ALL " TR_RAW_CAMPAIGN " UNION ALL " \
 	TR_RAW_CAMPAIGN ") t GROUP BY t.site_id, t.ck"
 /*
@@ -159,17 +168,21 @@ enum {
  */
 #define RH_GROUPS BIG_GROUPS "CREATE TEMPORARY TABLE rh_groups ENGINE=Aria " \
 	"AS SELECT s.*, IF(" EV_STAGE ", " EV_NONE_BEFORE("s.event_type", \
-	SITE_FIRST) ", FALSE) AS fs, FALSE AS fc FROM (" EV_GROUPS(HOUR_BUCKET, \
+	SITE_FIRST) ", FALSE) AS fs, FALSE AS fc FROM " \
+	    "(" EV_GROUPS(HOUR_BUCKET, \
 	CAMPAIGN_GRAIN) ") s"
 #define RH_ROLL(key, visits, group) "INSERT INTO report_event_hours " \
-	"(tenant_id, hour, site_id, campaign_key, " EV_COLS ") SELECT ?, s.b, " \
-	"s.site_id, " key ", " EV_SUMS(visits) " FROM rh_groups s GROUP BY s.b, " \
-	"s.site_id" group
+	"(tenant_id, hour, site_id, " \
+	"campaign_key, " EV_COLS ") SELECT ?, s.b, " \
+	"s.site_id, " key ", " EV_SUMS(visits) " FROM rh_groups s GROUP BY " \
+	"s.b, s.site_id" group
 /* the hours that can no longer change: before the database's clock and
  * the caller's (?) less five minutes, and every event still queued */
 #define RH_BOUND "LEAST(" HOUR_OF("CAST(? AS DATETIME) - INTERVAL 5 MINUTE") \
-	", " HOUR_OF("NOW() - INTERVAL 5 MINUTE") ", COALESCE(" HOUR_OF("(SELECT " \
-	"MIN(received_at) FROM tag_ingest WHERE attempts < 3)") ", '9999-12-31'))"
+	", " HOUR_OF("NOW() - INTERVAL 5 " \
+	"MINUTE") ", COALESCE(" HOUR_OF("(SELECT " \
+	"MIN(received_at) FROM tag_ingest WHERE attempts < " \
+	"3)") ", '9999-12-31'))"
 /* the tenants of parked events, each with its oldest one's hour */
 #define RH_PARKED "SELECT tenant_id, " HOUR_OF("MIN(received_at)") " AS hour " \
 	"FROM tag_ingest WHERE attempts >= 3 GROUP BY tenant_id"
@@ -177,24 +190,30 @@ enum {
 static const struct dbstmt rp_sql[RP__MAX] = {
 	/* RP_HOURS_HELD: the whole hours of [?, ?) the tenant has rolled */
 	{ "funnel_hours",
-	  "SELECT GREATEST(rolled_from, " HOUR_OF("CAST(? AS DATETIME) + INTERVAL "
-	  "3599 SECOND") "), LEAST(rolled_until, " HOUR_OF("?") ") FROM "
+	  "SELECT GREATEST(rolled_from, " HOUR_OF("CAST(? AS DATETIME) + "
+	  "INTERVAL 3599 SECOND") "), "
+	  "LEAST(rolled_until, " HOUR_OF("?") ") FROM "
 	  "report_hour_state WHERE tenant_id = ? AND rolled_from IS NOT NULL" },
 	{ "funnel_events", FN_SITE },
 	{ "funnel_events_campaign", FN_CAMPAIGN },
 	{ "funnel_events_by_campaign", FN_CAMPAIGN " GROUP BY t.ck" },
 	{ "funnel_leads", "SELECT " DB_SELECT(FUNNEL_LEAD_COLS) LEAD_WHERE },
 	{ "funnel_leads_by_campaign",
-	  "SELECT " DB_SELECT(FUNNEL_LEAD_COLS) LEAD_WHERE " GROUP BY l.campaign_id" },
+	  "SELECT " DB_SELECT(FUNNEL_LEAD_COLS) LEAD_WHERE " GROUP BY "
+	  "l.campaign_id" },
 	{ "funnel_deliveries",
 	  "SELECT " DB_SELECT(FUNNEL_DELIVERY_COLS) " FROM deliveries d "
 	  "JOIN leads l ON l.id = d.lead_id "
 	  "WHERE d.tenant_id = ? AND d.sent_at >= ? AND d.sent_at < ? "
-	  "AND (? IS NULL OR d.campaign_id = ?) AND (? IS NULL OR l.site_id = ?)" },
-	/* DAILY_TRAFFIC: the row of the filters' grain (visits do not add up) */
+	  "AND (? IS NULL OR d.campaign_id = ?) AND (? IS NULL OR l.site_id = "
+	  "?)" },
+	/*
+	 * DAILY_TRAFFIC: the row of the filters' grain (visits do not add up)
+	 */
 	{ "daily_traffic",
-	  "SELECT day, " RD_NONE ", page_view AS n1, visits AS n2, form_start AS n3, "
-	  "capture AS n4, 0 AS n5, 0 AS n6 FROM report_traffic_days WHERE " RD_RANGE
+	  "SELECT day, " RD_NONE ", page_view AS n1, visits AS n2, form_start "
+	  "AS n3, capture AS n4, 0 AS n5, 0 AS n6 FROM report_traffic_days "
+	  "WHERE " RD_RANGE
 	  "AND site_key = ? AND campaign_key = ? AND ? IS NULL" },
 	/* DAILY_CAPTURED */
 	{ "daily_captured", RD_LEADS("SUM(captured) AS n1, 0 AS n2, 0 AS n3, "
@@ -203,16 +222,18 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 	{ "daily_abandoned", RD_LEADS("SUM(abandoned) AS n1, 0 AS n2, 0 AS n3, "
 	  "0 AS n4, 0 AS n5, 0 AS n6") },
 	/* DAILY_CONVERTED */
-	{ "daily_converted", RD_LEADS("SUM(recovered) AS n1, SUM(spillover) AS n2, "
+	{ "daily_converted",
+	    RD_LEADS("SUM(recovered) AS n1, SUM(spillover) AS n2, "
 	  "SUM(hash_match) AS n3, 0 AS n4, 0 AS n5, 0 AS n6") },
 	/* DAILY_DELIVERY */
 	{ "daily_delivery",
-	  "SELECT day, channel, NULL AS step_id, NULL AS step_no, FALSE AS deleted, "
+	  "SELECT day, channel, NULL AS step_id, NULL AS step_no, FALSE "
+	  "AS deleted, "
 	  RD_MSG_SUMS RD_MSG_WHERE " GROUP BY day, channel" },
 	/* DAILY_STEPS */
 	{ "daily_steps",
-	  "SELECT NULL AS day, channel, step_key AS step_id, MAX(step_no) AS step_no, "
-	  "MAX(step_deleted) AS deleted, " RD_MSG_SUMS RD_MSG_WHERE
+	  "SELECT NULL AS day, channel, step_key AS step_id, MAX(step_no) "
+	  "AS step_no, MAX(step_deleted) AS deleted, " RD_MSG_SUMS RD_MSG_WHERE
 	  " GROUP BY step_key, channel ORDER BY MAX(step_no) IS NULL, "
 	  "MAX(step_no), channel" },
 	/* RP_AGG_DAYS: the days of the range formback-aggregate finished */
@@ -238,40 +259,47 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 	{ "aggregate_traffic", AG_TRAFFIC },
 	/* the tenant's visits are its sites' (a visit is of one site) */
 	{ "aggregate_traffic_tenant",
-	  "INSERT INTO report_traffic_days (tenant_id, day, site_key, campaign_key, "
-	  "page_view, visits, form_start, capture) SELECT ?, ?, '*', '*', "
-	  "SUM(page_view), SUM(visits), SUM(form_start), SUM(capture) FROM "
-	  "report_traffic_days WHERE tenant_id = ? AND day = ? AND site_key <> '*' "
-	  "AND campaign_key = '*' HAVING COUNT(*) > 0" },
+	  "INSERT INTO report_traffic_days (tenant_id, day, site_key, "
+	  "campaign_key, page_view, visits, form_start, capture) SELECT ?, ?, "
+	  "'*', '*', SUM(page_view), SUM(visits), SUM(form_start), "
+	  "SUM(capture) FROM report_traffic_days WHERE tenant_id = ? AND day = "
+	  "? AND site_key <> '*' AND campaign_key = '*' HAVING COUNT(*) > 0" },
 	/* each count on the day of its own time */
 	{ "aggregate_leads",
 	  "INSERT INTO report_lead_days (tenant_id, day, site_id, campaign_id, "
 	  "captured, abandoned, recovered, spillover, hash_match) SELECT ?, ?, "
-	  "l.site_id, l.campaign_id, " NZ("SUM(" AG_DAY("l.captured_at") ")") ", "
+	  "l.site_id, "
+	  "l.campaign_id, " NZ("SUM(" AG_DAY("l.captured_at") ")") ", "
 	  NZ("SUM(" AG_DAY("l.abandoned_at") ")") ", " NZ("SUM(" AG_DAY("l.converted_at")
 	  " AND l.conversion_source = 'tag' AND l.abandoned_at IS NOT NULL AND "
-	  "l.abandoned_at <= l.converted_at)") ", " NZ("SUM(" AG_DAY("l.converted_at")
-	  " AND l.conversion_source = 'tag_visitor')") ", " NZ("SUM(" AG_DAY("l.converted_at")
+	  "l.abandoned_at <= "
+	  "l.converted_at)") ", " NZ("SUM(" AG_DAY("l.converted_at")
+	  " AND l.conversion_source = "
+	  "'tag_visitor')") ", " NZ("SUM(" AG_DAY("l.converted_at")
 	  " AND l.conversion_source = 'hash_match')") " FROM leads l WHERE "
 	  "l.tenant_id = ? AND ((" AG_DAY("l.captured_at") ") OR ("
 	  AG_DAY("l.abandoned_at") ") OR (" AG_DAY("l.converted_at") ")) "
 	  "GROUP BY l.site_id, l.campaign_id" },
-	/* messages by the day they were sent; a step whose row is gone: deleted */
+	/*
+	 * messages by the day they were sent; a step whose row is gone: deleted
+	 */
 	{ "aggregate_messages",
-	  "INSERT INTO report_message_days (tenant_id, day, site_id, campaign_id, "
-	  "scenario_id, step_key, step_no, step_deleted, channel, sent, delivered, "
-	  "opened, clicked, converted, after_conversion) SELECT ?, ?, l.site_id, "
-	  "d.campaign_id, "
+	  "INSERT INTO report_message_days (tenant_id, day, site_id, "
+	  "campaign_id, scenario_id, step_key, step_no, step_deleted, channel, "
+	  "sent, delivered, opened, clicked, converted, after_conversion) "
+	  "SELECT ?, ?, l.site_id, d.campaign_id, "
 	  "d.scenario_id, COALESCE(CAST(d.step_id AS CHAR), CONCAT('deleted', "
 	  "IFNULL(CONCAT('-', d.step_no), ''))) AS step_key, MAX(d.step_no), "
 	  "MAX(d.step_id IS NULL OR NOT EXISTS (SELECT 1 FROM scenario_steps s "
-	  "WHERE s.id = d.step_id)), d.channel, " DLV_COUNTS " FROM deliveries d "
+	  "WHERE s.id = d.step_id)), "
+	  "d.channel, " DLV_COUNTS " FROM deliveries d "
 	  "JOIN leads l ON l.id = d.lead_id WHERE d.tenant_id = ? AND "
-	  AG_DAY("d.sent_at") " GROUP BY l.site_id, d.campaign_id, d.scenario_id, "
-	  "step_key, d.channel" },
+	  AG_DAY("d.sent_at") " GROUP BY l.site_id, d.campaign_id, "
+	  "d.scenario_id, step_key, d.channel" },
 	{ "aggregate_done",
 	  "INSERT INTO report_aggregations (tenant_id, day, aggregated_at) "
-	  "VALUES (?, ?, NOW(6)) ON DUPLICATE KEY UPDATE aggregated_at = NOW(6)" },
+	  "VALUES (?, ?, NOW(6)) ON DUPLICATE KEY UPDATE aggregated_at = "
+	  "NOW(6)" },
 	/*
 	 * RP_AG_MARKS: the oldest marks made before the pass began (?), of
 	 * one tenant or all (?); a day marked again while a pass runs waits
@@ -318,22 +346,26 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 	{ "hours_span",
 	  "SELECT x.start, LEAST(x.start + INTERVAL ? HOUR, x.bound) AS end, "
 	  "TIMESTAMPDIFF(HOUR, x.start, x.bound) FROM (SELECT "
-	  "LEAST(COALESCE(" HOUR_OF("(SELECT MIN(e.received_at) FROM tag_events e "
-	  "FORCE INDEX (tag_events_tenant_span) WHERE e.tenant_id = s.tenant_id "
-	  "AND e.received_at >= COALESCE(s.rolled_until, '1000-01-01'))") ", "
+	  "LEAST(COALESCE(" HOUR_OF("(SELECT MIN(e.received_at) FROM "
+	  "tag_events e FORCE INDEX (tag_events_tenant_span) WHERE e.tenant_id "
+	  "= s.tenant_id AND e.received_at >= COALESCE(s.rolled_until, "
+	  "'1000-01-01'))") ", "
 	  "b.bound), b.bound) AS start, b.bound FROM report_hour_state s, "
 	  "(SELECT " RH_BOUND " AS bound) b WHERE s.tenant_id = ?) x" },
 	/* RP_RH_DROP, RP_RH_GROUPS, RP_RH_FC, RP_RH_CAMPAIGN, RP_RH_SITE */
 	{ "hours_drop", "DROP TEMPORARY TABLE IF EXISTS rh_groups" },
 	{ "hours_groups", RH_GROUPS },
 	{ "hours_campaign_first",
-	  "UPDATE rh_groups s SET s.fc = IF(s.fs, TRUE, " EV_NONE_BEFORE("s.event_type",
+	  "UPDATE rh_groups s SET s.fc = IF(s.fs, "
+	  "TRUE, " EV_NONE_BEFORE("s.event_type",
 	  CAMPAIGN_FIRST) ") WHERE " EV_STAGE },
-	{ "hours_campaign", RH_ROLL(CAMPAIGN_KEY, RH_CAMPAIGN_VISITS, ", s.campaign_id") },
+	{ "hours_campaign",
+	    RH_ROLL(CAMPAIGN_KEY, RH_CAMPAIGN_VISITS, ", s.campaign_id") },
 	{ "hours_site", RH_ROLL("'*'", RH_SITE_VISITS, "") },
 	{ "hours_done",
-	  "UPDATE report_hour_state SET rolled_from = COALESCE(rolled_from, ?), "
-	  "rolled_until = GREATEST(COALESCE(rolled_until, ?), ?) WHERE tenant_id = ?" },
+	  "UPDATE report_hour_state SET rolled_from = COALESCE(rolled_from, "
+	  "?), rolled_until = GREATEST(COALESCE(rolled_until, ?), ?) WHERE "
+	  "tenant_id = ?" },
 	/* RP_RH_EXCLUSIVE, RP_RH_BACK, RP_RH_BACK_DEL: parked events sent
 	 * again take their tenant's rolled hours back from their own on */
 	{ "hours_exclusive", "SELECT id FROM report_hour_lock FOR UPDATE" },
@@ -343,12 +375,13 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 	  "LEAST(s.rolled_until, q.hour)) WHERE s.rolled_from IS NOT NULL" },
 	{ "hours_back_delete",
 	  "DELETE h FROM report_event_hours h JOIN report_hour_state s ON "
-	  "s.tenant_id = h.tenant_id WHERE h.tenant_id IN (SELECT tenant_id FROM "
-	  "tag_ingest WHERE attempts >= 3) AND h.hour >= s.rolled_until" },
+	  "s.tenant_id = h.tenant_id WHERE h.tenant_id IN (SELECT tenant_id "
+	  "FROM tag_ingest WHERE attempts >= 3) AND h.hour >= s.rolled_until" },
 };
 
 static enum fb_err
-rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *cols,
+rows(struct db *db, int id, const struct dbp *p, size_t n,
+    const struct dbcol *cols,
     size_t ncols, size_t rowsize, struct dbrows *out)
 {
 	return db_rows(db, DBSET_REPORT, id, &rp_sql[id], p, n, cols, ncols,
@@ -375,7 +408,8 @@ db_funnel_parts(struct db *db, const char *tenant, struct funnel_filter *f)
 	snprintf(f->hours_from, sizeof(f->hours_from), "%s", f->to);
 	snprintf(f->hours_to, sizeof(f->hours_to), "%s", f->to);
 	if ((e = db_run(db, DBSET_REPORT, RP_HOURS_HELD, &rp_sql[RP_HOURS_HELD],
-	    DBPARAMS(P_STR(f->from), P_STR(f->to), P_STR(tenant)), &r)) != FB_OK)
+	    DBPARAMS(P_STR(f->from), P_STR(f->to),
+	    P_STR(tenant)), &r)) != FB_OK)
 		return e;
 	a = dbres_get(&r, 0, 0);
 	b = dbres_get(&r, 0, 1);
@@ -393,19 +427,22 @@ db_funnel_parts(struct db *db, const char *tenant, struct funnel_filter *f)
 	P_STR(b), P_STR(site), P_STR(site), P_STR(campaign), P_STR(campaign)
 
 enum fb_err
-db_funnel_events(struct db *db, const char *tenant, const struct funnel_filter *f,
+db_funnel_events(struct db *db, const char *tenant,
+    const struct funnel_filter *f,
     bool by_campaign, struct dbrows *out)
 {
 	const char	*h0 = f->hours_from, *h1 = f->hours_to;
 
 	/* every campaign as one: a visit across two of them counts once */
 	if (!by_campaign && f->campaign == NULL)
-		return rows(db, RP_EVENTS_SITE, DBPARAMS(P_STR(tenant), P_STR(h0),
+		return rows(db, RP_EVENTS_SITE,
+		    DBPARAMS(P_STR(tenant), P_STR(h0),
 		    P_STR(h1), P_STR(f->site), P_STR(f->site),
 		    RAW_PART(f->from, h0, f->site, NULL),
 		    RAW_PART(h1, f->to, f->site, NULL)),
 		    event_cols, NELEM(event_cols), sizeof(struct funnel_event_row), out);
-	return rows(db, by_campaign ? RP_EVENTS_BY : RP_EVENTS_CAMPAIGN, DBPARAMS(
+	return rows(db, by_campaign ? RP_EVENTS_BY : RP_EVENTS_CAMPAIGN,
+	    DBPARAMS(
 	    P_STR(tenant), P_STR(h0), P_STR(h1), P_STR(f->site), P_STR(f->site),
 	    P_STR(f->campaign), P_STR(f->campaign),
 	    RAW_PART(f->from, h0, f->site, f->campaign),
@@ -414,7 +451,8 @@ db_funnel_events(struct db *db, const char *tenant, const struct funnel_filter *
 }
 
 enum fb_err
-db_funnel_leads(struct db *db, const char *tenant, const struct funnel_filter *f,
+db_funnel_leads(struct db *db, const char *tenant,
+    const struct funnel_filter *f,
     bool by_campaign, struct dbrows *out)
 {
 	return rows(db, by_campaign ? RP_LEADS_BY : RP_LEADS, DBPARAMS(
@@ -629,10 +667,13 @@ db_roll_hours(struct db *db, const char *tenant, const char *now, int hours,
 		return FB_OK;	/* another copy has the tenant's turn */
 	}
 	if (e == FB_OK && (e = db_run(db, DBSET_REPORT, RP_RH_SPAN,
-	    &rp_sql[RP_RH_SPAN], DBPARAMS(P_INT(hours), P_STR(now), P_STR(tenant)),
+	    &rp_sql[RP_RH_SPAN], DBPARAMS(P_INT(hours), P_STR(now),
+	    P_STR(tenant)),
 	    &r)) == FB_OK) {
-		if (dbres_get(&r, 0, 0) != NULL && dbres_get(&r, 0, 1) != NULL) {
-			snprintf(start, sizeof(start), "%s", dbres_get(&r, 0, 0));
+		if (dbres_get(&r, 0, 0) != NULL &&
+		    dbres_get(&r, 0, 1) != NULL) {
+			snprintf(start, sizeof(start), "%s",
+			    dbres_get(&r, 0, 0));
 			snprintf(end, sizeof(end), "%s", dbres_get(&r, 0, 1));
 			due = dbres_int(&r, 0, 2);
 		}
@@ -644,7 +685,8 @@ db_roll_hours(struct db *db, const char *tenant, const char *now, int hours,
 	if (e == FB_OK && strcmp(start, end) < 0) {
 		e = ag(db, RP_RH_DROP, DBNOPARAMS);
 		if (e == FB_OK)
-			e = ag(db, RP_RH_GROUPS, DBPARAMS(P_STR(tenant), P_STR(start),
+			e = ag(db, RP_RH_GROUPS,
+			    DBPARAMS(P_STR(tenant), P_STR(start),
 			    P_STR(end), P_NULL, P_NULL, P_NULL, P_NULL));
 		if (e == FB_OK)
 			e = ag(db, RP_RH_FC, DBNOPARAMS);
@@ -656,7 +698,8 @@ db_roll_hours(struct db *db, const char *tenant, const char *now, int hours,
 			e = ag(db, RP_RH_DROP, DBNOPARAMS);
 	}
 	if (e == FB_OK)
-		e = ag(db, RP_RH_DONE, DBPARAMS(P_STR(start), P_STR(start), P_STR(end),
+		e = ag(db, RP_RH_DONE,
+		    DBPARAMS(P_STR(start), P_STR(start), P_STR(end),
 		    P_STR(tenant)));
 	if (e == FB_OK)
 		e = db_commit(db);
@@ -675,7 +718,8 @@ db_hours_take_back(struct db *db)
 	struct dbres	 r;
 	enum fb_err	 e;
 
-	if ((e = db_run(db, DBSET_REPORT, RP_RH_EXCLUSIVE, &rp_sql[RP_RH_EXCLUSIVE],
+	if ((e = db_run(db, DBSET_REPORT, RP_RH_EXCLUSIVE,
+	    &rp_sql[RP_RH_EXCLUSIVE],
 	    DBNOPARAMS, &r)) != FB_OK)
 		return e;
 	dbres_free(&r);

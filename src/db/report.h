@@ -36,27 +36,35 @@
 struct funnel_event_row { DB_FIELDS(FUNNEL_EVENT_COLS) };
 #define FUNNEL_LEAD_COLS(F, N) F(campaign_id, TEXT, "l.campaign_id") \
 	N(abandoned, INT, "SUM(l.abandoned_at >= ? AND l.abandoned_at < ?)") \
-	N(converted, INT, "SUM(l.converted_at >= ? AND l.converted_at < ? AND " \
+	N(converted, INT, \
+	    "SUM(l.converted_at >= ? AND l.converted_at < ? AND " \
 	    "l.conversion_source = 'tag')") \
-	N(spillover, INT, "SUM(l.converted_at >= ? AND l.converted_at < ? AND " \
+	N(spillover, INT, \
+	    "SUM(l.converted_at >= ? AND l.converted_at < ? AND " \
 	    "l.conversion_source = 'tag_visitor')") \
-	N(hash_match, INT, "SUM(l.converted_at >= ? AND l.converted_at < ? AND " \
+	N(hash_match, INT, \
+	    "SUM(l.converted_at >= ? AND l.converted_at < ? AND " \
 	    "l.conversion_source = 'hash_match')") \
-	N(recovered, INT, "SUM(l.converted_at >= ? AND l.converted_at < ? AND " \
+	N(recovered, INT, \
+	    "SUM(l.converted_at >= ? AND l.converted_at < ? AND " \
 	    "l.conversion_source = 'tag' AND l.abandoned_at IS NOT NULL AND " \
 	    "l.abandoned_at <= l.converted_at)")
 struct funnel_lead_row { DB_FIELDS(FUNNEL_LEAD_COLS) };
-#define FUNNEL_DELIVERY_COLS(F, N) F(messaged, INT, "COUNT(DISTINCT d.lead_id)") \
+#define FUNNEL_DELIVERY_COLS(F, N) F(messaged, INT, \
+    "COUNT(DISTINCT d.lead_id)") \
 	N(sent, INT, "COUNT(*)") \
 	N(delivered, INT, "SUM(d.status = 'delivered')") \
-	N(inferred, INT, "SUM(d.status = 'sent' AND EXISTS (SELECT 1 FROM links k " \
+	N(inferred, INT, \
+	    "SUM(d.status = 'sent' AND EXISTS (SELECT 1 FROM links k " \
 	    "WHERE k.tenant_id = d.tenant_id AND k.delivery_id = d.id AND " \
 	    "k.kind IN ('click', 'open') AND k.first_hit_at IS NOT NULL))") \
-	N(after_conversion, INT, "COALESCE(SUM(l.converted_at IS NOT NULL AND " \
+	N(after_conversion, INT, \
+	    "COALESCE(SUM(l.converted_at IS NOT NULL AND " \
 	    "d.sent_at > l.converted_at), 0)")
 struct funnel_delivery_row { DB_FIELDS(FUNNEL_DELIVERY_COLS) };
 struct funnel_filter {
-	const char	*from, *to;	/* SQL datetimes, UTC, whole seconds, half-open */
+	/* SQL datetimes, UTC, whole seconds, half-open */
+	const char	*from, *to;
 	const char	*site, *campaign;	/* or NULL */
 	/* db_funnel_parts(): the rolled hours of the range, as SQL datetimes */
 	char		 hours_from[32], hours_to[32];
@@ -98,7 +106,8 @@ struct daily_filter {
 	const char	*site_key, *campaign_key;
 };
 enum daily_part {
-	DAILY_TRAFFIC,		/* n1 page views, n2 visits, n3 form starts, n4 captures */
+	/* n1 page views, n2 visits, n3 form starts, n4 captures */
+	DAILY_TRAFFIC,
 	DAILY_CAPTURED,		/* n1 leads captured */
 	DAILY_ABANDONED,	/* n1 leads abandoned */
 	DAILY_CONVERTED,	/* n1 recovered, n2 spillover, n3 hash match */
@@ -109,7 +118,8 @@ enum daily_part {
 	DAILY__MAX
 };
 /* One part of the daily report as struct day_count_row rows. */
-enum fb_err db_daily(struct db *, const char *tenant, const struct daily_filter *,
+enum fb_err db_daily(struct db *, const char *tenant,
+    const struct daily_filter *,
 	    enum daily_part, struct dbrows *) FB_WUR;
 /*
  * A JST day "YYYY-MM-DD" of a tenant's range and when formback-aggregate

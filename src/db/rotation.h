@@ -17,7 +17,8 @@ enum rot_table {
 	ROT_LEADS = 0,		/* tel_sealed, email_sealed; pii_key_id */
 	ROT_INGEST,		/* tag_ingest: the same, "ingest" as tenant */
 	ROT_TEST_RECIPIENTS,	/* contact_sealed; pii_key_id */
-	ROT_WEBHOOKS,		/* webhook_endpoints.secret_sealed; secret_key_id */
+	/* webhook_endpoints.secret_sealed; secret_key_id */
+	ROT_WEBHOOKS,
 	ROT__MAX
 };
 /* Its name ("leads", "tag_ingest", ...), static; "done" for ROT__MAX. */

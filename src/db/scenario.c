@@ -36,18 +36,20 @@ static const struct dbstmt sq_sql[SQ__MAX] = {
 	  "sms_segments = ?, body_html = ?, updated_at = NOW(6) "
 	  "WHERE tenant_id = ? AND id = ?" },
 	/* SQ_MSG_DELETE */
-	{ "message_delete", "DELETE FROM messages WHERE tenant_id = ? AND id = ?" },
+	{ "message_delete",
+	    "DELETE FROM messages WHERE tenant_id = ? AND id = ?" },
 	/* SQ_MSG_IN_USE: steps of scenarios that are not deleted */
 	{ "message_in_use",
-	  "SELECT COUNT(*) FROM scenario_steps st JOIN scenarios s ON s.id = st.scenario_id "
-	  "WHERE st.tenant_id = ? AND st.message_id = ? AND s.deleted_at IS NULL" },
+	  "SELECT COUNT(*) FROM scenario_steps st JOIN scenarios s ON s.id = "
+	  "st.scenario_id WHERE st.tenant_id = ? AND st.message_id = ? AND "
+	  "s.deleted_at IS NULL" },
 	/* SQ_MSG_COPY */
 	{ "message_copy",
-	  "INSERT INTO messages (id, tenant_id, channel, subject, body, body_html, "
-	  "header_image_url, link_url, link_params, blocks, sms_segments) "
-	  "SELECT ?, tenant_id, channel, subject, body, body_html, header_image_url, "
-	  "link_url, link_params, blocks, sms_segments FROM messages "
-	  "WHERE tenant_id = ? AND id = ?" },
+	  "INSERT INTO messages (id, tenant_id, channel, subject, body, "
+	  "body_html, header_image_url, link_url, link_params, blocks, "
+	  "sms_segments) SELECT ?, tenant_id, channel, subject, body, "
+	  "body_html, header_image_url, link_url, link_params, blocks, "
+	  "sms_segments FROM messages WHERE tenant_id = ? AND id = ?" },
 	/* SQ_SCN_INSERT: always draft (contract: States, Scenario) */
 	{ "scenario_insert",
 	  "INSERT INTO scenarios (id, tenant_id, campaign_id, name, status, "
@@ -57,18 +59,25 @@ static const struct dbstmt sq_sql[SQ__MAX] = {
 	  "WHERE tenant_id = ? AND id = ? AND deleted_at IS NULL" },
 	/* SQ_SCN_LIST */
 	{ "scenario_list", "SELECT " DB_SELECT(SCENARIO_COLS) " FROM scenarios "
-	  "WHERE tenant_id = ? AND campaign_id = ? AND deleted_at IS NULL ORDER BY id" },
-	/* SQ_SCN_UPDATE: NULL leaves the name; ? = 1 sets the wait (NULL clears) */
+	  "WHERE tenant_id = ? AND campaign_id = ? AND deleted_at IS NULL "
+	  "ORDER BY id" },
+	/*
+	 * SQ_SCN_UPDATE: NULL leaves the name; ? = 1 sets the wait (NULL
+	 * clears)
+	 */
 	{ "scenario_update",
 	  "UPDATE scenarios SET name = COALESCE(?, name), "
 	  "abandon_wait_minutes = IF(?, ?, abandon_wait_minutes), "
-	  "updated_at = NOW(6) WHERE tenant_id = ? AND id = ? AND deleted_at IS NULL" },
+	  "updated_at = NOW(6) WHERE tenant_id = ? AND id = ? AND deleted_at "
+	  "IS NULL" },
 	/* SQ_SCN_DELETE */
 	{ "scenario_delete",
-	  "UPDATE scenarios SET deleted_at = NOW(6) WHERE tenant_id = ? AND id = ?" },
+	  "UPDATE scenarios SET deleted_at = NOW(6) WHERE tenant_id = ? AND id "
+	  "= ?" },
 	/* SQ_SCN_STATUS */
 	{ "scenario_set_status",
-	  "UPDATE scenarios SET status = ?, updated_at = NOW(6) WHERE tenant_id = ? AND id = ?" },
+	  "UPDATE scenarios SET status = ?, updated_at = NOW(6) WHERE "
+	  "tenant_id = ? AND id = ?" },
 	/* SQ_SCN_OTHER_ACTIVE */
 	{ "scenario_other_active",
 	  "SELECT " DB_SELECT(SCENARIO_REF_COLS) " FROM scenarios s "
@@ -76,15 +85,18 @@ static const struct dbstmt sq_sql[SQ__MAX] = {
 	  "AND s.deleted_at IS NULL AND s.id <> ? FOR UPDATE" },
 	/* SQ_SCN_OWNER: the tenant of a scenario (operator path) */
 	{ "scenario_owner",
-	  "SELECT tenant_id FROM scenarios WHERE id = ? AND deleted_at IS NULL" },
+	  "SELECT tenant_id FROM scenarios WHERE id = ? AND deleted_at "
+	  "IS NULL" },
 	/* SQ_STEPS_LIST */
 	{ "steps_list",
 	  "SELECT " DB_SELECT(STEP_COLS) " FROM scenario_steps st "
 	  "JOIN messages m ON m.id = st.message_id "
-	  "WHERE st.tenant_id = ? AND st.scenario_id = ? ORDER BY st.position" },
+	  "WHERE st.tenant_id = ? AND st.scenario_id = ? ORDER BY "
+	  "st.position" },
 	/* SQ_STEPS_DELETE */
 	{ "steps_delete",
-	  "DELETE FROM scenario_steps WHERE tenant_id = ? AND scenario_id = ?" },
+	  "DELETE FROM scenario_steps WHERE tenant_id = ? AND scenario_id = "
+	  "?" },
 	/* SQ_STEP_INSERT */
 	{ "step_insert",
 	  "INSERT INTO scenario_steps (id, tenant_id, scenario_id, position, "
@@ -93,7 +105,8 @@ static const struct dbstmt sq_sql[SQ__MAX] = {
 	{ "step_messages",
 	  "SELECT " DB_SELECT(STEP_MESSAGE_COLS) " FROM scenario_steps st "
 	  "JOIN messages m ON m.id = st.message_id "
-	  "WHERE st.tenant_id = ? AND st.scenario_id = ? ORDER BY st.position" },
+	  "WHERE st.tenant_id = ? AND st.scenario_id = ? ORDER BY "
+	  "st.position" },
 	/* SQ_PRESETS */
 	{ "presets", "SELECT " DB_SELECT(PRESET_COLS) " FROM scenario_presets "
 	  "WHERE ? IS NULL OR preset_key = ? ORDER BY position" },
@@ -104,7 +117,9 @@ static const struct dbstmt sq_sql[SQ__MAX] = {
 	  "ORDER BY channel DESC, position" },
 	/* SQ_PLAN */
 	{ "tenant_plan", "SELECT plan FROM tenants WHERE id = ?" },
-	/* SQ_STEP_UPDATE: the step at a position keeps its id (and deliveries) */
+	/*
+	 * SQ_STEP_UPDATE: the step at a position keeps its id (and deliveries)
+	 */
 	{ "step_update",
 	  "UPDATE scenario_steps SET message_id = ?, delay_minutes = ? "
 	  "WHERE tenant_id = ? AND scenario_id = ? AND position = ?" },
@@ -114,9 +129,10 @@ static const struct dbstmt sq_sql[SQ__MAX] = {
 	  "AND position >= ?" },
 	/* SQ_SCN_ACTIVE_USING: the active scenarios a message is in */
 	{ "scenario_active_using",
-	  "SELECT DISTINCT " DB_SELECT(SCENARIO_REF_COLS) " FROM scenario_steps st "
-	  "JOIN scenarios s ON s.id = st.scenario_id WHERE st.tenant_id = ? "
-	  "AND st.message_id = ? AND s.status = 'active' AND s.deleted_at IS NULL" },
+	  "SELECT DISTINCT " DB_SELECT(SCENARIO_REF_COLS) " FROM "
+	  "scenario_steps st JOIN scenarios s ON s.id = st.scenario_id WHERE "
+	  "st.tenant_id = ? AND st.message_id = ? AND s.status = 'active' AND "
+	  "s.deleted_at IS NULL" },
 };
 
 static enum fb_err
@@ -126,7 +142,8 @@ run(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
 }
 
 static enum fb_err
-rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *cols,
+rows(struct db *db, int id, const struct dbp *p, size_t n,
+    const struct dbcol *cols,
     size_t ncols, size_t rowsize, bool one, struct dbrows *out)
 {
 	return db_rows(db, DBSET_SCENARIO, id, &sq_sql[id], p, n, cols, ncols,
@@ -164,7 +181,8 @@ enum fb_err
 db_message_update(struct db *db, const char *tenant, const char *id,
     const struct message_fields *m)
 {
-	return run(db, SQ_MSG_UPDATE, DBPARAMS(P_STR(m->channel), P_STR(m->subject),
+	return run(db, SQ_MSG_UPDATE,
+	    DBPARAMS(P_STR(m->channel), P_STR(m->subject),
 	    P_STR(m->body), P_STR(m->header_image_url), P_STR(m->link_url),
 	    P_STR(m->link_params), P_STR(m->blocks), int_or_null(m->sms_segments),
 	    P_STR(m->body_html), P_STR(tenant), P_STR(id)), NULL);
@@ -174,7 +192,8 @@ enum fb_err
 db_message_get(struct db *db, const char *tenant, const char *id,
     struct dbrows *out)
 {
-	return rows(db, SQ_MSG_GET, DBPARAMS(P_STR(tenant), P_STR(id)), message_cols,
+	return rows(db, SQ_MSG_GET, DBPARAMS(P_STR(tenant), P_STR(id)),
+	    message_cols,
 	    NELEM(message_cols), sizeof(struct message_row), true, out);
 }
 
@@ -182,7 +201,8 @@ enum fb_err
 db_message_list(struct db *db, const char *tenant, const char *channel,
     const char *after, int n, struct dbrows *out)
 {
-	return rows(db, SQ_MSG_LIST, DBPARAMS(P_STR(tenant), P_STR(after != NULL ?
+	return rows(db, SQ_MSG_LIST,
+	    DBPARAMS(P_STR(tenant), P_STR(after != NULL ?
 	    after : DB_MAX_ID), P_STR(channel),
 	    P_STR(channel), P_INT(n)), message_cols, NELEM(message_cols),
 	    sizeof(struct message_row), false, out);
@@ -195,7 +215,8 @@ db_message_delete(struct db *db, const char *tenant, const char *id)
 }
 
 enum fb_err
-db_message_in_use(struct db *db, const char *tenant, const char *id, bool *in_use)
+db_message_in_use(struct db *db, const char *tenant, const char *id,
+    bool *in_use)
 {
 	long long	 n;
 	bool		 found;
@@ -211,7 +232,8 @@ enum fb_err
 db_message_copy(struct db *db, const char *tenant, const char *from,
     const char *id)
 {
-	return run(db, SQ_MSG_COPY, DBPARAMS(P_STR(id), P_STR(tenant), P_STR(from)),
+	return run(db, SQ_MSG_COPY,
+	    DBPARAMS(P_STR(id), P_STR(tenant), P_STR(from)),
 	    NULL);
 }
 
@@ -269,17 +291,21 @@ db_scenario_set_status(struct db *db, const char *tenant, const char *id,
 }
 
 enum fb_err
-db_scenario_tenant(struct db *db, const char *id, char tenant_out[UUID_STRLEN + 1])
+db_scenario_tenant(struct db *db, const char *id,
+    char tenant_out[UUID_STRLEN + 1])
 {
-	return db_tenant_of(db, DBSET_SCENARIO, SQ_SCN_OWNER, &sq_sql[SQ_SCN_OWNER],
+	return db_tenant_of(db, DBSET_SCENARIO, SQ_SCN_OWNER,
+	    &sq_sql[SQ_SCN_OWNER],
 	    id, tenant_out);
 }
 
 enum fb_err
-db_scenario_other_active(struct db *db, const char *tenant, const char *campaign,
+db_scenario_other_active(struct db *db, const char *tenant,
+    const char *campaign,
     const char *scenario, struct dbrows *out)
 {
-	return rows(db, SQ_SCN_OTHER_ACTIVE, DBPARAMS(P_STR(tenant), P_STR(campaign),
+	return rows(db, SQ_SCN_OTHER_ACTIVE,
+	    DBPARAMS(P_STR(tenant), P_STR(campaign),
 	    P_STR(scenario)), scenario_ref_cols, NELEM(scenario_ref_cols),
 	    sizeof(struct scenario_ref_row), false, out);
 }
@@ -338,7 +364,8 @@ db_step_messages(struct db *db, const char *tenant, const char *scenario,
 	static const struct dbcol cols[] = { DB_COLUMNS(STEP_MESSAGE_COLS) };
 #undef DB_ROW
 
-	return rows(db, SQ_STEP_MESSAGES, DBPARAMS(P_STR(tenant), P_STR(scenario)),
+	return rows(db, SQ_STEP_MESSAGES,
+	    DBPARAMS(P_STR(tenant), P_STR(scenario)),
 	    cols, NELEM(cols), sizeof(struct step_message_row), false, out);
 }
 

@@ -37,10 +37,12 @@ enum fb_err db_message_update(struct db *, const char *tenant, const char *id,
 enum fb_err db_message_get(struct db *, const char *tenant, const char *id,
 	    struct dbrows *) FB_WUR;
 /* Rows of struct message_row, newest first, n max; channel NULL: any. */
-enum fb_err db_message_list(struct db *, const char *tenant, const char *channel,
+enum fb_err db_message_list(struct db *, const char *tenant,
+    const char *channel,
 	    const char *after, int n, struct dbrows *) FB_WUR;
 /* FB_EDB when steps of deleted scenarios still name it. */
-enum fb_err db_message_delete(struct db *, const char *tenant, const char *id) FB_WUR;
+enum fb_err db_message_delete(struct db *, const char *tenant,
+    const char *id) FB_WUR;
 /* Whether a step of a scenario that is not deleted sends it. */
 enum fb_err db_message_in_use(struct db *, const char *tenant, const char *id,
 	    bool *in_use) FB_WUR;
@@ -49,7 +51,8 @@ enum fb_err db_message_copy(struct db *, const char *tenant, const char *from,
 	    const char *id) FB_WUR;
 
 /* A scenario (contract: Scenario); abandon_wait_minutes -1 for none. */
-#define SCENARIO_COLS(F, N) F(id, TEXT, "id") N(campaign_id, TEXT, "campaign_id") \
+#define SCENARIO_COLS(F, N) F(id, TEXT, "id") N(campaign_id, TEXT, \
+    "campaign_id") \
 	N(name, TEXT, "name") N(status, TEXT, "status") \
 	N(abandon_wait_minutes, INT, "COALESCE(abandon_wait_minutes, -1)") \
 	N(created_at, TIME, "created_at") N(updated_at, TIME, "updated_at")
@@ -67,7 +70,8 @@ enum fb_err db_scenario_list(struct db *, const char *tenant,
 enum fb_err db_scenario_update(struct db *, const char *tenant, const char *id,
 	    const char *name, bool set_wait, long long wait) FB_WUR;
 /* Delete its steps and mark it deleted. */
-enum fb_err db_scenario_delete(struct db *, const char *tenant, const char *id) FB_WUR;
+enum fb_err db_scenario_delete(struct db *, const char *tenant,
+    const char *id) FB_WUR;
 enum fb_err db_scenario_set_status(struct db *, const char *tenant,
 	    const char *id, const char *status) FB_WUR;
 /* The tenant of a scenario not deleted (operator path); FB_ENOTFOUND. */
@@ -96,7 +100,8 @@ enum fb_err db_step_insert(struct db *, const char *tenant, const char *id,
 	    const char *scenario, long long position, const char *message,
 	    long long delay) FB_WUR;
 /* The step at `position` keeps its id (and its deliveries). */
-enum fb_err db_step_update(struct db *, const char *tenant, const char *scenario,
+enum fb_err db_step_update(struct db *, const char *tenant,
+    const char *scenario,
 	    long long position, const char *message, long long delay) FB_WUR;
 /* Remove the steps at `from` and after. */
 enum fb_err db_steps_trim(struct db *, const char *tenant, const char *scenario,
@@ -120,7 +125,8 @@ enum fb_err db_presets(struct db *, const char *key, struct dbrows *) FB_WUR;
 #define EXAMPLE_COLS(F, N) F(key, TEXT, "example_key") \
 	N(channel, TEXT, "channel") N(position, INT, "position") \
 	N(delay_minutes, INT, "delay_minutes") N(label, TEXT, "label") \
-	N(body, TEXT, "body") N(subject, TEXT, "subject") N(blocks, TEXT, "blocks")
+	N(body, TEXT, "body") N(subject, TEXT, "subject") \
+	N(blocks, TEXT, "blocks")
 struct example_row { DB_FIELDS(EXAMPLE_COLS) };
 /* The examples in order, of `channel` and `key` (NULL: any). */
 enum fb_err db_examples(struct db *, const char *channel, const char *key,

@@ -21,8 +21,8 @@
  */
 #define DLV_LIST(index, range, examined) "SELECT " DB_SELECT(DELIVERY_COLS) \
 	" FROM deliveries d " index " WHERE d.tenant_id = ? AND d.id < ? " \
-	"AND (? IS NULL OR d.status = ?) AND (? IS NULL OR d.campaign_id = ?) " \
-	"AND (? IS NULL OR d.scenario_id = ?) " range "ORDER BY d.id DESC " \
+	"AND (? IS NULL OR d.status = ?) AND (? IS NULL OR d.campaign_id = " \
+	"?) AND (? IS NULL OR d.scenario_id = ?) " range "ORDER BY d.id DESC " \
 	"LIMIT ?" examined
 #define DLV_RANGE(col) "AND " col " >= ? AND " col " < ? "
 #define DLV_LIST_BY(col, date) DLV_LIST("USE INDEX (deliveries_tenant, " \
@@ -55,8 +55,9 @@
 	"WHERE q.id = l.quarantine_id AND q.tenant_id = l.tenant_id)"
 #define DAY_SENDS(bidx, index, channel) "(SELECT COUNT(*) FROM leads l2 " \
 	"FORCE INDEX (" index ") STRAIGHT_JOIN deliveries d2 FORCE INDEX " \
-	"(deliveries_lead) ON d2.tenant_id = l2.tenant_id AND d2.lead_id = l2.id " \
-	"WHERE l2.tenant_id = d.tenant_id AND l2." bidx " = l." bidx " AND " \
+	"(deliveries_lead) ON d2.tenant_id = l2.tenant_id AND d2.lead_id = " \
+	"l2.id WHERE l2.tenant_id = d.tenant_id AND " \
+	"l2." bidx " = l." bidx " AND " \
 	"d2.channel = '" channel "' AND (d2.claim_token <> d.claim_token AND " \
 	"d2.status = 'sending' OR (d2.status IN ('sent', 'delivered') AND " \
 	"d2.sent_at >= ?)))"
@@ -98,9 +99,9 @@ _Static_assert(DELIVERY_CLAIM_MAX == 16,
 static const struct dbstmt sd_sql[SD__MAX] = {
 	/* SD_ACTIVE_STEPS: the steps of the campaign's active scenario */
 	{ "active_steps",
-	  "SELECT st.id, st.position, st.message_id, st.delay_minutes, m.channel, "
-	  "st.scenario_id FROM scenarios s JOIN scenario_steps st ON "
-	  "st.scenario_id = s.id JOIN messages m ON m.id = st.message_id "
+	  "SELECT st.id, st.position, st.message_id, st.delay_minutes, "
+	  "m.channel, st.scenario_id FROM scenarios s JOIN scenario_steps st "
+	  "ON st.scenario_id = s.id JOIN messages m ON m.id = st.message_id "
 	  "WHERE s.tenant_id = ? AND s.campaign_id = ? AND s.status = 'active' "
 	  "AND s.deleted_at IS NULL ORDER BY st.position" },
 	/* SD_LEAD_CONTACTS: DB_Q16 leads, the last repeated to fill */
@@ -110,13 +111,17 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	/* SD_LEAD_QUEUED: DB_Q16 leads, the last repeated to fill */
 	{ "lead_queued",
 	  "UPDATE leads SET status = 'queued', updated_at = NOW(6) "
-	  "WHERE tenant_id = ? AND id IN (" DB_Q16 ") AND status = 'abandoned'" },
+	  "WHERE tenant_id = ? AND id IN (" DB_Q16 ") AND status = "
+	  "'abandoned'" },
 	/* SD_LIST, then SD_LIST_* filtered, by date_field */
-	{ "delivery_list", DLV_LIST("FORCE INDEX (deliveries_tenant)", "", "") },
-	{ "delivery_list_created", DLV_LIST_BY("d.created_at", "deliveries_created") },
+	{ "delivery_list",
+	    DLV_LIST("FORCE INDEX (deliveries_tenant)", "", "") },
+	{ "delivery_list_created",
+	    DLV_LIST_BY("d.created_at", "deliveries_created") },
 	{ "delivery_list_scheduled", DLV_LIST_BY("d.scheduled_at",
 	  "deliveries_scheduled") },
-	{ "delivery_list_sent", DLV_LIST_BY("d.sent_at", "deliveries_tenant_sent") },
+	{ "delivery_list_sent",
+	    DLV_LIST_BY("d.sent_at", "deliveries_tenant_sent") },
 	/* SD_SORTED_*: the same on the date's index, by date_field */
 	{ "delivery_sorted_created", DLV_LIST_SORTED("d.created_at",
 	  "deliveries_created") },
@@ -125,7 +130,8 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	{ "delivery_sorted_sent", DLV_LIST_SORTED("d.sent_at",
 	  "deliveries_tenant_sent") },
 	/* SD_GET */
-	{ "delivery_get", "SELECT " DB_SELECT(DELIVERY_COLS) " FROM deliveries d "
+	{ "delivery_get",
+	    "SELECT " DB_SELECT(DELIVERY_COLS) " FROM deliveries d "
 	  "WHERE d.tenant_id = ? AND d.id = ?" },
 	/* SD_SUP_INSERT */
 	{ "suppression_insert",
@@ -134,9 +140,10 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
 	/* SD_SUP_ACTIVE: an unexpired entry of the same contact and scope */
 	{ "suppression_active",
-	  "SELECT id FROM suppressions WHERE tenant_id = ? AND kind = ? AND bidx = ? "
-	  "AND scope = ? AND campaign_id <=> ? "
-	  "AND (expires_at IS NULL OR expires_at > NOW(6)) LIMIT 1 FOR UPDATE" },
+	  "SELECT id FROM suppressions WHERE tenant_id = ? AND kind = ? AND "
+	  "bidx = ? AND scope = ? AND campaign_id <=> ? "
+	  "AND (expires_at IS NULL OR expires_at > NOW(6)) LIMIT 1 "
+	  "FOR UPDATE" },
 	/*
 	 * SD_SUP_LIST: newest first, as the delivery list: the optimizer
 	 * takes the narrowest of the filters' indexes from the values bound,
@@ -147,14 +154,15 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	 */
 	{ "suppression_list",
 	  "SELECT " DB_SELECT(SUPPRESSION_COLS) " FROM suppressions "
-	  "USE INDEX (suppressions_tenant, suppressions_lookup, suppressions_kind, "
-	  "suppressions_reason, suppressions_scope, suppressions_campaign) "
-	  "WHERE tenant_id = ? AND id < ? AND (? IS NULL OR kind = ?) "
-	  "AND (? IS NULL OR reason = ?) AND (? IS NULL OR scope = ?) "
-	  "AND (? IS NULL OR campaign_id = ?) AND (? IS NULL OR bidx IN (?, ?)) "
-	  "ORDER BY id DESC LIMIT ?" },
+	  "USE INDEX (suppressions_tenant, suppressions_lookup, "
+	  "suppressions_kind, suppressions_reason, suppressions_scope, "
+	  "suppressions_campaign) WHERE tenant_id = ? AND id < ? AND (? "
+	  "IS NULL OR kind = ?) AND (? IS NULL OR reason = ?) AND (? IS NULL "
+	  "OR scope = ?) AND (? IS NULL OR campaign_id = ?) AND (? IS NULL OR "
+	  "bidx IN (?, ?)) ORDER BY id DESC LIMIT ?" },
 	/* SD_SUP_GET */
-	{ "suppression_get", "SELECT " DB_SELECT(SUPPRESSION_COLS) " FROM suppressions "
+	{ "suppression_get",
+	    "SELECT " DB_SELECT(SUPPRESSION_COLS) " FROM suppressions "
 	  "WHERE tenant_id = ? AND id = ?" },
 	/* SD_SUP_DELETE */
 	{ "suppression_delete",
@@ -196,94 +204,105 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	 */
 	{ "deliveries_claimed",
 	  "SELECT STRAIGHT_JOIN " DB_SELECT(DELIVERY_REF_COLS) ", "
-	  DB_SELECT(CLAIM_COLS) " FROM deliveries d FORCE INDEX (deliveries_claim) "
-	  "JOIN leads l ON l.id = d.lead_id "
-	  "JOIN campaigns c ON c.id = d.campaign_id JOIN scenarios s ON s.id = d.scenario_id "
-	  "JOIN tenants t ON t.id = d.tenant_id JOIN sites si ON si.id = l.site_id "
-	  "LEFT JOIN scenario_steps st ON st.id = d.step_id "
-	  "LEFT JOIN messages m ON m.id = d.message_id WHERE d.claim_token = ?" },
+	  DB_SELECT(CLAIM_COLS) " FROM deliveries d FORCE INDEX "
+	  "(deliveries_claim) JOIN leads l ON l.id = d.lead_id "
+	  "JOIN campaigns c ON c.id = d.campaign_id JOIN scenarios s ON s.id = "
+	  "d.scenario_id JOIN tenants t ON t.id = d.tenant_id JOIN sites si "
+	  "ON si.id = l.site_id LEFT JOIN scenario_steps st ON st.id = "
+	  "d.step_id LEFT JOIN messages m ON m.id = d.message_id WHERE "
+	  "d.claim_token = ?" },
 	/* SD_FINISH: only while this pass still holds the claim */
 	{ "delivery_finish",
 	  "UPDATE deliveries FORCE INDEX (PRIMARY) "
 	  "SET status = ?, error_code = ?, cancel_reason = ?, "
 	  "sent_at = IF(? = 'sent', CAST(? AS DATETIME(6)), sent_at), "
-	  "provider_id = COALESCE(?, provider_id), segments = COALESCE(?, segments), "
-	  "scheduled_at = COALESCE(CAST(? AS DATETIME(6)), scheduled_at), "
-	  "attempts = GREATEST(attempts - ?, 0), "
-	  "attempt_started_at = IF(status = 'scheduled', NULL, attempt_started_at), "
-	  "claim_token = NULL, claim_until = NULL, updated_at = NOW(6) "
-	  "WHERE id = ? AND claim_token <=> ?" },
+	  "provider_id = COALESCE(?, provider_id), segments = COALESCE(?, "
+	  "segments), scheduled_at = COALESCE(CAST(? AS DATETIME(6)), "
+	  "scheduled_at), attempts = GREATEST(attempts - ?, 0), "
+	  "attempt_started_at = IF(status = 'scheduled', NULL, "
+	  "attempt_started_at), claim_token = NULL, claim_until = NULL, "
+	  "updated_at = NOW(6) WHERE id = ? AND claim_token <=> ?" },
 	/*
 	 * SD_LINK_INSERT: the links given as one JSON array of [token,
 	 * tenant_id, delivery_id, lead_id, kind, url] arrays
 	 */
 	{ "links_insert",
-	  "INSERT INTO links (token, tenant_id, delivery_id, lead_id, kind, url) "
-	  "SELECT j.token, j.tenant_id, j.delivery_id, j.lead_id, j.kind, j.url "
-	  "FROM JSON_TABLE(?, '$[*]' COLUMNS (token VARCHAR(16) PATH '$[0]', "
-	  "tenant_id VARCHAR(36) PATH '$[1]', delivery_id VARCHAR(36) PATH '$[2]', "
-	  "lead_id VARCHAR(36) PATH '$[3]', kind VARCHAR(8) PATH '$[4]', "
-	  "url VARCHAR(2048) PATH '$[5]')) j" },
+	  "INSERT INTO links (token, tenant_id, delivery_id, lead_id, kind, "
+	  "url) SELECT j.token, j.tenant_id, j.delivery_id, j.lead_id, j.kind, "
+	  "j.url FROM JSON_TABLE(?, '$[*]' COLUMNS (token VARCHAR(16) PATH "
+	  "'$[0]', tenant_id VARCHAR(36) PATH '$[1]', delivery_id VARCHAR(36) "
+	  "PATH '$[2]', lead_id VARCHAR(36) PATH '$[3]', kind VARCHAR(8) PATH "
+	  "'$[4]', url VARCHAR(2048) PATH '$[5]')) j" },
 	/* SD_LINK_GET */
 	{ "link_get",
 	  "SELECT " DB_SELECT(LINK_COLS) " FROM links WHERE token = ?" },
 	/* SD_LINK_HIT */
 	{ "link_hit",
-	  "UPDATE links SET hits = hits + 1, first_hit_at = COALESCE(first_hit_at, NOW(6)) "
-	  "WHERE token = ?" },
+	  "UPDATE links SET hits = hits + 1, first_hit_at = "
+	  "COALESCE(first_hit_at, NOW(6)) WHERE token = ?" },
 	/* SD_LEAD_SENT */
 	{ "lead_sent",
 	  "UPDATE leads FORCE INDEX (PRIMARY) SET status = 'sent', "
 	  "updated_at = NOW(6) "
-	  "WHERE tenant_id = ? AND id = ? AND status IN ('abandoned', 'queued')" },
+	  "WHERE tenant_id = ? AND id = ? AND status IN ('abandoned', "
+	  "'queued')" },
 	/* SD_LEAD_SUPPRESS: why a lead not yet reached is held back */
 	{ "lead_suppress",
 	  "UPDATE leads SET suppress_reason = ?, updated_at = NOW(6) "
-	  "WHERE tenant_id = ? AND id = ? AND status NOT IN ('sent', 'converted')" },
+	  "WHERE tenant_id = ? AND id = ? AND status NOT IN ('sent', "
+	  "'converted')" },
 	/* SD_LEAD_CONTACT_KEYS: the lead's indexes and masks, for an opt-out */
 	{ "lead_contact_keys",
 	  "SELECT " DB_SELECT(CONTACT_KEY_COLS) " FROM leads "
 	  "WHERE tenant_id = ? AND id = ?" },
 	/* SD_OPTOUT_CANCEL: the lead's pending deliveries */
 	{ "optout_cancel",
-	  "UPDATE deliveries SET status = 'cancelled', cancel_reason = 'opted_out', "
-	  "updated_at = NOW(6) WHERE tenant_id = ? AND lead_id = ? AND status = 'scheduled'" },
-	/* SD_STEPS_GONE_CANCEL: pending deliveries of steps no longer in the scenario */
+	  "UPDATE deliveries SET status = 'cancelled', cancel_reason = "
+	  "'opted_out', updated_at = NOW(6) WHERE tenant_id = ? AND lead_id = "
+	  "? AND status = 'scheduled'" },
+	/*
+	 * SD_STEPS_GONE_CANCEL: pending deliveries of steps no longer in the
+	 * scenario
+	 */
 	{ "steps_gone_cancel",
-	  "UPDATE deliveries d LEFT JOIN scenario_steps st ON st.id = d.step_id "
-	  "SET d.status = 'cancelled', d.cancel_reason = 'step_removed', "
-	  "d.updated_at = NOW(6) WHERE d.tenant_id = ? AND d.scenario_id = ? "
-	  "AND d.status = 'scheduled' AND st.id IS NULL" },
+	  "UPDATE deliveries d LEFT JOIN scenario_steps st ON st.id = "
+	  "d.step_id SET d.status = 'cancelled', d.cancel_reason = "
+	  "'step_removed', d.updated_at = NOW(6) WHERE d.tenant_id = ? AND "
+	  "d.scenario_id = ? AND d.status = 'scheduled' AND st.id IS NULL" },
 	/* SD_CONVERTED_CANCEL: a conversion stops what is pending */
 	{ "converted_cancel",
-	  "UPDATE deliveries SET status = 'cancelled', cancel_reason = 'converted', "
-	  "updated_at = NOW(6) WHERE tenant_id = ? AND lead_id = ? "
-	  "AND status = 'scheduled'" },
-	/* SD_HOOK_FIND: a sent delivery by the provider's id or our reference */
+	  "UPDATE deliveries SET status = 'cancelled', cancel_reason = "
+	  "'converted', updated_at = NOW(6) WHERE tenant_id = ? AND lead_id = "
+	  "? AND status = 'scheduled'" },
+	/*
+	 * SD_HOOK_FIND: a sent delivery by the provider's id or our reference
+	 */
 	{ "hook_find",
 	  "SELECT " DB_SELECT(RECEIPT_COLS) " FROM deliveries d JOIN leads l "
-	  "ON l.id = d.lead_id WHERE d.id = ? OR d.provider_id = ? LIMIT 1 FOR UPDATE" },
+	  "ON l.id = d.lead_id WHERE d.id = ? OR d.provider_id = ? LIMIT 1 "
+	  "FOR UPDATE" },
 	/* SD_HOOK_RESULT */
 	{ "hook_result",
-	  "UPDATE deliveries SET status = ?, error_code = COALESCE(?, error_code), "
-	  "updated_at = NOW(6) WHERE id = ? AND status IN ('sent', 'delivered')" },
+	  "UPDATE deliveries SET status = ?, error_code = COALESCE(?, "
+	  "error_code), updated_at = NOW(6) WHERE id = ? AND status "
+	  "IN ('sent', 'delivered')" },
 	/* SD_TEST_RCPT_ADD */
 	{ "test_recipient_add",
 	  "INSERT INTO test_recipients (id, tenant_id, kind, bidx, masked, "
-	  "contact_sealed, pii_key_id, confirmed_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
-	  "IF(?, NOW(6), NULL))" },
+	  "contact_sealed, pii_key_id, confirmed_at) VALUES (?, ?, ?, ?, ?, ?, "
+	  "?, IF(?, NOW(6), NULL))" },
 	/* SD_TEST_RCPT_DELETE */
 	{ "test_recipient_delete",
-	  "DELETE FROM test_recipients WHERE tenant_id = ? AND kind = ? AND bidx = ? "
-	  "RETURNING " DB_SELECT(TEST_RECIPIENT_COLS) },
+	  "DELETE FROM test_recipients WHERE tenant_id = ? AND kind = ? AND "
+	  "bidx = ? RETURNING " DB_SELECT(TEST_RECIPIENT_COLS) },
 	/* SD_TEST_RCPT_LIST */
 	{ "test_recipient_list",
 	  "SELECT " DB_SELECT(TEST_RECIPIENT_COLS) " FROM test_recipients "
 	  "WHERE tenant_id = ? ORDER BY id" },
 	/* SD_TEST_RCPT_IS */
 	{ "test_recipient_is",
-	  "SELECT 1 FROM test_recipients WHERE tenant_id = ? AND kind = ? AND bidx = ? "
-	  "AND confirmed_at IS NOT NULL" },
+	  "SELECT 1 FROM test_recipients WHERE tenant_id = ? AND kind = ? AND "
+	  "bidx = ? AND confirmed_at IS NOT NULL" },
 	/*
 	 * SD_USAGE_ROW: the month's row, made when missing, and locked
 	 * exclusively at once (INSERT IGNORE would take a shared lock on an
@@ -302,19 +321,21 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "AND month = ? FOR UPDATE" },
 	/* SD_USAGE_SET */
 	{ "usage_set",
-	  "UPDATE usage_months SET sends = ?, notified_pct = ?, updated_at = NOW(6) "
-	  "WHERE tenant_id = ? AND month = ?" },
+	  "UPDATE usage_months SET sends = ?, notified_pct = ?, updated_at = "
+	  "NOW(6) WHERE tenant_id = ? AND month = ?" },
 	/* SD_USAGE_GIVE_BACK: a counted message that did not leave */
 	{ "usage_give_back",
-	  "UPDATE usage_months SET sends = GREATEST(sends - 1, 0), updated_at = NOW(6) "
-	  "WHERE tenant_id = ? AND month = ?" },
+	  "UPDATE usage_months SET sends = GREATEST(sends - 1, 0), updated_at "
+	  "= NOW(6) WHERE tenant_id = ? AND month = ?" },
 	/* SD_TENANT_QUOTA */
 	{ "tenant_quota",
-	  "UPDATE tenants SET send_quota = ?, updated_at = NOW(6) WHERE id = ?" },
+	  "UPDATE tenants SET send_quota = ?, updated_at = NOW(6) WHERE id = "
+	  "?" },
 	/* SD_OPMAIL_CLAIM: operator emails not sent yet, no other pass's */
 	{ "opmail_claim",
 	  "SELECT " DB_SELECT(OPMAIL_COLS) " FROM outbox WHERE topic = 'email' "
-	  "AND processed_at IS NULL ORDER BY id LIMIT 20 FOR UPDATE SKIP LOCKED" },
+	  "AND processed_at IS NULL ORDER BY id LIMIT 20 FOR UPDATE SKIP "
+	  "LOCKED" },
 	/* SD_OPMAIL_DONE */
 	{ "opmail_done",
 	  "UPDATE outbox SET processed_at = NOW(6) WHERE id = ?" },
@@ -328,14 +349,15 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	 * for none), leased for DELIVERY_LEASE seconds
 	 */
 	{ "deliveries_claim_mark",
-	  "UPDATE deliveries FORCE INDEX (PRIMARY) SET status = 'sending', claim_token = ?, "
-	  "claim_until = CAST(? AS DATETIME(6)) + INTERVAL ? SECOND, "
-	  "attempts = attempts + 1, updated_at = NOW(6) WHERE status = 'scheduled' "
-	  "AND id IN " CLAIM_IN },
+	  "UPDATE deliveries FORCE INDEX (PRIMARY) SET status = 'sending', "
+	  "claim_token = ?, claim_until = CAST(? AS DATETIME(6)) + INTERVAL ? "
+	  "SECOND, attempts = attempts + 1, updated_at = NOW(6) WHERE status = "
+	  "'scheduled' AND id IN " CLAIM_IN },
 	/* SD_USAGE_GET: plan, own quota, the month's count and notices */
 	{ "usage_get",
-	  "SELECT " DB_SELECT(USAGE_COLS) " FROM tenants t LEFT JOIN usage_months u "
-	  "ON u.tenant_id = t.id AND u.month = ? WHERE t.id = ?" },
+	  "SELECT " DB_SELECT(USAGE_COLS) " FROM tenants t LEFT JOIN "
+	  "usage_months u ON u.tenant_id = t.id AND u.month = ? WHERE t.id = "
+	  "?" },
 	/*
 	 * SD_ATTEMPT: the provider is about to be called for a row this pass
 	 * still holds (committed before the call, in the guard's
@@ -359,8 +381,8 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "AND NOT EXISTS (SELECT 1 FROM leads l FORCE INDEX (PRIMARY) "
 	  "WHERE l.id = ? AND l.tenant_id = ? AND l.status = 'converted') "
 	  "AND NOT EXISTS (SELECT 1 FROM tag_ingest i "
-	  "FORCE INDEX (tag_ingest_conversion) WHERE i.event_type = 'conversion' "
-	  "AND i.tenant_id = ? AND i.attempts < 3)" },
+	  "FORCE INDEX (tag_ingest_conversion) WHERE i.event_type = "
+	  "'conversion' AND i.tenant_id = ? AND i.attempts < 3)" },
 	/*
 	 * SD_SEND_GUARD, right before a send (issue 11): is the lead
 	 * converted, and does the intake queue still hold a conversion
@@ -373,20 +395,21 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	 */
 	{ "delivery_send_guard_any",
 	  "SELECT l.status = 'converted', EXISTS (SELECT 1 FROM tag_ingest i "
-	  "FORCE INDEX (tag_ingest_conversion) WHERE i.event_type = 'conversion' "
-	  "AND i.tenant_id = l.tenant_id AND i.attempts < 3) "
+	  "FORCE INDEX (tag_ingest_conversion) WHERE i.event_type = "
+	  "'conversion' AND i.tenant_id = l.tenant_id AND i.attempts < 3) "
 	  "FROM leads l WHERE l.tenant_id = ? AND l.id = ?" },
 	{ "delivery_send_guard",
 	  "SELECT l.status = 'converted', "
-	  "(SELECT MIN(i.part) FROM tag_ingest i WHERE i.event_type = 'conversion' "
-	  "AND i.tenant_id = l.tenant_id AND i.site_id = l.site_id "
-	  "AND i.visitor_id = l.visitor_id AND i.attempts < 3), "
-	  "(SELECT MIN(i.part) FROM tag_ingest i JOIN leads o ON o.site_id = i.site_id "
-	  "AND o.visitor_id = i.visitor_id WHERE i.event_type = 'conversion' "
-	  "AND i.tenant_id = l.tenant_id AND i.attempts < 3 AND o.tenant_id = l.tenant_id "
-	  "AND o.id <> l.id AND ((l.tel_bidx IS NOT NULL AND o.tel_bidx = l.tel_bidx) "
-	  "OR (l.email_bidx IS NOT NULL AND o.email_bidx = l.email_bidx))) "
-	  "FROM leads l WHERE l.tenant_id = ? AND l.id = ?" },
+	  "(SELECT MIN(i.part) FROM tag_ingest i WHERE i.event_type = "
+	  "'conversion' AND i.tenant_id = l.tenant_id AND i.site_id = "
+	  "l.site_id AND i.visitor_id = l.visitor_id AND i.attempts < 3), "
+	  "(SELECT MIN(i.part) FROM tag_ingest i JOIN leads o ON o.site_id = "
+	  "i.site_id AND o.visitor_id = i.visitor_id WHERE i.event_type = "
+	  "'conversion' AND i.tenant_id = l.tenant_id AND i.attempts < 3 AND "
+	  "o.tenant_id = l.tenant_id AND o.id <> l.id AND ((l.tel_bidx "
+	  "IS NOT NULL AND o.tel_bidx = l.tel_bidx) OR (l.email_bidx "
+	  "IS NOT NULL AND o.email_bidx = l.email_bidx))) FROM leads l WHERE "
+	  "l.tenant_id = ? AND l.id = ?" },
 	/*
 	 * SD_SENT_AFTER_CONVERSION: of the given deliveries (the last id
 	 * repeated to fill), those sent to a lead already converted when the
@@ -395,8 +418,8 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	{ "sent_after_conversion",
 	  "SELECT COUNT(*) FROM deliveries d FORCE INDEX (PRIMARY) "
 	  "JOIN leads l FORCE INDEX (PRIMARY) ON l.id = d.lead_id "
-	  "WHERE d.tenant_id = l.tenant_id AND d.status IN ('sent', 'delivered') "
-	  "AND l.converted_at <= d.attempt_started_at AND d.id IN "
+	  "WHERE d.tenant_id = l.tenant_id AND d.status IN ('sent', "
+	  "'delivered') AND l.converted_at <= d.attempt_started_at AND d.id IN "
 	  CLAIM_IN },
 	/* SD_OPMAIL_MEMBERS: who operator emails go to */
 	{ "opmail_members",
@@ -407,7 +430,8 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	 * channel) of each claimed row's contact, by the token
 	 */
 	{ "claim_day_sends",
-	  "SELECT STRAIGHT_JOIN d.id, " CLAIM_DAY_SENDS_SQL " FROM deliveries d "
+	  "SELECT STRAIGHT_JOIN "
+	  "d.id, " CLAIM_DAY_SENDS_SQL " FROM deliveries d "
 	  "FORCE INDEX (deliveries_claim) JOIN leads l ON l.id = d.lead_id "
 	  "WHERE d.claim_token = ?" },
 	/*
@@ -415,8 +439,8 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	 * first: one dive into deliveries_due_tenant a tenant (issue 40)
 	 */
 	{ "deliveries_due_tenants",
-	  "SELECT id FROM (SELECT t.id, (SELECT d.scheduled_at FROM deliveries d "
-	  "FORCE INDEX (deliveries_due_tenant) WHERE d.status = 'scheduled' "
+	  "SELECT id FROM (SELECT t.id, (SELECT d.scheduled_at FROM deliveries "
+	  "d FORCE INDEX (deliveries_due_tenant) WHERE d.status = 'scheduled' "
 	  "AND d.tenant_id = t.id ORDER BY d.scheduled_at LIMIT 1) AS due "
 	  "FROM tenants t) x WHERE due <= ? ORDER BY due, id LIMIT ?" },
 	/* SD_OF_LEAD: a lead's deliveries, newest first */
@@ -448,8 +472,8 @@ sd_int(struct db *db, int id, const struct dbp *p, size_t np, long long *v,
 /* The deliveries a judgement schedules: a statement per DB_MULTI_MAX. */
 static const struct dbmulti schedule_insert = { DBM_DELIVERIES,
 	"delivery_schedule", "INSERT INTO deliveries (id, tenant_id, lead_id, "
-	"campaign_id, scenario_id, step_id, step_no, message_id, channel, status, "
-	"to_masked, pii_state, scheduled_at) VALUES ",
+	"campaign_id, scenario_id, step_id, step_no, message_id, channel, "
+	"status, to_masked, pii_state, scheduled_at) VALUES ",
 	"(?, ?, ?, ?, ?, ?, ?, ?, ?, 'scheduled', ?, ?, "
 	"CAST(? AS DATETIME(6)) + INTERVAL ? MINUTE)" };
 #define SCHEDULE_NCOLS	13
@@ -495,7 +519,8 @@ schedule_lead(struct db *db, const char *tenant, const struct lead_owner_row *l,
 	enum fb_err	 e;
 
 	for (i = 0; i < steps->nrows; i++) {
-		schedule_row(p + *k * SCHEDULE_NCOLS, ids[*k], tenant, l, steps, i,
+		schedule_row(p + *k * SCHEDULE_NCOLS, ids[*k], tenant, l, steps,
+		    i,
 		    c, ci, when);
 		if (++*k == DB_MULTI_MAX) {
 			if ((e = db_run_multi(db, &schedule_insert, *k, p,
@@ -544,7 +569,9 @@ db_deliveries_schedule(struct db *db, const char *tenant,
 	memset(&steps, 0, sizeof(steps));
 	time_sql(at, when);
 	for (i = 0; i < n && e == FB_OK; i++) {
-		/* the steps of the campaign's active scenario, once a campaign */
+		/*
+		 * the steps of the campaign's active scenario, once a campaign
+		 */
 		if (camp == NULL || strcmp(camp, l[i].campaign_id) != 0) {
 			dbres_free(&steps);
 			camp = l[i].campaign_id;
@@ -554,13 +581,15 @@ db_deliveries_schedule(struct db *db, const char *tenant,
 		}
 		if (steps.nrows == 0 || (ci = contact_row(&c, l[i].id)) < 0)
 			continue;
-		e = schedule_lead(db, tenant, &l[i], &steps, &c, (unsigned)ci, when,
+		e = schedule_lead(db, tenant, &l[i], &steps, &c, (unsigned)ci,
+		    when,
 		    p, ids, &k);
 		*scheduled += (int)steps.nrows;
 		queued[nq++] = l[i].id;
 	}
 	if (e == FB_OK && k > 0)
-		e = db_run_multi(db, &schedule_insert, k, p, k * SCHEDULE_NCOLS);
+		e = db_run_multi(db, &schedule_insert, k, p,
+		    k * SCHEDULE_NCOLS);
 	dbres_free(&steps);
 	dbres_free(&c);
 	/* the leads with a delivery are queued */
@@ -580,15 +609,18 @@ static const struct dbcol suppression_cols[] = { DB_COLUMNS(SUPPRESSION_COLS) };
 
 /* A typed read (db_rows()); with `one`, no row is FB_ENOTFOUND. */
 static enum fb_err
-rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *cols,
+rows(struct db *db, int id, const struct dbp *p, size_t n,
+    const struct dbcol *cols,
     size_t ncols, size_t rowsize, bool one, struct dbrows *out)
 {
-	return db_rows(db, DBSET_SENDING, id, &sd_sql[id], p, n, cols, ncols, rowsize,
+	return db_rows(db, DBSET_SENDING, id, &sd_sql[id], p, n, cols, ncols,
+	    rowsize,
 	    one, out);
 }
 
 enum fb_err
-db_delivery_list(struct db *db, const char *tenant, const struct delivery_filter *f,
+db_delivery_list(struct db *db, const char *tenant,
+    const struct delivery_filter *f,
     const char *after, int n, struct dbrows *out)
 {
 	struct dbp	 p[12];
@@ -634,7 +666,8 @@ enum fb_err
 db_delivery_get(struct db *db, const char *tenant, const char *id,
     struct dbrows *out)
 {
-	return rows(db, SD_GET, DBPARAMS(P_STR(tenant), P_STR(id)), delivery_cols,
+	return rows(db, SD_GET, DBPARAMS(P_STR(tenant), P_STR(id)),
+	    delivery_cols,
 	    NELEM(delivery_cols), sizeof(struct delivery_row), true, out);
 }
 
@@ -671,7 +704,8 @@ db_suppression_add(struct db *db, const struct suppression_new *s, bool *added)
 	enum fb_err	 e;
 
 	*added = false;
-	if ((e = sd(db, SD_SUP_ACTIVE, DBPARAMS(P_STR(s->tenant), P_STR(s->kind),
+	if ((e = sd(db, SD_SUP_ACTIVE,
+	    DBPARAMS(P_STR(s->tenant), P_STR(s->kind),
 	    P_BIN(s->bidx, PII_BIDXBYTES), P_STR(s->scope), P_STR(s->campaign)),
 	    &a)) != FB_OK)
 		return e;
@@ -706,7 +740,8 @@ enum fb_err
 db_lead_contact_keys(struct db *db, const char *tenant, const char *lead,
     struct dbrows *out)
 {
-	return rows(db, SD_LEAD_CONTACT_KEYS, DBPARAMS(P_STR(tenant), P_STR(lead)),
+	return rows(db, SD_LEAD_CONTACT_KEYS,
+	    DBPARAMS(P_STR(tenant), P_STR(lead)),
 	    contact_key_cols, NELEM(contact_key_cols), sizeof(struct contact_key_row),
 	    true, out);
 }
@@ -714,14 +749,17 @@ db_lead_contact_keys(struct db *db, const char *tenant, const char *lead,
 enum fb_err
 db_optout_cancel(struct db *db, const char *tenant, const char *lead)
 {
-	return sd(db, SD_OPTOUT_CANCEL, DBPARAMS(P_STR(tenant), P_STR(lead)), NULL);
+	return sd(db, SD_OPTOUT_CANCEL, DBPARAMS(P_STR(tenant), P_STR(lead)),
+	    NULL);
 }
 
 enum fb_err
-db_receipt_delivery(struct db *db, const char *reference, const char *provider_id,
+db_receipt_delivery(struct db *db, const char *reference,
+    const char *provider_id,
     struct dbrows *out)
 {
-	return rows(db, SD_HOOK_FIND, DBPARAMS(P_STR(reference != NULL ? reference :
+	return rows(db, SD_HOOK_FIND,
+	    DBPARAMS(P_STR(reference != NULL ? reference :
 	    DB_MIN_ID), P_STR(provider_id != NULL ?
 	    provider_id : "")), receipt_cols, NELEM(receipt_cols),
 	    sizeof(struct receipt_row), false, out);
@@ -744,7 +782,8 @@ db_receipt_result(struct db *db, const char *id, const char *status,
 #define DELIVERY_REF_COLUMNS DB_COLUMNS(DELIVERY_REF_COLS)
 static const struct dbcol stale_cols[] = { DELIVERY_REF_COLUMNS
 	{ "claim_token", DBT_TEXT, offsetof(struct stale_row, claim_token) },
-	{ "attempt_begun", DBT_BOOL, offsetof(struct stale_row, attempt_begun) } };
+	{ "attempt_begun", DBT_BOOL,
+	    offsetof(struct stale_row, attempt_begun) } };
 static const struct dbcol claim_cols[] = { DELIVERY_REF_COLUMNS
 #undef DB_ROW
 #define DB_ROW struct claim_row
@@ -769,7 +808,8 @@ db_deliveries_due_tenants(struct db *db, const char *at, int limit,
 
 /* Pick up to `share` of each tenant's due deliveries into ids[]. */
 static enum fb_err
-claim_pick(struct db *db, const char *at, const char (*tenants)[UUID_STRLEN + 1],
+claim_pick(struct db *db, const char *at,
+    const char (*tenants)[UUID_STRLEN + 1],
     size_t nt, int share, int got[], char (*ids)[UUID_STRLEN + 1], size_t *n)
 {
 	struct dbres	 pick;
@@ -785,7 +825,8 @@ claim_pick(struct db *db, const char *at, const char (*tenants)[UUID_STRLEN + 1]
 		    P_INT(share)), &pick)) != FB_OK)
 			return e;
 		for (i = 0; i < pick.nrows; i++)
-			snprintf(ids[(*n)++], UUID_STRLEN + 1, "%s", pick.cell[i]);
+			snprintf(ids[(*n)++], UUID_STRLEN + 1, "%s",
+			    pick.cell[i]);
 		got[k] = (int)pick.nrows;
 		dbres_free(&pick);
 	}
@@ -806,7 +847,8 @@ db_deliveries_claim(struct db *db, const char *token, const char *at,
 	out->row = NULL;
 	if (share < 1 || (size_t)share > DELIVERY_CLAIM_MAX)
 		return FB_EINVAL;
-	if ((e = claim_pick(db, at, tenants, nt, share, got, ids, &n)) != FB_OK ||
+	if ((e = claim_pick(db, at, tenants, nt, share, got, ids,
+	    &n)) != FB_OK ||
 	    n == 0)
 		return e;
 	/* SD_CLAIM_MARK: the token, the lease, then the ids (NULL: none) */
@@ -854,7 +896,8 @@ db_deliveries_stale(struct db *db, const char *at, struct dbrows *out)
 	/* locked while read, so that two passes do not both take a row */
 	if ((e = db_begin(db)) != FB_OK)
 		return e;
-	e = rows(db, SD_STALE, DBPARAMS(P_STR(at)), stale_cols, NELEM(stale_cols),
+	e = rows(db, SD_STALE, DBPARAMS(P_STR(at)), stale_cols,
+	    NELEM(stale_cols),
 	    sizeof(struct stale_row), false, out);
 	db_rollback(db);
 	return e;
@@ -876,7 +919,8 @@ db_delivery_finish(struct db *db, const struct delivery_outcome *o, bool *held)
 }
 
 enum fb_err
-db_delivery_attempt(struct db *db, const char *id, const char *token, bool *held)
+db_delivery_attempt(struct db *db, const char *id, const char *token,
+    bool *held)
 {
 	unsigned long long n;
 	enum fb_err	 e;
@@ -893,7 +937,8 @@ db_delivery_attempt_clear(struct db *db, const struct delivery_ref *d,
 	unsigned long long n;
 	enum fb_err	 e;
 
-	e = sd_affected(db, SD_ATTEMPT_CLEAR, DBPARAMS(P_STR(d->id), P_STR(token),
+	e = sd_affected(db, SD_ATTEMPT_CLEAR,
+	    DBPARAMS(P_STR(d->id), P_STR(token),
 	    P_STR(d->lead_id), P_STR(d->tenant_id), P_STR(d->tenant_id)), &n);
 	*stamped = n > 0;
 	return e;
@@ -963,7 +1008,8 @@ db_lead_suppress(struct db *db, const char *tenant, const char *lead,
 enum fb_err
 db_converted_cancel(struct db *db, const char *tenant, const char *lead)
 {
-	return sd(db, SD_CONVERTED_CANCEL, DBPARAMS(P_STR(tenant), P_STR(lead)), NULL);
+	return sd(db, SD_CONVERTED_CANCEL, DBPARAMS(P_STR(tenant), P_STR(lead)),
+	    NULL);
 }
 
 enum fb_err
@@ -1021,7 +1067,8 @@ db_usage_get(struct db *db, const char *tenant, const char *month,
 	static const struct dbcol cols[] = { DB_COLUMNS(USAGE_COLS) };
 #undef DB_ROW
 
-	return rows(db, SD_USAGE_GET, DBPARAMS(P_STR(month), P_STR(tenant)), cols,
+	return rows(db, SD_USAGE_GET, DBPARAMS(P_STR(month), P_STR(tenant)),
+	    cols,
 	    NELEM(cols), sizeof(struct usage_row), true, out);
 }
 
@@ -1065,7 +1112,8 @@ enum fb_err
 db_test_recipient_delete(struct db *db, const char *tenant, const char *kind,
     const struct dbbin *bidx, struct dbrows *out)
 {
-	return rows(db, SD_TEST_RCPT_DELETE, DBPARAMS(P_STR(tenant), P_STR(kind),
+	return rows(db, SD_TEST_RCPT_DELETE,
+	    DBPARAMS(P_STR(tenant), P_STR(kind),
 	    P_BIN(bidx->p, bidx->n)), test_recipient_cols,
 	    NELEM(test_recipient_cols), sizeof(struct test_recipient_row), false,
 	    out);
@@ -1137,7 +1185,8 @@ db_opmail_add(struct db *db, const char *tenant, const char *template,
 	unsigned	 i;
 	enum fb_err	 e;
 
-	if ((e = sd(db, SD_OPMAIL_MEMBERS, DBPARAMS(P_STR(tenant)), &m)) != FB_OK)
+	if ((e = sd(db, SD_OPMAIL_MEMBERS, DBPARAMS(P_STR(tenant)),
+	    &m)) != FB_OK)
 		return e;
 	mail = json_object_new_object();
 	jadd_str(mail, "template", template);

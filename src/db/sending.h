@@ -22,9 +22,11 @@ struct delivery_ref { DB_FIELDS(DELIVERY_REF_COLS) };
 
 /* A claimed delivery: everything its send re-checks and needs. */
 #define CLAIM_COLS(F, N) F(lead_status, TEXT, "l.status") \
-	N(email_sealed, BIN, "l.email_sealed") N(tel_sealed, BIN, "l.tel_sealed") \
+	N(email_sealed, BIN, "l.email_sealed") \
+	N(tel_sealed, BIN, "l.tel_sealed") \
 	N(email_bidx, BIN, "l.email_bidx") N(tel_bidx, BIN, "l.tel_bidx") \
-	N(sms_capable, BOOL, "l.sms_capable") N(pii_key_id, INT, "l.pii_key_id") \
+	N(sms_capable, BOOL, "l.sms_capable") \
+	N(pii_key_id, INT, "l.pii_key_id") \
 	N(consent_state, TEXT, "l.consent_state") \
 	N(landing_url, TEXT, "l.landing_url") \
 	N(campaign_status, TEXT, "c.status") \
@@ -96,7 +98,8 @@ enum fb_err db_claim_day_sends(struct db *, const char *token,
 struct stale_row {
 	struct delivery_ref	 d;
 	const char		*claim_token;
-	bool			 attempt_begun;	/* its provider call had begun */
+	/* its provider call had begun */
+	bool			 attempt_begun;
 };
 /* Up to 1000 struct stale_row whose lease ended before `at`, by id. */
 enum fb_err db_deliveries_stale(struct db *, const char *at,
@@ -105,12 +108,14 @@ enum fb_err db_deliveries_stale(struct db *, const char *at,
 /* The outcome of a claimed delivery (contract: Delivery). */
 struct delivery_outcome {
 	const char	*id, *token;	/* the delivery and the claim */
-	const char	*status;	/* sent, failed, cancelled, suppressed, scheduled */
+	/* sent, failed, cancelled, suppressed, scheduled */
+	const char	*status;
 	const char	*error_code, *cancel_reason;	/* or NULL */
 	const char	*at;		/* SQL DATETIME: sent_at when sent */
 	const char	*provider_id;	/* or NULL */
 	int		 segments;	/* SMS parts; 0: unknown */
-	const char	*reschedule;	/* SQL DATETIME when scheduled again, or NULL */
+	/* SQL DATETIME when scheduled again, or NULL */
+	const char	*reschedule;
 	int		 give_back;	/* attempts not to count (a wait) */
 };
 /*
@@ -152,7 +157,8 @@ enum fb_err db_delivery_send_guard(struct db *, const char *tenant,
 enum fb_err db_sent_after_conversion(struct db *, const char *const *ids,
 	    size_t n, long long *count) FB_WUR;
 /* A lead reached: status sent (from abandoned or queued). */
-enum fb_err db_lead_sent(struct db *, const char *tenant, const char *lead) FB_WUR;
+enum fb_err db_lead_sent(struct db *, const char *tenant,
+    const char *lead) FB_WUR;
 /* Why a lead not yet reached is held back (contract: Lead suppress_reason). */
 enum fb_err db_lead_suppress(struct db *, const char *tenant, const char *lead,
 	    const char *reason) FB_WUR;
@@ -187,7 +193,8 @@ struct usage_row { DB_FIELDS(USAGE_COLS) };
 enum fb_err db_usage_get(struct db *, const char *tenant, const char *month,
 	    struct dbrows *out) FB_WUR;
 /* Set the tenant's own monthly quota; < 0: its plan's. */
-enum fb_err db_tenant_quota(struct db *, const char *tenant, long long quota) FB_WUR;
+enum fb_err db_tenant_quota(struct db *, const char *tenant,
+    long long quota) FB_WUR;
 
 /* The tenant's test recipients (contract: Delivery switch test_only). */
 #define TEST_RECIPIENT_COLS(F, N) F(id, TEXT, "id") N(kind, TEXT, "kind") \
@@ -203,7 +210,8 @@ enum fb_err db_test_recipient_list(struct db *, const char *tenant,
  * reach it; `confirmed` (an operator's) makes it count at once, else once
  * its code is typed back (migration 0021).
  */
-enum fb_err db_test_recipient_add(struct db *, const char *id, const char *tenant,
+enum fb_err db_test_recipient_add(struct db *, const char *id,
+    const char *tenant,
 	    const char *kind, const struct dbbin *bidx, const char *masked,
 	    const struct dbbin *sealed, int key_id, bool confirmed) FB_WUR;
 /* The removed struct test_recipient_row (none when there was none). */
@@ -237,7 +245,8 @@ struct link_new {
 enum fb_err db_links_add(struct db *, const struct link_new *l,
 	    size_t n) FB_WUR;
 /* One struct link_row; FB_ENOTFOUND when no such token. */
-enum fb_err db_link_get(struct db *, const char *token, struct dbrows *out) FB_WUR;
+enum fb_err db_link_get(struct db *, const char *token,
+    struct dbrows *out) FB_WUR;
 /* Count a visit of the link. */
 enum fb_err db_link_hit(struct db *, const char *token) FB_WUR;
 
@@ -275,12 +284,14 @@ enum fb_err db_opmail_to(struct db *, const char *tenant, const char *ids,
 	    "WHERE s.id = d.scenario_id)") \
 	N(step_id, TEXT, "d.step_id") N(step_no, INT, "d.step_no") \
 	N(scheduled_at, TIME, "d.scheduled_at") N(sent_at, TIME, "d.sent_at") \
-	N(created_at, TIME, "d.created_at") N(cancel_reason, TEXT, "d.cancel_reason") \
+	N(created_at, TIME, "d.created_at") \
+	N(cancel_reason, TEXT, "d.cancel_reason") \
 	N(error_code, TEXT, "d.error_code") N(segments, TEXT, "d.segments")
 struct delivery_row { DB_FIELDS(DELIVERY_COLS) };
 struct delivery_filter {
 	const char	*status, *campaign, *scenario;	/* NULL: any */
-	struct date_range range;	/* 0 created_at, 1 scheduled_at, 2 sent_at */
+	/* 0 created_at, 1 scheduled_at, 2 sent_at */
+	struct date_range range;
 };
 /* Rows of struct delivery_row, newest first, n max. */
 enum fb_err db_delivery_list(struct db *, const char *tenant,
@@ -334,10 +345,12 @@ enum fb_err db_suppression_delete(struct db *, const char *tenant,
 	N(tel_masked, TEXT, "tel_masked")
 struct contact_key_row { DB_FIELDS(CONTACT_KEY_COLS) };
 /* One struct contact_key_row; FB_ENOTFOUND when it is not the tenant's. */
-enum fb_err db_lead_contact_keys(struct db *, const char *tenant, const char *lead,
+enum fb_err db_lead_contact_keys(struct db *, const char *tenant,
+    const char *lead,
 	    struct dbrows *) FB_WUR;
 /* Cancel the lead's scheduled deliveries: opted_out. */
-enum fb_err db_optout_cancel(struct db *, const char *tenant, const char *lead) FB_WUR;
+enum fb_err db_optout_cancel(struct db *, const char *tenant,
+    const char *lead) FB_WUR;
 
 /*
  * The delivery a provider's receipt names, by its id (the reference we
@@ -345,7 +358,8 @@ enum fb_err db_optout_cancel(struct db *, const char *tenant, const char *lead) 
  * keys.  Across tenants: a receipt names no tenant, and the provider's
  * id is ours only for deliveries we sent.
  */
-#define RECEIPT_COLS(F, N) F(id, TEXT, "d.id") N(tenant_id, TEXT, "d.tenant_id") \
+#define RECEIPT_COLS(F, N) F(id, TEXT, "d.id") N(tenant_id, TEXT, \
+    "d.tenant_id") \
 	N(lead_id, TEXT, "d.lead_id") N(channel, TEXT, "d.channel") \
 	N(status, TEXT, "d.status") N(campaign_id, TEXT, "d.campaign_id") \
 	N(step_no, TEXT, "d.step_no") N(email_bidx, BIN, "l.email_bidx") \

@@ -32,7 +32,8 @@ enum {
 static const struct dbstmt ten_sql[TEN__MAX] = {
 	/* TEN_CREATE */
 	{ "tenant_create",
-	  "INSERT INTO tenants (id, name, plan, rate_limit) VALUES (?, ?, ?, ?)" },
+	  "INSERT INTO tenants (id, name, plan, rate_limit) VALUES (?, ?, ?, "
+	  "?)" },
 	/* TEN_CONSENT_CREATE */
 	{ "tenant_consent_create",
 	  "INSERT INTO consent_settings (tenant_id, optout_body) VALUES (?, "
@@ -41,12 +42,14 @@ static const struct dbstmt ten_sql[TEN__MAX] = {
 	{ "tenant_exists", "SELECT 1 FROM tenants WHERE id = ?" },
 	/* TEN_MEMBER_CREATE */
 	{ "member_create",
-	  "INSERT INTO members (id, tenant_id, email, role) VALUES (?, ?, ?, ?)" },
+	  "INSERT INTO members (id, tenant_id, email, role) VALUES (?, ?, ?, "
+	  "?)" },
 	/* TEN_MEMBER_STATUS */
 	{ "member_set_status",
 	  "UPDATE members SET status = ?, updated_at = NOW(6) WHERE id = ?" },
 	/* TEN_MEMBER_TENANT */
-	{ "member_tenant", "SELECT tenant_id, role, status FROM members WHERE id = ?" },
+	{ "member_tenant",
+	    "SELECT tenant_id, role, status FROM members WHERE id = ?" },
 	/* TEN_KEY_CREATE */
 	{ "apikey_create",
 	  "INSERT INTO api_keys (id, tenant_id, member_id, kind, key_hash, "
@@ -69,7 +72,8 @@ static const struct dbstmt ten_sql[TEN__MAX] = {
 	  "AND (? IS NULL OR id < ?) ORDER BY id DESC LIMIT ?" },
 	/* TEN_SITE_GET */
 	{ "site_get",
-	  "SELECT " DB_SELECT(SITE_COLS) " FROM sites WHERE tenant_id = ? AND id = ?" },
+	  "SELECT " DB_SELECT(SITE_COLS) " FROM sites WHERE tenant_id = ? AND "
+	  "id = ?" },
 	/*
 	 * TEN_SITE_SNIPPETS: the site and the campaigns its snippets name,
 	 * kept on its row by triggers (migration 0010): one look-up.
@@ -87,7 +91,8 @@ static const struct dbstmt ten_sql[TEN__MAX] = {
 	  "ORDER BY position" },
 	/* TEN_DSW_GET */
 	{ "delivery_status",
-	  "SELECT " DB_SELECT(DELIVERY_STATUS_COLS) " FROM tenants WHERE id = ?" },
+	  "SELECT " DB_SELECT(DELIVERY_STATUS_COLS) " FROM tenants WHERE id = "
+	  "?" },
 	/* TEN_DSW_SET */
 	{ "delivery_switch",
 	  "UPDATE tenants SET delivery_enabled_at = CASE "
@@ -108,9 +113,9 @@ static const struct dbstmt ten_sql[TEN__MAX] = {
 	  "UPDATE consent_settings SET "
 	  "consent_checkbox_enabled = COALESCE(?, consent_checkbox_enabled), "
 	  "consent_default_checked = COALESCE(?, consent_default_checked), "
-	  "consent_optout_link_enabled = COALESCE(?, consent_optout_link_enabled), "
-	  "consent_template_key = COALESCE(?, consent_template_key), "
-	  "consent_mode = COALESCE(?, consent_mode), "
+	  "consent_optout_link_enabled = COALESCE(?, "
+	  "consent_optout_link_enabled), consent_template_key = COALESCE(?, "
+	  "consent_template_key), consent_mode = COALESCE(?, consent_mode), "
 	  "optout_title = COALESCE(?, optout_title), "
 	  "optout_body = COALESCE(?, optout_body), "
 	  "optout_link_label = COALESCE(?, optout_link_label), "
@@ -133,10 +138,12 @@ static const struct dbcol site_snippets_cols[] = { DB_COLUMNS(SITE_COLS)
 
 /* A typed read (db_rows()); with `one`, no row is FB_ENOTFOUND. */
 static enum fb_err
-rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *cols,
+rows(struct db *db, int id, const struct dbp *p, size_t n,
+    const struct dbcol *cols,
     size_t ncols, size_t rowsize, bool one, struct dbrows *out)
 {
-	return db_rows(db, DBSET_TENANT, id, &ten_sql[id], p, n, cols, ncols, rowsize,
+	return db_rows(db, DBSET_TENANT, id, &ten_sql[id], p, n, cols, ncols,
+	    rowsize,
 	    one, out);
 }
 
@@ -162,7 +169,8 @@ update_one(struct db *db, int upd, const struct dbp *p, size_t n, int tenant_q,
 {
 	enum fb_err	 e;
 
-	if ((e = db_tenant_of(db, DBSET_TENANT, tenant_q, &ten_sql[tenant_q], id,
+	if ((e = db_tenant_of(db, DBSET_TENANT, tenant_q, &ten_sql[tenant_q],
+	    id,
 	    tenant_out)) != FB_OK)
 		return e;
 	return run(db, upd, p, n, NULL);
@@ -209,13 +217,15 @@ db_member_set_status(struct db *db, const char *id, const char *status,
 }
 
 enum fb_err
-db_member_tenant(struct db *db, const char *id, char tenant_out[UUID_STRLEN + 1],
+db_member_tenant(struct db *db, const char *id,
+    char tenant_out[UUID_STRLEN + 1],
     char *role_out, size_t rolesz, char *status_out, size_t statussz)
 {
 	struct dbres	 r;
 	enum fb_err	 e;
 
-	if ((e = run_one(db, TEN_MEMBER_TENANT, DBPARAMS(P_STR(id)), &r)) != FB_OK)
+	if ((e = run_one(db, TEN_MEMBER_TENANT, DBPARAMS(P_STR(id)),
+	    &r)) != FB_OK)
 		return e;
 	snprintf(tenant_out, UUID_STRLEN + 1, "%s", dbres_get(&r, 0, 0));
 	snprintf(role_out, rolesz, "%s", dbres_get(&r, 0, 1));
@@ -235,7 +245,8 @@ db_apikey_create(struct db *db, const char *id, const char *tenant,
 }
 
 enum fb_err
-db_apikey_revoke(struct db *db, const char *id, char tenant_out[UUID_STRLEN + 1])
+db_apikey_revoke(struct db *db, const char *id,
+    char tenant_out[UUID_STRLEN + 1])
 {
 	return update_one(db, TEN_KEY_REVOKE, DBPARAMS(P_STR(id)),
 	    TEN_KEY_TENANT, id, tenant_out);
@@ -266,9 +277,11 @@ db_site_list(struct db *db, const char *tenant, const char *after, int n,
 }
 
 enum fb_err
-db_site_get(struct db *db, const char *tenant, const char *id, struct dbrows *out)
+db_site_get(struct db *db, const char *tenant, const char *id,
+    struct dbrows *out)
 {
-	return rows(db, TEN_SITE_GET, DBPARAMS(P_STR(tenant), P_STR(id)), site_cols,
+	return rows(db, TEN_SITE_GET, DBPARAMS(P_STR(tenant), P_STR(id)),
+	    site_cols,
 	    NELEM(site_cols), sizeof(struct site_row), true, out);
 }
 
@@ -330,11 +343,13 @@ db_delivery_switch(struct db *db, const char *tenant, const char *mode)
 enum fb_err
 db_tenant_quiet_hours(struct db *db, const char *tenant, int start, int end)
 {
-	return run(db, TEN_QUIET, DBPARAMS(P_INT(start), P_INT(end), P_STR(tenant)), NULL);
+	return run(db, TEN_QUIET,
+	    DBPARAMS(P_INT(start), P_INT(end), P_STR(tenant)), NULL);
 }
 
 enum fb_err
-db_site_rename(struct db *db, const char *tenant, const char *id, const char *name)
+db_site_rename(struct db *db, const char *tenant, const char *id,
+    const char *name)
 {
 	return run(db, TEN_SITE_RENAME, DBPARAMS(P_STR(name), P_STR(tenant),
 	    P_STR(id)), NULL);
@@ -347,7 +362,8 @@ tri(int v)
 }
 
 enum fb_err
-db_consent_update(struct db *db, const char *tenant, const struct consent_patch *p)
+db_consent_update(struct db *db, const char *tenant,
+    const struct consent_patch *p)
 {
 	return run(db, TEN_CONSENT_UPDATE, DBPARAMS(tri(p->checkbox),
 	    tri(p->default_checked), tri(p->optout_link), P_STR(p->template_key),

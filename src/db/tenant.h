@@ -14,7 +14,8 @@ enum fb_err db_tenant_exists(struct db *, const char *tenant) FB_WUR;
 enum fb_err db_member_create(struct db *, const char *id, const char *tenant,
 	    const char *email, const char *role) FB_WUR;
 /* Set a member's status (active|suspended|deleted); FB_ENOTFOUND if none. */
-enum fb_err db_member_set_status(struct db *, const char *id, const char *status,
+enum fb_err db_member_set_status(struct db *, const char *id,
+    const char *status,
 	    char tenant_out[UUID_STRLEN + 1]) FB_WUR;
 /*
  * The tenant, role and status (active|suspended|deleted) of member `id`,
@@ -76,14 +77,16 @@ enum fb_err db_site_with_campaigns(struct db *, const char *tenant,
 struct consent_row { DB_FIELDS(CONSENT_COLS) };
 /* A change of the consent settings: NULL or -1 keeps a field. */
 struct consent_patch {
-	int		 checkbox, default_checked, optout_link;	/* 0, 1, -1 */
+	/* 0, 1, -1 */
+	int		 checkbox, default_checked, optout_link;
 	const char	*template_key, *mode;
 	const char	*optout_title, *optout_body, *optout_link_label;
 };
 enum fb_err db_consent_update(struct db *, const char *tenant,
 	    const struct consent_patch *) FB_WUR;
 /* One struct consent_row; FB_ENOTFOUND when the tenant has none. */
-enum fb_err db_consent_get(struct db *, const char *tenant, struct dbrows *) FB_WUR;
+enum fb_err db_consent_get(struct db *, const char *tenant,
+    struct dbrows *) FB_WUR;
 /* The consent texts a tenant may pick from, in their order. */
 #define CONSENT_TEMPLATE_COLS(F, N) F(key, TEXT, "template_key") \
 	N(main, TEXT, "main") N(note, TEXT, "note")
@@ -97,7 +100,8 @@ struct delivery_status_row { DB_FIELDS(DELIVERY_STATUS_COLS) };
 /* One struct delivery_status_row; FB_ENOTFOUND when no such tenant. */
 enum fb_err db_delivery_status(struct db *, const char *tenant,
 	    struct dbrows *) FB_WUR;
-enum fb_err db_delivery_switch(struct db *, const char *tenant, const char *mode) FB_WUR;
+enum fb_err db_delivery_switch(struct db *, const char *tenant,
+    const char *mode) FB_WUR;
 /* SMS quiet hours in minutes after midnight JST; start == end: none. */
 enum fb_err db_tenant_quiet_hours(struct db *, const char *tenant, int start,
 	    int end) FB_WUR;

@@ -1,4 +1,6 @@
-/* SQL of test recipients members add and confirm, and of test sends (store.h). */
+/*
+ * SQL of test recipients members add and confirm, and of test sends (store.h).
+ */
 #include <stdio.h>
 #include <string.h>
 
@@ -21,7 +23,8 @@ static const struct dbstmt ts_sql[TS__MAX] = {
 	  "SELECT " DB_SELECT(RCPT_CODE_COLS) " FROM test_recipients "
 	  "WHERE tenant_id = ? AND id = ? FOR UPDATE" },
 	{ "test_recipient_try",
-	  "UPDATE test_recipients SET code_tries = code_tries + 1 WHERE id = ?" },
+	  "UPDATE test_recipients SET code_tries = code_tries + 1 WHERE id = "
+	  "?" },
 	{ "test_recipient_confirm",
 	  "UPDATE test_recipients SET confirmed_at = NOW(6), code_hash = NULL "
 	  "WHERE id = ?" },
@@ -83,7 +86,8 @@ run(struct db *db, int id, const struct dbp *p, size_t n, struct dbres *r)
 }
 
 static enum fb_err
-rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *cols,
+rows(struct db *db, int id, const struct dbp *p, size_t n,
+    const struct dbcol *cols,
     size_t ncols, size_t rowsize, bool one, struct dbrows *out)
 {
 	return db_rows(db, DBSET_TESTSEND, id, &ts_sql[id], p, n, cols, ncols,
@@ -94,7 +98,8 @@ enum fb_err
 db_test_recipient_get(struct db *db, const char *tenant, const char *id,
     struct dbrows *out)
 {
-	return rows(db, TS_RCPT_GET, DBPARAMS(P_STR(tenant), P_STR(id)), rcpt_cols,
+	return rows(db, TS_RCPT_GET, DBPARAMS(P_STR(tenant), P_STR(id)),
+	    rcpt_cols,
 	    NELEM(rcpt_cols), sizeof(struct test_recipient_row), true, out);
 }
 
@@ -105,7 +110,8 @@ db_test_recipient_remove(struct db *db, const char *tenant, const char *id,
 	unsigned long long n = 0;
 	enum fb_err	 e;
 
-	e = db_changed(db, DBSET_TESTSEND, TS_RCPT_REMOVE, &ts_sql[TS_RCPT_REMOVE],
+	e = db_changed(db, DBSET_TESTSEND, TS_RCPT_REMOVE,
+	    &ts_sql[TS_RCPT_REMOVE],
 	    DBPARAMS(P_STR(tenant), P_STR(id)), &n);
 	*found = n > 0;
 	return e;
@@ -115,7 +121,8 @@ enum fb_err
 db_test_recipient_code(struct db *db, const char *tenant, const char *id,
     struct dbrows *out)
 {
-	return rows(db, TS_RCPT_CODE, DBPARAMS(P_STR(tenant), P_STR(id)), code_cols,
+	return rows(db, TS_RCPT_CODE, DBPARAMS(P_STR(tenant), P_STR(id)),
+	    code_cols,
 	    NELEM(code_cols), sizeof(struct rcpt_code_row), true, out);
 }
 
@@ -139,14 +146,16 @@ db_test_recipient_code_claim(struct db *db, struct dbrows *out)
 }
 
 enum fb_err
-db_test_recipient_code_sent(struct db *db, const char *id, const unsigned char *hash)
+db_test_recipient_code_sent(struct db *db, const char *id,
+    const unsigned char *hash)
 {
 	return run(db, TS_CODE_SENT, DBPARAMS(P_BIN(hash, SECRET_HASH_LEN),
 	    P_STR(id)), NULL);
 }
 
 enum fb_err
-db_test_recipients_reachable(struct db *db, const char *tenant, const char *kind,
+db_test_recipients_reachable(struct db *db, const char *tenant,
+    const char *kind,
     struct dbrows *out)
 {
 	return rows(db, TS_REACHABLE, DBPARAMS(P_STR(tenant), P_STR(kind)),
@@ -158,7 +167,8 @@ enum fb_err
 db_test_send_add(struct db *db, const char *id, const char *tenant,
     const char *message, const char *recipient, const char *member)
 {
-	return run(db, TS_ADD, DBPARAMS(P_STR(id), P_STR(tenant), P_STR(message),
+	return run(db, TS_ADD,
+	    DBPARAMS(P_STR(id), P_STR(tenant), P_STR(message),
 	    P_STR(recipient), P_STR(member)), NULL);
 }
 

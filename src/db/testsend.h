@@ -11,7 +11,8 @@
  * (migration 0021; issue 16).
  */
 /* One struct test_recipient_row of the tenant; FB_ENOTFOUND when none. */
-enum fb_err db_test_recipient_get(struct db *, const char *tenant, const char *id,
+enum fb_err db_test_recipient_get(struct db *, const char *tenant,
+    const char *id,
 	    struct dbrows *out) FB_WUR;
 enum fb_err db_test_recipient_remove(struct db *, const char *tenant,
 	    const char *id, bool *found) FB_WUR;
@@ -21,7 +22,8 @@ enum fb_err db_test_recipient_remove(struct db *, const char *tenant,
 	N(live, BOOL, "code_sent_at > NOW(6) - INTERVAL 30 MINUTE") \
 	N(confirmed, BOOL, "confirmed_at IS NOT NULL")
 struct rcpt_code_row { DB_FIELDS(RCPT_CODE_COLS) };
-enum fb_err db_test_recipient_code(struct db *, const char *tenant, const char *id,
+enum fb_err db_test_recipient_code(struct db *, const char *tenant,
+    const char *id,
 	    struct dbrows *out) FB_WUR;
 /* A wrong code: one more try counted. */
 enum fb_err db_test_recipient_try(struct db *, const char *id) FB_WUR;
@@ -32,16 +34,20 @@ enum fb_err db_test_recipient_confirm(struct db *, const char *id) FB_WUR;
 	N(key_id, INT, "COALESCE(pii_key_id, 0)")
 struct rcpt_send_row { DB_FIELDS(RCPT_SEND_COLS) };
 /* Up to 20 recipients waiting for their code, locked, no other pass's. */
-enum fb_err db_test_recipient_code_claim(struct db *, struct dbrows *out) FB_WUR;
+enum fb_err db_test_recipient_code_claim(struct db *,
+    struct dbrows *out) FB_WUR;
 enum fb_err db_test_recipient_code_sent(struct db *, const char *id,
 	    const unsigned char *hash) FB_WUR;
 /* The tenant's confirmed recipients of `kind` that a test send can reach. */
 enum fb_err db_test_recipients_reachable(struct db *, const char *tenant,
 	    const char *kind, struct dbrows *out) FB_WUR;
 /* A test send (TestSendOut). */
-#define TEST_SEND_COLS(F, N) F(id, TEXT, "t.id") N(message_id, TEXT, "t.message_id") \
+#define TEST_SEND_COLS(F, N) F(id, TEXT, "t.id") N(message_id, TEXT, \
+    "t.message_id") \
 	N(recipient_id, TEXT, "t.recipient_id") \
-	N(masked, TEXT, "(SELECT r.masked FROM test_recipients r WHERE r.id = t.recipient_id)") \
+	N(masked, TEXT, \
+	    "(SELECT r.masked FROM test_recipients r WHERE r.id = " \
+	    "t.recipient_id)") \
 	N(status, TEXT, "t.status") N(error, TEXT, "t.error") \
 	N(sent_at, TIME, "t.sent_at") N(created_at, TIME, "t.created_at")
 struct test_send_row { DB_FIELDS(TEST_SEND_COLS) };
@@ -49,14 +55,18 @@ enum fb_err db_test_send_add(struct db *, const char *id, const char *tenant,
 	    const char *message, const char *recipient, const char *member) FB_WUR;
 enum fb_err db_test_send_get(struct db *, const char *tenant, const char *id,
 	    struct dbrows *out) FB_WUR;
-enum fb_err db_test_send_list(struct db *, const char *tenant, const char *before,
+enum fb_err db_test_send_list(struct db *, const char *tenant,
+    const char *before,
 	    int n, struct dbrows *out) FB_WUR;
 /* A pending test send with its message and recipient, for the sender. */
 #define TEST_SEND_JOB_COLS(F, N) F(id, TEXT, "t.id") \
-	N(tenant_id, TEXT, "t.tenant_id") N(recipient_id, TEXT, "t.recipient_id") \
+	N(tenant_id, TEXT, "t.tenant_id") \
+	N(recipient_id, TEXT, "t.recipient_id") \
 	N(kind, TEXT, "r.kind") N(sealed, BIN, "r.contact_sealed") \
-	N(key_id, INT, "COALESCE(r.pii_key_id, 0)") N(channel, TEXT, "m.channel") \
-	N(subject, TEXT, "m.subject") N(body, TEXT, "m.body") N(blocks, TEXT, "m.blocks") \
+	N(key_id, INT, "COALESCE(r.pii_key_id, 0)") \
+	N(channel, TEXT, "m.channel") \
+	N(subject, TEXT, "m.subject") N(body, TEXT, "m.body") \
+	N(blocks, TEXT, "m.blocks") \
 	N(body_html, TEXT, "m.body_html")
 struct test_send_job_row { DB_FIELDS(TEST_SEND_JOB_COLS) };
 /* Up to 20 pending test sends, locked, no other pass's. */

@@ -52,8 +52,9 @@ static const struct dbstmt tf_sql[TF__MAX] = {
 	  "UPDATE member_recovery_codes SET used_at = NOW(6) WHERE "
 	  "id = ? AND tenant_id = ? AND used_at IS NULL" },
 	{ "challenge_add",
-	  "INSERT INTO signin_challenges (id, tenant_id, member_id, token_hash, "
-	  "expires_at) VALUES (?, ?, ?, ?, NOW(6) + INTERVAL ? SECOND)" },
+	  "INSERT INTO signin_challenges (id, tenant_id, member_id, "
+	  "token_hash, expires_at) VALUES (?, ?, ?, ?, NOW(6) + INTERVAL ? "
+	  "SECOND)" },
 	{ "challenge_by_token",
 	  "SELECT " DB_SELECT(CHALLENGE_COLS) " FROM signin_challenges c "
 	  "JOIN members m ON m.id = c.member_id WHERE c.token_hash = ? "

@@ -18,14 +18,18 @@ enum {
 	WH__MAX
 };
 _Static_assert(WH__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
-_Static_assert(WEBHOOK_FANOUT_MAX == 100, "DB_Q100 holds WEBHOOK_FANOUT_MAX placeholders");
+_Static_assert(WEBHOOK_FANOUT_MAX == 100,
+    "DB_Q100 holds WEBHOOK_FANOUT_MAX placeholders");
 
 static const struct dbstmt wh_sql[WH__MAX] = {
-	/* WH_COUNT: under the tenant's row lock, so two creates cannot pass the cap */
+	/*
+	 * WH_COUNT: under the tenant's row lock, so two creates cannot pass the
+	 * cap
+	 */
 	{ "webhook_count",
-	  "SELECT (SELECT id FROM tenants WHERE id = ? FOR UPDATE) IS NOT NULL, "
-	  "(SELECT COUNT(*) FROM webhook_endpoints WHERE tenant_id = ? "
-	  "AND deleted_at IS NULL)" },
+	  "SELECT (SELECT id FROM tenants WHERE id = ? FOR UPDATE) "
+	  "IS NOT NULL, (SELECT COUNT(*) FROM webhook_endpoints WHERE "
+	  "tenant_id = ? AND deleted_at IS NULL)" },
 	{ "webhook_insert",
 	  "INSERT INTO webhook_endpoints (id, tenant_id, url, events, "
 	  "secret_sealed, secret_key_id) VALUES (?, ?, ?, ?, ?, ?)" },
@@ -37,23 +41,23 @@ static const struct dbstmt wh_sql[WH__MAX] = {
 	  "SELECT " DB_SELECT(WEBHOOK_ENDPOINT_COLS) " FROM webhook_endpoints "
 	  "WHERE tenant_id = ? AND id = ? AND deleted_at IS NULL" },
 	{ "webhook_delete",
-	  "UPDATE webhook_endpoints SET deleted_at = NOW(6), updated_at = NOW(6) "
-	  "WHERE tenant_id = ? AND id = ? AND deleted_at IS NULL" },
+	  "UPDATE webhook_endpoints SET deleted_at = NOW(6), updated_at = "
+	  "NOW(6) WHERE tenant_id = ? AND id = ? AND deleted_at IS NULL" },
 	{ "webhook_delivery_list",
-	  "SELECT " DB_SELECT(WEBHOOK_DELIVERY_COLS) " FROM webhook_deliveries d "
-	  "WHERE d.tenant_id = ? AND d.endpoint_id = ? AND d.id < ? "
+	  "SELECT " DB_SELECT(WEBHOOK_DELIVERY_COLS) " FROM webhook_deliveries "
+	  "d WHERE d.tenant_id = ? AND d.endpoint_id = ? AND d.id < ? "
 	  "ORDER BY d.id DESC LIMIT ?" },
 	{ "webhook_delivery_get",
-	  "SELECT " DB_SELECT(WEBHOOK_DELIVERY_COLS) " FROM webhook_deliveries d "
-	  "WHERE d.tenant_id = ? AND d.id = ?" },
+	  "SELECT " DB_SELECT(WEBHOOK_DELIVERY_COLS) " FROM webhook_deliveries "
+	  "d WHERE d.tenant_id = ? AND d.id = ?" },
 	{ "webhook_delivery_endpoint",
 	  "SELECT e.status FROM webhook_deliveries d JOIN webhook_endpoints e "
 	  "ON e.id = d.endpoint_id AND e.tenant_id = d.tenant_id "
 	  "AND e.deleted_at IS NULL WHERE d.tenant_id = ? AND d.id = ?" },
 	{ "webhook_redeliver",
-	  "INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, "
-	  "event_type, body, redelivery_of, next_attempt_at) SELECT ?, tenant_id, "
-	  "endpoint_id, event_id, event_type, body, id, NOW(6) "
+	  "INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, "
+	  "event_id, event_type, body, redelivery_of, next_attempt_at) SELECT "
+	  "?, tenant_id, endpoint_id, event_id, event_type, body, id, NOW(6) "
 	  "FROM webhook_deliveries WHERE tenant_id = ? AND id = ?" },
 	/*
 	 * WH_EVENTS: a tenant's oldest unprocessed events, in the order of
@@ -80,7 +84,10 @@ static const struct dbstmt wh_sql[WH__MAX] = {
 	  "o.processed_at IS NULL AND o.tenant_id = t.id ORDER BY o.id "
 	  "LIMIT 1) AS first FROM tenants t) x WHERE first IS NOT NULL "
 	  "ORDER BY first LIMIT ?" },
-	/* WEBHOOK_FANOUT_MAX ids, the last repeated to fill (a statement an event before) */
+	/*
+	 * WEBHOOK_FANOUT_MAX ids, the last repeated to fill (a statement an
+	 * event before)
+	 */
 	{ "webhook_events_done",
 	  "UPDATE outbox SET processed_at = NOW(6) WHERE id IN (" DB_Q100 ")" },
 	/*
@@ -139,13 +146,13 @@ static const struct dbstmt wh_sql[WH__MAX] = {
 	{ "webhook_claimed",
 	  "SELECT STRAIGHT_JOIN " DB_SELECT(WEBHOOK_SEND_COLS) " FROM "
 	  "webhook_deliveries d FORCE INDEX (webhook_deliveries_due) "
-	  "JOIN webhook_endpoints e FORCE INDEX (PRIMARY) ON e.id = d.endpoint_id "
-	  "WHERE d.status = 'sending' AND d.claim_token = ?" },
+	  "JOIN webhook_endpoints e FORCE INDEX (PRIMARY) ON e.id = "
+	  "d.endpoint_id WHERE d.status = 'sending' AND d.claim_token = ?" },
 	{ "webhook_finish",
 	  "UPDATE webhook_deliveries SET status = ?, attempts = attempts + ?, "
 	  "next_attempt_at = ?, response_status = ?, error = ?, "
-	  "last_attempt_at = IF(? > 0, ?, last_attempt_at), claim_token = NULL, "
-	  "claim_until = NULL, "
+	  "last_attempt_at = IF(? > 0, ?, last_attempt_at), claim_token = "
+	  "NULL, claim_until = NULL, "
 	  "updated_at = NOW(6) WHERE id = ? AND claim_token = ?" },
 	/* WH_LEFT, WH_EVENTS_LEFT: what a pass leaves, counted up to ? */
 	{ "webhook_left",
@@ -217,7 +224,8 @@ changed(struct db *db, int id, const struct dbp *p, size_t n,
 }
 
 static enum fb_err
-rows(struct db *db, int id, const struct dbp *p, size_t n, const struct dbcol *cols,
+rows(struct db *db, int id, const struct dbp *p, size_t n,
+    const struct dbcol *cols,
     size_t ncols, size_t rowsize, bool one, struct dbrows *out)
 {
 	return db_rows(db, DBSET_WEBHOOK, id, &wh_sql[id], p, n, cols, ncols,
@@ -230,7 +238,8 @@ db_webhook_endpoint_count(struct db *db, const char *tenant, long long *n)
 	struct dbres	 r;
 	enum fb_err	 e;
 
-	if ((e = run(db, WH_COUNT, DBPARAMS(P_STR(tenant), P_STR(tenant)), &r)) != FB_OK)
+	if ((e = run(db, WH_COUNT, DBPARAMS(P_STR(tenant), P_STR(tenant)),
+	    &r)) != FB_OK)
 		return e;
 	*n = dbres_int(&r, 0, 1);
 	dbres_free(&r);
@@ -244,7 +253,8 @@ db_webhook_endpoint_add(struct db *db, const char *id, const char *tenant,
 {
 	unsigned long long n;
 
-	return changed(db, WH_INSERT, DBPARAMS(P_STR(id), P_STR(tenant), P_STR(url),
+	return changed(db, WH_INSERT,
+	    DBPARAMS(P_STR(id), P_STR(tenant), P_STR(url),
 	    P_STR(events), P_BIN(sealed, sealed_len), P_INT(key_id)), &n);
 }
 
@@ -261,7 +271,8 @@ enum fb_err
 db_webhook_endpoint_get(struct db *db, const char *tenant, const char *id,
     struct dbrows *out)
 {
-	return rows(db, WH_GET, DBPARAMS(P_STR(tenant), P_STR(id)), endpoint_cols,
+	return rows(db, WH_GET, DBPARAMS(P_STR(tenant), P_STR(id)),
+	    endpoint_cols,
 	    NELEM(endpoint_cols), sizeof(struct webhook_endpoint_row), true, out);
 }
 
@@ -278,7 +289,8 @@ db_webhook_endpoint_delete(struct db *db, const char *tenant, const char *id,
 }
 
 enum fb_err
-db_webhook_delivery_list(struct db *db, const char *tenant, const char *endpoint,
+db_webhook_delivery_list(struct db *db, const char *tenant,
+    const char *endpoint,
     const char *after, int n, struct dbrows *out)
 {
 	return rows(db, WH_DLV_LIST, DBPARAMS(P_STR(tenant), P_STR(endpoint),
@@ -290,7 +302,8 @@ enum fb_err
 db_webhook_delivery_get(struct db *db, const char *tenant, const char *id,
     struct dbrows *out)
 {
-	return rows(db, WH_DLV_GET, DBPARAMS(P_STR(tenant), P_STR(id)), delivery_cols,
+	return rows(db, WH_DLV_GET, DBPARAMS(P_STR(tenant), P_STR(id)),
+	    delivery_cols,
 	    NELEM(delivery_cols), sizeof(struct webhook_delivery_row), true, out);
 }
 
@@ -319,7 +332,8 @@ db_webhook_redeliver(struct db *db, const char *tenant, const char *of,
 	unsigned long long n = 0;
 	enum fb_err	 e;
 
-	e = changed(db, WH_REDELIVER, DBPARAMS(P_STR(id), P_STR(tenant), P_STR(of)), &n);
+	e = changed(db, WH_REDELIVER,
+	    DBPARAMS(P_STR(id), P_STR(tenant), P_STR(of)), &n);
 	return e == FB_OK && n == 0 ? FB_ENOTFOUND : e;
 }
 
@@ -327,7 +341,8 @@ enum fb_err
 db_webhook_events_claim(struct db *db, const char *tenant, int n,
     struct dbrows *out)
 {
-	return rows(db, WH_EVENTS, DBPARAMS(P_STR(tenant), P_INT(n)), event_cols,
+	return rows(db, WH_EVENTS, DBPARAMS(P_STR(tenant), P_INT(n)),
+	    event_cols,
 	    NELEM(event_cols), sizeof(struct webhook_event_row), false, out);
 }
 
@@ -580,8 +595,10 @@ db_webhook_purge(struct db *db, const char *before, unsigned long long *n)
 	unsigned long long a = 0, b = 0;
 	enum fb_err	 e;
 
-	if ((e = changed(db, WH_PURGE_EVENTS, DBPARAMS(P_STR(before)), &a)) == FB_OK)
-		e = changed(db, WH_PURGE_DELIVERIES, DBPARAMS(P_STR(before)), &b);
+	if ((e = changed(db, WH_PURGE_EVENTS, DBPARAMS(P_STR(before)),
+	    &a)) == FB_OK)
+		e = changed(db, WH_PURGE_DELIVERIES, DBPARAMS(P_STR(before)),
+		    &b);
 	*n = a + b;
 	return e;
 }

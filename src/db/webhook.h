@@ -27,8 +27,10 @@ struct webhook_endpoint_row { DB_FIELDS(WEBHOOK_ENDPOINT_COLS) };
 	N(endpoint_id, TEXT, "d.endpoint_id") N(event_id, TEXT, "d.event_id") \
 	N(event_type, TEXT, "d.event_type") \
 	N(redelivery_of, TEXT, "d.redelivery_of") N(status, TEXT, "d.status") \
-	N(attempts, INT, "d.attempts") N(next_attempt_at, TIME, "d.next_attempt_at") \
-	N(response_status, NINT, "d.response_status") N(error, TEXT, "d.error") \
+	N(attempts, INT, "d.attempts") \
+	N(next_attempt_at, TIME, "d.next_attempt_at") \
+	N(response_status, NINT, "d.response_status") \
+	N(error, TEXT, "d.error") \
 	N(last_attempt_at, TIME, "d.last_attempt_at") \
 	N(created_at, TIME, "d.created_at")
 struct webhook_delivery_row { DB_FIELDS(WEBHOOK_DELIVERY_COLS) };
@@ -69,7 +71,8 @@ enum fb_err db_webhook_redeliver(struct db *, const char *tenant,
 /* formback-webhooks (cron-webhooks.c) */
 
 /* An outbox event of topic webhook not yet fanned out. */
-#define WEBHOOK_EVENT_COLS(F, N) F(id, TEXT, "id") N(tenant_id, TEXT, "tenant_id") \
+#define WEBHOOK_EVENT_COLS(F, N) F(id, TEXT, "id") N(tenant_id, TEXT, \
+    "tenant_id") \
 	N(event_type, TEXT, "event_type") N(payload, TEXT, "payload") \
 	N(created_at, TIME, "created_at")
 struct webhook_event_row { DB_FIELDS(WEBHOOK_EVENT_COLS) };
@@ -112,12 +115,14 @@ enum fb_err db_webhook_events_done(struct db *, const char *const *ids,
 	    size_t n) FB_WUR;
 /* A claimed send: the record, its body and its endpoint's URL and secret. */
 #define WEBHOOK_SEND_COLS(F, N) F(id, TEXT, "d.id") \
-	N(tenant_id, TEXT, "d.tenant_id") N(endpoint_id, TEXT, "d.endpoint_id") \
+	N(tenant_id, TEXT, "d.tenant_id") \
+	N(endpoint_id, TEXT, "d.endpoint_id") \
 	N(event_id, TEXT, "d.event_id") N(event_type, TEXT, "d.event_type") \
 	N(body, BIN, "d.body") N(attempts, INT, "d.attempts") \
 	N(url, TEXT, "e.url") N(secret_sealed, BIN, "e.secret_sealed") \
 	N(secret_key_id, INT, "e.secret_key_id") \
-	N(endpoint_stopped, BOOL, "e.status <> 'enabled' OR e.deleted_at IS NOT NULL")
+	N(endpoint_stopped, BOOL, \
+	    "e.status <> 'enabled' OR e.deleted_at IS NOT NULL")
 struct webhook_send_row { DB_FIELDS(WEBHOOK_SEND_COLS) };
 /*
  * The turns of a pass (issue 40): the endpoints with records due at

@@ -23,7 +23,8 @@ struct db;
 struct pd_subject {
 	const char	*kind;		/* "email" or "tel" (static) */
 	unsigned char	 bidx[PII_BIDXBYTES];
-	char		 bidx_hex[2 * PII_BIDXBYTES + 1];	/* for the audit */
+	/* for the audit */
+	char		 bidx_hex[2 * PII_BIDXBYTES + 1];
 	char		 masked[300];
 };
 
@@ -60,7 +61,8 @@ struct pd_erased {
 	unsigned long long webhook_payloads;	/* contact members removed */
 	unsigned long long test_recipients;	/* removed */
 	unsigned long long suppressions_removed; /* stop false */
-	unsigned long long suppressions_kept;	/* stop: stripped to the index */
+	/* stop: stripped to the index */
+	unsigned long long suppressions_kept;
 	unsigned long long suppressions_added;	/* stop: none was in force */
 };
 

@@ -136,7 +136,9 @@ step_tx(struct db *db, void *arg)
 		fault_kill(k->batches);
 		last = rows.n > 0 ? (const struct sealed_row *)rows.row +
 		    rows.n - 1 : NULL;
-		/* a short batch ends the table: on to the next, from its first */
+		/*
+		 * a short batch ends the table: on to the next, from its first
+		 */
 		if (rows.n < (size_t)s->batch) {
 			o->finished = t + 1 == ROT__MAX;
 			e = db_rot_advance(db, s->c->master_key_id,

@@ -29,7 +29,8 @@ struct rot_batch {
 	long long	 resealed;	/* rows now under the newest key */
 	long long	 unopened;	/* rows no key of the file opens */
 	long long	 skipped;	/* rows a writer changed meanwhile */
-	bool		 finished;	/* every table done: the rotation ended */
+	/* every table done: the rotation ended */
+	bool		 finished;
 };
 
 /*

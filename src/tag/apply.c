@@ -80,7 +80,8 @@ struct ahead {
 	struct open_lead	 open[2 * APPLY_BATCH];
 	size_t			 nopen;
 	bool			 open_valid;
-	struct dbrows		 landing[APPLY_BATCH];	/* session_landing_row */
+	/* session_landing_row */
+	struct dbrows		 landing[APPLY_BATCH];
 	const char		*landing_site[APPLY_BATCH];
 	size_t			 nlanding;
 };
@@ -99,7 +100,8 @@ struct rows {
 	struct outbox_row	 outbox[DB_MULTI_MAX];
 	struct held_outbox	 outbox_data[DB_MULTI_MAX];
 	size_t			 noutbox;
-	bool			 write_failed;	/* of held rows: no one event's */
+	/* of held rows: no one event's */
+	bool			 write_failed;
 };
 
 /* An applier's transaction: its connection, keys, the event's time and rows. */
@@ -148,7 +150,8 @@ outbox_write(struct db *db, struct rows *w)
 
 /* A webhook event of the lead, held for outbox_write(); data is put. */
 static enum fb_err
-outbox_lead(struct apply *a, const char *tenant, const char *type, json_object *data)
+outbox_lead(struct apply *a, const char *tenant, const char *type,
+    json_object *data)
 {
 	struct rows	*w = a->rows;
 	struct held_outbox *ev;
@@ -449,7 +452,9 @@ create_lead(struct apply *a, const char *tenant, const char *site,
 	if (w->nunwritten == NELEM(w->unwritten) &&
 	    (e = leads_write(a->db, w)) != FB_OK)
 		return e;
-	/* held: landing, ref and the event's fields live as long as the batch */
+	/*
+	 * held: landing, ref and the event's fields live as long as the batch
+	 */
 	l = &w->unwritten[w->nunwritten];
 	n = &w->unwritten_data[w->nunwritten++];
 	snprintf(n->id, sizeof(n->id), "%s", id);
@@ -545,7 +550,8 @@ visitor_trip(struct apply *a, const char *tenant, const char *site,
 
 /* Seal, index and mask what the capture carries, and store it. */
 static enum fb_err
-capture(struct apply *a, const char *tenant, const char *site, const char *domain,
+capture(struct apply *a, const char *tenant, const char *site,
+    const char *domain,
     const char *campaign, const char *consent_mode, const struct tag_ev *ev,
     char lead[UUID_STRLEN + 1])
 {
@@ -562,7 +568,8 @@ capture(struct apply *a, const char *tenant, const char *site, const char *domai
 	enum fb_err	 e;
 
 	has_tel = ev->tel != NULL && contact_tel_normalize(ev->tel, tel, &kind);
-	has_email = ev->email != NULL && contact_email_normalize(ev->email, email);
+	has_email = ev->email != NULL && contact_email_normalize(ev->email,
+	    email);
 	if (!has_tel && !has_email)
 		return FB_OK;
 	/* explicit consent: nothing is kept without it */
@@ -582,7 +589,8 @@ capture(struct apply *a, const char *tenant, const char *site, const char *domai
 		    a->conf->tag_visitor_captures);
 		sodium_memzero(tel, sizeof(tel));
 		sodium_memzero(email, sizeof(email));
-		return visitor_trip(a, tenant, site, domain, ev, lead, captures);
+		return visitor_trip(a, tenant, site, domain, ev, lead,
+		    captures);
 	}
 	if (!found)
 		uuid_v7(lead);
@@ -602,7 +610,8 @@ capture(struct apply *a, const char *tenant, const char *site, const char *domai
 		c.tel_kind = tel_kind_names[kind];
 	}
 	if (has_email) {
-		c.email_sealed_len = pii_seal(mk, tenant, lead, "email", email, es);
+		c.email_sealed_len = pii_seal(mk, tenant, lead, "email", email,
+		    es);
 		c.email_sealed = es;
 		pii_blind_index(ik, tenant, "email", email, eb);
 		c.email_bidx = eb;
@@ -614,7 +623,8 @@ capture(struct apply *a, const char *tenant, const char *site, const char *domai
 	/* a new lead is inserted captured: one write instead of two */
 	if (found) {
 		if ((e = leads_write(a->db, a->rows)) != FB_OK ||
-		    (e = db_lead_capture(a->db, tenant, lead, &c, a->at)) != FB_OK)
+		    (e = db_lead_capture(a->db, tenant, lead, &c,
+		    a->at)) != FB_OK)
 			return e;
 		if (a->rows->ahead.open_valid &&
 		    (k = open_find(&a->rows->ahead, site, ev->visitor,
@@ -628,7 +638,9 @@ capture(struct apply *a, const char *tenant, const char *site, const char *domai
 	caught(a, tenant, site, domain, lead, ev, !was);
 	if (was)
 		return FB_OK;
-	/* lead.captured (contract: Events, LeadCapturedData), first time only */
+	/*
+	 * lead.captured (contract: Events, LeadCapturedData), first time only
+	 */
 	d = json_object_new_object();
 	jadd_str(d, "lead_id", lead);
 	jadd_str(d, "campaign_id", campaign);
@@ -678,22 +690,28 @@ conversion(struct apply *a, const char *tenant, const char *site,
 	bool		 changed, own;
 	enum fb_err	 e;
 
-	/* leads of any visitor may finish: look them up in the database again */
+	/*
+	 * leads of any visitor may finish: look them up in the database again
+	 */
 	a->rows->ahead.open_valid = false;
 	if ((e = leads_write(a->db, a->rows)) != FB_OK ||
-	    (e = db_leads_of_visitor(a->db, tenant, site, ev->visitor, &v)) != FB_OK)
+	    (e = db_leads_of_visitor(a->db, tenant, site, ev->visitor,
+	    &v)) != FB_OK)
 		return e;
 	for (i = 0, l = v.row; i < v.n && e == FB_OK; i++) {
 		own = strcmp(l[i].campaign_id, campaign) == 0;
-		e = lead_convert(a->db, &l[i], own ? "tag" : "tag_visitor", a->at,
+		e = lead_convert(a->db, &l[i], own ? "tag" : "tag_visitor",
+		    a->at,
 		    &changed);
 		if (e != FB_OK || !own || !changed)
 			continue;
 		/* the same contact's other leads */
-		if ((e = db_leads_of_contact(a->db, tenant, l[i].id, &m)) != FB_OK)
+		if ((e = db_leads_of_contact(a->db, tenant, l[i].id,
+		    &m)) != FB_OK)
 			break;
 		for (j = 0, o = m.row; j < m.n && e == FB_OK; j++)
-			e = lead_convert(a->db, &o[j], "hash_match", a->at, &changed);
+			e = lead_convert(a->db, &o[j], "hash_match", a->at,
+			    &changed);
 		dbrows_free(&m);
 	}
 	dbrows_free(&v);
@@ -728,7 +746,8 @@ touch(struct apply *a, const char *site, const char *visitor,
 
 /* One event against its site and campaign (`cx`: db_event_context_site). */
 static enum fb_err
-handle(struct apply *a, const struct tag_ev *ev, const struct event_context_row *cx)
+handle(struct apply *a, const struct tag_ev *ev,
+    const struct event_context_row *cx)
 {
 	struct tag_event_row	*row;
 	struct row_copy		*c;
@@ -740,7 +759,8 @@ handle(struct apply *a, const struct tag_ev *ev, const struct event_context_row 
 	enum fb_err		 e;
 
 	/* the campaign counts only when it is this site's and published */
-	if (cid != NULL && strcmp(cx->campaign_site_id, site) == 0 && cx->published) {
+	if (cid != NULL && strcmp(cx->campaign_site_id, site) == 0 &&
+	    cx->published) {
 		published = true;
 		active = strcmp(cx->campaign_status, "active") == 0;
 		snprintf(campaign, sizeof(campaign), "%s", cid);
@@ -750,12 +770,14 @@ handle(struct apply *a, const struct tag_ev *ev, const struct event_context_row 
 		    cx->consent_mode, ev, lead)) != FB_OK)
 			return e;
 	} else if (active && strcmp(ev->type, "form_start") == 0) {
-		if ((e = open_lead(a, tenant, site, campaign, ev, lead)) != FB_OK)
+		if ((e = open_lead(a, tenant, site, campaign, ev,
+		    lead)) != FB_OK)
 			return e;
 	}
 	/* activity delays the judgement (a capture already stamped it) */
 	if (active && (strcmp(ev->type, "page_view") == 0 ||
-	    strcmp(ev->type, "form_start") == 0 || strcmp(ev->type, "consent") == 0) &&
+	    strcmp(ev->type, "form_start") == 0 || strcmp(ev->type,
+	    "consent") == 0) &&
 	    (e = touch(a, site, ev->visitor, campaign)) != FB_OK)
 		return e;
 	c = &a->rows->copy[a->rows->n];
@@ -780,7 +802,8 @@ handle(struct apply *a, const struct tag_ev *ev, const struct event_context_row 
 	row->consent = ev->consent;
 	row->client_ts = ev->ts;
 	row->at = a->at;
-	if (published && strcmp(ev->type, "conversion") == 0 && ev->role != NULL &&
+	if (published && strcmp(ev->type, "conversion") == 0 &&
+	    ev->role != NULL &&
 	    strcmp(ev->role, "thanks") == 0)
 		return conversion(a, tenant, site, campaign, ev);
 	return FB_OK;
@@ -827,7 +850,8 @@ apply_one(struct db *db, const struct conf *conf, const struct ingest_row *q,
 		snprintf(cxkey, cxkeysz, "%s", key);
 	}
 	if (cx->n != 1)
-		return FB_OK;	/* the site was deleted since: nothing to apply */
+		/* the site was deleted since: nothing to apply */
+		return FB_OK;
 	memset(&ev, 0, sizeof(ev));
 	ev.id = q->id;
 	ev.visitor = q->visitor_id;
@@ -842,7 +866,8 @@ apply_one(struct db *db, const struct conf *conf, const struct ingest_row *q,
 		return FB_OK;	/* checked when filed; cannot happen */
 	if (open_contact(conf, q, &q->tel_sealed, "tel", tel, sizeof(tel)))
 		ev.tel = tel;
-	if (open_contact(conf, q, &q->email_sealed, "email", email, sizeof(email)))
+	if (open_contact(conf, q, &q->email_sealed, "email", email,
+	    sizeof(email)))
 		ev.email = email;
 	if (q->src_addr.n == PII_BIDXBYTES)
 		ev.src_addr = q->src_addr.p;
@@ -1020,11 +1045,14 @@ tag_apply_part(struct db *db, const struct conf *conf, unsigned part, int limit,
 			 * until the culprit is found.
 			 */
 			if (failed[0] != '\0') {
-				logx(LOG_ERR, "queued tag event %s not applied: %s",
+				logx(LOG_ERR,
+				    "queued tag event %s not applied: %s",
 				    failed, fb_strerror(e));
 				f = (struct failure){ part, failed, e };
-				if (!counted && db_tx(db, failure_tx, &f) != FB_OK)
-					logx(LOG_ERR, "its failure not counted");
+				if (!counted &&
+				    db_tx(db, failure_tx, &f) != FB_OK)
+					logx(LOG_ERR,
+					    "its failure not counted");
 				if (single > 0)
 					single--;
 			} else if (n > 1)

@@ -47,7 +47,8 @@ id_ok(const char *s)
 
 /* A string field: NULL when absent or null; false when wrong. */
 static bool
-field(json_object *o, const char *k, size_t max, bool required, const char **out)
+field(json_object *o, const char *k, size_t max, bool required,
+    const char **out)
 {
 	json_object	*v;
 
@@ -102,7 +103,8 @@ event_parse(struct req *r, json_object *o, struct event *ev)
 
 	memset(ev, 0, sizeof(*ev));
 	ev->consent = -1;
-	if (!json_object_object_get_ex(o, "v", &v) || !json_object_is_type(v, json_type_int) ||
+	if (!json_object_object_get_ex(o, "v", &v) ||
+	    !json_object_is_type(v, json_type_int) ||
 	    json_object_get_int(v) != 1)
 		return api_error(r, AC_EVENT_INVALID, "v"), false;
 	if (!field(o, "site", 64, true, &ev->site))
@@ -115,8 +117,10 @@ event_parse(struct req *r, json_object *o, struct event *ev)
 	if (!field(o, "session", 36, true, &ev->session) || !id_ok(ev->session))
 		return api_error(r, AC_EVENT_INVALID, "session"), false;
 	if (!field(o, "type", 16, true, &ev->type) ||
-	    (strcmp(ev->type, "page_view") != 0 && strcmp(ev->type, "form_start") != 0 &&
-	    strcmp(ev->type, "capture") != 0 && strcmp(ev->type, "consent") != 0 &&
+	    (strcmp(ev->type, "page_view") != 0 &&
+	    strcmp(ev->type, "form_start") != 0 &&
+	    strcmp(ev->type, "capture") != 0 && strcmp(ev->type,
+	    "consent") != 0 &&
 	    strcmp(ev->type, "conversion") != 0))
 		return api_error(r, AC_EVENT_INVALID, "type"), false;
 	if (!field(o, "url", URL_MAX, true, &ev->url) ||
@@ -127,10 +131,12 @@ event_parse(struct req *r, json_object *o, struct event *ev)
 	if ((ev->referrer = optional(o, "referrer", URL_MAX)) != NULL)
 		ev->referrer = url_keep(ev->referrer, &ev->ref, ev->ref_buf) ?
 		    ev->ref_buf : NULL;
-	if ((ev->campaign = optional(o, "campaign", CAMPAIGN_KEY_MAX)) != NULL &&
+	if ((ev->campaign = optional(o, "campaign",
+	    CAMPAIGN_KEY_MAX)) != NULL &&
 	    !ident_ok(ev->campaign, CAMPAIGN_KEY_MAX))
 		ev->campaign = NULL;
-	if ((ev->role = optional(o, "role", 16)) != NULL && rule_role_parse(ev->role) < 0)
+	if ((ev->role = optional(o, "role", 16)) != NULL &&
+	    rule_role_parse(ev->role) < 0)
 		ev->role = NULL;
 	if (json_object_object_get_ex(o, "contact", &c) &&
 	    json_object_is_type(c, json_type_object)) {
@@ -165,7 +171,8 @@ origin_ok(const char *origin, const char *domain)
 	const char	*h, *e;
 
 	if (origin == NULL || strcmp(origin, "null") == 0)
-		return true;	/* sendBeacon from a page always sends one; curl not */
+		/* sendBeacon from a page always sends one; curl not */
+		return true;
 	if ((h = strstr(origin, "://")) == NULL)
 		return false;
 	h += 3;
@@ -247,7 +254,9 @@ site_of(struct req *r, const char *pk, const struct site_seen **out)
 	return FB_OK;
 }
 
-/* What a collector request keeps until its batch is filed (tag_collect_begin). */
+/*
+ * What a collector request keeps until its batch is filed (tag_collect_begin).
+ */
 struct tag_pending {
 	struct event		 ev;
 	json_object		*o;
@@ -265,7 +274,8 @@ struct tag_pending {
 	size_t			 addrlen;
 	unsigned char		 src_addr[PII_BIDXBYTES], src_net[PII_BIDXBYTES];
 	bool			 contact;	/* a capture that carries one */
-	bool			 exact;		/* counted one by one in MariaDB */
+	/* counted one by one in MariaDB */
+	bool			 exact;
 	bool			 refused;	/* past a limit: answered 429 */
 };
 
@@ -365,7 +375,8 @@ prepare(struct req *r, struct tag_pending *p, enum fb_err *e)
 	}
 	cors(r, site->domain);
 	if (!origin_ok(r->origin, site->domain) ||
-	    !host_of_site(ev->loc.hostname, strlen(ev->loc.hostname), site->domain)) {
+	    !host_of_site(ev->loc.hostname, strlen(ev->loc.hostname),
+	    site->domain)) {
 		(void)api_error(r, AC_ORIGIN_NOT_ALLOWED, "url");
 		return false;
 	}
@@ -392,14 +403,18 @@ prepare(struct req *r, struct tag_pending *p, enum fb_err *e)
 	/* contacts only on a capture; kept only when they normalise */
 	if (strcmp(ev->type, "capture") == 0 &&
 	    (!site->explicit_consent || ev->consent == 1)) {
-		if (ev->tel != NULL && contact_tel_normalize(ev->tel, tel, &kind)) {
-			ie->tel_sealed_len = pii_seal(r->conf->master_key, "ingest",
+		if (ev->tel != NULL &&
+		    contact_tel_normalize(ev->tel, tel, &kind)) {
+			ie->tel_sealed_len = pii_seal(r->conf->master_key,
+			    "ingest",
 			    p->id, "tel", tel, p->ts);
 			ie->tel_sealed = p->ts;
 			sodium_memzero(tel, sizeof(tel));
 		}
-		if (ev->email != NULL && contact_email_normalize(ev->email, email)) {
-			ie->email_sealed_len = pii_seal(r->conf->master_key, "ingest",
+		if (ev->email != NULL &&
+		    contact_email_normalize(ev->email, email)) {
+			ie->email_sealed_len = pii_seal(r->conf->master_key,
+			    "ingest",
 			    p->id, "email", email, p->es);
 			ie->email_sealed = p->es;
 			sodium_memzero(email, sizeof(email));
@@ -460,7 +475,8 @@ tag_collect_begin(struct req *r)
 		(void)api_error(r, AC_INTERNAL, NULL);
 		return NULL;
 	}
-	if ((p->o = json_parse_object(r->body.data, r->body.len, EVENT_DEPTH)) == NULL) {
+	if ((p->o = json_parse_object(r->body.data, r->body.len,
+	    EVENT_DEPTH)) == NULL) {
 		pending_free(p);
 		(void)api_error(r, AC_INVALID_JSON, "body");
 		return NULL;
@@ -487,7 +503,8 @@ file_events(struct db *db, struct tag_pending **ps, size_t n)
 
 	for (i = nev = 0; i < n; i++) {
 		if (ps[i]->refused)
-			logx(LOG_INFO, "tag event refused: site %s past a limit of "
+			logx(LOG_INFO,
+			    "tag event refused: site %s past a limit of "
 			    "the hour", ps[i]->site);
 		else
 			evs[nev++] = &ps[i]->ie;
@@ -564,7 +581,8 @@ flood_count(const char *site, const unsigned char *addr, size_t addrlen,
 
 	for (i = 0; i < ncounts; i++) {
 		f = &counts[i];
-		if (f->addrlen == addrlen && memcmp(f->addr, addr, addrlen) == 0 &&
+		if (f->addrlen == addrlen &&
+		    memcmp(f->addr, addr, addrlen) == 0 &&
 		    strcmp(f->site, site) == 0) {
 			if (strcmp(f->hour, hour) != 0) {
 				/* a new hour: its counts begin again */
@@ -621,7 +639,8 @@ flood_sync(struct db *db, const char *hour)
 			rows[n] = (struct flood_row){ f->site, f->hour, f->addr,
 			    f->addrlen, (int)f->events, (int)f->captures, 0, 0 };
 		}
-		if ((e = db_tag_flood_count(db, (unsigned)getpid(), rows, n)) != FB_OK)
+		if ((e = db_tag_flood_count(db, (unsigned)getpid(), rows,
+		    n)) != FB_OK)
 			break;
 		for (j = 0; j < n; j++) {
 			f = &counts[i + j];
@@ -706,7 +725,8 @@ flood_check(const struct conf *c, struct tag_pending **ps, size_t n,
  * captures it adds, the first event that counts on it, and its limit.
  */
 struct exact_key {
-	struct flood_exact	 x;	/* first: flood_exact_cmp() sorts these */
+	/* first: flood_exact_cmp() sorts these */
+	struct flood_exact	 x;
 	struct tag_pending	*first;
 	const char		*kind;	/* "address" or "network" */
 	long long		 limit;
@@ -720,7 +740,8 @@ struct exact_batch {
 	size_t			 n;
 	struct exact_key	 keys[2 * INGEST_ADD_MAX];
 	size_t			 nkeys;
-	char			 hour[20];	/* of the counts, the database's */
+	/* of the counts, the database's */
+	char			 hour[20];
 	const char		*hour_here;	/* this host's */
 };
 
@@ -766,7 +787,8 @@ exact_add(struct exact_batch *b, struct tag_pending *p, int k)
 
 /* Key x reached its limit in this batch: its source's leads quarantined. */
 static enum fb_err
-exact_trip(struct db *db, const struct exact_batch *b, const struct exact_key *x)
+exact_trip(struct db *db, const struct exact_batch *b,
+    const struct exact_key *x)
 {
 	struct flood_trip	 t;
 	struct tag_pending	*p = x->first;
@@ -931,7 +953,8 @@ tag_collect_end(struct req *r, struct tag_pending *p, enum fb_err e)
 		pending_free(p);
 	if (e == FB_OK && refused) {
 		/* the counts are of the hour: until the next one */
-		snprintf(wait, sizeof(wait), "%lld", (long long)(3600 - t % 3600));
+		snprintf(wait, sizeof(wait), "%lld",
+		    (long long)(3600 - t % 3600));
 		req_header(r, "Retry-After", wait);
 		(void)api_error(r, AC_RATE_LIMIT, NULL);
 		return;

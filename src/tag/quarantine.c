@@ -50,7 +50,8 @@ announce(struct db *db, const struct flood_trip *t, const char *id)
 	    "%s: its leads are quarantined (batch %s)", t->s.site, t->s.kind,
 	    t->shown != NULL ? t->shown : "-", t->count, t->threshold,
 	    t->s.hour, id);
-	if ((e = db_opmail_add(db, t->s.tenant, "flood_quarantined", o)) == FB_OK)
+	if ((e = db_opmail_add(db, t->s.tenant, "flood_quarantined",
+	    o)) == FB_OK)
 		e = db_audit_add(db, t->s.tenant, "system", NULL, NULL,
 		    "flood.quarantined", "quarantine", id, json_text(o));
 	json_object_put(o);
@@ -115,7 +116,8 @@ lead_source(const struct flood_lead *l, int k, struct flood_src *s)
 {
 	static const char *const kinds[] = { "address", "network", "visitor" };
 
-	*s = (struct flood_src){ l->tenant, l->site, l->hour, kinds[k], NULL, 0 };
+	*s = (struct flood_src){ l->tenant, l->site, l->hour, kinds[k], NULL,
+	    0 };
 	switch (k) {
 	case 0:
 		s->src = l->has_addr ? l->addr : NULL;
@@ -217,7 +219,8 @@ flood_trip_batch(struct db *db, const struct flood_trip *t,
 	/* the batch's later leads of the source go in too */
 	if ((a = locked(k, &t->s)) != NULL && a->quarantine_id[0] == '\0')
 		snprintf(a->quarantine_id, sizeof(a->quarantine_id), "%s", id);
-	if (also == NULL || (e = db_flood_leads_put(db, t->s.tenant, id, &also, 1,
+	if (also == NULL ||
+	    (e = db_flood_leads_put(db, t->s.tenant, id, &also, 1,
 	    &put)) != FB_OK || put == 0)
 		return e;
 	return db_flood_batch_count(db, id, (long long)put);
@@ -283,7 +286,8 @@ flood_batch_begin(struct db *db, const struct ingest_row *q, size_t n,
 	}
 	k->n = j;
 	for (i = 0; i < k->n && e == FB_OK; i += FLOOD_SOURCES_MAX)
-		e = db_flood_sources_add(db, a + i, k->n - i < FLOOD_SOURCES_MAX ?
+		e = db_flood_sources_add(db, a + i,
+		    k->n - i < FLOOD_SOURCES_MAX ?
 		    k->n - i : FLOOD_SOURCES_MAX);
 	return e;
 }
@@ -346,7 +350,8 @@ site_excess(struct db *db, struct flood_lead *l, const size_t *g, size_t ng,
 		return FB_OK;
 	if ((e = db_flood_batch_count(db, id, (long long)all)) != FB_OK)
 		return e;
-	return db_site_leads_add(db, t.s.site, t.s.hour, -(long long)all, &leads);
+	return db_site_leads_add(db, t.s.site, t.s.hour, -(long long)all,
+	    &leads);
 }
 
 /*

@@ -52,7 +52,10 @@ put_string(FCGX_Stream *out, const char *s)
 	FCGX_PutChar('"', out);
 }
 
-/* The admitted tenant's page of leads: {"object":"list","data":[...],"has_more":...}. */
+/*
+ * The admitted tenant's page of leads:
+ * {"object":"list","data":[...],"has_more":...}.
+ */
 static int
 leads(struct db *db, const char *tenant, const char *query, FCGX_Stream *out)
 {
@@ -74,18 +77,21 @@ leads(struct db *db, const char *tenant, const char *query, FCGX_Stream *out)
 	for (i = 0; i < rows.n && i < n; i++) {
 		row = (const char *)rows.row + i * sizeof(struct lead_row);
 		for (k = 0; k < NELEM(lead_cols); k++) {
-			FCGX_PutS(k == 0 ? (i == 0 ? "{\"" : ",{\"") : ",\"", out);
+			FCGX_PutS(k == 0 ? (i == 0 ? "{\"" : ",{\"") : ",\"",
+			    out);
 			FCGX_PutS(lead_cols[k].name, out);
 			FCGX_PutS("\":", out);
 			v = row + lead_cols[k].off;
 			if (lead_cols[k].type == DBT_BOOL)
-				FCGX_PutS(*(const bool *)v ? "true" : "false", out);
+				FCGX_PutS(*(const bool *)v ? "true" : "false",
+				    out);
 			else
 				put_string(out, *(const char *const *)v);
 		}
 		FCGX_PutChar('}', out);
 	}
-	FCGX_PutS(rows.n > n ? "],\"has_more\":true}" : "],\"has_more\":false}", out);
+	FCGX_PutS(rows.n > n ? "],\"has_more\":true}" : "],\"has_more\":false}",
+	    out);
 	dbrows_free(&rows);
 	return 0;
 }
@@ -104,14 +110,17 @@ main(int argc, char *argv[])
 	char			 err[256];
 	long long		 epoch;
 	const char		*lim = getenv("FB_BARE_LIMIT");
-	int			 limit = lim != NULL ? (int)strtol(lim, NULL, 10) :
+	int			 limit = lim != NULL ? (int)strtol(lim, NULL,
+	    10) :
 				    1000000, rc;
 
 	if ((rc = bench_listen(argc, argv)) != -1)
 		return rc;
-	if (tenant == NULL || conf_load(&conf, NULL, err, sizeof(err)) != FB_OK ||
+	if (tenant == NULL ||
+	    conf_load(&conf, NULL, err, sizeof(err)) != FB_OK ||
 	    db_open(&db, &conf) != FB_OK) {
-		fprintf(stderr, "bare.fcgi: FB_BARE_TENANT and a database needed\n");
+		fprintf(stderr,
+		    "bare.fcgi: FB_BARE_TENANT and a database needed\n");
 		return 2;
 	}
 	FCGX_Init();
@@ -120,7 +129,8 @@ main(int argc, char *argv[])
 		uri = FCGX_GetParam("REQUEST_URI", fr.envp);
 		if (uri == NULL)
 			uri = "";
-		if (db_rate_admit(&db, tenant, limit, -1, 1, false, &rr, &epoch) != FB_OK)
+		if (db_rate_admit(&db, tenant, limit, -1, 1, false, &rr,
+		    &epoch) != FB_OK)
 			goto notfound;
 		if (strncmp(uri, "/api/v1/leads", 13) == 0 &&
 		    (uri[13] == '\0' || uri[13] == '?')) {
@@ -142,7 +152,8 @@ main(int argc, char *argv[])
 		jadd_str(o, "updated_at", site->site.updated_at);
 		jadd_str(o, "snippets", site->snippet_campaigns);
 		dbrows_free(&rows);
-		FCGX_FPrintF(fr.out, "Status: 200 OK\r\nContent-Type: application/json\r\n"
+		FCGX_FPrintF(fr.out,
+		    "Status: 200 OK\r\nContent-Type: application/json\r\n"
 		    "X-RateLimit-Remaining: %d\r\n\r\n%s", rr.remaining,
 		    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 		json_object_put(o);

@@ -34,12 +34,14 @@ main(int argc, char *argv[])
 		fprintf(stderr, "usage: seal TENANT N START\n");
 		return 2;
 	}
-	if (sodium_init() < 0 || conf_load(&c, NULL, err, sizeof(err)) != FB_OK) {
+	if (sodium_init() < 0 ||
+	    conf_load(&c, NULL, err, sizeof(err)) != FB_OK) {
 		fprintf(stderr, "seal: %s\n", err);
 		return 1;
 	}
 	for (i = 0; i < n; i++) {
-		snprintf(typed, sizeof(typed), "0901%07ld", (start + i) % 10000000);
+		snprintf(typed, sizeof(typed), "0901%07ld",
+		    (start + i) % 10000000);
 		if (!contact_tel_normalize(typed, tel, &kind))
 			return 1;
 		uuid_v7(id);

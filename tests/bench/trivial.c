@@ -23,7 +23,8 @@ main(int argc, char *argv[])
 	FCGX_Init();
 	FCGX_InitRequest(&r, 0, 0);
 	while (FCGX_Accept_r(&r) >= 0) {
-		FCGX_PutS("Status: 200 OK\r\nContent-Type: application/json\r\n\r\n",
+		FCGX_PutS("Status: 200 OK\r\nContent-Type: "
+		    "application/json\r\n\r\n",
 		    r.out);
 		FCGX_PutStr(body, sizeof(body), r.out);
 		FCGX_Finish_r(&r);

@@ -13,10 +13,12 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 
 	if (s == NULL)
 		return 0;
-	if (contact_tel_normalize(s, tel, &k) && strspn(tel, "0123456789") != strlen(tel))
+	if (contact_tel_normalize(s, tel, &k) &&
+	    strspn(tel, "0123456789") != strlen(tel))
 		abort();
 	(void)contact_email_normalize(s, mail);
-	(void)contact_key(key, "00000000-0000-0000-0000-000000000000", s, &kind, bidx,
+	(void)contact_key(key, "00000000-0000-0000-0000-000000000000", s, &kind,
+	    bidx,
 	    masked);
 	free(s);
 	return 0;

@@ -21,7 +21,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 				if (strlen(c.field[i]) > CSV_MAX_FIELD)
 					abort();
 			if (++guard > (int)n + 1)
-				abort();	/* every record eats a byte or more */
+				/* every record eats a byte or more */
+				abort();
 		}
 	}
 	buf_release(&text);

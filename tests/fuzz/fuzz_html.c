@@ -12,7 +12,8 @@
 static bool
 links_safe(const char *h)
 {
-	static const char *const ok[] = { "http://", "https://", "mailto:", "tel:",
+	static const char *const ok[] = { "http://", "https://", "mailto:",
+	    "tel:",
 	    "{{link_url}}", "{{optout_url}}", NULL };
 	const char	*p = h, *v;
 	size_t		 i, n;
@@ -25,7 +26,8 @@ links_safe(const char *h)
 			if ((n == 4 && strncmp(p + 1, "href", 4) == 0) ||
 			    (n == 3 && strncmp(p + 1, "src", 3) == 0)) {
 				for (i = 0; ok[i] != NULL; i++)
-					if (strncasecmp(v, ok[i], strlen(ok[i])) == 0)
+					if (strncasecmp(v, ok[i],
+					    strlen(ok[i])) == 0)
 						break;
 				if (ok[i] == NULL)
 					return false;
@@ -52,7 +54,8 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		if (strstr(a.data, "<script") != NULL || !links_safe(a.data))
 			abort();
 		/* what it keeps, it keeps as is */
-		if (html_sanitize(a.data, &b) != FB_OK || strcmp(a.data, b.data) != 0)
+		if (html_sanitize(a.data, &b) != FB_OK ||
+		    strcmp(a.data, b.data) != 0)
 			abort();
 	}
 	buf_release(&a);

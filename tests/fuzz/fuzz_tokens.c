@@ -27,12 +27,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 		abort();
 	(void)apikey_shape_ok(s, &test);
 	(void)token_shape_ok(s, "fbs_");
-	if (session_cookie_get(s, "fb_session", tok) && !token_shape_ok(tok, "fbs_"))
+	if (session_cookie_get(s, "fb_session", tok) &&
+	    !token_shape_ok(tok, "fbs_"))
 		abort();
 	memset(&c, 0, sizeof(c));
 	c.base_url = "https://app.example.jp";
 	(void)session_origin_ok(&c, s);
-	(void)session_csrf_ok("fbs_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", s);
+	(void)session_csrf_ok("fbs_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+	    s);
 	(void)header_ok("X-Test", s);
 	free(s);
 	return 0;

@@ -10,12 +10,14 @@ LLVMFuzzerTestOneInput(const uint8_t *data, size_t n)
 	static struct url_rule rules[5] = {
 		{ "a", 0, 0, ROLE_FORM, MT_PREFIX, "/form", -1, NULL },
 		{ "a", 0, 1, ROLE_LANDING, MT_GLOB, "/items/*/buy?", -1, NULL },
-		{ "b", 1, 0, ROLE_THANKS, MT_REGEX, "^/thanks(/[a-z]+)?$", 2, NULL },
+		{ "b", 1, 0, ROLE_THANKS, MT_REGEX,
+		    "^/thanks(/[a-z]+)?$", 2, NULL },
 		{ "b", 1, 1, ROLE_FORM, MT_QUERY, "ref=mail", -1, NULL },
 		{ "c", 2, 0, ROLE_LANDING, MT_HOST, "*.example.jp", -1, NULL },
 	};
 	static bool	 ready;
-	char		*s = fuzz_str(data, n), href[URL_MAX + 1], href2[URL_MAX + 1];
+	char		*s = fuzz_str(data,
+	    n), href[URL_MAX + 1], href2[URL_MAX + 1];
 	char		 why[128];
 	size_t		 ev;
 

@@ -73,12 +73,15 @@ record(const char *method, const char *path, const struct resp *r)
 		return;
 	o = json_object_new_object();
 	json_object_object_add(o, "method", json_object_new_string(method));
-	json_object_object_add(o, "path", json_object_new_string_len(path, (int)n));
-	json_object_object_add(o, "status", json_object_new_int((int)r->status));
+	json_object_object_add(o, "path",
+	    json_object_new_string_len(path, (int)n));
+	json_object_object_add(o, "status",
+	    json_object_new_int((int)r->status));
 	json_object_object_add(o, "body", json_object_get(r->json));
 	json_object_object_add(o, "headers", headers_of(r));
 	if ((fp = fopen(f, "a")) != NULL) {
-		fprintf(fp, "%s\n", json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
+		fprintf(fp, "%s\n",
+		    json_object_to_json_string_ext(o, JSON_C_TO_STRING_PLAIN));
 		fclose(fp);
 	}
 	json_object_put(o);
@@ -112,7 +115,8 @@ http(const char *method, const char *path, const char *key, const char *body,
 	size_t		 n;
 	CURLcode	 rc;
 
-	cr_assert_not_null(base, "FB_TEST_URL is not set: run through harness.sh");
+	cr_assert_not_null(base,
+	    "FB_TEST_URL is not set: run through harness.sh");
 	snprintf(url, sizeof(url), "%s%s", base, path);
 	c = curl_easy_init();
 	curl_easy_setopt(c, CURLOPT_URL, url);
@@ -132,7 +136,8 @@ http(const char *method, const char *path, const char *key, const char *body,
 	}
 	if (body != NULL) {
 		if (hdr == NULL || strcasestr(hdr, "Content-Type:") == NULL)
-			h = curl_slist_append(h, "Content-Type: application/json");
+			h = curl_slist_append(h,
+			    "Content-Type: application/json");
 		curl_easy_setopt(c, CURLOPT_POSTFIELDS, body);
 		curl_easy_setopt(c, CURLOPT_POSTFIELDSIZE, (long)strlen(body));
 	}
@@ -145,7 +150,8 @@ http(const char *method, const char *path, const char *key, const char *body,
 	if (http_source != NULL)
 		curl_easy_setopt(c, CURLOPT_INTERFACE, http_source);
 	rc = curl_easy_perform(c);
-	cr_assert_eq(rc, CURLE_OK, "%s %s: %s", method, path, curl_easy_strerror(rc));
+	cr_assert_eq(rc, CURLE_OK, "%s %s: %s", method, path,
+	    curl_easy_strerror(rc));
 	curl_easy_getinfo(c, CURLINFO_RESPONSE_CODE, &r->status);
 	curl_slist_free_all(h);
 	curl_easy_cleanup(c);
@@ -171,7 +177,8 @@ tag_settle(void)
 	int	 i;
 
 	for (i = 0; i < 1500; i++) {
-		if (strcmp(sql("SELECT COUNT(*) FROM tag_ingest WHERE attempts < 3"), "0") == 0)
+		if (strcmp(sql("SELECT COUNT(*) FROM tag_ingest WHERE attempts "
+		    "< 3"), "0") == 0)
 			return;
 		usleep(10000);
 	}
@@ -187,16 +194,19 @@ appliers_hold(int secs)
 	char	 cmd[1024];
 	int	 i;
 
-	snprintf(cmd, sizeof(cmd), "mariadb --no-defaults --socket=\"$FB_DB_SOCKET\" "
-	    "-uroot formback -e 'BEGIN; SELECT COUNT(*) FROM tag_ingest_applier "
-	    "FOR UPDATE; " HOLD_SQL "; ROLLBACK;' >/dev/null 2>&1 &", secs);
+	snprintf(cmd, sizeof(cmd),
+	    "mariadb --no-defaults --socket=\"$FB_DB_SOCKET\" "
+	    "-uroot formback -e 'BEGIN; SELECT COUNT(*) FROM "
+	    "tag_ingest_applier FOR UPDATE; " HOLD_SQL "; ROLLBACK;' "
+	    ">/dev/null 2>&1 &", secs);
 	cr_assert_eq(system(cmd), 0);
 	/* held when none of the turns can be had */
 	for (i = 0; i < 500; i++) {
-		if (strcmp(sql("SELECT COUNT(*) FROM information_schema.PROCESSLIST "
-		    "WHERE INFO LIKE 'SELECT SLEEP(%% AS appliers_hold'"), "0") != 0 &&
-		    strcmp(sql("SELECT COUNT(*) FROM (SELECT id FROM tag_ingest_applier "
-		    "FOR UPDATE SKIP LOCKED) t"), "0") == 0)
+		if (strcmp(sql("SELECT COUNT(*) FROM "
+		    "information_schema.PROCESSLIST WHERE INFO LIKE 'SELECT "
+		    "SLEEP(%% AS appliers_hold'"), "0") != 0 &&
+		    strcmp(sql("SELECT COUNT(*) FROM (SELECT id FROM "
+		    "tag_ingest_applier FOR UPDATE SKIP LOCKED) t"), "0") == 0)
 			return;
 		usleep(10 * 1000);
 	}
@@ -235,12 +245,12 @@ inserts_allowed(const char *table)
 void
 deadlocks_planted(const char *table, const char *when, int n)
 {
-	sql("CREATE OR REPLACE TABLE test_deadlocks_%s (n INT NOT NULL) ENGINE=Aria; "
-	    "INSERT INTO test_deadlocks_%s VALUES (%d); DROP TRIGGER IF EXISTS "
-	    "test_deadlock_%s;\nDELIMITER //\nCREATE TRIGGER test_deadlock_%s "
+	sql("CREATE OR REPLACE TABLE test_deadlocks_%s (n INT NOT NULL) "
+	    "ENGINE=Aria; INSERT INTO test_deadlocks_%s VALUES (%d); DROP "
+	    "TRIGGER IF EXISTS test_deadlock_%s;\nDELIMITER //\nCREATE TRIGGER test_deadlock_%s "
 	    "BEFORE UPDATE ON %s FOR EACH ROW BEGIN IF (%s) AND (SELECT n FROM "
-	    "test_deadlocks_%s) > 0 THEN UPDATE test_deadlocks_%s SET n = n - 1; "
-	    "SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1213, MESSAGE_TEXT = "
+	    "test_deadlocks_%s) > 0 THEN UPDATE test_deadlocks_%s SET n = n - "
+	    "1; SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1213, MESSAGE_TEXT = "
 	    "'deadlock planted by the test'; END IF; END//\nDELIMITER ;\n", table,
 	    table, n, table, table, table, when, table, table);
 }
@@ -303,7 +313,8 @@ jobj(json_object *o, const char *path)
 		n = e != NULL ? (size_t)(e - p) : strlen(p);
 		snprintf(part, sizeof(part), "%.*s", (int)n, p);
 		if (json_object_is_type(o, json_type_array))
-			o = json_object_array_get_idx(o, strtoul(part, NULL, 10));
+			o = json_object_array_get_idx(o,
+			    strtoul(part, NULL, 10));
 		else if (!json_object_object_get_ex(o, part, &o))
 			return NULL;
 		p += n + (e != NULL);
@@ -333,7 +344,8 @@ expect_error(const struct resp *r, long status, const char *type,
 	if (param == NULL)
 		cr_assert_null(jget(r->json, "error.param"), "%s", r->body);
 	else
-		cr_assert_str_eq(jget(r->json, "error.param"), param, "%s", r->body);
+		cr_assert_str_eq(jget(r->json, "error.param"), param, "%s",
+		    r->body);
 	cr_assert_not_null(jget(r->json, "error.message"));
 	rid = jget(r->json, "error.request_id");
 	cr_assert_not_null(rid);
@@ -514,7 +526,8 @@ sql_run(const char *q, bool whole_row)
 	o = run_capture(cmd, &st);
 	unlink(tmp);
 	cr_assert_eq(st, 0, "sql failed: %s", q);
-	snprintf(val, sizeof(val), "%.*s", (int)strcspn(o, whole_row ? "\n" : "\t\n"), o);
+	snprintf(val, sizeof(val), "%.*s",
+	    (int)strcspn(o, whole_row ? "\n" : "\t\n"), o);
 	free(o);
 	return val;
 }
@@ -533,7 +546,8 @@ page_ids(const struct fx *f, const char *path, char *out, size_t n,
 	out[0] = '\0';
 	data = jobj(r->json, "data");
 	for (i = 0; i < json_object_array_length(data); i++)
-		len += (size_t)snprintf(out + len, n - len, "%s%s", len ? "," : "",
+		len += (size_t)snprintf(out + len, n - len, "%s%s",
+		    len ? "," : "",
 		    json_object_get_string(json_object_object_get(
 		    json_object_array_get_idx(data, i), "id")));
 	if (next != NULL)
@@ -553,7 +567,8 @@ old_range_page(const struct fx *f, const char *list, const char *query,
 
 	snprintf(p, sizeof(p), "/api/v1/%s?limit=50&%s", list, query);
 	reads = page_ids(f, p, got, sizeof(got), NULL, 0);
-	cr_assert_str_eq(got, sql("SELECT GROUP_CONCAT(id ORDER BY id DESC) FROM "
+	cr_assert_str_eq(got,
+	    sql("SELECT GROUP_CONCAT(id ORDER BY id DESC) FROM "
 	    "(SELECT id FROM %s WHERE tenant_id = '%s' AND %s ORDER BY id DESC "
 	    "LIMIT 50) x", table, f->tenant, cond), "%s", p);
 	cr_assert_lt(reads, 15000, "%s read %lld index entries", p, reads);
@@ -596,12 +611,14 @@ list_filters_match(const struct fx *f, const char *list, const char *table,
 	for (;;) {
 		qn = wn = 0;
 		q[0] = '\0';
-		wn = (size_t)snprintf(w, sizeof(w), "tenant_id = '%s'", f->tenant);
+		wn = (size_t)snprintf(w, sizeof(w), "tenant_id = '%s'",
+		    f->tenant);
 		for (i = 0; i < nfilters; i++) {
 			if (pick[i] == 0)
 				continue;
 			v = filters[i].values[pick[i] - 1];
-			qn += (size_t)snprintf(q + qn, sizeof(q) - qn, "%s%s=%s",
+			qn += (size_t)snprintf(q + qn, sizeof(q) - qn,
+			    "%s%s=%s",
 			    qn ? "&" : "", filters[i].param, v);
 			wn += (size_t)snprintf(w + wn, sizeof(w) - wn,
 			    " AND %s = '%s'", filters[i].column, v);
@@ -609,12 +626,14 @@ list_filters_match(const struct fx *f, const char *list, const char *table,
 		if (pick[nfilters] > 0) {
 			qn += (size_t)snprintf(q + qn, sizeof(q) - qn, "%s%s",
 			    qn ? "&" : "", ranges[pick[nfilters] - 1].query);
-			wn += (size_t)snprintf(w + wn, sizeof(w) - wn, " AND %s",
+			wn += (size_t)snprintf(w + wn, sizeof(w) - wn,
+			    " AND %s",
 			    ranges[pick[nfilters] - 1].where);
 		}
 		cr_assert(qn < sizeof(q) && wn < sizeof(w));
 		list_ids(f, list, q, got, sizeof(got));
-		snprintf(want, sizeof(want), "%s", sql("SELECT COALESCE(GROUP_CONCAT("
+		snprintf(want, sizeof(want), "%s",
+		    sql("SELECT COALESCE(GROUP_CONCAT("
 		    "id ORDER BY id DESC), '') FROM %s WHERE %s", table, w));
 		cr_assert_str_eq(got, want, "GET /api/v1/%s?%s", list, q);
 		/* the next combination: an odometer over the choices */
@@ -663,7 +682,8 @@ fx_new(struct fx *f, const char *plan, int rate_limit)
 	    plan, rl), 0);
 	copy(f->tenant, sizeof(f->tenant), o, "id");
 	json_object_put(o);
-	cr_assert_eq(ctl(&o, "member create --tenant %s --email owner@t%s.example "
+	cr_assert_eq(ctl(&o,
+	    "member create --tenant %s --email owner@t%s.example "
 	    "--role owner", f->tenant, f->tenant), 0);
 	copy(f->member, sizeof(f->member), o, "id");
 	json_object_put(o);
@@ -779,14 +799,17 @@ fx_one_step(const struct fx *f, const char *key, const char *channel,
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/url-rules", c);
 	resp_free(http("PUT", p, f->live, "{\"rules\":[{\"role\":\"form\","
 	    "\"match_type\":\"prefix\",\"pattern\":\"/form\"}]}", NULL));
-	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active", c), 0);
+	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active",
+	    c), 0);
 	if (link_url != NULL)
 		snprintf(link, sizeof(link), ",\"link_url\":\"%s\"", link_url);
 	if (strcmp(channel, "sms") == 0)
-		snprintf(b, sizeof(b), "{\"channel\":\"sms\",\"body\":\"テスト商店です。"
+		snprintf(b, sizeof(b),
+		    "{\"channel\":\"sms\",\"body\":\"テスト商店です。"
 		    "続きはこちら {{link_url}}\"%s}", link);
 	else
-		snprintf(b, sizeof(b), "{\"channel\":\"email\",\"subject\":\"お手続きの"
+		snprintf(b, sizeof(b),
+		    "{\"channel\":\"email\",\"subject\":\"お手続きの"
 		    "ご案内\"%s,\"blocks\":[{\"type\":\"text\",\"text\":\"続きはこちら\"},"
 		    "{\"type\":\"button\",\"text\":\"続ける\",\"url\":\"{{link_url}}\"}]}",
 		    link);
@@ -799,12 +822,15 @@ fx_one_step(const struct fx *f, const char *key, const char *channel,
 	snprintf(s, sizeof(s), "%s", jget(r->json, "id"));
 	resp_free(r);
 	snprintf(p, sizeof(p), "/api/v1/scenarios/%s/steps", s);
-	snprintf(b, sizeof(b), "{\"steps\":[{\"message_id\":\"%s\",\"delay_minutes\":5}]}", m);
+	snprintf(b, sizeof(b),
+	    "{\"steps\":[{\"message_id\":\"%s\",\"delay_minutes\":5}]}", m);
 	r = http("PUT", p, f->live, b, NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	resp_free(r);
-	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status active", s), 0);
-	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode %s", f->tenant, mode), 0);
+	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status active",
+	    s), 0);
+	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode %s",
+	    f->tenant, mode), 0);
 }
 
 /*
@@ -820,13 +846,14 @@ mail_to(const char *to, int nth)
 	FILE		*p;
 	size_t		 n;
 
-	snprintf(cmd, sizeof(cmd), "f=$(grep -l -r -F 'X-Envelope-To: %s' \"$FB_MAIL_DIR\" "
-	    "2>/dev/null | sort | sed -n '%dp'); [ -n \"$f\" ] && /usr/bin/python3 -c '"
-	    "import email, sys\n"
+	snprintf(cmd, sizeof(cmd),
+	    "f=$(grep -l -r -F 'X-Envelope-To: %s' \"$FB_MAIL_DIR\" "
+	    "2>/dev/null | sort | sed -n '%dp'); [ -n \"$f\" ] && "
+	    "/usr/bin/python3 -c 'import email, sys\n"
 	    "from email import policy\n"
-	    "m = email.message_from_binary_file(open(sys.argv[1], \"rb\"), policy=policy.default)\n"
-	    "print(\"Message-ID:\", m[\"message-id\"])\n"
-	    "print(\"Subject:\", m[\"subject\"])\n"
+	    "m = email.message_from_binary_file(open(sys.argv[1], \"rb\"), "
+	    "policy=policy.default)\nprint(\"Message-ID:\", "
+	    "m[\"message-id\"])\nprint(\"Subject:\", m[\"subject\"])\n"
 	    "for k in (\"plain\", \"html\"):\n"
 	    "    b = m.get_body((k,))\n"
 	    "    print(b.get_content() if b is not None else \"\")\n"

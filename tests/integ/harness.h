@@ -22,7 +22,8 @@ struct resp {
 };
 
 /* One HTTP request; `key` adds "Authorization: Bearer key"; `hdr` is
- * extra "Name: value" headers, one per line, or NULL.  Aborts the test on failure.
+ * extra "Name: value" headers, one per line, or NULL.  Aborts the test on
+ * failure.
  * A 204 from POST /tag/v1/events returns once tag_settle() does. */
 struct resp	*http(const char *method, const char *path, const char *key,
 		    const char *body, const char *hdr);
@@ -74,7 +75,8 @@ void		 resp_free(struct resp *);
 const char	*jget(json_object *, const char *path);
 json_object	*jobj(json_object *, const char *path);
 /* Assert the contract's error envelope. */
-void		 expect_error(const struct resp *, long status, const char *type,
+void		 expect_error(const struct resp *, long status,
+    const char *type,
 		    const char *code, const char *param);
 
 /*
@@ -83,7 +85,8 @@ void		 expect_error(const struct resp *, long status, const char *type,
  * program's).  reap() waits for it `secs` seconds at most and returns its
  * wait status (waitpid(2)), or -1 after killing it when it outlived them.
  */
-pid_t		 spawn(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+pid_t		 spawn(const char *fmt,
+    ...) __attribute__((format(printf, 1, 2)));
 int		 reap(pid_t, int secs);
 /* Run formbackctl with a printf-formatted argument string; returns its
  * exit status and, when out is not NULL, the parsed stdout JSON (NULL
@@ -96,7 +99,8 @@ int		 set_password(const char *id, const char *pw);
 struct sess {
 	char	 cookie[128];	/* "Cookie: fb_session=..." */
 	char	 csrf[64];
-	char	 hdr[512];	/* cookie, CSRF token and Origin, one per line */
+	/* cookie, CSRF token and Origin, one per line */
+	char	 hdr[512];
 };
 /* POST /api/v1/admin/session with email and password (and `extra`
  * members of the body, ",\"a\":1", or NULL). */
@@ -105,9 +109,11 @@ struct resp	*signin(const char *email, const char *pw, const char *extra);
 void		 session_of(const char *email, const char *pw, struct sess *s);
 /* Run SQL as root on the test database; returns the first cell of the
  * first row (static storage) or "" when none. */
-const char	*sql(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char	*sql(const char *fmt,
+    ...) __attribute__((format(printf, 1, 2)));
 /* The whole first row, cells separated by tabs (static storage). */
-const char	*sql_row(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+const char	*sql_row(const char *fmt,
+    ...) __attribute__((format(printf, 1, 2)));
 
 /*
  * The SMS gateway stand-in's behaviour (tests/standins/sms_gateway.py):
@@ -155,7 +161,8 @@ void	fx_campaign(const struct fx *, const char *key, char out[40]);
  * its cursor: the rows' ids joined by commas into out (n bytes).
  * Returns the index entries MariaDB read meanwhile (index_reads()).
  */
-long long	 list_ids(const struct fx *, const char *list, const char *query,
+long long	 list_ids(const struct fx *, const char *list,
+    const char *query,
 		    char *out, size_t n);
 /*
  * One page, GET `path` (200 asserted): its rows' ids joined by commas

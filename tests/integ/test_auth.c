@@ -1,4 +1,6 @@
-/* Authentication, scopes and the rate limit (contract: Authentication; Limits). */
+/*
+ * Authentication, scopes and the rate limit (contract: Authentication; Limits).
+ */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -25,10 +27,12 @@ Test(auth, wrong_scheme_and_unknown_key)
 {
 	struct resp	*r;
 
-	r = http("GET", "/api/v1/sites", NULL, NULL, "Authorization: Basic Zm9vOmJhcg==");
+	r = http("GET", "/api/v1/sites", NULL, NULL,
+	    "Authorization: Basic Zm9vOmJhcg==");
 	expect_error(r, 401, "authentication_error", "api_key_invalid", NULL);
 	resp_free(r);
-	r = http("GET", "/api/v1/sites", "fb_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", NULL, NULL);
+	r = http("GET", "/api/v1/sites",
+	    "fb_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", NULL, NULL);
 	expect_error(r, 401, "authentication_error", "api_key_invalid", NULL);
 	resp_free(r);
 	r = http("GET", "/api/v1/sites", "not-a-key", NULL, NULL);
@@ -76,14 +80,17 @@ Test(auth, creator_suspended_or_deleted)
 	fx_new(&f, "pro", 0);
 	cr_assert_eq(ctl(NULL, "member suspend --id %s", f.member), 0);
 	r = http("GET", "/api/v1/sites", f.live, NULL, NULL);
-	expect_error(r, 401, "authentication_error", "api_key_creator_inactive", NULL);
+	expect_error(r, 401, "authentication_error", "api_key_creator_inactive",
+	    NULL);
 	resp_free(r);
 
-	cr_assert_eq(ctl(&o, "member create --tenant %s --email admin@x.example "
+	cr_assert_eq(ctl(&o,
+	    "member create --tenant %s --email admin@x.example "
 	    "--role admin", f.tenant), 0);
 	snprintf(admin, sizeof(admin), "%s", jget(o, "id"));
 	json_object_put(o);
-	cr_assert_eq(ctl(&o, "apikey create --tenant %s --member %s --kind test "
+	cr_assert_eq(ctl(&o,
+	    "apikey create --tenant %s --member %s --kind test "
 	    "--scopes all", f.tenant, admin), 0);
 	snprintf(key, sizeof(key), "%s", jget(o, "key"));
 	json_object_put(o);
@@ -92,7 +99,8 @@ Test(auth, creator_suspended_or_deleted)
 	resp_free(r);
 	cr_assert_eq(ctl(NULL, "member delete --id %s", admin), 0);
 	r = http("GET", "/api/v1/sites", key, NULL, NULL);
-	expect_error(r, 401, "authentication_error", "api_key_creator_inactive", NULL);
+	expect_error(r, 401, "authentication_error", "api_key_creator_inactive",
+	    NULL);
 	resp_free(r);
 }
 
@@ -113,7 +121,8 @@ Test(auth, scope_insufficient)
 	r = http("GET", "/api/v1/campaigns", key, NULL, NULL);
 	cr_assert_eq(r->status, 200);
 	resp_free(r);
-	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":\"n\"}", f.site);
+	snprintf(body, sizeof(body),
+	    "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":\"n\"}", f.site);
 	r = http("POST", "/api/v1/campaigns", key, body, NULL);
 	expect_error(r, 403, "permission_error", "scope_insufficient", NULL);
 	resp_free(r);
@@ -134,7 +143,9 @@ Test(auth, rate_limit_headers)
 	cr_assert_str_eq(resp_header(r, "X-RateLimit-Limit"), "300");
 	cr_assert_str_eq(resp_header(r, "X-RateLimit-Remaining"), "299");
 	cr_assert_not_null(resp_header(r, "X-RateLimit-Reset"));
-	/* and as the IETF fields say it (draft-ietf-httpapi-ratelimit-headers) */
+	/*
+	 * and as the IETF fields say it (draft-ietf-httpapi-ratelimit-headers)
+	 */
 	cr_assert_str_eq(resp_header(r, "RateLimit-Policy"),
 	    "\"tenant\";q=300;w=60");
 	cr_assert(strncmp(resp_header(r, "RateLimit"), "\"tenant\";r=299;t=",
@@ -156,7 +167,8 @@ Test(auth, rate_limit_headers)
 	cr_assert_str_eq(resp_header(r, "X-RateLimit-Remaining"), "296");
 	resp_free(r);
 	/* with a bad key it stays a 404, unlabelled */
-	r = http("GET", "/api/v1/nope", "fb_live_nonexistentkeyxxxxxxxxxxxxxxxx", NULL, NULL);
+	r = http("GET", "/api/v1/nope",
+	    "fb_live_nonexistentkeyxxxxxxxxxxxxxxxx", NULL, NULL);
 	expect_error(r, 404, "not_found", "not_found", NULL);
 	cr_assert_null(resp_header(r, "X-RateLimit-Remaining"));
 	cr_assert_null(resp_header(r, "WWW-Authenticate"));
@@ -217,7 +229,8 @@ Test(auth, free_plan_61st_request_is_429, .timeout = 60)
 		curl_easy_setopt(h[i], CURLOPT_HTTPHEADER, hdr);
 		curl_easy_setopt(h[i], CURLOPT_WRITEDATA, null);
 		left[i] = -1;
-		curl_easy_setopt(h[i], CURLOPT_HEADERFUNCTION, remaining_header);
+		curl_easy_setopt(h[i], CURLOPT_HEADERFUNCTION,
+		    remaining_header);
 		curl_easy_setopt(h[i], CURLOPT_HEADERDATA, &left[i]);
 		curl_multi_add_handle(m, h[i]);
 	}
@@ -229,8 +242,10 @@ Test(auth, free_plan_61st_request_is_429, .timeout = 60)
 		curl_easy_getinfo(h[i], CURLINFO_RESPONSE_CODE, &code);
 		if (code == 200) {
 			ok++;
-			cr_assert(left[i] >= 0 && left[i] < 60 && !seen[left[i]],
-			    "X-RateLimit-Remaining %d given twice or out of range",
+			cr_assert(left[i] >= 0 && left[i] < 60 &&
+			    !seen[left[i]],
+			    "X-RateLimit-Remaining %d given twice or out of "
+			    "range",
 			    left[i]);
 			seen[left[i]] = true;
 		} else if (code == 429) {
@@ -245,7 +260,8 @@ Test(auth, free_plan_61st_request_is_429, .timeout = 60)
 	curl_multi_cleanup(m);
 	curl_slist_free_all(hdr);
 	fclose(null);
-	cr_assert_eq(ok, 60, "admitted %d of 70 (429: %d; others:%s)", ok, limited,
+	cr_assert_eq(ok, 60, "admitted %d of 70 (429: %d; others:%s)", ok,
+	    limited,
 	    others);
 	cr_assert_eq(limited, 10, "429: %d of 70 (others:%s)", limited, others);
 

@@ -51,7 +51,8 @@ Test(campaigns, explicit_paused_and_null_status_are_fine)
 	r = create(&f, ",\"status\":\"paused\"");
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	resp_free(r);
-	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"n2\",\"name\":\"n\","
+	snprintf(b, sizeof(b),
+	    "{\"site_id\":\"%s\",\"key\":\"n2\",\"name\":\"n\","
 	    "\"status\":null,\"product_name\":null,\"abandon_wait_minutes\":null}", f.site);
 	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
@@ -79,10 +80,12 @@ Test(campaigns, api_key_draft_only)
 	{
 		char	 b[512];
 
-		snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"t\",\"name\":\"n\","
+		snprintf(b, sizeof(b),
+		    "{\"site_id\":\"%s\",\"key\":\"t\",\"name\":\"n\","
 		    "\"status\":\"active\"}", f.site);
 		r = http("POST", "/api/v1/campaigns", f.test, b, NULL);
-		expect_error(r, 422, "invalid_request", "api_key_draft_only", "status");
+		expect_error(r, 422, "invalid_request", "api_key_draft_only",
+		    "status");
 		cr_assert_str_eq(resp_header(r, "Formback-Dry-Run"), "true");
 		resp_free(r);
 	}
@@ -109,31 +112,39 @@ Test(campaigns, bad_key_and_name)
 	char		 b[512];
 
 	fx_new(&f, "pro", 0);
-	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"has space\",\"name\":\"n\"}", f.site);
+	snprintf(b, sizeof(b),
+	    "{\"site_id\":\"%s\",\"key\":\"has "
+	    "space\",\"name\":\"n\"}", f.site);
 	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "key");
 	resp_free(r);
-	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"ok\",\"name\":\"  \"}", f.site);
+	snprintf(b, sizeof(b),
+	    "{\"site_id\":\"%s\",\"key\":\"ok\",\"name\":\"  \"}", f.site);
 	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "name");
 	resp_free(r);
 	/* names and subjects are one line: no control character */
-	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"ok\",\"name\":\"a\\nb\"}", f.site);
+	snprintf(b, sizeof(b),
+	    "{\"site_id\":\"%s\",\"key\":\"ok\",\"name\":\"a\\nb\"}", f.site);
 	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "name");
 	resp_free(r);
-	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"ok\",\"name\":\"n\","
+	snprintf(b, sizeof(b),
+	    "{\"site_id\":\"%s\",\"key\":\"ok\",\"name\":\"n\","
 	    "\"product_name\":\"a\\u007f\"}", f.site);
 	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
-	expect_error(r, 422, "invalid_request", "parameter_invalid", "product_name");
+	expect_error(r, 422, "invalid_request", "parameter_invalid",
+	    "product_name");
 	resp_free(r);
 	/* a site's name too, through formbackctl as through the API */
-	cr_assert_neq(ctl(NULL, "site create --tenant %s --name 'a\nb' --domain "
+	cr_assert_neq(ctl(NULL,
+	    "site create --tenant %s --name 'a\nb' --domain "
 	    "line.example.jp", f.tenant), 0);
 	cr_assert_eq(ctl(NULL, "site create --tenant %s --name 'a b' --domain "
 	    "line.example.jp", f.tenant), 0);
 	r = http("POST", "/api/v1/messages", f.live, J({"channel":"email",
-	    "subject":"s\r\nBcc: x@example.jp","blocks":[{"type":"text","text":"a"}]}), NULL);
+	    "subject":"s\r\nBcc: "
+	    "x@example.jp","blocks":[{"type":"text","text":"a"}]}), NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "subject");
 	resp_free(r);
 	r = http("POST", "/api/v1/messages", f.live, J({"channel":"email",
@@ -154,7 +165,8 @@ Test(campaigns, unknown_or_foreign_site_is_404)
 
 	fx_new(&f, "pro", 0);
 	fx_new(&g, "pro", 0);
-	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":\"n\"}", g.site);
+	snprintf(b, sizeof(b),
+	    "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":\"n\"}", g.site);
 	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
 	expect_error(r, 404, "not_found", "not_found", "site_id");
 	resp_free(r);
@@ -208,25 +220,30 @@ Test(campaigns, list_filters_and_counts)
 
 	fx_new(&f, "pro", 0);
 	fx_campaign(&f, "first", a);
-	cr_assert_eq(ctl(&o, "site create --tenant %s --name two --domain two.example.jp",
+	cr_assert_eq(ctl(&o,
+	    "site create --tenant %s --name two --domain two.example.jp",
 	    f.tenant), 0);
 	snprintf(site2, sizeof(site2), "%s", jget(o, "id"));
 	json_object_put(o);
 	{
 		char	 body[512];
 
-		snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"second\",\"name\":\"n\"}", site2);
+		snprintf(body, sizeof(body),
+		    "{\"site_id\":\"%s\",\"key\":\"second\",\"name\":\"n\"}", site2);
 		r = http("POST", "/api/v1/campaigns", f.live, body, NULL);
 		cr_assert_eq(r->status, 201);
 		snprintf(b, sizeof(b), "%s", jget(r->json, "id"));
 		resp_free(r);
 	}
-	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active", b), 0);
-	sql("INSERT INTO scenarios (id, tenant_id, campaign_id, name, status) VALUES "
-	    "(UUID(), '%s', '%s', 's1', 'active'), (UUID(), '%s', '%s', 's2', 'draft')",
+	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active",
+	    b), 0);
+	sql("INSERT INTO scenarios (id, tenant_id, campaign_id, name, status) "
+	    "VALUES (UUID(), '%s', '%s', 's1', 'active'), (UUID(), '%s', '%s', "
+	    "'s2', 'draft')",
 	    f.tenant, b, f.tenant, b);
-	sql("INSERT INTO scenarios (id, tenant_id, campaign_id, name, status, deleted_at) "
-	    "VALUES (UUID(), '%s', '%s', 'gone', 'paused', NOW())", f.tenant, b);
+	sql("INSERT INTO scenarios (id, tenant_id, campaign_id, name, status, "
+	    "deleted_at) VALUES (UUID(), '%s', '%s', 'gone', 'paused', "
+	    "NOW())", f.tenant, b);
 
 	snprintf(p, sizeof(p), "/api/v1/campaigns?site_id=%s", site2);
 	r = http("GET", p, f.live, NULL, NULL);
@@ -243,7 +260,8 @@ Test(campaigns, list_filters_and_counts)
 	cr_assert_str_eq(jget(r->json, "data.0.scenario_count"), "0");
 	cr_assert_str_eq(jget(r->json, "data.0.active_scenario_count"), "0");
 	resp_free(r);
-	r = http("GET", "/api/v1/campaigns?status=archived", f.live, NULL, NULL);
+	r = http("GET", "/api/v1/campaigns?status=archived", f.live, NULL,
+	    NULL);
 	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 0);
 	cr_assert_null(jget(r->json, "next_cursor"));
 	resp_free(r);
@@ -259,8 +277,10 @@ Test(campaigns, list_filters_and_counts)
  */
 Test(campaigns, list_every_filter_on_its_index, .timeout = 120)
 {
-	static const char *const sparse[][2] = { { "campaigns", "status=archived" },
-	    { "campaigns", "site_id=%s" }, { "campaigns", "site_id=%s&status=archived" },
+	static const char *const sparse[][2] = { { "campaigns",
+	    "status=archived" },
+	    { "campaigns", "site_id=%s" }, { "campaigns",
+	    "site_id=%s&status=archived" },
 	    { "messages", "channel=email" } };
 	struct fx	 f, g;
 	json_object	*o;
@@ -275,19 +295,22 @@ Test(campaigns, list_every_filter_on_its_index, .timeout = 120)
 	snprintf(site2, sizeof(site2), "%s", jget(o, "id"));
 	json_object_put(o);
 	/* 60 of each: sites, statuses and channels interleaved */
-	sql("INSERT INTO campaigns (id, tenant_id, site_id, campaign_key, name, "
-	    "status, abandon_wait_minutes) SELECT UUID(), '%s', IF(seq %% 3 = 0, "
-	    "'%s', '%s'), CONCAT('c', seq), 'n', ELT(seq %% 3 + 1, 'active', "
-	    "'paused', 'archived'), 30 FROM seq_1_to_60", f.tenant, site2, f.site);
+	sql("INSERT INTO campaigns (id, tenant_id, site_id, campaign_key, "
+	    "name, status, abandon_wait_minutes) SELECT UUID(), '%s', IF(seq "
+	    "%% 3 = 0, '%s', '%s'), CONCAT('c', seq), 'n', ELT(seq %% 3 + 1, "
+	    "'active', 'paused', 'archived'), 30 FROM "
+	    "seq_1_to_60", f.tenant, site2, f.site);
 	sql("INSERT INTO messages (id, tenant_id, channel, body, link_params) "
 	    "SELECT UUID(), '%s', IF(seq %% 2 = 0, 'sms', 'email'), 'b', '{}' "
 	    "FROM seq_1_to_60", f.tenant);
 	/* another tenant's, under the same keys: never listed */
-	sql("INSERT INTO campaigns (id, tenant_id, site_id, campaign_key, name, "
-	    "status, abandon_wait_minutes) SELECT UUID(), '%s', '%s', CONCAT('c', "
-	    "seq), 'n', 'paused', 30 FROM seq_1_to_5", g.tenant, f.site);
+	sql("INSERT INTO campaigns (id, tenant_id, site_id, campaign_key, "
+	    "name, status, abandon_wait_minutes) SELECT UUID(), '%s', '%s', "
+	    "CONCAT('c', seq), 'n', 'paused', 30 FROM "
+	    "seq_1_to_5", g.tenant, f.site);
 	sql("INSERT INTO messages (id, tenant_id, channel, body, link_params) "
-	    "SELECT UUID(), '%s', 'email', 'b', '{}' FROM seq_1_to_5", g.tenant);
+	    "SELECT UUID(), '%s', 'email', 'b', '{}' FROM "
+	    "seq_1_to_5", g.tenant);
 	const struct list_filter camps[] = {
 		{ "site_id", "site_id", { f.site, site2 } },
 		{ "status", "status", { "active", "paused", "archived" } },
@@ -299,17 +322,19 @@ Test(campaigns, list_every_filter_on_its_index, .timeout = 120)
 	/* 400 others instead: one archived of the second site, one email */
 	sql("DELETE FROM campaigns WHERE tenant_id = '%s'", f.tenant);
 	sql("DELETE FROM messages WHERE tenant_id = '%s'", f.tenant);
-	sql("INSERT INTO campaigns (id, tenant_id, site_id, campaign_key, name, "
-	    "status, abandon_wait_minutes) SELECT UUID(), '%s', IF(seq = 300, '%s', "
-	    "'%s'), CONCAT('c', seq), 'n', IF(seq = 300, 'archived', 'active'), 30 "
-	    "FROM seq_1_to_400", f.tenant, site2, f.site);
+	sql("INSERT INTO campaigns (id, tenant_id, site_id, campaign_key, "
+	    "name, status, abandon_wait_minutes) SELECT UUID(), '%s', IF(seq = "
+	    "300, '%s', '%s'), CONCAT('c', seq), 'n', IF(seq = 300, "
+	    "'archived', 'active'), 30 FROM "
+	    "seq_1_to_400", f.tenant, site2, f.site);
 	sql("INSERT INTO messages (id, tenant_id, channel, body, link_params) "
 	    "SELECT UUID(), '%s', IF(seq = 300, 'email', 'sms'), 'b', '{}' "
 	    "FROM seq_1_to_400", f.tenant);
 	for (i = 0; i < sizeof(sparse) / sizeof(sparse[0]); i++) {
 		snprintf(q, sizeof(q), sparse[i][1], site2);
 		reads = list_ids(&f, sparse[i][0], q, got, sizeof(got));
-		cr_assert_eq(strlen(got), 36u, "%s?%s: %s", sparse[i][0], q, got);
+		cr_assert_eq(strlen(got), 36u, "%s?%s: %s", sparse[i][0], q,
+		    got);
 		cr_assert_lt(reads, 100, "GET /%s?%s read %lld index entries",
 		    sparse[i][0], q, reads);
 	}

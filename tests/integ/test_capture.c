@@ -29,7 +29,8 @@ active_campaign(const struct fx *f, const char *key, const char *rules,
 	r = http("PUT", p, f->live, rules, NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	resp_free(r);
-	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active", id), 0);
+	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active",
+	    id), 0);
 }
 
 static long
@@ -47,7 +48,8 @@ event(const struct fx *f, const char *visitor, const char *type,
 	    campaign ? "\"" : "", campaign ? campaign : "null", campaign ? "\"" : "",
 	    role ? "\"" : "", role ? role : "null", role ? "\"" : "",
 	    contact ? contact : "null");
-	r = http("POST", "/tag/v1/events", NULL, b, "Origin: http://shop.example.jp");
+	r = http("POST", "/tag/v1/events", NULL, b,
+	    "Origin: http://shop.example.jp");
 	st = r->status;
 	if (st != 204)
 		cr_log_info("event %s: %ld %s", type, st, r->body);
@@ -65,13 +67,14 @@ lead_field(const struct fx *f, const char *campaign, const char *field)
 	snprintf(p, sizeof(p), "/api/v1/leads?campaign_id=%s", campaign);
 	r = http("GET", p, f->live, NULL, NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
-	snprintf(v, sizeof(v), "%s", jget(r->json, field) ? jget(r->json, field) : "(null)");
+	snprintf(v, sizeof(v), "%s",
+	    jget(r->json, field) ? jget(r->json, field) : "(null)");
 	resp_free(r);
 	return v;
 }
 
-#define RULES_AB J({"rules":[{"role":"landing","match_type":"prefix","pattern":"/lp"},\
-	{"role":"form","match_type":"prefix","pattern":"/form"},\
+#define RULES_AB J({"rules":[{"role":"landing","match_type":"prefix","pattern":"/lp"}, \
+	{"role":"form","match_type":"prefix","pattern":"/form"}, \
 	{"role":"thanks","match_type":"glob","pattern":"/thanks*"}]})
 
 Test(capture, url_rules_all_or_nothing)
@@ -89,18 +92,26 @@ Test(capture, url_rules_all_or_nothing)
 	cr_assert_str_eq(jget(r->json, "url_rules.2.match_type"), "glob");
 	resp_free(r);
 	/* one bad rule: 422 naming it, the old rules stay */
-	r = http("PUT", p, f.live, J({"rules":[{"role":"form","match_type":"prefix","pattern":"/a"},
+	r = http("PUT", p, f.live,
+	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/a"},
 	    {"role":"form","match_type":"regex","pattern":"(?<=x)y"}]}), NULL);
-	expect_error(r, 422, "invalid_request", "parameter_invalid", "rules[1].pattern");
+	expect_error(r, 422, "invalid_request", "parameter_invalid",
+	    "rules[1].pattern");
 	resp_free(r);
-	r = http("PUT", p, f.live, J({"rules":[{"role":"checkout","match_type":"prefix","pattern":"/a"}]}), NULL);
-	expect_error(r, 422, "invalid_request", "parameter_invalid", "rules[0].role");
+	r = http("PUT", p, f.live,
+	    J({"rules":[{"role":"checkout","match_type":"prefix","pattern":"/a"}]}), NULL);
+	expect_error(r, 422, "invalid_request", "parameter_invalid",
+	    "rules[0].role");
 	resp_free(r);
-	r = http("PUT", p, f.live, J({"rules":[{"role":"form","pattern":"/a"}]}), NULL);
-	expect_error(r, 422, "invalid_request", "parameter_missing", "rules[0].match_type");
+	r = http("PUT", p, f.live,
+	    J({"rules":[{"role":"form","pattern":"/a"}]}), NULL);
+	expect_error(r, 422, "invalid_request", "parameter_missing",
+	    "rules[0].match_type");
 	resp_free(r);
-	r = http("PUT", p, f.live, J({"rules":[{"role":"form","match_type":"prefix","pattern":"/a","priority":-1}]}), NULL);
-	expect_error(r, 422, "invalid_request", "parameter_invalid", "rules[0].priority");
+	r = http("PUT", p, f.live,
+	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/a","priority":-1}]}), NULL);
+	expect_error(r, 422, "invalid_request", "parameter_invalid",
+	    "rules[0].priority");
 	resp_free(r);
 	r = http("PUT", p, f.live, J({"rules":"x"}), NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "rules");
@@ -147,7 +158,8 @@ Test(capture, patch_rules)
 	r = http("PATCH", p, f.live, J({"name":""}), NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "name");
 	resp_free(r);
-	r = http("PATCH", "/api/v1/campaigns/01900000-0000-7000-8000-000000000000",
+	r = http("PATCH",
+	    "/api/v1/campaigns/01900000-0000-7000-8000-000000000000",
 	    f.live, J({"name":"x"}), NULL);
 	expect_error(r, 404, "not_found", "not_found", "campaign_id");
 	resp_free(r);
@@ -173,7 +185,8 @@ Test(capture, duplicate)
 	{
 		char	 b[512], m[40], sc[40];
 
-		r = http("POST", "/api/v1/messages", f.live, J({"channel":"sms","body":"こんにちは"}), NULL);
+		r = http("POST", "/api/v1/messages", f.live,
+		    J({"channel":"sms","body":"こんにちは"}), NULL);
 		snprintf(m, sizeof(m), "%s", jget(r->json, "id"));
 		resp_free(r);
 		snprintf(p, sizeof(p), "/api/v1/campaigns/%s/scenarios", id);
@@ -181,9 +194,11 @@ Test(capture, duplicate)
 		snprintf(sc, sizeof(sc), "%s", jget(r->json, "id"));
 		resp_free(r);
 		snprintf(p, sizeof(p), "/api/v1/scenarios/%s/steps", sc);
-		snprintf(b, sizeof(b), "{\"steps\":[{\"message_id\":\"%s\",\"delay_minutes\":30}]}", m);
+		snprintf(b, sizeof(b),
+		    "{\"steps\":[{\"message_id\":\"%s\",\"delay_minutes\":30}]}", m);
 		resp_free(http("PUT", p, f.live, b, NULL));
-		sql("UPDATE scenarios SET status = 'active' WHERE id = '%s'", sc);
+		sql("UPDATE scenarios SET status = 'active' WHERE id = '%s'",
+		    sc);
 	}
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/duplicate", id);
 	r = http("POST", p, f.live, "{}", NULL);
@@ -192,12 +207,14 @@ Test(capture, duplicate)
 	cr_assert_str_eq(jget(r->json, "name"), "キャンペーン dup のコピー");
 	cr_assert_str_eq(jget(r->json, "status"), "paused");
 	cr_assert_eq(json_object_array_length(jobj(r->json, "url_rules")), 3);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM scenarios WHERE campaign_id = '%s' "
-	    "AND status = 'draft'", jget(r->json, "id")), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM scenarios WHERE campaign_id "
+	    "= '%s' AND status = 'draft'", jget(r->json, "id")), "1");
 	/* with its steps, on copies of the messages */
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM scenario_steps st JOIN scenarios s "
-	    "ON s.id = st.scenario_id WHERE s.campaign_id = '%s'", jget(r->json, "id")), "1");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM messages WHERE tenant_id = '%s'", f.tenant), "2");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM scenario_steps st JOIN "
+	    "scenarios s ON s.id = st.scenario_id WHERE s.campaign_id = "
+	    "'%s'", jget(r->json, "id")), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM messages WHERE tenant_id = "
+	    "'%s'", f.tenant), "2");
 	resp_free(r);
 	r = http("POST", p, f.live, "", NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
@@ -214,7 +231,8 @@ Test(capture, duplicate)
 		FILE		*null = fopen("/dev/null", "w");
 
 		snprintf(url, sizeof(url), "%s%s", getenv("FB_TEST_URL"), p);
-		snprintf(auth, sizeof(auth), "Authorization: Bearer %s", f.live);
+		snprintf(auth, sizeof(auth), "Authorization: Bearer %s",
+		    f.live);
 		hdr = curl_slist_append(hdr, auth);
 		hdr = curl_slist_append(hdr, "Content-Type: application/json");
 		for (i = 0; i < 4; i++) {
@@ -231,15 +249,17 @@ Test(capture, duplicate)
 		} while (running > 0);
 		for (i = 0; i < 4; i++) {
 			curl_easy_getinfo(h[i], CURLINFO_RESPONSE_CODE, &code);
-			cr_assert_eq(code, 201, "copy %d answered %ld", i, code);
+			cr_assert_eq(code, 201, "copy %d answered %ld", i,
+			    code);
 			curl_multi_remove_handle(m, h[i]);
 			curl_easy_cleanup(h[i]);
 		}
 		curl_multi_cleanup(m);
 		curl_slist_free_all(hdr);
 		fclose(null);
-		cr_assert_str_eq(sql("SELECT COUNT(DISTINCT campaign_key) FROM campaigns "
-		    "WHERE tenant_id = '%s' AND campaign_key LIKE 'dup-copy-%%'", f.tenant), "5");
+		cr_assert_str_eq(sql("SELECT COUNT(DISTINCT campaign_key) FROM "
+		    "campaigns WHERE tenant_id = '%s' AND campaign_key LIKE "
+		    "'dup-copy-%%'", f.tenant), "5");
 	}
 	r = http("POST", p, f.live, J({"key":"dup","name":"x"}), NULL);
 	expect_error(r, 409, "invalid_request", "campaign_key_taken", "key");
@@ -264,23 +284,29 @@ Test(capture, form_profile)
 	fx_new(&f, "pro", 0);
 	fx_campaign(&f, "fp", id);
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/form-profile", id);
-	r = http("PUT", p, f.live, J({"tel_selectors":["#tel"],"email_selectors":["input[name=mail]"],
+	r = http("PUT", p, f.live,
+	    J({"tel_selectors":["#tel"],"email_selectors":["input[name=mail]"],
 	    "consent_selector":"#agree","tel_split_selectors":["#t1","#t2","#t3"]}), NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "form_profile.detected_by"), "manual");
 	cr_assert_str_eq(jget(r->json, "form_profile.tel_selectors.0"), "#tel");
-	cr_assert_str_eq(jget(r->json, "form_profile.tel_split_selectors.2"), "#t3");
+	cr_assert_str_eq(jget(r->json, "form_profile.tel_split_selectors.2"),
+	    "#t3");
 	cr_assert_not_null(jget(r->json, "form_profile.detected_at"));
 	resp_free(r);
-	r = http("PUT", p, f.live, J({"tel_selectors":[],"email_selectors":[]}), NULL);
+	r = http("PUT", p, f.live, J({"tel_selectors":[],"email_selectors":[]}),
+	    NULL);
 	cr_assert_str_eq(jget(r->json, "form_profile.detected_by"), "auto");
-	cr_assert_eq(json_object_array_length(jobj(r->json, "form_profile.tel_selectors")), 0);
+	cr_assert_eq(json_object_array_length(jobj(r->json,
+	    "form_profile.tel_selectors")), 0);
 	resp_free(r);
 	r = http("PUT", p, f.live, J({"tel_selectors":[5]}), NULL);
-	expect_error(r, 422, "invalid_request", "parameter_invalid", "tel_selectors");
+	expect_error(r, 422, "invalid_request", "parameter_invalid",
+	    "tel_selectors");
 	resp_free(r);
 	r = http("PUT", p, f.live, J({"tel_split_selectors":["#only"]}), NULL);
-	expect_error(r, 422, "invalid_request", "parameter_invalid", "tel_split_selectors");
+	expect_error(r, 422, "invalid_request", "parameter_invalid",
+	    "tel_split_selectors");
 	resp_free(r);
 }
 
@@ -297,12 +323,15 @@ Test(capture, match_test_and_publishing)
 	resp_free(r);
 	/* a never-run paused campaign is not published */
 	snprintf(p, sizeof(p), "/api/v1/sites/%s/url-rules/test", f.site);
-	r = http("POST", p, f.live, J({"url":"https://shop.example.jp/form/1"}), NULL);
+	r = http("POST", p, f.live, J({"url":"https://shop.example.jp/form/1"}),
+	    NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert(!json_object_get_boolean(jobj(r->json, "assigned")));
 	resp_free(r);
-	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active", id), 0);
-	r = http("POST", p, f.live, J({"url":"https://shop.example.jp/form/1?a=b"}), NULL);
+	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active",
+	    id), 0);
+	r = http("POST", p, f.live,
+	    J({"url":"https://shop.example.jp/form/1?a=b"}), NULL);
 	cr_assert(json_object_get_boolean(jobj(r->json, "assigned")));
 	cr_assert_str_eq(jget(r->json, "campaign"), "pub");
 	cr_assert_str_eq(jget(r->json, "role"), "form");
@@ -317,7 +346,8 @@ Test(capture, match_test_and_publishing)
 	r = http("POST", p, f.live, "{}", NULL);
 	expect_error(r, 422, "invalid_request", "parameter_missing", "url");
 	resp_free(r);
-	r = http("POST", "/api/v1/sites/01900000-0000-7000-8000-000000000000/url-rules/test",
+	r = http("POST",
+	    "/api/v1/sites/01900000-0000-7000-8000-000000000000/url-rules/test",
 	    f.live, J({"url":"https://shop.example.jp/"}), NULL);
 	expect_error(r, 404, "not_found", "not_found", "site_id");
 	resp_free(r);
@@ -351,7 +381,8 @@ Test(capture, collector_validation)
 	r = http("POST", "/tag/v1/events", NULL, "nope", NULL);
 	expect_error(r, 400, "invalid_request", "invalid_json", "body");
 	resp_free(r);
-	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"x\",\"session\":"
+	snprintf(b, sizeof(b),
+	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"x\",\"session\":"
 	    "\"11111111-1111-4111-8111-111111111111\",\"type\":\"page_view\","
 	    "\"url\":\"https://shop.example.jp/\"}", f.site_pk);
 	r = http("POST", "/tag/v1/events", NULL, b, NULL);
@@ -359,29 +390,36 @@ Test(capture, collector_validation)
 	resp_free(r);
 	cr_assert_eq(event(&f, "11111111-1111-4111-8111-111111111111", "click",
 	    "https://shop.example.jp/", NULL, NULL, NULL), 400);
-	cr_assert_eq(event(&f, "11111111-1111-4111-8111-111111111111", "page_view",
+	cr_assert_eq(event(&f, "11111111-1111-4111-8111-111111111111",
+	    "page_view",
 	    "javascript:alert(1)", NULL, NULL, NULL), 400);
-	r = http("POST", "/tag/v1/events", NULL, "{\"v\":1,\"site\":\"pk_unknown\","
+	r = http("POST", "/tag/v1/events", NULL,
+	    "{\"v\":1,\"site\":\"pk_unknown\","
 	    "\"visitor\":\"11111111-1111-4111-8111-111111111111\",\"session\":"
 	    "\"11111111-1111-4111-8111-111111111111\",\"type\":\"page_view\","
 	    "\"url\":\"https://shop.example.jp/\"}", NULL);
 	expect_error(r, 404, "not_found", "not_found", "site");
 	resp_free(r);
 	/* pages of another domain are refused */
-	cr_assert_eq(event(&f, "11111111-1111-4111-8111-111111111111", "page_view",
+	cr_assert_eq(event(&f, "11111111-1111-4111-8111-111111111111",
+	    "page_view",
 	    "https://evil.example/", NULL, NULL, NULL), 400);
 	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":"
 	    "\"11111111-1111-4111-8111-111111111111\",\"session\":"
 	    "\"11111111-1111-4111-8111-111111111111\",\"type\":\"page_view\","
 	    "\"url\":\"https://shop.example.jp/\"}", f.site_pk);
-	r = http("POST", "/tag/v1/events", NULL, b, "Origin: https://evil.example");
+	r = http("POST", "/tag/v1/events", NULL, b,
+	    "Origin: https://evil.example");
 	expect_error(r, 400, "invalid_request", "origin_not_allowed", "url");
 	resp_free(r);
-	cr_assert_eq(event(&f, "11111111-1111-4111-8111-111111111111", "page_view",
+	cr_assert_eq(event(&f, "11111111-1111-4111-8111-111111111111",
+	    "page_view",
 	    "https://www.shop.example.jp/", NULL, NULL, NULL), 204);
-	r = http("OPTIONS", "/tag/v1/events", NULL, NULL, "Origin: https://shop.example.jp");
+	r = http("OPTIONS", "/tag/v1/events", NULL, NULL,
+	    "Origin: https://shop.example.jp");
 	cr_assert_eq(r->status, 204);
-	cr_assert_str_eq(resp_header(r, "Access-Control-Allow-Origin"), "https://shop.example.jp");
+	cr_assert_str_eq(resp_header(r, "Access-Control-Allow-Origin"),
+	    "https://shop.example.jp");
 	resp_free(r);
 }
 
@@ -397,12 +435,15 @@ Test(capture, utf8_email_captured_and_masked)
 
 	fx_new(&f, "pro", 0);
 	active_campaign(&f, "u8", RULES_AB, a);
-	cr_assert_eq(event(&f, "cccccccc-1111-4111-8111-111111111111", "capture",
+	cr_assert_eq(event(&f, "cccccccc-1111-4111-8111-111111111111",
+	    "capture",
 	    "https://shop.example.jp/form", "u8", "form",
 	    "{\"email\":\"ＴｅｓｔＴ@例え.jp\"}"), 204);
 	cr_assert_str_eq(lead_field(&f, a, "data.0.status"), "captured");
-	cr_assert_str_eq(lead_field(&f, a, "data.0.email_masked"), "Ｔｅ***@例え.jp");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE tenant_id = '%s'",
+	cr_assert_str_eq(lead_field(&f, a, "data.0.email_masked"),
+	    "Ｔｅ***@例え.jp");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE tenant_id "
+	    "= '%s'",
 	    f.tenant), "0");
 }
 
@@ -416,14 +457,19 @@ Test(capture, lead_life_cycle_and_conversions)
 
 	fx_new(&f, "pro", 0);
 	active_campaign(&f, "ca", RULES_AB, a);
-	active_campaign(&f, "cb", J({"rules":[{"role":"form","match_type":"prefix","pattern":"/other"}]}), b);
-	cr_assert_eq(event(&f, va, "page_view", "https://shop.example.jp/lp?utm_source=line",
+	active_campaign(&f, "cb",
+	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/other"}]}), b);
+	cr_assert_eq(event(&f, va, "page_view",
+	    "https://shop.example.jp/lp?utm_source=line",
 	    NULL, NULL, NULL), 204);
-	cr_assert_eq(event(&f, va, "form_start", "https://shop.example.jp/form", "ca", "form", NULL), 204);
+	cr_assert_eq(event(&f, va, "form_start", "https://shop.example.jp/form",
+	    "ca", "form", NULL), 204);
 	cr_assert_str_eq(lead_field(&f, a, "data.0.status"), "started");
-	cr_assert_eq(event(&f, va, "capture", "https://shop.example.jp/form", "ca", "form",
+	cr_assert_eq(event(&f, va, "capture", "https://shop.example.jp/form",
+	    "ca", "form",
 	    "{\"tel\":\"０９０－１２３４－５６７８\"}"), 204);
-	cr_assert_eq(event(&f, va, "capture", "https://shop.example.jp/form", "ca", "form",
+	cr_assert_eq(event(&f, va, "capture", "https://shop.example.jp/form",
+	    "ca", "form",
 	    "{\"email\":\"Hanako.Sato@Example.JP\"}"), 204);
 	/* one open lead per site, campaign and visitor */
 	snprintf(p, sizeof(p), "/api/v1/leads?campaign_id=%s", a);
@@ -431,10 +477,12 @@ Test(capture, lead_life_cycle_and_conversions)
 	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1);
 	cr_assert_str_eq(jget(r->json, "data.0.status"), "captured");
 	cr_assert_str_eq(jget(r->json, "data.0.tel_masked"), "090-****-5678");
-	cr_assert_str_eq(jget(r->json, "data.0.email_masked"), "Ha***@example.jp");
+	cr_assert_str_eq(jget(r->json, "data.0.email_masked"),
+	    "Ha***@example.jp");
 	cr_assert_str_eq(jget(r->json, "data.0.tel_kind"), "mobile");
 	cr_assert(json_object_get_boolean(jobj(r->json, "data.0.sms_capable")));
-	cr_assert_str_eq(jget(r->json, "data.0.consent_state"), "notice_optout");
+	cr_assert_str_eq(jget(r->json, "data.0.consent_state"),
+	    "notice_optout");
 	/* the clear number in no form (ids and times may hold "1234") */
 	cr_assert_null(strstr(r->body, "1234-5678"));
 	cr_assert_null(strstr(r->body, "12345678"));
@@ -448,42 +496,53 @@ Test(capture, lead_life_cycle_and_conversions)
 	cr_assert_geq(json_object_array_length(jobj(r->json, "timeline")), 4);
 	resp_free(r);
 	/* the same contact in campaign cb from another visitor */
-	cr_assert_eq(event(&f, vb, "capture", "https://shop.example.jp/other", "cb", "form",
+	cr_assert_eq(event(&f, vb, "capture", "https://shop.example.jp/other",
+	    "cb", "form",
 	    "{\"tel\":\"09012345678\"}"), 204);
 	/* abandoned after the wait; not before */
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2000-01-01T00:00:00Z"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
+	    "2000-01-01T00:00:00Z"), 0);
 	cr_assert_str_eq(lead_field(&f, a, "data.0.status"), "captured");
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2099-01-01T00:00:00Z"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
+	    "2099-01-01T00:00:00Z"), 0);
 	cr_assert_str_eq(lead_field(&f, a, "data.0.status"), "abandoned");
 	cr_assert_str_eq(lead_field(&f, b, "data.0.status"), "abandoned");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
-	    "AND event_type = 'lead.abandoned'", f.tenant), "2");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = "
+	    "'%s' AND event_type = 'lead.abandoned'", f.tenant), "2");
 	/*
 	 * back on the form and typing again: the same lead, still judged,
 	 * the new number kept, no second lead.captured (design 3: one lead
 	 * per site, campaign and visitor while it is not finished)
 	 */
-	cr_assert_eq(event(&f, va, "form_start", "https://shop.example.jp/form", "ca", "form", NULL), 204);
-	cr_assert_eq(event(&f, va, "capture", "https://shop.example.jp/form", "ca", "form",
+	cr_assert_eq(event(&f, va, "form_start", "https://shop.example.jp/form",
+	    "ca", "form", NULL), 204);
+	cr_assert_eq(event(&f, va, "capture", "https://shop.example.jp/form",
+	    "ca", "form",
 	    "{\"email\":\"hanako.new@example.jp\"}"), 204);
 	snprintf(p, sizeof(p), "/api/v1/leads?campaign_id=%s", a);
 	r = http("GET", p, f.live, NULL, NULL);
-	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1, "%s", r->body);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1, "%s",
+	    r->body);
 	cr_assert_str_eq(jget(r->json, "data.0.status"), "abandoned");
-	cr_assert_str_eq(jget(r->json, "data.0.email_masked"), "ha***@example.jp");
+	cr_assert_str_eq(jget(r->json, "data.0.email_masked"),
+	    "ha***@example.jp");
 	cr_assert_str_eq(jget(r->json, "data.0.tel_masked"), "090-****-5678");
 	resp_free(r);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
-	    "AND event_type = 'lead.captured'", f.tenant), "2");
-	/* visitor a converts on ca's thanks page: ca by tag, cb by hash match */
-	cr_assert_eq(event(&f, va, "conversion", "https://shop.example.jp/thanks.html",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = "
+	    "'%s' AND event_type = 'lead.captured'", f.tenant), "2");
+	/*
+	 * visitor a converts on ca's thanks page: ca by tag, cb by hash match
+	 */
+	cr_assert_eq(event(&f, va, "conversion",
+	    "https://shop.example.jp/thanks.html",
 	    "ca", "thanks", NULL), 204);
 	cr_assert_str_eq(lead_field(&f, a, "data.0.status"), "converted");
 	cr_assert_str_eq(lead_field(&f, a, "data.0.conversion_source"), "tag");
 	cr_assert_str_eq(lead_field(&f, b, "data.0.status"), "converted");
-	cr_assert_str_eq(lead_field(&f, b, "data.0.conversion_source"), "hash_match");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
-	    "AND event_type = 'conversion.detected'", f.tenant), "2");
+	cr_assert_str_eq(lead_field(&f, b, "data.0.conversion_source"),
+	    "hash_match");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = "
+	    "'%s' AND event_type = 'conversion.detected'", f.tenant), "2");
 }
 
 /*
@@ -502,28 +561,33 @@ Test(capture, queued_events_keep_their_receive_time)
 	active_campaign(&f, "q1", RULES_AB, a);
 	appliers_hold(3);
 	tag_autosettle = false;
-	cr_assert_eq(event(&f, v, "capture", "https://shop.example.jp/form", "q1", "form",
+	cr_assert_eq(event(&f, v, "capture", "https://shop.example.jp/form",
+	    "q1", "form",
 	    "{\"tel\":\"090-2222-3333\",\"email\":\"queued@example.jp\"}"), 204);
 	tag_autosettle = true;
 	/* filed, sealed, not applied */
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE tenant_id = '%s' "
-	    "AND visitor_id = '%s' AND tel_sealed IS NOT NULL AND email_sealed IS NOT NULL "
-	    "AND INSTR(tel_sealed, '22223333') = 0 AND INSTR(email_sealed, 'queued') = 0",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE tenant_id "
+	    "= '%s' AND visitor_id = '%s' AND tel_sealed IS NOT NULL AND "
+	    "email_sealed IS NOT NULL AND INSTR(tel_sealed, '22223333') = 0 "
+	    "AND INSTR(email_sealed, 'queued') = 0",
 	    f.tenant, v), "1");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' AND "
-	    "visitor_id = '%s'", f.tenant, v), "0");
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2000-01-01T00:00:00Z"), 0);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE tenant_id = '%s' AND "
-	    "visitor_id = '%s'", f.tenant, v), "0");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = "
+	    "'%s' AND visitor_id = '%s'", f.tenant, v), "0");
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
+	    "2000-01-01T00:00:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE tenant_id "
+	    "= '%s' AND visitor_id = '%s'", f.tenant, v), "0");
 	cr_assert_str_eq(lead_field(&f, a, "data.0.status"), "captured");
-	cr_assert_str_eq(lead_field(&f, a, "data.0.tel_masked"), "090-****-3333");
-	cr_assert_str_eq(lead_field(&f, a, "data.0.email_masked"), "qu***@example.jp");
+	cr_assert_str_eq(lead_field(&f, a, "data.0.tel_masked"),
+	    "090-****-3333");
+	cr_assert_str_eq(lead_field(&f, a, "data.0.email_masked"),
+	    "qu***@example.jp");
 	/* the receive time, a second or more before it was applied */
 	cr_assert_str_eq(sql("SELECT l.captured_at = e.received_at AND "
-	    "l.created_at = e.received_at AND l.last_activity_at = e.received_at AND "
-	    "TIMESTAMPDIFF(MICROSECOND, l.captured_at, l.updated_at) > 1000000 "
-	    "FROM leads l JOIN tag_events e ON e.lead_id = l.id "
-	    "WHERE l.visitor_id = '%s'", v), "1");
+	    "l.created_at = e.received_at AND l.last_activity_at = "
+	    "e.received_at AND TIMESTAMPDIFF(MICROSECOND, l.captured_at, "
+	    "l.updated_at) > 1000000 FROM leads l JOIN tag_events e "
+	    "ON e.lead_id = l.id WHERE l.visitor_id = '%s'", v), "1");
 }
 
 /*
@@ -547,50 +611,64 @@ Test(capture, one_batch_applies_as_event_by_event, .timeout = 60)
 
 	fx_new(&f, "pro", 0);
 	active_campaign(&f, "ob", RULES_AB, a);
-	cr_assert_eq(event(&f, va, "page_view", "https://shop.example.jp/lp?utm_source=line",
+	cr_assert_eq(event(&f, va, "page_view",
+	    "https://shop.example.jp/lp?utm_source=line",
 	    NULL, NULL, NULL), 204);
 	/* every part's turn held until the events are queued */
 	appliers_hold(30);
 	tag_autosettle = false;
-	cr_assert_eq(event(&f, va, "form_start", "https://shop.example.jp/form", "ob", "form", NULL), 204);
-	cr_assert_eq(event(&f, va, "capture", "https://shop.example.jp/form", "ob", "form",
+	cr_assert_eq(event(&f, va, "form_start", "https://shop.example.jp/form",
+	    "ob", "form", NULL), 204);
+	cr_assert_eq(event(&f, va, "capture", "https://shop.example.jp/form",
+	    "ob", "form",
 	    "{\"tel\":\"090-3333-4444\"}"), 204);
-	cr_assert_eq(event(&f, vb, "page_view", "https://shop.example.jp/lp2?utm_source=mail",
+	cr_assert_eq(event(&f, vb, "page_view",
+	    "https://shop.example.jp/lp2?utm_source=mail",
 	    NULL, NULL, NULL), 204);
-	cr_assert_eq(event(&f, vb, "capture", "https://shop.example.jp/form", "ob", "form",
+	cr_assert_eq(event(&f, vb, "capture", "https://shop.example.jp/form",
+	    "ob", "form",
 	    "{\"email\":\"batch.b@example.jp\"}"), 204);
-	cr_assert_eq(event(&f, vc, "capture", "https://shop.example.jp/form", "ob", "form",
+	cr_assert_eq(event(&f, vc, "capture", "https://shop.example.jp/form",
+	    "ob", "form",
 	    "{\"tel\":\"09033334444\"}"), 204);
-	cr_assert_eq(event(&f, va, "capture", "https://shop.example.jp/form", "ob", "form",
+	cr_assert_eq(event(&f, va, "capture", "https://shop.example.jp/form",
+	    "ob", "form",
 	    "{\"email\":\"batch.a@example.jp\"}"), 204);
-	cr_assert_eq(event(&f, va, "conversion", "https://shop.example.jp/thanks.html",
+	cr_assert_eq(event(&f, va, "conversion",
+	    "https://shop.example.jp/thanks.html",
 	    "ob", "thanks", NULL), 204);
-	cr_assert_eq(event(&f, vc, "capture", "https://shop.example.jp/form", "ob", "form",
+	cr_assert_eq(event(&f, vc, "capture", "https://shop.example.jp/form",
+	    "ob", "form",
 	    "{\"email\":\"batch.c@example.jp\"}"), 204);
 	tag_autosettle = true;
 	/* all queued still, in one part */
-	cr_assert_str_eq(sql("SELECT CONCAT(COUNT(*), ' ', COUNT(DISTINCT part)) "
-	    "FROM tag_ingest WHERE tenant_id = '%s'", f.tenant), "8 1");
+	cr_assert_str_eq(sql("SELECT CONCAT(COUNT(*), ' ', COUNT(DISTINCT "
+	    "part)) FROM tag_ingest WHERE tenant_id = '%s'", f.tenant), "8 1");
 	appliers_release();
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2000-01-01T00:00:00Z"), 0);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE tenant_id = '%s'",
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
+	    "2000-01-01T00:00:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE tenant_id "
+	    "= '%s'",
 	    f.tenant), "0");
 	/* a: one lead, both contacts, its landing page from before the batch */
-	cr_assert_str_eq(sql_row("SELECT status, conversion_source, captures, lp_key, "
-	    "JSON_VALUE(utm, '$.utm_source'), tel_masked, email_masked FROM leads "
-	    "WHERE tenant_id = '%s' AND visitor_id = '%s'", f.tenant, va),
+	cr_assert_str_eq(sql_row("SELECT status, conversion_source, captures, "
+	    "lp_key, JSON_VALUE(utm, '$.utm_source'), tel_masked, email_masked "
+	    "FROM leads WHERE tenant_id = '%s' AND visitor_id = "
+	    "'%s'", f.tenant, va),
 	    "converted\ttag\t2\t/lp\tline\t090-****-4444\tba***@example.jp");
 	/* b: its landing page a page view of the same batch */
 	cr_assert_str_eq(sql_row("SELECT status, lp_key, JSON_VALUE(utm, "
-	    "'$.utm_source') FROM leads WHERE tenant_id = '%s' AND visitor_id = '%s'",
+	    "'$.utm_source') FROM leads WHERE tenant_id = '%s' AND visitor_id "
+	    "= '%s'",
 	    f.tenant, vb), "captured\t/lp2\tmail");
 	/* c: finished by the conversion, then a new lead */
 	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(CONCAT(status, '/', "
-	    "COALESCE(conversion_source, '-'), '/', COALESCE(email_masked, '-')) "
-	    "ORDER BY id) FROM leads WHERE tenant_id = '%s' AND visitor_id = '%s'",
+	    "COALESCE(conversion_source, '-'), '/', COALESCE(email_masked, "
+	    "'-')) ORDER BY id) FROM leads WHERE tenant_id = '%s' AND "
+	    "visitor_id = '%s'",
 	    f.tenant, vc), "converted/hash_match/-,captured/-/ba***@example.jp");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
-	    "AND event_type = 'lead.captured'", f.tenant), "4");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = "
+	    "'%s' AND event_type = 'lead.captured'", f.tenant), "4");
 }
 
 /* MariaDB's count of INSERT statements run so far, every session's. */
@@ -622,7 +700,8 @@ Test(capture, new_leads_of_a_batch_written_together, .timeout = 60)
 	active_campaign(&f, "nb", RULES_AB, a);
 	/* 40 visitors of one part */
 	for (i = k = 0; i < 40; k++) {
-		snprintf(v[i], sizeof(v[i]), "eeeeeeee-4444-4444-8444-%012d", k);
+		snprintf(v[i], sizeof(v[i]), "eeeeeeee-4444-4444-8444-%012d",
+		    k);
 		if (i == 0)
 			part = ingest_part(v[0]);
 		if (ingest_part(v[i]) == part)
@@ -631,27 +710,33 @@ Test(capture, new_leads_of_a_batch_written_together, .timeout = 60)
 	appliers_hold(30);
 	tag_autosettle = false;
 	/* v[0]: a page view before any lead, then its capture */
-	cr_assert_eq(event(&f, v[0], "page_view", "https://shop.example.jp/form",
+	cr_assert_eq(event(&f, v[0], "page_view",
+	    "https://shop.example.jp/form",
 	    "nb", "form", NULL), 204);
 	/* v[1]: a form start, then its capture */
-	cr_assert_eq(event(&f, v[1], "form_start", "https://shop.example.jp/form",
+	cr_assert_eq(event(&f, v[1], "form_start",
+	    "https://shop.example.jp/form",
 	    "nb", "form", NULL), 204);
 	for (i = 0; i < 40; i++) {
 		snprintf(b, sizeof(b), "{\"tel\":\"090-4444-%04d\"}", i);
-		cr_assert_eq(event(&f, v[i], "capture", "https://shop.example.jp/form",
+		cr_assert_eq(event(&f, v[i], "capture",
+		    "https://shop.example.jp/form",
 		    "nb", "form", b), 204);
 	}
 	/* v[2]: a page view after its capture */
-	cr_assert_eq(event(&f, v[2], "page_view", "https://shop.example.jp/form",
+	cr_assert_eq(event(&f, v[2], "page_view",
+	    "https://shop.example.jp/form",
 	    "nb", "form", NULL), 204);
 	tag_autosettle = true;
-	cr_assert_str_eq(sql("SELECT CONCAT(COUNT(*), ' ', COUNT(DISTINCT part)) "
-	    "FROM tag_ingest WHERE tenant_id = '%s'", f.tenant), "43 1");
+	cr_assert_str_eq(sql("SELECT CONCAT(COUNT(*), ' ', COUNT(DISTINCT "
+	    "part)) FROM tag_ingest WHERE tenant_id = '%s'", f.tenant), "43 1");
 	inserts = inserts_run();
 	appliers_release();
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2000-01-01T00:00:00Z"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
+	    "2000-01-01T00:00:00Z"), 0);
 	inserts = inserts_run() - inserts;
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE tenant_id = '%s'",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE tenant_id "
+	    "= '%s'",
 	    f.tenant), "0");
 	/*
 	 * one at a time: 40 leads, 40 outbox rows and the rest, 85 (the
@@ -659,9 +744,10 @@ Test(capture, new_leads_of_a_batch_written_together, .timeout = 60)
 	 * the server as INSERT ... SELECT: not counted here)
 	 */
 	cr_assert_leq(inserts, 20, "%lld INSERT statements", inserts);
-	cr_assert_str_eq(sql("SELECT CONCAT(COUNT(*), ' ', SUM(status = 'captured'), "
-	    "' ', SUM(tel_masked LIKE '090-****-%%'), ' ', COUNT(DISTINCT tel_bidx)) "
-	    "FROM leads WHERE tenant_id = '%s'", f.tenant), "40 40 40 40");
+	cr_assert_str_eq(sql("SELECT CONCAT(COUNT(*), ' ', SUM(status = "
+	    "'captured'), ' ', SUM(tel_masked LIKE '090-****-%%'), ' ', "
+	    "COUNT(DISTINCT tel_bidx)) FROM leads WHERE tenant_id = "
+	    "'%s'", f.tenant), "40 40 40 40");
 	/* lead.captured once each, in the order of the captures */
 	cr_assert_str_eq(sql("SELECT (SELECT GROUP_CONCAT(JSON_VALUE(payload, "
 	    "'$.lead_id') ORDER BY id) FROM outbox WHERE tenant_id = '%s' AND "
@@ -670,23 +756,28 @@ Test(capture, new_leads_of_a_batch_written_together, .timeout = 60)
 	    f.tenant), "1");
 	/* the times of their events */
 	cr_assert_str_eq(sql("SELECT l.created_at = e.received_at AND "
-	    "l.captured_at = e.received_at AND l.last_activity_at = e.received_at "
-	    "FROM leads l JOIN tag_events e ON e.lead_id = l.id AND e.event_type = "
-	    "'capture' WHERE l.visitor_id = '%s'", v[0]), "1");
+	    "l.captured_at = e.received_at AND l.last_activity_at = "
+	    "e.received_at FROM leads l JOIN tag_events e ON e.lead_id = l.id "
+	    "AND e.event_type = 'capture' WHERE l.visitor_id = "
+	    "'%s'", v[0]), "1");
 	cr_assert_str_eq(sql("SELECT l.created_at = s.received_at AND "
-	    "l.captured_at = c.received_at AND l.last_activity_at = c.received_at "
-	    "AND s.received_at < c.received_at FROM leads l JOIN tag_events s ON "
-	    "s.lead_id = l.id AND s.event_type = 'form_start' JOIN tag_events c ON "
-	    "c.lead_id = l.id AND c.event_type = 'capture' WHERE l.visitor_id = "
-	    "'%s'", v[1]), "1");
+	    "l.captured_at = c.received_at AND l.last_activity_at = "
+	    "c.received_at AND s.received_at < c.received_at FROM leads l JOIN "
+	    "tag_events s ON s.lead_id = l.id AND s.event_type = 'form_start' "
+	    "JOIN tag_events c ON c.lead_id = l.id AND c.event_type = "
+	    "'capture' WHERE l.visitor_id = '%s'", v[1]), "1");
 	cr_assert_str_eq(sql("SELECT l.captured_at = c.received_at AND "
-	    "l.last_activity_at = p.received_at AND c.received_at < p.received_at "
-	    "FROM leads l JOIN tag_events c ON c.lead_id = l.id AND c.event_type = "
-	    "'capture' JOIN tag_events p ON p.visitor_id = l.visitor_id AND "
-	    "p.event_type = 'page_view' WHERE l.visitor_id = '%s'", v[2]), "1");
+	    "l.last_activity_at = p.received_at AND c.received_at < "
+	    "p.received_at FROM leads l JOIN tag_events c ON c.lead_id = l.id "
+	    "AND c.event_type = 'capture' JOIN tag_events p ON p.visitor_id = "
+	    "l.visitor_id AND p.event_type = 'page_view' WHERE l.visitor_id = "
+	    "'%s'", v[2]), "1");
 }
 
-/* n lists of the campaign's leads (every worker): `path` of the first is `want`. */
+/*
+ * n lists of the campaign's leads (every worker): `path` of the first is
+ * `want`.
+ */
 static void
 list_reads(const struct fx *f, const char *campaign, const char *path,
     const char *want, int n)
@@ -709,7 +800,8 @@ Test(capture, lead_list_names_follow_every_change)
 
 	fx_new(&f, "pro", 0);
 	active_campaign(&f, "nm", RULES_AB, a);
-	cr_assert_eq(event(&f, "eeeeeeee-3333-4333-8333-333333333333", "capture",
+	cr_assert_eq(event(&f, "eeeeeeee-3333-4333-8333-333333333333",
+	    "capture",
 	    "https://shop.example.jp/form", "nm", "form", "{\"tel\":\"09055556666\"}"), 204);
 	list_reads(&f, a, "data.0.campaign.key", "nm", 12);
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s", a);
@@ -719,7 +811,8 @@ Test(capture, lead_list_names_follow_every_change)
 	list_reads(&f, a, "data.0.campaign.name", "なまえ", 12);
 	sql("UPDATE sites SET name = '本店' WHERE id = '%s'", f.site);
 	list_reads(&f, a, "data.0.site.name", "本店", 12);
-	sql("UPDATE sites SET domain = 'shop2.example.jp' WHERE id = '%s'", f.site);
+	sql("UPDATE sites SET domain = 'shop2.example.jp' WHERE id = '%s'",
+	    f.site);
 	list_reads(&f, a, "data.0.site.domain", "shop2.example.jp", 12);
 	sql("UPDATE campaigns SET name = 'SQL' WHERE id = '%s'", a);
 	list_reads(&f, a, "data.0.campaign.name", "SQL", 12);
@@ -746,27 +839,34 @@ Test(capture, failing_event_is_parked_and_the_queue_goes_on)
 
 	fx_new(&f, "pro", 0);
 	active_campaign(&f, "p1", RULES_AB, a);
-	sql("CREATE TRIGGER test_poison BEFORE INSERT ON tag_events FOR EACH ROW "
-	    "SET NEW.visitor_id = IF(NEW.visitor_id = '%s', "
+	sql("CREATE TRIGGER test_poison BEFORE INSERT ON tag_events FOR EACH "
+	    "ROW SET NEW.visitor_id = IF(NEW.visitor_id = '%s', "
 	    "(SELECT 1 UNION SELECT 2), NEW.visitor_id)", bad);
 	tag_autosettle = false;
-	cr_assert_eq(event(&f, bad, "capture", "https://shop.example.jp/form", "p1", "form",
+	cr_assert_eq(event(&f, bad, "capture", "https://shop.example.jp/form",
+	    "p1", "form",
 	    "{\"email\":\"poison@example.jp\"}"), 204);
-	cr_assert_eq(event(&f, good, "capture", "https://shop.example.jp/form", "p1", "form",
+	cr_assert_eq(event(&f, good, "capture", "https://shop.example.jp/form",
+	    "p1", "form",
 	    "{\"email\":\"fine@example.jp\"}"), 204);
 	tag_autosettle = true;
-	for (i = 0; i < 1500 && strcmp(sql("SELECT COUNT(*) FROM tag_ingest WHERE "
-	    "tenant_id = '%s' AND visitor_id IN ('%s', '%s') AND attempts < 3", f.tenant,
+	for (i = 0; i < 1500 &&
+	    strcmp(sql("SELECT COUNT(*) FROM tag_ingest WHERE "
+	    "tenant_id = '%s' AND visitor_id IN ('%s', '%s') AND attempts < "
+	    "3", f.tenant,
 	    bad, good), "0") != 0; i++)
 		usleep(10000);
 	sql("DROP TRIGGER test_poison");
-	cr_assert_str_eq(sql("SELECT CONCAT(attempts, ' ', last_error IS NOT NULL) "
-	    "FROM tag_ingest WHERE tenant_id = '%s' AND visitor_id = '%s'", f.tenant, bad), "3 1");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' AND "
-	    "visitor_id = '%s'", f.tenant, bad), "0");
-	cr_assert_str_eq(sql("SELECT status FROM leads WHERE tenant_id = '%s' AND "
-	    "visitor_id = '%s'", f.tenant, good), "captured");
-	/* the operator sees it, and once the cause is gone gives it more tries */
+	cr_assert_str_eq(sql("SELECT CONCAT(attempts, ' ', last_error "
+	    "IS NOT NULL) FROM tag_ingest WHERE tenant_id = '%s' AND "
+	    "visitor_id = '%s'", f.tenant, bad), "3 1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = "
+	    "'%s' AND visitor_id = '%s'", f.tenant, bad), "0");
+	cr_assert_str_eq(sql("SELECT status FROM leads WHERE tenant_id = '%s' "
+	    "AND visitor_id = '%s'", f.tenant, good), "captured");
+	/*
+	 * the operator sees it, and once the cause is gone gives it more tries
+	 */
 	cr_assert_eq(ctl(&out, "tag-queue"), 0);
 	cr_assert_geq(json_object_get_int(jobj(out, "parked")), 1);
 	json_object_put(out);
@@ -774,8 +874,8 @@ Test(capture, failing_event_is_parked_and_the_queue_goes_on)
 	cr_assert_geq(json_object_get_int(jobj(out, "retried")), 1);
 	json_object_put(out);
 	tag_settle();
-	cr_assert_str_eq(sql("SELECT status FROM leads WHERE tenant_id = '%s' AND "
-	    "visitor_id = '%s'", f.tenant, bad), "captured");
+	cr_assert_str_eq(sql("SELECT status FROM leads WHERE tenant_id = '%s' "
+	    "AND visitor_id = '%s'", f.tenant, bad), "captured");
 }
 
 static size_t
@@ -836,11 +936,12 @@ Test(capture, simultaneous_events_are_all_filed)
 	curl_multi_cleanup(m);
 	curl_slist_free_all(h);
 	tag_settle();
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE campaign_id = '%s' "
-	    "AND status = 'captured'", a), "48");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE campaign_id = "
+	    "'%s' AND status = 'captured'", a), "48");
 	cr_assert_str_eq(sql("SELECT COUNT(DISTINCT email_bidx) FROM leads "
 	    "WHERE campaign_id = '%s'", a), "48");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_events WHERE campaign_id = '%s'",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_events WHERE "
+	    "campaign_id = '%s'",
 	    a), "48");
 }
 
@@ -852,13 +953,17 @@ Test(capture, conversion_stops_the_visitors_other_campaigns)
 
 	fx_new(&f, "pro", 0);
 	active_campaign(&f, "x1", RULES_AB, a);
-	active_campaign(&f, "x2", J({"rules":[{"role":"form","match_type":"prefix","pattern":"/other"}]}), b);
-	cr_assert_eq(event(&f, v, "capture", "https://shop.example.jp/other", "x2", "form",
+	active_campaign(&f, "x2",
+	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/other"}]}), b);
+	cr_assert_eq(event(&f, v, "capture", "https://shop.example.jp/other",
+	    "x2", "form",
 	    "{\"email\":\"someone@example.jp\"}"), 204);
-	cr_assert_eq(event(&f, v, "conversion", "https://shop.example.jp/thanks", "x1",
+	cr_assert_eq(event(&f, v, "conversion",
+	    "https://shop.example.jp/thanks", "x1",
 	    "thanks", NULL), 204);
 	cr_assert_str_eq(lead_field(&f, b, "data.0.status"), "converted");
-	cr_assert_str_eq(lead_field(&f, b, "data.0.conversion_source"), "tag_visitor");
+	cr_assert_str_eq(lead_field(&f, b, "data.0.conversion_source"),
+	    "tag_visitor");
 }
 
 Test(capture, explicit_consent_keeps_nothing_without_it)
@@ -869,15 +974,18 @@ Test(capture, explicit_consent_keeps_nothing_without_it)
 
 	fx_new(&f, "pro", 0);
 	active_campaign(&f, "ex", RULES_AB, a);
-	sql("UPDATE consent_settings SET consent_mode = 'explicit' WHERE tenant_id = '%s'", f.tenant);
-	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"dddddddd-1111-4111-8111-111111111111\","
+	sql("UPDATE consent_settings SET consent_mode = 'explicit' WHERE "
+	    "tenant_id = '%s'", f.tenant);
+	snprintf(b, sizeof(b),
+	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"dddddddd-1111-4111-8111-111111111111\","
 	    "\"session\":\"dddddddd-1111-4111-8111-111111111111\",\"type\":\"capture\","
 	    "\"url\":\"https://shop.example.jp/form\",\"campaign\":\"ex\",\"role\":\"form\","
 	    "\"contact\":{\"tel\":\"09011112222\"},\"consent\":false}", f.site_pk);
 	r = http("POST", "/tag/v1/events", NULL, b, NULL);
 	cr_assert_eq(r->status, 204);
 	resp_free(r);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s'", f.tenant), "0");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = "
+	    "'%s'", f.tenant), "0");
 }
 
 /*
@@ -891,7 +999,8 @@ Test(capture, lead_list_every_filter_on_its_index, .timeout = 120)
 {
 	static const struct list_range ranges[] = {
 		{ "date_field=created_at&from=2029-01-01T10:00:00Z&to=2029-01-02T20:00:00Z",
-		  "created_at >= '2029-01-01 10:00:00' AND created_at < '2029-01-02 20:00:00'" },
+		  "created_at >= '2029-01-01 10:00:00' AND created_at < "
+		  "'2029-01-02 20:00:00'" },
 		{ "date_field=converted_at&from=2029-01-03T12:00:00Z",
 		  "converted_at >= '2029-01-03 12:00:00'" },
 		{ "date_field=abandoned_at&to=2029-01-02T18:00:00Z",
@@ -910,20 +1019,22 @@ Test(capture, lead_list_every_filter_on_its_index, .timeout = 120)
 	snprintf(site2, sizeof(site2), "%s", jget(o, "id"));
 	json_object_put(o);
 	/* 60 leads: sites, campaigns, statuses and dates interleaved */
-	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
-	    "status, consent_state, pii_state, created_at, captured_at, abandoned_at, "
-	    "converted_at) SELECT UUID(), '%s', IF(seq %% 3 = 0, '%s', '%s'), "
-	    "IF(seq %% 2 = 0, '%s', '%s'), UUID(), ELT(seq %% 4 + 1, 'captured', "
-	    "'abandoned', 'converted', 'sent'), 'notice_optout', 'absent', "
-	    "'2029-01-01' + INTERVAL seq HOUR, '2029-01-01' + INTERVAL seq HOUR, "
-	    "IF(seq %% 4 >= 1, '2029-01-02' + INTERVAL seq HOUR, NULL), "
-	    "IF(seq %% 4 = 2, '2029-01-03' + INTERVAL seq HOUR, NULL) FROM seq_1_to_60",
+	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, "
+	    "visitor_id, status, consent_state, pii_state, created_at, "
+	    "captured_at, abandoned_at, converted_at) SELECT UUID(), '%s', "
+	    "IF(seq %% 3 = 0, '%s', '%s'), IF(seq %% 2 = 0, '%s', '%s'), "
+	    "UUID(), ELT(seq %% 4 + 1, 'captured', 'abandoned', 'converted', "
+	    "'sent'), 'notice_optout', 'absent', '2029-01-01' + INTERVAL seq "
+	    "HOUR, '2029-01-01' + INTERVAL seq HOUR, IF(seq %% 4 >= 1, "
+	    "'2029-01-02' + INTERVAL seq HOUR, NULL), IF(seq %% 4 = 2, "
+	    "'2029-01-03' + INTERVAL seq HOUR, NULL) FROM seq_1_to_60",
 	    f.tenant, site2, f.site, c[0], c[1]);
 	/* another tenant's, under the same keys: never listed */
-	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
-	    "status, consent_state, pii_state, created_at, captured_at, converted_at) "
-	    "SELECT UUID(), '%s', '%s', '%s', UUID(), 'converted', 'notice_optout', "
-	    "'absent', '2029-01-02', '2029-01-02', '2029-01-04' FROM seq_1_to_5",
+	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, "
+	    "visitor_id, status, consent_state, pii_state, created_at, "
+	    "captured_at, converted_at) SELECT UUID(), '%s', '%s', '%s', "
+	    "UUID(), 'converted', 'notice_optout', 'absent', '2029-01-02', "
+	    "'2029-01-02', '2029-01-04' FROM seq_1_to_5",
 	    g.tenant, f.site, c[0]);
 	const struct list_filter filters[] = {
 		{ "site_id", "site_id", { f.site, site2 } },
@@ -951,16 +1062,18 @@ Test(capture, lead_list_filter_reads_its_rows_only)
 	fx_new(&f, "pro", 0);
 	fx_campaign(&f, "ra", c[0]);
 	fx_campaign(&f, "rb", c[1]);
-	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
-	    "status, consent_state, pii_state) SELECT UUID(), '%s', '%s', "
-	    "IF(seq IN (7, 300), '%s', '%s'), UUID(), IF(seq = 200, 'suppressed', "
-	    "'captured'), 'notice_optout', 'absent' FROM seq_1_to_400", f.tenant,
+	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, "
+	    "visitor_id, status, consent_state, pii_state) SELECT UUID(), "
+	    "'%s', '%s', IF(seq IN (7, 300), '%s', '%s'), UUID(), IF(seq = "
+	    "200, 'suppressed', 'captured'), 'notice_optout', 'absent' FROM "
+	    "seq_1_to_400", f.tenant,
 	    f.site, c[1], c[0]);
 	for (i = 0; i < sizeof(queries) / sizeof(queries[0]); i++) {
 		snprintf(p, sizeof(p), queries[i], i == 1 ? c[1] : f.site);
 		reads = list_ids(&f, "leads", p, got, sizeof(got));
 		cr_assert_eq(strlen(got), i == 1 ? 73u : 36u, "%s: %s", p, got);
-		cr_assert_lt(reads, 100, "GET /leads?%s read %lld index entries", p, reads);
+		cr_assert_lt(reads, 100,
+		    "GET /leads?%s read %lld index entries", p, reads);
 	}
 }
 
@@ -996,24 +1109,27 @@ Test(capture, abandon_reads_only_leads_that_can_be_due, .timeout = 60,
 	fx_campaign(&f, "w60", c[1]);
 	sql("UPDATE campaigns SET abandon_wait_minutes = IF(id = '%s', 30, 60) "
 	    "WHERE id IN ('%s', '%s')", c[0], c[0], c[1]);
-	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
-	    "status, consent_state, pii_state, last_activity_at) SELECT UUID(), "
-	    "'%s', '%s', '%s', UUID(), 'captured', 'notice_optout', 'absent', "
-	    "'1999-12-31 23:59:50' FROM seq_1_to_3000", f.tenant, f.site, c[0]);
-	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
-	    "status, consent_state, pii_state, last_activity_at) VALUES "
-	    "(UUID(), '%s', '%s', '%s', UUID(), 'captured', 'notice_optout', "
-	    "'absent', '1999-12-31 23:15:00'), (UUID(), '%s', '%s', '%s', UUID(), "
-	    "'captured', 'notice_optout', 'absent', '1999-12-31 23:15:00')",
+	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, "
+	    "visitor_id, status, consent_state, pii_state, last_activity_at) "
+	    "SELECT UUID(), '%s', '%s', '%s', UUID(), 'captured', "
+	    "'notice_optout', 'absent', '1999-12-31 23:59:50' FROM "
+	    "seq_1_to_3000", f.tenant, f.site, c[0]);
+	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, "
+	    "visitor_id, status, consent_state, pii_state, last_activity_at) "
+	    "VALUES (UUID(), '%s', '%s', '%s', UUID(), 'captured', "
+	    "'notice_optout', 'absent', '1999-12-31 23:15:00'), (UUID(), '%s', "
+	    "'%s', '%s', UUID(), 'captured', 'notice_optout', 'absent', "
+	    "'1999-12-31 23:15:00')",
 	    f.tenant, f.site, c[0], f.tenant, f.site, c[1]);
 	reads = index_reads();
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2000-01-01T00:00:00Z"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
+	    "2000-01-01T00:00:00Z"), 0);
 	reads = index_reads() - reads;
-	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(c.abandon_wait_minutes) FROM leads l "
-	    "JOIN campaigns c ON c.id = l.campaign_id WHERE l.tenant_id = '%s' AND "
-	    "l.status = 'abandoned'", f.tenant), "30");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' AND "
-	    "status = 'captured'", f.tenant), "3001");
+	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(c.abandon_wait_minutes) FROM "
+	    "leads l JOIN campaigns c ON c.id = l.campaign_id WHERE "
+	    "l.tenant_id = '%s' AND l.status = 'abandoned'", f.tenant), "30");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = "
+	    "'%s' AND status = 'captured'", f.tenant), "3001");
 	cr_assert_lt(reads, 1000, "the pass read %lld index entries", reads);
 }
 
@@ -1035,11 +1151,13 @@ idle_leads(struct fx *f, int n, const char *since)
 
 	fx_new(f, "pro", 0);
 	fx_campaign(f, "idle", c);
-	sql("UPDATE campaigns SET abandon_wait_minutes = 30 WHERE id = '%s'", c);
-	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
-	    "status, consent_state, pii_state, last_activity_at) SELECT UUID(), "
-	    "'%s', '%s', '%s', UUID(), 'captured', 'notice_optout', 'absent', "
-	    "'%s' FROM seq_1_to_%d", f->tenant, f->site, c, since, n);
+	sql("UPDATE campaigns SET abandon_wait_minutes = 30 WHERE id = '%s'",
+	    c);
+	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, "
+	    "visitor_id, status, consent_state, pii_state, last_activity_at) "
+	    "SELECT UUID(), '%s', '%s', '%s', UUID(), 'captured', "
+	    "'notice_optout', 'absent', '%s' FROM "
+	    "seq_1_to_%d", f->tenant, f->site, c, since, n);
 }
 
 /*
@@ -1057,15 +1175,15 @@ Test(capture, abandon_takes_tenants_in_turns, .timeout = 60,
 	idle_leads(&quiet, 1, "2001-01-01 22:00:00");
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --limit 60 "
 	    "--now 2001-01-02T00:00:00Z"), 0);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' "
-	    "AND status = 'abandoned'", quiet.tenant), "1");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' "
-	    "AND status = 'abandoned'", noisy.tenant), "59");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = "
+	    "'%s' AND status = 'abandoned'", quiet.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = "
+	    "'%s' AND status = 'abandoned'", noisy.tenant), "59");
 	/* the next pass the rest */
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" "
 	    "--now 2001-01-02T00:00:00Z"), 0);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' "
-	    "AND status = 'captured'", noisy.tenant), "0");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = "
+	    "'%s' AND status = 'captured'", noisy.tenant), "0");
 }
 
 /*
@@ -1083,13 +1201,14 @@ Test(capture, abandon_stops_at_its_budget, .timeout = 120,
 	/* 3 s: on a busy machine (make -j2 check) 1 s went before a turn */
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --budget 3 "
 	    "--now 2002-01-02T00:00:00Z"), 0);
-	judged = strtol(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' AND "
-	    "status = 'abandoned'", f.tenant), NULL, 10);
+	judged = strtol(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' "
+	    "AND status = 'abandoned'", f.tenant), NULL, 10);
 	left = strtol(sql("SELECT left_items FROM cron_passes WHERE job = "
 	    "'abandon'"), NULL, 10);
 	cr_assert_gt(judged, 0);
 	cr_assert_lt(judged, 20000);
-	cr_assert_eq(left, 20000 - judged, "left %ld, judged %ld", left, judged);
+	cr_assert_eq(left, 20000 - judged, "left %ld, judged %ld", left,
+	    judged);
 }
 
 /*
@@ -1110,18 +1229,23 @@ Test(capture, lead_list_old_range_reads_past_newer_leads_once, .timeout = 120)
 	 * 25,000 leads a second apart from 2030-01-01, ids in the same order
 	 * (converted: no abandonment pass of a later test takes them up)
 	 */
-	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
-	    "status, consent_state, pii_state, created_at, captured_at) SELECT "
-	    SEQ_ID_SQL ", '%s', '%s', '%s', UUID(), 'converted', 'notice_optout', "
-	    "'absent', '2030-01-01' + INTERVAL seq SECOND, '2030-01-01' + "
-	    "INTERVAL seq SECOND FROM seq_1_to_25000", f.tenant, f.site, c);
+	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, "
+	    "visitor_id, status, consent_state, pii_state, created_at, "
+	    "captured_at) SELECT "
+	    SEQ_ID_SQL ", '%s', '%s', '%s', UUID(), 'converted', "
+	    "'notice_optout', 'absent', '2030-01-01' + INTERVAL seq SECOND, "
+	    "'2030-01-01' + INTERVAL seq SECOND FROM "
+	    "seq_1_to_25000", f.tenant, f.site, c);
 	sql("ANALYZE TABLE leads");
-	old_range_page(&f, "leads", "date_field=created_at&to=2030-01-01T01:23:20Z",
+	old_range_page(&f, "leads",
+	    "date_field=created_at&to=2030-01-01T01:23:20Z",
 	    "leads", "created_at < '2030-01-01 01:23:20'");
-	old_range_page(&f, "leads", "date_field=created_at&from=2030-01-01T00:30:00Z"
-	    "&to=2030-01-01T01:23:20Z", "leads", "created_at < '2030-01-01 01:23:20' "
-	    "AND created_at >= '2030-01-01 00:30:00'");
-	old_range_page(&f, "leads", "date_field=captured_at&to=2030-01-01T01:00:00Z"
+	old_range_page(&f, "leads",
+	    "date_field=created_at&from=2030-01-01T00:30:00Z"
+	    "&to=2030-01-01T01:23:20Z", "leads", "created_at < '2030-01-01 "
+	    "01:23:20' AND created_at >= '2030-01-01 00:30:00'");
+	old_range_page(&f, "leads",
+	    "date_field=captured_at&to=2030-01-01T01:00:00Z"
 	    "&status=converted", "leads", "created_at < '2030-01-01 01:00:00'");
 	sql("DELETE FROM leads WHERE tenant_id = '%s'", f.tenant);
 }
@@ -1135,7 +1259,8 @@ Test(capture, leads_filters_and_isolation)
 	fx_new(&f, "pro", 0);
 	fx_new(&g, "pro", 0);
 	active_campaign(&f, "lf", RULES_AB, a);
-	cr_assert_eq(event(&f, "eeeeeeee-1111-4111-8111-111111111111", "capture",
+	cr_assert_eq(event(&f, "eeeeeeee-1111-4111-8111-111111111111",
+	    "capture",
 	    "https://shop.example.jp/form", "lf", "form", "{\"tel\":\"03-1234-5678\"}"), 204);
 	r = http("GET", "/api/v1/leads?status=captured&date_field=captured_at&"
 	    "from=2020-01-01T09:00:00%2B09:00&to=2099-01-01T00:00:00Z", f.live, NULL, NULL);
@@ -1143,20 +1268,25 @@ Test(capture, leads_filters_and_isolation)
 	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1);
 	cr_assert_str_eq(jget(r->json, "date_field"), "captured_at");
 	cr_assert_str_eq(jget(r->json, "data.0.tel_kind"), "landline");
-	cr_assert(!json_object_get_boolean(jobj(r->json, "data.0.sms_capable")));
+	cr_assert(!json_object_get_boolean(jobj(r->json,
+	    "data.0.sms_capable")));
 	snprintf(p, sizeof(p), "/api/v1/leads/%s", jget(r->json, "data.0.id"));
 	resp_free(r);
-	r = http("GET", "/api/v1/leads?date_field=abandoned_at&from=2020-01-01T00:00:00Z",
+	r = http("GET",
+	    "/api/v1/leads?date_field=abandoned_at&from=2020-01-01T00:00:00Z",
 	    f.live, NULL, NULL);
 	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 0);
 	resp_free(r);
 	r = http("GET", "/api/v1/leads?from=2020-01-01", f.live, NULL, NULL);
 	expect_error(r, 400, "invalid_request", "parameter_invalid", "from");
 	resp_free(r);
-	r = http("GET", "/api/v1/leads?date_field=updated_at", f.live, NULL, NULL);
-	expect_error(r, 400, "invalid_request", "parameter_invalid", "date_field");
+	r = http("GET", "/api/v1/leads?date_field=updated_at", f.live, NULL,
+	    NULL);
+	expect_error(r, 400, "invalid_request", "parameter_invalid",
+	    "date_field");
 	resp_free(r);
-	r = http("GET", "/api/v1/leads?from=2030-01-01T00:00:00Z&to=2020-01-01T00:00:00Z",
+	r = http("GET",
+	    "/api/v1/leads?from=2030-01-01T00:00:00Z&to=2020-01-01T00:00:00Z",
 	    f.live, NULL, NULL);
 	expect_error(r, 400, "invalid_request", "parameter_invalid", "to");
 	resp_free(r);
@@ -1175,50 +1305,63 @@ Test(capture, url_takeover_warning)
 	struct resp	*r;
 
 	fx_new(&f, "pro", 0);
-	active_campaign(&f, "old", J({"rules":[{"role":"form","match_type":"prefix","pattern":"/form"}]}), a);
-	active_campaign(&f, "new", J({"rules":[{"role":"form","match_type":"prefix","pattern":"/new"}]}), b);
-	cr_assert_eq(event(&f, "ffffffff-1111-4111-8111-111111111111", "page_view",
+	active_campaign(&f, "old",
+	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/form"}]}), a);
+	active_campaign(&f, "new",
+	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/new"}]}), b);
+	cr_assert_eq(event(&f, "ffffffff-1111-4111-8111-111111111111",
+	    "page_view",
 	    "https://shop.example.jp/form/step1", "old", "form", NULL), 204);
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/url-rules", b);
 	/* a dry run warns the same and sends nothing */
-	r = http("PUT", p, f.test, J({"rules":[{"role":"form","match_type":"prefix","pattern":"/form","priority":1}]}), NULL);
+	r = http("PUT", p, f.test,
+	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/form","priority":1}]}), NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "warnings.0.code"), "url_takeover");
 	resp_free(r);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
-	    "AND topic = 'email'", f.tenant), "0");
-	r = http("PUT", p, f.live, J({"rules":[{"role":"form","match_type":"prefix","pattern":"/form","priority":1}]}), NULL);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = "
+	    "'%s' AND topic = 'email'", f.tenant), "0");
+	r = http("PUT", p, f.live,
+	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/form","priority":1}]}), NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "warnings.0.code"), "url_takeover");
 	cr_assert_str_eq(jget(r->json, "warnings.0.lost_campaign.key"), "old");
-	cr_assert_str_eq(jget(r->json, "warnings.0.taking_campaign.key"), "new");
+	cr_assert_str_eq(jget(r->json, "warnings.0.taking_campaign.key"),
+	    "new");
 	cr_assert_str_eq(jget(r->json, "warnings.0.page_count"), "1");
 	cr_assert_str_eq(jget(r->json, "warnings.0.example_pages.0"),
 	    "https://shop.example.jp/form/step1");
 	resp_free(r);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
-	    "AND topic = 'email' AND event_type = 'url_takeover'", f.tenant), "1");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s' "
-	    "AND action = 'url_takeover'", f.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = "
+	    "'%s' AND topic = 'email' AND event_type = "
+	    "'url_takeover'", f.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = "
+	    "'%s' AND action = 'url_takeover'", f.tenant), "1");
 	/* saving again what already took them over warns no more */
-	r = http("PUT", p, f.live, J({"rules":[{"role":"form","match_type":"prefix","pattern":"/form","priority":1}]}), NULL);
+	r = http("PUT", p, f.live,
+	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/form","priority":1}]}), NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
-	cr_assert_eq(json_object_array_length(jobj(r->json, "warnings")), 0, "%s", r->body);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "warnings")), 0,
+	    "%s", r->body);
 	resp_free(r);
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s", b);
 	r = http("PATCH", p, f.live, J({"name":"new campaign"}), NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
-	cr_assert_eq(json_object_array_length(jobj(r->json, "warnings")), 0, "%s", r->body);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "warnings")), 0,
+	    "%s", r->body);
 	resp_free(r);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
-	    "AND topic = 'email' AND event_type = 'url_takeover'", f.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = "
+	    "'%s' AND topic = 'email' AND event_type = "
+	    "'url_takeover'", f.tenant), "1");
 	/* formback-deliver sends the notice to the owner and marks it */
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\""), 0);
-	snprintf(p, sizeof(p), "grep -l -r -F 'X-Envelope-To: owner@t%s.example' "
+	snprintf(p, sizeof(p),
+	    "grep -l -r -F 'X-Envelope-To: owner@t%s.example' "
 	    "\"$FB_MAIL_DIR\" >/dev/null", f.tenant);
 	cr_assert_eq(system(p), 0, "no notice in the sink");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
-	    "AND topic = 'email' AND processed_at IS NOT NULL", f.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = "
+	    "'%s' AND topic = 'email' AND processed_at "
+	    "IS NOT NULL", f.tenant), "1");
 }
 
 /*
@@ -1232,21 +1375,26 @@ Test(capture, no_clear_contact_is_stored_or_logged, .timeout = 60)
 
 	fx_new(&f, "pro", 0);
 	active_campaign(&f, "pii", RULES_AB, a);
-	cr_assert_eq(event(&f, "99999999-1111-4111-8111-111111111111", "capture",
+	cr_assert_eq(event(&f, "99999999-1111-4111-8111-111111111111",
+	    "capture",
 	    "https://shop.example.jp/form", "pii", "form",
 	    "{\"tel\":\"080-7777-3131\",\"email\":\"secret.person@pii-probe.example\"}"), 204);
-	cr_assert_str_eq(lead_field(&f, a, "data.0.tel_masked"), "080-****-3131");
+	cr_assert_str_eq(lead_field(&f, a, "data.0.tel_masked"),
+	    "080-****-3131");
 	/* a form sent by GET puts the contact in the thanks page's URL */
-	cr_assert_eq(event(&f, "99999999-1111-4111-8111-111111111111", "conversion",
+	cr_assert_eq(event(&f, "99999999-1111-4111-8111-111111111111",
+	    "conversion",
 	    "https://shop.example.jp/thanks.html?item=7&tel=080-7777-3131&"
 	    "e=secret.person%40pii-probe.example&x=08077773131", "pii", "thanks", NULL), 204);
-	cr_assert_str_eq(sql("SELECT url FROM tag_events WHERE tenant_id = '%s' "
-	    "AND event_type = 'conversion'", f.tenant),
+	cr_assert_str_eq(sql("SELECT url FROM tag_events WHERE tenant_id = "
+	    "'%s' AND event_type = 'conversion'", f.tenant),
 	    "https://shop.example.jp/thanks.html?item=7");
-	snprintf(cmd, sizeof(cmd), "mariadb-dump --no-defaults -uroot --socket=%s "
+	snprintf(cmd, sizeof(cmd),
+	    "mariadb-dump --no-defaults -uroot --socket=%s "
 	    "--hex-blob formback > /tmp/fbdump.$$ && "
 	    "! grep -a -e 80777731 -e 8077773131 -e 7777-3131 -e secret.person "
 	    "/tmp/fbdump.$$ \"$FB_LOG\"; rc=$?; rm -f /tmp/fbdump.$$; exit $rc",
 	    getenv("FB_DB_SOCKET"));
-	cr_assert_eq(system(cmd), 0, "a clear contact was found in the dump or the log");
+	cr_assert_eq(system(cmd), 0,
+	    "a clear contact was found in the dump or the log");
 }

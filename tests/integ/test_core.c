@@ -50,7 +50,8 @@ Test(core, malformed_json_is_400)
 	r = http("POST", "/api/v1/campaigns", f.live, "[1,2]", NULL);
 	expect_error(r, 400, "invalid_request", "invalid_json", "body");
 	resp_free(r);
-	r = http("POST", "/api/v1/campaigns", f.live, "{\"a\":1} trailing", NULL);
+	r = http("POST", "/api/v1/campaigns", f.live, "{\"a\":1} trailing",
+	    NULL);
 	expect_error(r, 400, "invalid_request", "invalid_json", "body");
 	resp_free(r);
 	/* nesting past max_json_depth */
@@ -67,14 +68,17 @@ Test(core, malformed_json_is_400)
 		resp_free(r);
 	}
 	/* invalid UTF-8 */
-	r = http("POST", "/api/v1/campaigns", f.live, "{\"name\":\"\xff\xfe\"}", NULL);
+	r = http("POST", "/api/v1/campaigns", f.live, "{\"name\":\"\xff\xfe\"}",
+	    NULL);
 	expect_error(r, 400, "invalid_request", "invalid_json", "body");
 	resp_free(r);
 	/* an escaped surrogate outside a pair: no character, never U+FFFD */
-	r = http("POST", "/api/v1/campaigns", f.live, "{\"name\":\"a\\ud800b\"}", NULL);
+	r = http("POST", "/api/v1/campaigns", f.live,
+	    "{\"name\":\"a\\ud800b\"}", NULL);
 	expect_error(r, 400, "invalid_request", "invalid_json", "body");
 	resp_free(r);
-	r = http("POST", "/tag/v1/events", NULL, "{\"v\":1,\"url\":\"\\udc00\"}", NULL);
+	r = http("POST", "/tag/v1/events", NULL,
+	    "{\"v\":1,\"url\":\"\\udc00\"}", NULL);
 	expect_error(r, 400, "invalid_request", "invalid_json", "body");
 	resp_free(r);
 }
@@ -104,7 +108,10 @@ Test(core, body_too_large_is_400)
 	fx_new(&f, "pro", 0);
 	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
 	expect_error(r, 400, "invalid_request", "body_too_large", NULL);
-	/* an authenticated answer: it carries the rate headers (contract: Limits) */
+	/*
+	 * an authenticated answer: it carries the rate headers (contract:
+	 * Limits)
+	 */
 	cr_assert_not_null(resp_header(r, "X-RateLimit-Limit"));
 	cr_assert_not_null(resp_header(r, "X-RateLimit-Remaining"));
 	cr_assert_not_null(resp_header(r, "X-RateLimit-Reset"));
@@ -128,7 +135,8 @@ Test(core, chunked_body_is_read)
 	char		*b = big_body();
 
 	fx_new(&f, "pro", 0);
-	r = http("POST", "/api/v1/suppressions", f.live, "{\"value\":\"09011112222\","
+	r = http("POST", "/api/v1/suppressions", f.live,
+	    "{\"value\":\"09011112222\","
 	    "\"memo\":\"chunked\"}", "Transfer-Encoding: chunked");
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "memo"), "chunked");
@@ -136,12 +144,14 @@ Test(core, chunked_body_is_read)
 	/* past the 16 KiB mod_proxy_fcgi reads ahead: handed on as it comes */
 	memset(b, ' ', 100000);
 	snprintf(b + 100000, BIG_BODY - 100000, "{\"value\":\"09011113333\"}");
-	r = http("POST", "/api/v1/suppressions", f.live, b, "Transfer-Encoding: chunked");
+	r = http("POST", "/api/v1/suppressions", f.live, b,
+	    "Transfer-Encoding: chunked");
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	resp_free(r);
 	free(b);
 	b = big_body();
-	r = http("POST", "/api/v1/suppressions", f.live, b, "Transfer-Encoding: chunked");
+	r = http("POST", "/api/v1/suppressions", f.live, b,
+	    "Transfer-Encoding: chunked");
 	expect_error(r, 400, "invalid_request", "body_too_large", NULL);
 	resp_free(r);
 	free(b);
@@ -158,21 +168,27 @@ Test(core, missing_and_mistyped_fields_are_422)
 	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
 	expect_error(r, 422, "invalid_request", "parameter_missing", "key");
 	resp_free(r);
-	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":5}", f.site);
+	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":5}",
+	    f.site);
 	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "name");
 	resp_free(r);
-	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":\"n\","
+	snprintf(b, sizeof(b),
+	    "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":\"n\","
 	    "\"abandon_wait_minutes\":\"30\"}", f.site);
 	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
-	expect_error(r, 422, "invalid_request", "parameter_invalid", "abandon_wait_minutes");
+	expect_error(r, 422, "invalid_request", "parameter_invalid",
+	    "abandon_wait_minutes");
 	resp_free(r);
-	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":\"n\","
+	snprintf(b, sizeof(b),
+	    "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":\"n\","
 	    "\"abandon_wait_minutes\":0}", f.site);
 	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
-	expect_error(r, 422, "invalid_request", "parameter_invalid", "abandon_wait_minutes");
+	expect_error(r, 422, "invalid_request", "parameter_invalid",
+	    "abandon_wait_minutes");
 	resp_free(r);
-	r = http("POST", "/api/v1/campaigns", f.live, "{\"site_id\":\"x\",\"key\":\"k\",\"name\":\"n\"}", NULL);
+	r = http("POST", "/api/v1/campaigns", f.live,
+	    "{\"site_id\":\"x\",\"key\":\"k\",\"name\":\"n\"}", NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "site_id");
 	resp_free(r);
 	r = http("POST", "/api/v1/campaigns", f.live, "", NULL);
@@ -193,7 +209,8 @@ Test(core, bad_query_and_path_parameters_are_400)
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		snprintf(p, sizeof(p), "/api/v1/sites?%s", bad[i]);
 		r = http("GET", p, f.live, NULL, NULL);
-		expect_error(r, 400, "invalid_request", "parameter_invalid", "limit");
+		expect_error(r, 400, "invalid_request", "parameter_invalid",
+		    "limit");
 		resp_free(r);
 	}
 	r = http("GET", "/api/v1/sites?limit=200", f.live, NULL, NULL);
@@ -209,7 +226,8 @@ Test(core, bad_query_and_path_parameters_are_400)
 	expect_error(r, 400, "invalid_request", "parameter_invalid", "site_id");
 	resp_free(r);
 	r = http("GET", "/api/v1/campaigns/not-a-uuid", f.live, NULL, NULL);
-	expect_error(r, 400, "invalid_request", "parameter_invalid", "campaign_id");
+	expect_error(r, 400, "invalid_request", "parameter_invalid",
+	    "campaign_id");
 	resp_free(r);
 	r = http("GET", "/api/v1/sites/123", f.live, NULL, NULL);
 	expect_error(r, 400, "invalid_request", "parameter_invalid", "site_id");
@@ -218,7 +236,8 @@ Test(core, bad_query_and_path_parameters_are_400)
 	r = http("GET", "/api/v1/sites?limit=%zz", f.live, NULL, NULL);
 	expect_error(r, 400, "invalid_request", "parameter_invalid", "limit");
 	resp_free(r);
-	r = http("GET", "/api/v1/sites?limit=5&cursor=ab%2", f.live, NULL, NULL);
+	r = http("GET", "/api/v1/sites?limit=5&cursor=ab%2", f.live, NULL,
+	    NULL);
 	expect_error(r, 400, "invalid_request", "parameter_invalid", "cursor");
 	resp_free(r);
 }
@@ -240,21 +259,24 @@ Test(core, web_server_errors_are_json)
 	fx_new(&f, "pro", 0);
 	r = http("POST", "/api/v1/campaigns", f.live, NULL, NULL);
 	cr_assert_eq(r->status, 411, "%s", r->body);
-	cr_assert_str_eq(resp_header(r, "Content-Type"), "application/json; charset=utf-8");
+	cr_assert_str_eq(resp_header(r, "Content-Type"),
+	    "application/json; charset=utf-8");
 	cr_assert_str_eq(jget(r->json, "error.type"), "invalid_request");
 	cr_assert_str_eq(jget(r->json, "error.code"), "length_required");
 	cr_assert_not_null(jget(r->json, "error.message"));
 	resp_free(r);
 	r = http("GET", "/api/v1/sites", f.live, "{}", NULL);
 	cr_assert_eq(r->status, 400, "%s", r->body);
-	cr_assert_str_eq(jget(r->json, "error.code"), "bad_request", "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "error.code"), "bad_request", "%s",
+	    r->body);
 	resp_free(r);
 	for (i = 0; i < sizeof(away) / sizeof(away[0]); i++) {
 		r = http("GET", away[i], f.live, NULL, NULL);
 		cr_assert_eq(r->status, 404, "%s: %s", away[i], r->body);
 		cr_assert_str_eq(resp_header(r, "Content-Type"),
 		    "application/json; charset=utf-8");
-		cr_assert_str_eq(jget(r->json, "error.type"), "not_found", "%s", r->body);
+		cr_assert_str_eq(jget(r->json, "error.type"), "not_found", "%s",
+		    r->body);
 		cr_assert_str_eq(jget(r->json, "error.code"), "not_found");
 		resp_free(r);
 	}
@@ -267,7 +289,8 @@ Test(core, cursor_never_issued_is_400)
 	char		 a[40], b[40], p[512], cur[256];
 
 	fx_new(&f, "pro", 0);
-	r = http("GET", "/api/v1/campaigns?cursor=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+	r = http("GET",
+	    "/api/v1/campaigns?cursor=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
 	    f.live, NULL, NULL);
 	expect_error(r, 400, "invalid_request", "cursor_invalid", "cursor");
 	resp_free(r);
@@ -312,13 +335,17 @@ Test(core, paging_walks_every_row_once)
 		cr_assert_eq(r->status, 200, "%s", r->body);
 		data = jobj(r->json, "data");
 		for (i = 0; i < (int)json_object_array_length(data); i++)
-			snprintf(seen[n++], 40, "%s", jget(data, i == 0 ? "0.id" : "1.id"));
+			snprintf(seen[n++], 40, "%s",
+			    jget(data, i == 0 ? "0.id" : "1.id"));
 		pages++;
 		if (jget(r->json, "next_cursor") != NULL) {
-			cr_assert(json_object_get_boolean(jobj(r->json, "has_more")));
-			snprintf(cur, sizeof(cur), "%s", jget(r->json, "next_cursor"));
+			cr_assert(json_object_get_boolean(jobj(r->json,
+			    "has_more")));
+			snprintf(cur, sizeof(cur), "%s",
+			    jget(r->json, "next_cursor"));
 		} else {
-			cr_assert(!json_object_get_boolean(jobj(r->json, "has_more")));
+			cr_assert(!json_object_get_boolean(jobj(r->json,
+			    "has_more")));
 			cur[0] = '\0';
 		}
 		resp_free(r);
@@ -460,7 +487,8 @@ Test(core, etag_if_none_match_and_if_match)
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	resp_free(r);
 	/* a missing resource is its own 404; * is any version */
-	r = http("PATCH", "/api/v1/campaigns/01a22222-2222-7222-8222-222222222222",
+	r = http("PATCH",
+	    "/api/v1/campaigns/01a22222-2222-7222-8222-222222222222",
 	    f.live, "{\"name\":\"x\"}", "If-Match: *");
 	cr_assert_eq(r->status, 404, "%s", r->body);
 	resp_free(r);
@@ -491,7 +519,8 @@ Test(core, range_request_gets_the_whole_answer)
 
 	fx_new(&fx, "pro", 0);
 	for (i = 0; i < NELEM(paths); i++) {
-		whole = http("GET", paths[i], i == 0 ? fx.live : NULL, NULL, NULL);
+		whole = http("GET", paths[i], i == 0 ? fx.live : NULL, NULL,
+		    NULL);
 		cr_assert_eq(whole->status, 200, "%s", paths[i]);
 		for (k = 0; k < NELEM(ranges); k++) {
 			r = http("GET", paths[i], i == 0 ? fx.live : NULL, NULL,
@@ -500,7 +529,8 @@ Test(core, range_request_gets_the_whole_answer)
 			    ranges[k], r->status);
 			cr_assert_null(resp_header(r, "Content-Range"), "%s %s",
 			    paths[i], ranges[k]);
-			cr_assert_str_eq(r->body, whole->body, "%s %s", paths[i],
+			cr_assert_str_eq(r->body, whole->body, "%s %s",
+			    paths[i],
 			    ranges[k]);
 			resp_free(r);
 		}
@@ -517,7 +547,8 @@ Test(core, long_answer_whole)
 {
 	json_object	*doc = openapi_document(getenv("FB_TEST_URL"));
 	const char	*want = json_text(doc);
-	struct resp	*r = http("GET", "/api/v1/openapi.json", NULL, NULL, NULL);
+	struct resp	*r = http("GET", "/api/v1/openapi.json", NULL, NULL,
+	    NULL);
 
 	cr_assert_eq(r->status, 200);
 	cr_assert_gt(strlen(want), 2 * 65528);
@@ -535,23 +566,30 @@ Test(core, idempotent_create_exists_once)
 	char		 body[512];
 
 	fx_new(&f, "pro", 0);
-	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"once\",\"name\":\"一度だけ\"}", f.site);
-	a = http("POST", "/api/v1/campaigns", f.live, body, "Idempotency-Key: 7c1d-once");
+	snprintf(body, sizeof(body),
+	    "{\"site_id\":\"%s\",\"key\":\"once\",\"name\":\"一度だけ\"}", f.site);
+	a = http("POST", "/api/v1/campaigns", f.live, body,
+	    "Idempotency-Key: 7c1d-once");
 	cr_assert_eq(a->status, 201, "%s", a->body);
 	cr_assert_null(resp_header(a, "Idempotency-Replayed"));
-	b = http("POST", "/api/v1/campaigns", f.live, body, "Idempotency-Key: 7c1d-once");
+	b = http("POST", "/api/v1/campaigns", f.live, body,
+	    "Idempotency-Key: 7c1d-once");
 	cr_assert_eq(b->status, 201, "%s", b->body);
 	cr_assert_str_eq(resp_header(b, "Idempotency-Replayed"), "true");
 	cr_assert_str_eq(a->body, b->body);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM campaigns WHERE tenant_id = '%s'", f.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM campaigns WHERE tenant_id = "
+	    "'%s'", f.tenant), "1");
 	resp_free(a);
 	resp_free(b);
 	/* same key, other body: 422 */
-	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"twice\",\"name\":\"x\"}", f.site);
-	a = http("POST", "/api/v1/campaigns", f.live, body, "Idempotency-Key: 7c1d-once");
+	snprintf(body, sizeof(body),
+	    "{\"site_id\":\"%s\",\"key\":\"twice\",\"name\":\"x\"}", f.site);
+	a = http("POST", "/api/v1/campaigns", f.live, body,
+	    "Idempotency-Key: 7c1d-once");
 	expect_error(a, 422, "invalid_request", "idempotency_key_reused", NULL);
 	resp_free(a);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM campaigns WHERE tenant_id = '%s'", f.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM campaigns WHERE tenant_id = "
+	    "'%s'", f.tenant), "1");
 }
 
 Test(core, idempotent_4xx_is_replayed)
@@ -561,16 +599,20 @@ Test(core, idempotent_4xx_is_replayed)
 	char		 body[512];
 
 	fx_new(&f, "pro", 0);
-	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"name\":\"no key\"}", f.site);
-	a = http("POST", "/api/v1/campaigns", f.live, body, "Idempotency-Key: bad-1");
+	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"name\":\"no key\"}",
+	    f.site);
+	a = http("POST", "/api/v1/campaigns", f.live, body,
+	    "Idempotency-Key: bad-1");
 	expect_error(a, 422, "invalid_request", "parameter_missing", "key");
-	b = http("POST", "/api/v1/campaigns", f.live, body, "Idempotency-Key: bad-1");
+	b = http("POST", "/api/v1/campaigns", f.live, body,
+	    "Idempotency-Key: bad-1");
 	cr_assert_eq(b->status, 422);
 	cr_assert_str_eq(resp_header(b, "Idempotency-Replayed"), "true");
 	cr_assert_str_eq(a->body, b->body);
 	resp_free(a);
 	resp_free(b);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM campaigns WHERE tenant_id = '%s'", f.tenant), "0");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM campaigns WHERE tenant_id = "
+	    "'%s'", f.tenant), "0");
 }
 
 Test(core, idempotency_key_invalid)
@@ -583,13 +625,16 @@ Test(core, idempotency_key_invalid)
 	memcpy(hdr, "Idempotency-Key: ", 17);
 	memset(hdr + 17, 'k', 300);
 	hdr[317] = '\0';
-	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":\"n\"}", f.site);
+	snprintf(body, sizeof(body),
+	    "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":\"n\"}", f.site);
 	r = http("POST", "/api/v1/campaigns", f.live, body, hdr);
-	expect_error(r, 400, "invalid_request", "idempotency_key_invalid", "Idempotency-Key");
+	expect_error(r, 400, "invalid_request", "idempotency_key_invalid",
+	    "Idempotency-Key");
 	resp_free(r);
 	/* a test key's dry run answers the same (contract: Authentication 3) */
 	r = http("POST", "/api/v1/campaigns", f.test, body, hdr);
-	expect_error(r, 400, "invalid_request", "idempotency_key_invalid", "Idempotency-Key");
+	expect_error(r, 400, "invalid_request", "idempotency_key_invalid",
+	    "Idempotency-Key");
 	cr_assert_str_eq(resp_header(r, "Formback-Dry-Run"), "true");
 	resp_free(r);
 }
@@ -607,25 +652,32 @@ Test(core, idempotency_key_in_progress, .timeout = 30)
 	int		 i;
 
 	fx_new(&f, "pro", 0);
-	snprintf(cmd, sizeof(cmd), "mariadb --no-defaults -uroot --socket=%s formback >/dev/null",
+	snprintf(cmd, sizeof(cmd),
+	    "mariadb --no-defaults -uroot --socket=%s formback >/dev/null",
 	    getenv("FB_DB_SOCKET"));
 	p = popen(cmd, "w");
 	fprintf(p, "BEGIN; INSERT INTO idempotency_keys (tenant_id, endpoint, "
 	    "idem_key, request_hash) VALUES ('%s', 'POST /api/v1/campaigns', "
-	    "'busy-1', REPEAT('x', 32)); SELECT SLEEP(4); ROLLBACK;\n", f.tenant);
+	    "'busy-1', REPEAT('x', 32)); SELECT SLEEP(4); "
+	    "ROLLBACK;\n", f.tenant);
 	fflush(p);
 	/* the holder has its row once it sleeps: wait for that, not a time */
-	for (i = 0; i < 500 && strcmp(sql("SELECT COUNT(*) FROM information_schema."
+	for (i = 0; i < 500 &&
+	    strcmp(sql("SELECT COUNT(*) FROM information_schema."
 	    "PROCESSLIST WHERE INFO = 'SELECT SLEEP(4)'"), "1") != 0; i++)
 		usleep(10000);
 	cr_assert_lt(i, 500, "the holder never took the key");
-	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":\"n\"}", f.site);
-	r = http("POST", "/api/v1/campaigns", f.live, body, "Idempotency-Key: busy-1");
-	expect_error(r, 409, "invalid_request", "idempotency_key_in_progress", NULL);
+	snprintf(body, sizeof(body),
+	    "{\"site_id\":\"%s\",\"key\":\"k\",\"name\":\"n\"}", f.site);
+	r = http("POST", "/api/v1/campaigns", f.live, body,
+	    "Idempotency-Key: busy-1");
+	expect_error(r, 409, "invalid_request", "idempotency_key_in_progress",
+	    NULL);
 	resp_free(r);
 	pclose(p);
 	/* after the holder rolled back, the key works */
-	r = http("POST", "/api/v1/campaigns", f.live, body, "Idempotency-Key: busy-1");
+	r = http("POST", "/api/v1/campaigns", f.live, body,
+	    "Idempotency-Key: busy-1");
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	resp_free(r);
 }
@@ -637,13 +689,16 @@ Test(core, test_key_dry_run_leaves_nothing)
 	char		 body[256], path[128];
 
 	fx_new(&f, "pro", 0);
-	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"dry\",\"name\":\"試し\"}", f.site);
-	r = http("POST", "/api/v1/campaigns", f.test, body, "Idempotency-Key: dry-1");
+	snprintf(body, sizeof(body),
+	    "{\"site_id\":\"%s\",\"key\":\"dry\",\"name\":\"試し\"}", f.site);
+	r = http("POST", "/api/v1/campaigns", f.test, body,
+	    "Idempotency-Key: dry-1");
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	cr_assert_str_eq(resp_header(r, "Formback-Dry-Run"), "true");
 	cr_assert_str_eq(jget(r->json, "status"), "paused");
 	cr_assert_str_eq(jget(r->json, "key"), "dry");
-	snprintf(path, sizeof(path), "/api/v1/campaigns/%s", jget(r->json, "id"));
+	snprintf(path, sizeof(path), "/api/v1/campaigns/%s",
+	    jget(r->json, "id"));
 	/* the live answer has the same shape */
 	live = http("POST", "/api/v1/campaigns", f.live, body, NULL);
 	cr_assert_eq(live->status, 201);
@@ -656,15 +711,19 @@ Test(core, test_key_dry_run_leaves_nothing)
 	expect_error(r, 404, "not_found", "not_found", "campaign_id");
 	resp_free(r);
 	/* resending is a dry run every time, never a replay */
-	r = http("POST", "/api/v1/campaigns", f.test, body, "Idempotency-Key: dry-1");
-	cr_assert_eq(r->status, 409, "%s", r->body);	/* key taken by the live create */
+	r = http("POST", "/api/v1/campaigns", f.test, body,
+	    "Idempotency-Key: dry-1");
+	/* key taken by the live create */
+	cr_assert_eq(r->status, 409, "%s", r->body);
 	cr_assert_str_eq(resp_header(r, "Formback-Dry-Run"), "true");
 	cr_assert_null(resp_header(r, "Idempotency-Replayed"));
 	resp_free(r);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM campaigns WHERE tenant_id = '%s'", f.tenant), "1");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM idempotency_keys WHERE tenant_id = '%s'", f.tenant), "0");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s' "
-	    "AND actor_type = 'api_key'", f.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM campaigns WHERE tenant_id = "
+	    "'%s'", f.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM idempotency_keys WHERE "
+	    "tenant_id = '%s'", f.tenant), "0");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = "
+	    "'%s' AND actor_type = 'api_key'", f.tenant), "1");
 }
 
 Test(core, audit_row_with_each_write)
@@ -674,8 +733,8 @@ Test(core, audit_row_with_each_write)
 
 	fx_new(&f, "pro", 0);
 	fx_campaign(&f, "audited", id);
-	cr_assert_str_eq(sql("SELECT action FROM audit_log WHERE tenant_id = '%s' "
-	    "AND target_id = '%s'", f.tenant, id), "createCampaign");
+	cr_assert_str_eq(sql("SELECT action FROM audit_log WHERE tenant_id = "
+	    "'%s' AND target_id = '%s'", f.tenant, id), "createCampaign");
 	cr_assert_neq(strlen(sql("SELECT request_id FROM audit_log WHERE "
 	    "target_id = '%s'", id)), 0);
 }
@@ -687,7 +746,8 @@ Test(core, health_needs_no_key_and_names_the_schema)
 
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "status"), "ok");
-	snprintf(v, sizeof(v), "%s", sql("SELECT MAX(version) FROM schema_migrations"));
+	snprintf(v, sizeof(v), "%s",
+	    sql("SELECT MAX(version) FROM schema_migrations"));
 	cr_assert_str_eq(jget(r->json, "schema"), v);
 	cr_assert_eq(json_object_object_length(r->json), 2, "%s", r->body);
 	resp_free(r);
@@ -706,38 +766,46 @@ Test(core, idempotency_key_scoped_and_expiring)
 	fx_new(&f, "pro", 0);
 	fx_new(&g, "pro", 0);
 	snprintf(key, sizeof(key), "Idempotency-Key: shared-%s", f.tenant);
-	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"k1\",\"name\":\"A\"}", f.site);
+	snprintf(body, sizeof(body),
+	    "{\"site_id\":\"%s\",\"key\":\"k1\",\"name\":\"A\"}", f.site);
 	a = http("POST", "/api/v1/campaigns", f.live, body, key);
 	cr_assert_eq(a->status, 201, "%s", a->body);
 	resp_free(a);
 	/* another tenant, the same key: its own request */
-	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"k1\",\"name\":\"B\"}", g.site);
+	snprintf(body, sizeof(body),
+	    "{\"site_id\":\"%s\",\"key\":\"k1\",\"name\":\"B\"}", g.site);
 	b = http("POST", "/api/v1/campaigns", g.live, body, key);
 	cr_assert_eq(b->status, 201, "%s", b->body);
 	cr_assert_null(resp_header(b, "Idempotency-Replayed"));
 	cr_assert_str_eq(jget(b->json, "name"), "B");
 	resp_free(b);
 	/* the same tenant, the same key, another operation: its own too */
-	a = http("POST", "/api/v1/messages", f.live, "{\"channel\":\"sms\",\"body\":\"x\"}", key);
+	a = http("POST", "/api/v1/messages", f.live,
+	    "{\"channel\":\"sms\",\"body\":\"x\"}", key);
 	cr_assert_eq(a->status, 201, "%s", a->body);
 	cr_assert_null(resp_header(a, "Idempotency-Replayed"));
 	resp_free(a);
 	/* 25 hours on, the key is free again: a new body is a new request */
-	sql("UPDATE idempotency_keys SET created_at = NOW(6) - INTERVAL 25 HOUR "
-	    "WHERE tenant_id = '%s'", f.tenant);
-	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"k2\",\"name\":\"C\"}", f.site);
+	sql("UPDATE idempotency_keys SET created_at = NOW(6) - INTERVAL 25 "
+	    "HOUR WHERE tenant_id = '%s'", f.tenant);
+	snprintf(body, sizeof(body),
+	    "{\"site_id\":\"%s\",\"key\":\"k2\",\"name\":\"C\"}", f.site);
 	a = http("POST", "/api/v1/campaigns", f.live, body, key);
 	cr_assert_eq(a->status, 201, "%s", a->body);
 	cr_assert_null(resp_header(a, "Idempotency-Replayed"));
 	resp_free(a);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM campaigns WHERE tenant_id = '%s'",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM campaigns WHERE tenant_id = "
+	    "'%s'",
 	    f.tenant), "2");
 	/* and formback-deliver purges what expired */
-	cr_assert_neq(atoi(sql("SELECT COUNT(*) FROM idempotency_keys WHERE tenant_id = '%s' "
-	    "AND created_at < NOW(6) - INTERVAL 24 HOUR", f.tenant)), 0);
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"), 0);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM idempotency_keys WHERE tenant_id = '%s' "
-	    "AND created_at < NOW(6) - INTERVAL 24 HOUR", f.tenant), "0");
+	cr_assert_neq(atoi(sql("SELECT COUNT(*) FROM idempotency_keys WHERE "
+	    "tenant_id = '%s' AND created_at < NOW(6) - INTERVAL 24 "
+	    "HOUR", f.tenant)), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"),
+	    0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM idempotency_keys WHERE "
+	    "tenant_id = '%s' AND created_at < NOW(6) - INTERVAL 24 "
+	    "HOUR", f.tenant), "0");
 }
 
 /*
@@ -754,48 +822,59 @@ Test(core, retention_deletes_what_outlived_its_days)
 
 	fx_new(&f, "pro", 0);
 	/* two events, an audit row (a campaign's creation), three links */
-	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"7e7e7e7e-0000-4000-"
+	snprintf(b, sizeof(b),
+	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"7e7e7e7e-0000-4000-"
 	    "8000-000000000001\",\"session\":\"7e7e7e7e-0000-4000-8000-000000000001\","
 	    "\"type\":\"page_view\",\"url\":\"https://shop.example.jp/\"}", f.site_pk);
 	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
 	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_events WHERE site_id = '%s'", f.site),
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_events WHERE site_id = "
+	    "'%s'", f.site),
 	    "2");
-	sql("UPDATE tag_events SET received_at = NOW(6) - INTERVAL 401 DAY WHERE "
-	    "site_id = '%s' ORDER BY id LIMIT 1", f.site);
-	sql("UPDATE tag_events SET received_at = NOW(6) - INTERVAL 399 DAY WHERE "
-	    "site_id = '%s' AND received_at > NOW(6) - INTERVAL 1 DAY", f.site);
-	snprintf(b, sizeof(b), "{\"site_id\":\"%s\",\"key\":\"ret\",\"name\":\"R\"}", f.site);
+	sql("UPDATE tag_events SET received_at = NOW(6) - INTERVAL 401 DAY "
+	    "WHERE site_id = '%s' ORDER BY id LIMIT 1", f.site);
+	sql("UPDATE tag_events SET received_at = NOW(6) - INTERVAL 399 DAY "
+	    "WHERE site_id = '%s' AND received_at > NOW(6) - INTERVAL 1 "
+	    "DAY", f.site);
+	snprintf(b, sizeof(b),
+	    "{\"site_id\":\"%s\",\"key\":\"ret\",\"name\":\"R\"}", f.site);
 	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	resp_free(r);
 	sql("UPDATE audit_log SET created_at = NOW(6) - INTERVAL 731 DAY WHERE "
 	    "tenant_id = '%s'", f.tenant);
-	sql("INSERT INTO links (token, tenant_id, delivery_id, lead_id, kind, created_at) "
-	    "VALUES (LEFT(MD5(RAND()), 10), '%s', UUID(), UUID(), 'click', NOW(6) - "
-	    "INTERVAL 401 DAY), (LEFT(MD5(RAND()), 10), '%s', UUID(), UUID(), 'optout', "
-	    "NOW(6) - INTERVAL 401 DAY), (LEFT(MD5(RAND()), 10), '%s', UUID(), UUID(), "
-	    "'open', NOW(6) - INTERVAL 399 DAY)", f.tenant, f.tenant, f.tenant);
+	sql("INSERT INTO links (token, tenant_id, delivery_id, lead_id, kind, "
+	    "created_at) VALUES (LEFT(MD5(RAND()), 10), '%s', UUID(), UUID(), "
+	    "'click', NOW(6) - INTERVAL 401 DAY), (LEFT(MD5(RAND()), 10), "
+	    "'%s', UUID(), UUID(), 'optout', NOW(6) - INTERVAL 401 DAY), "
+	    "(LEFT(MD5(RAND()), 10), '%s', UUID(), UUID(), 'open', NOW(6) - "
+	    "INTERVAL 399 DAY)", f.tenant, f.tenant, f.tenant);
 
 	/* 0: kept for ever */
 	snprintf(conf, sizeof(conf), "%s.keep", getenv("FORMBACK_CONF"));
-	snprintf(cmd, sizeof(cmd), "cp \"$FORMBACK_CONF\" '%s' && printf '%%s\\n' "
+	snprintf(cmd, sizeof(cmd),
+	    "cp \"$FORMBACK_CONF\" '%s' && printf '%%s\\n' "
 	    "'tag_event_retention_days = 0' 'audit_retention_days = 0' "
 	    "'link_retention_days = 0' >> '%s' && FORMBACK_CONF='%s' "
-	    "\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1", conf, conf, conf);
+	    "\"$FB_CTL_DIR/formback-deliver\" >/dev/null "
+	    "2>&1", conf, conf, conf);
 	cr_assert_eq(system(cmd), 0);
-	cr_assert_str_eq(sql_row("SELECT (SELECT COUNT(*) FROM tag_events WHERE site_id = "
-	    "'%s'), (SELECT COUNT(*) > 0 FROM audit_log WHERE tenant_id = '%s'), (SELECT "
-	    "COUNT(*) FROM links WHERE tenant_id = '%s')", f.site, f.tenant, f.tenant),
+	cr_assert_str_eq(sql_row("SELECT (SELECT COUNT(*) FROM tag_events "
+	    "WHERE site_id = '%s'), (SELECT COUNT(*) > 0 FROM audit_log WHERE "
+	    "tenant_id = '%s'), (SELECT COUNT(*) FROM links WHERE tenant_id = "
+	    "'%s')", f.site, f.tenant, f.tenant),
 	    "2\t1\t3");
 	/* the defaults: 400, 730 and 400 days */
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"), 0);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_events WHERE site_id = '%s' AND "
-	    "received_at > NOW(6) - INTERVAL 400 DAY", f.site), "1");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_events WHERE site_id = '%s'", f.site),
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"),
+	    0);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_events WHERE site_id = "
+	    "'%s' AND received_at > NOW(6) - INTERVAL 400 DAY", f.site), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_events WHERE site_id = "
+	    "'%s'", f.site),
 	    "1");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s'",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = "
+	    "'%s'",
 	    f.tenant), "0");
-	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(kind ORDER BY kind) FROM links WHERE "
-	    "tenant_id = '%s'", f.tenant), "open,optout");
+	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(kind ORDER BY kind) FROM "
+	    "links WHERE tenant_id = '%s'", f.tenant), "open,optout");
 }

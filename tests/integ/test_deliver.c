@@ -29,7 +29,8 @@ event(const struct fx *f, const char *key, int v, const char *type,
 
 	if (tel != NULL)
 		snprintf(c, sizeof(c), "{\"tel\":\"%s\"}", tel);
-	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"%08d-5555-4555-8555-"
+	snprintf(b, sizeof(b),
+	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"%08d-5555-4555-8555-"
 	    "555555555555\",\"session\":\"%08d-5555-4555-8555-555555555555\",\"type\":\"%s\","
 	    "\"url\":\"https://shop.example.jp/%s\",\"campaign\":\"%s\",\"role\":\"%s\","
 	    "\"contact\":%s,\"consent\":true}", f->site_pk, v, v, type,
@@ -45,9 +46,10 @@ event(const struct fx *f, const char *key, int v, const char *type,
 static const char *
 sent_after_conversion(const struct fx *f)
 {
-	return sql("SELECT COUNT(*) FROM deliveries d JOIN leads l ON l.id = d.lead_id "
-	    "WHERE d.tenant_id = '%s' AND d.status IN ('sent', 'delivered') AND "
-	    "l.converted_at <= d.attempt_started_at", f->tenant);
+	return sql("SELECT COUNT(*) FROM deliveries d JOIN leads l ON l.id = "
+	    "d.lead_id WHERE d.tenant_id = '%s' AND d.status IN ('sent', "
+	    "'delivered') AND l.converted_at <= "
+	    "d.attempt_started_at", f->tenant);
 }
 
 static void
@@ -56,13 +58,17 @@ links_writable(void)
 	inserts_allowed("links");
 }
 
-/* The delivery of visitor v's lead: "status cancel_reason suppress_reason attempts". */
+/*
+ * The delivery of visitor v's lead: "status cancel_reason suppress_reason
+ * attempts".
+ */
 static const char *
 outcome_of(const struct fx *f, int v)
 {
-	return sql_row("SELECT CONCAT_WS(' ', d.status, IFNULL(d.cancel_reason, '-'), "
-	    "IFNULL(l.suppress_reason, '-'), d.attempts) FROM deliveries d JOIN leads l "
-	    "ON l.id = d.lead_id WHERE d.tenant_id = '%s' AND l.visitor_id = "
+	return sql_row("SELECT CONCAT_WS(' ', d.status, "
+	    "IFNULL(d.cancel_reason, '-'), IFNULL(l.suppress_reason, '-'), "
+	    "d.attempts) FROM deliveries d JOIN leads l ON l.id = d.lead_id "
+	    "WHERE d.tenant_id = '%s' AND l.visitor_id = "
 	    "'%08d-5555-4555-8555-555555555555'", f->tenant, v);
 }
 
@@ -80,7 +86,8 @@ abandoned_on(const struct fx *f, const char *key, int v, const char *tel,
 	tag_settle();
 	snprintf(now, sizeof(now), "--now %sT03:00:00Z", day);
 	cr_assert_eq(cron("formback-abandon", now), 0);
-	cr_assert_eq(strncmp(outcome_of(f, v), "scheduled ", 10), 0, "%s", outcome_of(f, v));
+	cr_assert_eq(strncmp(outcome_of(f, v), "scheduled ", 10), 0, "%s",
+	    outcome_of(f, v));
 }
 
 /*
@@ -95,17 +102,19 @@ Test(deliver, acknowledged_conversion_stops_the_send, .timeout = 60)
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "ack", "sms", "live", NULL);
 	abandoned_on(&f, "ack", 1, "090-7600-0001", "2035-03-01");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
-	    "AND status = 'scheduled'", f.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id "
+	    "= '%s' AND status = 'scheduled'", f.tenant), "1");
 	appliers_hold(3);
 	event(&f, "ack", 1, "conversion", "thanks", NULL);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE site_id = '%s' "
-	    "AND event_type = 'conversion'", f.site), "1", "the conversion is queued");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE site_id = "
+	    "'%s' AND event_type = 'conversion'", f.site), "1", "the "
+	    "conversion is queued");
 	cr_assert_eq(cron("formback-deliver", "--now 2035-03-01T03:10:00Z"), 0);
 	cr_assert_eq(sms_to("9076000001"), 0, "a message after the conversion");
-	cr_assert_str_eq(sql("SELECT CONCAT(d.status, ' ', IFNULL(d.cancel_reason, '-'), "
-	    "' ', l.status) FROM deliveries d JOIN leads l ON l.id = d.lead_id "
-	    "WHERE d.tenant_id = '%s'", f.tenant), "cancelled converted converted");
+	cr_assert_str_eq(sql("SELECT CONCAT(d.status, ' ', "
+	    "IFNULL(d.cancel_reason, '-'), ' ', l.status) FROM deliveries d "
+	    "JOIN leads l ON l.id = d.lead_id WHERE d.tenant_id = "
+	    "'%s'", f.tenant), "cancelled converted converted");
 	cr_assert_str_eq(sent_after_conversion(&f), "0");
 }
 
@@ -128,34 +137,43 @@ Test(deliver, conversion_races_the_send_under_a_flood, .timeout = 120)
 		snprintf(tel, sizeof(tel), "090-7610-%04d", i + 1);
 		event(&f, "race", 100 + i, "capture", "form", tel);
 		tag_settle();
-		snprintf(at, sizeof(at), "--now 2035-03-02T%02d:%02d:00Z", 3 + i / 6,
+		snprintf(at, sizeof(at), "--now 2035-03-02T%02d:%02d:00Z",
+		    3 + i / 6,
 		    i % 6 * 10);
 		cr_assert_eq(cron("formback-abandon", at), 0);
 	}
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
-	    "AND status = 'scheduled'", f.tenant), "12");
-	/* the flood: page views of new visitors from 127.0.0.3 until told to stop */
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id "
+	    "= '%s' AND status = 'scheduled'", f.tenant), "12");
+	/*
+	 * the flood: page views of new visitors from 127.0.0.3 until told to
+	 * stop
+	 */
 	snprintf(flag, sizeof(flag), "%s.flood", getenv("FB_SMS_FILE"));
-	snprintf(cmd, sizeof(cmd), "touch '%s'; (i=0; while [ -f '%s' ] && [ $i -lt 3000 ]; "
+	snprintf(cmd, sizeof(cmd),
+	    "touch '%s'; (i=0; while [ -f '%s' ] && [ $i -lt 3000 ]; "
 	    "do i=$((i+1)); curl -s -o /dev/null --interface 127.0.0.3 -X POST "
 	    "--data \"{\\\"v\\\":1,\\\"site\\\":\\\"%s\\\",\\\"visitor\\\":"
-	    "\\\"$(printf %%08d $i)-6666-4666-8666-666666666666\\\",\\\"session\\\":"
-	    "\\\"$(printf %%08d $i)-6666-4666-8666-666666666666\\\",\\\"type\\\":"
-	    "\\\"page_view\\\",\\\"url\\\":\\\"https://shop.example.jp/\\\"}\" "
-	    "'%s/tag/v1/events'; done) >/dev/null 2>&1 &", flag, flag, f.site_pk,
+	    "\\\"$(printf %%08d "
+	    "$i)-6666-4666-8666-666666666666\\\",\\\"session\\\":\\\"$(printf "
+	    "%%08d $i)-6666-4666-8666-666666666666\\\",\\\"type\\\":\\\"page_view\\\",\\\"url\\\":\\\"https://shop.example.jp/\\\"}\" "
+	    "'%s/tag/v1/events'; done) >/dev/null 2>&1 "
+	    "&", flag, flag, f.site_pk,
 	    getenv("FB_TEST_URL"));
 	cr_assert_eq(system(cmd), 0);
 	for (i = 0; i < 12; i++) {
 		event(&f, "race", 100 + i, "conversion", "thanks", NULL);
-		snprintf(at, sizeof(at), "--now 2035-03-02T%02d:%02d:00Z", 3 + i / 6,
+		snprintf(at, sizeof(at), "--now 2035-03-02T%02d:%02d:00Z",
+		    3 + i / 6,
 		    i % 6 * 10 + 6);
 		cr_assert_eq(cron("formback-deliver", at), 0);
 	}
 	unlink(flag);
 	cr_assert_str_eq(sent_after_conversion(&f), "0");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
-	    "AND status = 'cancelled' AND cancel_reason = 'converted'", f.tenant), "12",
-	    "%s", sql("SELECT GROUP_CONCAT(status) FROM deliveries WHERE tenant_id = '%s'",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id "
+	    "= '%s' AND status = 'cancelled' AND cancel_reason = "
+	    "'converted'", f.tenant), "12",
+	    "%s", sql("SELECT GROUP_CONCAT(status) FROM deliveries WHERE "
+	    "tenant_id = '%s'",
 	    f.tenant));
 	for (i = 0; i < 12; i++) {
 		snprintf(tel, sizeof(tel), "90761%05d", i + 1);
@@ -169,7 +187,8 @@ Test(deliver, conversion_races_the_send_under_a_flood, .timeout = 120)
  * flight (stamped as begun) may end so; the rest go back to scheduled
  * and the next pass sends them, each once.
  */
-Test(deliver, killed_pass_loses_only_the_send_in_flight, .fini = sms_gateway_normal, .timeout = 120)
+Test(deliver, killed_pass_loses_only_the_send_in_flight,
+    .fini = sms_gateway_normal, .timeout = 120)
 {
 	struct fx	 f;
 	char		 tel[32], cmd[1024];
@@ -193,24 +212,27 @@ Test(deliver, killed_pass_loses_only_the_send_in_flight, .fini = sms_gateway_nor
 	pclose(d);
 	/* kill it while a send is in flight, with more claimed behind it */
 	for (n = 0; n < 200; n++) {
-		if (strcmp(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
-		    "AND status = 'sending' AND attempt_started_at IS NOT NULL", f.tenant),
+		if (strcmp(sql("SELECT COUNT(*) FROM deliveries WHERE "
+		    "tenant_id = '%s' AND status = 'sending' AND "
+		    "attempt_started_at IS NOT NULL", f.tenant),
 		    "1") == 0)
 			break;
 		usleep(25 * 1000);
 	}
 	cr_assert_lt(n, 200, "no send in flight");
 	cr_assert_eq(kill(i, SIGKILL), 0);
-	cr_assert_neq(strcmp(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' "
-	    "AND status = 'sending' AND attempt_started_at IS NULL", f.tenant), "0"), 0,
+	cr_assert_neq(strcmp(sql("SELECT COUNT(*) FROM deliveries WHERE "
+	    "tenant_id = '%s' AND status = 'sending' AND attempt_started_at "
+	    "IS NULL", f.tenant), "0"), 0,
 	    "claimed rows not yet tried when the pass died");
 	sms_gateway_normal();
 	/* after the lease, the next pass */
 	cr_assert_eq(cron("formback-deliver", "--now 2035-03-03T03:25:00Z"), 0);
-	unknown = atoi(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' AND "
-	    "status = 'failed' AND error_code = 'outcome_unknown'", f.tenant));
-	sent = atoi(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' AND "
-	    "status = 'sent'", f.tenant));
+	unknown = atoi(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = "
+	    "'%s' AND status = 'failed' AND error_code = "
+	    "'outcome_unknown'", f.tenant));
+	sent = atoi(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = "
+	    "'%s' AND status = 'sent'", f.tenant));
 	cr_assert_eq(unknown, 1, "only the send in flight is unknown");
 	cr_assert_eq(sent, 23);
 	for (i = 0; i < 24; i++) {
@@ -271,7 +293,8 @@ killed_at_random(const char *cmd, long ms)
  * (only a send in flight at a kill) failed outcome_unknown; nobody got a
  * message twice, and every one sent reached the gateway.
  */
-Test(deliver, hundred_random_kills_lose_and_repeat_nothing, .fini = sms_gateway_normal, .timeout = 600)
+Test(deliver, hundred_random_kills_lose_and_repeat_nothing,
+    .fini = sms_gateway_normal, .timeout = 600)
 {
 	enum { RUNS = 100, PER_RUN = 2 };
 	struct fx	 f;
@@ -284,9 +307,11 @@ Test(deliver, hundred_random_kills_lose_and_repeat_nothing, .fini = sms_gateway_
 	srandom(seed);
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "rk", "sms", "live", NULL);
-	snprintf(cmd[0], sizeof(cmd[0]), "exec \"$FB_CTL_DIR/formback-abandon\" "
+	snprintf(cmd[0], sizeof(cmd[0]),
+	    "exec \"$FB_CTL_DIR/formback-abandon\" "
 	    "--now 2035-05-05T03:00:00Z");
-	snprintf(cmd[1], sizeof(cmd[1]), "exec \"$FB_CTL_DIR/formback-deliver\" "
+	snprintf(cmd[1], sizeof(cmd[1]),
+	    "exec \"$FB_CTL_DIR/formback-deliver\" "
 	    "--now 2035-05-05T03:10:00Z --jobs 2");
 	sms_gateway("delay", "0.02");
 	/*
@@ -318,29 +343,35 @@ Test(deliver, hundred_random_kills_lose_and_repeat_nothing, .fini = sms_gateway_
 	}
 	sms_gateway_normal();
 	/* the kills landed mid-pass often enough to mean something */
-	cr_assert_geq(landed[0], RUNS / 5, "abandon: %d of %d kills mid-pass (seed %u)",
+	cr_assert_geq(landed[0], RUNS / 5,
+	    "abandon: %d of %d kills mid-pass (seed %u)",
 	    landed[0], RUNS, seed);
-	cr_assert_geq(landed[1], RUNS / 5, "deliver: %d of %d kills mid-pass (seed %u)",
+	cr_assert_geq(landed[1], RUNS / 5,
+	    "deliver: %d of %d kills mid-pass (seed %u)",
 	    landed[1], RUNS, seed);
 	/* whole passes, deliver's after the lease of the killed claims */
 	cr_assert_eq(cron("formback-abandon", "--now 2035-05-05T03:00:00Z"), 0);
 	cr_assert_eq(cron("formback-deliver", "--now 2035-05-05T03:30:00Z"), 0);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' AND "
-	    "status = 'abandoned'", f.tenant), sql("SELECT %d", v), "seed %u", seed);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads l WHERE l.tenant_id = '%s' AND "
-	    "(SELECT COUNT(*) FROM deliveries d WHERE d.lead_id = l.id) <> 1", f.tenant),
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = "
+	    "'%s' AND status = "
+	    "'abandoned'", f.tenant), sql("SELECT %d", v), "seed %u", seed);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads l WHERE l.tenant_id = "
+	    "'%s' AND (SELECT COUNT(*) FROM deliveries d WHERE d.lead_id = "
+	    "l.id) <> 1", f.tenant),
 	    "0", "a lead without its one delivery (seed %u)", seed);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' AND "
-	    "NOT (status = 'sent' OR (status = 'failed' AND error_code = "
-	    "'outcome_unknown'))", f.tenant), "0", "%s (seed %u)",
-	    sql_row("SELECT GROUP_CONCAT(DISTINCT CONCAT(status, ' ', IFNULL(error_code, "
-	    "''))) FROM deliveries WHERE tenant_id = '%s'", f.tenant), seed);
-	unknown = atoi(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' AND "
-	    "status = 'failed'", f.tenant));
-	sent = atoi(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s' AND "
-	    "status = 'sent'", f.tenant));
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id "
+	    "= '%s' AND NOT (status = 'sent' OR (status = 'failed' AND "
+	    "error_code = 'outcome_unknown'))", f.tenant), "0", "%s (seed %u)",
+	    sql_row("SELECT GROUP_CONCAT(DISTINCT CONCAT(status, ' ', "
+	    "IFNULL(error_code, ''))) FROM deliveries WHERE tenant_id = "
+	    "'%s'", f.tenant), seed);
+	unknown = atoi(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = "
+	    "'%s' AND status = 'failed'", f.tenant));
+	sent = atoi(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = "
+	    "'%s' AND status = 'sent'", f.tenant));
 	/* at most the sends in flight of each kill: two jobs, two sends */
-	cr_assert_leq(unknown, 2 * landed[1], "%d unknown after %d kills mid-send "
+	cr_assert_leq(unknown, 2 * landed[1],
+	    "%d unknown after %d kills mid-send "
 	    "(seed %u)", unknown, landed[1], seed);
 	cr_assert_eq(sent + unknown, v);
 	for (i = 0; i < v; i++) {
@@ -351,11 +382,13 @@ Test(deliver, hundred_random_kills_lose_and_repeat_nothing, .fini = sms_gateway_
 	 * every send recorded sent reached the gateway (090-7730-: the
 	 * webhooks suite, in the same pass, sends to 090-7731-0001)
 	 */
-	snprintf(p, sizeof(p), "grep -c '\"to\": \"+81907730' \"$FB_SMS_FILE\"");
+	snprintf(p, sizeof(p),
+	    "grep -c '\"to\": \"+81907730' \"$FB_SMS_FILE\"");
 	cr_assert_not_null(d = popen(p, "r"));
 	cr_assert_eq(fscanf(d, "%d", &i), 1);
 	pclose(d);
-	cr_assert_geq(i, sent, "sent %d, at the gateway %d (seed %u)", sent, i, seed);
+	cr_assert_geq(i, sent, "sent %d, at the gateway %d (seed %u)", sent, i,
+	    seed);
 	cr_assert_leq(i, v);
 }
 
@@ -366,7 +399,8 @@ Test(deliver, hundred_random_kills_lose_and_repeat_nothing, .fini = sms_gateway_
  * delivery says why.  A gateway failing 5xx is tried again on a later
  * pass; a 4xx fails at once.
  */
-Test(deliver, stopped_right_before_the_send, .fini = sms_gateway_normal, .timeout = 120)
+Test(deliver, stopped_right_before_the_send, .fini = sms_gateway_normal,
+    .timeout = 120)
 {
 	struct fx	 f;
 	struct resp	*r;
@@ -374,39 +408,50 @@ Test(deliver, stopped_right_before_the_send, .fini = sms_gateway_normal, .timeou
 
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "stop", "sms", "live", NULL);
-	snprintf(c, sizeof(c), "%s", sql("SELECT id FROM campaigns WHERE tenant_id = '%s' "
+	snprintf(c, sizeof(c), "%s",
+	    sql("SELECT id FROM campaigns WHERE tenant_id = '%s' "
 	    "AND campaign_key = 'stop'", f.tenant));
-	snprintf(s, sizeof(s), "%s", sql("SELECT id FROM scenarios WHERE campaign_id = '%s'",
+	snprintf(s, sizeof(s), "%s",
+	    sql("SELECT id FROM scenarios WHERE campaign_id = '%s'",
 	    c));
 	/* a contact suppressed once its delivery was scheduled; another not */
 	abandoned_on(&f, "stop", 1, "090-7740-0001", "2036-01-10");
 	abandoned_on(&f, "stop", 2, "090-7740-0002", "2036-01-10");
-	r = http("POST", "/api/v1/suppressions", f.live, "{\"value\":\"090-7740-0001\"}", NULL);
+	r = http("POST", "/api/v1/suppressions", f.live,
+	    "{\"value\":\"090-7740-0001\"}", NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	resp_free(r);
 	cr_assert_eq(cron("formback-deliver", "--now 2036-01-10T03:10:00Z"), 0);
-	cr_assert_str_eq(outcome_of(&f, 1), "cancelled suppressed suppressed 1");
-	cr_assert_eq(strncmp(outcome_of(&f, 2), "sent ", 5), 0, "%s", outcome_of(&f, 2));
+	cr_assert_str_eq(outcome_of(&f, 1),
+	    "cancelled suppressed suppressed 1");
+	cr_assert_eq(strncmp(outcome_of(&f, 2), "sent ", 5), 0, "%s",
+	    outcome_of(&f, 2));
 	cr_assert_eq(sms_to("9077400001"), 0);
 	cr_assert_eq(sms_to("9077400002"), 1);
 	/* the campaign paused */
 	abandoned_on(&f, "stop", 3, "090-7740-0003", "2036-01-11");
-	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status paused", c), 0);
+	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status paused",
+	    c), 0);
 	cr_assert_eq(cron("formback-deliver", "--now 2036-01-11T03:10:00Z"), 0);
 	cr_assert_str_eq(outcome_of(&f, 3), "suppressed - campaign_paused 1");
-	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active", c), 0);
+	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active",
+	    c), 0);
 	/* the scenario paused */
 	abandoned_on(&f, "stop", 4, "090-7740-0004", "2036-01-12");
-	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status paused", s), 0);
+	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status paused",
+	    s), 0);
 	cr_assert_eq(cron("formback-deliver", "--now 2036-01-12T03:10:00Z"), 0);
 	cr_assert_str_eq(outcome_of(&f, 4), "suppressed - scenario_paused 1");
-	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status active", s), 0);
+	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status active",
+	    s), 0);
 	/* the delivery switch off */
 	abandoned_on(&f, "stop", 5, "090-7740-0005", "2036-01-13");
-	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode off", f.tenant), 0);
+	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode off",
+	    f.tenant), 0);
 	cr_assert_eq(cron("formback-deliver", "--now 2036-01-13T03:10:00Z"), 0);
 	cr_assert_str_eq(outcome_of(&f, 5), "suppressed - delivery_disabled 1");
-	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode live", f.tenant), 0);
+	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode live",
+	    f.tenant), 0);
 	cr_assert_eq(sms_to("9077400003") + sms_to("9077400004") + sms_to("9077400005"), 0);
 	/* the gateway failing 503: tried again later, then sent once */
 	abandoned_on(&f, "stop", 6, "090-7740-0006", "2036-01-14");
@@ -416,15 +461,18 @@ Test(deliver, stopped_right_before_the_send, .fini = sms_gateway_normal, .timeou
 	cr_assert_eq(sms_to("9077400006"), 0);
 	sms_gateway_normal();
 	cr_assert_eq(cron("formback-deliver", "--now 2036-01-14T03:20:00Z"), 0);
-	cr_assert_eq(strncmp(outcome_of(&f, 6), "sent ", 5), 0, "%s", outcome_of(&f, 6));
+	cr_assert_eq(strncmp(outcome_of(&f, 6), "sent ", 5), 0, "%s",
+	    outcome_of(&f, 6));
 	cr_assert_eq(sms_to("9077400006"), 1);
 	/* failing 400: failed at once, with the provider's code */
 	abandoned_on(&f, "stop", 7, "090-7740-0007", "2036-01-15");
 	sms_gateway("fail", "400");
 	cr_assert_eq(cron("formback-deliver", "--now 2036-01-15T03:10:00Z"), 0);
-	cr_assert_eq(strncmp(outcome_of(&f, 7), "failed ", 7), 0, "%s", outcome_of(&f, 7));
-	cr_assert_str_neq(sql("SELECT IFNULL(d.error_code, '') FROM deliveries d JOIN leads l "
-	    "ON l.id = d.lead_id WHERE d.tenant_id = '%s' AND l.visitor_id = "
+	cr_assert_eq(strncmp(outcome_of(&f, 7), "failed ", 7), 0, "%s",
+	    outcome_of(&f, 7));
+	cr_assert_str_neq(sql("SELECT IFNULL(d.error_code, '') FROM deliveries "
+	    "d JOIN leads l ON l.id = d.lead_id WHERE d.tenant_id = '%s' AND "
+	    "l.visitor_id = "
 	    "'00000007-5555-4555-8555-555555555555'", f.tenant), "");
 	cr_assert_eq(sms_to("9077400007"), 0);
 }
@@ -435,7 +483,8 @@ Test(deliver, stopped_right_before_the_send, .fini = sms_gateway_normal, .timeou
  * claimed, the pass reports the error, and the delivery stays scheduled,
  * no attempt counted, for the next pass, which sends it.
  */
-Test(deliver, links_not_stored_claim_nothing, .fini = links_writable, .timeout = 60)
+Test(deliver, links_not_stored_claim_nothing, .fini = links_writable,
+    .timeout = 60)
 {
 	struct fx	 f;
 
@@ -443,7 +492,8 @@ Test(deliver, links_not_stored_claim_nothing, .fini = links_writable, .timeout =
 	fx_one_step(&f, "lnk", "sms", "live", NULL);
 	abandoned_on(&f, "lnk", 1, "090-7750-0001", "2036-02-01");
 	inserts_refused("links", 1644);
-	cr_assert_neq(cron("formback-deliver", "--now 2036-02-01T03:10:00Z 2>/dev/null"), 0);
+	cr_assert_neq(cron("formback-deliver",
+	    "--now 2036-02-01T03:10:00Z 2>/dev/null"), 0);
 	cr_assert_str_eq(sql_row("SELECT CONCAT_WS(' ', d.status, d.attempts, "
 	    "d.claim_token IS NULL, (SELECT COUNT(*) FROM links k WHERE "
 	    "k.delivery_id = d.id)) FROM deliveries d WHERE d.tenant_id = '%s'",
@@ -452,8 +502,9 @@ Test(deliver, links_not_stored_claim_nothing, .fini = links_writable, .timeout =
 	links_writable();
 	cr_assert_eq(cron("formback-deliver", "--now 2036-02-01T03:11:00Z"), 0);
 	cr_assert_eq(sms_to("9077500001"), 1);
-	cr_assert_str_eq(sql_row("SELECT CONCAT_WS(' ', d.status, d.attempts, l.status) "
-	    "FROM deliveries d JOIN leads l ON l.id = d.lead_id WHERE d.tenant_id = '%s'",
+	cr_assert_str_eq(sql_row("SELECT CONCAT_WS(' ', d.status, d.attempts, "
+	    "l.status) FROM deliveries d JOIN leads l ON l.id = d.lead_id "
+	    "WHERE d.tenant_id = '%s'",
 	    f.tenant), "sent 1 sent");
 }
 
@@ -470,27 +521,32 @@ Test(deliver, two_steps_of_a_lead_in_one_batch, .timeout = 60)
 
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "two", "sms", "live", NULL);
-	r = http("POST", "/api/v1/messages", f.live, "{\"channel\":\"sms\",\"body\":"
+	r = http("POST", "/api/v1/messages", f.live,
+	    "{\"channel\":\"sms\",\"body\":"
 	    "\"テスト商店です。もう一度 {{link_url}}\"}", NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	snprintf(m, sizeof(m), "%s", jget(r->json, "id"));
 	resp_free(r);
-	snprintf(b, sizeof(b), "/api/v1/scenarios/%s/steps", sql("SELECT id FROM "
+	snprintf(b, sizeof(b), "/api/v1/scenarios/%s/steps",
+	    sql("SELECT id FROM "
 	    "scenarios WHERE tenant_id = '%s'", f.tenant));
-	snprintf(b + 256, 256, "{\"steps\":[{\"message_id\":\"%s\",\"delay_minutes\":5},"
+	snprintf(b + 256, 256,
+	    "{\"steps\":[{\"message_id\":\"%s\",\"delay_minutes\":5},"
 	    "{\"message_id\":\"%s\",\"delay_minutes\":6}]}", sql("SELECT message_id "
-	    "FROM scenario_steps st JOIN scenarios s ON s.id = st.scenario_id WHERE "
-	    "s.tenant_id = '%s' ORDER BY st.position LIMIT 1", f.tenant), m);
+	    "FROM scenario_steps st JOIN scenarios s ON s.id = st.scenario_id "
+	    "WHERE s.tenant_id = '%s' ORDER BY st.position "
+	    "LIMIT 1", f.tenant), m);
 	r = http("PUT", b, f.live, b + 256, NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	resp_free(r);
 	abandoned_on(&f, "two", 1, "090-7760-0001", "2036-02-02");
 	cr_assert_eq(cron("formback-deliver", "--now 2036-02-02T03:10:00Z"), 0);
 	cr_assert_eq(sms_to("9077600001"), 2);
-	cr_assert_str_eq(sql_row("SELECT CONCAT_WS(' ', GROUP_CONCAT(d.status ORDER BY "
-	    "d.step_no), MIN(l.status), COUNT(DISTINCT k.token)) FROM deliveries d "
-	    "JOIN leads l ON l.id = d.lead_id JOIN links k ON k.delivery_id = d.id "
-	    "WHERE d.tenant_id = '%s'", f.tenant), "sent,sent,sent,sent sent 4");
+	cr_assert_str_eq(sql_row("SELECT CONCAT_WS(' ', GROUP_CONCAT(d.status "
+	    "ORDER BY d.step_no), MIN(l.status), COUNT(DISTINCT k.token)) FROM "
+	    "deliveries d JOIN leads l ON l.id = d.lead_id JOIN links k "
+	    "ON k.delivery_id = d.id WHERE d.tenant_id = "
+	    "'%s'", f.tenant), "sent,sent,sent,sent sent 4");
 }
 
 /*
@@ -512,8 +568,8 @@ due_alone(const struct fx *f, const char *key, int n, const char *tel,
 	tag_settle();
 	snprintf(now, sizeof(now), "--now %sT03:00:00Z", day);
 	cr_assert_eq(cron("formback-abandon", now), 0);
-	cr_assert_eq(atoi(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = "
-	    "'%s' AND status = 'scheduled'", f->tenant)), n);
+	cr_assert_eq(atoi(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id "
+	    "= '%s' AND status = 'scheduled'", f->tenant)), n);
 	/* claims another test left behind come back scheduled, put off too */
 	sql("UPDATE deliveries SET scheduled_at = '2099-01-01' WHERE status IN "
 	    "('scheduled', 'sending') AND tenant_id <> '%s'", f->tenant);
@@ -563,10 +619,12 @@ Test(deliver, limit_counts_across_batches, .timeout = 90)
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "lim", "sms", "live", NULL);
 	due_alone(&f, "lim", 20, "090-7761", "2036-03-01");
-	cr_assert_eq(cron("formback-deliver", "--now 2036-03-01T03:10:00Z --limit 18 "
+	cr_assert_eq(cron("formback-deliver",
+	    "--now 2036-03-01T03:10:00Z --limit 18 "
 	    "--jobs 1"), 0);
 	cr_assert_str_eq(sent_scheduled(&f), "18 2");
-	cr_assert_eq(cron("formback-deliver", "--now 2036-03-01T03:11:00Z --limit 18 "
+	cr_assert_eq(cron("formback-deliver",
+	    "--now 2036-03-01T03:11:00Z --limit 18 "
 	    "--jobs 1"), 0);
 	cr_assert_str_eq(sent_scheduled(&f), "20 0");
 }
@@ -592,8 +650,9 @@ Test(deliver, slow_provider_sends_within_the_lease, .timeout = 90)
 	unsetenv("FB_FAULT_SEND_SECONDS");
 	cr_assert_eq(rc, 0);
 	cr_assert_str_eq(sql("SELECT CONCAT_WS(' ', SUM(status = 'sent'), "
-	    "SUM(status = 'scheduled' AND attempts = 0), SUM(error_code IS NOT NULL)) "
-	    "FROM deliveries WHERE tenant_id = '%s'", f.tenant), "13 3 0");
+	    "SUM(status = 'scheduled' AND attempts = 0), SUM(error_code "
+	    "IS NOT NULL)) FROM deliveries WHERE tenant_id = "
+	    "'%s'", f.tenant), "13 3 0");
 	/*
 	 * put off POSTPONE_SECS from the pass's clock, which is --now plus
 	 * the seconds the pass has run: a pass a few minutes on
@@ -637,32 +696,36 @@ Test(deliver, batch_read_by_its_claimed_rows_whatever_the_statistics,
 	fx_one_step(&f, "stats", "sms", "live", NULL);
 	snprintf(camp, sizeof(camp), "%s", sql("SELECT id FROM campaigns WHERE "
 	    "tenant_id = '%s'", f.tenant));
-	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
-	    "status, consent_state, pii_state) SELECT CAST(CONCAT('01a20000-0000-"
-	    "7000-8000-', LPAD(HEX(seq), 12, '0')) AS UUID), '%s', '%s', '%s', "
-	    "UUID(), 'converted', 'notice_optout', 'absent' FROM seq_1_to_5000",
+	sql("INSERT INTO leads (id, tenant_id, site_id, campaign_id, "
+	    "visitor_id, status, consent_state, pii_state) SELECT "
+	    "CAST(CONCAT('01a20000-0000-7000-8000-', LPAD(HEX(seq), 12, '0')) "
+	    "AS UUID), '%s', '%s', '%s', UUID(), 'converted', 'notice_optout', "
+	    "'absent' FROM seq_1_to_5000",
 	    f.tenant, f.site, camp);
 	sql("INSERT INTO deliveries (id, tenant_id, lead_id, campaign_id, "
-	    "scenario_id, channel, status, pii_state, scheduled_at) SELECT UUID(), "
-	    "'%s', CAST(CONCAT('01a20000-0000-7000-8000-', LPAD(HEX(seq), 12, '0')) "
-	    "AS UUID), '%s', UUID(), 'sms', 'cancelled', 'absent', '2027-01-01' "
-	    "FROM seq_1_to_5000",
+	    "scenario_id, channel, status, pii_state, scheduled_at) SELECT "
+	    "UUID(), '%s', CAST(CONCAT('01a20000-0000-7000-8000-', "
+	    "LPAD(HEX(seq), 12, '0')) AS UUID), '%s', UUID(), 'sms', "
+	    "'cancelled', 'absent', '2027-01-01' FROM seq_1_to_5000",
 	    f.tenant, camp);
 	abandoned_on(&f, "stats", 1, "090-7790-0001", "2027-02-01");
 	sql("INSERT INTO mysql.table_stats (db_name, table_name, cardinality) "
-	    "VALUES (DATABASE(), 'leads', 1000000), (DATABASE(), 'deliveries', 10)");
+	    "VALUES (DATABASE(), 'leads', 1000000), (DATABASE(), 'deliveries', "
+	    "10)");
 	sql("INSERT INTO mysql.index_stats (db_name, table_name, index_name, "
-	    "prefix_arity, avg_frequency) VALUES (DATABASE(), 'leads', 'leads_tel', "
-	    "2, 100000), (DATABASE(), 'leads', 'leads_email', 2, 100000), "
-	    "(DATABASE(), 'deliveries', 'deliveries_lead', 1, 1), "
+	    "prefix_arity, avg_frequency) VALUES (DATABASE(), 'leads', "
+	    "'leads_tel', 2, 100000), (DATABASE(), 'leads', 'leads_email', 2, "
+	    "100000), (DATABASE(), 'deliveries', 'deliveries_lead', 1, 1), "
 	    "(DATABASE(), 'deliveries', 'deliveries_lead', 2, 1)");
 	sql("FLUSH TABLES leads, deliveries");
 	reads = index_reads();
 	cr_assert_eq(cron("formback-deliver", "--now 2027-02-01T03:10:00Z"), 0);
 	reads = index_reads() - reads;
-	sql("DELETE FROM deliveries WHERE tenant_id = '%s' AND status = 'cancelled'",
+	sql("DELETE FROM deliveries WHERE tenant_id = '%s' AND status = "
+	    "'cancelled'",
 	    f.tenant);
-	sql("DELETE FROM leads WHERE tenant_id = '%s' AND status = 'converted'", f.tenant);
+	sql("DELETE FROM leads WHERE tenant_id = '%s' AND status = 'converted'",
+	    f.tenant);
 	cr_assert_eq(sms_to("9077900001"), 1);
 	cr_assert_lt(reads, 2000, "the pass read %lld index entries", reads);
 }
@@ -801,9 +864,9 @@ twilio_callback(const char *sid, const char *status, const char *error,
 static const char *
 delivery_of(const struct fx *f, int v)
 {
-	return sql_row("SELECT CONCAT_WS(' ', d.status, IFNULL(d.error_code, '-'), "
-	    "IFNULL(d.provider_id, '-')) FROM deliveries d JOIN leads l ON "
-	    "l.id = d.lead_id WHERE d.tenant_id = '%s' AND l.visitor_id = "
+	return sql_row("SELECT CONCAT_WS(' ', d.status, IFNULL(d.error_code, "
+	    "'-'), IFNULL(d.provider_id, '-')) FROM deliveries d JOIN leads l "
+	    "ON l.id = d.lead_id WHERE d.tenant_id = '%s' AND l.visitor_id = "
 	    "'%08d-5555-4555-8555-555555555555'", f->tenant, v);
 }
 
@@ -832,12 +895,14 @@ Test(deliver, twilio_sends_and_its_signed_callback_counts,
 	    "application/x-www-form-urlencoded");
 	cr_assert_str_eq(jget(q, "form.From"), "+815012340000");
 	cr_assert_null(jget(q, "form.MessagingServiceSid"));
-	snprintf(want, sizeof(want), "%s/hooks/sms/twilio", getenv("FB_TEST_URL"));
+	snprintf(want, sizeof(want), "%s/hooks/sms/twilio",
+	    getenv("FB_TEST_URL"));
 	cr_assert_str_eq(jget(q, "form.StatusCallback"), want);
 	cr_assert_not_null(strstr(jget(q, "form.Body"), "/r/"), "%s",
 	    jget(q, "form.Body"));
 	/* libcurl's escaping: '+' and the Japanese text as %XX */
-	cr_assert_eq(strncmp(jget(q, "raw"), "To=%2B819078100001&From=%2B81", 29),
+	cr_assert_eq(strncmp(jget(q, "raw"), "To=%2B819078100001&From=%2B81",
+	    29),
 	    0, "%s", jget(q, "raw"));
 	snprintf(sid, sizeof(sid), "%s", jget(q, "sid"));
 	json_object_put(q);
@@ -863,7 +928,8 @@ Test(deliver, twilio_sends_and_its_signed_callback_counts,
 	    "X-Twilio-Signature");
 	resp_free(r);
 	/* Formback's own receipt, with the hook token, is not Twilio's */
-	snprintf(body, sizeof(body), "{\"id\":\"%s\",\"status\":\"failed\"}", sid);
+	snprintf(body, sizeof(body), "{\"id\":\"%s\",\"status\":\"failed\"}",
+	    sid);
 	r = http("POST", "/hooks/sms/twilio", NULL, body,
 	    "Authorization: Bearer stand-in-hook-token");
 	expect_error(r, 403, "permission_error", "signature_invalid",
@@ -875,7 +941,8 @@ Test(deliver, twilio_sends_and_its_signed_callback_counts,
 	    sizeof(body)), 204, "%s", body);
 	snprintf(want, sizeof(want), "delivered - %s", sid);
 	cr_assert_str_eq(delivery_of(&f, 1), want);
-	r = http("GET", "/api/v1/deliveries?status=delivered", f.live, NULL, NULL);
+	r = http("GET", "/api/v1/deliveries?status=delivered", f.live, NULL,
+	    NULL);
 	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1, "%s",
 	    r->body);
 	resp_free(r);
@@ -918,8 +985,8 @@ Test(deliver, twilio_refusals_are_final_and_its_busy_answers_retried,
 	    sizeof(body)), 204, "%s", body);
 	cr_assert_eq(strncmp(delivery_of(&f, 2), "failed twilio_30003 SM", 22),
 	    0, "%s", delivery_of(&f, 2));
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
-	    "AND event_type = 'delivery.failed' AND JSON_VALUE(payload, "
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = "
+	    "'%s' AND event_type = 'delivery.failed' AND JSON_VALUE(payload, "
 	    "'$.error_code') = 'twilio_30003'", f.tenant), "1");
 	/* a Messaging Service in place of a sender number */
 	twilio_conf(conf, sizeof(conf), "'twilio_messaging_service_sid = "
@@ -960,7 +1027,8 @@ Test(deliver, twilio_callback_names_a_delivery_of_ours)
 	char		 b[256];
 	size_t		 i;
 
-	snprintf(url, sizeof(url), "%s/hooks/sms/twilio", getenv("FB_TEST_URL"));
+	snprintf(url, sizeof(url), "%s/hooks/sms/twilio",
+	    getenv("FB_TEST_URL"));
 	for (i = 0; i < NELEM(sids); i++) {
 		fl[0] = (struct form_field){ "MessageSid", sids[i] };
 		fl[1] = (struct form_field){ "MessageStatus", sts[i] };
@@ -980,7 +1048,8 @@ Test(deliver, twilio_callback_names_a_delivery_of_ours)
 	fl[1] = (struct form_field){ "MessageStatus", "delivered" };
 	cr_assert(twilio_signature(tok, url, fl, 2, sig));
 	snprintf(hdr, sizeof(hdr), "X-Twilio-Signature: %s", sig);
-	snprintf(b, sizeof(b), "MessageSid=%s&MessageStatus=delivered", sids[0]);
+	snprintf(b, sizeof(b), "MessageSid=%s&MessageStatus=delivered",
+	    sids[0]);
 	r = http("POST", "/hooks/sms/twilio?x=1", NULL, b, hdr);
 	expect_error(r, 403, "permission_error", "signature_invalid",
 	    "X-Twilio-Signature");

@@ -19,7 +19,8 @@ static void
 restore_sites(void)
 {
 	if (strcmp(sql("SELECT COUNT(*) FROM information_schema.tables WHERE "
-	    "table_schema = DATABASE() AND table_name = 'sites_away'"), "1") == 0)
+	    "table_schema = DATABASE() AND table_name = "
+	    "'sites_away'"), "1") == 0)
 		sql("RENAME TABLE sites_away TO sites");
 }
 
@@ -65,7 +66,8 @@ suppressions_writable(void)
  * Retry-After, nothing stored, and the same Idempotency-Key then
  * succeeds, once.
  */
-Test(faults, write_given_up_by_the_server_is_503_then_retried, .fini = suppressions_writable)
+Test(faults, write_given_up_by_the_server_is_503_then_retried,
+    .fini = suppressions_writable)
 {
 	static const int errnos[] = { 1180, 1317 };
 	struct fx	 f;
@@ -75,8 +77,10 @@ Test(faults, write_given_up_by_the_server_is_503_then_retried, .fini = suppressi
 
 	fx_new(&f, "pro", 0);
 	for (i = 0; i < sizeof(errnos) / sizeof(errnos[0]); i++) {
-		snprintf(body, sizeof(body), "{\"value\":\"090-7788-%04zu\"}", i);
-		snprintf(hdr, sizeof(hdr), "Idempotency-Key: given-up-%d", errnos[i]);
+		snprintf(body, sizeof(body), "{\"value\":\"090-7788-%04zu\"}",
+		    i);
+		snprintf(hdr, sizeof(hdr), "Idempotency-Key: given-up-%d",
+		    errnos[i]);
 		inserts_refused("suppressions", errnos[i]);
 		r = http("POST", "/api/v1/suppressions", f.live, body, hdr);
 		expect_error(r, 503, "api_error", "service_unavailable", NULL);
@@ -86,11 +90,13 @@ Test(faults, write_given_up_by_the_server_is_503_then_retried, .fini = suppressi
 		    "tenant_id = '%s'", f.tenant), i == 0 ? "0" : "1");
 		suppressions_writable();
 		r = http("POST", "/api/v1/suppressions", f.live, body, hdr);
-		cr_assert_eq(r->status, 201, "%d: %ld %s", errnos[i], r->status, r->body);
+		cr_assert_eq(r->status, 201, "%d: %ld %s", errnos[i], r->status,
+		    r->body);
 		resp_free(r);
 		r = http("POST", "/api/v1/suppressions", f.live, body, hdr);
 		cr_assert_eq(r->status, 201);
-		cr_assert_str_eq(resp_header(r, "Idempotency-Replayed"), "true");
+		cr_assert_str_eq(resp_header(r, "Idempotency-Replayed"),
+		    "true");
 		resp_free(r);
 		cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE "
 		    "tenant_id = '%s'", f.tenant), i == 0 ? "1" : "2");
@@ -163,7 +169,8 @@ work_file(const char *name)
 	static char	 p[1024];
 
 	snprintf(p, sizeof(p), "%s", getenv("FB_DB_SOCKET"));
-	snprintf(strrchr(p, '/'), sizeof(p) - (size_t)(strrchr(p, '/') - p), "/%s", name);
+	snprintf(strrchr(p, '/'), sizeof(p) - (size_t)(strrchr(p, '/') - p),
+	    "/%s", name);
 	return p;
 }
 
@@ -193,7 +200,8 @@ thaw(void)
  * the answer is the 503 envelope with Retry-After, and the service is
  * back as soon as the database is.
  */
-Test(faults, frozen_database_is_503_with_retry_after, .fini = thaw, .timeout = 120)
+Test(faults, frozen_database_is_503_with_retry_after, .fini = thaw,
+    .timeout = 120)
 {
 	struct fx	 f;
 	struct resp	*r;
@@ -229,7 +237,8 @@ Test(faults, frozen_database_is_503_with_retry_after, .fini = thaw, .timeout = 1
 	tag_autosettle = true;
 	for (i = 0; i < 4; i++) {
 		r = http("GET", path, f.live, NULL, NULL);
-		cr_assert_eq(r->status, 200, "request %d after the database came "
+		cr_assert_eq(r->status, 200,
+		    "request %d after the database came "
 		    "back: %ld %s", i, r->status, r->body);
 		resp_free(r);
 	}
@@ -248,8 +257,9 @@ workers_signal(const char *sig)
 
 	snprintf(cmd, sizeof(cmd), "top=$(cat '%s'); n=0; for p in $(pgrep -x "
 	    "formback.fcgi); do a=$p; while [ \"${a:-1}\" -gt 1 ]; do "
-	    "a=$(ps -o ppid= -p \"$a\" | tr -d ' '); if [ \"$a\" = \"$top\" ]; then "
-	    "kill -%s \"$p\" && n=$((n + 1)); break; fi; done; done; [ $n -gt 0 ]",
+	    "a=$(ps -o ppid= -p \"$a\" | tr -d ' '); if [ \"$a\" = \"$top\" ]; "
+	    "then kill -%s \"$p\" && n=$((n + 1)); break; fi; done; done; [ $n "
+	    "-gt 0 ]",
 	    work_file(apache_proxy() ? "fcgi.pid" : "httpd.pid"), sig);
 	return system(cmd);
 }
@@ -282,8 +292,9 @@ Test(faults, killed_worker_is_503, .fini = workers_go_on, .timeout = 60)
 	cr_assert_eq(workers_signal("STOP"), 0);
 	/* the request waits for a worker; then every worker is killed */
 	snprintf(cmd, sizeof(cmd), "rm -f '%s'; (curl -s -i --max-time 30 -H "
-	    "'Authorization: Bearer %s' '%s%s' > '%s.tmp' 2>&1; mv '%s.tmp' '%s') "
-	    "</dev/null >/dev/null 2>&1 &", out, f.live, getenv("FB_TEST_URL"), path,
+	    "'Authorization: Bearer %s' '%s%s' > '%s.tmp' 2>&1; mv '%s.tmp' "
+	    "'%s') </dev/null >/dev/null 2>&1 "
+	    "&", out, f.live, getenv("FB_TEST_URL"), path,
 	    out, out, out);
 	cr_assert_eq(system(cmd), 0);
 	/*
@@ -297,7 +308,8 @@ Test(faults, killed_worker_is_503, .fini = workers_go_on, .timeout = 60)
 	    "index($8, d) == 1 { f = 1 } END { exit !f }' /proc/net/unix; do "
 	    "[ $i -lt 400 ] || exit 1; i=$((i + 1)); sleep 0.025; done",
 	    work_file("fcgi"));
-	cr_assert_eq(system(cmd), 0, "the request never reached a worker's socket");
+	cr_assert_eq(system(cmd), 0,
+	    "the request never reached a worker's socket");
 	cr_assert_eq(workers_signal("KILL"), 0);
 	for (i = 0; i < 200 && access(out, R_OK) != 0; i++)
 		usleep(50 * 1000);
@@ -310,13 +322,16 @@ Test(faults, killed_worker_is_503, .fini = workers_go_on, .timeout = 60)
 	else if (apache()) {
 		/* mod_fcgid says 500 and no more; the fragment's document */
 		cr_assert_not_null(strstr(cmd, "HTTP/1.1 500"), "%s", cmd);
-		cr_assert_not_null(strstr(cmd, "\"code\":\"internal_error\""), "%s", cmd);
+		cr_assert_not_null(strstr(cmd, "\"code\":\"internal_error\""),
+		    "%s", cmd);
 	} else {
 		cr_assert_not_null(strstr(cmd, "HTTP/1.1 503"), "%s", cmd);
 		cr_assert_not_null(strstr(cmd, "Retry-After: 5"), "%s", cmd);
-		cr_assert_not_null(strstr(cmd, "\"code\":\"service_unavailable\""), "%s", cmd);
+		cr_assert_not_null(strstr(cmd,
+		    "\"code\":\"service_unavailable\""), "%s", cmd);
 	}
-	cr_assert_not_null(strstr(cmd, "Content-Type: application/json; charset=utf-8"), "%s", cmd);
+	cr_assert_not_null(strstr(cmd,
+	    "Content-Type: application/json; charset=utf-8"), "%s", cmd);
 	/* the respawned workers answer */
 	for (i = 0; i < 50; i++) {
 		r = http("GET", path, f.live, NULL, NULL);
@@ -343,10 +358,13 @@ Test(faults, killed_after_commit_then_the_retry_replays, .timeout = 60)
 	char		 id[40];
 
 	fx_new(&f, "pro", 0);
-	r = http("POST", "/api/v1/suppressions", f.live, "{\"value\":\"09012345678\"}",
-	    "Idempotency-Key: killed-after-commit\nX-Formback-Fault: kill-after-commit");
+	r = http("POST", "/api/v1/suppressions", f.live,
+	    "{\"value\":\"09012345678\"}",
+	    "Idempotency-Key: killed-after-commit\nX-Formback-Fault: "
+	    "kill-after-commit");
 	cr_assert(r->status == 503 || r->status == 500, "the worker answered "
-	    "(a build without --enable-fault-points?): %ld %s", r->status, r->body);
+	    "(a build without --enable-fault-points?): %ld "
+	    "%s", r->status, r->body);
 	cr_assert_not_null(jget(r->json, "error.code"), "%s", r->body);
 	/* behind lighttpd and mod_proxy_fcgi, 503 with Retry-After */
 	if (!apache() || apache_proxy()) {
@@ -354,17 +372,20 @@ Test(faults, killed_after_commit_then_the_retry_replays, .timeout = 60)
 		cr_assert_str_eq(resp_header(r, "Retry-After"), "5");
 	}
 	resp_free(r);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE tenant_id = '%s'",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE "
+	    "tenant_id = '%s'",
 	    f.tenant), "1", "the write was not committed before the kill");
 	snprintf(id, sizeof(id), "%s", sql("SELECT id FROM suppressions WHERE "
 	    "tenant_id = '%s'", f.tenant));
-	r = http("POST", "/api/v1/suppressions", f.live, "{\"value\":\"09012345678\"}",
+	r = http("POST", "/api/v1/suppressions", f.live,
+	    "{\"value\":\"09012345678\"}",
 	    "Idempotency-Key: killed-after-commit");
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	cr_assert_str_eq(resp_header(r, "Idempotency-Replayed"), "true");
 	cr_assert_str_eq(jget(r->json, "id"), id);
 	resp_free(r);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE tenant_id = '%s'",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE "
+	    "tenant_id = '%s'",
 	    f.tenant), "1");
 }
 
@@ -376,9 +397,11 @@ db_up(void)
 
 	snprintf(dir, sizeof(dir), "%s", work_file("mysql.sock"));
 	*strrchr(dir, '/') = '\0';
-	snprintf(cmd, sizeof(cmd), ". \"$FB_SRC/scripts/lib.sh\"; [ -S '%s/mysql.sock' ] && "
+	snprintf(cmd, sizeof(cmd),
+	    ". \"$FB_SRC/scripts/lib.sh\"; [ -S '%s/mysql.sock' ] && "
 	    "mariadb-admin --no-defaults --socket='%s/mysql.sock' -uroot ping "
-	    ">/dev/null 2>&1 || fb_db_start '%s' \"$FB_DB_PORT\" >/dev/null", dir, dir, dir);
+	    ">/dev/null 2>&1 || fb_db_start '%s' \"$FB_DB_PORT\" "
+	    ">/dev/null", dir, dir, dir);
 	(void)system(cmd);
 }
 
@@ -402,33 +425,40 @@ Test(faults, database_restarted_under_load, .fini = db_up, .timeout = 240)
 	snprintf(dir, sizeof(dir), "%s", work_file("mysql.sock"));
 	*strrchr(dir, '/') = '\0';
 	/* the load: N events, each a visit of its own, and a read after each */
-	snprintf(cmd, sizeof(cmd), "rm -f '%s' '%s.done'; (i=0; while [ $i -lt %d ]; do "
+	snprintf(cmd, sizeof(cmd),
+	    "rm -f '%s' '%s.done'; (i=0; while [ $i -lt %d ]; do "
 	    "i=$((i + 1)); v=$(printf 'dbdbdbdb-0000-4000-8000-%%012d' $i); "
 	    "curl -s -o /dev/null --max-time 60 -H 'Content-Type: text/plain' "
-	    "-w \"ev|%%{http_code}|%%{time_total}|%%header{retry-after}|%%{content_type}\\n\" "
-	    "--data-binary \"{\\\"v\\\":1,\\\"site\\\":\\\"%s\\\",\\\"visitor\\\":\\\"$v\\\","
+	    "-w "
+	    "\"ev|%%{http_code}|%%{time_total}|%%header{retry-after}|%%{content_type}\\n\" --data-binary \"{\\\"v\\\":1,\\\"site\\\":\\\"%s\\\",\\\"visitor\\\":\\\"$v\\\","
 	    "\\\"session\\\":\\\"$v\\\",\\\"type\\\":\\\"page_view\\\",\\\"url\\\":"
 	    "\\\"https://shop.example.jp/\\\"}\" '%s/tag/v1/events'; "
 	    "curl -s -o /dev/null --max-time 60 -H 'Authorization: Bearer %s' "
-	    "-w \"api|%%{http_code}|%%{time_total}|%%header{retry-after}|%%{content_type}\\n\" "
-	    "'%s/api/v1/sites/%s'; done >'%s' 2>&1; touch '%s.done') </dev/null "
+	    "-w "
+	    "\"api|%%{http_code}|%%{time_total}|%%header{retry-after}|%%{content_type}\\n\" '%s/api/v1/sites/%s'; done >'%s' 2>&1; touch '%s.done') </dev/null "
 	    ">/dev/null 2>&1 &", out, out, N, f.site_pk, getenv("FB_TEST_URL"), f.live,
 	    getenv("FB_TEST_URL"), f.site, out, out);
 	cr_assert_eq(system(cmd), 0);
 	/* a while of normal service, then the database goes */
-	snprintf(cmd, sizeof(cmd), "i=0; until [ \"$(grep -c '^ev|204' '%s' 2>/dev/null)\" "
-	    "-ge 40 ] || [ $i -gt 600 ]; do sleep 0.05; i=$((i + 1)); done", out);
+	snprintf(cmd, sizeof(cmd),
+	    "i=0; until [ \"$(grep -c '^ev|204' '%s' 2>/dev/null)\" "
+	    "-ge 40 ] || [ $i -gt 600 ]; do sleep 0.05; i=$((i + 1)); "
+	    "done", out);
 	cr_assert_eq(system(cmd), 0);
-	snprintf(cmd, sizeof(cmd), ". \"$FB_SRC/scripts/lib.sh\"; fb_db_stop '%s'; "
+	snprintf(cmd, sizeof(cmd),
+	    ". \"$FB_SRC/scripts/lib.sh\"; fb_db_stop '%s'; "
 	    "[ ! -S '%s/mysql.sock' ] || ! mariadb-admin --no-defaults "
-	    "--socket='%s/mysql.sock' -uroot ping >/dev/null 2>&1", dir, dir, dir);
+	    "--socket='%s/mysql.sock' -uroot ping >/dev/null "
+	    "2>&1", dir, dir, dir);
 	cr_assert_eq(system(cmd), 0, "the database did not stop");
 	/* refused while it is away */
-	snprintf(cmd, sizeof(cmd), "i=0; until [ \"$(grep -c '^ev|503' '%s')\" -ge 10 ] || "
+	snprintf(cmd, sizeof(cmd),
+	    "i=0; until [ \"$(grep -c '^ev|503' '%s')\" -ge 10 ] || "
 	    "[ $i -gt 600 ]; do sleep 0.05; i=$((i + 1)); done", out);
 	cr_assert_eq(system(cmd), 0);
 	db_up();
-	snprintf(cmd, sizeof(cmd), "i=0; until [ -f '%s.done' ] || [ $i -gt 3000 ]; do "
+	snprintf(cmd, sizeof(cmd),
+	    "i=0; until [ -f '%s.done' ] || [ $i -gt 3000 ]; do "
 	    "sleep 0.05; i=$((i + 1)); done; [ -f '%s.done' ]", out, out);
 	cr_assert_eq(system(cmd), 0, "the load did not end");
 
@@ -443,7 +473,8 @@ Test(faults, database_restarted_under_load, .fini = db_up, .timeout = 240)
 		ra = strsep(&l, "|");
 		ct = l;
 		cr_assert_not_null(ct, "%s", line);
-		cr_assert_lt(strtod(secs, NULL), 15.5, "an answer waited: %s|%s|%s",
+		cr_assert_lt(strtod(secs, NULL), 15.5,
+		    "an answer waited: %s|%s|%s",
 		    kind, code, secs);
 		if (strcmp(code, "503") == 0) {
 			cr_assert_str_eq(ra, "5", "503 without Retry-After");
@@ -453,10 +484,12 @@ Test(faults, database_restarted_under_load, .fini = db_up, .timeout = 240)
 			continue;
 		}
 		if (strcmp(kind, "ev") == 0) {
-			cr_assert_str_eq(code, "204", "an event answered %s %s", code, ct);
+			cr_assert_str_eq(code, "204", "an event answered %s %s",
+			    code, ct);
 			acked++;
 		} else {
-			cr_assert_str_eq(code, "200", "a read answered %s %s", code, ct);
+			cr_assert_str_eq(code, "200", "a read answered %s %s",
+			    code, ct);
 			reads_ok++;
 		}
 		last_ok++;
@@ -465,15 +498,18 @@ Test(faults, database_restarted_under_load, .fini = db_up, .timeout = 240)
 	cr_assert_eq(n, 2 * N);
 	cr_assert_geq(down, 10);
 	/* back without restarting anything: the tail of the load all served */
-	cr_assert_geq(last_ok, 20, "the service did not recover (%d served at the end)",
+	cr_assert_geq(last_ok, 20,
+	    "the service did not recover (%d served at the end)",
 	    last_ok);
 	cr_assert_gt(reads_ok, 0);
 	/* every acknowledged event kept (one refused as the database went may
 	 * have been stored all the same: at least, never fewer) */
 	tag_settle();
-	cr_assert_str_eq(sql("SELECT COUNT(*) >= %d AND COUNT(*) <= %d FROM tag_events "
-	    "WHERE site_id = '%s'", acked, N, f.site), "1", "%d acknowledged, %s stored",
-	    acked, sql("SELECT COUNT(*) FROM tag_events WHERE site_id = '%s'", f.site));
+	cr_assert_str_eq(sql("SELECT COUNT(*) >= %d AND COUNT(*) <= %d FROM "
+	    "tag_events WHERE site_id = '%s'", acked, N, f.site), "1", "%d "
+	    "acknowledged, %s stored",
+	    acked, sql("SELECT COUNT(*) FROM tag_events WHERE site_id = '%s'",
+	    f.site));
 }
 
 /*
@@ -486,13 +522,15 @@ Test(faults, db_host_list_takes_the_next_server, .timeout = 60)
 
 	snprintf(conf, sizeof(conf), "%s.hosts.conf", getenv("FORMBACK_CONF"));
 	/* the harness's file over TCP: port 9 answers nothing on loopback */
-	snprintf(cmd, sizeof(cmd), "grep -v -e '^db_socket' -e '^db_host' -e '^db_port' "
+	snprintf(cmd, sizeof(cmd),
+	    "grep -v -e '^db_socket' -e '^db_host' -e '^db_port' "
 	    "\"$FORMBACK_CONF\" > '%s' && echo \"db_host = 127.0.0.1:9, "
 	    "[::1]:9 , 127.0.0.1:$FB_DB_PORT\" >> '%s' && "
 	    "\"$FB_CTL\" -c '%s' status >/dev/null", conf, conf, conf);
 	cr_assert_eq(system(cmd), 0, "the third server was not reached");
 	snprintf(cmd, sizeof(cmd), "grep -v -e '^db_host' '%s' > '%s.dead' && "
 	    "echo 'db_host = 127.0.0.1:9' >> '%s.dead' && "
-	    "\"$FB_CTL\" -c '%s.dead' status >/dev/null 2>&1", conf, conf, conf, conf);
+	    "\"$FB_CTL\" -c '%s.dead' status >/dev/null "
+	    "2>&1", conf, conf, conf, conf);
 	cr_assert_eq(WEXITSTATUS(system(cmd)), 1, "no server answers: exit 1");
 }

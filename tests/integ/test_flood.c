@@ -26,7 +26,8 @@ capture(const struct fx *f, const char *source, int v, int n)
 	struct resp	*r;
 	long		 st;
 
-	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"%08d-5555-"
+	snprintf(b, sizeof(b),
+	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"%08d-5555-"
 	    "4555-8555-555555555555\",\"session\":\"%08d-5555-4555-8555-"
 	    "555555555555\",\"type\":\"capture\",\"url\":\"https://shop.example.jp/"
 	    "form\",\"campaign\":\"flood\",\"role\":\"form\",\"contact\":{\"tel\":"
@@ -36,7 +37,8 @@ capture(const struct fx *f, const char *source, int v, int n)
 	http_source = NULL;
 	st = r->status;
 	if (st == 429) {
-		expect_error(r, 429, "rate_limit_error", "rate_limit_exceeded", NULL);
+		expect_error(r, 429, "rate_limit_error", "rate_limit_exceeded",
+		    NULL);
 		cr_assert_not_null(resp_header(r, "Retry-After"));
 	} else
 		cr_assert_eq(st, 204, "%s", r->body);
@@ -51,7 +53,8 @@ page_view(const struct fx *f, const char *source)
 	char		 b[1024];
 	struct resp	*r;
 
-	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"99999999-"
+	snprintf(b, sizeof(b),
+	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"99999999-"
 	    "5555-4555-8555-555555555555\",\"session\":\"99999999-5555-4555-"
 	    "8555-555555555555\",\"type\":\"page_view\",\"url\":\"https://"
 	    "shop.example.jp/\",\"campaign\":\"flood\"}", f->site_pk);
@@ -146,10 +149,11 @@ Test(security, flood_quarantines_itself_not_the_shop, .timeout = 300)
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM flood_quarantines WHERE "
 	    "site_id = '%s'", f.site), "1");
 	/* the owners told once, the site never held */
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
-	    "AND event_type = 'flood_quarantined'", f.tenant), "1");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s' "
-	    "AND action = 'flood.quarantined' AND target_id = '%s'", f.tenant, q), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = "
+	    "'%s' AND event_type = 'flood_quarantined'", f.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = "
+	    "'%s' AND action = 'flood.quarantined' AND target_id = "
+	    "'%s'", f.tenant, q), "1");
 	cr_assert_str_eq(sql("SELECT sending_held_at IS NULL FROM sites WHERE "
 	    "id = '%s'", f.site), "1");
 	/* the real visitors' follow-ups on schedule, nothing of the flood */
@@ -192,10 +196,12 @@ Test(security, flood_quarantines_itself_not_the_shop, .timeout = 300)
 	cr_assert_not_null(jget(r->json, "decided_at"));
 	resp_free(r);
 	r = http("POST", p, NULL, "{}", s.hdr);
-	expect_error(r, 409, "invalid_request", "quarantine_decided", "quarantine_id");
+	expect_error(r, 409, "invalid_request", "quarantine_decided",
+	    "quarantine_id");
 	resp_free(r);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s' "
-	    "AND action = 'releaseQuarantine' AND target_id = '%s'", f.tenant, q), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = "
+	    "'%s' AND action = 'releaseQuarantine' AND target_id = "
+	    "'%s'", f.tenant, q), "1");
 	/* released: judged and sent as if never held */
 	judge_and_send("04");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE "
@@ -223,7 +229,8 @@ Test(security, flood_discard_leaves_the_real_lead, .timeout = 300)
 	judge_and_send("03");
 	cr_assert_eq(sms_to("9011120001"), 1);
 	/* the operator's view and decision */
-	cr_assert_eq(ctl(&out, "quarantine list --tenant %s --status quarantined",
+	cr_assert_eq(ctl(&out,
+	    "quarantine list --tenant %s --status quarantined",
 	    f.tenant), 0);
 	cr_assert_str_eq(jget(out, "data.0.id"), q);
 	cr_assert_str_eq(jget(out, "data.0.source"), "127.0.2.3");
@@ -233,13 +240,16 @@ Test(security, flood_discard_leaves_the_real_lead, .timeout = 300)
 	json_object_put(out);
 	cr_assert_neq(ctl(NULL, "quarantine discard --id %s", q), 0);
 	cr_assert_neq(ctl(NULL, "quarantine release --id %s", q), 0);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s' "
-	    "AND action = 'quarantine.discard' AND target_id = '%s'", f.tenant, q), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = "
+	    "'%s' AND action = 'quarantine.discard' AND target_id = "
+	    "'%s'", f.tenant, q), "1");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE quarantine_id = "
-	    "'%s' AND status = 'suppressed' AND suppress_reason = 'lead_ineligible'",
+	    "'%s' AND status = 'suppressed' AND suppress_reason = "
+	    "'lead_ineligible'",
 	    q), "400");
-	cr_assert_str_eq(sql("SELECT CONCAT(status, ' ', suppress_reason IS NULL) "
-	    "FROM leads WHERE site_id = '%s' AND quarantine_id IS NULL", f.site),
+	cr_assert_str_eq(sql("SELECT CONCAT(status, ' ', suppress_reason "
+	    "IS NULL) FROM leads WHERE site_id = '%s' AND quarantine_id "
+	    "IS NULL", f.site),
 	    "sent 1");
 	judge_and_send("04");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE "
@@ -250,7 +260,8 @@ Test(security, flood_discard_leaves_the_real_lead, .timeout = 300)
 	session_of(email, PW, &s);
 	snprintf(p, sizeof(p), "/api/v1/admin/quarantines/%s/discard", q);
 	r = http("POST", p, NULL, "{}", s.hdr);
-	expect_error(r, 409, "invalid_request", "quarantine_decided", "quarantine_id");
+	expect_error(r, 409, "invalid_request", "quarantine_decided",
+	    "quarantine_id");
 	resp_free(r);
 	r = http("POST", "/api/v1/admin/quarantines/"
 	    "01890000-0000-7000-8000-000000000000/release", NULL, "{}", s.hdr);
@@ -277,19 +288,19 @@ Test(security, visitor_quarantine_holds_a_scheduled_message, .timeout = 120)
 		cr_assert_eq(capture(&f, "127.0.1.3", 7, 1300000 + i), 204);
 	cr_assert_eq(cron("formback-abandon", "--now 2035-04-01T03:00:00Z "
 	    "--limit 2000"), 0);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = "
-	    "'%s' AND status = 'scheduled'", f.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id "
+	    "= '%s' AND status = 'scheduled'", f.tenant), "1");
 	/* the 11th is not kept, and trips the visitor */
 	cr_assert_eq(capture(&f, "127.0.1.3", 7, 1300010), 204);
 	cr_assert_str_eq(batch(&f, "visitor", q), "visitor\t00000007-5555-4555-"
 	    "8555-555555555555\t10\t1\tquarantined");
-	cr_assert_str_eq(sql("SELECT CONCAT(captures, ' ', tel_masked) FROM leads "
-	    "WHERE site_id = '%s' AND quarantine_id IS NOT NULL", f.site),
+	cr_assert_str_eq(sql("SELECT CONCAT(captures, ' ', tel_masked) FROM "
+	    "leads WHERE site_id = '%s' AND quarantine_id IS NOT NULL", f.site),
 	    "10 090-****-0009");
 	cr_assert_eq(cron("formback-deliver", "--now 2035-04-01T03:10:00Z "
 	    "--limit 5000"), 0);
-	cr_assert_str_eq(sql("SELECT CONCAT(status, ' ', attempts) FROM deliveries "
-	    "WHERE tenant_id = '%s'", f.tenant), "scheduled 0");
+	cr_assert_str_eq(sql("SELECT CONCAT(status, ' ', attempts) FROM "
+	    "deliveries WHERE tenant_id = '%s'", f.tenant), "scheduled 0");
 	cr_assert_eq(sms_to("9011300009"), 0);
 	cr_assert_eq(ctl(&out, "quarantine release --id %s", q), 0);
 	cr_assert_str_eq(jget(out, "status"), "released");
@@ -318,8 +329,8 @@ Test(security, collector_flood_is_limited, .timeout = 120)
 	for (i = 0; i < 11; i++)
 		cr_assert_eq(capture(&f, "127.0.3.9", 1, 3900000 + i), 204);
 	tag_settle();
-	cr_assert_str_eq(sql("SELECT CONCAT(captures, ' ', tel_masked) FROM leads "
-	    "WHERE site_id = '%s'", f.site), "10 090-****-0009");
+	cr_assert_str_eq(sql("SELECT CONCAT(captures, ' ', tel_masked) FROM "
+	    "leads WHERE site_id = '%s'", f.site), "10 090-****-0009");
 	(void)batch(&f, "visitor", q);
 	/* the visitor's 11 count against the address too */
 	took = flood(&f, "127.0.3.9", 3000);
@@ -448,7 +459,8 @@ Test(security, site_past_its_ceiling_quarantines_the_excess, .timeout = 240)
 		    "127.0.8.1" : "127.0.9.1", 10000 + i, 10000 + i), 204);
 	tag_autosettle = true;
 	tag_settle();
-	cr_assert_str_eq(batch(&f, "site", q), "site\tNULL\t1000\t10\tquarantined");
+	cr_assert_str_eq(batch(&f, "site", q),
+	    "site\tNULL\t1000\t10\tquarantined");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM flood_quarantines WHERE "
 	    "site_id = '%s'", f.site), "1");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE site_id = '%s' "
@@ -462,5 +474,6 @@ Test(security, site_past_its_ceiling_quarantines_the_excess, .timeout = 240)
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE site_id = '%s' "
 	    "AND quarantine_id IS NULL", f.site), "1010");
 	/* not 1010 messages for the cron passes of the tests after this one */
-	sql("UPDATE leads SET status = 'suppressed' WHERE site_id = '%s'", f.site);
+	sql("UPDATE leads SET status = 'suppressed' WHERE site_id = '%s'",
+	    f.site);
 }

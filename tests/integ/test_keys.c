@@ -130,7 +130,8 @@ all_open(const struct conf *c, const char *tenant)
 					continue;
 				cr_assert_eq(sodium_hex2bin(bin, sizeof(bin),
 				    col[k], strlen(col[k]), NULL, &n, NULL), 0);
-				cr_assert(pii_open_any(c, atoll(key), tenant, id,
+				cr_assert(pii_open_any(c, atoll(key), tenant,
+				    id,
 				    fields[i][k], bin, n, out, sizeof(out), NULL),
 				    "%s %s does not open", id, fields[i][k]);
 				opened++;
@@ -169,14 +170,16 @@ Test(keys, rotation_ends_while_the_service_runs, .timeout = 300)
 	cr_assert_eq(conf_load(&c0, NULL, err, sizeof(err)), FB_OK, "%s", err);
 	sodium_bin2hex(k0, sizeof(k0), conf_master_key(&c0, 0), 32);
 	/* a webhook secret and a test recipient, sealed under key 0 */
-	n = pii_seal(c0.master_key, f.tenant, "01900000-0000-7000-8000-00000000beef",
+	n = pii_seal(c0.master_key, f.tenant,
+	    "01900000-0000-7000-8000-00000000beef",
 	    "webhook_secret", "whsec_keys", sealed);
 	sodium_bin2hex(cmd, 2 * n + 1, sealed, n);
 	sql("INSERT INTO webhook_endpoints (id, tenant_id, url, events, "
 	    "secret_sealed, secret_key_id) VALUES ('01900000-0000-7000-8000-"
 	    "00000000beef', '%s', 'https://hooks.example/k', '[]', UNHEX('%s'), 0)",
 	    f.tenant, cmd);
-	n = pii_seal(c0.master_key, f.tenant, "01900000-0000-7000-8000-00000000cafe",
+	n = pii_seal(c0.master_key, f.tenant,
+	    "01900000-0000-7000-8000-00000000cafe",
 	    "test_recipient", "09077000008", sealed);
 	sodium_bin2hex(cmd, 2 * n + 1, sealed, n);
 	sql("INSERT INTO test_recipients (id, tenant_id, kind, bidx, masked, "
@@ -190,11 +193,13 @@ Test(keys, rotation_ends_while_the_service_runs, .timeout = 300)
 	randombytes_buf(raw, sizeof(raw));
 	sodium_bin2hex(k9, sizeof(k9), raw, sizeof(raw));
 	cr_assert_not_null(mkdtemp(dir));
-	snprintf(keysz, sizeof(keysz), "7:%s\n# the key before\n0:%s\n", k7, k0);
+	snprintf(keysz, sizeof(keysz), "7:%s\n# the key before\n0:%s\n", k7,
+	    k0);
 	key_conf("a", keysz, ca);
 
 	/* killed inside its third batch of one row: two batches kept */
-	snprintf(cmd, sizeof(cmd), "FB_FAULT_KEYS_KILL=2 \"$FB_CTL\" -c %s keys "
+	snprintf(cmd, sizeof(cmd),
+	    "FB_FAULT_KEYS_KILL=2 \"$FB_CTL\" -c %s keys "
 	    "rotate --batch 1 2>/dev/null", ca);
 	cr_assert_neq(system(cmd), 0);
 	cr_assert_str_eq(sql("SELECT CONCAT(batches, ' ', phase) "
@@ -212,13 +217,13 @@ Test(keys, rotation_ends_while_the_service_runs, .timeout = 300)
 	o = keys(ca, "rotate --batch 1");
 	cr_assert_str_eq(jget(o, "finished"), "true");
 	json_object_put(o);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' "
-	    "AND NOT (pii_key_id <=> 7) AND (tel_sealed IS NOT NULL OR "
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = "
+	    "'%s' AND NOT (pii_key_id <=> 7) AND (tel_sealed IS NOT NULL OR "
 	    "email_sealed IS NOT NULL)", f.tenant), "0");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_endpoints WHERE "
 	    "tenant_id = '%s' AND secret_key_id <> 7", f.tenant), "0");
-	cr_assert_str_eq(sql("SELECT pii_key_id FROM test_recipients WHERE id = "
-	    "'01900000-0000-7000-8000-00000000cafe'"), "7");
+	cr_assert_str_eq(sql("SELECT pii_key_id FROM test_recipients WHERE id "
+	    "= '01900000-0000-7000-8000-00000000cafe'"), "7");
 	o = keys(ca, "status");
 	cr_assert_str_eq(key_entry(o, 0, "index_key"), "true");
 	cr_assert_str_eq(key_entry(o, 0, "needed"), "true");
@@ -239,7 +244,8 @@ Test(keys, rotation_ends_while_the_service_runs, .timeout = 300)
 	snprintf(keysz, sizeof(keysz), "9:%s\n0:%s\n", k9, k0);
 	key_conf("c", keysz, cc_path);
 	/* without key 7: every contact opens */
-	cr_assert_eq(conf_load(&cc, cc_path, err, sizeof(err)), FB_OK, "%s", err);
+	cr_assert_eq(conf_load(&cc, cc_path, err, sizeof(err)), FB_OK, "%s",
+	    err);
 	all_open(&cc, f.tenant);
 	conf_free(&cc);
 	/* a lead found by its contact */
@@ -264,8 +270,8 @@ Test(keys, rotation_ends_while_the_service_runs, .timeout = 300)
 	    "tel_bidx)) FROM leads WHERE tenant_id = '%s' AND tel_masked LIKE "
 	    "'%%0001'", f.tenant), "2 1");
 	cr_assert_eq(sms_to("9077000009"), 0);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = "
-	    "'%s' AND error_code = 'pii_error'", f.tenant), "0");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id "
+	    "= '%s' AND error_code = 'pii_error'", f.tenant), "0");
 
 	/* back to key 0 for the tests after */
 	snprintf(keysz, sizeof(keysz), "0:%s\n9:%s\n", k0, k9);
@@ -273,8 +279,8 @@ Test(keys, rotation_ends_while_the_service_runs, .timeout = 300)
 	o = keys(cr_path, "rotate");
 	cr_assert_str_eq(jget(o, "finished"), "true");
 	json_object_put(o);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' "
-	    "AND NOT (pii_key_id <=> 0) AND (tel_sealed IS NOT NULL OR "
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = "
+	    "'%s' AND NOT (pii_key_id <=> 0) AND (tel_sealed IS NOT NULL OR "
 	    "email_sealed IS NOT NULL)", f.tenant), "0");
 	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
 	cr_assert_eq(system(cmd), 0);

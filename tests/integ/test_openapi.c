@@ -23,7 +23,8 @@ static const struct {
 	{ "updateCampaign", "campaigns:write" },
 	{ "replaceCampaignUrlRules", "campaigns:write" },
 	{ "replaceCampaignFormProfile", "campaigns:write" },
-	{ "duplicateCampaign", "campaigns:write,messages:write,scenarios:write" },
+	{ "duplicateCampaign",
+	    "campaigns:write,messages:write,scenarios:write" },
 	{ "listDeliveries", "deliveries:read" },
 	{ "getDelivery", "deliveries:read" },
 	{ "listLeads", "leads:read" },
@@ -34,7 +35,8 @@ static const struct {
 	{ "listMessageExamples", "messages:read" },
 	{ "previewMessage", "messages:read" },
 	{ "estimateSmsSegments", "messages:read" },
-	{ "createCampaignScenarioFromPreset", "messages:write,scenarios:write" },
+	{ "createCampaignScenarioFromPreset",
+	    "messages:write,scenarios:write" },
 	{ "duplicateScenario", "messages:write,scenarios:write" },
 	{ "createMessage", "messages:write" },
 	{ "updateMessage", "messages:write" },
@@ -77,7 +79,8 @@ scopes_of(json_object *op, char *out, size_t n)
 	cr_assert_not_null(sc, "operation without x-service-scopes");
 	len = json_object_array_length(sc);
 	for (i = 0; i < len && i < 16; i++)
-		names[i] = json_object_get_string(json_object_array_get_idx(sc, i));
+		names[i] = json_object_get_string(json_object_array_get_idx(sc,
+		    i));
 	for (i = 0; i < len; i++)	/* sort */
 		for (j = i + 1; j < len; j++)
 			if (strcmp(names[j], names[i]) < 0) {
@@ -87,12 +90,14 @@ scopes_of(json_object *op, char *out, size_t n)
 			}
 	out[0] = '\0';
 	for (k = 0; k < len; k++)
-		o += (size_t)snprintf(out + o, n - o, "%s%s", k ? "," : "", names[k]);
+		o += (size_t)snprintf(out + o, n - o, "%s%s", k ? "," : "",
+		    names[k]);
 }
 
 Test(openapi, document_matches_route_table_and_contract)
 {
-	struct resp	*r = http("GET", "/api/v1/openapi.json", NULL, NULL, NULL);
+	struct resp	*r = http("GET", "/api/v1/openapi.json", NULL, NULL,
+	    NULL);
 	json_object	*paths, *item, *op;
 	char		 m[16], got[256];
 	size_t		 i, j, nops = 0;
@@ -104,22 +109,29 @@ Test(openapi, document_matches_route_table_and_contract)
 	cr_assert_not_null(paths);
 	for (i = 0; i < routes_len; i++) {
 		if (routes[i].flags & R_INTERNAL) {
-			cr_assert(!json_object_object_get_ex(paths, routes[i].path, &item),
+			cr_assert(!json_object_object_get_ex(paths,
+			    routes[i].path, &item),
 			    "%s is outside the contract", routes[i].path);
 			continue;
 		}
-		cr_assert(json_object_object_get_ex(paths, routes[i].path, &item),
+		cr_assert(json_object_object_get_ex(paths, routes[i].path,
+		    &item),
 		    "%s missing from openapi.json", routes[i].path);
 		for (j = 0; routes[i].method[j] != '\0'; j++)
 			m[j] = (char)(routes[i].method[j] | 0x20);
 		m[j] = '\0';
 		cr_assert(json_object_object_get_ex(item, m, &op),
 		    "%s %s missing", routes[i].method, routes[i].path);
-		cr_assert_str_eq(jget(op, "operationId"), routes[i].operation_id);
+		cr_assert_str_eq(jget(op, "operationId"),
+		    routes[i].operation_id);
 		scopes_of(op, got, sizeof(got));
-		/* the admin API: its own tag, outside the contract's scope table */
+		/*
+		 * the admin API: its own tag, outside the contract's scope
+		 * table
+		 */
 		cr_assert_str_eq(jget(op, "tags.0"),
-		    strncmp(routes[i].path, "/api/v1/admin/", 14) == 0 ? "admin" :
+		    strncmp(routes[i].path, "/api/v1/admin/",
+		    14) == 0 ? "admin" :
 		    "public", "%s", routes[i].path);
 		if (routes[i].flags & R_PUBLIC) {
 			cr_assert_str_eq(got, "");
@@ -130,11 +142,14 @@ Test(openapi, document_matches_route_table_and_contract)
 			    "%s: no session security", routes[i].operation_id);
 			cr_assert_not_null(jget(op, "x-service-roles.0"),
 			    "%s: no roles", routes[i].operation_id);
-			cr_assert_str_eq(jget(op, "x-service-roles.0"), "owner");
+			cr_assert_str_eq(jget(op, "x-service-roles.0"),
+			    "owner");
 			continue;
 		}
-		for (found = false, j = 0; j < sizeof(contract) / sizeof(contract[0]); j++)
-			if (strcmp(contract[j].op, routes[i].operation_id) == 0) {
+		for (found = false,
+		    j = 0; j < sizeof(contract) / sizeof(contract[0]); j++)
+			if (strcmp(contract[j].op,
+			    routes[i].operation_id) == 0) {
 				found = true;
 				cr_assert_str_eq(got, contract[j].scopes,
 				    "%s: scopes %s, contract says %s",
@@ -144,8 +159,10 @@ Test(openapi, document_matches_route_table_and_contract)
 		    routes[i].operation_id);
 		/* every $ref names a schema that exists */
 		if (routes[i].resp_schema != NULL)
-			cr_assert_not_null(jobj(r->json, "components.schemas") != NULL ?
-			    jobj(jobj(r->json, "components.schemas"), routes[i].resp_schema) : NULL,
+			cr_assert_not_null(jobj(r->json,
+			    "components.schemas") != NULL ?
+			    jobj(jobj(r->json, "components.schemas"),
+			    routes[i].resp_schema) : NULL,
 			    "schema %s missing", routes[i].resp_schema);
 	}
 	/* and nothing that the table does not have */
@@ -156,10 +173,12 @@ Test(openapi, document_matches_route_table_and_contract)
 				for (j = 0; routes[i].method[j] != '\0'; j++)
 					m[j] = (char)(routes[i].method[j] | 0x20);
 				m[j] = '\0';
-				if (strcmp(routes[i].path, path) == 0 && strcmp(m, method) == 0)
+				if (strcmp(routes[i].path, path) == 0 &&
+				    strcmp(m, method) == 0)
 					found = true;
 			}
-			cr_assert(found, "%s %s is documented but not routed", method, path);
+			cr_assert(found, "%s %s is documented but not routed",
+			    method, path);
 			nops++;
 		}
 	}
@@ -187,7 +206,8 @@ Test(openapi, webhooks_are_the_contracts_events)
 		{ "conversion.detected", "ConversionDetectedData" },
 		{ "usage.threshold_reached", "UsageThresholdReachedData" },
 	};
-	struct resp	*r = http("GET", "/api/v1/openapi.json", NULL, NULL, NULL);
+	struct resp	*r = http("GET", "/api/v1/openapi.json", NULL, NULL,
+	    NULL);
 	json_object	*hooks, *op, *sc, *schemas;
 	char		 ref[128];
 	size_t		 i;
@@ -205,15 +225,23 @@ Test(openapi, webhooks_are_the_contracts_events)
 		cr_assert_not_null(jget(op, "operationId"));
 		sc = jobj(op, "requestBody.content.application/json.schema");
 		cr_assert_not_null(sc, "%s: no body", events[i].type);
-		cr_assert_str_eq(jget(sc, "allOf.0.$ref"), "#/components/schemas/WebhookEvent");
-		cr_assert_str_eq(jget(sc, "allOf.1.properties.type.const"), events[i].type);
-		snprintf(ref, sizeof(ref), "#/components/schemas/%s", events[i].data);
+		cr_assert_str_eq(jget(sc, "allOf.0.$ref"),
+		    "#/components/schemas/WebhookEvent");
+		cr_assert_str_eq(jget(sc, "allOf.1.properties.type.const"),
+		    events[i].type);
+		snprintf(ref, sizeof(ref), "#/components/schemas/%s",
+		    events[i].data);
 		cr_assert_str_eq(jget(sc, "allOf.1.properties.data.$ref"), ref);
-		cr_assert_not_null(jobj(schemas, events[i].data), "%s", events[i].data);
-		cr_assert_str_eq(jget(op, "parameters.0.name"), "X-Formback-Event");
-		cr_assert_str_eq(jget(op, "parameters.0.schema.const"), events[i].type);
-		cr_assert_str_eq(jget(op, "parameters.1.name"), "X-Formback-Delivery");
-		cr_assert_str_eq(jget(op, "parameters.2.name"), "X-Formback-Signature");
+		cr_assert_not_null(jobj(schemas, events[i].data), "%s",
+		    events[i].data);
+		cr_assert_str_eq(jget(op, "parameters.0.name"),
+		    "X-Formback-Event");
+		cr_assert_str_eq(jget(op, "parameters.0.schema.const"),
+		    events[i].type);
+		cr_assert_str_eq(jget(op, "parameters.1.name"),
+		    "X-Formback-Delivery");
+		cr_assert_str_eq(jget(op, "parameters.2.name"),
+		    "X-Formback-Signature");
 		cr_assert_not_null(jobj(op, "responses.2XX"));
 	}
 	resp_free(r);

@@ -97,7 +97,8 @@ recount(const struct fx *f, time_t from, time_t to, time_t now)
 
 	for (t = from; t < to; t += 86400)
 		sql("INSERT IGNORE INTO report_dirty_days (tenant_id, day, "
-		    "marked_at) VALUES ('%s', '%s', UTC_TIMESTAMP(6))", f->tenant,
+		    "marked_at) VALUES ('%s', '%s', "
+		    "UTC_TIMESTAMP(6))", f->tenant,
 		    when(t, true));
 	pass(f, "aggregate", now);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM report_dirty_days WHERE "
@@ -131,8 +132,8 @@ hook_record(const struct fx *f, const char *lead)
 	resp_free(r);
 	/* a payload that (against the contract) holds a contact */
 	sql("INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, "
-	    "event_id, event_type, body, status, attempts) VALUES (UUID(), '%s', "
-	    "'%s', UUID(), 'lead.captured', '{\"id\":\"x\",\"type\":"
+	    "event_id, event_type, body, status, attempts) VALUES (UUID(), "
+	    "'%s', '%s', UUID(), 'lead.captured', '{\"id\":\"x\",\"type\":"
 	    "\"lead.captured\",\"data\":{\"lead_id\":\"%s\",\"channels\":"
 	    "[\"sms\"],\"email\":\"planted@example.jp\"}}', 'succeeded', 1)",
 	    f->tenant, ep, lead);
@@ -161,8 +162,9 @@ Test(personal, export_then_erase_keeps_the_counts, .timeout = 120)
 	cr_assert_eq(sms_to(TEL_I), 1, "%s", sql_row("SELECT CONCAT_WS(' ', "
 	    "l.status, IFNULL(l.suppress_reason, '-'), l.consent_state, "
 	    "IFNULL(d.status, '-'), IFNULL(d.cancel_reason, '-'), "
-	    "IFNULL(d.scheduled_at, '-'), IFNULL(d.error_code, '-')) FROM leads l "
-	    "LEFT JOIN deliveries d ON d.lead_id = l.id WHERE l.tenant_id = '%s'",
+	    "IFNULL(d.scheduled_at, '-'), IFNULL(d.error_code, '-')) FROM "
+	    "leads l LEFT JOIN deliveries d ON d.lead_id = l.id WHERE "
+	    "l.tenant_id = '%s'",
 	    f.tenant));
 	/* lead B: the same number, abandoned later, its message pending */
 	tag_event(&f, VB, "page_view", NULL);
@@ -205,9 +207,11 @@ Test(personal, export_then_erase_keeps_the_counts, .timeout = 120)
 	    "event_type"), "lead.captured");
 	cr_assert_not_null(strstr(r->body, "\"value\":\"" TEL_N "\""));
 	cr_assert_not_null(strstr(r->body, "\"value\":\"" EMAIL "\""));
-	cr_assert_str_eq(jget(r->json, "suppressions.0.memo"), "asked by phone");
+	cr_assert_str_eq(jget(r->json, "suppressions.0.memo"),
+	    "asked by phone");
 	cr_assert_str_eq(jget(r->json, "test_recipients.0.kind"), "tel");
-	cr_assert_str_eq(jget(r->json, "consent.text_at_capture_kept"), "false");
+	cr_assert_str_eq(jget(r->json, "consent.text_at_capture_kept"),
+	    "false");
 	resp_free(r);
 	/* a bad contact, a key, a viewer, another tenant */
 	r = http("POST", "/api/v1/admin/personal_data/export", NULL,
@@ -245,35 +249,40 @@ Test(personal, export_then_erase_keeps_the_counts, .timeout = 120)
 	cr_assert_str_eq(jget(r->json, "erased.events_anonymised"), "4");
 	cr_assert_str_eq(jget(r->json, "erased.deliveries_cancelled"), "1");
 	cr_assert_str_eq(jget(r->json, "erased.deliveries_masked"), "2");
-	cr_assert_str_eq(jget(r->json, "erased.webhook_payloads_scrubbed"), "1");
+	cr_assert_str_eq(jget(r->json, "erased.webhook_payloads_scrubbed"),
+	    "1");
 	cr_assert_str_eq(jget(r->json, "erased.test_recipients_removed"), "1");
 	cr_assert_str_eq(jget(r->json, "erased.suppressions_kept"), "1");
 	/* the email had none: one is kept for it too */
 	cr_assert_str_eq(jget(r->json, "erased.suppressions_added"), "1");
 	resp_free(r);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s' "
-	    "AND (email_sealed IS NOT NULL OR tel_sealed IS NOT NULL OR "
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = "
+	    "'%s' AND (email_sealed IS NOT NULL OR tel_sealed IS NOT NULL OR "
 	    "email_bidx IS NOT NULL OR tel_bidx IS NOT NULL OR email_masked IS "
 	    "NOT NULL OR tel_masked IS NOT NULL OR landing_url IS NOT NULL OR "
 	    "visitor_id IN ('%s', '%s'))", f.tenant, VA, VB), "0");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = '%s'",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = "
+	    "'%s'",
 	    f.tenant), "2");
 	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(status, ':', IFNULL("
-	    "suppress_reason, '') ORDER BY id) FROM leads WHERE tenant_id = '%s'",
+	    "suppress_reason, '') ORDER BY id) FROM leads WHERE tenant_id = "
+	    "'%s'",
 	    f.tenant), "sent:,suppressed:erased");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM test_recipients WHERE "
 	    "tenant_id = '%s'", f.tenant), "0");
 	cr_assert_str_eq(sql("SELECT CONCAT(COUNT(*), ':', SUM(masked = ''), "
 	    "':', COUNT(memo)) FROM suppressions WHERE tenant_id = '%s'",
 	    f.tenant), "2:2:0");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_events WHERE tenant_id = "
-	    "'%s' AND (visitor_id IN ('%s', '%s') OR lead_id IS NOT NULL OR "
-	    "referrer IS NOT NULL OR url LIKE '%%?%%')", f.tenant, VA, VB), "0");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_events WHERE tenant_id = "
-	    "'%s'", f.tenant), "4");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_events WHERE tenant_id "
+	    "= '%s' AND (visitor_id IN ('%s', '%s') OR lead_id IS NOT NULL OR "
+	    "referrer IS NOT NULL OR url LIKE "
+	    "'%%?%%')", f.tenant, VA, VB), "0");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_events WHERE tenant_id "
+	    "= '%s'", f.tenant), "4");
 	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(status, ':', IFNULL("
 	    "cancel_reason, ''), ':', IFNULL(to_masked, '-'), ':', pii_state "
-	    "ORDER BY lead_id) FROM deliveries WHERE tenant_id = '%s'", f.tenant),
+	    "ORDER BY lead_id) FROM deliveries WHERE tenant_id = "
+	    "'%s'", f.tenant),
 	    "sent::-:absent,cancelled:erased:-:absent");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_deliveries WHERE "
 	    "tenant_id = '%s' AND body LIKE '%%planted%%'", f.tenant), "0");
@@ -289,8 +298,8 @@ Test(personal, export_then_erase_keeps_the_counts, .timeout = 120)
 	    "action LIKE '%%PersonalData' AND LENGTH(JSON_VALUE(detail, "
 	    "'$.contact_bidx')) = 64", f.tenant), "1");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = "
-	    "'%s' AND (detail LIKE '%%" TEL_N "%%' OR detail LIKE '%%4343-5656%%' "
-	    "OR detail LIKE '%%dsr.person%%')", f.tenant), "0");
+	    "'%s' AND (detail LIKE '%%" TEL_N "%%' OR detail LIKE "
+	    "'%%4343-5656%%' OR detail LIKE '%%dsr.person%%')", f.tenant), "0");
 
 	/* the pending message never leaves */
 	pass(&f, "deliver", t2 + 3600);
@@ -362,8 +371,8 @@ Test(personal, formbackctl_export_and_erase)
 	cr_assert_str_eq(jget(out, "found"), "false");
 	json_object_put(out);
 	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(action ORDER BY id) FROM "
-	    "audit_log WHERE tenant_id = '%s' AND actor_type = 'cli' AND action "
-	    "LIKE 'personal_data.%%'", f.tenant), "personal_data.export,"
+	    "audit_log WHERE tenant_id = '%s' AND actor_type = 'cli' AND "
+	    "action LIKE 'personal_data.%%'", f.tenant), "personal_data.export,"
 	    "personal_data.erase,personal_data.erase,personal_data.erase");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = "
 	    "'%s' AND detail LIKE '%%dsr.person%%'", f.tenant), "0");

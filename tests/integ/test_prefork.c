@@ -69,15 +69,18 @@ procs_status(const pid_t *p, int n)
 
 	out[0] = '\0';
 	for (i = 0; i < n && o < sizeof(out) - 1; i++) {
-		o += (size_t)snprintf(out + o, sizeof(out) - o, "%ld:", (long)p[i]);
+		o += (size_t)snprintf(out + o, sizeof(out) - o, "%ld:",
+		    (long)p[i]);
 		snprintf(path, sizeof(path), "/proc/%ld/status", (long)p[i]);
 		if ((f = fopen(path, "r")) != NULL) {
-			while (o < sizeof(out) - 1 && fgets(line, sizeof(line), f) != NULL)
+			while (o < sizeof(out) - 1 &&
+			    fgets(line, sizeof(line), f) != NULL)
 				if (strncmp(line, "State:", 6) == 0 ||
 				    strncmp(line, "Sig", 3) == 0 ||
 				    strncmp(line, "ShdPnd:", 7) == 0) {
 					line[strcspn(line, "\n")] = '\0';
-					o += (size_t)snprintf(out + o, sizeof(out) - o,
+					o += (size_t)snprintf(out + o,
+					    sizeof(out) - o,
 					    " %s", line);
 				}
 			fclose(f);
@@ -156,7 +159,8 @@ fcgi_get(const char *sock, const char *path)
 {
 	static char		 out[4096];
 	static const unsigned char begin[8] = { 0, 1 };	/* responder, close */
-	const char		*kv[] = { "REQUEST_METHOD", "GET", "REQUEST_URI",
+	const char		*kv[] = { "REQUEST_METHOD", "GET",
+	    "REQUEST_URI",
 				    path, "SERVER_PROTOCOL", "HTTP/1.1",
 				    "REMOTE_ADDR", "127.0.0.1" };
 	struct sockaddr_un	 sun;
@@ -189,7 +193,8 @@ fcgi_get(const char *sock, const char *path)
 		return out;
 	}
 	/* FCGI_STDOUT records until FCGI_END_REQUEST */
-	while (recv(fd, h, sizeof(h), MSG_WAITALL) == (ssize_t)sizeof(h) && h[1] != 3) {
+	while (recv(fd, h, sizeof(h), MSG_WAITALL) == (ssize_t)sizeof(h) &&
+	    h[1] != 3) {
 		len = (size_t)h[4] << 8 | h[5];
 		len += h[6];	/* padding */
 		while (len > 0) {
@@ -208,7 +213,8 @@ fcgi_get(const char *sock, const char *path)
 	return out;
 }
 
-static pid_t	 started[4];	/* the supervisors of this test, for stop_all() */
+/* the supervisors of this test, for stop_all() */
+static pid_t	 started[4];
 static size_t	 nstarted;
 
 /* The log of the supervisor started on sock: sock.log (static storage). */
@@ -228,8 +234,8 @@ log_of(const char *sock)
 static pid_t
 start(const char *sock, int n, const char *conf)
 {
-	pid_t	 p = spawn("FORMBACK_CONF='%s' exec '%s/formback.fcgi' -s '%s' -n %d "
-		    "2>>'%s'", conf != NULL ? conf : getenv("FORMBACK_CONF"),
+	pid_t	 p = spawn("FORMBACK_CONF='%s' exec '%s/formback.fcgi' -s '%s' "
+		    "-n %d 2>>'%s'", conf != NULL ? conf : getenv("FORMBACK_CONF"),
 		    getenv("FB_CTL_DIR"), sock, n, log_of(sock));
 
 	if (nstarted < sizeof(started) / sizeof(started[0]))
@@ -267,7 +273,8 @@ tmpdir(char dir[64])
  * instance on the same socket is refused, and SIGTERM stops everything
  * and removes the socket.
  */
-Test(prefork, respawns_replaces_refuses_a_second_and_stops, .fini = stop_all, .timeout = 90)
+Test(prefork, respawns_replaces_refuses_a_second_and_stops, .fini = stop_all,
+    .timeout = 90)
 {
 	char		 dir[64], sock[96];
 	struct stat	 st;
@@ -279,16 +286,19 @@ Test(prefork, respawns_replaces_refuses_a_second_and_stops, .fini = stop_all, .t
 	tmpdir(dir);
 	snprintf(sock, sizeof(sock), "%s/fcgi.sock", dir);
 	sup = start(sock, 3, NULL);
-	cr_assert(workers_become(sup, 3, NULL, 0, w, 10), "3 workers never started");
+	cr_assert(workers_become(sup, 3, NULL, 0, w, 10),
+	    "3 workers never started");
 	cr_assert(listening(sock));
-	cr_assert_eq(strncmp(fcgi_get(sock, "/api/v1/openapi.json"), "Status: 200", 11),
+	cr_assert_eq(strncmp(fcgi_get(sock, "/api/v1/openapi.json"),
+	    "Status: 200", 11),
 	    0, "%s", fcgi_get(sock, "/api/v1/openapi.json"));
 	cr_assert_eq(stat(sock, &st), 0);
 	cr_assert(S_ISSOCK(st.st_mode));
 	cr_assert_eq(st.st_mode & 07777, 0660, "mode %o", st.st_mode & 07777);
 	/* one killed: another in its place */
 	cr_assert_eq(kill(w[1], SIGKILL), 0);
-	cr_assert(workers_become(sup, 3, &w[1], 1, v, 10), "the killed worker not replaced");
+	cr_assert(workers_become(sup, 3, &w[1], 1, v, 10),
+	    "the killed worker not replaced");
 	/*
 	 * SIGHUP: every one replaced, each after the request in hand (none
 	 * here); one that does not end (stopped here, deaf to SIGTERM) is
@@ -301,20 +311,24 @@ Test(prefork, respawns_replaces_refuses_a_second_and_stops, .fini = stop_all, .t
 	who[3] = sup;
 	cr_assert(ok, "SIGHUP did not replace the workers %ld %ld %ld: now "
 	    "%ld %ld %ld;\n%sthe supervisor's log:\n%s", (long)v[0], (long)v[1],
-	    (long)v[2], (long)w[0], (long)w[1], (long)w[2], procs_status(who, 4),
+	    (long)v[2], (long)w[0], (long)w[1], (long)w[2], procs_status(who,
+	    4),
 	    file_tail(log_of(sock)));
-	snprintf(line, sizeof(line), "worker %ld still busy %d s after SIGHUP: killed",
+	snprintf(line, sizeof(line),
+	    "worker %ld still busy %d s after SIGHUP: killed",
 	    (long)v[0], PREFORK_STOP_SECONDS);
 	cr_assert_not_null(strstr(file_tail(log_of(sock)), line), "%s",
 	    file_tail(log_of(sock)));
 	snprintf(line, sizeof(line), "worker %ld exited 0", (long)v[1]);
 	cr_assert_not_null(strstr(file_tail(log_of(sock)), line), "%s",
 	    file_tail(log_of(sock)));
-	cr_assert_eq(strncmp(fcgi_get(sock, "/api/v1/openapi.json"), "Status: 200", 11), 0);
+	cr_assert_eq(strncmp(fcgi_get(sock, "/api/v1/openapi.json"),
+	    "Status: 200", 11), 0);
 	/* a second instance on the same socket */
 	other = start(sock, 1, NULL);
 	s = reap(other, 10);
-	cr_assert(WIFEXITED(s) && WEXITSTATUS(s) == 1, "second instance: %d", s);
+	cr_assert(WIFEXITED(s) && WEXITSTATUS(s) == 1, "second instance: %d",
+	    s);
 	cr_assert(listening(sock), "the second instance took the socket away");
 	/* SIGTERM: the workers and the socket gone, exit 0 */
 	cr_assert_eq(kill(sup, SIGTERM), 0);
@@ -322,7 +336,8 @@ Test(prefork, respawns_replaces_refuses_a_second_and_stops, .fini = stop_all, .t
 	cr_assert(WIFEXITED(s) && WEXITSTATUS(s) == 0, "stopped: %d", s);
 	cr_assert_neq(access(sock, F_OK), 0, "socket left behind");
 	for (i = 0; i < 3; i++)
-		cr_assert(kill(w[i], 0) == -1 && errno == ESRCH, "worker %ld left",
+		cr_assert(kill(w[i], 0) == -1 && errno == ESRCH,
+		    "worker %ld left",
 		    (long)w[i]);
 	unlink(log_of(sock));
 	rmdir(dir);
@@ -352,7 +367,8 @@ Test(prefork, stale_socket_other_file_and_bad_configuration, .fini = stop_all,
 	cr_assert_eq(bind(fd, (struct sockaddr *)&sun, sizeof(sun)), 0);
 	close(fd);	/* its file stays, nobody behind it */
 	sup = start(sock, 1, NULL);
-	cr_assert(workers_become(sup, 1, NULL, 0, w, 10), "no worker on a stale socket");
+	cr_assert(workers_become(sup, 1, NULL, 0, w, 10),
+	    "no worker on a stale socket");
 	cr_assert(listening(sock));
 	cr_assert_eq(kill(sup, SIGTERM), 0);
 	s = reap(sup, 40);
@@ -374,11 +390,13 @@ Test(prefork, stale_socket_other_file_and_bad_configuration, .fini = stop_all,
 	sup = started[nstarted++] = spawn("exec 0<&-; FORMBACK_CONF='%s' exec "
 	    "'%s/formback.fcgi' -s '%s' -n 1", getenv("FORMBACK_CONF"),
 	    getenv("FB_CTL_DIR"), sock);
-	cr_assert(workers_become(sup, 1, NULL, 0, w, 10), "no worker without stdin");
+	cr_assert(workers_become(sup, 1, NULL, 0, w, 10),
+	    "no worker without stdin");
 	sleep(2);
 	cr_assert(workers_become(sup, 1, NULL, 0, v, 10) && v[0] == w[0],
 	    "the worker without stdin did not stay");
-	cr_assert_eq(strncmp(fcgi_get(sock, "/api/v1/openapi.json"), "Status: 200", 11),
+	cr_assert_eq(strncmp(fcgi_get(sock, "/api/v1/openapi.json"),
+	    "Status: 200", 11),
 	    0, "the worker without stdin does not serve");
 	cr_assert_eq(kill(sup, SIGTERM), 0);
 	s = reap(sup, 40);

@@ -22,7 +22,8 @@ admit_row(const char *tenant, int limit, long long now)
 	struct rate_result	 rr;
 	long long		 epoch;
 
-	cr_assert_eq(db_rate_admit(&db, tenant, limit, now, 1, false, &rr, &epoch), FB_OK);
+	cr_assert_eq(db_rate_admit(&db, tenant, limit, now, 1, false, &rr,
+	    &epoch), FB_OK);
 	snprintf(out, sizeof(out), "%d %d %lld %lld", rr.admitted, rr.remaining,
 	    rr.reset, rr.retry_after);
 	return out;
@@ -35,7 +36,8 @@ Test(rate, sliding_log_to_the_second)
 	int		 i;
 	char		 err[256];
 
-	cr_assert_eq(conf_load(&conf, NULL, err, sizeof(err)), FB_OK, "%s", err);
+	cr_assert_eq(conf_load(&conf, NULL, err, sizeof(err)), FB_OK, "%s",
+	    err);
 	cr_assert_eq(db_open(&db, &conf), FB_OK);
 	fx_new(&f, "free", 3);
 	/* 2 at t, 1 at t+30: full until t+60 */
@@ -59,7 +61,8 @@ Test(rate, sliding_log_to_the_second)
 		struct fx	 g;
 
 		fx_new(&g, "free", 3);
-		cr_assert_str_eq(admit_row(g.tenant, 3, t + 1000), "1 2 2000001060 0");
+		cr_assert_str_eq(admit_row(g.tenant, 3, t + 1000),
+		    "1 2 2000001060 0");
 	}
 	db_close(&db);
 	conf_free(&conf);
@@ -78,7 +81,8 @@ Test(rate, requests_that_arrived_together)
 	char			 err[256];
 	int			 i;
 
-	cr_assert_eq(conf_load(&conf, NULL, err, sizeof(err)), FB_OK, "%s", err);
+	cr_assert_eq(conf_load(&conf, NULL, err, sizeof(err)), FB_OK, "%s",
+	    err);
 	cr_assert_eq(db_open(&db, &conf), FB_OK);
 	fx_new(&f, "free", 0);
 	cr_assert_str_eq(admit_row(f.tenant, 5, t), "1 4 2000000060 0");
@@ -103,7 +107,8 @@ Test(rate, requests_that_arrived_together)
 	cr_assert(!rr[1].admitted);
 	cr_assert_eq(rr[1].retry_after, 1);
 	/* a stale look-up admits none of them; more than the cap is refused */
-	cr_assert_eq(db_rate_admit_n(&db, f.tenant, 100, t + 200, 7, true, 3, rr,
+	cr_assert_eq(db_rate_admit_n(&db, f.tenant, 100, t + 200, 7, true, 3,
+	    rr,
 	    &epoch), FB_OK);
 	cr_assert(!rr[0].admitted && !rr[1].admitted && !rr[2].admitted);
 	cr_assert_eq(epoch, 1);
@@ -124,26 +129,32 @@ Test(rate, cached_lookup_needs_the_current_epoch)
 	char			 err[256], kid[40], key[80];
 	struct resp		*r;
 
-	cr_assert_eq(conf_load(&conf, NULL, err, sizeof(err)), FB_OK, "%s", err);
+	cr_assert_eq(conf_load(&conf, NULL, err, sizeof(err)), FB_OK, "%s",
+	    err);
 	cr_assert_eq(db_open(&db, &conf), FB_OK);
 	fx_new(&f, "pro", 0);
 	/* no ring yet: a cached admission makes it but admits nothing */
-	cr_assert_eq(db_rate_admit(&db, f.tenant, 10, 2000000000, 1, true, &rr, &epoch), FB_OK);
+	cr_assert_eq(db_rate_admit(&db, f.tenant, 10, 2000000000, 1, true, &rr,
+	    &epoch), FB_OK);
 	cr_assert(!rr.admitted);
 	cr_assert_neq(epoch, 1);
-	cr_assert_eq(db_rate_admit(&db, f.tenant, 10, 2000000000, 1, false, &rr, &epoch), FB_OK);
+	cr_assert_eq(db_rate_admit(&db, f.tenant, 10, 2000000000, 1, false, &rr,
+	    &epoch), FB_OK);
 	cr_assert(rr.admitted);
 	cr_assert_eq(epoch, 1);
-	cr_assert_eq(db_rate_admit(&db, f.tenant, 10, 2000000000, 1, true, &rr, &epoch), FB_OK);
+	cr_assert_eq(db_rate_admit(&db, f.tenant, 10, 2000000000, 1, true, &rr,
+	    &epoch), FB_OK);
 	cr_assert(rr.admitted);
 	cr_assert_eq(rr.remaining, 8);
 	/* revoking any key of the tenant moves the epoch on at once */
 	fx_key(&f, "live", "all", key, kid);
 	cr_assert_eq(ctl(NULL, "apikey revoke --id %s", kid), 0);
-	cr_assert_eq(db_rate_admit(&db, f.tenant, 10, 2000000000, 1, true, &rr, &epoch), FB_OK);
+	cr_assert_eq(db_rate_admit(&db, f.tenant, 10, 2000000000, 1, true, &rr,
+	    &epoch), FB_OK);
 	cr_assert(!rr.admitted);
 	cr_assert_eq(epoch, 2);
-	cr_assert_str_eq(sql("SELECT auth_epoch FROM tenants WHERE id = '%s'", f.tenant), "2");
+	cr_assert_str_eq(sql("SELECT auth_epoch FROM tenants WHERE id = '%s'",
+	    f.tenant), "2");
 	/* and the other keys still work, through a fresh look-up */
 	r = http("GET", "/api/v1/sites", f.live, NULL, NULL);
 	cr_assert_eq(r->status, 200);

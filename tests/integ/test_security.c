@@ -25,12 +25,14 @@ tag_event(const struct fx *f, int n, const char *type, const char *url,
 	struct resp	*r;
 	long		 st;
 
-	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"%08d-3333-4333-8333-"
+	snprintf(b, sizeof(b),
+	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"%08d-3333-4333-8333-"
 	    "333333333333\",\"session\":\"%08d-3333-4333-8333-333333333333\",\"type\":\"%s\","
 	    "\"url\":\"%s\",\"referrer\":\"%s\",\"campaign\":\"%s\",\"role\":\"form\","
 	    "\"contact\":%s,\"consent\":true}", f->site_pk, n, n, type, url, referrer,
 	    campaign, contact != NULL ? contact : "null");
-	r = http("POST", "/tag/v1/events", NULL, b, "Origin: https://shop.example.jp");
+	r = http("POST", "/tag/v1/events", NULL, b,
+	    "Origin: https://shop.example.jp");
 	st = r->status;
 	if (st != 204)
 		cr_log_error("%s: %ld %s", type, st, r->body);
@@ -56,24 +58,31 @@ Test(security, landing_url_cannot_split_the_response, .timeout = 60)
 
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "split", "sms", "live", NULL);
-	cr_assert_eq(tag_event(&f, 1, "page_view", evil, "", "split", NULL), 204);
+	cr_assert_eq(tag_event(&f, 1, "page_view", evil, "", "split", NULL),
+	    204);
 	cr_assert_eq(tag_event(&f, 1, "capture", evil, "", "split",
 	    "{\"tel\":\"090-7400-0001\"}"), 204);
-	snprintf(lead, sizeof(lead), "%s", sql("SELECT id FROM leads WHERE tenant_id = '%s'",
+	snprintf(lead, sizeof(lead), "%s",
+	    sql("SELECT id FROM leads WHERE tenant_id = '%s'",
 	    f.tenant));
 	cr_assert_neq(lead[0], '\0');
 	/* kept as the URL parser writes it: no control character, no space */
 	snprintf(p, sizeof(p), "/api/v1/leads/%s", lead);
 	r = http("GET", p, f.live, NULL, NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
-	cr_assert_str_eq(jget(r->json, "landing_url"), "https://shop.example.jp/form/"
+	cr_assert_str_eq(jget(r->json, "landing_url"),
+	    "https://shop.example.jp/form/"
 	    "xStatus:%20200%20OKSet-Cookie:%20fb=evilContent-Type:%20text/html"
 	    "%3Cscript%3Ealert(1)%3C/script%3E");
 	resp_free(r);
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2034-06-01T03:00:00Z"), 0);
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2034-06-01T03:10:00Z"), 0);
-	cr_assert_str_eq(sql("SELECT status FROM deliveries WHERE lead_id = '%s'", lead), "sent");
-	snprintf(tok, sizeof(tok), "%s", sql("SELECT token FROM links WHERE lead_id = '%s' "
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
+	    "2034-06-01T03:00:00Z"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now "
+	    "2034-06-01T03:10:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT status FROM deliveries WHERE lead_id = "
+	    "'%s'", lead), "sent");
+	snprintf(tok, sizeof(tok), "%s",
+	    sql("SELECT token FROM links WHERE lead_id = '%s' "
 	    "AND kind = 'click'", lead));
 	snprintf(p, sizeof(p), "/r/%s", tok);
 	r = http("GET", p, NULL, NULL, NULL);
@@ -84,10 +93,13 @@ Test(security, landing_url_cannot_split_the_response, .timeout = 60)
 	cr_assert_eq(r->body[0], '\0', "%s", r->body);
 	cr_assert_not_null(loc = resp_header(r, "Location"));
 	cr_assert_eq(strcspn(loc, "\r\n\t "), strlen(loc), "%s", loc);
-	cr_assert_eq(strncmp(loc, "https://shop.example.jp/form/x", 30), 0, "%s", loc);
+	cr_assert_eq(strncmp(loc, "https://shop.example.jp/form/x", 30), 0,
+	    "%s", loc);
 	resp_free(r);
 
-	/* a link stored by an older release, raw: still only a clean Location */
+	/*
+	 * a link stored by an older release, raw: still only a clean Location
+	 */
 	sql("UPDATE links SET url = 'https://shop.example.jp/a\\r\\nSet-Cookie: x=1' "
 	    "WHERE token = '%s'", tok);
 	r = http("GET", p, NULL, NULL, NULL);
@@ -97,7 +109,8 @@ Test(security, landing_url_cannot_split_the_response, .timeout = 60)
 	    "https://shop.example.jp/aSet-Cookie:%20x=1");
 	resp_free(r);
 	/* and one that is no URL at all is no redirect */
-	sql("UPDATE links SET url = 'javascript:alert(1)' WHERE token = '%s'", tok);
+	sql("UPDATE links SET url = 'javascript:alert(1)' WHERE token = '%s'",
+	    tok);
 	r = http("GET", p, NULL, NULL, NULL);
 	cr_assert_eq(r->status, 404);
 	cr_assert_null(resp_header(r, "Location"));
@@ -112,8 +125,9 @@ Test(security, optout_page_not_framed)
 	char		 p[64];
 
 	fx_new(&f, "pro", 0);
-	sql("INSERT INTO links (token, tenant_id, delivery_id, lead_id, kind, url) "
-	    "VALUES ('SecOptOut1', '%s', UUID(), UUID(), 'optout', NULL)", f.tenant);
+	sql("INSERT INTO links (token, tenant_id, delivery_id, lead_id, kind, "
+	    "url) VALUES ('SecOptOut1', '%s', UUID(), UUID(), 'optout', "
+	    "NULL)", f.tenant);
 	snprintf(p, sizeof(p), "/u/SecOptOut1");
 	r = http("GET", p, NULL, NULL, NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
@@ -138,15 +152,18 @@ Test(security, identifiers_checked_before_sql, .timeout = 60)
 	fx_campaign(&f, "ident", c);
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/scenarios/from_preset", c);
 	r = http("POST", p, f.live, "{\"preset_key\":\"\u2019\"}", NULL);
-	expect_error(r, 422, "invalid_request", "parameter_invalid", "preset_key");
+	expect_error(r, 422, "invalid_request", "parameter_invalid",
+	    "preset_key");
 	resp_free(r);
-	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"pk_\u00e9\",\"visitor\":\"00000001-"
+	snprintf(b, sizeof(b),
+	    "{\"v\":1,\"site\":\"pk_\u00e9\",\"visitor\":\"00000001-"
 	    "3333-4333-8333-333333333333\",\"session\":\"00000001-3333-4333-8333-"
 	    "333333333333\",\"type\":\"page_view\",\"url\":\"https://shop.example.jp/\"}");
 	r = http("POST", "/tag/v1/events", NULL, b, NULL);
 	expect_error(r, 404, "not_found", "not_found", "site");
 	resp_free(r);
-	r = http("POST", "/api/v1/campaigns", f.live, J({"site_id":"00000000-0000-0000-0000-000000000000",
+	r = http("POST", "/api/v1/campaigns", f.live,
+	    J({"site_id":"00000000-0000-0000-0000-000000000000",
 	    "key":"キャンペーン","name":"x"}), NULL);
 	cr_assert_eq(r->status / 100, 4, "%s", r->body);
 	resp_free(r);
@@ -154,10 +171,12 @@ Test(security, identifiers_checked_before_sql, .timeout = 60)
 	cr_assert_eq(tag_event(&f, 2, "capture", "https://shop.example.jp/form",
 	    "not a url", "\u30ad\u30e3\u30f3\u30da\u30fc\u30f3",
 	    "{\"tel\":\"090-7400-0002\"}"), 204);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE site_id = '%s'",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE site_id = "
+	    "'%s'",
 	    f.site), "0");
-	cr_assert_str_eq(sql("SELECT CONCAT(event_type, ' ', campaign_id IS NULL, ' ', "
-	    "referrer IS NULL) FROM tag_events WHERE site_id = '%s'", f.site),
+	cr_assert_str_eq(sql("SELECT CONCAT(event_type, ' ', campaign_id "
+	    "IS NULL, ' ', referrer IS NULL) FROM tag_events WHERE site_id = "
+	    "'%s'", f.site),
 	    "capture 1 1");
 }
 
@@ -174,7 +193,8 @@ Test(security, contacts_scrubbed_from_every_part_of_urls, .timeout = 60)
 	    "#name=x&m=hanako@example.jp";
 	static const char ref[] = "https://search.example.com/u/080%207777%208888/"
 	    "?id=42#jiro@example.jp";
-	static const char *const leaks[] = { "taro", "1111", "2222", "3333", "4444",
+	static const char *const leaks[] = { "taro", "1111", "2222", "3333",
+	    "4444",
 	    "5555", "6666", "7777", "8888", "hanako", "jiro", "saburo", "%EF%BC%A0" };
 	struct fx	 f;
 	struct resp	*r;
@@ -184,14 +204,16 @@ Test(security, contacts_scrubbed_from_every_part_of_urls, .timeout = 60)
 
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "scrub", "sms", "live", NULL);
-	cr_assert_eq(tag_event(&f, 3, "page_view", url, ref, "scrub", NULL), 204);
+	cr_assert_eq(tag_event(&f, 3, "page_view", url, ref, "scrub", NULL),
+	    204);
 	cr_assert_eq(tag_event(&f, 3, "capture", url, ref, "scrub",
 	    "{\"tel\":\"090-7400-0003\"}"), 204);
-	s = sql("SELECT GROUP_CONCAT(url, ' ', IFNULL(referrer, '')) FROM tag_events "
-	    "WHERE site_id = '%s'", f.site);
+	s = sql("SELECT GROUP_CONCAT(url, ' ', IFNULL(referrer, '')) FROM "
+	    "tag_events WHERE site_id = '%s'", f.site);
 	for (i = 0; i < sizeof(leaks) / sizeof(leaks[0]); i++)
 		cr_assert_null(strstr(s, leaks[i]), "%s in %s", leaks[i], s);
-	cr_assert_not_null(strstr(s, "/redacted/redacted/step?page=2&utm_source=ad#name=x"),
+	cr_assert_not_null(strstr(s,
+	    "/redacted/redacted/step?page=2&utm_source=ad#name=x"),
 	    "%s", s);
 	snprintf(p, sizeof(p), "/api/v1/leads?campaign_id=%s",
 	    sql("SELECT id FROM campaigns WHERE tenant_id = '%s'", f.tenant));
@@ -208,9 +230,11 @@ Test(security, contacts_scrubbed_from_every_part_of_urls, .timeout = 60)
 	s = json_object_to_json_string(jobj(r->json, "utm"));
 	for (i = 0; i < sizeof(leaks) / sizeof(leaks[0]); i++)
 		cr_assert_null(strstr(s, leaks[i]), "%s in %s", leaks[i], s);
-	cr_assert_str_eq(jget(r->json, "landing_url"), "https://shop.example.jp/form/"
+	cr_assert_str_eq(jget(r->json, "landing_url"),
+	    "https://shop.example.jp/form/"
 	    "redacted/redacted/step?page=2&utm_source=ad#name=x");
-	cr_assert_str_eq(jget(r->json, "referrer"), "https://search.example.com/u/"
+	cr_assert_str_eq(jget(r->json, "referrer"),
+	    "https://search.example.com/u/"
 	    "redacted/?id=42");
 	resp_free(r);
 }
@@ -230,18 +254,27 @@ Test(security, long_provider_error_kept, .timeout = 60)
 
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "hook", "sms", "live", "https://shop.example.jp/form");
-	cr_assert_eq(tag_event(&f, 5, "capture", "https://shop.example.jp/form", "",
+	cr_assert_eq(tag_event(&f, 5, "capture", "https://shop.example.jp/form",
+	    "",
 	    "hook", "{\"tel\":\"090-7400-0005\"}"), 204);
-	snprintf(lead, sizeof(lead), "%s", sql("SELECT id FROM leads WHERE tenant_id = '%s'",
+	snprintf(lead, sizeof(lead), "%s",
+	    sql("SELECT id FROM leads WHERE tenant_id = '%s'",
 	    f.tenant));
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2034-06-02T03:00:00Z"), 0);
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2034-06-02T03:10:00Z"), 0);
-	snprintf(d, sizeof(d), "%s", sql("SELECT id FROM deliveries WHERE lead_id = '%s' "
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
+	    "2034-06-02T03:00:00Z"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now "
+	    "2034-06-02T03:10:00Z"), 0);
+	snprintf(d, sizeof(d), "%s",
+	    sql("SELECT id FROM deliveries WHERE lead_id = '%s' "
 	    "AND status = 'sent'", lead));
 	cr_assert_neq(d[0], '\0');
-	/* 100 characters of Japanese (3 bytes each), a tab and a NUL-free control */
+	/*
+	 * 100 characters of Japanese (3 bytes each), a tab and a NUL-free
+	 * control
+	 */
 	for (i = 0; i < 100; i++)
-		o += (size_t)snprintf(err + o, sizeof(err) - o, "%s", i == 10 ? "\\t" :
+		o += (size_t)snprintf(err + o, sizeof(err) - o, "%s",
+		    i == 10 ? "\\t" :
 		    i == 20 ? "\\u0001" : "宛");
 	snprintf(b, sizeof(b), "{\"reference\":\"%s\",\"status\":\"bounced\","
 	    "\"bounce\":\"hard\",\"error\":\"%s\"}", d, err);
@@ -249,11 +282,12 @@ Test(security, long_provider_error_kept, .timeout = 60)
 	    "Authorization: Bearer stand-in-hook-token");
 	cr_assert_eq(r->status, 204, "%s", r->body);
 	resp_free(r);
-	cr_assert_str_eq(sql("SELECT CONCAT(status, ' ', CHAR_LENGTH(error_code), ' ', "
-	    "LEFT(error_code, 12)) FROM deliveries WHERE id = '%s'", d),
+	cr_assert_str_eq(sql("SELECT CONCAT(status, ' ', "
+	    "CHAR_LENGTH(error_code), ' ', LEFT(error_code, 12)) FROM "
+	    "deliveries WHERE id = '%s'", d),
 	    "failed 64 宛宛宛宛宛宛宛宛宛宛?宛");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE tenant_id = '%s' "
-	    "AND reason = 'bounce'", f.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE "
+	    "tenant_id = '%s' AND reason = 'bounce'", f.tenant), "1");
 	/* a body that is not UTF-8 is a 400, not a database error */
 	snprintf(b, sizeof(b), "{\"reference\":\"%s\",\"status\":\"failed\","
 	    "\"error\":\"\xff\xfe\"}", d);
@@ -293,7 +327,8 @@ Test(security, cursor_bound_to_tenant_and_filters)
 	expect_error(r, 400, "invalid_request", "cursor_invalid", "cursor");
 	resp_free(r);
 	/* another filter set */
-	snprintf(p, sizeof(p), "/api/v1/campaigns?limit=1&site_id=%s&cursor=%s", a.site, cur);
+	snprintf(p, sizeof(p), "/api/v1/campaigns?limit=1&site_id=%s&cursor=%s",
+	    a.site, cur);
 	r = http("GET", p, a.live, NULL, NULL);
 	expect_error(r, 400, "invalid_request", "cursor_invalid", "cursor");
 	resp_free(r);
@@ -312,12 +347,14 @@ Test(security, preflight_only_for_site_origins)
 	struct resp	*r;
 
 	fx_new(&f, "pro", 0);
-	r = http("OPTIONS", "/tag/v1/events", NULL, NULL, "Origin: https://www.shop.example.jp");
+	r = http("OPTIONS", "/tag/v1/events", NULL, NULL,
+	    "Origin: https://www.shop.example.jp");
 	cr_assert_eq(r->status, 204);
 	cr_assert_str_eq(resp_header(r, "Access-Control-Allow-Origin"),
 	    "https://www.shop.example.jp");
 	resp_free(r);
-	r = http("OPTIONS", "/tag/v1/events", NULL, NULL, "Origin: https://evil.example");
+	r = http("OPTIONS", "/tag/v1/events", NULL, NULL,
+	    "Origin: https://evil.example");
 	cr_assert_eq(r->status, 204);
 	cr_assert_null(resp_header(r, "Access-Control-Allow-Origin"));
 	resp_free(r);
@@ -340,7 +377,8 @@ Test(security, block_url_checked_after_expansion)
 	fx_new(&f, "pro", 0);
 	fx_campaign(&f, "js", c);
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s", c);
-	r = http("PATCH", p, f.live, "{\"product_name\":\"javascript:alert(1)//\"}", NULL);
+	r = http("PATCH", p, f.live,
+	    "{\"product_name\":\"javascript:alert(1)//\"}", NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	resp_free(r);
 	snprintf(b, sizeof(b), "{\"campaign_id\":\"%s\",\"blocks\":["
@@ -349,9 +387,11 @@ Test(security, block_url_checked_after_expansion)
 	    "{\"type\":\"button\",\"text\":\"shop\",\"url\":\"HTTPS://Shop.Example.JP/a b\"}]}", c);
 	r = http("POST", "/api/v1/message_previews", f.live, b, NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
-	cr_assert_null(strstr(jget(r->json, "html"), "javascript"), "%s", r->body);
+	cr_assert_null(strstr(jget(r->json, "html"), "javascript"), "%s",
+	    r->body);
 	cr_assert_null(strstr(jget(r->json, "html"), "<img"), "%s", r->body);
-	cr_assert_not_null(strstr(jget(r->json, "html"), "href=\"https://shop.example.jp/a%20b\""),
+	cr_assert_not_null(strstr(jget(r->json, "html"),
+	    "href=\"https://shop.example.jp/a%20b\""),
 	    "%s", r->body);
 	resp_free(r);
 }
@@ -369,17 +409,23 @@ Test(security, unbounded_regex_refused)
 	fx_new(&f, "pro", 0);
 	fx_campaign(&f, "re", c);
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/url-rules", c);
-	r = http("PUT", p, f.live, "{\"rules\":[{\"role\":\"form\",\"match_type\":\"regex\","
+	r = http("PUT", p, f.live,
+	    "{\"rules\":[{\"role\":\"form\",\"match_type\":\"regex\","
 	    "\"pattern\":\"^/lp/[0-9]+$\"},{\"role\":\"form\",\"match_type\":\"regex\","
 	    "\"pattern\":\"^/form(a|aa)+$\"}]}", NULL);
-	expect_error(r, 422, "invalid_request", "regex_too_complex", "rules[1].pattern");
+	expect_error(r, 422, "invalid_request", "regex_too_complex",
+	    "rules[1].pattern");
 	resp_free(r);
-	r = http("PUT", p, f.test, "{\"rules\":[{\"role\":\"form\",\"match_type\":\"regex\","
+	r = http("PUT", p, f.test,
+	    "{\"rules\":[{\"role\":\"form\",\"match_type\":\"regex\","
 	    "\"pattern\":\"(a+)+$\"}]}", NULL);
-	expect_error(r, 422, "invalid_request", "regex_too_complex", "rules[0].pattern");
+	expect_error(r, 422, "invalid_request", "regex_too_complex",
+	    "rules[0].pattern");
 	resp_free(r);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM url_rules WHERE campaign_id = '%s'", c), "0");
-	r = http("PUT", p, f.live, "{\"rules\":[{\"role\":\"form\",\"match_type\":\"regex\","
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM url_rules WHERE campaign_id "
+	    "= '%s'", c), "0");
+	r = http("PUT", p, f.live,
+	    "{\"rules\":[{\"role\":\"form\",\"match_type\":\"regex\","
 	    "\"pattern\":\"^/(form|entry)/step[12]$\"}]}", NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	resp_free(r);
@@ -391,7 +437,8 @@ valid_body(const char *tpl, const char *method)
 {
 	static const struct { const char *suffix, *body; } b[] = {
 		{ "/url-rules", "{\"rules\":[]}" },
-		{ "/url-rules/test", "{\"url\":\"https://shop.example/form\"}" },
+		{ "/url-rules/test",
+		    "{\"url\":\"https://shop.example/form\"}" },
 		{ "/scenarios", "{\"name\":\"mine\"}" },
 		{ "/from_preset", "{\"preset_key\":\"recommended\"}" },
 		{ "/steps", "{\"steps\":[]}" },
@@ -425,7 +472,8 @@ Test(security, other_tenants_ids_are_404_on_every_route, .timeout = 120)
 	fx_new(&f, "pro", 0);
 	fx_new(&g, "pro", 0);
 	fx_campaign(&g, "theirs", camp);
-	r = http("POST", "/api/v1/messages", g.live, "{\"channel\":\"sms\",\"body\":\"x\"}", NULL);
+	r = http("POST", "/api/v1/messages", g.live,
+	    "{\"channel\":\"sms\",\"body\":\"x\"}", NULL);
 	snprintf(msg, sizeof(msg), "%s", jget(r->json, "id"));
 	resp_free(r);
 	snprintf(path, sizeof(path), "/api/v1/campaigns/%s/scenarios", camp);
@@ -433,13 +481,16 @@ Test(security, other_tenants_ids_are_404_on_every_route, .timeout = 120)
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	snprintf(scen, sizeof(scen), "%s", jget(r->json, "id"));
 	resp_free(r);
-	r = http("POST", "/api/v1/suppressions", g.live, "{\"value\":\"09011112222\"}", NULL);
+	r = http("POST", "/api/v1/suppressions", g.live,
+	    "{\"value\":\"09011112222\"}", NULL);
 	snprintf(supp, sizeof(supp), "%s", jget(r->json, "id"));
 	resp_free(r);
-	snprintf(hook, sizeof(hook), "%s", "01a21100-0000-7000-8000-000000000000");
-	before = strdup(sql("SELECT CONCAT((SELECT updated_at FROM campaigns WHERE id = '%s'), "
-	    "(SELECT updated_at FROM messages WHERE id = '%s'), "
-	    "(SELECT COUNT(*) FROM suppressions WHERE tenant_id = '%s'))", camp, msg, g.tenant));
+	snprintf(hook, sizeof(hook), "%s",
+	    "01a21100-0000-7000-8000-000000000000");
+	before = strdup(sql("SELECT CONCAT((SELECT updated_at FROM campaigns "
+	    "WHERE id = '%s'), (SELECT updated_at FROM messages WHERE id = "
+	    "'%s'), (SELECT COUNT(*) FROM suppressions WHERE tenant_id = "
+	    "'%s'))", camp, msg, g.tenant));
 	for (i = 0; i < routes_len; i++) {
 		if ((routes[i].flags & (R_PUBLIC | R_SESSION)) != 0 ||
 		    strchr(routes[i].path, '{') == NULL)
@@ -458,20 +509,24 @@ Test(security, other_tenants_ids_are_404_on_every_route, .timeout = 120)
 			    strncmp(p, "{campaign_id}", n) == 0 ? camp :
 			    strncmp(p, "{message_id}", n) == 0 ? msg :
 			    strncmp(p, "{scenario_id}", n) == 0 ? scen :
-			    strncmp(p, "{suppression_id}", n) == 0 ? supp : hook;
+			    strncmp(p, "{suppression_id}",
+			    n) == 0 ? supp : hook;
 			strncat(path, id, sizeof(path) - strlen(path) - 1);
 		}
-		r = http(routes[i].method, path, f.live, valid_body(routes[i].path,
+		r = http(routes[i].method, path, f.live,
+		    valid_body(routes[i].path,
 		    routes[i].method), NULL);
-		cr_expect_eq(r->status, 404, "%s %s: %ld %s", routes[i].method, path,
+		cr_expect_eq(r->status, 404, "%s %s: %ld %s", routes[i].method,
+		    path,
 		    r->status, r->body);
 		resp_free(r);
 		tried++;
 	}
 	cr_assert_gt(tried, 20);
-	cr_assert_str_eq(sql("SELECT CONCAT((SELECT updated_at FROM campaigns WHERE id = '%s'), "
-	    "(SELECT updated_at FROM messages WHERE id = '%s'), "
-	    "(SELECT COUNT(*) FROM suppressions WHERE tenant_id = '%s'))", camp, msg,
+	cr_assert_str_eq(sql("SELECT CONCAT((SELECT updated_at FROM campaigns "
+	    "WHERE id = '%s'), (SELECT updated_at FROM messages WHERE id = "
+	    "'%s'), (SELECT COUNT(*) FROM suppressions WHERE tenant_id = "
+	    "'%s'))", camp, msg,
 	    g.tenant), before, "the other tenant's rows changed");
 	free(before);
 }
@@ -506,14 +561,18 @@ Test(security, lists_never_show_another_tenants_rows, .timeout = 120)
 	r = http("POST", "/tag/v1/events", NULL, b, NULL);
 	cr_assert_eq(r->status, 204, "%s", r->body);
 	resp_free(r);
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2036-02-02T03:00:00Z"), 0);
-	r = http("POST", "/api/v1/suppressions", g.live, "{\"value\":\"090-1212-0002\"}", NULL);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
+	    "2036-02-02T03:00:00Z"), 0);
+	r = http("POST", "/api/v1/suppressions", g.live,
+	    "{\"value\":\"090-1212-0002\"}", NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	resp_free(r);
 	for (k = 0; k < KINDS; k++) {
-		snprintf(ids[k], sizeof(ids[k]), "%s", sql("SELECT id FROM %s WHERE "
+		snprintf(ids[k], sizeof(ids[k]), "%s",
+		    sql("SELECT id FROM %s WHERE "
 		    "tenant_id = '%s' LIMIT 1", kinds[k], g.tenant));
-		cr_assert_eq(strlen(ids[k]), 36, "the other tenant has no %s", kinds[k]);
+		cr_assert_eq(strlen(ids[k]), 36, "the other tenant has no %s",
+		    kinds[k]);
 	}
 	for (i = 0; i < routes_len; i++) {
 		if ((routes[i].flags & (R_PUBLIC | R_SESSION)) != 0 ||
@@ -522,7 +581,8 @@ Test(security, lists_never_show_another_tenants_rows, .timeout = 120)
 			continue;
 		r = http("GET", routes[i].path, f.live, NULL, NULL);
 		for (k = 0; k < KINDS; k++)
-			cr_expect_null(strstr(r->body, ids[k]), "GET %s shows the other "
+			cr_expect_null(strstr(r->body, ids[k]),
+			    "GET %s shows the other "
 			    "tenant's %s", routes[i].path, kinds[k]);
 		resp_free(r);
 		r = http("GET", routes[i].path, g.live, NULL, NULL);
@@ -533,7 +593,8 @@ Test(security, lists_never_show_another_tenants_rows, .timeout = 120)
 	}
 	cr_assert_gt(tried, 6);
 	for (k = 0; k < KINDS; k++)
-		cr_assert(owner[k], "no list shows its own %s to the owner", kinds[k]);
+		cr_assert(owner[k], "no list shows its own %s to the owner",
+		    kinds[k]);
 }
 
 /*
@@ -702,7 +763,8 @@ sweep_op(struct sweep *w, const char *method, const char *tpl,
 		w->n++;
 	}
 	/* each property of the request body, of every other kind */
-	if ((schema = jobj(op, "requestBody.content.application/json.schema")) !=
+	if ((schema = jobj(op,
+	    "requestBody.content.application/json.schema")) !=
 	    NULL && (ref = jget(schema, "$ref")) != NULL &&
 	    strrchr(ref, '/') != NULL) {
 		snprintf(sent, sizeof(sent), "components.schemas.%s",
@@ -732,7 +794,8 @@ sweep_op(struct sweep *w, const char *method, const char *tpl,
  * Content-Encoding, a Range, a foreign Origin, a wrong CSRF token, two
  * session cookies, a method override), malformed bodies (empty, cut
  * short, nested 5,000 deep, not UTF-8, a lone surrogate, NaN, a number
- * past a double), and each property of the operation's request body given a value of every
+ * past a double), and each property of the operation's request body given a
+ * value of every
  * other JSON type, 70,000 characters, a NUL or past 64 bits.  None may be
  * a 5xx or a hang, and every refusal is the contract's envelope; the
  * harness checks each answer against the document as well.  Each
@@ -792,14 +855,16 @@ Test(security, hostile_input_on_every_operation, .timeout = 600)
 			for (k = 0; m[k] != '\0' && k + 1 < sizeof(method); k++)
 				method[k] = (char)(m[k] - 'a' + 'A');
 			method[k] = '\0';
-			session_only = jobj(op, "security.0.sessionCookie") != NULL;
+			session_only = jobj(op,
+			    "security.0.sessionCookie") != NULL;
 			keyless = jobj(op, "security.0") == NULL;
 			signout = strcmp(tpl, "/api/v1/admin/session") == 0 &&
 			    strcmp(method, "DELETE") == 0;
 			if (!session_only) {
 				sweep_op(&w, method, tpl, op, f.live, NULL);
 				if (!keyless)
-					sweep_op(&w, method, tpl, op, f.test, NULL);
+					sweep_op(&w, method, tpl, op, f.test,
+					    NULL);
 			}
 			if (!keyless && !signout) {
 				sweep_op(&w, method, tpl, op, NULL, s.hdr);
@@ -861,14 +926,16 @@ Test(security, hostile_input_on_public_paths, .timeout = 300)
 	for (k = 0; k < NELEM(fields); k++)
 		for (i = 0; i < NELEM(values); i++) {
 			/* a capture on the shop's form, one field replaced */
-			snprintf(ev, sizeof(ev), "{\"v\":1,\"site\":\"%s\",\"visitor\":"
+			snprintf(ev, sizeof(ev),
+			    "{\"v\":1,\"site\":\"%s\",\"visitor\":"
 			    "\"%08zu-4444-4444-8444-444444444444\",\"session\":"
 			    "\"%08zu-4444-4444-8444-444444444444\",\"type\":\"capture\","
 			    "\"url\":\"https://shop.example.jp/form\",\"referrer\":\"\","
 			    "\"campaign\":null,\"role\":\"form\",\"contact\":{\"tel\":"
 			    "\"090-1234-5678\"},\"consent\":true,\"ts\":1763773200000",
 			    f.site_pk, k * 100 + i, k * 100 + i);
-			snprintf(b, strlen(big) + sizeof(ev), "%s,\"%s\":%s%s%s}", ev,
+			snprintf(b, strlen(big) + sizeof(ev),
+			    "%s,\"%s\":%s%s%s}", ev,
 			    fields[k], values[i] != NULL ? "" : "\"",
 			    values[i] != NULL ? values[i] : big,
 			    values[i] != NULL ? "" : "\"");
@@ -893,12 +960,14 @@ Test(security, hostile_input_on_public_paths, .timeout = 300)
 		for (i = 0; i < NELEM(tokens); i++) {
 			snprintf(ev, sizeof(ev), "%s%s", links[k], tokens[i]);
 			r = http("GET", ev, NULL, NULL, NULL);
-			cr_assert(r->status > 0 && r->status < 500, "GET %s: %ld",
+			cr_assert(r->status > 0 && r->status < 500,
+			    "GET %s: %ld",
 			    ev, r->status);
 			resp_free(r);
 			r = http("POST", ev, NULL, "", "Content-Type: "
 			    "application/x-www-form-urlencoded");
-			cr_assert(r->status > 0 && r->status < 500, "POST %s: %ld",
+			cr_assert(r->status > 0 && r->status < 500,
+			    "POST %s: %ld",
 			    ev, r->status);
 			resp_free(r);
 			n += 2;
@@ -909,14 +978,16 @@ Test(security, hostile_input_on_public_paths, .timeout = 300)
 			    i < NELEM(values) + NELEM(bodies) ?
 			    bodies[i - NELEM(values)] : deep;
 
-			snprintf(b, strlen(big) + sizeof(ev), i < NELEM(values) ?
+			snprintf(b, strlen(big) + sizeof(ev),
+			    i < NELEM(values) ?
 			    "{\"reference\":%s,\"id\":%s,\"status\":%s,"
 			    "\"bounce\":%s,\"error\":%s}" : "%s", v != NULL ? v :
 			    "\"x\"", v != NULL ? v : "\"x\"", v != NULL ? v : "\"x\"",
 			    v != NULL ? v : "\"x\"", v != NULL ? v : "\"x\"");
 			r = http("POST", hooks[k], NULL, b, i % 2 == 0 ?
 			    "Authorization: Bearer stand-in-hook-token" : NULL);
-			cr_assert(r->status > 0 && r->status < 500, "POST %s with "
+			cr_assert(r->status > 0 && r->status < 500,
+			    "POST %s with "
 			    "%.200s: %ld %.300s", hooks[k], b, r->status, r->body);
 			resp_free(r);
 			n++;

@@ -26,7 +26,8 @@ static void
 owner_fixture(struct fx *f)
 {
 	fx_new(f, "growth", 0);
-	snprintf(owner_email, sizeof(owner_email), "owner@t%s.example", f->tenant);
+	snprintf(owner_email, sizeof(owner_email), "owner@t%s.example",
+	    f->tenant);
 	cr_assert_eq(set_password(f->member, PW), 0);
 }
 
@@ -44,7 +45,8 @@ Test(sessions, sign_in_cookie_csrf_and_sign_out)
 	expect_error(r, 401, "authentication_error", "signin_failed", NULL);
 	r2 = signin("nobody@nowhere.example", "wrong password here", NULL);
 	expect_error(r2, 401, "authentication_error", "signin_failed", NULL);
-	cr_assert_str_eq(jget(r->json, "error.message"), jget(r2->json, "error.message"));
+	cr_assert_str_eq(jget(r->json, "error.message"),
+	    jget(r2->json, "error.message"));
 	resp_free(r);
 	resp_free(r2);
 
@@ -82,24 +84,32 @@ Test(sessions, sign_in_cookie_csrf_and_sign_out)
 	    "\"name\":\"A\"}", f.site);
 	snprintf(hdr, sizeof(hdr), "%s\nX-CSRF-Token: %s", s.cookie, s.csrf);
 	r = http("POST", "/api/v1/campaigns", NULL, body, hdr);
-	expect_error(r, 403, "permission_error", "origin_not_allowed", "Origin");
+	expect_error(r, 403, "permission_error", "origin_not_allowed",
+	    "Origin");
 	resp_free(r);
-	snprintf(hdr, sizeof(hdr), "%s\nX-CSRF-Token: %s\nOrigin: https://evil.example",
+	snprintf(hdr, sizeof(hdr),
+	    "%s\nX-CSRF-Token: %s\nOrigin: https://evil.example",
 	    s.cookie, s.csrf);
 	r = http("POST", "/api/v1/campaigns", NULL, body, hdr);
-	expect_error(r, 403, "permission_error", "origin_not_allowed", "Origin");
+	expect_error(r, 403, "permission_error", "origin_not_allowed",
+	    "Origin");
 	resp_free(r);
-	snprintf(hdr, sizeof(hdr), "%s\nOrigin: %s", s.cookie, getenv("FB_TEST_URL"));
+	snprintf(hdr, sizeof(hdr), "%s\nOrigin: %s", s.cookie,
+	    getenv("FB_TEST_URL"));
 	r = http("POST", "/api/v1/campaigns", NULL, body, hdr);
-	expect_error(r, 403, "permission_error", "csrf_token_invalid", "X-CSRF-Token");
+	expect_error(r, 403, "permission_error", "csrf_token_invalid",
+	    "X-CSRF-Token");
 	resp_free(r);
 	/* the token with its last character changed (it may be 'A' already) */
-	snprintf(hdr, sizeof(hdr), "%s\nOrigin: %s\nX-CSRF-Token: %.42s%c", s.cookie,
+	snprintf(hdr, sizeof(hdr), "%s\nOrigin: %s\nX-CSRF-Token: %.42s%c",
+	    s.cookie,
 	    getenv("FB_TEST_URL"), s.csrf, s.csrf[42] == 'A' ? 'B' : 'A');
 	r = http("POST", "/api/v1/campaigns", NULL, body, hdr);
-	expect_error(r, 403, "permission_error", "csrf_token_invalid", "X-CSRF-Token");
+	expect_error(r, 403, "permission_error", "csrf_token_invalid",
+	    "X-CSRF-Token");
 	resp_free(r);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM campaigns WHERE tenant_id = '%s'",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM campaigns WHERE tenant_id = "
+	    "'%s'",
 	    f.tenant), "0");
 	/* with both: created, active by default for a session (States) */
 	r = http("POST", "/api/v1/campaigns", NULL, body, s.hdr);
@@ -108,9 +118,9 @@ Test(sessions, sign_in_cookie_csrf_and_sign_out)
 	snprintf(id, sizeof(id), "%s", jget(r->json, "id"));
 	resp_free(r);
 	/* the write's audit row names the member, the request and the fields */
-	sc = sql_row("SELECT actor_type, actor_id, JSON_VALUE(detail, '$.sent.key'), "
-	    "JSON_VALUE(detail, '$.role') FROM audit_log WHERE tenant_id = '%s' "
-	    "AND action = 'createCampaign'", f.tenant);
+	sc = sql_row("SELECT actor_type, actor_id, JSON_VALUE(detail, "
+	    "'$.sent.key'), JSON_VALUE(detail, '$.role') FROM audit_log WHERE "
+	    "tenant_id = '%s' AND action = 'createCampaign'", f.tenant);
 	snprintf(body, sizeof(body), "session\t%s\tsess-a\towner", f.member);
 	cr_assert_str_eq(sc, body);
 
@@ -125,7 +135,8 @@ Test(sessions, sign_in_cookie_csrf_and_sign_out)
 	resp_free(r);
 	/* activation is checked: URL rules first, then a sendable scenario */
 	r = http("PATCH", hdr, NULL, "{\"status\":\"active\"}", s.hdr);
-	expect_error(r, 422, "invalid_request", "campaign_not_ready", "url_rules");
+	expect_error(r, 422, "invalid_request", "campaign_not_ready",
+	    "url_rules");
 	resp_free(r);
 	snprintf(body, sizeof(body), "/api/v1/campaigns/%s/url-rules", id);
 	r = http("PUT", body, NULL, "{\"rules\":[{\"role\":\"form\","
@@ -133,9 +144,11 @@ Test(sessions, sign_in_cookie_csrf_and_sign_out)
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	resp_free(r);
 	r = http("PATCH", hdr, NULL, "{\"status\":\"active\"}", s.hdr);
-	expect_error(r, 422, "invalid_request", "campaign_not_ready", "scenarios");
+	expect_error(r, 422, "invalid_request", "campaign_not_ready",
+	    "scenarios");
 	resp_free(r);
-	cr_assert_str_eq(sql("SELECT status FROM campaigns WHERE id = '%s'", id), "paused");
+	cr_assert_str_eq(sql("SELECT status FROM campaigns WHERE id = '%s'",
+	    id), "paused");
 
 	/* admin routes refuse API keys */
 	r = http("GET", "/api/v1/admin/members", f.live, NULL, NULL);
@@ -157,16 +170,17 @@ Test(sessions, sign_in_cookie_csrf_and_sign_out)
 	resp_free(r);
 	/* a token the server never issued */
 	r = http("GET", "/api/v1/sites", NULL, NULL,
-	    "Cookie: fb_session=fbs_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
+	    "Cookie: "
+	    "fb_session=fbs_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA");
 	expect_error(r, 401, "authentication_error", "session_invalid", NULL);
 	resp_free(r);
 	/* the sign-in, its failure and the sign-out are audited */
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s' "
-	    "AND action = 'signin.failed'", f.tenant), "1");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s' "
-	    "AND action = 'signin'", f.tenant), "2");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s' "
-	    "AND action = 'deleteAdminSession'", f.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = "
+	    "'%s' AND action = 'signin.failed'", f.tenant), "1");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = "
+	    "'%s' AND action = 'signin'", f.tenant), "2");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = "
+	    "'%s' AND action = 'deleteAdminSession'", f.tenant), "1");
 }
 
 /* The token of the newest link mailed to `to`. */
@@ -175,7 +189,8 @@ link_token(const char *to, int nth, char out[64])
 {
 	const char	*m = mail_to(to, nth), *t;
 
-	cr_assert_not_null(t = strstr(m, "/admin/#/accept/fbi_"), "no link in: %s", m);
+	cr_assert_not_null(t = strstr(m, "/admin/#/accept/fbi_"),
+	    "no link in: %s", m);
 	snprintf(out, 64, "%.47s", t + strlen("/admin/#/accept/"));
 }
 
@@ -195,7 +210,8 @@ Test(sessions, session_names_its_tenant_and_lists_the_others)
 	fx_new(&b, "free", 0);
 	fx_new(&c, "free", 0);
 	fx_new(&d, "free", 0);
-	sql("UPDATE tenants SET name = 'Second shop' WHERE id = '%s'", b.tenant);
+	sql("UPDATE tenants SET name = 'Second shop' WHERE id = '%s'",
+	    b.tenant);
 	sql("UPDATE members SET email = '%s' WHERE id = '%s'", owner_email,
 	    b.member);
 	cr_assert_eq(set_password(b.member, "the second shop's pass"), 0);
@@ -211,7 +227,8 @@ Test(sessions, session_names_its_tenant_and_lists_the_others)
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "tenant.id"), a.tenant);
 	cr_assert_str_eq(jget(r->json, "tenant.name"), "テスト店舗");
-	cr_assert_str_eq(jget(r->json, "tenants.0.id"), b.tenant, "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "tenants.0.id"), b.tenant, "%s",
+	    r->body);
 	cr_assert_str_eq(jget(r->json, "tenants.0.name"), "Second shop");
 	cr_assert_str_eq(jget(r->json, "tenants.0.role"), "viewer");
 	cr_assert_null(jget(r->json, "tenants.1"), "%s", r->body);
@@ -251,7 +268,8 @@ Test(sessions, invitation_roles_suspension_and_last_owner)
 	owner_fixture(&f);
 	session_of(owner_email, PW, &o);
 	snprintf(email, sizeof(email), "Viewer@t%s.example", f.tenant);
-	snprintf(body, sizeof(body), "{\"email\":\"%s\",\"role\":\"viewer\"}", email);
+	snprintf(body, sizeof(body), "{\"email\":\"%s\",\"role\":\"viewer\"}",
+	    email);
 	r = http("POST", "/api/v1/admin/members", NULL, body, o.hdr);
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "role"), "viewer");
@@ -266,19 +284,26 @@ Test(sessions, invitation_roles_suspension_and_last_owner)
 	resp_free(r);
 
 	/* formback-deliver mails the link; only its hash is stored */
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"),
+	    0);
 	link_token(email, 0, token);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM invitations WHERE member_id = '%s' "
-	    "AND sent_at IS NOT NULL AND token_hash IS NOT NULL", mid), "1");
-	snprintf(body, sizeof(body), "{\"token\":\"%s\",\"password\":\"short\"}", token);
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM invitations WHERE member_id "
+	    "= '%s' AND sent_at IS NOT NULL AND token_hash "
+	    "IS NOT NULL", mid), "1");
+	snprintf(body, sizeof(body),
+	    "{\"token\":\"%s\",\"password\":\"short\"}", token);
 	r = http("POST", "/api/v1/admin/invitations/accept", NULL, body, NULL);
-	expect_error(r, 422, "invalid_request", "password_too_weak", "password");
+	expect_error(r, 422, "invalid_request", "password_too_weak",
+	    "password");
 	resp_free(r);
-	snprintf(body, sizeof(body), "{\"token\":\"%s\",\"password\":\"%s\"}", token, email);
+	snprintf(body, sizeof(body), "{\"token\":\"%s\",\"password\":\"%s\"}",
+	    token, email);
 	r = http("POST", "/api/v1/admin/invitations/accept", NULL, body, NULL);
-	expect_error(r, 422, "invalid_request", "password_too_weak", "password");
+	expect_error(r, 422, "invalid_request", "password_too_weak",
+	    "password");
 	resp_free(r);
-	snprintf(body, sizeof(body), "{\"token\":\"%s\",\"password\":\"viewer's own pass\"}",
+	snprintf(body, sizeof(body),
+	    "{\"token\":\"%s\",\"password\":\"viewer's own pass\"}",
 	    token);
 	r = http("POST", "/api/v1/admin/invitations/accept", NULL, body, NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
@@ -288,15 +313,16 @@ Test(sessions, invitation_roles_suspension_and_last_owner)
 	r = http("POST", "/api/v1/admin/invitations/accept", NULL, body, NULL);
 	expect_error(r, 422, "invalid_request", "invitation_invalid", "token");
 	resp_free(r);
-	cr_assert_null(strstr(sql("SELECT GROUP_CONCAT(detail) FROM audit_log WHERE "
-	    "tenant_id = '%s'", f.tenant), token));
+	cr_assert_null(strstr(sql("SELECT GROUP_CONCAT(detail) FROM audit_log "
+	    "WHERE tenant_id = '%s'", f.tenant), token));
 
 	/* a viewer reads, and is refused writes by the route table */
 	session_of(email, "viewer's own pass", &v);
 	r = http("GET", "/api/v1/campaigns", NULL, NULL, v.cookie);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	resp_free(r);
-	snprintf(body, sizeof(body), "{\"site_id\":\"%s\",\"key\":\"v\",\"name\":\"V\"}",
+	snprintf(body, sizeof(body),
+	    "{\"site_id\":\"%s\",\"key\":\"v\",\"name\":\"V\"}",
 	    f.site);
 	r = http("POST", "/api/v1/campaigns", NULL, body, v.hdr);
 	expect_error(r, 403, "permission_error", "role_insufficient", NULL);
@@ -347,7 +373,8 @@ Test(sessions, invitation_roles_suspension_and_last_owner)
 		struct fx	 g;
 
 		fx_new(&g, "growth", 0);
-		snprintf(path, sizeof(path), "/api/v1/admin/members/%s", g.member);
+		snprintf(path, sizeof(path), "/api/v1/admin/members/%s",
+		    g.member);
 		r = http("PATCH", path, NULL, "{\"role\":\"viewer\"}", o.hdr);
 		expect_error(r, 404, "not_found", "not_found", "member_id");
 		resp_free(r);
@@ -365,7 +392,8 @@ Test(sessions, password_reset_ends_other_sessions)
 	session_of(owner_email, PW, &o);
 	r = http("POST", "/api/v1/admin/password_resets", NULL,
 	    "{\"email\":\"nobody@nowhere.example\"}", NULL);
-	r2 = http("POST", "/api/v1/admin/password_resets", NULL, "{\"email\":\"OWNER@T", NULL);
+	r2 = http("POST", "/api/v1/admin/password_resets", NULL,
+	    "{\"email\":\"OWNER@T", NULL);
 	resp_free(r2);
 	snprintf(body, sizeof(body), "{\"email\":\"%s\"}", owner_email);
 	r2 = http("POST", "/api/v1/admin/password_resets", NULL, body, NULL);
@@ -374,9 +402,11 @@ Test(sessions, password_reset_ends_other_sessions)
 	cr_assert_str_eq(r->body, r2->body);
 	resp_free(r);
 	resp_free(r2);
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"),
+	    0);
 	link_token(owner_email, 0, token);
-	snprintf(body, sizeof(body), "{\"token\":\"%s\",\"password\":\"a brand new secret\"}",
+	snprintf(body, sizeof(body),
+	    "{\"token\":\"%s\",\"password\":\"a brand new secret\"}",
 	    token);
 	r = http("POST", "/api/v1/admin/invitations/accept", NULL, body, NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
@@ -401,13 +431,17 @@ Test(sessions, throttled_per_account_alike_for_unknown_ones)
 	owner_fixture(&f);
 	for (i = 0; i < 4; i++) {
 		r = signin(owner_email, "not the password", NULL);
-		expect_error(r, 401, "authentication_error", "signin_failed", NULL);
+		expect_error(r, 401, "authentication_error", "signin_failed",
+		    NULL);
 		resp_free(r);
 		r = signin("ghost@nowhere.example", "not the password", NULL);
-		expect_error(r, 401, "authentication_error", "signin_failed", NULL);
+		expect_error(r, 401, "authentication_error", "signin_failed",
+		    NULL);
 		resp_free(r);
 	}
-	/* the fifth failure starts a delay: then even the right password waits */
+	/*
+	 * the fifth failure starts a delay: then even the right password waits
+	 */
 	r = signin(owner_email, "not the password", NULL);
 	expect_error(r, 401, "authentication_error", "signin_failed", NULL);
 	resp_free(r);
@@ -654,9 +688,11 @@ Test(sessions, suppressions_exported_as_csv_formulas_neutralised)
 	cr_assert_not_null(cd);
 	cr_assert(strncmp(cd, "attachment; filename=\"suppressions-", 35) == 0,
 	    "%s", cd);
-	cr_assert(strncmp(r->body, "\xef\xbb\xbfid,kind,value_masked,", 24) == 0,
+	cr_assert(strncmp(r->body, "\xef\xbb\xbfid,kind,value_masked,",
+	    24) == 0,
 	    "%s", r->body);
-	cr_assert_not_null(strstr(r->body, ",\"'=HYPERLINK(\"\"http://x\"\")\","),
+	cr_assert_not_null(strstr(r->body,
+	    ",\"'=HYPERLINK(\"\"http://x\"\")\","),
 	    "%s", r->body);
 	cr_assert_not_null(strstr(r->body, ",\"ok, fine\","), "%s", r->body);
 	/* masked: no contact in clear */
@@ -719,7 +755,8 @@ Test(sessions, https_cookies_hsts_and_no_fallback)
 	sc = strstr(r->headers, "__Host-fb_session=fbs_");
 	cr_assert_not_null(sc, "%s", r->headers);
 	cr_assert(strncmp(strchr(sc, ';'), "; Path=/;", 9) == 0, "%s", sc);
-	cr_assert_not_null(strstr(r->headers, "; HttpOnly; SameSite=Lax; Secure"),
+	cr_assert_not_null(strstr(r->headers,
+	    "; HttpOnly; SameSite=Lax; Secure"),
 	    "%s", r->headers);
 	cr_assert_not_null(strstr(r->headers, "__Host-fb_device=fbd_"));
 	cr_assert_not_null(strstr(r->headers, "SameSite=Strict; Secure"));
@@ -863,7 +900,8 @@ Test(sessions, api_keys_issued_once_listed_and_revoked)
 	cr_assert_str_eq(jget(r->json, "prefix"), path);
 	cr_assert_str_eq(jget(r->json, "member_id"), f.member);
 	resp_free(r);
-	r = http("POST", "/api/v1/admin/api_keys", NULL, "{\"scopes\":[\"nope:read\"]}",
+	r = http("POST", "/api/v1/admin/api_keys", NULL,
+	    "{\"scopes\":[\"nope:read\"]}",
 	    o.hdr);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "scopes");
 	resp_free(r);
@@ -876,7 +914,8 @@ Test(sessions, api_keys_issued_once_listed_and_revoked)
 	r = http("GET", "/api/v1/admin/api_keys", NULL, NULL, o.cookie);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_null(strstr(r->body, key));
-	cr_assert_not_null(strstr(r->body, "\"last_used_at\":\"20"), "%s", r->body);
+	cr_assert_not_null(strstr(r->body, "\"last_used_at\":\"20"), "%s",
+	    r->body);
 	resp_free(r);
 	snprintf(path, sizeof(path), "/api/v1/admin/api_keys/%s", id);
 	r = http("DELETE", path, NULL, NULL, o.hdr);
@@ -886,7 +925,8 @@ Test(sessions, api_keys_issued_once_listed_and_revoked)
 	expect_error(r, 401, "authentication_error", "api_key_revoked", NULL);
 	resp_free(r);
 	/* the audit log through the admin API */
-	r = http("GET", "/api/v1/admin/audit_log?limit=5", NULL, NULL, o.cookie);
+	r = http("GET", "/api/v1/admin/audit_log?limit=5", NULL, NULL,
+	    o.cookie);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "data.0.action"), "revokeApiKey");
 	cr_assert_str_eq(jget(r->json, "data.0.actor_type"), "session");
@@ -896,8 +936,9 @@ Test(sessions, api_keys_issued_once_listed_and_revoked)
 	cr_assert_null(strstr(file_tail(getenv("FB_LOG")), PW));
 	cr_assert_null(strstr(file_tail(getenv("FB_LOG")), key));
 	cr_assert_null(strstr(file_tail(getenv("FB_LOG")), o.cookie + 19));
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE detail LIKE '%%%s%%' "
-	    "OR detail LIKE '%%fbs_%%' OR detail LIKE '%%fb_live_%%'", PW), "0");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE detail LIKE "
+	    "'%%%s%%' OR detail LIKE '%%fbs_%%' OR detail LIKE "
+	    "'%%fb_live_%%'", PW), "0");
 }
 
 Test(sessions, statuses_sites_and_the_delivery_switch)
@@ -930,7 +971,8 @@ Test(sessions, statuses_sites_and_the_delivery_switch)
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	resp_free(r);
 	r = http("PATCH", path, NULL, "{\"status\":\"active\"}", o.hdr);
-	expect_error(r, 422, "invalid_request", "campaign_not_ready", "scenarios");
+	expect_error(r, 422, "invalid_request", "campaign_not_ready",
+	    "scenarios");
 	resp_free(r);
 	snprintf(path, sizeof(path), "/api/v1/scenarios/%s", scen);
 	r = http("PATCH", path, NULL, "{\"status\":\"active\"}", o.hdr);
@@ -942,8 +984,9 @@ Test(sessions, statuses_sites_and_the_delivery_switch)
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "status"), "active");
 	resp_free(r);
-	cr_assert_str_eq(sql("SELECT actor_type FROM audit_log WHERE tenant_id = '%s' "
-	    "AND action = 'updateCampaign' ORDER BY id DESC LIMIT 1", f.tenant),
+	cr_assert_str_eq(sql("SELECT actor_type FROM audit_log WHERE tenant_id "
+	    "= '%s' AND action = 'updateCampaign' ORDER BY id DESC "
+	    "LIMIT 1", f.tenant),
 	    "session");
 
 	/* sites: created and renamed by an admin; an API key may not */
@@ -969,7 +1012,8 @@ Test(sessions, statuses_sites_and_the_delivery_switch)
 	snprintf(path, sizeof(path), "/api/v1/admin/sites/%s", site);
 	r = http("PATCH", path, NULL, "{\"name\":\"新しい名前\","
 	    "\"privacy_policy_url\":\"http://127.0.0.1/privacy\"}", o.hdr);
-	expect_error(r, 422, "invalid_request", "parameter_invalid", "privacy_policy_url");
+	expect_error(r, 422, "invalid_request", "parameter_invalid",
+	    "privacy_policy_url");
 	resp_free(r);
 	r = http("PATCH", path, NULL, "{\"name\":\"新しい名前\"}", o.hdr);
 	cr_assert_eq(r->status, 200, "%s", r->body);
@@ -977,11 +1021,13 @@ Test(sessions, statuses_sites_and_the_delivery_switch)
 	resp_free(r);
 
 	/* the delivery switch */
-	r = http("PUT", "/api/v1/admin/delivery_status", NULL, "{\"mode\":\"sometimes\"}",
+	r = http("PUT", "/api/v1/admin/delivery_status", NULL,
+	    "{\"mode\":\"sometimes\"}",
 	    o.hdr);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "mode");
 	resp_free(r);
-	r = http("PUT", "/api/v1/admin/delivery_status", NULL, "{\"mode\":\"test_only\"}",
+	r = http("PUT", "/api/v1/admin/delivery_status", NULL,
+	    "{\"mode\":\"test_only\"}",
 	    o.hdr);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	resp_free(r);
@@ -1019,15 +1065,19 @@ Test(sessions, csv_import_of_ten_thousand_shift_jis_rows, .timeout = 120)
 	n += (size_t)sprintf(csv + n, "電話番号,メモ,期限\r\n");
 	for (i = 0; i < 10000; i++) {
 		if (i % 10 == 7)
-			n += (size_t)sprintf(csv + n, "not-a-contact-%d,,\r\n", i);
+			n += (size_t)sprintf(csv + n, "not-a-contact-%d,,\r\n",
+			    i);
 		else if (i % 10 == 8)		/* the row two above, again */
 			n += (size_t)sprintf(csv + n, "0901%07d\r\n", i - 2);
 		else if (i % 10 == 5)
-			n += (size_t)sprintf(csv + n, "\"User%d@Example.JP\",\"ご依頼, 電話で\"\r\n", i);
+			n += (size_t)sprintf(csv + n,
+			    "\"User%d@Example.JP\",\"ご依頼, 電話で\"\r\n", i);
 		else if (i % 100 == 99)
-			n += (size_t)sprintf(csv + n, "0901%07d,テスト①,yesterday\r\n", i);
+			n += (size_t)sprintf(csv + n,
+			    "0901%07d,テスト①,yesterday\r\n", i);
 		else
-			n += (size_t)sprintf(csv + n, "0901%07d,テスト①,2099-01-01T00:00:00+09:00\r\n", i);
+			n += (size_t)sprintf(csv + n,
+			    "0901%07d,テスト①,2099-01-01T00:00:00+09:00\r\n", i);
 	}
 	sj = to_sjis(csv);
 	cr_assert_neq(strcmp(sj, csv), 0);
@@ -1047,12 +1097,14 @@ Test(sessions, csv_import_of_ten_thousand_shift_jis_rows, .timeout = 120)
 	r = http("POST", "/api/v1/admin/suppressions/import", NULL, sj, key);
 	expect_error(r, 422, "invalid_request", "csv_invalid", "body:5002");
 	resp_free(r);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE tenant_id = '%s'",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE "
+	    "tenant_id = '%s'",
 	    f.tenant), "0");
 	free(sj);
 
 	sj = to_sjis(csv);
-	snprintf(key, sizeof(key), "%s\nContent-Type: text/csv\nIdempotency-Key: imp-%s",
+	snprintf(key, sizeof(key),
+	    "%s\nContent-Type: text/csv\nIdempotency-Key: imp-%s",
 	    o.hdr, f.tenant);
 	r = http("POST", "/api/v1/admin/suppressions/import", NULL, sj, key);
 	cr_assert_eq(r->status, 200, "%.300s", r->body);
@@ -1077,17 +1129,22 @@ Test(sessions, csv_import_of_ten_thousand_shift_jis_rows, .timeout = 120)
 	cr_assert_str_eq(jget(r->json, "results.9999.record"), "10001");
 	snprintf(id, sizeof(id), "%s", jget(r->json, "results.5.id"));
 	resp_free(r);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE tenant_id = '%s'",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE "
+	    "tenant_id = '%s'",
 	    f.tenant), "7900");
-	/* the memo came through Shift_JIS intact, the comma inside quotes kept */
-	cr_assert_str_eq(sql("SELECT memo FROM suppressions WHERE id = '%s'", id),
+	/*
+	 * the memo came through Shift_JIS intact, the comma inside quotes kept
+	 */
+	cr_assert_str_eq(sql("SELECT memo FROM suppressions WHERE id = '%s'",
+	    id),
 	    "ご依頼, 電話で");
 	/* the same key replays the answer; nothing is added twice */
 	r = http("POST", "/api/v1/admin/suppressions/import", NULL, sj, key);
 	cr_assert_eq(r->status, 200);
 	cr_assert_str_eq(resp_header(r, "Idempotency-Replayed"), "true");
 	resp_free(r);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE tenant_id = '%s'",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM suppressions WHERE "
+	    "tenant_id = '%s'",
 	    f.tenant), "7900");
 	free(sj);
 	free(csv);
@@ -1128,7 +1185,8 @@ Test(sessions, test_recipients_confirmed_and_test_sends)
 	snprintf(rid, sizeof(rid), "%s", jget(r->json, "id"));
 	resp_free(r);
 	r = http("POST", "/api/v1/admin/test_recipients", NULL, body, o.hdr);
-	expect_error(r, 409, "invalid_request", "test_recipient_exists", "contact");
+	expect_error(r, 409, "invalid_request", "test_recipient_exists",
+	    "contact");
 	resp_free(r);
 	r = http("POST", "/api/v1/admin/test_recipients", NULL,
 	    "{\"contact\":\"090-7777-1357\"}", o.hdr);
@@ -1136,21 +1194,27 @@ Test(sessions, test_recipients_confirmed_and_test_sends)
 	snprintf(tid, sizeof(tid), "%s", jget(r->json, "id"));
 	resp_free(r);
 	/* stored sealed: neither contact is in the clear, nor in the audit */
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = '%s' "
-	    "AND (detail LIKE '%%qa@%%' OR detail LIKE '%%7777%%')", f.tenant), "0");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM test_recipients WHERE tenant_id = '%s' "
-	    "AND (contact_sealed LIKE '%%qa@%%' OR contact_sealed LIKE '%%7777%%')",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM audit_log WHERE tenant_id = "
+	    "'%s' AND (detail LIKE '%%qa@%%' OR detail LIKE "
+	    "'%%7777%%')", f.tenant), "0");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM test_recipients WHERE "
+	    "tenant_id = '%s' AND (contact_sealed LIKE '%%qa@%%' OR "
+	    "contact_sealed LIKE '%%7777%%')",
 	    f.tenant), "0");
 
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"),
+	    0);
 	code_in(mail_to(email, 0), "確認コード: ", code);
-	snprintf(path, sizeof(path), "/api/v1/admin/test_recipients/%s/confirm", rid);
+	snprintf(path, sizeof(path), "/api/v1/admin/test_recipients/%s/confirm",
+	    rid);
 	snprintf(wrong, sizeof(wrong), "%06d", (atoi(code) + 1) % 1000000);
 	snprintf(body, sizeof(body), "{\"code\":\"%s\"}", wrong);
 	r = http("POST", path, NULL, body, o.hdr);
-	expect_error(r, 422, "invalid_request", "confirmation_code_invalid", "code");
+	expect_error(r, 422, "invalid_request", "confirmation_code_invalid",
+	    "code");
 	resp_free(r);
-	cr_assert_str_eq(sql("SELECT code_tries FROM test_recipients WHERE id = '%s'",
+	cr_assert_str_eq(sql("SELECT code_tries FROM test_recipients WHERE id "
+	    "= '%s'",
 	    rid), "1");
 	snprintf(body, sizeof(body), "{\"code\":\"%s\"}", code);
 	r = http("POST", path, NULL, body, o.hdr);
@@ -1162,7 +1226,8 @@ Test(sessions, test_recipients_confirmed_and_test_sends)
 	p = strstr(sms, "+819077771357");
 	cr_assert_not_null(p, "no code SMS: %.300s", sms);
 	code_in(p, "確認コード: ", code);
-	snprintf(path, sizeof(path), "/api/v1/admin/test_recipients/%s/confirm", tid);
+	snprintf(path, sizeof(path), "/api/v1/admin/test_recipients/%s/confirm",
+	    tid);
 	snprintf(body, sizeof(body), "{\"code\":\"%s\"}", code);
 	r = http("POST", path, NULL, body, o.hdr);
 	cr_assert_eq(r->status, 200, "%s", r->body);
@@ -1187,7 +1252,8 @@ Test(sessions, test_recipients_confirmed_and_test_sends)
 	cr_assert_str_eq(jget(r->json, "data.0.status"), "pending");
 	snprintf(sid, sizeof(sid), "%s", jget(r->json, "data.0.id"));
 	resp_free(r);
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"),
+	    0);
 	r = http("GET", "/api/v1/admin/test_sends", NULL, NULL, o.cookie);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "data.0.id"), sid);
@@ -1196,7 +1262,8 @@ Test(sessions, test_recipients_confirmed_and_test_sends)
 	cr_assert_not_null(strstr(mail_to(email, 1), "[テスト] サンプル商品のご案内"),
 	    "%s", mail_to(email, 1));
 	/* never a delivery to a lead, never in the usage */
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = '%s'",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id "
+	    "= '%s'",
 	    f.tenant), "0");
 	/* a channel without a confirmed recipient */
 	snprintf(path, sizeof(path), "/api/v1/admin/test_recipients/%s", tid);
@@ -1206,10 +1273,12 @@ Test(sessions, test_recipients_confirmed_and_test_sends)
 	r = http("POST", "/api/v1/messages", f.live, "{\"channel\":\"sms\","
 	    "\"body\":\"テストです {{link_url}}\"}", NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
-	snprintf(body, sizeof(body), "{\"message_id\":\"%s\"}", jget(r->json, "id"));
+	snprintf(body, sizeof(body), "{\"message_id\":\"%s\"}",
+	    jget(r->json, "id"));
 	resp_free(r);
 	r = http("POST", "/api/v1/test_sends", NULL, body, o.hdr);
-	expect_error(r, 422, "invalid_request", "no_test_recipients", "message_id");
+	expect_error(r, 422, "invalid_request", "no_test_recipients",
+	    "message_id");
 	resp_free(r);
 }
 
@@ -1223,24 +1292,29 @@ Test(sessions, direct_html_for_owners_and_admins_sanitized_and_sandboxed)
 
 	owner_fixture(&f);
 	session_of(owner_email, PW, &o);
-	snprintf(body, sizeof(body), "{\"channel\":\"email\",\"subject\":\"件名\","
+	snprintf(body, sizeof(body),
+	    "{\"channel\":\"email\",\"subject\":\"件名\","
 	    "\"body_html\":\"<p onclick=alert(1)>{{product_name}}のご案内</p>"
 	    "<script>alert(1)</script><a href=\\\"{{link_url}}\\\">続き</a>"
 	    "<a href=\\\"javascript:alert(1)\\\">x</a>\"}");
 	r = http("POST", "/api/v1/messages", f.live, body, NULL);
-	expect_error(r, 403, "permission_error", "session_required", "body_html");
+	expect_error(r, 403, "permission_error", "session_required",
+	    "body_html");
 	resp_free(r);
 	r = http("POST", "/api/v1/messages", NULL, body, o.hdr);
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "has_body_html"), "true");
-	cr_assert_str_eq(jget(r->json, "body_html"), "<p>{{product_name}}のご案内</p>"
+	cr_assert_str_eq(jget(r->json, "body_html"),
+	    "<p>{{product_name}}のご案内</p>"
 	    "<a href=\"{{link_url}}\">続き</a><a>x</a>");
 	snprintf(mid, sizeof(mid), "%s", jget(r->json, "id"));
 	resp_free(r);
 	/* an SMS has no HTML */
-	r = http("POST", "/api/v1/messages", NULL, "{\"channel\":\"sms\",\"body\":\"a\","
+	r = http("POST", "/api/v1/messages", NULL,
+	    "{\"channel\":\"sms\",\"body\":\"a\","
 	    "\"body_html\":\"<p>a</p>\"}", o.hdr);
-	expect_error(r, 422, "invalid_request", "parameter_invalid", "body_html");
+	expect_error(r, 422, "invalid_request", "parameter_invalid",
+	    "body_html");
 	resp_free(r);
 	/* the preview: the owner's frame content, under a CSP sandbox */
 	snprintf(path, sizeof(path), "/api/v1/admin/messages/%s/preview", mid);
@@ -1256,13 +1330,16 @@ Test(sessions, direct_html_for_owners_and_admins_sanitized_and_sandboxed)
 
 	/* a member (not an admin) may not enter or copy direct HTML */
 	snprintf(email, sizeof(email), "member@t%s.example", f.tenant);
-	snprintf(body, sizeof(body), "{\"email\":\"%s\",\"role\":\"member\"}", email);
+	snprintf(body, sizeof(body), "{\"email\":\"%s\",\"role\":\"member\"}",
+	    email);
 	r = http("POST", "/api/v1/admin/members", NULL, body, o.hdr);
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	resp_free(r);
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" >/dev/null 2>&1"),
+	    0);
 	link_token(email, 0, token);
-	snprintf(body, sizeof(body), "{\"token\":\"%s\",\"password\":\"member password 1\"}",
+	snprintf(body, sizeof(body),
+	    "{\"token\":\"%s\",\"password\":\"member password 1\"}",
 	    token);
 	r = http("POST", "/api/v1/admin/invitations/accept", NULL, body, NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
@@ -1270,11 +1347,13 @@ Test(sessions, direct_html_for_owners_and_admins_sanitized_and_sandboxed)
 	session_of(email, "member password 1", &m);
 	r = http("POST", "/api/v1/messages", NULL, "{\"channel\":\"email\","
 	    "\"subject\":\"s\",\"body_html\":\"<p>x</p>\"}", m.hdr);
-	expect_error(r, 403, "permission_error", "role_insufficient", "body_html");
+	expect_error(r, 403, "permission_error", "role_insufficient",
+	    "body_html");
 	resp_free(r);
 	snprintf(path, sizeof(path), "/api/v1/messages/%s/duplicate", mid);
 	r = http("POST", path, NULL, "{}", m.hdr);
-	expect_error(r, 403, "permission_error", "role_insufficient", "body_html");
+	expect_error(r, 403, "permission_error", "role_insufficient",
+	    "body_html");
 	resp_free(r);
 	/* but may edit the rest of a message, and the HTML stays */
 	snprintf(path, sizeof(path), "/api/v1/messages/%s", mid);
@@ -1299,7 +1378,8 @@ Test(sessions, consent_settings_edited_and_published)
 	session_of(owner_email, PW, &o);
 	r = http("PATCH", "/api/v1/admin/consent_settings", NULL,
 	    "{\"consent_mode\":\"always\"}", o.hdr);
-	expect_error(r, 422, "invalid_request", "parameter_invalid", "consent_mode");
+	expect_error(r, 422, "invalid_request", "parameter_invalid",
+	    "consent_mode");
 	resp_free(r);
 	r = http("PATCH", "/api/v1/admin/consent_settings", NULL,
 	    "{\"consent_checkbox_enabled\":\"yes\"}", o.hdr);
@@ -1308,7 +1388,8 @@ Test(sessions, consent_settings_edited_and_published)
 	resp_free(r);
 	r = http("PATCH", "/api/v1/admin/consent_settings", NULL,
 	    "{\"consent_template_key\":\"nope\"}", o.hdr);
-	expect_error(r, 422, "invalid_request", "parameter_invalid", "consent_template_key");
+	expect_error(r, 422, "invalid_request", "parameter_invalid",
+	    "consent_template_key");
 	resp_free(r);
 	r = http("PATCH", "/api/v1/admin/consent_settings", NULL,
 	    "{\"consent_mode\":\"explicit\",\"consent_checkbox_enabled\":true,"
@@ -1317,7 +1398,8 @@ Test(sessions, consent_settings_edited_and_published)
 	cr_assert_str_eq(jget(r->json, "consent_mode"), "explicit");
 	cr_assert_str_eq(jget(r->json, "consent_checkbox_enabled"), "true");
 	cr_assert_str_eq(jget(r->json, "optout_text.title"), "お知らせの停止");
-	cr_assert_eq(json_object_array_length(jobj(r->json, "publish_failed")), 0);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "publish_failed")),
+	    0);
 	resp_free(r);
 	/* an API key reads it, may not change it */
 	r = http("GET", "/api/v1/consent_settings", f.live, NULL, NULL);
@@ -1334,7 +1416,8 @@ Test(sessions, consent_settings_edited_and_published)
 		snprintf(p, sizeof(p), "/api/v1/sites/%s/tag-config", f.site);
 		r = http("GET", p, f.live, NULL, NULL);
 		cr_assert_eq(r->status, 200, "%s", r->body);
-		cr_assert_not_null(strstr(r->body, "\"explicit\""), "%s", r->body);
+		cr_assert_not_null(strstr(r->body, "\"explicit\""), "%s",
+		    r->body);
 		resp_free(r);
 	}
 }
@@ -1369,7 +1452,8 @@ second_step(const char *tok, const char *field, const char *code)
 {
 	char	 body[256];
 
-	snprintf(body, sizeof(body), "{\"challenge_token\":\"%s\",\"%s\":\"%s\"}",
+	snprintf(body, sizeof(body),
+	    "{\"challenge_token\":\"%s\",\"%s\":\"%s\"}",
 	    tok, field, code);
 	return http("POST", "/api/v1/admin/session/two_factor", NULL, body,
 	    NULL);

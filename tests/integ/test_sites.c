@@ -79,11 +79,13 @@ Test(sites, snippets_follow_campaign_changes)
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	resp_free(r);
 	r = http("GET", s, f.live, NULL, NULL);
-	cr_assert_str_eq(jget(r->json, "snippets.0.campaign_name"), "新しい \"名前\"");
+	cr_assert_str_eq(jget(r->json, "snippets.0.campaign_name"),
+	    "新しい \"名前\"");
 	cr_assert_str_eq(jget(r->json, "snippets.1.campaign_key"), "two");
 	resp_free(r);
 	/* a dry run */
-	snprintf(p, sizeof(p), "{\"site_id\":\"%s\",\"key\":\"three\",\"name\":\"3\"}", f.site);
+	snprintf(p, sizeof(p),
+	    "{\"site_id\":\"%s\",\"key\":\"three\",\"name\":\"3\"}", f.site);
 	r = http("POST", "/api/v1/campaigns", f.test, p, NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	resp_free(r);
@@ -91,9 +93,11 @@ Test(sites, snippets_follow_campaign_changes)
 	r = http("POST", p, f.live, "{}", NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	resp_free(r);
-	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status archived", a), 0);
+	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status archived",
+	    a), 0);
 	r = http("GET", s, f.live, NULL, NULL);
-	cr_assert_eq(json_object_array_length(jobj(r->json, "snippets")), 2, "%s", r->body);
+	cr_assert_eq(json_object_array_length(jobj(r->json, "snippets")), 2,
+	    "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "snippets.0.campaign_id"), b);
 	cr_assert_str_eq(jget(r->json, "snippets.1.campaign_key"), "two-copy");
 	resp_free(r);
@@ -119,7 +123,8 @@ site_reads(const struct fx *f, const char *query, const char *path,
 		if (want == NULL)
 			cr_assert_null(jget(r->json, path), "%s", r->body);
 		else
-			cr_assert_str_eq(jget(r->json, path), want, "%s", r->body);
+			cr_assert_str_eq(jget(r->json, path), want, "%s",
+			    r->body);
 		resp_free(r);
 	}
 }
@@ -139,7 +144,8 @@ Test(sites, kept_answers_follow_every_change)
 	fx_new(&f, "pro", 0);
 	fx_campaign(&f, "one", a);
 	site_reads(&f, "", "snippets.0.campaign_name", "キャンペーン one", 12);
-	site_reads(&f, "?nonce=true", "snippets.0.campaign_name", "キャンペーン one", 12);
+	site_reads(&f, "?nonce=true", "snippets.0.campaign_name", "キャンペーン one",
+	    12);
 	/* a campaign's trigger rewrites the site's snippets */
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s", a);
 	r = http("PATCH", p, f.live, "{\"name\":\"いち\"}", NULL);
@@ -148,7 +154,8 @@ Test(sites, kept_answers_follow_every_change)
 	site_reads(&f, "", "snippets.0.campaign_name", "いち", 12);
 	site_reads(&f, "?nonce=true", "snippets.0.campaign_name", "いち", 12);
 	/* SQL outside the API */
-	sql("UPDATE sites SET sending_held_at = '2026-11-26 01:02:03' WHERE id = '%s'",
+	sql("UPDATE sites SET sending_held_at = '2026-11-26 01:02:03' WHERE id "
+	    "= '%s'",
 	    f.site);
 	site_reads(&f, "", "sending_held_at", "2026-11-26T01:02:03Z", 12);
 	/* an operator's command */
@@ -179,7 +186,8 @@ Test(sites, other_tenants_site_is_404)
 	r = http("GET", p, f.live, NULL, NULL);
 	expect_error(r, 404, "not_found", "not_found", "site_id");
 	resp_free(r);
-	r = http("GET", "/api/v1/sites/01900000-0000-7000-8000-000000000000", f.live, NULL, NULL);
+	r = http("GET", "/api/v1/sites/01900000-0000-7000-8000-000000000000",
+	    f.live, NULL, NULL);
 	expect_error(r, 404, "not_found", "not_found", "site_id");
 	resp_free(r);
 }
@@ -197,8 +205,10 @@ Test(sites, consent_settings)
 	cr_assert_str_eq(jget(r->json, "template.key"), "standard");
 	cr_assert_eq(json_object_array_length(jobj(r->json, "templates")), 3);
 	cr_assert_not_null(jobj(r->json, "optout_text"));
-	cr_assert_eq(json_object_array_length(jobj(r->json, "publish_failed")), 0);
-	cr_assert_eq(json_object_get_type(jobj(r->json, "consent_checkbox_enabled")),
+	cr_assert_eq(json_object_array_length(jobj(r->json, "publish_failed")),
+	    0);
+	cr_assert_eq(json_object_get_type(jobj(r->json,
+	    "consent_checkbox_enabled")),
 	    json_type_boolean);
 	resp_free(r);
 }
@@ -214,13 +224,15 @@ Test(sites, delivery_status_follows_the_switch)
 	cr_assert(!json_object_get_boolean(jobj(r->json, "enabled")));
 	cr_assert_null(jget(r->json, "enabled_at"));
 	resp_free(r);
-	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode test_only", f.tenant), 0);
+	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode test_only",
+	    f.tenant), 0);
 	r = http("GET", "/api/v1/delivery_status", f.live, NULL, NULL);
 	cr_assert_str_eq(jget(r->json, "mode"), "test_only");
 	cr_assert(json_object_get_boolean(jobj(r->json, "enabled")));
 	cr_assert_not_null(jget(r->json, "enabled_at"));
 	resp_free(r);
-	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode off", f.tenant), 0);
+	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode off",
+	    f.tenant), 0);
 	r = http("GET", "/api/v1/delivery_status", f.live, NULL, NULL);
 	cr_assert_null(jget(r->json, "enabled_at"));
 	resp_free(r);

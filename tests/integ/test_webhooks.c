@@ -24,7 +24,8 @@ hook_url(const char *host, const char *path)
 {
 	static char	 u[256];
 
-	snprintf(u, sizeof(u), "https://%s:%s%s", host, getenv("FB_HOOK_PORT"), path);
+	snprintf(u, sizeof(u), "https://%s:%s%s", host, getenv("FB_HOOK_PORT"),
+	    path);
 	return u;
 }
 
@@ -53,19 +54,24 @@ sample_data(const char *type)
 	static const struct {
 		const char	*type, *data;
 	} s[] = {
-		{ "lead.captured", "{\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\""
+		{ "lead.captured",
+		    "{\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\""
 		  CAMPAIGN_ID "\",\"site_id\":\"" SITE_ID "\",\"channels\":[\"sms\","
 		  "\"email\"]}" },
-		{ "lead.abandoned", "{\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\""
+		{ "lead.abandoned",
+		    "{\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\""
 		  CAMPAIGN_ID "\",\"abandoned_at\":\"2026-11-24T00:00:00Z\"}" },
-		{ "delivery.sent", "{\"delivery_id\":\"0190a000-0000-7000-8000-000000000004\","
+		{ "delivery.sent",
+		    "{\"delivery_id\":\"0190a000-0000-7000-8000-000000000004\","
 		  "\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\"" CAMPAIGN_ID "\","
 		  "\"channel\":\"sms\",\"step\":1,\"status\":\"sent\"}" },
-		{ "delivery.failed", "{\"delivery_id\":\"0190a000-0000-7000-8000-000000000004\","
+		{ "delivery.failed",
+		    "{\"delivery_id\":\"0190a000-0000-7000-8000-000000000004\","
 		  "\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\"" CAMPAIGN_ID "\","
 		  "\"channel\":\"email\",\"step\":null,\"status\":\"failed\","
 		  "\"error_code\":\"provider_rejected\"}" },
-		{ "conversion.detected", "{\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\""
+		{ "conversion.detected",
+		    "{\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\""
 		  CAMPAIGN_ID "\",\"site_id\":\"" SITE_ID "\",\"conversion_source\":"
 		  "\"tag\",\"converted_at\":\"2026-11-24T00:00:00Z\"}" },
 	};
@@ -84,7 +90,8 @@ sample_body(const char *tenant, const char *type)
 {
 	static char	 b[1024];
 
-	snprintf(b, sizeof(b), "{\"id\":\"0190a000-0000-7000-8000-000000000005\","
+	snprintf(b, sizeof(b),
+	    "{\"id\":\"0190a000-0000-7000-8000-000000000005\","
 	    "\"type\":\"%s\",\"created_at\":\"2026-11-24T00:00:00Z\","
 	    "\"tenant_id\":\"%s\",\"data\":%s}", type, tenant, sample_data(type));
 	return b;
@@ -95,11 +102,13 @@ sample_body(const char *tenant, const char *type)
  * endpoint: `data`, or its type's sample when NULL.
  */
 static void
-outbox_event(const char *tenant, const char *type, const char *data, char id[40])
+outbox_event(const char *tenant, const char *type, const char *data,
+    char id[40])
 {
 	snprintf(id, 40, "%s", sql("SELECT UUID()"));
-	sql("INSERT INTO outbox (id, tenant_id, topic, event_type, payload, created_at) "
-	    "VALUES ('%s', '%s', 'webhook', '%s', '%s', NOW(6) + INTERVAL 1 SECOND)",
+	sql("INSERT INTO outbox (id, tenant_id, topic, event_type, payload, "
+	    "created_at) VALUES ('%s', '%s', 'webhook', '%s', '%s', NOW(6) + "
+	    "INTERVAL 1 SECOND)",
 	    id, tenant, type, data != NULL ? data : sample_data(type));
 }
 
@@ -203,7 +212,8 @@ rbody(json_object *req, unsigned char *out, size_t outsz)
 	size_t		 n = 0;
 
 	cr_assert(json_object_object_get_ex(req, "body", &b));
-	cr_assert_eq(sodium_base642bin(out, outsz - 1, json_object_get_string(b),
+	cr_assert_eq(sodium_base642bin(out, outsz - 1,
+	    json_object_get_string(b),
 	    strlen(json_object_get_string(b)), NULL, &n, NULL,
 	    sodium_base64_VARIANT_ORIGINAL), 0);
 	out[n] = '\0';
@@ -212,14 +222,16 @@ rbody(json_object *req, unsigned char *out, size_t outsz)
 
 /* A receiver checking X-Formback-Signature from the contract alone. */
 static bool
-contract_verify(const char *secret, const char *header, const unsigned char *body,
+contract_verify(const char *secret, const char *header,
+    const unsigned char *body,
     size_t n)
 {
 	char		 t[32] = "", v1[80] = "", hex[65];
 	unsigned char	 mac[32], signed_[16384];
 	unsigned	 len = 32;
 
-	if (header == NULL || sscanf(header, "t=%31[0-9],v1=%64[0-9a-f]", t, v1) != 2)
+	if (header == NULL ||
+	    sscanf(header, "t=%31[0-9],v1=%64[0-9a-f]", t, v1) != 2)
 		return false;
 	if (llabs(strtoll(t, NULL, 10) - (long long)time(NULL)) > 300)
 		return false;
@@ -228,7 +240,8 @@ contract_verify(const char *secret, const char *header, const unsigned char *bod
 	memcpy(signed_, t, strlen(t));
 	signed_[strlen(t)] = '.';
 	memcpy(signed_ + strlen(t) + 1, body, n);
-	HMAC(EVP_sha256(), secret, (int)strlen(secret), signed_, strlen(t) + 1 + n,
+	HMAC(EVP_sha256(), secret, (int)strlen(secret), signed_,
+	    strlen(t) + 1 + n,
 	    mac, &len);
 	sodium_bin2hex(hex, sizeof(hex), mac, 32);
 	return strlen(v1) == 64 && sodium_memcmp(hex, v1, 64) == 0;
@@ -239,15 +252,18 @@ static bool
 standard_verify(const char *secret, json_object *req, const unsigned char *body,
     size_t n)
 {
-	const char	*id = rget(req, "webhook-id"), *t = rget(req, "webhook-timestamp");
+	const char	*id = rget(req, "webhook-id"), *t = rget(req,
+	    "webhook-timestamp");
 	const char	*sig = rget(req, "webhook-signature");
 	unsigned char	 key[64], mac[32], signed_[16384];
 	char		 b64[64];
 	size_t		 kl, o;
 	unsigned	 len = 32;
 
-	if (id == NULL || t == NULL || sig == NULL || strncmp(sig, "v1,", 3) != 0 ||
-	    sodium_base642bin(key, sizeof(key), secret + 6, strlen(secret + 6), NULL,
+	if (id == NULL || t == NULL || sig == NULL ||
+	    strncmp(sig, "v1,", 3) != 0 ||
+	    sodium_base642bin(key, sizeof(key), secret + 6, strlen(secret + 6),
+	    NULL,
 	    &kl, NULL, sodium_base64_VARIANT_ORIGINAL) != 0)
 		return false;
 	/* "<webhook-id>.<webhook-timestamp>." then the body */
@@ -255,7 +271,8 @@ standard_verify(const char *secret, json_object *req, const unsigned char *body,
 	o = (size_t)sprintf((char *)signed_, "%s.%s.", id, t);
 	memcpy(signed_ + o, body, n);
 	HMAC(EVP_sha256(), key, (int)kl, signed_, o + n, mac, &len);
-	sodium_bin2base64(b64, sizeof(b64), mac, 32, sodium_base64_VARIANT_ORIGINAL);
+	sodium_bin2base64(b64, sizeof(b64), mac, 32,
+	    sodium_base64_VARIANT_ORIGINAL);
 	return strcmp(sig + 3, b64) == 0;
 }
 
@@ -277,14 +294,16 @@ Test(webhooks, endpoints_api)
 	/* design 1: whsec_ + padded standard base64 of 32 bytes */
 	cr_assert_eq(strncmp(secret, "whsec_", 6), 0);
 	cr_assert_eq(strlen(secret), 6 + 44);
-	cr_assert_eq(sodium_base642bin(raw, sizeof(raw), secret + 6, 44, NULL, &n,
+	cr_assert_eq(sodium_base642bin(raw, sizeof(raw), secret + 6, 44, NULL,
+	    &n,
 	    NULL, sodium_base64_VARIANT_ORIGINAL), 0);
 	cr_assert_eq(n, 32);
 	cr_assert_str_eq(jget(r->json, "object"), "webhook_endpoint");
 	cr_assert_str_eq(jget(r->json, "status"), "enabled");
 	cr_assert_null(jget(r->json, "disabled_reason"));
 	cr_assert_eq(json_object_array_length(jobj(r->json, "events")), 2);
-	cr_assert_str_eq(jget(r->json, "url"), hook_url("hooks.formback.test", "/ok"));
+	cr_assert_str_eq(jget(r->json, "url"),
+	    hook_url("hooks.formback.test", "/ok"));
 	resp_free(r);
 	/* the secret is shown once: never by get or list, never stored clear */
 	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s", id);
@@ -319,36 +338,44 @@ Test(webhooks, endpoints_api)
 	cr_assert_null(jget(r->json, "secret"));
 	resp_free(r);
 	/* create rules */
-	r = endpoint(f.live, hook_url("hooks.formback.test", "/ok"), J(["lead.sent"]), NULL);
+	r = endpoint(f.live, hook_url("hooks.formback.test", "/ok"),
+	    J(["lead.sent"]), NULL);
 	expect_error(r, 422, "invalid_request", "unknown_event", "events");
 	resp_free(r);
-	r = endpoint(f.live, hook_url("hooks.formback.test", "/ok"), J("lead.captured"), NULL);
+	r = endpoint(f.live, hook_url("hooks.formback.test", "/ok"),
+	    J("lead.captured"), NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "events");
 	resp_free(r);
-	r = http("POST", "/api/v1/webhook_endpoints", f.live, J({"events":[]}), NULL);
+	r = http("POST", "/api/v1/webhook_endpoints", f.live, J({"events":[]}),
+	    NULL);
 	expect_error(r, 422, "invalid_request", "parameter_missing", "url");
 	resp_free(r);
 	/* a test key: the same answer, nothing kept */
-	r = endpoint(f.test, hook_url("hooks.formback.test", "/dry"), "[]", NULL);
+	r = endpoint(f.test, hook_url("hooks.formback.test", "/dry"), "[]",
+	    NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	cr_assert_not_null(jget(r->json, "secret"));
-	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s", jget(r->json, "id"));
+	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s",
+	    jget(r->json, "id"));
 	resp_free(r);
 	r = http("GET", b, f.live, NULL, NULL);
 	expect_error(r, 404, "not_found", "not_found", "endpoint_id");
 	resp_free(r);
 	/* the plan's cap: none on Free, 2 on Starter */
 	fx_new(&free_plan, "free", 0);
-	r = endpoint(free_plan.live, hook_url("hooks.formback.test", "/ok"), "[]", NULL);
+	r = endpoint(free_plan.live, hook_url("hooks.formback.test", "/ok"),
+	    "[]", NULL);
 	expect_error(r, 403, "permission_error", "plan_limit_exceeded", NULL);
 	resp_free(r);
 	fx_new(&free_plan, "starter", 0);
 	for (n = 0; n < 3; n++) {
-		r = endpoint(free_plan.live, hook_url("hooks.formback.test", "/ok"), "[]", NULL);
+		r = endpoint(free_plan.live,
+		    hook_url("hooks.formback.test", "/ok"), "[]", NULL);
 		if (n < 2)
 			cr_assert_eq(r->status, 201, "%s", r->body);
 		else
-			expect_error(r, 403, "permission_error", "plan_limit_exceeded", NULL);
+			expect_error(r, 403, "permission_error",
+			    "plan_limit_exceeded", NULL);
 		resp_free(r);
 	}
 	/* every operation needs webhooks:write, reads included */
@@ -401,12 +428,15 @@ Test(webhooks, internal_addresses_refused)
 	fx_new(&f, "pro", 0);
 	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		r = endpoint(f.live, bad[i], "[]", NULL);
-		cr_expect_eq(r->status, 422, "%s: %ld %s", bad[i], r->status, r->body);
-		cr_expect_str_eq(jget(r->json, "error.code"), "invalid_webhook_url",
+		cr_expect_eq(r->status, 422, "%s: %ld %s", bad[i], r->status,
+		    r->body);
+		cr_expect_str_eq(jget(r->json, "error.code"),
+		    "invalid_webhook_url",
 		    "%s: %s", bad[i], r->body);
 		resp_free(r);
 	}
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_endpoints WHERE tenant_id = '%s'",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_endpoints WHERE "
+	    "tenant_id = '%s'",
 	    f.tenant), "0");
 	/* a public name is taken */
 	r = endpoint(f.live, "https://public.formback.test/hook", "[]", NULL);
@@ -445,13 +475,15 @@ Test(webhooks, delivered_signed_redelivered, .timeout = 60)
 	cr_assert_str_eq(rget(env, "x-formback-event"), "lead.abandoned");
 	cr_assert_not_null(rget(env, "x-formback-delivery"));
 	snprintf(send1, sizeof(send1), "%s", rget(env, "x-formback-delivery"));
-	cr_assert(contract_verify(secret, rget(env, "x-formback-signature"), body, n),
+	cr_assert(contract_verify(secret, rget(env, "x-formback-signature"),
+	    body, n),
 	    "%s", rget(env, "x-formback-signature"));
 	cr_assert(standard_verify(secret, env, body, n));
 	cr_assert_str_eq(rget(env, "webhook-id"), ev);
 	/* a changed byte fails */
 	body[n - 2] ^= 1;
-	cr_assert_not(contract_verify(secret, rget(env, "x-formback-signature"), body, n));
+	cr_assert_not(contract_verify(secret, rget(env, "x-formback-signature"),
+	    body, n));
 	body[n - 2] ^= 1;
 	{
 		json_object	*e = json_tokener_parse((const char *)body);
@@ -460,7 +492,8 @@ Test(webhooks, delivered_signed_redelivered, .timeout = 60)
 		cr_assert_str_eq(jget(e, "id"), ev);
 		cr_assert_str_eq(jget(e, "type"), "lead.abandoned");
 		cr_assert_str_eq(jget(e, "tenant_id"), f.tenant);
-		cr_assert_str_eq(jget(e, "data.abandoned_at"), "2026-11-24T00:00:00Z");
+		cr_assert_str_eq(jget(e, "data.abandoned_at"),
+		    "2026-11-24T00:00:00Z");
 		cr_assert_not_null(jget(e, "created_at"));
 		json_object_put(e);
 	}
@@ -490,7 +523,8 @@ Test(webhooks, delivered_signed_redelivered, .timeout = 60)
 	json_object_put(got);
 	got = received("/signed");
 	cr_assert_eq(json_object_array_length(got), before + 2);
-	n2 = rbody(json_object_array_get_idx(got, before + 1), body2, sizeof(body2));
+	n2 = rbody(json_object_array_get_idx(got, before + 1), body2,
+	    sizeof(body2));
 	cr_assert_eq(n, n2);
 	cr_assert_eq(memcmp(body, body2, n), 0);
 	cr_assert_str_neq(rget(json_object_array_get_idx(got, before + 1),
@@ -531,12 +565,14 @@ Test(webhooks, retried_six_times_then_stopped, .timeout = 120)
 			/* a second early: not yet */
 			cr_assert_eq(hooks_pass(at[i] + 4, NULL), 0);
 			got = received("/fail");
-			cr_assert_eq(json_object_array_length(got), before + i, "attempt %zu early", i + 1);
+			cr_assert_eq(json_object_array_length(got), before + i,
+			    "attempt %zu early", i + 1);
 			json_object_put(got);
 		}
 		cr_assert_eq(hooks_pass(at[i] + 6, NULL), 0);
 		got = received("/fail");
-		cr_assert_eq(json_object_array_length(got), before + i + 1, "attempt %zu", i + 1);
+		cr_assert_eq(json_object_array_length(got), before + i + 1,
+		    "attempt %zu", i + 1);
 		json_object_put(got);
 	}
 	cr_assert_eq(hooks_pass(at[5] + 86400, NULL), 0);
@@ -590,12 +626,14 @@ Test(webhooks, gone_stops_the_endpoint, .timeout = 60)
 	resp_free(r);
 	snprintf(b, sizeof(b), "/api/v1/webhook_deliveries/%s/redeliver", dlv);
 	r = http("POST", b, f.live, "", NULL);
-	expect_error(r, 409, "invalid_request", "webhook_endpoint_disabled", "delivery_id");
+	expect_error(r, 409, "invalid_request", "webhook_endpoint_disabled",
+	    "delivery_id");
 	resp_free(r);
 	/* a stopped endpoint receives no new event */
 	outbox_event(f.tenant, "conversion.detected", NULL, ev);
 	cr_assert_eq(hooks_pass(10, NULL), 0);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_deliveries WHERE endpoint_id = '%s'",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_deliveries WHERE "
+	    "endpoint_id = '%s'",
 	    id), "1");
 }
 
@@ -626,8 +664,10 @@ Test(webhooks, rebinding_refused_at_connect, .timeout = 60)
 	outbox_event(f.tenant, "lead.captured", NULL, ev);
 	/* the same configuration, the name now answering loopback */
 	snprintf(conf, sizeof(conf), "%s.rebind", getenv("FORMBACK_CONF"));
-	snprintf(cmd, sizeof(cmd), "sed 's/rebind.formback.test:\\([0-9]*\\):93.184.216.34/"
-	    "rebind.formback.test:\\1:127.0.0.1/' \"$FORMBACK_CONF\" > %s", conf);
+	snprintf(cmd, sizeof(cmd),
+	    "sed 's/rebind.formback.test:\\([0-9]*\\):93.184.216.34/"
+	    "rebind.formback.test:\\1:127.0.0.1/' \"$FORMBACK_CONF\" > "
+	    "%s", conf);
 	cr_assert_eq(system(cmd), 0);
 	snprintf(b, sizeof(b), "%s.conns", getenv("FB_HOOK_FILE"));
 	if ((c = fopen(b, "r")) != NULL) {
@@ -643,7 +683,8 @@ Test(webhooks, rebinding_refused_at_connect, .timeout = 60)
 	snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s/deliveries", id);
 	r = http("GET", b, f.live, NULL, NULL);
 	cr_assert_str_eq(jget(r->json, "data.0.status"), "pending");
-	cr_assert_str_eq(jget(r->json, "data.0.error"), "refused: internal address");
+	cr_assert_str_eq(jget(r->json, "data.0.error"),
+	    "refused: internal address");
 	resp_free(r);
 }
 
@@ -668,12 +709,14 @@ Test(webhooks, concurrent_passes_and_a_kill, .timeout = 120)
 	    J(["lead.captured"]), NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	resp_free(r);
-	sql("INSERT INTO outbox (id, tenant_id, topic, event_type, payload, created_at) "
-	    "SELECT UUID(), '%s', 'webhook', 'lead.captured', '%s', "
-	    "NOW(6) + INTERVAL 1 SECOND FROM seq_1_to_40", f.tenant,
+	sql("INSERT INTO outbox (id, tenant_id, topic, event_type, payload, "
+	    "created_at) SELECT UUID(), '%s', 'webhook', 'lead.captured', "
+	    "'%s', NOW(6) + INTERVAL 1 SECOND FROM seq_1_to_40", f.tenant,
 	    sample_data("lead.captured"));
-	strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", gmtime(&(time_t){ t + 5 }));
-	strftime(at2, sizeof(at2), "%Y-%m-%dT%H:%M:%SZ", gmtime(&(time_t){ t + 400 }));
+	strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ",
+	    gmtime(&(time_t){ t + 5 }));
+	strftime(at2, sizeof(at2), "%Y-%m-%dT%H:%M:%SZ",
+	    gmtime(&(time_t){ t + 400 }));
 	snprintf(cmd, sizeof(cmd), "D=\"$FB_CTL_DIR/formback-webhooks\"; "
 	    "\"$D\" --limit 100000 --jobs 4 --now %s & a=$!; "
 	    "\"$D\" --limit 100000 --jobs 4 --now %s & b=$!; "
@@ -684,29 +727,35 @@ Test(webhooks, concurrent_passes_and_a_kill, .timeout = 120)
 	n = json_object_array_length(got);
 	for (i = before; i < n; i++)
 		for (j = i + 1; j < n; j++)
-			if (strcmp(rget(json_object_array_get_idx(got, i), "webhook-id"),
-			    rget(json_object_array_get_idx(got, j), "webhook-id")) == 0)
+			if (strcmp(rget(json_object_array_get_idx(got, i),
+			    "webhook-id"),
+			    rget(json_object_array_get_idx(got, j),
+			    "webhook-id")) == 0)
 				dup++;
 	cr_assert_eq(dup, 0, "%zu events sent twice by the two passes", dup);
 	json_object_put(got);
 	/* past the lease: everything the killed pass held goes out */
-	snprintf(cmd, sizeof(cmd), "\"$FB_CTL_DIR/formback-webhooks\" --limit 100000 "
+	snprintf(cmd, sizeof(cmd),
+	    "\"$FB_CTL_DIR/formback-webhooks\" --limit 100000 "
 	    "--jobs 8 --now %s", at2);
 	cr_assert_eq(system(cmd), 0);
 	got = received("/slow");
 	n = json_object_array_length(got);
 	for (i = before; i < n; i++) {
 		for (j = before; j < i; j++)
-			if (strcmp(rget(json_object_array_get_idx(got, i), "webhook-id"),
-			    rget(json_object_array_get_idx(got, j), "webhook-id")) == 0)
+			if (strcmp(rget(json_object_array_get_idx(got, i),
+			    "webhook-id"),
+			    rget(json_object_array_get_idx(got, j),
+			    "webhook-id")) == 0)
 				break;
 		if (j == i)
 			distinct++;
 	}
 	json_object_put(got);
 	cr_assert_eq(distinct, 40, "%zu of 40 events arrived", distinct);
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_deliveries d JOIN webhook_endpoints e "
-	    "ON e.id = d.endpoint_id WHERE e.tenant_id = '%s' AND d.status <> 'succeeded'",
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_deliveries d JOIN "
+	    "webhook_endpoints e ON e.id = d.endpoint_id WHERE e.tenant_id = "
+	    "'%s' AND d.status <> 'succeeded'",
 	    f.tenant), "0");
 }
 
@@ -721,10 +770,12 @@ Test(pp_checks, fetched_judged_listed, .timeout = 60)
 	fx_new(&f, "pro", 0);
 	fx_new(&g, "pro", 0);
 	/* an internal address is refused when set, as for webhooks */
-	cr_assert_eq(ctl(&out, "site set --id %s --privacy-policy-url https://10.0.0.1/p",
+	cr_assert_eq(ctl(&out,
+	    "site set --id %s --privacy-policy-url https://10.0.0.1/p",
 	    f.site), 2);
 	json_object_put(out);
-	cr_assert_eq(ctl(&out, "site set --id %s --privacy-policy-url %s", f.site,
+	cr_assert_eq(ctl(&out, "site set --id %s --privacy-policy-url %s",
+	    f.site,
 	    hook_url("hooks.formback.test", "/policy-bad")), 0);
 	json_object_put(out);
 	cr_assert_eq(hooks_pass(5, NULL), 0);
@@ -732,13 +783,18 @@ Test(pp_checks, fetched_judged_listed, .timeout = 60)
 	r = http("GET", b, f.live, NULL, NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "data.0.object"), "pp_check");
-	cr_assert_str_eq(jget(r->json, "data.0.status"), "failed", "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "data.0.status"), "failed", "%s",
+	    r->body);
 	cr_assert_str_eq(jget(r->json, "data.0.http_status"), "200");
 	cr_assert_str_eq(jget(r->json, "data.0.consent_mode"), "notice_optout");
-	cr_assert_str_eq(jget(r->json, "data.0.findings.0.code"), "input_capture_not_disclosed");
-	cr_assert_str_eq(jget(r->json, "data.0.findings.1.code"), "sms_not_disclosed");
-	cr_assert_str_eq(jget(r->json, "data.0.findings.2.code"), "optout_not_disclosed");
-	cr_assert_str_eq(jget(r->json, "data.0.findings.2.severity"), "required");
+	cr_assert_str_eq(jget(r->json, "data.0.findings.0.code"),
+	    "input_capture_not_disclosed");
+	cr_assert_str_eq(jget(r->json, "data.0.findings.1.code"),
+	    "sms_not_disclosed");
+	cr_assert_str_eq(jget(r->json, "data.0.findings.2.code"),
+	    "optout_not_disclosed");
+	cr_assert_str_eq(jget(r->json, "data.0.findings.2.severity"),
+	    "required");
 	cr_assert_eq(strlen(jget(r->json, "data.0.page_sha256")), 64);
 	snprintf(id, sizeof(id), "%s", jget(r->json, "data.0.id"));
 	resp_free(r);
@@ -748,12 +804,14 @@ Test(pp_checks, fetched_judged_listed, .timeout = 60)
 	cr_assert_null(jget(r->json, "data.1.id"));
 	resp_free(r);
 	/* a new URL is checked at once */
-	cr_assert_eq(ctl(&out, "site set --id %s --privacy-policy-url %s", f.site,
+	cr_assert_eq(ctl(&out, "site set --id %s --privacy-policy-url %s",
+	    f.site,
 	    hook_url("hooks.formback.test", "/policy-good")), 0);
 	json_object_put(out);
 	cr_assert_eq(hooks_pass(700, NULL), 0);
 	r = http("GET", b, f.live, NULL, NULL);
-	cr_assert_str_eq(jget(r->json, "data.0.status"), "passed", "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "data.0.status"), "passed", "%s",
+	    r->body);
 	cr_assert_null(jget(r->json, "data.0.findings.0.code"));
 	cr_assert_str_eq(jget(r->json, "data.1.id"), id);
 	resp_free(r);
@@ -766,19 +824,22 @@ Test(pp_checks, fetched_judged_listed, .timeout = 60)
 	r = http("GET", b, g.live, NULL, NULL);
 	expect_error(r, 404, "not_found", "not_found", "site_id");
 	resp_free(r);
-	snprintf(b, sizeof(b), "/api/v1/sites/%s/pp-checks/0190a000-0000-7000-8000-000000000009",
+	snprintf(b, sizeof(b),
+	    "/api/v1/sites/%s/pp-checks/0190a000-0000-7000-8000-000000000009",
 	    f.site);
 	r = http("GET", b, f.live, NULL, NULL);
 	expect_error(r, 404, "not_found", "not_found", "check_id");
 	resp_free(r);
 	/* a page that is not there is an error check */
-	cr_assert_eq(ctl(&out, "site set --id %s --privacy-policy-url %s", g.site,
+	cr_assert_eq(ctl(&out, "site set --id %s --privacy-policy-url %s",
+	    g.site,
 	    hook_url("hooks.formback.test", "/policy-missing")), 0);
 	json_object_put(out);
 	cr_assert_eq(hooks_pass(800, NULL), 0);
 	snprintf(b, sizeof(b), "/api/v1/sites/%s/pp-checks", g.site);
 	r = http("GET", b, g.live, NULL, NULL);
-	cr_assert_str_eq(jget(r->json, "data.0.status"), "error", "%s", r->body);
+	cr_assert_str_eq(jget(r->json, "data.0.status"), "error", "%s",
+	    r->body);
 	cr_assert_str_eq(jget(r->json, "data.0.http_status"), "404");
 	cr_assert_str_eq(jget(r->json, "data.0.error"), "HTTP 404");
 	resp_free(r);
@@ -1011,7 +1072,8 @@ Test(webhooks, outage_of_days_stops_then_enable_recover, .fini = hook_up,
 	cr_assert_eq(hooks_pass(73 * 3600LL, NULL), 0);
 	r = http("GET", b, f.live, NULL, NULL);
 	cr_assert_str_eq(jget(r->json, "status"), "disabled", "%s", r->body);
-	cr_assert_str_eq(jget(r->json, "disabled_reason"), "consecutive_failures");
+	cr_assert_str_eq(jget(r->json, "disabled_reason"),
+	    "consecutive_failures");
 	cr_assert_not_null(jget(r->json, "disabled_at"));
 	cr_assert_null(jget(r->json, "paused_until"));
 	resp_free(r);
@@ -1166,8 +1228,8 @@ Test(webhooks, fan_out_takes_tenants_in_turns, .timeout = 60)
 	cr_assert_eq(hooks_pass_limit(5, NULL, 20), 0);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM webhook_deliveries WHERE "
 	    "tenant_id = '%s'", q.tenant), "1");
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' "
-	    "AND processed_at IS NULL", a.tenant), "181");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = "
+	    "'%s' AND processed_at IS NULL", a.tenant), "181");
 	/* the next passes the rest, each ended by its budget */
 	for (i = 0; i < 10 && strcmp(sql("SELECT (SELECT COUNT(*) FROM outbox "
 	    "WHERE tenant_id = '%s' AND processed_at IS NULL) + (SELECT "
@@ -1264,7 +1326,8 @@ Test(webhooks, test_event_to_one_endpoint, .timeout = 60)
 		fx_new(&g, "pro", 0);
 		endpoint_at(&g, "/test-event-theirs", other);
 		for (i = 0; i < 3; i++) {
-			snprintf(b, sizeof(b), "/api/v1/webhook_endpoints/%s/%s",
+			snprintf(b, sizeof(b),
+			    "/api/v1/webhook_endpoints/%s/%s",
 			    other, op[i]);
 			r = session_post(&s, b);
 			expect_error(r, 404, "not_found", "not_found",
@@ -1328,7 +1391,8 @@ Test(webhooks, success_resets_failures, .timeout = 60)
 	int		 i;
 
 	fx_ok_endpoint(&f, id);
-	sql("UPDATE webhook_endpoints SET consecutive_failures = 3 WHERE id = '%s'", id);
+	sql("UPDATE webhook_endpoints SET consecutive_failures = 3 WHERE id = "
+	    "'%s'", id);
 	outbox_event(f.tenant, "lead.captured", NULL, ev);
 	outbox_event(f.tenant, "lead.captured", NULL, ev);
 	/* a pass that finds another still at work leaves it the round */
@@ -1370,14 +1434,14 @@ Test(webhooks, fan_out_reads_a_backlog_once, .timeout = 120)
 	fx_new(&f, "pro", 0);
 	/* what other tests left is fanned out first */
 	cr_assert_eq(hooks_pass(1, NULL), 0);
-	sql("INSERT INTO outbox (id, tenant_id, topic, event_type, payload, created_at) "
-	    "SELECT UUID(), '%s', 'webhook', 'lead.converted', '{}', NOW(6) "
-	    "FROM seq_1_to_4000", f.tenant);
+	sql("INSERT INTO outbox (id, tenant_id, topic, event_type, payload, "
+	    "created_at) SELECT UUID(), '%s', 'webhook', 'lead.converted', "
+	    "'{}', NOW(6) FROM seq_1_to_4000", f.tenant);
 	reads = index_reads();
 	cr_assert_eq(hooks_pass(2, NULL), 0);
 	reads = index_reads() - reads;
-	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = '%s' AND "
-	    "processed_at IS NULL", f.tenant), "0");
+	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = "
+	    "'%s' AND processed_at IS NULL", f.tenant), "0");
 	cr_assert_lt(reads, 10000, "the pass read %lld index entries", reads);
 }
 
@@ -1394,9 +1458,10 @@ Test(webhooks, claim_reads_what_it_takes, .timeout = 120)
 	long long	 reads, reads2;
 
 	fx_ok_endpoint(&f, id);
-	sql("INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, "
-	    "event_type, body, next_attempt_at) SELECT UUID(), '%s', '%s', UUID(), "
-	    "'lead.captured', '%s', '2000-01-01' FROM seq_1_to_3000", f.tenant, id,
+	sql("INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, "
+	    "event_id, event_type, body, next_attempt_at) SELECT UUID(), '%s', "
+	    "'%s', UUID(), 'lead.captured', '%s', '2000-01-01' FROM "
+	    "seq_1_to_3000", f.tenant, id,
 	    sample_body(f.tenant, "lead.captured"));
 	reads = index_reads();
 	cr_assert_eq(hooks_pass_limit(2, NULL, 16), 0);
@@ -1436,12 +1501,14 @@ Test(webhooks, passes_at_once_never_deadlock, .timeout = 180)
 	time_t		 t = time(NULL) + 5;
 
 	fx_ok_endpoint(&f, id);
-	sql("INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, "
-	    "event_type, body, next_attempt_at, status, claim_token, claim_until) "
-	    "SELECT UUID(), '%s', '%s', UUID(), 'lead.captured', '%s', '2000-01-01', "
-	    "IF(seq %% 4 = 0, 'sending', 'pending'), IF(seq %% 4 = 0, "
-	    "UNHEX(MD5(seq)), NULL), IF(seq %% 4 = 0, '2000-01-01', NULL) "
-	    "FROM seq_1_to_1200", f.tenant, id, sample_body(f.tenant, "lead.captured"));
+	sql("INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, "
+	    "event_id, event_type, body, next_attempt_at, status, claim_token, "
+	    "claim_until) SELECT UUID(), '%s', '%s', UUID(), 'lead.captured', "
+	    "'%s', '2000-01-01', IF(seq %% 4 = 0, 'sending', 'pending'), "
+	    "IF(seq %% 4 = 0, UNHEX(MD5(seq)), NULL), IF(seq %% 4 = 0, "
+	    "'2000-01-01', NULL) FROM "
+	    "seq_1_to_1200", f.tenant, id, sample_body(f.tenant,
+	    "lead.captured"));
 	strftime(at, sizeof(at), "%Y-%m-%dT%H:%M:%SZ", gmtime(&t));
 	snprintf(cmd, sizeof(cmd), "D=\"$FB_CTL_DIR/formback-webhooks\"; "
 	    "\"$D\" --limit 100000 --jobs 4 --now %s & a=$!; "
@@ -1466,23 +1533,28 @@ Test(webhooks, purge_handled_events_after_30_days, .timeout = 60)
 	struct fx	 f;
 
 	fx_new(&f, "pro", 0);
-	sql("INSERT INTO outbox (id, tenant_id, topic, event_type, payload, created_at, "
-	    "processed_at) VALUES (UUID(), '%s', 'webhook', 'lead.converted', '{}', "
-	    "UTC_TIMESTAMP(6) - INTERVAL 32 DAY, UTC_TIMESTAMP(6) - INTERVAL 31 DAY), "
-	    "(UUID(), '%s', 'webhook', 'lead.converted', '{}', UTC_TIMESTAMP(6) - "
-	    "INTERVAL 32 DAY, UTC_TIMESTAMP(6) - INTERVAL 29 DAY)", f.tenant, f.tenant);
-	sql("INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, event_id, "
-	    "event_type, body, status, created_at) VALUES (UUID(), '%s', UUID(), UUID(), "
-	    "'lead.converted', '{}', 'succeeded', UTC_TIMESTAMP(6) - INTERVAL 31 DAY), "
-	    "(UUID(), '%s', UUID(), UUID(), 'lead.converted', '{}', 'failed', "
-	    "UTC_TIMESTAMP(6) - INTERVAL 29 DAY), (UUID(), '%s', UUID(), UUID(), "
-	    "'lead.converted', '{}', 'pending', UTC_TIMESTAMP(6) - INTERVAL 31 DAY)",
+	sql("INSERT INTO outbox (id, tenant_id, topic, event_type, payload, "
+	    "created_at, processed_at) VALUES (UUID(), '%s', 'webhook', "
+	    "'lead.converted', '{}', UTC_TIMESTAMP(6) - INTERVAL 32 DAY, "
+	    "UTC_TIMESTAMP(6) - INTERVAL 31 DAY), (UUID(), '%s', 'webhook', "
+	    "'lead.converted', '{}', UTC_TIMESTAMP(6) - INTERVAL 32 DAY, "
+	    "UTC_TIMESTAMP(6) - INTERVAL 29 DAY)", f.tenant, f.tenant);
+	sql("INSERT INTO webhook_deliveries (id, tenant_id, endpoint_id, "
+	    "event_id, event_type, body, status, created_at) VALUES (UUID(), "
+	    "'%s', UUID(), UUID(), 'lead.converted', '{}', 'succeeded', "
+	    "UTC_TIMESTAMP(6) - INTERVAL 31 DAY), (UUID(), '%s', UUID(), "
+	    "UUID(), 'lead.converted', '{}', 'failed', UTC_TIMESTAMP(6) - "
+	    "INTERVAL 29 DAY), (UUID(), '%s', UUID(), UUID(), "
+	    "'lead.converted', '{}', 'pending', UTC_TIMESTAMP(6) - INTERVAL 31 "
+	    "DAY)",
 	    f.tenant, f.tenant, f.tenant);
 	cr_assert_eq(hooks_pass(1, NULL), 0);
 	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(DATEDIFF(UTC_TIMESTAMP(), "
-	    "processed_at)) FROM outbox WHERE tenant_id = '%s'", f.tenant), "29");
+	    "processed_at)) FROM outbox WHERE tenant_id = "
+	    "'%s'", f.tenant), "29");
 	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(status ORDER BY status) FROM "
-	    "webhook_deliveries WHERE tenant_id = '%s'", f.tenant), "pending,failed");
+	    "webhook_deliveries WHERE tenant_id = "
+	    "'%s'", f.tenant), "pending,failed");
 }
 
 static void
@@ -1520,7 +1592,8 @@ Test(webhooks, claim_crossing_another_pass_is_made_again,
 	cr_assert_eq(deadlocks_left("webhook_deliveries"), 0);
 	got = received("/ok");
 	cr_assert_eq(json_object_array_length(got), before + 1);
-	cr_assert_str_eq(rget(json_object_array_get_idx(got, before), "webhook-id"),
+	cr_assert_str_eq(rget(json_object_array_get_idx(got, before),
+	    "webhook-id"),
 	    ev);
 	json_object_put(got);
 }
@@ -1548,12 +1621,14 @@ Test(webhooks, producers_send_the_documented_events, .timeout = 120)
 	fx_new(&f, "pro", 0);
 	cr_assert_eq(hooks_pass(1, NULL), 0);
 	r = endpoint(f.live, hook_url("hooks.formback.test", "/producers"),
-	    J(["lead.captured", "lead.abandoned", "delivery.sent", "delivery.failed",
+	    J(["lead.captured", "lead.abandoned", "delivery.sent",
+	    "delivery.failed",
 	    "conversion.detected", "usage.threshold_reached"]), NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	resp_free(r);
 	fx_one_step(&f, "wp", "sms", "live", NULL);
-	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"0e0e0e0e-5555-4555-"
+	snprintf(b, sizeof(b),
+	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"0e0e0e0e-5555-4555-"
 	    "8555-555555555555\",\"session\":\"0e0e0e0e-5555-4555-8555-555555555555\","
 	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\",\"campaign\":"
 	    "\"wp\",\"role\":\"form\",\"contact\":{\"tel\":\"090-7731-0001\"},"
@@ -1563,22 +1638,30 @@ Test(webhooks, producers_send_the_documented_events, .timeout = 120)
 	resp_free(r);
 	snprintf(lead, sizeof(lead), "%s", sql("SELECT id FROM leads WHERE "
 	    "tenant_id = '%s'", f.tenant));
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now 2035-05-05T03:00:00Z"), 0);
-	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now 2035-05-05T03:10:00Z"), 0);
-	cr_assert_str_eq(sql("SELECT status FROM deliveries WHERE tenant_id = '%s'",
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
+	    "2035-05-05T03:00:00Z"), 0);
+	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now "
+	    "2035-05-05T03:10:00Z"), 0);
+	cr_assert_str_eq(sql("SELECT status FROM deliveries WHERE tenant_id = "
+	    "'%s'",
 	    f.tenant), "sent");
-	cr_assert_eq(ctl(NULL, "lead convert --id %s --source manual", lead), 0);
+	cr_assert_eq(ctl(NULL, "lead convert --id %s --source manual", lead),
+	    0);
 	cr_assert_eq(hooks_pass(5, NULL), 0);
 	got = received("/producers");
 	for (i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
-		for (seen = false, j = 0; j < json_object_array_length(got); j++) {
-			n = rbody(json_object_array_get_idx(got, j), body, sizeof(body));
+		for (seen = false,
+		    j = 0; j < json_object_array_length(got); j++) {
+			n = rbody(json_object_array_get_idx(got, j), body,
+			    sizeof(body));
 			cr_assert_gt(n, 0);
 			cr_assert_not_null(e = json_tokener_parse((const char *)body));
 			if (strcmp(jget(e, "type"), want[i]) == 0) {
 				seen = true;
-				cr_assert_str_eq(jget(e, "tenant_id"), f.tenant);
-				cr_assert_str_eq(jget(e, "data.lead_id"), lead, "%s", body);
+				cr_assert_str_eq(jget(e, "tenant_id"),
+				    f.tenant);
+				cr_assert_str_eq(jget(e, "data.lead_id"), lead,
+				    "%s", body);
 				cr_assert_str_eq(rget(json_object_array_get_idx(got, j),
 				    "x-formback-event"), want[i]);
 			}

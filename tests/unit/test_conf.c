@@ -37,7 +37,9 @@ write_files(const char *body)
 		fd = mkstemp(conffile);
 		cr_assert_geq(fd, 0);
 		close(fd);
-		/* each test runs in a process of its own: clean up at its exit */
+		/*
+		 * each test runs in a process of its own: clean up at its exit
+		 */
 		atexit(remove_files);
 	}
 	f = fopen(conffile, "w");
@@ -68,10 +70,12 @@ Test(conf, good_file_with_defaults)
 	char		 err[256], full[1024];
 
 	write_files("");
-	snprintf(full, sizeof(full), "# comment\n  db_user = fb \ndb_name=formback\n"
+	snprintf(full, sizeof(full),
+	    "# comment\n  db_user = fb \ndb_name=formback\n"
 	    "base_url = https://fb.example.jp/\npii_key_file = %s\n\n", keyfile);
 	write_files(full);
-	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_OK, "%s", err);
+	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_OK, "%s",
+	    err);
 	cr_assert_str_eq(c.db_user, "fb");
 	cr_assert_str_eq(c.db_host, "127.0.0.1");
 	cr_assert_eq(c.db_port, 3306);
@@ -103,7 +107,8 @@ Test(conf, errors_name_key_and_line)
 	cr_assert_not_null(strstr(err, "line 1"), "%s", err);
 	/* the master key file's problems name its line */
 	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
-	    "pii_key_file = /nonexistent/master.key\n", err, sizeof(err)), FB_ECONF);
+	    "pii_key_file = "
+	    "/nonexistent/master.key\n", err, sizeof(err)), FB_ECONF);
 	cr_assert_not_null(strstr(err, "'pii_key_file' at line 4"), "%s", err);
 	/* URLs: the scheme each needs and a host */
 	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = not a url\n"
@@ -118,7 +123,8 @@ Test(conf, errors_name_key_and_line)
 	    FB_ECONF);
 	cr_assert_not_null(strstr(err, "'sms_gateway_url'"), "%s", err);
 	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
-	    "pii_key_file = %s\nsmtp_starttls = maybe\n", err, sizeof(err)), FB_ECONF);
+	    "pii_key_file = %s\nsmtp_starttls = "
+	    "maybe\n", err, sizeof(err)), FB_ECONF);
 	cr_assert_not_null(strstr(err, "'smtp_starttls'"), "%s", err);
 	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
 	    "pii_key_file = %s\nsmtp_url = smtp://mail.example:587\n"
@@ -129,9 +135,11 @@ Test(conf, errors_name_key_and_line)
 	    sizeof(err)), FB_ECONF);
 	cr_assert_not_null(strstr(err, "'smtp_from' at line 5"), "%s", err);
 	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
-	    "pii_key_file = %s\nsmtp_from = shop\n", err, sizeof(err)), FB_ECONF);
+	    "pii_key_file = %s\nsmtp_from = "
+	    "shop\n", err, sizeof(err)), FB_ECONF);
 	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
-	    "pii_key_file = %s\nsmtp_from = Example Shop <noreply@shop.example>\n",
+	    "pii_key_file = %s\nsmtp_from = Example Shop "
+	    "<noreply@shop.example>\n",
 	    err, sizeof(err)), FB_OK, "%s", err);
 }
 
@@ -159,7 +167,8 @@ Test(conf, key_rotation)
 	snprintf(full, sizeof(full), "db_user = fb\ndb_name = formback\n"
 	    "base_url = https://fb.example.jp\npii_key_file = %s\n", kf);
 	write_files(full);
-	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_OK, "%s", err);
+	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_OK, "%s",
+	    err);
 	cr_assert_eq(c.master_key_id, 3);
 	cr_assert_eq(c.master_key[0], 0xff);
 	cr_assert_eq(c.nold_keys, 2);
@@ -196,13 +205,15 @@ Test(conf, db_password_file)
 	    "base_url = https://fb.example.jp\npii_key_file = %s\n"
 	    "db_password_file = %s\n", keyfile, pw);
 	write_files(full);
-	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_OK, "%s", err);
+	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_OK, "%s",
+	    err);
 	cr_assert_str_eq(c.db_password, "s3cret word");
 	conf_free(&c);
 	strcat(full, "db_password = other\n");
 	write_files(full);
 	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_ECONF);
-	cr_assert_not_null(strstr(err, "'db_password_file' at line 5"), "%s", err);
+	cr_assert_not_null(strstr(err, "'db_password_file' at line 5"), "%s",
+	    err);
 	unlink(pw);
 	snprintf(full, sizeof(full), "db_user = fb\ndb_name = formback\n"
 	    "base_url = https://fb.example.jp\npii_key_file = %s\n"
@@ -258,7 +269,8 @@ Test(conf, sms_provider_names_its_missing_keys)
 	    "MG0123456789abcdef0123456789abcdef\n"
 	    "twilio_api_base = http://127.0.0.1:9/\n", keyfile);
 	write_files(full);
-	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_OK, "%s", err);
+	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_OK, "%s",
+	    err);
 	cr_assert_eq(c.sms_provider, SMS_TWILIO);
 	cr_assert_str_eq(c.twilio_api_base, "http://127.0.0.1:9");
 	cr_assert_str_eq(c.twilio_messaging_service_sid,
@@ -267,7 +279,8 @@ Test(conf, sms_provider_names_its_missing_keys)
 	write_files("");
 	snprintf(full, sizeof(full), HEAD, keyfile);
 	write_files(full);
-	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_OK, "%s", err);
+	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_OK, "%s",
+	    err);
 	cr_assert_eq(c.sms_provider, SMS_GATEWAY);
 	cr_assert_str_eq(c.twilio_api_base, "https://api.twilio.com");
 	cr_assert_null(c.twilio_auth_token);

@@ -32,7 +32,8 @@ row(const char *channel)
 	r.scenario_status = "active";
 	r.consent_state = "notice_optout";
 	r.sms_capable = true;
-	r.tel_sealed = r.email_sealed = (struct dbbin){ contact, sizeof(contact) };
+	r.tel_sealed = r.email_sealed = (struct dbbin){ contact,
+	    sizeof(contact) };
 	r.tel_bidx = r.email_bidx = (struct dbbin){ bidx, sizeof(bidx) };
 	r.quiet_start = 21 * 60;
 	r.quiet_end = 9 * 60;
@@ -88,18 +89,22 @@ Test(deliver, each_stop_rule)
 	r = row("sms"), r.quarantine = "released";
 	cr_assert(decide(&r, NOON, false).go);
 	r = row("sms"), r.delivery_mode = "off";
-	STOPPED(decide(&r, NOON, false), "suppressed", NULL, "delivery_disabled");
+	STOPPED(decide(&r, NOON, false), "suppressed", NULL,
+	    "delivery_disabled");
 	r = row("sms"), r.delivery_mode = "test_only";
-	STOPPED(decide(&r, NOON, false), "suppressed", NULL, "not_test_recipient");
+	STOPPED(decide(&r, NOON, false), "suppressed", NULL,
+	    "not_test_recipient");
 	cr_assert(decide(&r, NOON, true).go);
 	r = row("sms"), r.campaign_status = "paused";
 	STOPPED(decide(&r, NOON, false), "suppressed", NULL, "campaign_paused");
 	r = row("sms"), r.campaign_status = "archived";
-	STOPPED(decide(&r, NOON, false), "suppressed", NULL, "campaign_inactive");
+	STOPPED(decide(&r, NOON, false), "suppressed", NULL,
+	    "campaign_inactive");
 	r = row("sms"), r.scenario_status = "paused";
 	STOPPED(decide(&r, NOON, false), "suppressed", NULL, "scenario_paused");
 	r = row("sms"), r.scenario_deleted = true;
-	STOPPED(decide(&r, NOON, false), "suppressed", NULL, "scenario_inactive");
+	STOPPED(decide(&r, NOON, false), "suppressed", NULL,
+	    "scenario_inactive");
 	r = row("sms"), r.sms_capable = false;
 	STOPPED(decide(&r, NOON, false), "suppressed", NULL, "no_contact");
 	r = row("email"), r.email_sealed = (struct dbbin){ NULL, 0 };
@@ -109,7 +114,8 @@ Test(deliver, each_stop_rule)
 	r = row("sms"), r.suppression = "opt_out";
 	STOPPED(decide(&r, NOON, false), "cancelled", "opted_out", "opted_out");
 	r = row("sms"), r.suppression = "suppressed";
-	STOPPED(decide(&r, NOON, false), "cancelled", "suppressed", "suppressed");
+	STOPPED(decide(&r, NOON, false), "cancelled", "suppressed",
+	    "suppressed");
 	/* waiting spends no attempt: a quarantine, a held site, quiet hours */
 	r = row("sms"), r.quarantine = "quarantined";
 	o = decide(&r, NOON, false);

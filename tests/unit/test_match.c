@@ -20,7 +20,8 @@ vectors(void)
 	char		 path[4096];
 	json_object	*v;
 
-	snprintf(path, sizeof(path), "%s/tests/data/url-match.json", dir ? dir : ".");
+	snprintf(path, sizeof(path), "%s/tests/data/url-match.json",
+	    dir ? dir : ".");
 	v = json_object_from_file(path);
 	cr_assert_not_null(v, "cannot read %s", path);
 	return v;
@@ -51,14 +52,17 @@ Test(match, shared_vectors)
 		json_object_object_get_ex(c, "rules", &rules);
 		json_object_object_get_ex(c, "campaigns", &camps);
 		json_object_object_get_ex(c, "expect", &ex);
-		cr_assert(url_parse(str(c, "url"), &loc), "%s: url", str(c, "name"));
+		cr_assert(url_parse(str(c, "url"), &loc), "%s: url",
+		    str(c, "name"));
 		n = json_object_array_length(rules);
 		for (j = 0; j < n; j++) {
 			ro = json_object_array_get_idx(rules, j);
 			memset(&r[j], 0, sizeof(r[j]));
 			r[j].campaign = str(ro, "campaign");
-			r[j].type = (enum match_type)match_type_parse(str(ro, "match_type"));
-			r[j].role = (enum rule_role)rule_role_parse(str(ro, "role"));
+			r[j].type = (enum match_type)match_type_parse(str(ro,
+			    "match_type"));
+			r[j].role = (enum rule_role)rule_role_parse(str(ro,
+			    "role"));
 			r[j].pattern = str(ro, "pattern");
 			json_object_object_get_ex(ro, "priority", &pr);
 			r[j].priority = pr != NULL ? json_object_get_int(pr) : -1;
@@ -67,7 +71,8 @@ Test(match, shared_vectors)
 				if (strcmp(json_object_get_string(json_object_array_get_idx(camps, k)),
 				    r[j].campaign) == 0)
 					r[j].campaign_order = (int)k;
-			cr_assert_eq(rule_pattern_ok(r[j].type, r[j].pattern, why, sizeof(why)), RULE_OK,
+			cr_assert_eq(rule_pattern_ok(r[j].type, r[j].pattern,
+			    why, sizeof(why)), RULE_OK,
 			    "%s: rule %zu: %s", str(c, "name"), j, why);
 		}
 		cr_assert(rules_prepare(r, n, why, sizeof(why)), "%s", why);
@@ -79,11 +84,14 @@ Test(match, shared_vectors)
 			    hit >= 0 ? r[hit].pattern : "");
 		else {
 			cr_assert_geq(hit, 0, "%s: no match", str(c, "name"));
-			cr_assert_str_eq(r[hit].campaign, want, "%s", str(c, "name"));
-			cr_assert_str_eq(rule_role_names[r[hit].role], str(ex, "role"),
+			cr_assert_str_eq(r[hit].campaign, want, "%s",
+			    str(c, "name"));
+			cr_assert_str_eq(rule_role_names[r[hit].role],
+			    str(ex, "role"),
 			    "%s", str(c, "name"));
 		}
-		cr_assert_eq((long)evaluated, json_object_get_int(json_object_object_get(ex,
+		cr_assert_eq((long)evaluated,
+		    json_object_get_int(json_object_object_get(ex,
 		    "evaluated")), "%s: evaluated %zu", str(c, "name"), evaluated);
 		rules_free(r, n);
 	}
@@ -100,7 +108,8 @@ Test(match, divergent_regexes_are_refused)
 	cr_assert(json_object_object_get_ex(v, "invalid_regex", &bad));
 	for (i = 0; i < json_object_array_length(bad); i++) {
 		p = json_object_get_string(json_object_array_get_idx(bad, i));
-		cr_assert_eq(rule_pattern_ok(MT_REGEX, p, why, sizeof(why)), RULE_INVALID,
+		cr_assert_eq(rule_pattern_ok(MT_REGEX, p, why, sizeof(why)),
+		    RULE_INVALID,
 		    "accepted %s", p);
 	}
 	json_object_put(v);
@@ -118,10 +127,14 @@ Test(match, url_parse)
 	cr_assert_gt(json_object_array_length(locs), 20);
 	for (i = 0; i < json_object_array_length(locs); i++) {
 		c = json_object_array_get_idx(locs, i);
-		cr_assert(url_parse(str(c, "url"), &l), "%s: not parsed", str(c, "url"));
-		cr_assert_str_eq(l.hostname, str(c, "hostname"), "%s", str(c, "url"));
-		cr_assert_str_eq(l.pathname, str(c, "pathname"), "%s", str(c, "url"));
-		cr_assert_str_eq(l.search, str(c, "search"), "%s", str(c, "url"));
+		cr_assert(url_parse(str(c, "url"), &l), "%s: not parsed",
+		    str(c, "url"));
+		cr_assert_str_eq(l.hostname, str(c, "hostname"), "%s",
+		    str(c, "url"));
+		cr_assert_str_eq(l.pathname, str(c, "pathname"), "%s",
+		    str(c, "url"));
+		cr_assert_str_eq(l.search, str(c, "search"), "%s",
+		    str(c, "url"));
 		cr_assert(url_href(&l, href, sizeof(href)));
 		cr_assert_str_eq(href, str(c, "href"), "%s", str(c, "url"));
 		cr_assert(url_normalize(str(c, "url"), href));
@@ -139,16 +152,25 @@ Test(match, other_patterns)
 {
 	char	 why[128];
 
-	cr_assert_eq(rule_pattern_ok(MT_PREFIX, "form", why, sizeof(why)), RULE_INVALID);
-	cr_assert_eq(rule_pattern_ok(MT_PREFIX, "", why, sizeof(why)), RULE_INVALID);
-	cr_assert_eq(rule_pattern_ok(MT_HOST, "a b", why, sizeof(why)), RULE_INVALID);
-	cr_assert_eq(rule_pattern_ok(MT_HOST, "x.*.jp", why, sizeof(why)), RULE_INVALID);
-	cr_assert_eq(rule_pattern_ok(MT_HOST, "*.example.jp", why, sizeof(why)), RULE_OK);
-	cr_assert_eq(rule_pattern_ok(MT_QUERY, "=x", why, sizeof(why)), RULE_INVALID);
-	cr_assert_eq(rule_pattern_ok(MT_QUERY, "a=1&b=2", why, sizeof(why)), RULE_INVALID);
-	cr_assert_eq(rule_pattern_ok(MT_REGEX, "^/(a|b)[^/]*?$", why, sizeof(why)), RULE_OK,
+	cr_assert_eq(rule_pattern_ok(MT_PREFIX, "form", why, sizeof(why)),
+	    RULE_INVALID);
+	cr_assert_eq(rule_pattern_ok(MT_PREFIX, "", why, sizeof(why)),
+	    RULE_INVALID);
+	cr_assert_eq(rule_pattern_ok(MT_HOST, "a b", why, sizeof(why)),
+	    RULE_INVALID);
+	cr_assert_eq(rule_pattern_ok(MT_HOST, "x.*.jp", why, sizeof(why)),
+	    RULE_INVALID);
+	cr_assert_eq(rule_pattern_ok(MT_HOST, "*.example.jp", why, sizeof(why)),
+	    RULE_OK);
+	cr_assert_eq(rule_pattern_ok(MT_QUERY, "=x", why, sizeof(why)),
+	    RULE_INVALID);
+	cr_assert_eq(rule_pattern_ok(MT_QUERY, "a=1&b=2", why, sizeof(why)),
+	    RULE_INVALID);
+	cr_assert_eq(rule_pattern_ok(MT_REGEX, "^/(a|b)[^/]*?$", why,
+	    sizeof(why)), RULE_OK,
 	    "%s", why);
-	cr_assert_eq(rule_pattern_ok(MT_REGEX, "^/(a|b)+[^/]*?$", why, sizeof(why)),
+	cr_assert_eq(rule_pattern_ok(MT_REGEX, "^/(a|b)+[^/]*?$", why,
+	    sizeof(why)),
 	    RULE_UNBOUNDED);
 }
 
@@ -156,19 +178,26 @@ Test(match, other_patterns)
 Test(match, url_scrub)
 {
 	static const struct { const char *in, *out; } v[] = {
-		{ "https://a.jp/form?tel=0312345678&x=1", "https://a.jp/form?x=1" },
-		{ "https://a.jp/u/taro%40example.jp/p", "https://a.jp/u/redacted/p" },
+		{ "https://a.jp/form?tel=0312345678&x=1",
+		    "https://a.jp/form?x=1" },
+		{ "https://a.jp/u/taro%40example.jp/p",
+		    "https://a.jp/u/redacted/p" },
 		{ "https://a.jp/u/%EF%BC%90%EF%BC%99%EF%BC%90-1234-5678",
 		  "https://a.jp/u/redacted" },
-		{ "https://a.jp/?a=090&b=1234&c=5678&d=7", "https://a.jp/?d=7" },
-		{ "https://a.jp/?zip1=150&zip2=0001&p=2", "https://a.jp/?zip1=150&zip2=0001&p=2" },
+		{ "https://a.jp/?a=090&b=1234&c=5678&d=7",
+		    "https://a.jp/?d=7" },
+		{ "https://a.jp/?zip1=150&zip2=0001&p=2",
+		    "https://a.jp/?zip1=150&zip2=0001&p=2" },
 		{ "https://a.jp/?q=%2B81+90+1234+5678", "https://a.jp/" },
-		{ "https://a.jp/?q=call+03-1234-5678+now&k=v", "https://a.jp/?k=v" },
+		{ "https://a.jp/?q=call+03-1234-5678+now&k=v",
+		    "https://a.jp/?k=v" },
 		{ "https://a.jp/x#hanako@example.jp", "https://a.jp/x" },
 		{ "https://a.jp/x#s=1&m=a%40b.jp", "https://a.jp/x#s=1" },
-		{ "https://a.jp/item/1234567890123/page/2", "https://a.jp/item/1234567890123/page/2" },
+		{ "https://a.jp/item/1234567890123/page/2",
+		    "https://a.jp/item/1234567890123/page/2" },
 		{ "https://a.jp/@shop/news", "https://a.jp/@shop/news" },
-		{ "https://a.jp/order/20261124-0001", "https://a.jp/order/20261124-0001" },
+		{ "https://a.jp/order/20261124-0001",
+		    "https://a.jp/order/20261124-0001" },
 	};
 	struct url_loc	 l;
 	char		 href[URL_MAX + 1];
@@ -176,7 +205,8 @@ Test(match, url_scrub)
 
 	for (i = 0; i < NELEM(v); i++) {
 		cr_assert(url_parse(v[i].in, &l), "%s", v[i].in);
-		cr_assert_eq(url_scrub(&l), strcmp(v[i].in, v[i].out) != 0, "%s", v[i].in);
+		cr_assert_eq(url_scrub(&l), strcmp(v[i].in, v[i].out) != 0,
+		    "%s", v[i].in);
 		cr_assert(url_href(&l, href, sizeof(href)));
 		cr_assert_str_eq(href, v[i].out, "%s", v[i].in);
 	}
@@ -202,7 +232,8 @@ Test(match, regex_bounds)
 	cr_assert(json_object_object_get_ex(v, "bounded_regex", &a));
 	for (i = 0; i < json_object_array_length(a); i++) {
 		p = json_object_get_string(json_object_array_get_idx(a, i));
-		cr_assert_eq(rule_pattern_ok(MT_REGEX, p, why, sizeof(why)), RULE_OK,
+		cr_assert_eq(rule_pattern_ok(MT_REGEX, p, why, sizeof(why)),
+		    RULE_OK,
 		    "%s: %s", p, why);
 	}
 	json_object_put(v);
@@ -241,7 +272,8 @@ Test(url, query_next_and_pct_decode)
 	char		 o[64];
 
 	cr_assert(query_next(&p, &q));
-	cr_assert(q.name_len == 1 && strncmp(q.name, "a", 1) == 0 && q.has_value);
+	cr_assert(q.name_len == 1 && strncmp(q.name, "a", 1) == 0 &&
+	    q.has_value);
 	cr_assert(q.value_len == 1 && q.value[0] == '1');
 	cr_assert(query_next(&p, &q));
 	cr_assert(q.name_len == 1 && !q.has_value && q.value_len == 0);

@@ -1,4 +1,6 @@
-/* uuid.c, time.c, b64.c, keys.c, scope.c, page.c cursors, body.c utf8, jsonw.c. */
+/*
+ * uuid.c, time.c, b64.c, keys.c, scope.c, page.c cursors, body.c utf8, jsonw.c.
+ */
 #include <sys/wait.h>
 
 #include <stdlib.h>
@@ -66,14 +68,17 @@ Test(uuid, v7_shape_and_order)
 			cr_assert_eq(pipe(fd), 0);
 			if ((pid = fork()) == 0) {
 				uuid_v7(c);
-				_exit(write(fd[1], c, sizeof(c)) == sizeof(c) ? 0 : 1);
+				_exit(write(fd[1], c,
+				    sizeof(c)) == sizeof(c) ? 0 : 1);
 			}
-			cr_assert_eq(read(fd[0], c, sizeof(c)), (ssize_t)sizeof(c));
+			cr_assert_eq(read(fd[0], c, sizeof(c)),
+			    (ssize_t)sizeof(c));
 			uuid_v7(h);
 			close(fd[0]);
 			close(fd[1]);
 			cr_assert_eq(waitpid(pid, &st, 0), pid);
-			cr_assert_lt(strcmp(c, h), 0, "%s (another process) then %s", c, h);
+			cr_assert_lt(strcmp(c, h), 0,
+			    "%s (another process) then %s", c, h);
 		}
 	}
 	cr_assert(!uuid_valid("0190000000007000800000000000000000"));
@@ -120,8 +125,10 @@ Test(keys, generate_shape_and_hash)
 	cr_assert(apikey_shape_ok(k, &test));
 	cr_assert(test);
 	cr_assert(!apikey_shape_ok("fb_live_short", &test));
-	cr_assert(!apikey_shape_ok("svc_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA", &test));
-	cr_assert(!apikey_shape_ok("fb_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA-", &test));
+	cr_assert(!apikey_shape_ok("svc_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+	    &test));
+	cr_assert(!apikey_shape_ok("fb_live_AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA-",
+	    &test));
 }
 
 /*
@@ -166,7 +173,8 @@ Test(scope, parse_format_and_cover)
 	cr_assert(scope_parse("all", &b));
 	cr_assert_eq(b, SCOPES_ALL);
 	cr_assert(scope_parse("sites:read,campaigns:write", &b));
-	cr_assert_eq(b, SCOPE_BIT(SC_SITES_READ) | SCOPE_BIT(SC_CAMPAIGNS_WRITE));
+	cr_assert_eq(b,
+	    SCOPE_BIT(SC_SITES_READ) | SCOPE_BIT(SC_CAMPAIGNS_WRITE));
 	cr_assert(!scope_parse("sites:read,", &b));
 	cr_assert(!scope_parse("sites:readx", &b));
 	cr_assert(!scope_parse("", &b));
@@ -221,7 +229,10 @@ Test(utf8, length_and_validation)
 	cr_assert_eq(utf8_len("\xe3\x81"), -1);	/* truncated */
 }
 
-/* jsonw.c: timestamps as the client library writes DATETIMEs, to the contract's form. */
+/*
+ * jsonw.c: timestamps as the client library writes DATETIMEs, to the contract's
+ * form.
+ */
 Test(jsonw, time_from_datetime)
 {
 	json_object	*o = json_object_new_object();
@@ -244,9 +255,11 @@ parse_cases(const char *const *bad, size_t nbad, const char *const *good,
 	size_t		 i;
 
 	for (i = 0; i < nbad; i++)
-		cr_assert_null(json_parse_object(bad[i], strlen(bad[i]), 8), "%s", bad[i]);
+		cr_assert_null(json_parse_object(bad[i], strlen(bad[i]), 8),
+		    "%s", bad[i]);
 	for (i = 0; i < ngood; i++) {
-		cr_assert_not_null(o = json_parse_object(good[i], strlen(good[i]), 8),
+		cr_assert_not_null(o = json_parse_object(good[i],
+		    strlen(good[i]), 8),
 		    "%s", good[i]);
 		json_object_put(o);
 	}
@@ -261,7 +274,8 @@ Test(jsonw, parse_refuses_lone_surrogates)
 		"{\"a\":\"\\ude00\\ud83d\"}", "{\"\\ud800\":1}",
 	};
 	static const char *const good[] = {
-		"{\"a\":\"\\ud83d\\ude00\"}", "{\"a\":\"\\uD83D\\uDE00 \\u00e9\"}",
+		"{\"a\":\"\\ud83d\\ude00\"}", "{\"a\":\"\\uD83D\\uDE00 "
+		"\\u00e9\"}",
 		"{\"a\":\"\\\\ud800\"}", "{\"a\":\"\\ufffd\"}", "{\"a\":\"\\\"\\\\\"}",
 	};
 
@@ -314,7 +328,8 @@ Test(jsonw, generator)
 	jg_json(&j, "o", o);
 	jg_obj_end(&j);
 	cr_assert_eq(jgen_end(&j), FB_OK);
-	cr_assert_str_eq(b.data, "{\"a\":\"q\\\"\\n/\xc3\xa9\",\"n\":null,\"i\":-5,"
+	cr_assert_str_eq(b.data,
+	    "{\"a\":\"q\\\"\\n/\xc3\xa9\",\"n\":null,\"i\":-5,"
 	    "\"b\":true,\"t\":\"2026-11-22T05:09:14Z\",\"arr\":[1,{\"k\":[]}],"
 	    "\"o\":{\"x\":[1,2.5,\"y\"],\"z\":{}}}");
 	json_object_put(o);
@@ -392,7 +407,8 @@ Test(jsonw, generator_edges)
 			jgen_begin(&j, &b);
 			jg_str(&j, NULL, in);
 			cr_assert_eq(jgen_end(&j), FB_OK);
-			cr_assert_str_eq(b.data, want, "length %d, at %d", n, i);
+			cr_assert_str_eq(b.data, want, "length %d, at %d", n,
+			    i);
 		}
 	/* out of place: a key in an array, none in an object, two values */
 	buf_reset(&b);
@@ -481,12 +497,15 @@ Test(sessions, roles_passwords_cookies_and_origin)
 	cr_assert_eq(role_scopes("root"), 0);
 	cr_assert_eq(SCOPES_ALL & (ROLE_ADMIN | ROLE_OWNER), 0);
 
-	/* password rule: 12 characters (not bytes), no control, not the address */
+	/*
+	 * password rule: 12 characters (not bytes), no control, not the address
+	 */
 	cr_assert(password_acceptable("パスワードは十二文字以上です", "a@b.jp"));
 	cr_assert_not(password_acceptable("パスワード", "a@b.jp"));
 	cr_assert_not(password_acceptable("short", NULL));
 	cr_assert_not(password_acceptable("twelve chars\n ok", NULL));
-	cr_assert_not(password_acceptable("Someone@Example.JP", "someone@example.jp"));
+	cr_assert_not(password_acceptable("Someone@Example.JP",
+	    "someone@example.jp"));
 	cr_assert_eq(password_hash("a long enough one", h), FB_OK);
 	cr_assert(strncmp(h, "$argon2id$", 10) == 0);
 	cr_assert(password_verify(h, "a long enough one"));
@@ -514,7 +533,8 @@ Test(sessions, roles_passwords_cookies_and_origin)
 	cr_assert(session_cookie_get(hdr, "fb_session", got));
 	cr_assert_str_eq(got, tok);
 	cr_assert_not(session_cookie_get(hdr, "__Host-fb_session", got));
-	cr_assert_not(session_cookie_get("fb_session=fbs_short", "fb_session", got));
+	cr_assert_not(session_cookie_get("fb_session=fbs_short", "fb_session",
+	    got));
 	snprintf(hdr, sizeof(hdr), "xfb_session=%s", tok);
 	cr_assert_not(session_cookie_get(hdr, "fb_session", got));
 	session_csrf(tok, csrf);
@@ -529,8 +549,10 @@ Test(sessions, roles_passwords_cookies_and_origin)
 	cr_assert(session_origin_ok(&c, "https://app.formback.example"));
 	cr_assert(session_origin_ok(&c, "https://APP.formback.example"));
 	cr_assert_not(session_origin_ok(&c, "http://app.formback.example"));
-	cr_assert_not(session_origin_ok(&c, "https://app.formback.example.evil"));
-	cr_assert_not(session_origin_ok(&c, "https://app.formback.example:444"));
+	cr_assert_not(session_origin_ok(&c,
+	    "https://app.formback.example.evil"));
+	cr_assert_not(session_origin_ok(&c,
+	    "https://app.formback.example:444"));
 	cr_assert_not(session_origin_ok(&c, NULL));
 	c.base_url = "http://127.0.0.1:8080";
 	cr_assert_str_eq(session_cookie_name(&c), "fb_session");
@@ -634,35 +656,53 @@ Test(sanitize, allow_list_keeps_mail_html_and_nothing_that_runs)
 
 	for (i = 0; hostile[i] != NULL; i++) {
 		c = clean(hostile[i]);
-		cr_assert_null(strcasestr(c, "<script"), "%s -> %s", hostile[i], c);
-		cr_assert_null(strcasestr(c, "javascript:"), "%s -> %s", hostile[i], c);
-		cr_assert_null(strcasestr(c, "onerror"), "%s -> %s", hostile[i], c);
-		cr_assert_null(strcasestr(c, "onload"), "%s -> %s", hostile[i], c);
-		cr_assert_null(strcasestr(c, "onclick"), "%s -> %s", hostile[i], c);
-		cr_assert_null(strcasestr(c, "onmouseover"), "%s -> %s", hostile[i], c);
-		cr_assert_null(strcasestr(c, "expression"), "%s -> %s", hostile[i], c);
-		cr_assert_null(strcasestr(c, "<iframe"), "%s -> %s", hostile[i], c);
-		cr_assert_null(strcasestr(c, "<style"), "%s -> %s", hostile[i], c);
-		cr_assert_null(strcasestr(c, "<form"), "%s -> %s", hostile[i], c);
-		cr_assert_null(strcasestr(c, "<meta"), "%s -> %s", hostile[i], c);
-		cr_assert_null(strcasestr(c, "<base"), "%s -> %s", hostile[i], c);
-		cr_assert_null(strcasestr(c, "data:"), "%s -> %s", hostile[i], c);
-		cr_assert_null(strcasestr(c, "vbscript"), "%s -> %s", hostile[i], c);
+		cr_assert_null(strcasestr(c, "<script"), "%s -> %s", hostile[i],
+		    c);
+		cr_assert_null(strcasestr(c, "javascript:"), "%s -> %s",
+		    hostile[i], c);
+		cr_assert_null(strcasestr(c, "onerror"), "%s -> %s", hostile[i],
+		    c);
+		cr_assert_null(strcasestr(c, "onload"), "%s -> %s", hostile[i],
+		    c);
+		cr_assert_null(strcasestr(c, "onclick"), "%s -> %s", hostile[i],
+		    c);
+		cr_assert_null(strcasestr(c, "onmouseover"), "%s -> %s",
+		    hostile[i], c);
+		cr_assert_null(strcasestr(c, "expression"), "%s -> %s",
+		    hostile[i], c);
+		cr_assert_null(strcasestr(c, "<iframe"), "%s -> %s", hostile[i],
+		    c);
+		cr_assert_null(strcasestr(c, "<style"), "%s -> %s", hostile[i],
+		    c);
+		cr_assert_null(strcasestr(c, "<form"), "%s -> %s", hostile[i],
+		    c);
+		cr_assert_null(strcasestr(c, "<meta"), "%s -> %s", hostile[i],
+		    c);
+		cr_assert_null(strcasestr(c, "<base"), "%s -> %s", hostile[i],
+		    c);
+		cr_assert_null(strcasestr(c, "data:"), "%s -> %s", hostile[i],
+		    c);
+		cr_assert_null(strcasestr(c, "vbscript"), "%s -> %s",
+		    hostile[i], c);
 	}
 	/* what mail needs stays, normalised */
-	cr_assert_str_eq(clean("<P ALIGN=center style='color:red'>お得な<B>情報</B>&amp; "
-	    "&copy; 1 < 2 & 3</P>"), "<p align=\"center\" style=\"color:red\">お得な"
-	    "<b>情報</b>&amp; &copy; 1 &lt; 2 &amp; 3</p>");
+	cr_assert_str_eq(clean("<P ALIGN=center "
+	    "style='color:red'>お得な<B>情報</B>&amp; &copy; 1 < 2 & 3</P>"), "<p "
+	    "align=\"center\" style=\"color:red\">お得な<b>情報</b>&amp; &copy; 1 "
+	    "&lt; 2 &amp; 3</p>");
 	cr_assert_str_eq(clean("<a href=\"{{link_url}}\" target=_blank>続き</a>"),
 	    "<a href=\"{{link_url}}\">続き</a>");
 	cr_assert_str_eq(clean("<a href=\"HTTPS://Shop.Example/a b?q=1&amp;r=2\">x</a>"),
 	    "<a href=\"https://shop.example/a%20b?q=1&amp;r=2\">x</a>");
 	cr_assert_str_eq(clean("<img src=\"https://cdn.example/i.png\" alt=\"商品\"><br/>"
 	    "<hr></img>"), "<img src=\"https://cdn.example/i.png\" alt=\"商品\"><br><hr>");
-	cr_assert_str_eq(clean("<table border=0><tr><td colspan=2>a</td></tr></table>"),
+	cr_assert_str_eq(clean("<table border=0><tr><td "
+	    "colspan=2>a</td></tr></table>"),
 	    "<table border=\"0\"><tr><td colspan=\"2\">a</td></tr></table>");
-	cr_assert_str_eq(clean("a<script>b</script>c<custom x=1>d</custom>"), "acd");
-	cr_assert_str_eq(clean("<p>unclosed <a href=\"https://x.example/"), "<p>unclosed ");
+	cr_assert_str_eq(clean("a<script>b</script>c<custom x=1>d</custom>"),
+	    "acd");
+	cr_assert_str_eq(clean("<p>unclosed <a href=\"https://x.example/"),
+	    "<p>unclosed ");
 	buf_init(&b, 1 << 16);
 	cr_assert_eq(html_sanitize("\xff\xfe", &b), FB_EINVAL);
 	buf_release(&b);

@@ -89,7 +89,8 @@ Test(ppcheck, judged_by_consent_mode)
 
 	/* nothing said: every item, in order */
 	f = json_object_new_array();
-	cr_assert_str_eq(pp_judge("", 0, "none", "https://x.example/", f), "failed");
+	cr_assert_str_eq(pp_judge("", 0, "none", "https://x.example/", f),
+	    "failed");
 	cr_assert_eq(json_object_array_length(f), 4);
 	json_object_put(f);
 }

@@ -94,9 +94,11 @@ Test(openapi_text, every_section_names_what_the_document_has)
 			ops++;
 			continue;
 		}
-		for (ok = false, i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
+		for (ok = false,
+		    i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 			ok |= strcmp(name, fixed[i]) == 0;
-		cr_assert(ok, "section '%s' names nothing of openapi.json", name);
+		cr_assert(ok, "section '%s' names nothing of openapi.json",
+		    name);
 	}
 	cr_assert_gt(ops, 0);
 	/* the introduction, the tags and the schemes all have theirs */

@@ -67,7 +67,8 @@ Test(pii, email_normalize)
 	cr_assert_str_eq(out, "taro@xn--r8jz45g.jp");
 	cr_assert(!contact_email_normalize("taro@例え", out));
 	cr_assert(!contact_email_normalize("taro@．jp", out));
-	cr_assert(!contact_email_normalize("taro@a\xe2\x80\x8f.jp", out));	/* RLM: no IDNA */
+	/* RLM: no IDNA */
+	cr_assert(!contact_email_normalize("taro@a\xe2\x80\x8f.jp", out));
 }
 
 Test(pii, masks)
@@ -91,7 +92,9 @@ Test(pii, masks)
 	/* a one-character local part is not shown whole */
 	contact_email_mask("a@example.jp", m);
 	cr_assert_str_eq(m, "***@example.jp");
-	/* whole characters of a UTF-8 local part (RFC 6531), never half of one */
+	/*
+	 * whole characters of a UTF-8 local part (RFC 6531), never half of one
+	 */
 	contact_email_mask("\xef\xbc\xb4\xef\xbd\x85\xef\xbd\x93\xef\xbd\x94"
 	    "@example.jp", m);
 	cr_assert_str_eq(m, "\xef\xbc\xb4\xef\xbd\x85***@example.jp");
@@ -113,12 +116,17 @@ Test(pii, seal_open_and_associated_data)
 	cr_assert_null(memmem(s, n, "0901234", 7));
 	cr_assert(pii_open(mk, "t1", "r1", "tel", s, n, out, sizeof(out)));
 	cr_assert_str_eq(out, "09012345678");
-	cr_assert(!pii_open(mk, "t2", "r1", "tel", s, n, out, sizeof(out)), "other tenant");
-	cr_assert(!pii_open(mk, "t1", "r2", "tel", s, n, out, sizeof(out)), "other row");
-	cr_assert(!pii_open(mk, "t1", "r1", "email", s, n, out, sizeof(out)), "other field");
-	cr_assert(!pii_open(other, "t1", "r1", "tel", s, n, out, sizeof(out)), "other key");
+	cr_assert(!pii_open(mk, "t2", "r1", "tel", s, n, out, sizeof(out)),
+	    "other tenant");
+	cr_assert(!pii_open(mk, "t1", "r2", "tel", s, n, out, sizeof(out)),
+	    "other row");
+	cr_assert(!pii_open(mk, "t1", "r1", "email", s, n, out, sizeof(out)),
+	    "other field");
+	cr_assert(!pii_open(other, "t1", "r1", "tel", s, n, out, sizeof(out)),
+	    "other key");
 	s[30] ^= 1;
-	cr_assert(!pii_open(mk, "t1", "r1", "tel", s, n, out, sizeof(out)), "tampered");
+	cr_assert(!pii_open(mk, "t1", "r1", "tel", s, n, out, sizeof(out)),
+	    "tampered");
 }
 
 Test(pii, blind_index)
@@ -133,7 +141,10 @@ Test(pii, blind_index)
 	cr_assert_neq(memcmp(a, c, 32), 0);
 }
 
-/* contact_key: either kind as typed, the same index for any typing, nothing for neither. */
+/*
+ * contact_key: either kind as typed, the same index for any typing, nothing for
+ * neither.
+ */
 Test(pii, contact_key)
 {
 	unsigned char	 mk[32] = { 7 }, a[PII_BIDXBYTES], b[PII_BIDXBYTES];
@@ -156,18 +167,22 @@ Test(pii, contact_key)
 /* Contacts anywhere in a text (issue 11: URLs are scrubbed with it). */
 Test(pii, contact_in_text)
 {
-	static const char *const yes[] = { "taro@example.jp", "x hanako@mail.example.co.jp y",
+	static const char *const yes[] = { "taro@example.jp",
+	    "x hanako@mail.example.co.jp y",
 	    "a\xef\xbc\xa0" "b.jp", "090-1234-5678", "call 03 1234 5678 now",
 	    "+81 90 1234 5678", "(03)1234-5678", "\xef\xbc\x90\xef\xbc\x99\xef\xbc\x90"
 	    "12345678", "1 0312345678", "09012345678 2", "tel:0120-123-456" };
-	static const char *const no[] = { "@shop", "a@b", "page 2", "20261124-0001",
+	static const char *const no[] = { "@shop", "a@b", "page 2",
+	    "20261124-0001",
 	    "1234567890123", "09012", "id=42", "2026-11-24", "0000000000" };
 	size_t	 i;
 
 	for (i = 0; i < sizeof(yes) / sizeof(yes[0]); i++)
-		cr_assert(contact_in_text(yes[i], strlen(yes[i])), "%s", yes[i]);
+		cr_assert(contact_in_text(yes[i], strlen(yes[i])), "%s",
+		    yes[i]);
 	for (i = 0; i < sizeof(no) / sizeof(no[0]); i++)
-		cr_assert_not(contact_in_text(no[i], strlen(no[i])), "%s", no[i]);
+		cr_assert_not(contact_in_text(no[i], strlen(no[i])), "%s",
+		    no[i]);
 }
 
 /* Three keys: 7 current, 5 and 0 earlier; the index key is 0's (lowest). */
@@ -204,7 +219,9 @@ Test(pii, open_any_key_of_the_file)
 	    &by));
 	cr_assert_eq(by, 5);
 	cr_assert_str_eq(out, "09012345678");
-	/* the row names another key (a contact kept from before): still opens */
+	/*
+	 * the row names another key (a contact kept from before): still opens
+	 */
 	cr_assert(pii_open_any(&c, 7, "t", "r", "tel", s, n, out, sizeof(out),
 	    &by));
 	cr_assert_eq(by, 5);

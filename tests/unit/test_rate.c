@@ -13,7 +13,8 @@ mkring(char out[RATE_RING_LEN + 1], const long long *v)
 	int	 i;
 
 	for (i = 0; i < RATE_SLOTS; i++)
-		snprintf(out + i * RATE_DIGITS, RATE_DIGITS + 1, "%012lld", v[i]);
+		snprintf(out + i * RATE_DIGITS, RATE_DIGITS + 1, "%012lld",
+		    v[i]);
 }
 
 Test(rate, empty_ring)

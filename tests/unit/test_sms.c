@@ -96,12 +96,16 @@ Test(blocks, footer)
 	const char	*foot;
 
 	buf_init(&h, 1 << 20);
-	cr_assert_eq(blocks_html(b, "P", "L", "https://f.jp/u/a\"b", "https://f.jp/o/c",
+	cr_assert_eq(blocks_html(b, "P", "L", "https://f.jp/u/a\"b",
+	    "https://f.jp/o/c",
 	    &h), FB_OK);
-	foot = strstr(h.data, "<p style=\"font-size:small\"><a href=\"https://f.jp/u/a&quot;b\">");
+	foot = strstr(h.data,
+	    "<p style=\"font-size:small\"><a href=\"https://f.jp/u/a&quot;b\">");
 	cr_assert_not_null(foot, "%s", h.data);
-	cr_assert_not_null(strstr(foot, "<img src=\"https://f.jp/o/c\" width=\"1\""));
-	cr_assert_str_eq(h.data + h.len - strlen("</body></html>"), "</body></html>");
+	cr_assert_not_null(strstr(foot,
+	    "<img src=\"https://f.jp/o/c\" width=\"1\""));
+	cr_assert_str_eq(h.data + h.len - strlen("</body></html>"),
+	    "</body></html>");
 	buf_reset(&h);
 	cr_assert_eq(blocks_html(b, "P", "L", "O", NULL, &h), FB_OK);
 	cr_assert_null(strstr(h.data, "<img"), "a preview has no pixel");

@@ -14,12 +14,14 @@ Test(tables, error_catalog_is_complete)
 	for (i = 0; i < API_CODE__MAX; i++) {
 		cr_assert_not_null(api_codes[i].type, "api_codes[%zu]", i);
 		cr_assert_not_null(api_codes[i].code, "api_codes[%zu]", i);
-		cr_assert_not_null(api_codes[i].message_ja, "api_codes[%zu]", i);
+		cr_assert_not_null(api_codes[i].message_ja, "api_codes[%zu]",
+		    i);
 		cr_assert_geq(api_codes[i].status, 400);
 		/* the contract's type for each status (Errors, Types) */
 		switch (api_codes[i].status) {
 		case 401:
-			cr_assert_str_eq(api_codes[i].type, "authentication_error");
+			cr_assert_str_eq(api_codes[i].type,
+			    "authentication_error");
 			break;
 		case 403:
 			cr_assert_str_eq(api_codes[i].type, "permission_error");
@@ -32,15 +34,18 @@ Test(tables, error_catalog_is_complete)
 			break;
 		default:
 			if (api_codes[i].status >= 500)
-				cr_assert_str_eq(api_codes[i].type, "api_error");
+				cr_assert_str_eq(api_codes[i].type,
+				    "api_error");
 			else
-				cr_assert_str_eq(api_codes[i].type, "invalid_request");
+				cr_assert_str_eq(api_codes[i].type,
+				    "invalid_request");
 		}
 		/* messages are Japanese: at least one multibyte character */
 		for (j = 0; api_codes[i].message_ja[j] != '\0'; j++)
 			if ((unsigned char)api_codes[i].message_ja[j] >= 0x80)
 				break;
-		cr_assert_neq(api_codes[i].message_ja[j], '\0', "%s", api_codes[i].code);
+		cr_assert_neq(api_codes[i].message_ja[j], '\0', "%s",
+		    api_codes[i].code);
 	}
 }
 
@@ -80,7 +85,9 @@ Test(tables, routes_are_well_formed)
 	const struct param_def	*p;
 
 	for (i = 0; i < routes_len; i++) {
-		/* the collector alone is taken by the main loop, not a handler */
+		/*
+		 * the collector alone is taken by the main loop, not a handler
+		 */
 		cr_assert((routes[i].fn == NULL) == ((routes[i].flags & R_COLLECT) != 0),
 		    "%s %s", routes[i].method, routes[i].path);
 		cr_assert_not_null(routes[i].operation_id);
@@ -88,14 +95,17 @@ Test(tables, routes_are_well_formed)
 		/* the contract's paths, and the rest outside it */
 		cr_assert(strncmp(routes[i].path, "/api/v1/", 8) == 0 ||
 		    (routes[i].flags & R_INTERNAL) != 0, "%s", routes[i].path);
-		/* a key's route needs a scope; a session's own routes need none */
+		/*
+		 * a key's route needs a scope; a session's own routes need none
+		 */
 		cr_assert(routes[i].scopes != 0 ||
 		    (routes[i].flags & (R_PUBLIC | R_SESSION)) != 0);
 		/* the roles' bits are for routes no key may call */
 		cr_assert((routes[i].scopes & (ROLE_ADMIN | ROLE_OWNER)) == 0 ||
 		    (routes[i].flags & R_SESSION) != 0, "%s", routes[i].path);
 		for (j = 0; j < i; j++) {
-			cr_assert_str_neq(routes[i].operation_id, routes[j].operation_id);
+			cr_assert_str_neq(routes[i].operation_id,
+			    routes[j].operation_id);
 			cr_assert(strcmp(routes[i].path, routes[j].path) != 0 ||
 			    strcmp(routes[i].method, routes[j].method) != 0);
 		}

@@ -58,8 +58,10 @@ Test(text, line)
 Test(text, header_refuses_control_characters)
 {
 	cr_assert(header_ok("Location", "https://a.jp/x?y=1#z"));
-	cr_assert(header_ok("Content-Security-Policy", "default-src 'none';\tx"));
-	cr_assert_not(header_ok("Location", "https://a.jp/\r\nSet-Cookie: a=b"));
+	cr_assert(header_ok("Content-Security-Policy",
+	    "default-src 'none';\tx"));
+	cr_assert_not(header_ok("Location",
+	    "https://a.jp/\r\nSet-Cookie: a=b"));
 	cr_assert_not(header_ok("Location", "https://a.jp/\nx"));
 	cr_assert_not(header_ok("Location", "https://a.jp/\rx"));
 	cr_assert_not(header_ok("X", "a\x01" "b"));
@@ -102,7 +104,8 @@ Test(sms, quiet_until)
 	cr_assert(time_parse_iso8601("2026-11-24T15:00:00Z", &day));
 	/* 21:00-08:00: at 22:00 it ends tomorrow 08:00, at 02:00 today 08:00 */
 	t = day + 22 * 3600;
-	cr_assert_eq(sms_quiet_until(t, 21 * 60, 8 * 60), day + 86400 + 8 * 3600);
+	cr_assert_eq(sms_quiet_until(t, 21 * 60, 8 * 60),
+	    day + 86400 + 8 * 3600);
 	t = day + 2 * 3600;
 	cr_assert_eq(sms_quiet_until(t, 21 * 60, 8 * 60), day + 8 * 3600);
 	t = day + 8 * 3600;	/* the end is not quiet */
@@ -157,19 +160,22 @@ Test(mail, subject_words)
 		n = 0;
 		for (p = b.data, line = 0; *p != '\0'; p = e, line++) {
 			if (line > 0) {
-				cr_assert_eq(strncmp(p, "\r\n ", 3), 0, "%s", b.data);
+				cr_assert_eq(strncmp(p, "\r\n ", 3), 0, "%s",
+				    b.data);
 				p += 3;
 			}
 			e = strstr(p, "\r\n");
 			if (e == NULL)
 				e = p + strlen(p);
-			cr_assert_leq(e - p, 75, "a word of %zd", (ssize_t)(e - p));
+			cr_assert_leq(e - p, 75, "a word of %zd",
+			    (ssize_t)(e - p));
 			cr_assert_leq((line == 0 ? 9 : 1) + (e - p), 76);
 			k = word_decode(p, (size_t)(e - p), part, sizeof(part));
 			cr_assert_geq(k, 1, "%.*s", (int)(e - p), p);
 			/* whole characters: each word is valid UTF-8 alone */
 			part[k] = '\0';
-			cr_assert_geq(utf8_len((const char *)part), 0, "%s", part);
+			cr_assert_geq(utf8_len((const char *)part), 0, "%s",
+			    part);
 			memcpy(back + n, part, (size_t)k);
 			n += (size_t)k;
 		}
