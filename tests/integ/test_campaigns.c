@@ -143,8 +143,7 @@ Test(campaigns, bad_key_and_name)
 	cr_assert_eq(ctl(NULL, "site create --tenant %s --name 'a b' --domain "
 	    "line.example.jp", f.tenant), 0);
 	r = http("POST", "/api/v1/messages", f.live, J({"channel":"email",
-	    "subject":"s\r\nBcc: "
-	    "x@example.jp","blocks":[{"type":"text","text":"a"}]}), NULL);
+	    "subject":"s\r\nBcc: x@example.jp","blocks":[{"type":"text","text":"a"}]}), NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "subject");
 	resp_free(r);
 	r = http("POST", "/api/v1/messages", f.live, J({"channel":"email",

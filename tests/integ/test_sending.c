@@ -473,8 +473,7 @@ Test(deliveries, sent_to_the_stand_ins, .timeout = 90)
 	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active",
 	    c), 0);
 	r = http("POST", "/api/v1/messages", f.live,
-	    J({"channel":"sms","body":"デモ商店です。{{product_name}}の続きはこちら "
-	    "{{link_url}}",
+	    J({"channel":"sms","body":"デモ商店です。{{product_name}}の続きはこちら {{link_url}}",
 	    "link_url":"https://shop.example.jp/form?from=sms"}), NULL);
 	snprintf(m1, sizeof(m1), "%s", jget(r->json, "id"));
 	resp_free(r);
