@@ -3,7 +3,6 @@
 import { api, setCsrf } from './api.js';
 import { h, clear, form, modal } from './ui.js';
 import { label } from './labels.js';
-import { secondStep } from './screens/signin.js';
 
 // The session: {member, tenant_id, tenant, tenants, csrf_token}, or null
 // signed out (GET /admin/session, SessionOut).
@@ -49,6 +48,35 @@ const menu = [
 function current(href, here) {
   if (href === '#/') return here === '#/' || here === '#';
   return here.startsWith(href);
+}
+
+// The sign-in's second step (the sign-in screen's and the tenant
+// switcher's): a code of the authenticator app, or a recovery code.
+// The challenge lives only in this closure, never in storage or a URL.
+export function secondStep(token) {
+  const done = (me) => {
+    session.me = me;
+    setCsrf(me.csrf_token);
+    location.hash = '#/';
+  };
+  const codeForm = form([{ name: 'code', label: '確認コード(6桁)',
+    required: true, autocomplete: 'one-time-code' }],
+  '確認', async (v) => done(await api('POST', '/admin/session/two_factor',
+    { challenge_token: token, code: v.code })));
+  const recForm = form([{ name: 'recovery_code',
+    label: 'リカバリーコード', required: true, autocomplete: 'off' }],
+  'リカバリーコードでログイン', async (v) => done(await api('POST',
+    '/admin/session/two_factor',
+    { challenge_token: token, recovery_code: v.recovery_code })));
+  clear(root(), h('main', { class: 'center' },
+    h('h1', null, '2段階認証'),
+    h('p', null, '認証アプリに表示されている6桁の確認コードを入力して' +
+      'ください(5分以内)。'),
+    h('section', { class: 'card' }, codeForm),
+    h('details', null, h('summary', null, '認証アプリを使えない場合'),
+      h('section', { class: 'card' }, recForm)),
+    h('p', null, h('a', { href: '#/signin' }, 'ログインに戻る'))));
+  document.title = '2段階認証 | Formback 管理画面';
 }
 
 // The other tenants the member's address may sign in to (the session's

@@ -128,7 +128,7 @@ enum fb_err	api_keys_revoke(struct req *);
 enum fb_err	api_audit_list(struct req *);
 enum fb_err	api_session_two_factor(struct req *);
 /*
- * The sign-in throttle (issue 16, 43) of the two subjects of
+ * api/signin.c: the sign-in throttle (issue 16, 43) of the two subjects of
  * signin_subjects() (session.h): *held true with 429 signin_throttled
  * and Retry-After written while either is blocked.  Errors: the
  * database's.

@@ -2,7 +2,7 @@
 // member, an invitation's (set a password) and a reset's.
 import { api, setCsrf } from '../api.js';
 import { h, clear, form } from '../ui.js';
-import { root, session } from '../shell.js';
+import { root, session, secondStep } from '../shell.js';
 
 // Sign-in; when the address opens several tenants, the server lists them
 // (409 tenant_required) and the form asks which one.
@@ -48,34 +48,6 @@ export function signIn(tenants, email) {
     h('section', { class: 'card' }, form(fields, 'ログイン', submit)),
     h('p', null, h('a', { href: '#/reset' }, 'パスワードを忘れた場合'))));
   document.title = 'ログイン | Formback 管理画面';
-}
-
-// The second step: a code of the authenticator app, or a recovery code.
-// The challenge lives only in this closure, never in storage or a URL.
-export function secondStep(token) {
-  const done = (me) => {
-    session.me = me;
-    setCsrf(me.csrf_token);
-    location.hash = '#/';
-  };
-  const codeForm = form([{ name: 'code', label: '確認コード(6桁)',
-    required: true, autocomplete: 'one-time-code' }],
-  '確認', async (v) => done(await api('POST', '/admin/session/two_factor',
-    { challenge_token: token, code: v.code })));
-  const recForm = form([{ name: 'recovery_code',
-    label: 'リカバリーコード', required: true, autocomplete: 'off' }],
-  'リカバリーコードでログイン', async (v) => done(await api('POST',
-    '/admin/session/two_factor',
-    { challenge_token: token, recovery_code: v.recovery_code })));
-  clear(root(), h('main', { class: 'center' },
-    h('h1', null, '2段階認証'),
-    h('p', null, '認証アプリに表示されている6桁の確認コードを入力して' +
-      'ください(5分以内)。'),
-    h('section', { class: 'card' }, codeForm),
-    h('details', null, h('summary', null, '認証アプリを使えない場合'),
-      h('section', { class: 'card' }, recForm)),
-    h('p', null, h('a', { href: '#/signin' }, 'ログインに戻る'))));
-  document.title = '2段階認証 | Formback 管理画面';
 }
 
 export function reset() {

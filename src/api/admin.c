@@ -165,37 +165,6 @@ signin_audit(struct db *db, const struct req *r, const char *tenant,
 	    action, "member", member, detail);
 }
 
-enum fb_err
-signin_wait(struct req *r, const unsigned char *acct,
-    const unsigned char *addr, bool *held)
-{
-	char		 wait_s[24];
-	long long	 wait;
-	enum fb_err	 e;
-
-	*held = false;
-	if ((e = db_throttle_wait(r->db, acct, addr, &wait)) != FB_OK)
-		return e;
-	if (wait <= 0)
-		return FB_OK;
-	*held = true;
-	snprintf(wait_s, sizeof(wait_s), "%lld", wait);
-	req_header(r, "Retry-After", wait_s);
-	logx(LOG_INFO, "sign-in refused: throttled for %lld s", wait);
-	return api_error(r, AC_SIGNIN_THROTTLED, NULL);
-}
-
-enum fb_err
-signin_fail(struct req *r, const unsigned char *acct,
-    const unsigned char *addr)
-{
-	enum fb_err	 e;
-
-	if ((e = db_throttle_fail(r->db, acct, SIGNIN_FREE_ACCOUNT)) != FB_OK)
-		return e;
-	return db_throttle_fail(r->db, addr, SIGNIN_FREE_ADDRESS);
-}
-
 /*
  * The sign-in completed (the password, and the second factor when the
  * member has one): a new session of member `member`, the account's
