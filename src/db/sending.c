@@ -46,17 +46,20 @@
  */
 #define CLAIM_SUPPRESSION_SQL "(SELECT MIN(IF(su.reason = 'opt_out', " \
 	"'opt_out', 'suppressed')) FROM suppressions su " \
-	"FORCE INDEX (suppressions_lookup) WHERE su.tenant_id = d.tenant_id " \
-	"AND su.bidx = IF(d.channel = 'sms', l.tel_bidx, l.email_bidx) " \
+	"FORCE INDEX (suppressions_lookup, suppressions_lookup2) " \
+	"WHERE su.tenant_id = d.tenant_id " \
+	"AND (su.bidx = IF(d.channel = 'sms', l.tel_bidx, l.email_bidx) OR " \
+	"su.bidx2 = IF(d.channel = 'sms', l.tel_bidx2, l.email_bidx2)) " \
 	"AND (su.scope = 'tenant' OR su.campaign_id = d.campaign_id) " \
 	"AND (su.expires_at IS NULL OR su.expires_at > NOW(6)))"
 /* the status of the flood quarantine batch of the lead, NULL for none */
 #define CLAIM_QUARANTINE_SQL "(SELECT q.status FROM flood_quarantines q " \
 	"WHERE q.id = l.quarantine_id AND q.tenant_id = l.tenant_id)"
 #define DAY_SENDS(bidx, index, channel) "(SELECT COUNT(*) FROM leads l2 " \
-	"FORCE INDEX (" index ") STRAIGHT_JOIN deliveries d2 FORCE INDEX " \
-	"(deliveries_lead) ON d2.tenant_id = l2.tenant_id AND d2.lead_id = l2.id " \
-	"WHERE l2.tenant_id = d.tenant_id AND l2." bidx " = l." bidx " AND " \
+	"FORCE INDEX (" index ", " index "2) STRAIGHT_JOIN deliveries d2 " \
+	"FORCE INDEX (deliveries_lead) ON d2.tenant_id = l2.tenant_id AND " \
+	"d2.lead_id = l2.id WHERE l2.tenant_id = d.tenant_id AND " \
+	"(l2." bidx " = l." bidx " OR l2." bidx "2 = l." bidx "2) AND " \
 	"d2.channel = '" channel "' AND (d2.claim_token <> d.claim_token AND " \
 	"d2.status = 'sending' OR (d2.status IN ('sent', 'delivered') AND " \
 	"d2.sent_at >= ?)))"
@@ -129,13 +132,13 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "WHERE d.tenant_id = ? AND d.id = ?" },
 	/* SD_SUP_INSERT */
 	{ "suppression_insert",
-	  "INSERT INTO suppressions (id, tenant_id, kind, bidx, masked, scope, "
-	  "campaign_id, reason, memo, expires_at) "
-	  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+	  "INSERT INTO suppressions (id, tenant_id, kind, bidx, bidx2, bidx_key, "
+	  "bidx2_key, masked, scope, campaign_id, reason, memo, expires_at) "
+	  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
 	/* SD_SUP_ACTIVE: an unexpired entry of the same contact and scope */
 	{ "suppression_active",
-	  "SELECT id FROM suppressions WHERE tenant_id = ? AND kind = ? AND bidx = ? "
-	  "AND scope = ? AND campaign_id <=> ? "
+	  "SELECT id FROM suppressions WHERE tenant_id = ? AND kind = ? "
+	  "AND (bidx = ? OR bidx2 = ?) AND scope = ? AND campaign_id <=> ? "
 	  "AND (expires_at IS NULL OR expires_at > NOW(6)) LIMIT 1 FOR UPDATE" },
 	/*
 	 * SD_SUP_LIST: newest first, as the delivery list: the optimizer
@@ -147,11 +150,12 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	 */
 	{ "suppression_list",
 	  "SELECT " DB_SELECT(SUPPRESSION_COLS) " FROM suppressions "
-	  "USE INDEX (suppressions_tenant, suppressions_lookup, suppressions_kind, "
+	  "USE INDEX (suppressions_tenant, suppressions_lookup, "
+	  "suppressions_lookup2, suppressions_kind, "
 	  "suppressions_reason, suppressions_scope, suppressions_campaign) "
 	  "WHERE tenant_id = ? AND id < ? AND (? IS NULL OR kind = ?) "
 	  "AND (? IS NULL OR reason = ?) AND (? IS NULL OR scope = ?) "
-	  "AND (? IS NULL OR campaign_id = ?) AND (? IS NULL OR bidx IN (?, ?)) "
+	  "AND (? IS NULL OR campaign_id = ?) AND (? IS NULL OR bidx = ? OR bidx2 = ?) "
 	  "ORDER BY id DESC LIMIT ?" },
 	/* SD_SUP_GET */
 	{ "suppression_get", "SELECT " DB_SELECT(SUPPRESSION_COLS) " FROM suppressions "
@@ -269,21 +273,22 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "updated_at = NOW(6) WHERE id = ? AND status IN ('sent', 'delivered')" },
 	/* SD_TEST_RCPT_ADD */
 	{ "test_recipient_add",
-	  "INSERT INTO test_recipients (id, tenant_id, kind, bidx, masked, "
-	  "contact_sealed, pii_key_id, confirmed_at) VALUES (?, ?, ?, ?, ?, ?, ?, "
+	  "INSERT INTO test_recipients (id, tenant_id, kind, bidx, bidx2, "
+	  "bidx_key, bidx2_key, masked, contact_sealed, pii_key_id, "
+	  "confirmed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
 	  "IF(?, NOW(6), NULL))" },
 	/* SD_TEST_RCPT_DELETE */
 	{ "test_recipient_delete",
-	  "DELETE FROM test_recipients WHERE tenant_id = ? AND kind = ? AND bidx = ? "
-	  "RETURNING " DB_SELECT(TEST_RECIPIENT_COLS) },
+	  "DELETE FROM test_recipients WHERE tenant_id = ? AND kind = ? "
+	  "AND (bidx = ? OR bidx2 = ?) RETURNING " DB_SELECT(TEST_RECIPIENT_COLS) },
 	/* SD_TEST_RCPT_LIST */
 	{ "test_recipient_list",
 	  "SELECT " DB_SELECT(TEST_RECIPIENT_COLS) " FROM test_recipients "
 	  "WHERE tenant_id = ? ORDER BY id" },
 	/* SD_TEST_RCPT_IS */
 	{ "test_recipient_is",
-	  "SELECT 1 FROM test_recipients WHERE tenant_id = ? AND kind = ? AND bidx = ? "
-	  "AND confirmed_at IS NOT NULL" },
+	  "SELECT 1 FROM test_recipients WHERE tenant_id = ? AND kind = ? "
+	  "AND (bidx = ? OR bidx2 = ?) AND confirmed_at IS NOT NULL" },
 	/*
 	 * SD_USAGE_ROW: the month's row, made when missing, and locked
 	 * exclusively at once (INSERT IGNORE would take a shared lock on an
@@ -385,7 +390,9 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "AND o.visitor_id = i.visitor_id WHERE i.event_type = 'conversion' "
 	  "AND i.tenant_id = l.tenant_id AND i.attempts < 3 AND o.tenant_id = l.tenant_id "
 	  "AND o.id <> l.id AND ((l.tel_bidx IS NOT NULL AND o.tel_bidx = l.tel_bidx) "
-	  "OR (l.email_bidx IS NOT NULL AND o.email_bidx = l.email_bidx))) "
+	  "OR (l.email_bidx IS NOT NULL AND o.email_bidx = l.email_bidx) "
+	  "OR (l.tel_bidx2 IS NOT NULL AND o.tel_bidx2 = l.tel_bidx2) "
+	  "OR (l.email_bidx2 IS NOT NULL AND o.email_bidx2 = l.email_bidx2))) "
 	  "FROM leads l WHERE l.tenant_id = ? AND l.id = ?" },
 	/*
 	 * SD_SENT_AFTER_CONVERSION: of the given deliveries (the last id
@@ -644,14 +651,19 @@ db_suppression_list(struct db *db, const char *tenant,
     struct dbrows *out)
 {
 	static const unsigned char none[PII_BIDXBYTES];
-	const unsigned char *b = f->bidx != NULL ? f->bidx : none;
+	struct dbp	 b1 = P_BIN(none, PII_BIDXBYTES), b2 = b1;
+
+	if (f->bidx != NULL) {
+		b1 = P_BIDX(f->bidx, 0);
+		b2 = P_BIDX(f->bidx, 1);
+	}
 
 	return rows(db, SD_SUP_LIST, DBPARAMS(P_STR(tenant),
 	    P_STR(after != NULL ? after : DB_MAX_ID), P_STR(f->kind), P_STR(f->kind),
 	    P_STR(f->reason), P_STR(f->reason), P_STR(f->scope), P_STR(f->scope),
 	    P_STR(f->campaign), P_STR(f->campaign),
-	    f->bidx != NULL ? P_INT(1) : P_NULL, P_BIN(b, PII_BIDXBYTES),
-	    P_BIN(b, PII_BIDXBYTES), P_INT(n)), suppression_cols,
+	    f->bidx != NULL ? P_INT(1) : P_NULL, b1, b2, P_INT(n)),
+	    suppression_cols,
 	    NELEM(suppression_cols), sizeof(struct suppression_row), false, out);
 }
 
@@ -672,7 +684,8 @@ db_suppression_add(struct db *db, const struct suppression_new *s, bool *added)
 
 	*added = false;
 	if ((e = sd(db, SD_SUP_ACTIVE, DBPARAMS(P_STR(s->tenant), P_STR(s->kind),
-	    P_BIN(s->bidx, PII_BIDXBYTES), P_STR(s->scope), P_STR(s->campaign)),
+	    P_BIDX(s->bidx, 0), P_BIDX(s->bidx, 1), P_STR(s->scope),
+	    P_STR(s->campaign)),
 	    &a)) != FB_OK)
 		return e;
 	if (a.nrows > 0) {
@@ -681,7 +694,8 @@ db_suppression_add(struct db *db, const struct suppression_new *s, bool *added)
 	}
 	dbres_free(&a);
 	if ((e = sd(db, SD_SUP_INSERT, DBPARAMS(P_STR(s->id), P_STR(s->tenant),
-	    P_STR(s->kind), P_BIN(s->bidx, PII_BIDXBYTES), P_STR(s->masked),
+	    P_STR(s->kind), P_BIDX(s->bidx, 0), P_BIDX(s->bidx, 1),
+	    P_BKEY(s->bidx, 0), P_BKEY(s->bidx, 1), P_STR(s->masked),
 	    P_STR(s->scope), P_STR(s->campaign), P_STR(s->reason), P_STR(s->memo),
 	    P_STR(s->expires_at)), NULL)) != FB_OK)
 		return e;
@@ -1052,33 +1066,63 @@ db_test_recipient_list(struct db *db, const char *tenant, struct dbrows *out)
 
 enum fb_err
 db_test_recipient_add(struct db *db, const char *id, const char *tenant,
-    const char *kind, const struct dbbin *bidx, const char *masked,
+    const char *kind, const struct bidx *bidx, const char *masked,
     const struct dbbin *sealed, int key_id, bool confirmed)
 {
 	return sd(db, SD_TEST_RCPT_ADD, DBPARAMS(P_STR(id), P_STR(tenant),
-	    P_STR(kind), P_BIN(bidx->p, bidx->n), P_STR(masked),
+	    P_STR(kind), P_BIDX(bidx, 0), P_BIDX(bidx, 1), P_BKEY(bidx, 0),
+	    P_BKEY(bidx, 1), P_STR(masked),
 	    sealed != NULL ? P_BIN(sealed->p, sealed->n) : P_NULL,
 	    sealed != NULL ? P_INT(key_id) : P_NULL, P_INT(confirmed)), NULL);
 }
 
 enum fb_err
 db_test_recipient_delete(struct db *db, const char *tenant, const char *kind,
-    const struct dbbin *bidx, struct dbrows *out)
+    const struct bidx *bidx, struct dbrows *out)
 {
 	return rows(db, SD_TEST_RCPT_DELETE, DBPARAMS(P_STR(tenant), P_STR(kind),
-	    P_BIN(bidx->p, bidx->n)), test_recipient_cols,
+	    P_BIDX(bidx, 0), P_BIDX(bidx, 1)), test_recipient_cols,
 	    NELEM(test_recipient_cols), sizeof(struct test_recipient_row), false,
 	    out);
 }
 
+/* A bound blob as read, NULL for NULL. */
+static struct dbp
+bin_or_null(const struct dbbin *b)
+{
+	return b != NULL && b->p != NULL ? P_BIN(b->p, b->n) : P_NULL;
+}
+
 enum fb_err
 db_test_recipient_is(struct db *db, const char *tenant, const char *kind,
-    const struct dbbin *bidx, bool *yes)
+    const struct dbbin *b1, const struct dbbin *b2, bool *yes)
 {
 	long long	 v;
 
 	return sd_int(db, SD_TEST_RCPT_IS, DBPARAMS(P_STR(tenant), P_STR(kind),
-	    P_BIN(bidx->p, bidx->n)), &v, yes);
+	    bin_or_null(b1), bin_or_null(b2)), &v, yes);
+}
+
+/* A blind index slot as read, NULL unless it has the index's length. */
+
+static bool
+slot_copy(const struct dbbin *b, long long k, unsigned char *v, long long *key)
+{
+	if (b == NULL || b->p == NULL || b->n != PII_BIDXBYTES)
+		return false;
+	memcpy(v, b->p, PII_BIDXBYTES);
+	*key = k;
+	return true;
+}
+
+void
+db_bidx_copy(const struct dbbin *b1, const struct dbbin *b2, long long k1,
+    long long k2, struct bidx *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->key[0] = out->key[1] = -1;
+	out->has[0] = slot_copy(b1, k1, out->v[0], &out->key[0]);
+	out->has[1] = slot_copy(b2, k2, out->v[1], &out->key[1]);
 }
 
 enum fb_err
