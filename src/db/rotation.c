@@ -20,6 +20,12 @@
 	"SELECT COALESCE(" key ", -1), COUNT(*), MIN(id) FROM " table \
 	" WHERE " has " GROUP BY 1 ORDER BY 1"
 #define LEAD_HAS	"tel_sealed IS NOT NULL OR email_sealed IS NOT NULL"
+/* a rotation done, its indexes' re-key too */
+#define FINISHED	"phase = 'done' AND bidx_phase = 'switched'"
+/* just set going again with the old slot kept for what was left */
+#define RETRY		"bidx_phase = 'switched' AND phase = 'leads' AND " \
+	"after_id IS NULL AND EXISTS (SELECT 1 FROM index_keys WHERE " \
+	"slot1_key IS NOT NULL AND slot2_key IS NOT NULL)"
 
 enum {
 	RT_SEALED_LEADS,
@@ -154,15 +160,20 @@ static const struct dbstmt rot_sql[RT__MAX] = {
 	{ "rot_count_hooks", COUNTS("secret_key_id", "webhook_endpoints",
 	  "TRUE") },
 	/*
-	 * RT_BEGIN: the rotation to ? begun, or (? ? ? restart) a finished
-	 * one set going again; phase last, as MariaDB assigns in order
+	 * RT_BEGIN: the rotation to ? begun, or (? ? ? restart) one
+	 * finished, indexes and all, set going again; phase after the
+	 * columns that test it, as MariaDB assigns in order.  (? ? restart)
+	 * its re-key then takes again the suppressions and recipients an
+	 * earlier pass left (both slots still keyed).
 	 */
 	{ "rot_begin",
 	  "INSERT INTO key_rotations (to_key_id) VALUES (?) "
 	  "ON DUPLICATE KEY UPDATE "
-	  "after_id = IF(? AND phase = 'done', NULL, after_id), "
-	  "finished_at = IF(? AND phase = 'done', NULL, finished_at), "
-	  "phase = IF(? AND phase = 'done', 'leads', phase)" },
+	  "after_id = IF(? AND " FINISHED ", NULL, after_id), "
+	  "finished_at = IF(? AND " FINISHED ", NULL, finished_at), "
+	  "phase = IF(? AND " FINISHED ", 'leads', phase), "
+	  "bidx_after_id = IF(? AND " RETRY ", NULL, bidx_after_id), "
+	  "bidx_phase = IF(? AND " RETRY ", 'suppressions', bidx_phase)" },
 	/* RT_LOCK */
 	{ "rot_lock",
 	  "SELECT " DB_SELECT(KEY_ROTATION_COLS) " FROM key_rotations "
@@ -325,7 +336,7 @@ db_rot_lock(struct db *db, unsigned key, bool restart, struct dbrows *out)
 
 	if ((e = db_run(db, DBSET_ROTATION, RT_BEGIN, &rot_sql[RT_BEGIN],
 	    DBPARAMS(P_INT(key), P_INT(restart), P_INT(restart),
-	    P_INT(restart)), NULL)) != FB_OK)
+	    P_INT(restart), P_INT(restart), P_INT(restart)), NULL)) != FB_OK)
 		return e;
 	return db_rows(db, DBSET_ROTATION, RT_LOCK, &rot_sql[RT_LOCK],
 	    DBPARAMS(P_INT(key)), rotation_cols, NELEM(rotation_cols),

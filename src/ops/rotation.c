@@ -291,13 +291,9 @@ bidx_step(struct db *db, struct step *s, const struct key_rotation_row *k)
 	to = key[1] == (long long)c->master_key_id ? 2 : 1;
 	t = o->btable = bidx_table_of(k->bidx_phase);
 	if (t == BIDX__MAX) {
-		/* switched: a run again takes what an earlier pass left */
+		/* switched (a run again retries what was left: RT_BEGIN) */
 		o->switched = o->finished = true;
-		if (!s->restart || key[to == 2 ? 0 : 1] < 0)
-			return FB_OK;
-		o->finished = false;
-		return db_bidx_advance(db, c->master_key_id, "suppressions",
-		    NULL, 0, 0, true, false);
+		return FB_OK;
 	}
 	memset(&rows, 0, sizeof(rows));
 	e = db_bidx_pending(db, t, to, k->bidx_after_id, c->master_key_id,
