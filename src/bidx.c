@@ -14,7 +14,7 @@ static struct {
 	time_t		 at;		/* when read; 0: never */
 	struct bidx_keys k;
 	long long	 warned[2];	/* a missing key id logged once */
-} held;
+} held = { .warned = { -1, -1 } };
 
 /* Slot 1 under the lowest id, in force: before any re-key. */
 static void
@@ -37,9 +37,9 @@ held_slot(const struct conf *c, int s, long long id)
 	if (id >= 0 && held.k.k[s] == NULL) {
 		held.k.id[s] = -1;
 		if (held.warned[s] != id)
-			logx(LOG_WARN, "blind index slot %d: key id %lld is not "
-			    "in the key file; the slot is left out", s + 1,
-			    id);
+			logx(LOG_WARN, "blind index slot %d: key id %lld "
+			    "is not in the key file; the slot is left out",
+			    s + 1, id);
 		held.warned[s] = id;
 	}
 }
@@ -62,6 +62,16 @@ bidx_refresh(struct db *db, const struct conf *c)
 	/* slot 1 without a recorded key: the lowest id, as before 0041 */
 	held_slot(c, 0, r.slot1_key >= 0 ? r.slot1_key : c->index_key_id);
 	held_slot(c, 1, r.slot2_key);
+	/*
+	 * neither key in this file (a host not given the new key): what it
+	 * indexes matches nothing others write; signed, at least, as before
+	 */
+	if (held.k.k[0] == NULL && held.k.k[1] == NULL) {
+		logx(LOG_ERR, "blind indexes: no key of index_keys is in the "
+		    "key file; put the new key in it and restart");
+		held.k.k[held.k.in_force] = c->index_key;
+		held.k.id[held.k.in_force] = c->index_key_id;
+	}
 	return FB_OK;
 }
 

@@ -71,7 +71,7 @@ bool	contact_key(const unsigned char *mk, const char *tenant, const char *value,
  * Writers fill every slot with a key; look-ups match either.
  */
 struct bidx_keys {
-	const unsigned char *k[2];	/* slot 1, slot 2: owned by the conf */
+	const unsigned char *k[2];	/* slot 1, slot 2; the conf's */
 	long long	 id[2];		/* their key ids; -1: no key */
 	int		 in_force;	/* 0 or 1 */
 };

@@ -206,7 +206,8 @@ suppression_filter_from_req(struct req *r, struct suppression_filter *f,
 	if (q != NULL && *q != '\0') {
 		if (!contact_bidx(bidx_cur(r->conf), r->auth.tenant_id, q,
 		    &kind, bidx, masked))
-			memset(bidx, 0, sizeof(*bidx));	/* matches nothing */
+			/* matches nothing */
+			memset(bidx, 0, sizeof(*bidx));
 		f->bidx = bidx;
 	}
 }

@@ -233,7 +233,7 @@ enum db_multi {
 _Static_assert(DBM__MAX * DB_MULTI_MAX <= DBSET_STMT_MAX,
     "DBSET_MULTI holds every kind's DB_MULTI_MAX statements");
 
-/* The most parameters a statement takes: 16 captured leads of 29 (db/lead.c). */
+/* The most parameters a statement takes: 16 captured leads of 29 */
 #define DB_PARAMS_MAX	(DB_MULTI_MAX * 29)
 
 struct dbmulti {

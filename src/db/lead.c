@@ -466,9 +466,10 @@ enum fb_err
 db_lead_capture(struct db *db, const char *tenant, const char *id,
     const struct lead_contact *c, const char *at)
 {
-	struct dbp	 es = bin_or_null(c->email_sealed, c->email_sealed_len);
-	struct dbp	 ts = bin_or_null(c->tel_sealed, c->tel_sealed_len);
-	struct dbp	 k1 = slot_key(c, 0), k2 = slot_key(c, 1);
+	struct dbp	 es, ts, k1 = slot_key(c, 0), k2 = slot_key(c, 1);
+
+	es = bin_or_null(c->email_sealed, c->email_sealed_len);
+	ts = bin_or_null(c->tel_sealed, c->tel_sealed_len);
 
 	return run(db, LEAD_CAPTURE, DBPARAMS(P_INT(c->key_id), es, ts,
 	    P_INT(c->key_id), k1, es, ts, k1, k2, es, ts, k2,
@@ -707,8 +708,9 @@ static const struct dbmulti leads_insert_captured = { DBM_LEADS_CAPTURED,
 	"leads_insert_captured",
 	"INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
 	"session_id, status, landing_url, referrer, utm, lp_key, captured_at, "
-	"last_activity_at, consent_state, email_sealed, email_bidx, email_bidx2, "
-	"email_masked, tel_sealed, tel_bidx, tel_bidx2, tel_masked, tel_kind, "
+	"last_activity_at, consent_state, email_sealed, email_bidx, "
+	"email_bidx2, email_masked, tel_sealed, tel_bidx, tel_bidx2, "
+	"tel_masked, tel_kind, "
 	"sms_capable, pii_key_id, bidx_key, bidx2_key, "
 	"pii_state, captures, created_at, src_addr, src_net) VALUES ",
 	"(?, ?, ?, ?, ?, ?, 'captured', ?, ?, ?, ?, COALESCE(?, NOW(6)), "

@@ -33,7 +33,8 @@
 struct pd_lead_row { DB_FIELDS(PD_LEAD_COLS) };
 /*
  * The tenant's leads whose email (`email`) or phone blind index is
- * bidx's in either slot (pii.h struct bidx), oldest first, PD_ROWS_MAX at most; with
+ * bidx's in either slot (pii.h struct bidx), oldest first, PD_ROWS_MAX
+ * at most; with
  * `lock`, locked (FOR UPDATE) in the caller's transaction.
  */
 enum fb_err db_pd_leads(struct db *, const char *tenant, bool email,

@@ -23,7 +23,7 @@
 /* a rotation done, its indexes' re-key too */
 #define FINISHED	"phase = 'done' AND bidx_phase = 'switched'"
 /* just set going again with the old slot kept for what was left */
-#define RETRY		"bidx_phase = 'switched' AND phase = 'leads' AND " \
+#define RETRY	"bidx_phase = 'switched' AND phase = 'leads' AND " \
 	"after_id IS NULL AND EXISTS (SELECT 1 FROM index_keys WHERE " \
 	"slot1_key IS NOT NULL AND slot2_key IS NOT NULL)"
 
@@ -190,7 +190,8 @@ static const struct dbstmt rot_sql[RT__MAX] = {
 	  "ORDER BY started_at DESC LIMIT 20" },
 	/* RT_IDX_GET, RT_IDX_LOCK */
 	{ "index_keys_get",
-	  "SELECT " DB_SELECT(INDEX_KEYS_COLS) " FROM index_keys WHERE id = 1" },
+	  "SELECT " DB_SELECT(INDEX_KEYS_COLS) " FROM index_keys "
+	  "WHERE id = 1" },
 	{ "index_keys_lock",
 	  "SELECT " DB_SELECT(INDEX_KEYS_COLS) " FROM index_keys WHERE id = 1 "
 	  "FOR UPDATE" },

@@ -125,7 +125,7 @@ enum fb_err	db_index_keys_set(struct db *, long long slot1,
  * suppressions last, re-keyed from the others.
  */
 enum bidx_table {
-	BIDX_LEADS = 0,		/* tel_bidx, email_bidx from the sealed */
+	BIDX_LEADS = 0,		/* tel_bidx, email_bidx, from sealed */
 	BIDX_TEST_RECIPIENTS,	/* bidx from contact_sealed */
 	BIDX_SUPPRESSIONS,	/* bidx from a lead's or recipient's */
 	BIDX__MAX

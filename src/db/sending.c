@@ -132,8 +132,9 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "WHERE d.tenant_id = ? AND d.id = ?" },
 	/* SD_SUP_INSERT */
 	{ "suppression_insert",
-	  "INSERT INTO suppressions (id, tenant_id, kind, bidx, bidx2, bidx_key, "
-	  "bidx2_key, masked, scope, campaign_id, reason, memo, expires_at) "
+	  "INSERT INTO suppressions (id, tenant_id, kind, bidx, bidx2, "
+	  "bidx_key, bidx2_key, masked, scope, campaign_id, reason, memo, "
+	  "expires_at) "
 	  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
 	/* SD_SUP_ACTIVE: an unexpired entry of the same contact and scope */
 	{ "suppression_active",
@@ -155,7 +156,8 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "suppressions_reason, suppressions_scope, suppressions_campaign) "
 	  "WHERE tenant_id = ? AND id < ? AND (? IS NULL OR kind = ?) "
 	  "AND (? IS NULL OR reason = ?) AND (? IS NULL OR scope = ?) "
-	  "AND (? IS NULL OR campaign_id = ?) AND (? IS NULL OR bidx = ? OR bidx2 = ?) "
+	  "AND (? IS NULL OR campaign_id = ?) "
+	  "AND (? IS NULL OR bidx = ? OR bidx2 = ?) "
 	  "ORDER BY id DESC LIMIT ?" },
 	/* SD_SUP_GET */
 	{ "suppression_get", "SELECT " DB_SELECT(SUPPRESSION_COLS) " FROM suppressions "
@@ -280,7 +282,8 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	/* SD_TEST_RCPT_DELETE */
 	{ "test_recipient_delete",
 	  "DELETE FROM test_recipients WHERE tenant_id = ? AND kind = ? "
-	  "AND (bidx = ? OR bidx2 = ?) RETURNING " DB_SELECT(TEST_RECIPIENT_COLS) },
+	  "AND (bidx = ? OR bidx2 = ?) "
+	  "RETURNING " DB_SELECT(TEST_RECIPIENT_COLS) },
 	/* SD_TEST_RCPT_LIST */
 	{ "test_recipient_list",
 	  "SELECT " DB_SELECT(TEST_RECIPIENT_COLS) " FROM test_recipients "

@@ -209,7 +209,8 @@ enum fb_err db_test_recipient_add(struct db *, const char *id, const char *tenan
 	    const struct dbbin *sealed, int key_id, bool confirmed) FB_WUR;
 /* The removed struct test_recipient_row (none when there was none). */
 enum fb_err db_test_recipient_delete(struct db *, const char *tenant,
-	    const char *kind, const struct bidx *bidx, struct dbrows *out) FB_WUR;
+	    const char *kind, const struct bidx *bidx,
+	    struct dbrows *out) FB_WUR;
 /*
  * Whether kind's contact is a test recipient, by a lead's blind index
  * slots (b1: slot 1, b2: slot 2; either may be NULL): either matches.
@@ -314,7 +315,7 @@ enum fb_err db_delivery_get(struct db *, const char *tenant, const char *id,
 struct suppression_row { DB_FIELDS(SUPPRESSION_COLS) };
 struct suppression_filter {
 	const char	*kind, *reason, *scope, *campaign;	/* NULL: any */
-	const struct bidx *bidx;	/* the contact's blind indexes, or NULL */
+	const struct bidx *bidx;	/* the contact's indexes, or NULL */
 };
 /* Rows of struct suppression_row, newest first, n max. */
 enum fb_err db_suppression_list(struct db *, const char *tenant,

@@ -18,7 +18,7 @@
 
 struct pd_contact {
 	const char	*kind;		/* "email" or "tel" (static) */
-	struct bidx	 bidx;		/* both slots; either matches */
+	struct bidx	 bidx;	/* both slots; either matches */
 };
 
 struct pd_set {

@@ -171,8 +171,8 @@ rekey_rows(struct db *db, const struct conf *c, enum bidx_table t, int to,
 		}
 		if (!ok) {
 			if (t != BIDX_SUPPRESSIONS)
-				logx(LOG_WARN, "key rotation: %s %s: no key of "
-				    "the file opens it; its index left as it is",
+				logx(LOG_WARN, "key rotation: %s %s: no key "
+				    "of the file opens it; index left as is",
 				    bidx_table_name(t), r->id);
 			continue;
 		}

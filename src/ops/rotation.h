@@ -30,10 +30,10 @@ struct rot_batch {
 	long long	 unopened;	/* rows no key of the file opens */
 	long long	 skipped;	/* rows a writer changed meanwhile */
 	/* the blind indexes' re-key, once every sealed column is done */
-	bool		 bidx;		/* the batch worked on the indexes */
-	enum bidx_table	 btable;	/* their table it worked on */
-	long long	 rekeyed;	/* rows indexed under the newest key */
-	bool		 wait;		/* a clean pass must begin later */
+	bool		 bidx;		/* it worked on the indexes */
+	enum bidx_table	 btable;	/* on that table */
+	long long	 rekeyed;	/* rows indexed under the key */
+	bool		 wait;		/* a clean pass must come later */
 	bool		 switched;	/* the new slot is in force now */
 	bool		 finished;	/* every table done: the rotation ended */
 };

@@ -198,7 +198,9 @@ service_restart(void)
 	char		 path[300], comm[64];
 	long		 ppid;
 	pid_t		 web;
-	int		 i, ok = 0, pid;
+	char		*end;
+	int		 i, ok = 0;
+	long		 pid;
 
 	if (apache() && !apache_proxy())
 		return false;
@@ -208,14 +210,16 @@ service_restart(void)
 		cr_assert_neq(web = harness_pid("httpd.pid"), 0);
 		cr_assert_not_null(p = opendir("/proc"));
 		while ((d = readdir(p)) != NULL) {
-			if ((pid = atoi(d->d_name)) <= 0)
+			pid = strtol(d->d_name, &end, 10);
+			if (*end != '\0' || pid <= 0)
 				continue;
-			snprintf(path, sizeof(path), "/proc/%d/stat", pid);
+			snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
 			if ((f = fopen(path, "r")) == NULL)
 				continue;
-			if (fscanf(f, "%*d (%63[^)]) %*c %ld", comm, &ppid) == 2 &&
-			    ppid == (long)web && strcmp(comm, "formback.fcgi") == 0)
-				(void)kill(pid, SIGTERM);
+			if (fscanf(f, "%*d (%63[^)]) %*c %ld", comm,
+			    &ppid) == 2 && ppid == (long)web &&
+			    strcmp(comm, "formback.fcgi") == 0)
+				(void)kill((pid_t)pid, SIGTERM);
 			fclose(f);
 		}
 		closedir(p);
@@ -329,7 +333,7 @@ Test(keys, rotation_ends_while_the_service_runs, .timeout = 400)
 	if (!service_restart()) {
 		snprintf(keysz, sizeof(keysz), "%s\n", k0);
 		harness_keys(keysz);
-		cr_skip_test("formback.fcgi cannot be restarted under mod_fcgid");
+		cr_skip_test("formback.fcgi is not restarted under mod_fcgid");
 	}
 	cr_assert_eq(set_password(f.member, PW), 0);
 	snprintf(email, sizeof(email), "owner@t%s.example", f.tenant);
