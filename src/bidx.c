@@ -59,8 +59,9 @@ bidx_refresh(struct db *db, const struct conf *c)
 	held_default(c);
 	held.at = now;
 	held.k.in_force = r.in_force == 2 ? 1 : 0;
-	/* slot 1 without a recorded key: the lowest id, as before 0041 */
-	held_slot(c, 0, r.slot1_key >= 0 ? r.slot1_key : c->index_key_id);
+	/* no slot with a key: slot 1 under the lowest id, as before 0041 */
+	held_slot(c, 0, r.slot1_key < 0 && r.slot2_key < 0 ?
+	    c->index_key_id : r.slot1_key);
 	held_slot(c, 1, r.slot2_key);
 	/*
 	 * neither key in this file (a host not given the new key): what it

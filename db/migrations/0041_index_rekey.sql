@@ -13,7 +13,7 @@
 CREATE TABLE IF NOT EXISTS index_keys (
   id           TINYINT UNSIGNED NOT NULL PRIMARY KEY DEFAULT 1,
   slot1_key    INT UNSIGNED NULL
-    COMMENT 'the key id of slot 1; NULL before any re-key: the lowest id',
+    COMMENT 'the key id of slot 1; NULL in both slots: the lowest id',
   slot2_key    INT UNSIGNED NULL COMMENT 'the key id of slot 2, or none',
   in_force     TINYINT UNSIGNED NOT NULL DEFAULT 1
     COMMENT 'the slot complete in every row: 1 or 2',

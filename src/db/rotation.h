@@ -107,7 +107,9 @@ enum fb_err	db_rot_list(struct db *, struct dbrows *out) FB_WUR;
  * The blind index keys (index_keys, migration 0041; pii.h struct
  * bidx_keys): each slot's key id (-1: none) and the slot in force (1 or
  * 2).  `lock` locks the row until the caller's transaction ends.  With
- * no row, slot 1 without a recorded key (-1) in force.
+ * no row, slot 1 without a recorded key (-1) in force.  Neither slot
+ * with a key is the state before any re-key: slot 1 under the lowest id
+ * of the key file; after one, the slot in force always has a key.
  */
 #define INDEX_KEYS_COLS(F, N) F(slot1_key, INT, "COALESCE(slot1_key, -1)") \
 	N(slot2_key, INT, "COALESCE(slot2_key, -1)") \

@@ -191,12 +191,16 @@ rekey_rows(struct db *db, const struct conf *c, enum bidx_table t, int to,
 	return FB_OK;
 }
 
-/* The slots' keys of ik with the lowest id for slot 1 none recorded. */
+/*
+ * The slots' keys of ik; with none recorded (before any re-key), slot 1
+ * under the lowest id of the file.
+ */
 static void
 slots_of(const struct conf *c, const struct index_keys_row *ik,
     long long key[2], int *in_force)
 {
-	key[0] = ik->slot1_key >= 0 ? ik->slot1_key : c->index_key_id;
+	key[0] = ik->slot1_key < 0 && ik->slot2_key < 0 ? c->index_key_id :
+	    ik->slot1_key;
 	key[1] = ik->slot2_key;
 	*in_force = ik->in_force == 2 ? 1 : 0;
 }
