@@ -44,22 +44,42 @@
  * (the full bench run of 2026-11-27 01:28: 260,032 rows for one batch,
  * 35 deliveries/s).  DAY_SENDS' ? is the start of the day.
  */
-#define CLAIM_SUPPRESSION_SQL "(SELECT MIN(IF(su.reason = 'opt_out', " \
-	"'opt_out', 'suppressed')) FROM suppressions su " \
-	"FORCE INDEX (suppressions_lookup, suppressions_lookup2) " \
-	"WHERE su.tenant_id = d.tenant_id " \
-	"AND (su.bidx = IF(d.channel = 'sms', l.tel_bidx, l.email_bidx) OR " \
-	"su.bidx2 = IF(d.channel = 'sms', l.tel_bidx2, l.email_bidx2)) " \
+/*
+ * by each blind index slot on its own index (pii.h): 'opt_out' before
+ * 'suppressed', the least of the two, NULL when neither has an entry
+ */
+#define SUP_OF(col, index, tel, email) "(SELECT MIN(IF(su.reason = " \
+	"'opt_out', 'opt_out', 'suppressed')) FROM suppressions su " \
+	"FORCE INDEX (" index ") WHERE su.tenant_id = d.tenant_id " \
+	"AND su." col " = IF(d.channel = 'sms', l." tel ", l." email ") " \
 	"AND (su.scope = 'tenant' OR su.campaign_id = d.campaign_id) " \
 	"AND (su.expires_at IS NULL OR su.expires_at > NOW(6)))"
+#define SUP_OF1	SUP_OF("bidx", "suppressions_lookup", "tel_bidx", "email_bidx")
+#define SUP_OF2	SUP_OF("bidx2", "suppressions_lookup2", "tel_bidx2", \
+	"email_bidx2")
+#define CLAIM_SUPPRESSION_SQL "LEAST(COALESCE(" SUP_OF1 ", " SUP_OF2 "), " \
+	"COALESCE(" SUP_OF2 ", " SUP_OF1 "))"
+/* a suppression list's filters: ? ? kind, ? ? reason, ? ? scope, ? ? campaign */
+#define SUP_FILTERS "AND (? IS NULL OR kind = ?) " \
+	"AND (? IS NULL OR reason = ?) AND (? IS NULL OR scope = ?) " \
+	"AND (? IS NULL OR campaign_id = ?) "
 /* the status of the flood quarantine batch of the lead, NULL for none */
 #define CLAIM_QUARANTINE_SQL "(SELECT q.status FROM flood_quarantines q " \
 	"WHERE q.id = l.quarantine_id AND q.tenant_id = l.tenant_id)"
-#define DAY_SENDS(bidx, index, channel) "(SELECT COUNT(*) FROM leads l2 " \
-	"FORCE INDEX (" index ", " index "2) STRAIGHT_JOIN deliveries d2 " \
+/*
+ * DAY_SENDS: the contact's leads by blind index slot 1, then by slot 2
+ * those slot 1 did not find (pii.h), each on its own index
+ */
+#define DAY_SENDS(bidx, index, channel) "(" \
+	DAY_SENDS_OF(bidx, index, channel, "TRUE") " + " \
+	DAY_SENDS_OF(bidx "2", index "2", channel, \
+	"NOT (l2." bidx " <=> l." bidx ")") ")"
+#define DAY_SENDS_OF(bidx, index, channel, other) \
+	"(SELECT COUNT(*) FROM leads l2 " \
+	"FORCE INDEX (" index ") STRAIGHT_JOIN deliveries d2 " \
 	"FORCE INDEX (deliveries_lead) ON d2.tenant_id = l2.tenant_id AND " \
 	"d2.lead_id = l2.id WHERE l2.tenant_id = d.tenant_id AND " \
-	"(l2." bidx " = l." bidx " OR l2." bidx "2 = l." bidx "2) AND " \
+	"l2." bidx " = l." bidx " AND " other " AND " \
 	"d2.channel = '" channel "' AND (d2.claim_token <> d.claim_token AND " \
 	"d2.status = 'sending' OR (d2.status IN ('sent', 'delivered') AND " \
 	"d2.sent_at >= ?)))"
@@ -71,7 +91,8 @@ enum {
 	SD_ACTIVE_STEPS, SD_LEAD_CONTACTS, SD_LEAD_QUEUED,
 	SD_LIST, SD_LIST_CREATED, SD_LIST_SCHEDULED, SD_LIST_SENT,
 	SD_SORTED_CREATED, SD_SORTED_SCHEDULED, SD_SORTED_SENT, SD_GET,
-	SD_SUP_INSERT, SD_SUP_ACTIVE, SD_SUP_LIST, SD_SUP_GET, SD_SUP_DELETE,
+	SD_SUP_INSERT, SD_SUP_ACTIVE, SD_SUP_LIST, SD_SUP_LIST_Q, SD_SUP_GET,
+	SD_SUP_DELETE,
 	SD_STALE, SD_CLAIM, SD_CLAIMED, SD_FINISH, SD_LINK_INSERT,
 	SD_LINK_GET, SD_LINK_HIT, SD_LEAD_SENT, SD_LEAD_SUPPRESS,
 	SD_LEAD_CONTACT_KEYS, SD_OPTOUT_CANCEL, SD_STEPS_GONE_CANCEL,
@@ -146,19 +167,29 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	 * takes the narrowest of the filters' indexes from the values bound,
 	 * suppressions_kind, _reason, _scope, _campaign (tenant_id, key, id:
 	 * read backwards, never a sort), a search by contact (q: its blind
-	 * indexes) suppressions_lookup (tenant_id, bidx: its few rows
-	 * sorted), or, unfiltered, suppressions_tenant backwards
+	 * indexes) SD_SUP_LIST_Q, or, unfiltered, suppressions_tenant
+	 * backwards
 	 */
 	{ "suppression_list",
 	  "SELECT " DB_SELECT(SUPPRESSION_COLS) " FROM suppressions "
-	  "USE INDEX (suppressions_tenant, suppressions_lookup, "
-	  "suppressions_lookup2, suppressions_kind, "
+	  "USE INDEX (suppressions_tenant, suppressions_kind, "
 	  "suppressions_reason, suppressions_scope, suppressions_campaign) "
-	  "WHERE tenant_id = ? AND id < ? AND (? IS NULL OR kind = ?) "
-	  "AND (? IS NULL OR reason = ?) AND (? IS NULL OR scope = ?) "
-	  "AND (? IS NULL OR campaign_id = ?) "
-	  "AND (? IS NULL OR bidx = ? OR bidx2 = ?) "
+	  "WHERE tenant_id = ? AND id < ? " SUP_FILTERS
 	  "ORDER BY id DESC LIMIT ?" },
+	/*
+	 * SD_SUP_LIST_Q: by contact, each blind index slot on its own index
+	 * (suppressions_lookup, _lookup2: the contact's few rows), the two
+	 * read apart rather than one OR the optimizer reads as a scan; ? ?
+	 * the tenant and slot 1's index, the filters, ? ? slot 2's, the
+	 * filters, ? how many
+	 */
+	{ "suppression_list_q",
+	  "SELECT " DB_SELECT(SUPPRESSION_COLS) " FROM ("
+	  "SELECT * FROM suppressions FORCE INDEX (suppressions_lookup) "
+	  "WHERE tenant_id = ? AND bidx = ? AND id < ? " SUP_FILTERS
+	  "UNION SELECT * FROM suppressions FORCE INDEX (suppressions_lookup2) "
+	  "WHERE tenant_id = ? AND bidx2 = ? AND id < ? " SUP_FILTERS
+	  ") s ORDER BY id DESC LIMIT ?" },
 	/* SD_SUP_GET */
 	{ "suppression_get", "SELECT " DB_SELECT(SUPPRESSION_COLS) " FROM suppressions "
 	  "WHERE tenant_id = ? AND id = ?" },
@@ -413,8 +444,9 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "SELECT id FROM members WHERE tenant_id = ? AND status = 'active' "
 	  "AND role IN ('owner', 'admin') ORDER BY id" },
 	/*
-	 * SD_CLAIM_DAY_SENDS: the day's sends since ? (twice: one per
-	 * channel) of each claimed row's contact, by the token
+	 * SD_CLAIM_DAY_SENDS: the day's sends since ? (four times: one per
+	 * channel and blind index slot) of each claimed row's contact, by
+	 * the token
 	 */
 	{ "claim_day_sends",
 	  "SELECT STRAIGHT_JOIN d.id, " CLAIM_DAY_SENDS_SQL " FROM deliveries d "
@@ -648,26 +680,48 @@ db_delivery_get(struct db *db, const char *tenant, const char *id,
 	    NELEM(delivery_cols), sizeof(struct delivery_row), true, out);
 }
 
+/* The eight parameters of SUP_FILTERS from f into p. */
+static struct dbp *
+sup_filters(struct dbp *p, const struct suppression_filter *f)
+{
+	*p++ = P_STR(f->kind);
+	*p++ = P_STR(f->kind);
+	*p++ = P_STR(f->reason);
+	*p++ = P_STR(f->reason);
+	*p++ = P_STR(f->scope);
+	*p++ = P_STR(f->scope);
+	*p++ = P_STR(f->campaign);
+	*p++ = P_STR(f->campaign);
+	return p;
+}
+
 enum fb_err
 db_suppression_list(struct db *db, const char *tenant,
     const struct suppression_filter *f, const char *after, int n,
     struct dbrows *out)
 {
 	static const unsigned char none[PII_BIDXBYTES];
-	struct dbp	 b1 = P_BIN(none, PII_BIDXBYTES), b2 = b1;
+	struct dbp	 p[24], *q = p;
+	const char	*at = after != NULL ? after : DB_MAX_ID;
+	int		 s;
 
-	if (f->bidx != NULL) {
-		b1 = P_BIDX(f->bidx, 0);
-		b2 = P_BIDX(f->bidx, 1);
-	}
-
-	return rows(db, SD_SUP_LIST, DBPARAMS(P_STR(tenant),
-	    P_STR(after != NULL ? after : DB_MAX_ID), P_STR(f->kind), P_STR(f->kind),
-	    P_STR(f->reason), P_STR(f->reason), P_STR(f->scope), P_STR(f->scope),
-	    P_STR(f->campaign), P_STR(f->campaign),
-	    f->bidx != NULL ? P_INT(1) : P_NULL, b1, b2, P_INT(n)),
-	    suppression_cols,
-	    NELEM(suppression_cols), sizeof(struct suppression_row), false, out);
+	if (f->bidx == NULL) {
+		*q++ = P_STR(tenant);
+		*q++ = P_STR(at);
+		q = sup_filters(q, f);
+	} else
+		/* a slot without a key matches nothing */
+		for (s = 0; s < 2; s++) {
+			*q++ = P_STR(tenant);
+			*q++ = f->bidx->has[s] ? P_BIDX(f->bidx, s) :
+			    P_BIN(none, PII_BIDXBYTES);
+			*q++ = P_STR(at);
+			q = sup_filters(q, f);
+		}
+	*q++ = P_INT(n);
+	return rows(db, f->bidx != NULL ? SD_SUP_LIST_Q : SD_SUP_LIST, p,
+	    (size_t)(q - p), suppression_cols, NELEM(suppression_cols),
+	    sizeof(struct suppression_row), false, out);
 }
 
 enum fb_err
@@ -853,6 +907,7 @@ db_claim_day_sends(struct db *db, const char *token, const char *since,
 	enum fb_err	 e;
 
 	if ((e = sd(db, SD_CLAIM_DAY_SENDS, DBPARAMS(P_STR(since), P_STR(since),
+	    P_STR(since), P_STR(since),
 	    P_STR(token)), &r)) != FB_OK)
 		return e;
 	for (i = 0; i < r.nrows; i++)

@@ -252,7 +252,10 @@ export_finds(const struct sess *s, const char *contact, const char *leads,
 	resp_free(r);
 }
 
-/* keys rotate one batch at a time until the re-key is on `phase`. */
+/*
+ * keys rotate a batch (of 1000: the suites before left many leads) at a
+ * time until the re-key is on `phase`.
+ */
 static void
 rotate_until(const char *conf, const char *phase)
 {
@@ -265,7 +268,7 @@ rotate_until(const char *conf, const char *phase)
 		    "COALESCE(bidx_started_at, '') FROM key_rotations WHERE "
 		    "to_key_id = 7"), "") != 0)
 			return;
-		o = keys(conf, "rotate --batch 1 --batches 1");
+		o = keys(conf, "rotate --batch 1000 --batches 1");
 		json_object_put(o);
 	}
 	cr_assert_fail("the re-key never reached %s", phase);
@@ -391,7 +394,7 @@ Test(keys, rotation_ends_while_the_service_runs, .timeout = 400)
 	    "key_rotations WHERE to_key_id = 7"), ca);
 	cr_assert_neq(system(cmd), 0);
 	cr_assert_str_eq(sql("SELECT in_force FROM index_keys"), "1");
-	o = keys(ca, "rotate --batch 1");
+	o = keys(ca, "rotate");
 	cr_assert_str_eq(jget(o, "finished"), "true");
 	cr_assert_str_eq(jget(o, "switched"), "true");
 	json_object_put(o);
