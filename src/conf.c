@@ -361,6 +361,7 @@ conf_read_key(struct conf *c, char *err, size_t errsz, int at)
 			lowest = c->old_key_ids[i];
 			c->index_key = c->old_keys[i];
 		}
+	c->index_key_id = lowest;
 	return FB_OK;
 }
 

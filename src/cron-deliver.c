@@ -256,11 +256,12 @@ static bool
 test_recipient(void *arg, const struct claim_row *d)
 {
 	struct deliver	*dv = arg;
-	const struct dbbin *bidx = deliver_bidx(d);
+	const struct dbbin *b1 = deliver_bidx(d, 0), *b2 = deliver_bidx(d, 1);
 	bool		 yes;
 
-	return bidx->p != NULL && db_test_recipient_is(&dv->db, d->d.tenant_id,
-	    strcmp(d->d.channel, "sms") == 0 ? "tel" : "email", bidx,
+	return (b1->p != NULL || b2->p != NULL) &&
+	    db_test_recipient_is(&dv->db, d->d.tenant_id,
+	    strcmp(d->d.channel, "sms") == 0 ? "tel" : "email", b1, b2,
 	    &yes) == FB_OK && yes;
 }
 

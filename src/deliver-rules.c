@@ -9,26 +9,40 @@
 #include "message.h"
 
 const struct dbbin *
-deliver_bidx(const struct claim_row *d)
+deliver_bidx(const struct claim_row *d, int s)
 {
-	return strcmp(d->d.channel, "sms") == 0 ? &d->tel_bidx : &d->email_bidx;
+	if (strcmp(d->d.channel, "sms") == 0)
+		return s == 0 ? &d->tel_bidx : &d->tel_bidx2;
+	return s == 0 ? &d->email_bidx : &d->email_bidx2;
+}
+
+bool
+deliver_same_contact(const struct claim_row *a, const struct claim_row *b)
+{
+	const struct dbbin *x, *y;
+	int		 s;
+
+	for (s = 0; s < 2; s++) {
+		x = deliver_bidx(a, s);
+		y = deliver_bidx(b, s);
+		if (x->p != NULL && y->p != NULL && x->n == y->n &&
+		    memcmp(x->p, y->p, x->n) == 0)
+			return true;
+	}
+	return false;
 }
 
 bool
 deliver_capped(const struct claim_row *d, size_t i, const struct outcome *o)
 {
-	const struct dbbin *b = deliver_bidx(&d[i]), *bj;
 	long long	 n = 0;
 	size_t		 j;
 
-	for (j = 0; j < i; j++) {
-		bj = deliver_bidx(&d[j]);
+	for (j = 0; j < i; j++)
 		if (o[j].go && strcmp(d[j].d.channel, d[i].d.channel) == 0 &&
 		    strcmp(d[j].d.tenant_id, d[i].d.tenant_id) == 0 &&
-		    bj->p != NULL && bj->n == b->n && memcmp(bj->p, b->p,
-		    b->n) == 0)
+		    deliver_same_contact(&d[j], &d[i]))
 			n++;
-	}
 	return n + d[i].day_sends >= DAILY_CAP;
 }
 

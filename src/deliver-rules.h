@@ -79,7 +79,17 @@ bool	deliver_first_of_tenant(const struct claim_row *rows,
 /* Row i's send is recorded: the later rows of its lead need not mark it. */
 void	deliver_reached(const struct claim_row *rows, struct outcome *outs,
 	    size_t n, size_t i);
-/* The blind index of the contact a claimed row goes to. */
-const struct dbbin *deliver_bidx(const struct claim_row *);
+/*
+ * The blind index of the contact a claimed row goes to, in slot s (0 or
+ * 1; pii.h struct bidx_keys): a bin with p NULL when the slot is empty.
+ */
+const struct dbbin *deliver_bidx(const struct claim_row *, int s);
+/*
+ * Whether rows a and b go to the same contact: the same index in either
+ * slot (a slot under one key in one row and another in the other never
+ * matches, and the slot in force is in every row).
+ */
+bool	deliver_same_contact(const struct claim_row *a,
+	    const struct claim_row *b);
 
 #endif

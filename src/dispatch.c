@@ -527,6 +527,11 @@ run_public_tx(struct req *r)
 		internal(r, FB_EGONE);
 		return;
 	}
+	/* the blind index keys, read again at most every BIDX_TTL s */
+	if ((e = bidx_refresh(r->db, r->conf)) != FB_OK) {
+		internal(r, e);
+		return;
+	}
 	if ((e = db_tx(r->db, public_tx, r)) != FB_OK && e != FB_UNDONE)
 		internal(r, e);
 }
@@ -666,7 +671,8 @@ dispatch_begin(struct req *r)
 		internal(r, FB_EGONE);
 		return DISPATCH_DONE;
 	}
-	if ((e = auth_request(r)) != FB_OK) {
+	if ((e = bidx_refresh(r->db, r->conf)) != FB_OK ||
+	    (e = auth_request(r)) != FB_OK) {
 		internal(r, e);
 		return DISPATCH_DONE;
 	}

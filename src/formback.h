@@ -405,12 +405,13 @@ struct conf {
 	 * current master key and its id (first line) seal new contacts; the
 	 * keys of the lines after it open what was sealed under them
 	 * (conf_master_key()); the index key, the file's lowest id, keys
-	 * the blind indexes and cursors, which must not change with a
-	 * rotation (design 5)
+	 * the blind indexes, cursors and device cookies until a rotation
+	 * records another in the database (bidx_cur(), pii.h)
 	 */
 	unsigned char	*master_key;
 	unsigned	 master_key_id;
 	unsigned char	*index_key;
+	unsigned	 index_key_id;
 	unsigned char	*old_keys[CONF_KEYS_MAX];
 	unsigned	 old_key_ids[CONF_KEYS_MAX];
 	size_t		 nold_keys;

@@ -90,6 +90,7 @@ apply(struct req *r, const struct receipt *rc, bool *found)
 	struct dbrows	 d;
 	const struct receipt_row *rd;
 	struct suppression_new sn;
+	struct bidx	 b;
 	char		 id[UUID_STRLEN + 1];
 	char		 errbuf[ERROR_CODE_MAX * 4 + 1];
 	bool		 changed, sms, added;
@@ -123,13 +124,18 @@ apply(struct req *r, const struct receipt *rc, bool *found)
 		    err != NULL ? err : st);
 	/* a hard bounce: nothing more to that contact, tenant-wide */
 	sms = strcmp(rd->channel, "sms") == 0;
+	if (sms)
+		db_bidx_copy(&rd->tel_bidx, &rd->tel_bidx2, rd->bidx_key,
+		    rd->bidx2_key, &b);
+	else
+		db_bidx_copy(&rd->email_bidx, &rd->email_bidx2, rd->bidx_key,
+		    rd->bidx2_key, &b);
 	if (e == FB_OK && strcmp(st, "bounced") == 0 && rc->bounce != NULL &&
-	    strcmp(rc->bounce, "hard") == 0 &&
-	    (sms ? rd->tel_bidx.p : rd->email_bidx.p) != NULL) {
+	    strcmp(rc->bounce, "hard") == 0 && (b.has[0] || b.has[1])) {
 		uuid_v7(id);
 		sn = (struct suppression_new){ id, rd->tenant_id,
 		    sms ? "tel" : "email",
-		    sms ? rd->tel_bidx.p : rd->email_bidx.p,
+		    &b,
 		    sms ? rd->tel_masked : rd->email_masked, "tenant", NULL, "bounce",
 		    "ハードバウンス", NULL };
 		e = db_suppression_add(r->db, &sn, &added);

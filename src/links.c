@@ -59,6 +59,7 @@ opt_out(struct req *r, const char *tenant, const char *lead)
 	struct dbrows		 k;
 	const struct contact_key_row *c;
 	struct suppression_new	 sn;
+	struct bidx		 b;
 	char			 id[UUID_STRLEN + 1];
 	bool			 added;
 	enum fb_err		 e;
@@ -71,17 +72,21 @@ opt_out(struct req *r, const char *tenant, const char *lead)
 	sn = (struct suppression_new){ id, tenant, NULL, NULL, NULL, "tenant",
 	    NULL,
 	    "opt_out", "受信者による配信停止", NULL };
-	if (c->email_bidx.p != NULL) {
+	/* both slots copied: the lead's, each under its key (pii.h) */
+	sn.bidx = &b;
+	if (c->email_bidx.p != NULL || c->email_bidx2.p != NULL) {
 		uuid_v7(id);
 		sn.kind = "email";
-		sn.bidx = c->email_bidx.p;
+		db_bidx_copy(&c->email_bidx, &c->email_bidx2, c->bidx_key,
+		    c->bidx2_key, &b);
 		sn.masked = c->email_masked;
 		e = db_suppression_add(r->db, &sn, &added);
 	}
-	if (e == FB_OK && c->tel_bidx.p != NULL) {
+	if (e == FB_OK && (c->tel_bidx.p != NULL || c->tel_bidx2.p != NULL)) {
 		uuid_v7(id);
 		sn.kind = "tel";
-		sn.bidx = c->tel_bidx.p;
+		db_bidx_copy(&c->tel_bidx, &c->tel_bidx2, c->bidx_key,
+		    c->bidx2_key, &b);
 		sn.masked = c->tel_masked;
 		e = db_suppression_add(r->db, &sn, &added);
 	}

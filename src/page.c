@@ -85,6 +85,23 @@ cursor_decode(const unsigned char *mk, const char *tag, const char *cur,
 }
 
 /*
+ * cursor_decode() under either blind index slot's key (pii.h): a cursor
+ * signed before a re-key switched the slot in force still reads while
+ * its key is in a slot (docs/internals/key-rotation.md).
+ */
+static bool
+cursor_decode_any(const struct bidx_keys *k, const char *tag,
+    const char *cur, char id[UUID_STRLEN + 1])
+{
+	int	 s;
+
+	for (s = 0; s < 2; s++)
+		if (k->k[s] != NULL && cursor_decode(k->k[s], tag, cur, id))
+			return true;
+	return false;
+}
+
+/*
  * What a cursor of this request belongs to: the operation, the tenant,
  * the path variables and the value (or absence) of every query parameter
  * of the route but limit and cursor, in the route's order.
@@ -129,7 +146,8 @@ page_from_req(struct req *r, struct page *pg)
 		pg->limit = (int)strtol(v, NULL, 10);
 	if ((v = req_query(r, "cursor")) != NULL) {
 		cursor_scope(r, scope, sizeof(scope));
-		if (!cursor_decode(r->conf->index_key, scope, v, pg->after)) {
+		if (!cursor_decode_any(bidx_cur(r->conf), scope, v,
+		    pg->after)) {
 			(void)api_error(r, AC_CURSOR_INVALID, "cursor");
 			return -1;
 		}
@@ -189,7 +207,8 @@ page_answer(struct req *r, const struct page *pg, struct dbrows *rows,
 	/* the cursor is signed with the id of the last row shown */
 	if (more) {
 		cursor_scope(r, scope, sizeof(scope));
-		cursor_encode(r->conf->index_key, scope, *(const char *const *)
+		cursor_encode(bidx_signing_key(bidx_cur(r->conf)), scope,
+		    *(const char *const *)
 		    (const void *)((const char *)rows->row + (n - 1) * rowsize +
 		    id_off), cur, sizeof(cur));
 		jg_str(&j, "next_cursor", cur);

@@ -144,3 +144,46 @@ contact_key(const unsigned char *mk, const char *tenant, const char *value,
 	sodium_memzero(norm, sizeof(norm));
 	return true;
 }
+
+const unsigned char *
+bidx_signing_key(const struct bidx_keys *k)
+{
+	return k->k[k->in_force] != NULL ? k->k[k->in_force] :
+	    k->k[1 - k->in_force];
+}
+
+void
+bidx_of(const struct bidx_keys *k, const char *tenant, const char *kind,
+    const char *norm, struct bidx *out)
+{
+	int	 s;
+
+	for (s = 0; s < 2; s++) {
+		out->has[s] = k->k[s] != NULL;
+		out->key[s] = out->has[s] ? k->id[s] : -1;
+		if (out->has[s])
+			pii_blind_index(k->k[s], tenant, kind, norm, out->v[s]);
+		else
+			memset(out->v[s], 0, PII_BIDXBYTES);
+	}
+}
+
+bool
+contact_bidx(const struct bidx_keys *k, const char *tenant,
+    const char *value, const char **kind, struct bidx *out, char masked[300])
+{
+	char		 norm[256];
+	enum tel_kind	 t;
+
+	if (contact_tel_normalize(value, norm, &t)) {
+		*kind = "tel";
+		contact_tel_mask(norm, masked);
+	} else if (contact_email_normalize(value, norm)) {
+		*kind = "email";
+		contact_email_mask(norm, masked);
+	} else
+		return false;
+	bidx_of(k, tenant, *kind, norm, out);
+	sodium_memzero(norm, sizeof(norm));
+	return true;
+}

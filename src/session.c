@@ -160,14 +160,14 @@ device_cookie_name(const struct conf *c)
 
 /* The MAC of a device token for an address, base64url, into out. */
 static void
-device_mac(const struct conf *c, const char *email, const char *tok,
+device_mac(const unsigned char *key, const char *email, const char *tok,
     char out[44])
 {
 	static const char label[] = "formback device v1";
 	crypto_generichash_state st;
 	unsigned char	 mac[32];
 
-	crypto_generichash_init(&st, c->index_key, 32, sizeof(mac));
+	crypto_generichash_init(&st, key, 32, sizeof(mac));
 	crypto_generichash_update(&st, (const unsigned char *)label,
 	    sizeof(label));
 	crypto_generichash_update(&st, (const unsigned char *)email,
@@ -178,12 +178,33 @@ device_mac(const struct conf *c, const char *email, const char *tok,
 	b64url_encode(mac, sizeof(mac), out);
 }
 
+/*
+ * A device cookie's MAC under either blind index slot's key (pii.h):
+ * one signed before a re-key switched the slot in force still counts
+ * while its key is in a slot.
+ */
+static bool
+device_mac_ok(const struct bidx_keys *k, const char *email, const char *tok,
+    const char *mac)
+{
+	char	 want[44];
+	int	 s;
+
+	for (s = 0; s < 2; s++) {
+		if (k->k[s] == NULL)
+			continue;
+		device_mac(k->k[s], email, tok, want);
+		if (sodium_memcmp(want, mac, 43) == 0)
+			return true;
+	}
+	return false;
+}
+
 bool
 device_cookie_ok(const struct conf *c, const char *h, const char *email,
     char tok[TOKEN_LEN + 1])
 {
 	const char	*name = device_cookie_name(c), *p, *v;
-	char		 want[44];
 	size_t		 n = strlen(name);
 
 	for (p = h; p != NULL && *p != '\0'; ) {
@@ -195,9 +216,9 @@ device_cookie_ok(const struct conf *c, const char *h, const char *email,
 		    v[TOKEN_LEN] == '.') {
 			memcpy(tok, v, TOKEN_LEN);
 			tok[TOKEN_LEN] = '\0';
-			device_mac(c, email, tok, want);
 			if (token_shape_ok(tok, "fbd_") &&
-			    sodium_memcmp(want, v + TOKEN_LEN + 1, 43) == 0)
+			    device_mac_ok(bidx_cur(c), email, tok,
+			    v + TOKEN_LEN + 1))
 				return true;
 		}
 		if ((p = strchr(p, ';')) == NULL)
@@ -230,7 +251,7 @@ device_cookie_set(struct req *r, const char *email)
 	bool		 tls = strncmp(r->conf->base_url, "https://", 8) == 0;
 
 	token_generate("fbd_", tok);
-	device_mac(r->conf, email, tok, mac);
+	device_mac(bidx_signing_key(bidx_cur(r->conf)), email, tok, mac);
 	snprintf(v, sizeof(v), "%s=%s.%s; Path=/; Max-Age=%d; HttpOnly; "
 	    "SameSite=Strict%s", device_cookie_name(r->conf), tok, mac,
 	    DEVICE_COOKIE_DAYS * 86400, tls ? "; Secure" : "");

@@ -355,17 +355,17 @@ api_leads_search(struct req *r)
 		{ "date_field", "created_at" }, { NULL, NULL }
 	};
 	const char		*contact, *kind;
-	unsigned char		 bidx[PII_BIDXBYTES];
+	struct bidx		 bidx;
 	char			 masked[300];
 	enum fb_err		 e;
 
 	if (body_str(r, "contact", true, 254, &contact) < 0)
 		return FB_OK;
-	if (!contact_key(r->conf->index_key, r->auth.tenant_id, contact,
-	    &kind, bidx, masked))
+	if (!contact_bidx(bidx_cur(r->conf), r->auth.tenant_id, contact,
+	    &kind, &bidx, masked))
 		return api_error(r, AC_PARAMETER_INVALID, "contact");
 	if ((e = db_leads_by_contact(r->db, r->auth.tenant_id,
-	    strcmp(kind, "email") == 0, bidx, sizeof(bidx), LEAD_SEARCH_MAX,
+	    strcmp(kind, "email") == 0, &bidx, LEAD_SEARCH_MAX,
 	    &rows)) != FB_OK)
 		return e;
 	if ((e = page_names_fill(r, &rows, &names)) != FB_OK) {

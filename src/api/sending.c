@@ -195,7 +195,7 @@ api_deliveries_get(struct req *r)
  */
 static void
 suppression_filter_from_req(struct req *r, struct suppression_filter *f,
-    unsigned char bidx[PII_BIDXBYTES])
+    struct bidx *bidx)
 {
 	const char	*q = req_query(r, "q"), *kind;
 	char		 masked[300];
@@ -206,9 +206,10 @@ suppression_filter_from_req(struct req *r, struct suppression_filter *f,
 	f->scope = req_query(r, "scope");
 	f->campaign = req_query(r, "campaign_id");
 	if (q != NULL && *q != '\0') {
-		if (!contact_key(r->conf->index_key, r->auth.tenant_id, q,
+		if (!contact_bidx(bidx_cur(r->conf), r->auth.tenant_id, q,
 		    &kind, bidx, masked))
-			memset(bidx, 0, PII_BIDXBYTES);	/* matches nothing */
+			/* matches nothing */
+			memset(bidx, 0, sizeof(*bidx));
 		f->bidx = bidx;
 	}
 }
@@ -219,12 +220,12 @@ api_suppressions_list(struct req *r)
 	struct page		 pg;
 	struct suppression_filter f;
 	struct dbrows		 rows;
-	unsigned char		 bidx[PII_BIDXBYTES];
+	struct bidx		 bidx;
 	enum fb_err		 e;
 
 	if (page_from_req(r, &pg) != 0)
 		return FB_OK;
-	suppression_filter_from_req(r, &f, bidx);
+	suppression_filter_from_req(r, &f, &bidx);
 	if ((e = db_suppression_list(r->db, r->auth.tenant_id, &f,
 	    pg.has_after ? pg.after : NULL, pg.limit + 1, &rows)) != FB_OK)
 		return e;
@@ -245,9 +246,9 @@ enum fb_err
 api_suppressions_export(struct req *r)
 {
 	struct suppression_filter f;
-	unsigned char		 bidx[PII_BIDXBYTES];
+	struct bidx		 bidx;
 
-	suppression_filter_from_req(r, &f, bidx);
+	suppression_filter_from_req(r, &f, &bidx);
 	return export_answer(r, "suppressions", suppressions_fetch, &f,
 	    sizeof(struct suppression_row),
 	    offsetof(struct suppression_row, id), suppression_csv_head,
@@ -259,7 +260,7 @@ enum fb_err
 api_suppressions_create(struct req *r)
 {
 	const char	*scope, *cid, *expires, *memo, *value, *kind;
-	unsigned char	 bidx[PII_BIDXBYTES];
+	struct bidx	 bidx;
 	char		 masked[300], id[UUID_STRLEN + 1], camp[UUID_STRLEN + 1] = "";
 	char		 exp[32];
 	int64_t		 t;
@@ -288,8 +289,8 @@ api_suppressions_create(struct req *r)
 			return api_error(r, AC_PARAMETER_INVALID, "expires_at");
 		time_sql(t, exp);
 	}
-	if (!contact_key(r->conf->index_key, r->auth.tenant_id, value, &kind,
-	    bidx, masked))
+	if (!contact_bidx(bidx_cur(r->conf), r->auth.tenant_id, value, &kind,
+	    &bidx, masked))
 		return api_error(r, AC_PARAMETER_INVALID, "value");
 	if (cid != NULL) {
 		snprintf(camp, sizeof(camp), "%s", cid);
@@ -305,9 +306,8 @@ api_suppressions_create(struct req *r)
 	if (strcmp(scope, "tenant") == 0)
 		camp[0] = '\0';
 	uuid_v7(id);
-	sn = (struct suppression_new){ id, r->auth.tenant_id, kind, bidx,
-	    masked,
-	    scope, camp[0] != '\0' ? camp : NULL, "manual", memo,
+	sn = (struct suppression_new){ id, r->auth.tenant_id, kind, &bidx,
+	    masked, scope, camp[0] != '\0' ? camp : NULL, "manual", memo,
 	    expires != NULL ? exp : NULL };
 	if ((e = db_suppression_add(r->db, &sn, &added)) != FB_OK)
 		return e;
@@ -382,10 +382,10 @@ struct import_counts {
  */
 static const char *
 import_bad(struct req *r, const struct csv *c, const char *memo,
-    const char *expires, const char **kind, unsigned char *bidx,
+    const char *expires, const char **kind, struct bidx *bidx,
     char masked[300], int64_t *t)
 {
-	if (!contact_key(r->conf->index_key, r->auth.tenant_id, c->field[0],
+	if (!contact_bidx(bidx_cur(r->conf), r->auth.tenant_id, c->field[0],
 	    kind, bidx, masked))
 		return "value";
 	if (memo != NULL && (utf8_len(memo) < 0 || utf8_len(memo) > 500))
@@ -404,7 +404,7 @@ import_row(struct req *r, const struct csv *c, const char *scope,
     const char *cid, struct jgen *j, struct import_counts *n)
 {
 	const char	*kind, *bad, *memo, *expires;
-	unsigned char	 bidx[PII_BIDXBYTES];
+	struct bidx	 bidx;
 	char		 masked[300], id[UUID_STRLEN + 1], exp[32];
 	struct suppression_new sn;
 	int64_t		 t = 0;
@@ -413,7 +413,7 @@ import_row(struct req *r, const struct csv *c, const char *scope,
 
 	memo = c->nfields > 1 && *c->field[1] != '\0' ? c->field[1] : NULL;
 	expires = c->nfields > 2 && *c->field[2] != '\0' ? c->field[2] : NULL;
-	bad = import_bad(r, c, memo, expires, &kind, bidx, masked, &t);
+	bad = import_bad(r, c, memo, expires, &kind, &bidx, masked, &t);
 	jg_obj(j, NULL);
 	jg_int(j, "record", c->record);
 	if (bad != NULL) {
@@ -426,7 +426,7 @@ import_row(struct req *r, const struct csv *c, const char *scope,
 	if (expires != NULL)
 		time_sql(t, exp);
 	uuid_v7(id);
-	sn = (struct suppression_new){ id, r->auth.tenant_id, kind, bidx,
+	sn = (struct suppression_new){ id, r->auth.tenant_id, kind, &bidx,
 	    masked, scope, cid, "manual", memo, expires != NULL ? exp : NULL };
 	if ((e = db_suppression_add(r->db, &sn, &added)) != FB_OK)
 		return e;

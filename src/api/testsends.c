@@ -76,16 +76,17 @@ enum fb_err
 api_test_recipients_add(struct req *r)
 {
 	const char	*contact, *kind;
-	unsigned char	 bidx[PII_BIDXBYTES], sealed[PII_SEALED_MAX(254)];
+	unsigned char	 sealed[PII_SEALED_MAX(254)];
 	char		 masked[300], id[UUID_STRLEN + 1], norm[256];
 	enum tel_kind	 tk;
-	struct dbbin	 b = { bidx, sizeof(bidx) }, sb;
+	struct bidx	 b;
+	struct dbbin	 sb;
 	enum fb_err	 e;
 
 	if (body_str(r, "contact", true, 254, &contact) < 0)
 		return FB_OK;
-	if (!contact_key(r->conf->index_key, r->auth.tenant_id, contact, &kind,
-	    bidx, masked))
+	if (!contact_bidx(bidx_cur(r->conf), r->auth.tenant_id, contact, &kind,
+	    &b, masked))
 		return api_error(r, AC_PARAMETER_INVALID, "contact");
 	/* sealed as a lead's contact is: normalised (pii.h) */
 	if (strcmp(kind, "tel") == 0 ? !contact_tel_normalize(contact, norm,

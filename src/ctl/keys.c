@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "ctl/ctl.h"
 #include "ops/rotation.h"
@@ -28,17 +29,32 @@ opt_count(struct ctl *c, const char *name, long def, long max)
 }
 
 /*
+ * The audit row of a run (actor "cli", the service's own rows under the
+ * nil tenant id): what it did, no key material, no contact.
+ */
+static void
+rotate_audit(struct ctl *c, json_object *out)
+{
+	ctl_check(c, db_audit_add(&c->db, DB_MIN_ID, "cli", NULL, NULL,
+	    "keys.rotate", "key_rotation", NULL, json_text(out)),
+	    "write the audit row");
+	ctl_check(c, db_commit(&c->db), "commit");
+}
+
+/*
  * keys rotate [--batch N] [--batches N]: re-seal every sealed column
- * under the newest key, N rows a batch, each batch its own transaction,
- * until every table is done (or --batches batches were run); run again,
- * it goes on where it stopped.
+ * under the newest key, then index every blind index again under it and
+ * switch the slot in force, N rows a batch, each batch its own
+ * transaction, until done (or --batches batches were run); run again,
+ * it goes on where it stopped.  One audit row a run.
  */
 static void
 keys_rotate(struct ctl *c)
 {
 	struct rot_batch b;
 	long		 size, most, n;
-	long long	 resealed = 0, unopened = 0, skipped = 0;
+	long long	 resealed = 0, unopened = 0, skipped = 0, rekeyed = 0;
+	bool		 switched = false;
 	json_object	*out;
 
 	size = opt_count(c, "batch", ROT_BATCH_DEFAULT, ROT_BATCH_MAX);
@@ -52,8 +68,13 @@ keys_rotate(struct ctl *c)
 		resealed += b.resealed;
 		unopened += b.unopened;
 		skipped += b.skipped;
+		rekeyed += b.rekeyed;
+		switched = switched || b.switched;
 		if (b.finished)
 			break;
+		/* every worker reads the new slot's key within BIDX_TTL */
+		if (b.wait)
+			sleep(1);
 	}
 	out = json_object_new_object();
 	jadd_int(out, "to_key_id", c->conf.master_key_id);
@@ -62,6 +83,9 @@ keys_rotate(struct ctl *c)
 	jadd_int(out, "resealed", resealed);
 	jadd_int(out, "unopened", unopened);
 	jadd_int(out, "skipped", skipped);
+	jadd_int(out, "rekeyed", rekeyed);
+	jadd_bool(out, "switched", switched);
+	rotate_audit(c, out);
 	ctl_print(out);
 }
 
@@ -144,6 +168,36 @@ rotation_json(const struct rot_status *st, unsigned key)
 	jadd_time(o, "started_at", r[i].started_at);
 	jadd_time(o, "updated_at", r[i].updated_at);
 	jadd_time(o, "finished_at", r[i].finished_at);
+	jadd_str(o, "index_phase", r[i].bidx_phase);
+	jadd_str(o, "index_after_id", r[i].bidx_after_id);
+	jadd_int(o, "rekeyed", r[i].rekeyed);
+	jadd_time(o, "index_started_at", r[i].bidx_started_at);
+	jadd_time(o, "switched_at", r[i].switched_at);
+	return o;
+}
+
+/*
+ * The blind indexes: each slot's key id (null: none), the slot in
+ * force, and the suppressions and test recipients not indexed under its
+ * key (they keep the other slot's key needed).
+ */
+static json_object *
+index_json(const struct rot_status *st)
+{
+	json_object	*o = json_object_new_object();
+
+	if (st->index.slot1_key >= 0)
+		jadd_int(o, "slot1_key_id", st->index.slot1_key);
+	else
+		json_object_object_add(o, "slot1_key_id", NULL);
+	if (st->index.slot2_key >= 0)
+		jadd_int(o, "slot2_key_id", st->index.slot2_key);
+	else
+		json_object_object_add(o, "slot2_key_id", NULL);
+	jadd_int(o, "in_force", st->index.in_force);
+	jadd_int(o, "suppressions_unrekeyed", st->unrekeyed.suppressions);
+	jadd_int(o, "test_recipients_unrekeyed",
+	    st->unrekeyed.test_recipients);
 	return o;
 }
 
@@ -164,7 +218,8 @@ keys_status(struct ctl *c)
 	if (c->argc != 0)
 		ctl_usage(c);
 	ctl_connect(c);
-	ctl_check(c, rot_status_read(&c->db, &st), "read the sealed rows");
+	ctl_check(c, rot_status_read(&c->db, cf, &st),
+	    "read the sealed rows");
 	db_rollback(&c->db);
 	out = json_object_new_object();
 	keys = json_object_new_array();
@@ -184,6 +239,7 @@ keys_status(struct ctl *c)
 	json_object_object_add(out, "keys", keys);
 	json_object_object_add(out, "removable_key_ids", gone);
 	json_object_object_add(out, "rows_without_key", missing_json(&st, cf));
+	json_object_object_add(out, "index", index_json(&st));
 	rot_status_free(&st);
 	ctl_print(out);
 }

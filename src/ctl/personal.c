@@ -49,6 +49,8 @@ personal_data(struct ctl *c)
 		ctl_die(c, 2, "option '--stop' is for erase only");
 	ctl_connect(c);
 	ctl_need_tenant(c, tenant);
+	/* the blind index keys in force (pii.h) */
+	ctl_check(c, bidx_refresh(&c->db, &c->conf), "read the index keys");
 	if (!pd_subject(&c->conf, tenant, ctl_opt(c, "contact", true), &s))
 		ctl_die(c, 2, "option '--contact': neither a phone number nor "
 		    "an email address");

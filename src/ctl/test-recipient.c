@@ -6,6 +6,8 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <sodium.h>
+
 #include "ctl/ctl.h"
 #include "pii.h"
 #include "db/store.h"
@@ -45,7 +47,7 @@ test_recipient_list(struct ctl *c)
 /* Remove the tenant's test recipient of blind index b; its id into id. */
 static void
 remove_one(struct ctl *c, const char *tenant, const char *kind,
-    const struct dbbin *b, const char *masked, char id[UUID_STRLEN + 1])
+    const struct bidx *b, const char *masked, char id[UUID_STRLEN + 1])
 {
 	struct dbrows	 r;
 
@@ -63,31 +65,47 @@ static void
 test_recipient(struct ctl *c)
 {
 	char		 tenant[UUID_STRLEN + 1], id[UUID_STRLEN + 1];
-	char		 masked[300];
-	const char	*kind;
-	unsigned char	 bidx[PII_BIDXBYTES];
-	struct dbbin	 b = { bidx, sizeof(bidx) };
+	char		 masked[300], norm[256];
+	const char	*kind, *contact;
+	unsigned char	 sealed[PII_SEALED_MAX(256)];
+	struct bidx	 b;
+	struct dbbin	 sb;
+	enum tel_kind	 tk;
 	json_object	*out;
 	bool		 add = strcmp(c->verb, "add") == 0;
 	enum fb_err	 e;
 
 	ctl_opt_uuid(c, "tenant", tenant);
-	if (!contact_key(c->conf.index_key, tenant,
-	    ctl_opt(c, "contact", true), &kind, bidx, masked))
+	contact = ctl_opt(c, "contact", true);
+	if (!contact_tel_normalize(contact, norm, &tk) &&
+	    !contact_email_normalize(contact, norm))
 		ctl_die(c, 2, "option '--contact': not a Japanese phone number "
 		    "or an email address");
 	ctl_connect(c);
+	/* the blind index keys in force (pii.h) */
+	ctl_check(c, bidx_refresh(&c->db, &c->conf), "read the index keys");
+	if (!contact_bidx(bidx_cur(&c->conf), tenant, contact, &kind, &b,
+	    masked))
+		ctl_die(c, 2, "option '--contact': not a Japanese phone number "
+		    "or an email address");
 	ctl_need_tenant(c, tenant);
 	if (add) {
 		uuid_v7(id);
-		/* the operator's own: counts at once, no test send to it */
+		/*
+		 * the operator's own: counts at once; sealed, as a lead's
+		 * contact is, so that a key rotation can index it again
+		 */
+		sb.p = sealed;
+		sb.n = pii_seal(c->conf.master_key, tenant, id,
+		    "test_recipient", norm, sealed);
 		e = db_test_recipient_add(&c->db, id, tenant, kind, &b, masked,
-		    NULL, 0, true);
+		    &sb, (int)c->conf.master_key_id, true);
 		if (e == FB_EDUP)
 			ctl_die(c, 1, "%s is already a test recipient", masked);
 		ctl_check(c, e, "add the test recipient");
 	} else
 		remove_one(c, tenant, kind, &b, masked, id);
+	sodium_memzero(norm, sizeof(norm));
 	ctl_audit_commit(c, tenant, add ? "test_recipient.add" :
 	    "test_recipient.remove", "test_recipient", id);
 	out = json_object_new_object();

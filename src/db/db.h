@@ -14,6 +14,7 @@
 #include <mysql.h>
 
 #include "../formback.h"
+#include "../pii.h"
 
 /* One set per src/db/<resource>.c. */
 enum db_set {
@@ -80,6 +81,14 @@ struct dbp {
 #define P_INT(v)	((struct dbp){ .kind = DBP_INT, .i = (v) })
 #define P_BIN(b, len)	((struct dbp){ .kind = DBP_BIN, .p = (b), .n = (len) })
 #define P_NULL		((struct dbp){ .kind = DBP_NULL })
+/*
+ * Slot s (0: bidx, 1: bidx2) of a contact's blind indexes (pii.h struct
+ * bidx, or NULL) and its key id: NULL when the slot has no key.
+ */
+#define P_BIDX(b, s)	((b) != NULL && (b)->has[s] ? \
+	P_BIN((b)->v[s], PII_BIDXBYTES) : P_NULL)
+#define P_BKEY(b, s)	((b) != NULL && (b)->has[s] && (b)->key[s] >= 0 ? \
+	P_INT((b)->key[s]) : P_NULL)
 /*
  * The `slots` parameters of an IN list from strings v[0 .. n-1]
  * (borrowed, 1 <= n <= slots), the last repeated to fill: one prepared
@@ -229,10 +238,8 @@ enum db_multi {
 _Static_assert(DBM__MAX * DB_MULTI_MAX <= DBSET_STMT_MAX,
     "DBSET_MULTI holds every kind's DB_MULTI_MAX statements");
 
-/*
- * The most parameters a statement takes: 16 captured leads of 25 (db/lead.c).
- */
-#define DB_PARAMS_MAX	(DB_MULTI_MAX * 25)
+/* The most parameters a statement takes: 16 captured leads of 29 */
+#define DB_PARAMS_MAX	(DB_MULTI_MAX * 29)
 
 struct dbmulti {
 	enum db_multi	 kind;

@@ -85,6 +85,11 @@ enum {
 };
 _Static_assert(LEAD__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
 
+/* a blind index slot's key after a capture (LEAD_CAPTURE) */
+#define KEY_OF(col) col " = IF(" col " <=> ? OR " \
+	"((? IS NOT NULL OR email_sealed IS NULL) AND " \
+	"(? IS NOT NULL OR tel_sealed IS NULL)), ?, NULL)"
+
 static const struct dbstmt lead_sql[LEAD__MAX] = {
 	/* LEAD_LIST* (contract: LeadListOut) */
 	{ "lead_list", LEAD_LIST("FORCE INDEX (leads_tenant)", "", "") },
@@ -135,23 +140,31 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	 * The key id first (MariaDB assigns in order): a contact kept under
 	 * an older key keeps the row's older id, so that a rotation still
 	 * takes the row (pii_open_any() opens either).  ? the key, ? the
-	 * new email, ? the new tel, ? the key.
+	 * new email, ? the new tel, ? the key.  Each blind index slot's key
+	 * the same way, but NULL (a re-key takes the row) when a contact
+	 * kept from before is indexed under another: KEY_OF(slot) takes ?
+	 * the slot's key, ? the new email, ? the new tel, ? the key.  A
+	 * slot's index: ? the new contact, ? its index (NULL: no key).
 	 */
 	{ "lead_capture",
 	  "UPDATE leads SET pii_key_id = IF(pii_key_id <=> ? OR "
 	  "((? IS NOT NULL OR email_sealed IS NULL) AND "
 	  "(? IS NOT NULL OR tel_sealed IS NULL)), ?, pii_key_id), "
+	  KEY_OF("bidx_key") ", " KEY_OF("bidx2_key") ", "
 	  "status = IF(status = 'started', 'captured', status), "
 	  "captured_at = COALESCE(captured_at, ?, NOW(6)), "
 	  "last_activity_at = COALESCE(?, NOW(6)), "
 	  "consent_state = ?, session_id = ?, "
 	  "email_sealed = COALESCE(?, email_sealed), "
-	  "email_bidx = COALESCE(?, email_bidx), "
+	  "email_bidx = IF(? IS NULL, email_bidx, ?), "
+	  "email_bidx2 = IF(? IS NULL, email_bidx2, ?), "
 	  "email_masked = COALESCE(?, email_masked), "
-	  "tel_sealed = COALESCE(?, tel_sealed), tel_bidx = COALESCE(?, "
-	  "tel_bidx), tel_masked = COALESCE(?, tel_masked), tel_kind = "
-	  "COALESCE(?, tel_kind), sms_capable = COALESCE(tel_kind = 'mobile', "
-	  "FALSE), pii_state = 'present', captures = captures + 1, "
+	  "tel_sealed = COALESCE(?, tel_sealed), "
+	  "tel_bidx = IF(? IS NULL, tel_bidx, ?), "
+	  "tel_bidx2 = IF(? IS NULL, tel_bidx2, ?), "
+	  "tel_masked = COALESCE(?, tel_masked), tel_kind = COALESCE(?, "
+	  "tel_kind), sms_capable = COALESCE(tel_kind = 'mobile', FALSE), "
+	  "pii_state = 'present', captures = captures + 1, "
 	  "src_addr = ?, src_net = ?, updated_at = NOW(6) "
 	  "WHERE tenant_id = ? AND id = ?" },
 	/*
@@ -193,13 +206,15 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	{ "leads_of_contact",
 	  "SELECT " DB_SELECT(LEAD_OWNER_COLS) " FROM leads l WHERE "
 	  "l.tenant_id = ? AND ((? IS NOT NULL AND l.email_bidx = ?) OR "
-	  "(? IS NOT NULL AND l.tel_bidx = ?)) "
+	  "(? IS NOT NULL AND l.email_bidx2 = ?) OR "
+	  "(? IS NOT NULL AND l.tel_bidx = ?) OR "
+	  "(? IS NOT NULL AND l.tel_bidx2 = ?)) "
 	  "AND l.status NOT IN ('converted', 'suppressed') ORDER BY l.id "
 	  "FOR UPDATE" },
 	/* LEAD_CONTACT_OF */
 	{ "lead_contact_of",
-	  "SELECT email_bidx, tel_bidx FROM leads WHERE tenant_id = ? AND id = "
-	  "?" },
+	  "SELECT email_bidx, email_bidx2, tel_bidx, tel_bidx2 FROM leads "
+	  "WHERE tenant_id = ? AND id = ?" },
 	/* LEAD_CONVERT */
 	{ "lead_convert",
 	  "UPDATE leads SET status = 'converted', converted_at = COALESCE(?, "
@@ -327,11 +342,11 @@ static const struct dbstmt lead_sql[LEAD__MAX] = {
 	  "WHERE tenant_id = ? AND id IN (" DB_Q16 ")" },
 	/* LEAD_BY_EMAIL, LEAD_BY_TEL: a contact's leads, by blind index */
 	{ "lead_by_email", "SELECT " DB_SELECT(LEAD_OWN_COLS) " FROM leads l "
-	  "WHERE l.tenant_id = ? AND l.email_bidx = ? ORDER BY l.id DESC "
-	  "LIMIT ?" },
+	  "WHERE l.tenant_id = ? AND (l.email_bidx = ? OR l.email_bidx2 = ?) "
+	  "ORDER BY l.id DESC LIMIT ?" },
 	{ "lead_by_tel", "SELECT " DB_SELECT(LEAD_OWN_COLS) " FROM leads l "
-	  "WHERE l.tenant_id = ? AND l.tel_bidx = ? ORDER BY l.id DESC "
-	  "LIMIT ?" },
+	  "WHERE l.tenant_id = ? AND (l.tel_bidx = ? OR l.tel_bidx2 = ?) "
+	  "ORDER BY l.id DESC LIMIT ?" },
 };
 
 static enum fb_err
@@ -462,20 +477,36 @@ bin_or_null(const unsigned char *p, size_t n)
 	return p != NULL ? P_BIN(p, n) : P_NULL;
 }
 
+/*
+ * The key id of blind index slot s a capture writes: its contacts'
+ * (the same keys for both), NULL when the slot has no key.
+ */
+static struct dbp
+slot_key(const struct lead_contact *c, int s)
+{
+	const struct bidx *b = c->email_bidx != NULL ? c->email_bidx :
+	    c->tel_bidx;
+
+	return P_BKEY(b, s);
+}
+
 enum fb_err
 db_lead_capture(struct db *db, const char *tenant, const char *id,
     const struct lead_contact *c, const char *at)
 {
-	return run(db, LEAD_CAPTURE, DBPARAMS(P_INT(c->key_id),
-	    bin_or_null(c->email_sealed, c->email_sealed_len),
-	    bin_or_null(c->tel_sealed, c->tel_sealed_len), P_INT(c->key_id),
+	struct dbp	 es, ts, k1 = slot_key(c, 0), k2 = slot_key(c, 1);
+
+	es = bin_or_null(c->email_sealed, c->email_sealed_len);
+	ts = bin_or_null(c->tel_sealed, c->tel_sealed_len);
+
+	return run(db, LEAD_CAPTURE, DBPARAMS(P_INT(c->key_id), es, ts,
+	    P_INT(c->key_id), k1, es, ts, k1, k2, es, ts, k2,
 	    P_STR(at), P_STR(at),
 	    P_STR(c->consent_state),
-	    P_STR(c->session), bin_or_null(c->email_sealed,
-	    c->email_sealed_len),
-	    bin_or_null(c->email_bidx, 32), P_STR(c->email_masked),
-	    bin_or_null(c->tel_sealed, c->tel_sealed_len),
-	    bin_or_null(c->tel_bidx, 32), P_STR(c->tel_masked),
+	    P_STR(c->session), es, es, P_BIDX(c->email_bidx, 0),
+	    es, P_BIDX(c->email_bidx, 1), P_STR(c->email_masked),
+	    ts, ts, P_BIDX(c->tel_bidx, 0), ts, P_BIDX(c->tel_bidx, 1),
+	    P_STR(c->tel_masked),
 	    P_STR(c->tel_kind), bin_or_null(c->src_addr, 32),
 	    bin_or_null(c->src_net, 32), P_STR(tenant), P_STR(id)), NULL);
 }
@@ -538,17 +569,18 @@ db_leads_of_contact(struct db *db, const char *tenant, const char *lead,
     struct dbrows *out)
 {
 	struct dbres	 c;
-	struct dbp	 em, tel;
+	struct dbp	 v[4];
 	enum fb_err	 e;
+	unsigned	 i;
 
 	if ((e = run(db, LEAD_CONTACT_OF, DBPARAMS(P_STR(tenant), P_STR(lead)),
 	    &c)) != FB_OK)
 		return e;
-	em = c.nrows == 1 && c.cell[0] != NULL ? P_BIN(c.cell[0],
-	    c.len[0]) : P_NULL;
-	tel = c.nrows == 1 && c.cell[1] != NULL ? P_BIN(c.cell[1],
-	    c.len[1]) : P_NULL;
-	e = rows(db, LEAD_OF_CONTACT, DBPARAMS(P_STR(tenant), em, em, tel, tel),
+	/* both slots of each: either matches (pii.h struct bidx_keys) */
+	for (i = 0; i < 4; i++)
+		v[i] = c.nrows == 1 ? dbres_param(&c, 0, i) : P_NULL;
+	e = rows(db, LEAD_OF_CONTACT, DBPARAMS(P_STR(tenant), v[0], v[0],
+	    v[1], v[1], v[2], v[2], v[3], v[3]),
 	    lead_owner_cols, NELEM(lead_owner_cols), sizeof(struct lead_owner_row), false,
 	    out);
 	dbres_free(&c);
@@ -692,7 +724,7 @@ static const struct dbmulti events_insert = { DBM_TAG_EVENTS,
 	"consent, client_ts, received_at) VALUES ",
 	"(?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" };
 /* a captured lead's parameters (lead_new_params()) */
-#define LEADS_CAPTURED_COLS	25
+#define LEADS_CAPTURED_COLS	29
 _Static_assert(DB_MULTI_MAX * LEADS_CAPTURED_COLS <= DB_PARAMS_MAX,
     "DB_PARAMS_MAX holds DB_MULTI_MAX captured leads");
 static const struct dbmulti leads_insert = { DBM_LEADS, "leads_insert",
@@ -706,12 +738,14 @@ static const struct dbmulti leads_insert_captured = { DBM_LEADS_CAPTURED,
 	"INSERT INTO leads (id, tenant_id, site_id, campaign_id, visitor_id, "
 	"session_id, status, landing_url, referrer, utm, lp_key, captured_at, "
 	"last_activity_at, consent_state, email_sealed, email_bidx, "
-	"email_masked, tel_sealed, tel_bidx, tel_masked, tel_kind, "
-	"sms_capable, pii_key_id, pii_state, captures, created_at, src_addr, "
-	"src_net) VALUES ",
+	"email_bidx2, email_masked, tel_sealed, tel_bidx, tel_bidx2, "
+	"tel_masked, tel_kind, "
+	"sms_capable, pii_key_id, bidx_key, bidx2_key, "
+	"pii_state, captures, created_at, src_addr, src_net) VALUES ",
 	"(?, ?, ?, ?, ?, ?, 'captured', ?, ?, ?, ?, COALESCE(?, NOW(6)), "
-	"COALESCE(?, NOW(6)), ?, ?, ?, ?, ?, ?, ?, ?, COALESCE(? = 'mobile', "
-	"FALSE), ?, 'present', 1, COALESCE(?, NOW(6)), ?, ?)" };
+	"COALESCE(?, NOW(6)), ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+	"COALESCE(? = 'mobile', FALSE), ?, ?, ?, 'present', 1, "
+	"COALESCE(?, NOW(6)), ?, ?)" };
 
 /* New lead w's parameters from q on, in its kind's order; the end. */
 static struct dbp *
@@ -737,14 +771,18 @@ lead_new_params(struct dbp *q, const struct lead_new *w)
 		return q;
 	*q++ = P_STR(c->consent_state);
 	*q++ = bin_or_null(c->email_sealed, c->email_sealed_len);
-	*q++ = bin_or_null(c->email_bidx, 32);
+	*q++ = P_BIDX(c->email_bidx, 0);
+	*q++ = P_BIDX(c->email_bidx, 1);
 	*q++ = P_STR(c->email_masked);
 	*q++ = bin_or_null(c->tel_sealed, c->tel_sealed_len);
-	*q++ = bin_or_null(c->tel_bidx, 32);
+	*q++ = P_BIDX(c->tel_bidx, 0);
+	*q++ = P_BIDX(c->tel_bidx, 1);
 	*q++ = P_STR(c->tel_masked);
 	*q++ = P_STR(c->tel_kind);
 	*q++ = P_STR(c->tel_kind);
 	*q++ = P_INT(c->key_id);
+	*q++ = slot_key(c, 0);
+	*q++ = slot_key(c, 1);
 	*q++ = P_STR(w->at);
 	*q++ = bin_or_null(c->src_addr, 32);
 	*q++ = bin_or_null(c->src_net, 32);
@@ -953,10 +991,11 @@ db_ingest_retry(struct db *db, long long *n)
 
 enum fb_err
 db_leads_by_contact(struct db *db, const char *tenant, bool email,
-    const unsigned char *bidx, size_t bidxlen, int n, struct dbrows *out)
+    const struct bidx *bidx, int n, struct dbrows *out)
 {
 	return rows(db, email ? LEAD_BY_EMAIL : LEAD_BY_TEL,
-	    DBPARAMS(P_STR(tenant), P_BIN(bidx, bidxlen), P_INT(n)),
+	    DBPARAMS(P_STR(tenant), P_BIDX(bidx, 0), P_BIDX(bidx, 1),
+	    P_INT(n)),
 	    lead_list_cols, NELEM(lead_list_cols), sizeof(struct lead_row),
 	    false, out);
 }

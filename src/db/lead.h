@@ -109,13 +109,18 @@ struct open_lead_row { DB_FIELDS(OPEN_LEAD_COLS) };
 enum fb_err db_lead_find_open(struct db *, const char *tenant, const char *site,
 	    const char *visitor, const char *campaign, struct dbrows *) FB_WUR;
 
-/* What a capture stores: sealed contacts, blind indexes, masks only. */
+/*
+ * What a capture stores: sealed contacts, blind indexes (both slots,
+ * pii.h struct bidx; NULL with its contact), masks only.
+ */
 struct lead_contact {
 	const char		*consent_state, *session;
-	const unsigned char	*email_sealed, *email_bidx;
+	const unsigned char	*email_sealed;
+	const struct bidx	*email_bidx;
 	size_t			 email_sealed_len;
 	const char		*email_masked;
-	const unsigned char	*tel_sealed, *tel_bidx;
+	const unsigned char	*tel_sealed;
+	const struct bidx	*tel_bidx;
 	size_t			 tel_sealed_len;
 	const char		*tel_masked, *tel_kind;
 	unsigned		 key_id;
@@ -309,7 +314,6 @@ enum fb_err db_lead_owner(struct db *, const char *id, struct dbrows *) FB_WUR;
  * struct lead_row, its own columns (LEAD_OWN_COLS).
  */
 enum fb_err db_leads_by_contact(struct db *, const char *tenant, bool email,
-	    const unsigned char *bidx, size_t bidxlen, int n,
-	    struct dbrows *) FB_WUR;
+	    const struct bidx *bidx, int n, struct dbrows *) FB_WUR;
 
 #endif

@@ -23,9 +23,8 @@ _Static_assert(PD__MAX <= DBSET_STMT_MAX, "raise DBSET_STMT_MAX");
 #define PD_LIMIT	" LIMIT 500"
 _Static_assert(PD_ROWS_MAX == 500, "PD_LIMIT is PD_ROWS_MAX");
 #define PD_LEADS(col) "SELECT " DB_SELECT(PD_LEAD_COLS) " FROM leads " \
-	"FORCE INDEX (leads_" col ") WHERE tenant_id = ? " \
-	"AND " col "_bidx = ? " \
-	"ORDER BY id" PD_LIMIT
+	"FORCE INDEX (leads_" col ", leads_" col "2) WHERE tenant_id = ? AND " \
+	"(" col "_bidx = ? OR " col "_bidx2 = ?) ORDER BY id" PD_LIMIT
 /* a keyed hash of an id under the request's salt, shaped as a UUID */
 #define PD_PSEUDO(col) "LOWER(CONCAT_WS('-', SUBSTR(SHA2(CONCAT(?, " col \
 	"), 256), 1, 8), SUBSTR(SHA2(CONCAT(?, " col "), 256), 9, 4), " \
@@ -64,12 +63,14 @@ static const struct dbstmt pd_sql[PD__MAX] = {
 	/* PD_SUPPRESSIONS */
 	{ "pd_suppressions",
 	  "SELECT " DB_SELECT(SUPPRESSION_COLS) " FROM suppressions "
-	  "FORCE INDEX (suppressions_lookup) WHERE tenant_id = ? AND kind = ? "
-	  "AND bidx = ? ORDER BY id" },
+	  "FORCE INDEX (suppressions_lookup, suppressions_lookup2) "
+	  "WHERE tenant_id = ? AND kind = ? AND (bidx = ? OR bidx2 = ?) "
+	  "ORDER BY id" },
 	/* PD_TEST_RCPTS */
 	{ "pd_test_recipients",
 	  "SELECT " DB_SELECT(TEST_RECIPIENT_COLS) " FROM test_recipients "
-	  "WHERE tenant_id = ? AND kind = ? AND bidx = ? ORDER BY id" },
+	  "WHERE tenant_id = ? AND kind = ? AND (bidx = ? OR bidx2 = ?) "
+	  "ORDER BY id" },
 	/*
 	 * PD_LEAD_ERASE: what names the person goes, what the reports count
 	 * (times, site, campaign, conversion) stays; the visitor id becomes
@@ -77,7 +78,8 @@ static const struct dbstmt pd_sql[PD__MAX] = {
 	 */
 	{ "pd_lead_erase",
 	  "UPDATE leads SET email_sealed = NULL, email_bidx = NULL, "
-	  "email_masked = NULL, tel_sealed = NULL, tel_bidx = NULL, "
+	  "email_bidx2 = NULL, email_masked = NULL, tel_sealed = NULL, "
+	  "tel_bidx = NULL, tel_bidx2 = NULL, "
 	  "tel_masked = NULL, pii_key_id = NULL, pii_state = 'absent', "
 	  "landing_url = NULL, referrer = NULL, utm = NULL, lp_key = NULL, "
 	  "visitor_id = CAST(id AS CHAR), session_id = NULL, src_addr = NULL, "
@@ -121,17 +123,17 @@ static const struct dbstmt pd_sql[PD__MAX] = {
 	  "JSON_CONTAINS_PATH(payload, 'one', " PD_CONTACT_PATHS ")" },
 	/* PD_SUP_DELETE */
 	{ "pd_suppressions_delete",
-	  "DELETE FROM suppressions WHERE tenant_id = ? AND kind = ? AND bidx "
-	  "= ?" },
+	  "DELETE FROM suppressions WHERE tenant_id = ? AND kind = ? "
+	  "AND (bidx = ? OR bidx2 = ?)" },
 	/* PD_SUP_STRIP */
 	{ "pd_suppressions_strip",
 	  "UPDATE suppressions SET masked = '', memo = NULL WHERE tenant_id = "
-	  "? AND kind = ? AND bidx = ? AND (masked <> '' OR memo "
-	  "IS NOT NULL)" },
+	  "? AND kind = ? AND (bidx = ? OR bidx2 = ?) "
+	  "AND (masked <> '' OR memo IS NOT NULL)" },
 	/* PD_RCPT_DELETE */
 	{ "pd_test_recipients_delete",
 	  "DELETE FROM test_recipients WHERE tenant_id = ? AND kind = ? "
-	  "AND bidx = ?" },
+	  "AND (bidx = ? OR bidx2 = ?)" },
 };
 
 static enum fb_err
@@ -170,12 +172,13 @@ static const struct dbcol rcpt_cols[] = { DB_COLUMNS(TEST_RECIPIENT_COLS) };
 
 enum fb_err
 db_pd_leads(struct db *db, const char *tenant, bool email,
-    const unsigned char *bidx, bool lock, struct dbrows *out)
+    const struct bidx *bidx, bool lock, struct dbrows *out)
 {
 	int	 id = email ? (lock ? PD_LEADS_EMAIL_LOCK : PD_LEADS_EMAIL) :
 		    (lock ? PD_LEADS_TEL_LOCK : PD_LEADS_TEL);
 
-	return rows(db, id, DBPARAMS(P_STR(tenant), P_BIN(bidx, PII_BIDXBYTES)),
+	return rows(db, id, DBPARAMS(P_STR(tenant), P_BIDX(bidx, 0),
+	    P_BIDX(bidx, 1)),
 	    lead_cols, NELEM(lead_cols), sizeof(struct pd_lead_row), out);
 }
 
@@ -207,19 +210,19 @@ db_pd_hooks(struct db *db, const char *tenant, const char *lead,
 
 enum fb_err
 db_pd_suppressions(struct db *db, const char *tenant, const char *kind,
-    const unsigned char *bidx, struct dbrows *out)
+    const struct bidx *bidx, struct dbrows *out)
 {
 	return rows(db, PD_SUPPRESSIONS, DBPARAMS(P_STR(tenant), P_STR(kind),
-	    P_BIN(bidx, PII_BIDXBYTES)), suppression_cols,
+	    P_BIDX(bidx, 0), P_BIDX(bidx, 1)), suppression_cols,
 	    NELEM(suppression_cols), sizeof(struct suppression_row), out);
 }
 
 enum fb_err
 db_pd_test_recipients(struct db *db, const char *tenant, const char *kind,
-    const unsigned char *bidx, struct dbrows *out)
+    const struct bidx *bidx, struct dbrows *out)
 {
 	return rows(db, PD_TEST_RCPTS, DBPARAMS(P_STR(tenant), P_STR(kind),
-	    P_BIN(bidx, PII_BIDXBYTES)), rcpt_cols, NELEM(rcpt_cols),
+	    P_BIDX(bidx, 0), P_BIDX(bidx, 1)), rcpt_cols, NELEM(rcpt_cols),
 	    sizeof(struct test_recipient_row), out);
 }
 
@@ -276,24 +279,24 @@ db_pd_hooks_scrub(struct db *db, const char *tenant, const char *lead,
 
 enum fb_err
 db_pd_suppressions_delete(struct db *db, const char *tenant, const char *kind,
-    const unsigned char *bidx, unsigned long long *n)
+    const struct bidx *bidx, unsigned long long *n)
 {
 	return changed(db, PD_SUP_DELETE, DBPARAMS(P_STR(tenant), P_STR(kind),
-	    P_BIN(bidx, PII_BIDXBYTES)), n);
+	    P_BIDX(bidx, 0), P_BIDX(bidx, 1)), n);
 }
 
 enum fb_err
 db_pd_suppressions_strip(struct db *db, const char *tenant, const char *kind,
-    const unsigned char *bidx, unsigned long long *n)
+    const struct bidx *bidx, unsigned long long *n)
 {
 	return changed(db, PD_SUP_STRIP, DBPARAMS(P_STR(tenant), P_STR(kind),
-	    P_BIN(bidx, PII_BIDXBYTES)), n);
+	    P_BIDX(bidx, 0), P_BIDX(bidx, 1)), n);
 }
 
 enum fb_err
 db_pd_test_recipients_delete(struct db *db, const char *tenant,
-    const char *kind, const unsigned char *bidx, unsigned long long *n)
+    const char *kind, const struct bidx *bidx, unsigned long long *n)
 {
 	return changed(db, PD_RCPT_DELETE, DBPARAMS(P_STR(tenant), P_STR(kind),
-	    P_BIN(bidx, PII_BIDXBYTES)), n);
+	    P_BIDX(bidx, 0), P_BIDX(bidx, 1)), n);
 }

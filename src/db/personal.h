@@ -26,15 +26,19 @@
 	N(visitor_id, TEXT, "visitor_id") \
 	N(pii_key_id, INT, "COALESCE(pii_key_id, 0)") \
 	N(email_sealed, BIN, "email_sealed") N(email_bidx, BIN, "email_bidx") \
-	N(tel_sealed, BIN, "tel_sealed") N(tel_bidx, BIN, "tel_bidx")
+	N(tel_sealed, BIN, "tel_sealed") N(tel_bidx, BIN, "tel_bidx") \
+	N(email_bidx2, BIN, "email_bidx2") N(tel_bidx2, BIN, "tel_bidx2") \
+	N(bidx_key, INT, "COALESCE(bidx_key, -1)") \
+	N(bidx2_key, INT, "COALESCE(bidx2_key, -1)")
 struct pd_lead_row { DB_FIELDS(PD_LEAD_COLS) };
 /*
  * The tenant's leads whose email (`email`) or phone blind index is
- * bidx[0 .. PII_BIDXBYTES), oldest first, PD_ROWS_MAX at most; with
+ * bidx's in either slot (pii.h struct bidx), oldest first, PD_ROWS_MAX
+ * at most; with
  * `lock`, locked (FOR UPDATE) in the caller's transaction.
  */
 enum fb_err db_pd_leads(struct db *, const char *tenant, bool email,
-	    const unsigned char *bidx, bool lock, struct dbrows *) FB_WUR;
+	    const struct bidx *bidx, bool lock, struct dbrows *) FB_WUR;
 
 /* A delivery of a lead: as DeliveryOut, with its message and first hits. */
 #define PD_DELIVERY_COLS(F, N) DELIVERY_COLS(F, N) \
@@ -84,12 +88,12 @@ enum fb_err db_pd_hooks(struct db *, const char *tenant, const char *lead,
 /*
  * The tenant's suppressions (struct suppression_row) and test recipients
  * (struct test_recipient_row) of one contact: kind "email" or "tel" and
- * its blind index (PII_BIDXBYTES), by id.
+ * its blind indexes (either slot matches), by id.
  */
 enum fb_err db_pd_suppressions(struct db *, const char *tenant,
-	    const char *kind, const unsigned char *bidx, struct dbrows *) FB_WUR;
+	    const char *kind, const struct bidx *bidx, struct dbrows *) FB_WUR;
 enum fb_err db_pd_test_recipients(struct db *, const char *tenant,
-	    const char *kind, const unsigned char *bidx, struct dbrows *) FB_WUR;
+	    const char *kind, const struct bidx *bidx, struct dbrows *) FB_WUR;
 
 /*
  * The erasure's writes, each in the caller's transaction, *n the rows
@@ -129,15 +133,15 @@ enum fb_err db_pd_hooks_scrub(struct db *, const char *tenant,
 	    const char *lead, unsigned long long *n) FB_WUR;
 /* suppressions_delete: every suppression of the contact removed. */
 enum fb_err db_pd_suppressions_delete(struct db *, const char *tenant,
-	    const char *kind, const unsigned char *bidx,
+	    const char *kind, const struct bidx *bidx,
 	    unsigned long long *n) FB_WUR;
 /* suppressions_strip: kept by blind index only (no mask, no memo). */
 enum fb_err db_pd_suppressions_strip(struct db *, const char *tenant,
-	    const char *kind, const unsigned char *bidx,
+	    const char *kind, const struct bidx *bidx,
 	    unsigned long long *n) FB_WUR;
 /* test_recipients_delete: the contact's test recipients removed. */
 enum fb_err db_pd_test_recipients_delete(struct db *, const char *tenant,
-	    const char *kind, const unsigned char *bidx,
+	    const char *kind, const struct bidx *bidx,
 	    unsigned long long *n) FB_WUR;
 
 #endif

@@ -44,20 +44,44 @@
  * (the full bench run of 2026-11-27 01:28: 260,032 rows for one batch,
  * 35 deliveries/s).  DAY_SENDS' ? is the start of the day.
  */
-#define CLAIM_SUPPRESSION_SQL "(SELECT MIN(IF(su.reason = 'opt_out', " \
-	"'opt_out', 'suppressed')) FROM suppressions su " \
-	"FORCE INDEX (suppressions_lookup) WHERE su.tenant_id = d.tenant_id " \
-	"AND su.bidx = IF(d.channel = 'sms', l.tel_bidx, l.email_bidx) " \
+/*
+ * by each blind index slot on its own index (pii.h): 'opt_out' before
+ * 'suppressed', the least of the two, NULL when neither has an entry
+ */
+#define SUP_OF(col, index, tel, email) "(SELECT MIN(IF(su.reason = " \
+	"'opt_out', 'opt_out', 'suppressed')) FROM suppressions su " \
+	"FORCE INDEX (" index ") WHERE su.tenant_id = d.tenant_id " \
+	"AND su." col " = IF(d.channel = 'sms', l." tel ", l." email ") " \
 	"AND (su.scope = 'tenant' OR su.campaign_id = d.campaign_id) " \
 	"AND (su.expires_at IS NULL OR su.expires_at > NOW(6)))"
+#define SUP_OF1	SUP_OF("bidx", "suppressions_lookup", "tel_bidx", "email_bidx")
+#define SUP_OF2	SUP_OF("bidx2", "suppressions_lookup2", "tel_bidx2", \
+	"email_bidx2")
+#define CLAIM_SUPPRESSION_SQL "LEAST(COALESCE(" SUP_OF1 ", " SUP_OF2 "), " \
+	"COALESCE(" SUP_OF2 ", " SUP_OF1 "))"
+/*
+ * a suppression list's filters: ? ? kind, ? ? reason, ? ? scope, ? ? campaign
+ */
+#define SUP_FILTERS "AND (? IS NULL OR kind = ?) " \
+	"AND (? IS NULL OR reason = ?) AND (? IS NULL OR scope = ?) " \
+	"AND (? IS NULL OR campaign_id = ?) "
 /* the status of the flood quarantine batch of the lead, NULL for none */
 #define CLAIM_QUARANTINE_SQL "(SELECT q.status FROM flood_quarantines q " \
 	"WHERE q.id = l.quarantine_id AND q.tenant_id = l.tenant_id)"
-#define DAY_SENDS(bidx, index, channel) "(SELECT COUNT(*) FROM leads l2 " \
-	"FORCE INDEX (" index ") STRAIGHT_JOIN deliveries d2 FORCE INDEX " \
-	"(deliveries_lead) ON d2.tenant_id = l2.tenant_id AND d2.lead_id = " \
-	"l2.id WHERE l2.tenant_id = d.tenant_id AND " \
-	"l2." bidx " = l." bidx " AND " \
+/*
+ * DAY_SENDS: the contact's leads by blind index slot 1, then by slot 2
+ * those slot 1 did not find (pii.h), each on its own index
+ */
+#define DAY_SENDS(bidx, index, channel) "(" \
+	DAY_SENDS_OF(bidx, index, channel, "TRUE") " + " \
+	DAY_SENDS_OF(bidx "2", index "2", channel, \
+	"NOT (l2." bidx " <=> l." bidx ")") ")"
+#define DAY_SENDS_OF(bidx, index, channel, other) \
+	"(SELECT COUNT(*) FROM leads l2 " \
+	"FORCE INDEX (" index ") STRAIGHT_JOIN deliveries d2 " \
+	"FORCE INDEX (deliveries_lead) ON d2.tenant_id = l2.tenant_id AND " \
+	"d2.lead_id = l2.id WHERE l2.tenant_id = d.tenant_id AND " \
+	"l2." bidx " = l." bidx " AND " other " AND " \
 	"d2.channel = '" channel "' AND (d2.claim_token <> d.claim_token AND " \
 	"d2.status = 'sending' OR (d2.status IN ('sent', 'delivered') AND " \
 	"d2.sent_at >= ?)))"
@@ -69,7 +93,8 @@ enum {
 	SD_ACTIVE_STEPS, SD_LEAD_CONTACTS, SD_LEAD_QUEUED,
 	SD_LIST, SD_LIST_CREATED, SD_LIST_SCHEDULED, SD_LIST_SENT,
 	SD_SORTED_CREATED, SD_SORTED_SCHEDULED, SD_SORTED_SENT, SD_GET,
-	SD_SUP_INSERT, SD_SUP_ACTIVE, SD_SUP_LIST, SD_SUP_GET, SD_SUP_DELETE,
+	SD_SUP_INSERT, SD_SUP_ACTIVE, SD_SUP_LIST, SD_SUP_LIST_Q, SD_SUP_GET,
+	SD_SUP_DELETE,
 	SD_STALE, SD_CLAIM, SD_CLAIMED, SD_FINISH, SD_LINK_INSERT,
 	SD_LINK_GET, SD_LINK_HIT, SD_LEAD_SENT, SD_LEAD_SUPPRESS,
 	SD_LEAD_CONTACT_KEYS, SD_OPTOUT_CANCEL, SD_STEPS_GONE_CANCEL,
@@ -135,13 +160,14 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "WHERE d.tenant_id = ? AND d.id = ?" },
 	/* SD_SUP_INSERT */
 	{ "suppression_insert",
-	  "INSERT INTO suppressions (id, tenant_id, kind, bidx, masked, scope, "
-	  "campaign_id, reason, memo, expires_at) "
-	  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
+	  "INSERT INTO suppressions (id, tenant_id, kind, bidx, bidx2, "
+	  "bidx_key, bidx2_key, masked, scope, campaign_id, reason, memo, "
+	  "expires_at) "
+	  "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)" },
 	/* SD_SUP_ACTIVE: an unexpired entry of the same contact and scope */
 	{ "suppression_active",
-	  "SELECT id FROM suppressions WHERE tenant_id = ? AND kind = ? AND "
-	  "bidx = ? AND scope = ? AND campaign_id <=> ? "
+	  "SELECT id FROM suppressions WHERE tenant_id = ? AND kind = ? "
+	  "AND (bidx = ? OR bidx2 = ?) AND scope = ? AND campaign_id <=> ? "
 	  "AND (expires_at IS NULL OR expires_at > NOW(6)) LIMIT 1 "
 	  "FOR UPDATE" },
 	/*
@@ -149,17 +175,29 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	 * takes the narrowest of the filters' indexes from the values bound,
 	 * suppressions_kind, _reason, _scope, _campaign (tenant_id, key, id:
 	 * read backwards, never a sort), a search by contact (q: its blind
-	 * indexes) suppressions_lookup (tenant_id, bidx: its few rows
-	 * sorted), or, unfiltered, suppressions_tenant backwards
+	 * indexes) SD_SUP_LIST_Q, or, unfiltered, suppressions_tenant
+	 * backwards
 	 */
 	{ "suppression_list",
 	  "SELECT " DB_SELECT(SUPPRESSION_COLS) " FROM suppressions "
-	  "USE INDEX (suppressions_tenant, suppressions_lookup, "
-	  "suppressions_kind, suppressions_reason, suppressions_scope, "
-	  "suppressions_campaign) WHERE tenant_id = ? AND id < ? AND (? "
-	  "IS NULL OR kind = ?) AND (? IS NULL OR reason = ?) AND (? IS NULL "
-	  "OR scope = ?) AND (? IS NULL OR campaign_id = ?) AND (? IS NULL OR "
-	  "bidx IN (?, ?)) ORDER BY id DESC LIMIT ?" },
+	  "USE INDEX (suppressions_tenant, suppressions_kind, "
+	  "suppressions_reason, suppressions_scope, suppressions_campaign) "
+	  "WHERE tenant_id = ? AND id < ? " SUP_FILTERS
+	  "ORDER BY id DESC LIMIT ?" },
+	/*
+	 * SD_SUP_LIST_Q: by contact, each blind index slot on its own index
+	 * (suppressions_lookup, _lookup2: the contact's few rows), the two
+	 * read apart rather than one OR the optimizer reads as a scan; ? ?
+	 * the tenant and slot 1's index, the filters, ? ? slot 2's, the
+	 * filters, ? how many
+	 */
+	{ "suppression_list_q",
+	  "SELECT " DB_SELECT(SUPPRESSION_COLS) " FROM ("
+	  "SELECT * FROM suppressions FORCE INDEX (suppressions_lookup) "
+	  "WHERE tenant_id = ? AND bidx = ? AND id < ? " SUP_FILTERS
+	  "UNION SELECT * FROM suppressions FORCE INDEX (suppressions_lookup2) "
+	  "WHERE tenant_id = ? AND bidx2 = ? AND id < ? " SUP_FILTERS
+	  ") s ORDER BY id DESC LIMIT ?" },
 	/* SD_SUP_GET */
 	{ "suppression_get",
 	    "SELECT " DB_SELECT(SUPPRESSION_COLS) " FROM suppressions "
@@ -288,21 +326,23 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "IN ('sent', 'delivered')" },
 	/* SD_TEST_RCPT_ADD */
 	{ "test_recipient_add",
-	  "INSERT INTO test_recipients (id, tenant_id, kind, bidx, masked, "
-	  "contact_sealed, pii_key_id, confirmed_at) VALUES (?, ?, ?, ?, ?, ?, "
-	  "?, IF(?, NOW(6), NULL))" },
+	  "INSERT INTO test_recipients (id, tenant_id, kind, bidx, bidx2, "
+	  "bidx_key, bidx2_key, masked, contact_sealed, pii_key_id, "
+	  "confirmed_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, "
+	  "IF(?, NOW(6), NULL))" },
 	/* SD_TEST_RCPT_DELETE */
 	{ "test_recipient_delete",
-	  "DELETE FROM test_recipients WHERE tenant_id = ? AND kind = ? AND "
-	  "bidx = ? RETURNING " DB_SELECT(TEST_RECIPIENT_COLS) },
+	  "DELETE FROM test_recipients WHERE tenant_id = ? AND kind = ? "
+	  "AND (bidx = ? OR bidx2 = ?) "
+	  "RETURNING " DB_SELECT(TEST_RECIPIENT_COLS) },
 	/* SD_TEST_RCPT_LIST */
 	{ "test_recipient_list",
 	  "SELECT " DB_SELECT(TEST_RECIPIENT_COLS) " FROM test_recipients "
 	  "WHERE tenant_id = ? ORDER BY id" },
 	/* SD_TEST_RCPT_IS */
 	{ "test_recipient_is",
-	  "SELECT 1 FROM test_recipients WHERE tenant_id = ? AND kind = ? AND "
-	  "bidx = ? AND confirmed_at IS NOT NULL" },
+	  "SELECT 1 FROM test_recipients WHERE tenant_id = ? AND kind = ? "
+	  "AND (bidx = ? OR bidx2 = ?) AND confirmed_at IS NOT NULL" },
 	/*
 	 * SD_USAGE_ROW: the month's row, made when missing, and locked
 	 * exclusively at once (INSERT IGNORE would take a shared lock on an
@@ -408,7 +448,9 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "'conversion' AND i.tenant_id = l.tenant_id AND i.attempts < 3 AND "
 	  "o.tenant_id = l.tenant_id AND o.id <> l.id AND ((l.tel_bidx "
 	  "IS NOT NULL AND o.tel_bidx = l.tel_bidx) OR (l.email_bidx "
-	  "IS NOT NULL AND o.email_bidx = l.email_bidx))) FROM leads l WHERE "
+	  "IS NOT NULL AND o.email_bidx = l.email_bidx) OR (l.tel_bidx2 "
+	  "IS NOT NULL AND o.tel_bidx2 = l.tel_bidx2) OR (l.email_bidx2 "
+	  "IS NOT NULL AND o.email_bidx2 = l.email_bidx2))) FROM leads l WHERE "
 	  "l.tenant_id = ? AND l.id = ?" },
 	/*
 	 * SD_SENT_AFTER_CONVERSION: of the given deliveries (the last id
@@ -426,8 +468,9 @@ static const struct dbstmt sd_sql[SD__MAX] = {
 	  "SELECT id FROM members WHERE tenant_id = ? AND status = 'active' "
 	  "AND role IN ('owner', 'admin') ORDER BY id" },
 	/*
-	 * SD_CLAIM_DAY_SENDS: the day's sends since ? (twice: one per
-	 * channel) of each claimed row's contact, by the token
+	 * SD_CLAIM_DAY_SENDS: the day's sends since ? (four times: one per
+	 * channel and blind index slot) of each claimed row's contact, by
+	 * the token
 	 */
 	{ "claim_day_sends",
 	  "SELECT STRAIGHT_JOIN "
@@ -671,21 +714,48 @@ db_delivery_get(struct db *db, const char *tenant, const char *id,
 	    NELEM(delivery_cols), sizeof(struct delivery_row), true, out);
 }
 
+/* The eight parameters of SUP_FILTERS from f into p. */
+static struct dbp *
+sup_filters(struct dbp *p, const struct suppression_filter *f)
+{
+	*p++ = P_STR(f->kind);
+	*p++ = P_STR(f->kind);
+	*p++ = P_STR(f->reason);
+	*p++ = P_STR(f->reason);
+	*p++ = P_STR(f->scope);
+	*p++ = P_STR(f->scope);
+	*p++ = P_STR(f->campaign);
+	*p++ = P_STR(f->campaign);
+	return p;
+}
+
 enum fb_err
 db_suppression_list(struct db *db, const char *tenant,
     const struct suppression_filter *f, const char *after, int n,
     struct dbrows *out)
 {
 	static const unsigned char none[PII_BIDXBYTES];
-	const unsigned char *b = f->bidx != NULL ? f->bidx : none;
+	struct dbp	 p[24], *q = p;
+	const char	*at = after != NULL ? after : DB_MAX_ID;
+	int		 s;
 
-	return rows(db, SD_SUP_LIST, DBPARAMS(P_STR(tenant),
-	    P_STR(after != NULL ? after : DB_MAX_ID), P_STR(f->kind), P_STR(f->kind),
-	    P_STR(f->reason), P_STR(f->reason), P_STR(f->scope), P_STR(f->scope),
-	    P_STR(f->campaign), P_STR(f->campaign),
-	    f->bidx != NULL ? P_INT(1) : P_NULL, P_BIN(b, PII_BIDXBYTES),
-	    P_BIN(b, PII_BIDXBYTES), P_INT(n)), suppression_cols,
-	    NELEM(suppression_cols), sizeof(struct suppression_row), false, out);
+	if (f->bidx == NULL) {
+		*q++ = P_STR(tenant);
+		*q++ = P_STR(at);
+		q = sup_filters(q, f);
+	} else
+		/* a slot without a key matches nothing */
+		for (s = 0; s < 2; s++) {
+			*q++ = P_STR(tenant);
+			*q++ = f->bidx->has[s] ? P_BIDX(f->bidx, s) :
+			    P_BIN(none, PII_BIDXBYTES);
+			*q++ = P_STR(at);
+			q = sup_filters(q, f);
+		}
+	*q++ = P_INT(n);
+	return rows(db, f->bidx != NULL ? SD_SUP_LIST_Q : SD_SUP_LIST, p,
+	    (size_t)(q - p), suppression_cols, NELEM(suppression_cols),
+	    sizeof(struct suppression_row), false, out);
 }
 
 enum fb_err
@@ -706,7 +776,8 @@ db_suppression_add(struct db *db, const struct suppression_new *s, bool *added)
 	*added = false;
 	if ((e = sd(db, SD_SUP_ACTIVE,
 	    DBPARAMS(P_STR(s->tenant), P_STR(s->kind),
-	    P_BIN(s->bidx, PII_BIDXBYTES), P_STR(s->scope), P_STR(s->campaign)),
+	    P_BIDX(s->bidx, 0), P_BIDX(s->bidx, 1), P_STR(s->scope),
+	    P_STR(s->campaign)),
 	    &a)) != FB_OK)
 		return e;
 	if (a.nrows > 0) {
@@ -715,7 +786,8 @@ db_suppression_add(struct db *db, const struct suppression_new *s, bool *added)
 	}
 	dbres_free(&a);
 	if ((e = sd(db, SD_SUP_INSERT, DBPARAMS(P_STR(s->id), P_STR(s->tenant),
-	    P_STR(s->kind), P_BIN(s->bidx, PII_BIDXBYTES), P_STR(s->masked),
+	    P_STR(s->kind), P_BIDX(s->bidx, 0), P_BIDX(s->bidx, 1),
+	    P_BKEY(s->bidx, 0), P_BKEY(s->bidx, 1), P_STR(s->masked),
 	    P_STR(s->scope), P_STR(s->campaign), P_STR(s->reason), P_STR(s->memo),
 	    P_STR(s->expires_at)), NULL)) != FB_OK)
 		return e;
@@ -878,6 +950,7 @@ db_claim_day_sends(struct db *db, const char *token, const char *since,
 	enum fb_err	 e;
 
 	if ((e = sd(db, SD_CLAIM_DAY_SENDS, DBPARAMS(P_STR(since), P_STR(since),
+	    P_STR(since), P_STR(since),
 	    P_STR(token)), &r)) != FB_OK)
 		return e;
 	for (i = 0; i < r.nrows; i++)
@@ -1099,34 +1172,64 @@ db_test_recipient_list(struct db *db, const char *tenant, struct dbrows *out)
 
 enum fb_err
 db_test_recipient_add(struct db *db, const char *id, const char *tenant,
-    const char *kind, const struct dbbin *bidx, const char *masked,
+    const char *kind, const struct bidx *bidx, const char *masked,
     const struct dbbin *sealed, int key_id, bool confirmed)
 {
 	return sd(db, SD_TEST_RCPT_ADD, DBPARAMS(P_STR(id), P_STR(tenant),
-	    P_STR(kind), P_BIN(bidx->p, bidx->n), P_STR(masked),
+	    P_STR(kind), P_BIDX(bidx, 0), P_BIDX(bidx, 1), P_BKEY(bidx, 0),
+	    P_BKEY(bidx, 1), P_STR(masked),
 	    sealed != NULL ? P_BIN(sealed->p, sealed->n) : P_NULL,
 	    sealed != NULL ? P_INT(key_id) : P_NULL, P_INT(confirmed)), NULL);
 }
 
 enum fb_err
 db_test_recipient_delete(struct db *db, const char *tenant, const char *kind,
-    const struct dbbin *bidx, struct dbrows *out)
+    const struct bidx *bidx, struct dbrows *out)
 {
 	return rows(db, SD_TEST_RCPT_DELETE,
 	    DBPARAMS(P_STR(tenant), P_STR(kind),
-	    P_BIN(bidx->p, bidx->n)), test_recipient_cols,
+	    P_BIDX(bidx, 0), P_BIDX(bidx, 1)), test_recipient_cols,
 	    NELEM(test_recipient_cols), sizeof(struct test_recipient_row), false,
 	    out);
 }
 
+/* A bound blob as read, NULL for NULL. */
+static struct dbp
+bin_or_null(const struct dbbin *b)
+{
+	return b != NULL && b->p != NULL ? P_BIN(b->p, b->n) : P_NULL;
+}
+
 enum fb_err
 db_test_recipient_is(struct db *db, const char *tenant, const char *kind,
-    const struct dbbin *bidx, bool *yes)
+    const struct dbbin *b1, const struct dbbin *b2, bool *yes)
 {
 	long long	 v;
 
 	return sd_int(db, SD_TEST_RCPT_IS, DBPARAMS(P_STR(tenant), P_STR(kind),
-	    P_BIN(bidx->p, bidx->n)), &v, yes);
+	    bin_or_null(b1), bin_or_null(b2)), &v, yes);
+}
+
+/* A blind index slot as read, NULL unless it has the index's length. */
+
+static bool
+slot_copy(const struct dbbin *b, long long k, unsigned char *v, long long *key)
+{
+	if (b == NULL || b->p == NULL || b->n != PII_BIDXBYTES)
+		return false;
+	memcpy(v, b->p, PII_BIDXBYTES);
+	*key = k;
+	return true;
+}
+
+void
+db_bidx_copy(const struct dbbin *b1, const struct dbbin *b2, long long k1,
+    long long k2, struct bidx *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->key[0] = out->key[1] = -1;
+	out->has[0] = slot_copy(b1, k1, out->v[0], &out->key[0]);
+	out->has[1] = slot_copy(b2, k2, out->v[1], &out->key[1]);
 }
 
 enum fb_err

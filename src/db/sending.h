@@ -25,6 +25,7 @@ struct delivery_ref { DB_FIELDS(DELIVERY_REF_COLS) };
 	N(email_sealed, BIN, "l.email_sealed") \
 	N(tel_sealed, BIN, "l.tel_sealed") \
 	N(email_bidx, BIN, "l.email_bidx") N(tel_bidx, BIN, "l.tel_bidx") \
+	N(email_bidx2, BIN, "l.email_bidx2") N(tel_bidx2, BIN, "l.tel_bidx2") \
 	N(sms_capable, BOOL, "l.sms_capable") \
 	N(pii_key_id, INT, "l.pii_key_id") \
 	N(consent_state, TEXT, "l.consent_state") \
@@ -212,14 +213,26 @@ enum fb_err db_test_recipient_list(struct db *, const char *tenant,
  */
 enum fb_err db_test_recipient_add(struct db *, const char *id,
     const char *tenant,
-	    const char *kind, const struct dbbin *bidx, const char *masked,
+	    const char *kind, const struct bidx *bidx, const char *masked,
 	    const struct dbbin *sealed, int key_id, bool confirmed) FB_WUR;
 /* The removed struct test_recipient_row (none when there was none). */
 enum fb_err db_test_recipient_delete(struct db *, const char *tenant,
-	    const char *kind, const struct dbbin *bidx, struct dbrows *out) FB_WUR;
-/* Whether kind's contact of blind index `bidx` is a test recipient. */
+	    const char *kind, const struct bidx *bidx,
+	    struct dbrows *out) FB_WUR;
+/*
+ * Whether kind's contact is a test recipient, by a lead's blind index
+ * slots (b1: slot 1, b2: slot 2; either may be NULL): either matches.
+ */
 enum fb_err db_test_recipient_is(struct db *, const char *tenant,
-	    const char *kind, const struct dbbin *bidx, bool *yes) FB_WUR;
+	    const char *kind, const struct dbbin *b1, const struct dbbin *b2,
+	    bool *yes) FB_WUR;
+/*
+ * A lead's blind index slots as read (b1, b2: NULL a slot that is, k1,
+ * k2 their key ids, -1 for none recorded) into out, to be copied into a
+ * suppression of the same contact.
+ */
+void	db_bidx_copy(const struct dbbin *b1, const struct dbbin *b2,
+	    long long k1, long long k2, struct bidx *out);
 
 /* A short link (src/links.c). */
 #define LINK_COLS(F, N) F(tenant_id, TEXT, "tenant_id") \
@@ -313,7 +326,7 @@ enum fb_err db_delivery_get(struct db *, const char *tenant, const char *id,
 struct suppression_row { DB_FIELDS(SUPPRESSION_COLS) };
 struct suppression_filter {
 	const char	*kind, *reason, *scope, *campaign;	/* NULL: any */
-	const unsigned char *bidx;	/* the contact's blind index, or NULL */
+	const struct bidx *bidx;	/* the contact's indexes, or NULL */
 };
 /* Rows of struct suppression_row, newest first, n max. */
 enum fb_err db_suppression_list(struct db *, const char *tenant,
@@ -325,7 +338,7 @@ enum fb_err db_suppression_get(struct db *, const char *tenant, const char *id,
 /* A new entry (its id made by the caller); campaign NULL for tenant scope. */
 struct suppression_new {
 	const char		*id, *tenant, *kind;
-	const unsigned char	*bidx;		/* PII_BIDXBYTES */
+	const struct bidx	*bidx;		/* both slots (pii.h) */
 	const char		*masked, *scope, *campaign, *reason, *memo;
 	const char		*expires_at;	/* SQL DATETIME, or NULL */
 };
@@ -342,7 +355,10 @@ enum fb_err db_suppression_delete(struct db *, const char *tenant,
 /* A lead's contacts as the suppression list keys them: blind index, mask. */
 #define CONTACT_KEY_COLS(F, N) F(email_bidx, BIN, "email_bidx") \
 	N(email_masked, TEXT, "email_masked") N(tel_bidx, BIN, "tel_bidx") \
-	N(tel_masked, TEXT, "tel_masked")
+	N(tel_masked, TEXT, "tel_masked") \
+	N(email_bidx2, BIN, "email_bidx2") N(tel_bidx2, BIN, "tel_bidx2") \
+	N(bidx_key, INT, "COALESCE(bidx_key, -1)") \
+	N(bidx2_key, INT, "COALESCE(bidx2_key, -1)")
 struct contact_key_row { DB_FIELDS(CONTACT_KEY_COLS) };
 /* One struct contact_key_row; FB_ENOTFOUND when it is not the tenant's. */
 enum fb_err db_lead_contact_keys(struct db *, const char *tenant,
@@ -364,7 +380,10 @@ enum fb_err db_optout_cancel(struct db *, const char *tenant,
 	N(status, TEXT, "d.status") N(campaign_id, TEXT, "d.campaign_id") \
 	N(step_no, TEXT, "d.step_no") N(email_bidx, BIN, "l.email_bidx") \
 	N(email_masked, TEXT, "l.email_masked") N(tel_bidx, BIN, "l.tel_bidx") \
-	N(tel_masked, TEXT, "l.tel_masked")
+	N(tel_masked, TEXT, "l.tel_masked") \
+	N(email_bidx2, BIN, "l.email_bidx2") N(tel_bidx2, BIN, "l.tel_bidx2") \
+	N(bidx_key, INT, "COALESCE(l.bidx_key, -1)") \
+	N(bidx2_key, INT, "COALESCE(l.bidx2_key, -1)")
 struct receipt_row { DB_FIELDS(RECEIPT_COLS) };
 /* Zero or one struct receipt_row. */
 enum fb_err db_receipt_delivery(struct db *, const char *reference,

@@ -18,7 +18,7 @@
 
 struct pd_contact {
 	const char	*kind;		/* "email" or "tel" (static) */
-	unsigned char	 bidx[PII_BIDXBYTES];
+	struct bidx	 bidx;	/* both slots; either matches */
 };
 
 struct pd_set {
@@ -48,41 +48,68 @@ pd_subject(const struct conf *c, const char *tenant, const char *contact,
     struct pd_subject *s)
 {
 	memset(s, 0, sizeof(*s));
-	if (contact == NULL || !contact_key(c->index_key, tenant, contact,
-	    &s->kind, s->bidx, s->masked)) {
+	const struct bidx_keys *k = bidx_cur(c);
+	int		 in = k->in_force;
+
+	if (contact == NULL || !contact_bidx(k, tenant, contact, &s->kind,
+	    &s->bidx, s->masked)) {
 		memset(s, 0, sizeof(*s));
 		return false;
 	}
-	sodium_bin2hex(s->bidx_hex, sizeof(s->bidx_hex), s->bidx,
-	    sizeof(s->bidx));
+	sodium_bin2hex(s->bidx_hex, sizeof(s->bidx_hex),
+	    s->bidx.v[s->bidx.has[in] ? in : 1 - in], PII_BIDXBYTES);
 	return true;
+}
+
+/* Whether a and b are the same contact: equal in either slot. */
+static bool
+same_contact(const struct bidx *a, const struct bidx *b)
+{
+	int	 s;
+
+	for (s = 0; s < 2; s++)
+		if (a->has[s] && b->has[s] &&
+		    memcmp(a->v[s], b->v[s], PII_BIDXBYTES) == 0)
+			return true;
+	return false;
 }
 
 /* Add a contact to the set unless it is there or the set is full. */
 static void
-set_add(struct pd_set *set, const char *kind, const struct dbbin *bidx)
+set_add(struct pd_set *set, const char *kind, const struct bidx *b)
 {
 	size_t	 i;
 
-	if (bidx->p == NULL || bidx->n != PII_BIDXBYTES ||
-	    set->n == PD_CONTACTS_MAX)
+	if ((!b->has[0] && !b->has[1]) || set->n == PD_CONTACTS_MAX)
 		return;
 	for (i = 0; i < set->n; i++)
 		if (strcmp(set->c[i].kind, kind) == 0 &&
-		    memcmp(set->c[i].bidx, bidx->p, PII_BIDXBYTES) == 0)
+		    same_contact(&set->c[i].bidx, b))
 			return;
 	set->c[set->n].kind = kind;
-	memcpy(set->c[set->n].bidx, bidx->p, PII_BIDXBYTES);
+	set->c[set->n].bidx = *b;
 	set->n++;
+}
+
+/* A lead's contacts of kind (both slots as read) added to the set. */
+static void
+set_add_lead(struct pd_set *set, const struct pd_lead_row *l)
+{
+	struct bidx	 b;
+
+	db_bidx_copy(&l->email_bidx, &l->email_bidx2, l->bidx_key,
+	    l->bidx2_key, &b);
+	set_add(set, "email", &b);
+	db_bidx_copy(&l->tel_bidx, &l->tel_bidx2, l->bidx_key,
+	    l->bidx2_key, &b);
+	set_add(set, "tel", &b);
 }
 
 static void
 set_init(struct pd_set *set, const struct pd_subject *s)
 {
-	struct dbbin	 b = { .p = s->bidx, .n = PII_BIDXBYTES };
-
 	set->n = 0;
-	set_add(set, s->kind, &b);
+	set_add(set, s->kind, &s->bidx);
 }
 
 /*
@@ -218,7 +245,7 @@ lists_gen(struct db *db, const char *tenant, const struct pd_set *set,
 	jg_arr(j, "suppressions");
 	for (i = 0; i < set->n; i++) {
 		if ((e = db_pd_suppressions(db, tenant, set->c[i].kind,
-		    set->c[i].bidx, &rs)) != FB_OK)
+		    &set->c[i].bidx, &rs)) != FB_OK)
 			return e;
 		each_gen(j, &rs, sizeof(struct suppression_row),
 		    suppression_out_json);
@@ -229,7 +256,7 @@ lists_gen(struct db *db, const char *tenant, const struct pd_set *set,
 	jg_arr(j, "test_recipients");
 	for (i = 0; i < set->n; i++) {
 		if ((e = db_pd_test_recipients(db, tenant, set->c[i].kind,
-		    set->c[i].bidx, &rs)) != FB_OK)
+		    &set->c[i].bidx, &rs)) != FB_OK)
 			return e;
 		each_gen(j, &rs, sizeof(struct test_recipient_row),
 		    pd_rcpt_json);
@@ -319,7 +346,7 @@ pd_export(struct db *db, const struct conf *c, const char *tenant,
 	enum fb_err	 e;
 
 	if ((e = db_pd_leads(db, tenant, strcmp(s->kind, "email") == 0,
-	    s->bidx, false, &ls)) != FB_OK)
+	    &s->bidx, false, &ls)) != FB_OK)
 		return e;
 	f.truncated = ls.n == PD_ROWS_MAX;
 	set_init(&set, s);
@@ -327,8 +354,7 @@ pd_export(struct db *db, const struct conf *c, const char *tenant,
 	subject_gen(j, s);
 	jg_arr(j, "contacts");
 	for (i = 0, l = ls.row; i < ls.n; i++, l++) {
-		set_add(&set, "email", &l->email_bidx);
-		set_add(&set, "tel", &l->tel_bidx);
+		set_add_lead(&set, l);
 		contact_gen(j, c, tenant, l, "email", &l->email_sealed);
 		contact_gen(j, c, tenant, l, "tel", &l->tel_sealed);
 	}
@@ -355,8 +381,7 @@ lead_erase(struct db *db, const char *tenant, const char *salt,
 	unsigned long long n;
 	enum fb_err	 e;
 
-	set_add(set, "email", &l->email_bidx);
-	set_add(set, "tel", &l->tel_bidx);
+	set_add_lead(set, l);
 	if ((e = db_pd_deliveries_cancel(db, tenant, l->id, &n)) != FB_OK)
 		return e;
 	o->deliveries_cancelled += n;
@@ -382,20 +407,20 @@ contact_erase(struct db *db, const char *tenant, const struct pd_contact *c,
     bool stop, struct pd_erased *o)
 {
 	struct suppression_new sn = { .tenant = tenant, .kind = c->kind,
-	    .bidx = c->bidx, .masked = "", .scope = "tenant",
+	    .bidx = &c->bidx, .masked = "", .scope = "tenant",
 	    .reason = "opt_out" };
 	char		 id[UUID_STRLEN + 1];
 	unsigned long long n;
 	bool		 added;
 	enum fb_err	 e;
 
-	if ((e = db_pd_test_recipients_delete(db, tenant, c->kind, c->bidx,
+	if ((e = db_pd_test_recipients_delete(db, tenant, c->kind, &c->bidx,
 	    &n)) != FB_OK)
 		return e;
 	o->test_recipients += n;
 	if (!stop) {
 		if ((e = db_pd_suppressions_delete(db, tenant, c->kind,
-		    c->bidx, &n)) == FB_OK)
+		    &c->bidx, &n)) == FB_OK)
 			o->suppressions_removed += n;
 		return e;
 	}
@@ -404,7 +429,7 @@ contact_erase(struct db *db, const char *tenant, const struct pd_contact *c,
 	if ((e = db_suppression_add(db, &sn, &added)) != FB_OK)
 		return e;
 	o->suppressions_added += added;
-	if ((e = db_pd_suppressions_strip(db, tenant, c->kind, c->bidx,
+	if ((e = db_pd_suppressions_strip(db, tenant, c->kind, &c->bidx,
 	    &n)) == FB_OK)
 		o->suppressions_kept += n;
 	return e;
@@ -430,7 +455,7 @@ pd_erase(struct db *db, const char *tenant, const struct pd_subject *s,
 	/* an erased lead no longer has the index: the next read goes on */
 	do {
 		if ((e = db_pd_leads(db, tenant, strcmp(s->kind, "email") == 0,
-		    s->bidx, true, &ls)) != FB_OK)
+		    &s->bidx, true, &ls)) != FB_OK)
 			break;
 		got = ls.n;
 		for (i = 0; i < ls.n && e == FB_OK; i++)

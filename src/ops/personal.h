@@ -22,8 +22,8 @@ struct db;
 /* The contact a request names, as capture keys it (contact_key()). */
 struct pd_subject {
 	const char	*kind;		/* "email" or "tel" (static) */
-	unsigned char	 bidx[PII_BIDXBYTES];
-	/* for the audit */
+	struct bidx	 bidx;		/* both slots (pii.h) */
+	/* for the audit: the index of the slot in force */
 	char		 bidx_hex[2 * PII_BIDXBYTES + 1];
 	char		 masked[300];
 };
@@ -31,7 +31,8 @@ struct pd_subject {
 /*
  * The contact as typed (normalised as capture normalises it: a phone
  * number when it reads as one, else an email address) into s, keyed for
- * `tenant` with the configuration's index key.  Returns false when it is
+ * `tenant` with the blind index keys the process holds (bidx_cur():
+ * the caller read them with bidx_refresh()).  Returns false when it is
  * neither; s is then zeroed.  The clear value is not kept.
  */
 bool	pd_subject(const struct conf *, const char *tenant,

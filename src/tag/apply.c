@@ -59,7 +59,7 @@ struct new_lead {
 	char			 utm[2048], lp_key[URL_MAX], consent[16];
 	char			 tmask[32], emask[300];
 	unsigned char		 ts[PII_SEALED_MAX(16)], es[PII_SEALED_MAX(256)];
-	unsigned char		 tb[PII_BIDXBYTES], eb[PII_BIDXBYTES];
+	struct bidx		 tb, eb;
 };
 
 /* What an outbox row held as the new leads are (outbox_write()) points to. */
@@ -384,18 +384,18 @@ contact_copy(struct new_lead *n, const struct lead_contact *c)
 	n->c.consent_state = n->consent;
 	if (c->tel_sealed != NULL) {
 		memcpy(n->ts, c->tel_sealed, c->tel_sealed_len);
-		memcpy(n->tb, c->tel_bidx, sizeof(n->tb));
+		n->tb = *c->tel_bidx;
 		snprintf(n->tmask, sizeof(n->tmask), "%s", c->tel_masked);
 		n->c.tel_sealed = n->ts;
-		n->c.tel_bidx = n->tb;
+		n->c.tel_bidx = &n->tb;
 		n->c.tel_masked = n->tmask;
 	}
 	if (c->email_sealed != NULL) {
 		memcpy(n->es, c->email_sealed, c->email_sealed_len);
-		memcpy(n->eb, c->email_bidx, sizeof(n->eb));
+		n->eb = *c->email_bidx;
 		snprintf(n->emask, sizeof(n->emask), "%s", c->email_masked);
 		n->c.email_sealed = n->es;
-		n->c.email_bidx = n->eb;
+		n->c.email_bidx = &n->eb;
 		n->c.email_masked = n->emask;
 	}
 	return &n->c;
@@ -555,10 +555,11 @@ capture(struct apply *a, const char *tenant, const char *site,
     const char *campaign, const char *consent_mode, const struct tag_ev *ev,
     char lead[UUID_STRLEN + 1])
 {
-	const unsigned char *mk = a->conf->master_key, *ik = a->conf->index_key;
+	const unsigned char *mk = a->conf->master_key;
+	const struct bidx_keys *ik;
 	char		 tel[16], email[256], tmask[32], emask[300];
 	unsigned char	 ts[PII_SEALED_MAX(16)], es[PII_SEALED_MAX(256)];
-	unsigned char	 tb[PII_BIDXBYTES], eb[PII_BIDXBYTES];
+	struct bidx	 tb, eb;
 	struct lead_contact c;
 	struct open_lead *k;
 	enum tel_kind	 kind;
@@ -594,6 +595,9 @@ capture(struct apply *a, const char *tenant, const char *site,
 	}
 	if (!found)
 		uuid_v7(lead);
+	if ((e = bidx_refresh(a->db, a->conf)) != FB_OK)
+		return e;
+	ik = bidx_cur(a->conf);
 	memset(&c, 0, sizeof(c));
 	c.consent_state = consent_mode;
 	c.session = ev->session;
@@ -603,8 +607,8 @@ capture(struct apply *a, const char *tenant, const char *site,
 	if (has_tel) {
 		c.tel_sealed_len = pii_seal(mk, tenant, lead, "tel", tel, ts);
 		c.tel_sealed = ts;
-		pii_blind_index(ik, tenant, "tel", tel, tb);
-		c.tel_bidx = tb;
+		bidx_of(ik, tenant, "tel", tel, &tb);
+		c.tel_bidx = &tb;
 		contact_tel_mask(tel, tmask);
 		c.tel_masked = tmask;
 		c.tel_kind = tel_kind_names[kind];
@@ -613,8 +617,8 @@ capture(struct apply *a, const char *tenant, const char *site,
 		c.email_sealed_len = pii_seal(mk, tenant, lead, "email", email,
 		    es);
 		c.email_sealed = es;
-		pii_blind_index(ik, tenant, "email", email, eb);
-		c.email_bidx = eb;
+		bidx_of(ik, tenant, "email", email, &eb);
+		c.email_bidx = &eb;
 		contact_email_mask(email, emask);
 		c.email_masked = emask;
 	}

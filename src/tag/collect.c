@@ -345,9 +345,11 @@ source_keys(const struct conf *c, struct tag_pending *p)
 	if (p->addrlen == 0 || !p->contact)
 		return;
 	source_text(p->addr, p->addrlen, t);
-	pii_blind_index(c->index_key, p->tenant, "client_addr", t, p->src_addr);
+	pii_blind_index(bidx_signing_key(bidx_cur(c)), p->tenant,
+	    "client_addr", t, p->src_addr);
 	source_text(p->addr, net_len(p->addrlen), t);
-	pii_blind_index(c->index_key, p->tenant, "client_net", t, p->src_net);
+	pii_blind_index(bidx_signing_key(bidx_cur(c)), p->tenant,
+	    "client_net", t, p->src_net);
 	p->ie.src_addr = p->src_addr;
 	p->ie.src_net = p->src_net;
 }

@@ -206,3 +206,31 @@ Test(deliver, first_of_tenant_and_reached)
 	cr_assert(o[1].reached);	/* l1 again */
 	cr_assert(!o[2].reached);
 }
+
+/*
+ * The same contact in either slot (pii.h: two slots during a key
+ * rotation's re-key): a value in slot 2 alone, or slot 1 alone, matches;
+ * values in different slots do not.
+ */
+Test(deliver, same_contact_either_slot)
+{
+	static const unsigned char x[] = "bidx-x", y[] = "bidx-y";
+	struct claim_row a = row("sms"), b = row("sms");
+
+	cr_assert(deliver_same_contact(&a, &b));
+	b.tel_bidx = (struct dbbin){ y, sizeof(y) };
+	cr_assert_not(deliver_same_contact(&a, &b));
+	a.tel_bidx2 = b.tel_bidx2 = (struct dbbin){ x, sizeof(x) };
+	cr_assert(deliver_same_contact(&a, &b), "slot 2 matches");
+	a.tel_bidx = (struct dbbin){ NULL, 0 };
+	b.tel_bidx = (struct dbbin){ NULL, 0 };
+	cr_assert(deliver_same_contact(&a, &b), "slot 1 empty after a switch");
+	b.tel_bidx2 = (struct dbbin){ NULL, 0 };
+	b.tel_bidx = (struct dbbin){ x, sizeof(x) };
+	cr_assert_not(deliver_same_contact(&a, &b), "slots do not cross");
+	/* the channel's index: email rows compare email indexes */
+	a = row("email");
+	b = row("email");
+	b.tel_bidx = (struct dbbin){ y, sizeof(y) };
+	cr_assert(deliver_same_contact(&a, &b));
+}

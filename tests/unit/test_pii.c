@@ -237,3 +237,36 @@ Test(pii, open_any_key_of_the_file)
 	cr_assert_not(pii_open_any(&c, 5, "t", "r", "tel", NULL, 0, out,
 	    sizeof(out), NULL));
 }
+
+/*
+ * contact_bidx: one index a slot with a key, each its key's (the same as
+ * contact_key() under it), none for a slot without; the signing key the
+ * slot in force's.
+ */
+Test(pii, contact_bidx_two_slots)
+{
+	unsigned char	 k0[32] = { 1 }, k7[32] = { 7 }, a[PII_BIDXBYTES];
+	struct bidx_keys k = { { k0, k7 }, { 0, 7 }, 0 };
+	struct bidx	 b;
+	char		 m[300], ma[300];
+	const char	*kind, *ka;
+
+	cr_assert(contact_bidx(&k, "t1", "090-1234-5678", &kind, &b, m));
+	cr_assert(b.has[0] && b.has[1]);
+	cr_assert_eq(b.key[0], 0);
+	cr_assert_eq(b.key[1], 7);
+	cr_assert(contact_key(k7, "t1", "+81 90 1234 5678", &ka, a, ma));
+	cr_assert_eq(memcmp(b.v[1], a, sizeof(a)), 0);
+	cr_assert_neq(memcmp(b.v[0], a, sizeof(a)), 0);
+	cr_assert_eq(bidx_signing_key(&k), k0);
+	k.in_force = 1;
+	cr_assert_eq(bidx_signing_key(&k), k7);
+	/* slot 1 without a key after the switch */
+	k.k[0] = NULL;
+	k.id[0] = -1;
+	cr_assert(contact_bidx(&k, "t1", "090-1234-5678", &kind, &b, m));
+	cr_assert(!b.has[0] && b.has[1]);
+	cr_assert_eq(b.key[0], -1);
+	cr_assert_eq(memcmp(b.v[1], a, sizeof(a)), 0);
+	cr_assert(!contact_bidx(&k, "t1", "not a contact", &kind, &b, m));
+}
