@@ -46,7 +46,8 @@
  */
 /*
  * by each blind index slot on its own index (pii.h): 'opt_out' before
- * 'suppressed', the least of the two, NULL when neither has an entry
+ * 'suppressed' before 'z', the least of the two, NULL when neither slot
+ * has an entry
  */
 #define SUP_OF(col, index, tel, email) "(SELECT MIN(IF(su.reason = " \
 	"'opt_out', 'opt_out', 'suppressed')) FROM suppressions su " \
@@ -57,8 +58,8 @@
 #define SUP_OF1	SUP_OF("bidx", "suppressions_lookup", "tel_bidx", "email_bidx")
 #define SUP_OF2	SUP_OF("bidx2", "suppressions_lookup2", "tel_bidx2", \
 	"email_bidx2")
-#define CLAIM_SUPPRESSION_SQL "LEAST(COALESCE(" SUP_OF1 ", " SUP_OF2 "), " \
-	"COALESCE(" SUP_OF2 ", " SUP_OF1 "))"
+#define CLAIM_SUPPRESSION_SQL "NULLIF(LEAST(COALESCE(" SUP_OF1 ", 'z'), " \
+	"COALESCE(" SUP_OF2 ", 'z')), 'z')"
 /*
  * a suppression list's filters: ? ? kind, ? ? reason, ? ? scope, ? ? campaign
  */

@@ -190,6 +190,22 @@ harness_pid(const char *name)
 	return (pid_t)pid;
 }
 
+/* Whether process pid runs (a zombie does not). */
+static bool
+running(long pid)
+{
+	char	 path[64], state = 'Z';
+	FILE	*f;
+
+	snprintf(path, sizeof(path), "/proc/%ld/stat", pid);
+	if ((f = fopen(path, "r")) == NULL)
+		return false;
+	if (fscanf(f, "%*d (%*[^)]) %c", &state) != 1)
+		state = 'Z';
+	fclose(f);
+	return state != 'Z';
+}
+
 /*
  * formback.fcgi started again, so that it reads its key file again (as
  * an operator restarts it, formback.conf(5) "KEY ROTATION"): the
@@ -207,8 +223,8 @@ service_restart(void)
 	long		 ppid;
 	pid_t		 web;
 	char		*end;
-	int		 i, ok = 0;
-	long		 pid;
+	int		 i, ok = 0, n = 0;
+	long		 pid, old[32];
 
 	if (apache() && !apache_proxy())
 		return false;
@@ -226,13 +242,22 @@ service_restart(void)
 				continue;
 			if (fscanf(f, "%*d (%63[^)]) %*c %ld", comm,
 			    &ppid) == 2 && ppid == (long)web &&
-			    strcmp(comm, "formback.fcgi") == 0)
+			    strcmp(comm, "formback.fcgi") == 0 && n < 32) {
 				(void)kill((pid_t)pid, SIGTERM);
+				old[n++] = pid;
+			}
 			fclose(f);
 		}
 		closedir(p);
 	}
-	sleep(2);
+	/* the old ones gone: none applies the queue with the old keys */
+	for (i = 0; i < n; i++) {
+		for (ok = 0; ok < 100 && running(old[i]); ok++)
+			usleep(100000);
+		cr_assert_lt(ok, 100, "formback.fcgi %ld did not end", old[i]);
+	}
+	ok = 0;
+	sleep(1);
 	for (i = 0; i < 40 && ok < 3; i++) {
 		r = http("GET", "/api/v1/openapi.json", NULL, NULL, NULL);
 		ok = r->status == 200 ? ok + 1 : 0;
