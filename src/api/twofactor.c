@@ -285,7 +285,7 @@ recovery_codes_new(struct req *r,
 	size_t		 i;
 	enum fb_err	 e = FB_OK;
 
-	for (i = 0; e == FB_OK && i < RECOVERY_CODES; i++) {
+	for (i = 0; i < RECOVERY_CODES; i++) {
 		recovery_code_new(codes[i]);
 		if (!recovery_code_norm(codes[i], norm)) {
 			e = FB_EINVAL;
