@@ -3,11 +3,12 @@
  * and git's strbuf).  An append past the cap fails and leaves the buffer
  * valid and unchanged.
  */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "formback.h"
+#include "buf.h"
 
 /*
  * What an empty buffer points to, so that data is a string from

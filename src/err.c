@@ -2,7 +2,9 @@
  * Error texts: internal errors for logs, and the public catalog of the
  * contract's error envelope (contract: Errors) with Japanese messages.
  */
-#include "formback.h"
+#include <stddef.h>
+
+#include "err.h"
 
 static const char *const fb_errs[FB_ERR__MAX] = {
 	/* FB_OK */		"success",

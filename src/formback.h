@@ -13,184 +13,11 @@
 
 #include <json-c/json.h>
 
-#define FB_WUR __attribute__((warn_unused_result))
-#define FB_PRINTF(a, b) __attribute__((format(printf, a, b)))
-#define NELEM(a) (sizeof(a) / sizeof((a)[0]))
+#include "cdefs.h"
+#include "err.h"
+#include "buf.h"
 
 #define UUID_STRLEN 36
-
-/* err.c */
-
-/*
- * Internal errors, returned by value.  fb_strerror() gives a short
- * English text for logs; details go to the log at the point of failure.
- */
-enum fb_err {
-	FB_OK = 0,
-	FB_ENOMEM,	/* allocation failed or a buffer cap was reached */
-	FB_EDB,		/* database error (logged) */
-	/* deadlock or lock wait timeout: retry the transaction */
-	FB_ERETRY,
-	FB_EGONE,	/* database connection lost */
-	FB_ENOTFOUND,	/* no such row */
-	FB_EDUP,	/* unique key violation */
-	FB_EINVAL,	/* invalid argument */
-	FB_ECONF,	/* bad configuration */
-	FB_ECRYPTO,	/* crypto failure */
-	FB_EIO,		/* file or network i/o */
-	/* no error: the work rolled back on purpose (db_tx()) */
-	FB_UNDONE,
-	FB_ERR__MAX
-};
-
-/* Text for an internal error; never NULL. */
-const char *fb_strerror(enum fb_err);
-
-/*
- * The public error catalog (contract: Errors).  Each code has a type, an
- * HTTP status and a Japanese message.  api_codes[] is indexed by enum
- * api_code and has no empty slot (unit test).
- */
-enum api_code {
-	AC_INVALID_JSON = 0,
-	AC_BODY_TOO_LARGE,
-	AC_PARAMETER_MISSING,
-	AC_PARAMETER_INVALID,
-	AC_QUERY_INVALID,
-	AC_PATH_INVALID,
-	AC_CURSOR_INVALID,
-	AC_METHOD_NOT_ALLOWED,
-	AC_PRECONDITION_FAILED,
-	AC_LENGTH_REQUIRED,
-	AC_BAD_REQUEST,
-	AC_API_KEY_MISSING,
-	AC_API_KEY_INVALID,
-	AC_API_KEY_REVOKED,
-	AC_API_KEY_IN_QUERY,
-	AC_API_KEY_CREATOR_INACTIVE,
-	AC_SCOPE_INSUFFICIENT,
-	AC_PLAN_LIMIT_EXCEEDED,
-	AC_SESSION_REQUIRED,
-	AC_NOT_FOUND,
-	AC_RATE_LIMIT,
-	AC_API_KEY_DRAFT_ONLY,
-	AC_IDEMPOTENCY_KEY_IN_PROGRESS,
-	AC_IDEMPOTENCY_KEY_REUSED,
-	AC_IDEMPOTENCY_KEY_INVALID,
-	AC_CAMPAIGN_KEY_TAKEN,
-	AC_EVENT_INVALID,
-	AC_SMS_BODY_TOO_LONG,
-	AC_REGEX_TOO_COMPLEX,
-	AC_MESSAGE_IN_USE,
-	AC_SCENARIO_ACTIVE,
-	AC_SCENARIO_NOT_SENDABLE,
-	AC_SUPPRESSION_EXISTS,
-	AC_SUPPRESSION_NOT_DELETABLE,
-	AC_ORIGIN_NOT_ALLOWED,
-	AC_INVALID_WEBHOOK_URL,
-	AC_UNKNOWN_EVENT,
-	AC_WEBHOOK_ENDPOINT_DISABLED,
-	/* members' sessions (issue 16; beyond the contract's enumeration) */
-	AC_SESSION_INVALID,
-	AC_CSRF_TOKEN_INVALID,
-	AC_SESSION_ORIGIN,
-	AC_SIGNIN_FAILED,
-	AC_SIGNIN_THROTTLED,
-	AC_TENANT_REQUIRED,
-	AC_PASSWORD_TOO_WEAK,
-	AC_INVITATION_INVALID,
-	AC_ROLE_INSUFFICIENT,
-	AC_LAST_OWNER,
-	AC_MEMBER_EXISTS,
-	AC_CAMPAIGN_NOT_READY,
-	AC_CSV_INVALID,
-	AC_CSV_TOO_MANY_ROWS,
-	AC_TEST_RECIPIENT_EXISTS,
-	AC_CONFIRMATION_CODE_INVALID,
-	AC_NO_TEST_RECIPIENTS,
-	AC_QUARANTINE_DECIDED,
-	/* two-factor sign-in (issue 43, item 4) */
-	AC_TWO_FACTOR_REQUIRED,
-	AC_TWO_FACTOR_FAILED,
-	AC_CHALLENGE_INVALID,
-	AC_TOTP_ALREADY_ENABLED,
-	AC_TOTP_NOT_STARTED,
-	AC_TOTP_NOT_ENABLED,
-	AC_TOTP_CODE_INVALID,
-	AC_PASSWORD_INVALID,
-	AC_TWO_FACTOR_ENROL_FIRST,
-	AC_SIGNATURE_INVALID,
-	AC_INTERNAL,
-	AC_UNAVAILABLE,
-	API_CODE__MAX
-};
-
-struct api_code_def {
-	const char	*type;		/* contract error.type */
-	int		 status;	/* HTTP status */
-	const char	*code;		/* contract error.code */
-	const char	*message_ja;	/* error.message */
-};
-
-extern const struct api_code_def api_codes[API_CODE__MAX];
-
-/* buf.c */
-
-/*
- * A capped growable byte buffer, always NUL-terminated: `data` is a
- * string from buf_init() on ("" until something is added), never NULL.
- * An append that would pass `max` bytes fails with FB_ENOMEM and leaves
- * the buffer as it was.  Lifecycle: buf_init, buf_reset (keep memory),
- * buf_release (free), buf_detach (hand the string to the caller, who
- * frees it; NULL only when memory runs out).
- */
-struct buf {
-	char	*data;
-	size_t	 len;
-	size_t	 cap;
-	size_t	 max;
-};
-
-void		 buf_init(struct buf *, size_t max);
-void		 buf_reset(struct buf *);
-void		 buf_release(struct buf *);
-char		*buf_detach(struct buf *);
-enum fb_err	 buf_add_grow(struct buf *, const void *, size_t) FB_WUR;
-enum fb_err	 buf_reserve_grow(struct buf *, size_t) FB_WUR;
-enum fb_err	 buf_addstr(struct buf *, const char *) FB_WUR;
-enum fb_err	 buf_printf(struct buf *, const char *, ...) FB_PRINTF(2,
-    3) FB_WUR;
-
-/*
- * Append n bytes of p.  Inline for the common case, room already there
- * (a JSON generator hands over thousands of small pieces per response);
- * buf_add_grow() otherwise.
- */
-static inline enum fb_err FB_WUR
-buf_add(struct buf *b, const void *p, size_t n)
-{
-	if (n >= b->cap - b->len)
-		return buf_add_grow(b, p, n);
-	if (n == 1)
-		b->data[b->len] = *(const char *)p;
-	else
-		memcpy(b->data + b->len, p, n);
-	b->len += n;
-	b->data[b->len] = '\0';
-	return FB_OK;
-}
-
-/*
- * Make room for n more bytes and the NUL after them, so that they can be
- * written at data + len (then len advanced and the NUL written by the
- * caller).  FB_ENOMEM past `max` or out of memory; the buffer unchanged.
- * Inline when the room is there, as buf_add().
- */
-static inline enum fb_err FB_WUR
-buf_reserve(struct buf *b, size_t n)
-{
-	return n < b->cap - b->len ? FB_OK : buf_reserve_grow(b, n);
-}
 
 /* log.c */
 
@@ -549,10 +376,14 @@ enum scope {
 };
 #define SCOPE_BIT(s)	(1u << (s))
 #define SCOPES_ALL	((1u << SCOPE__MAX) - 1)
-#define SCOPES_READ	(SCOPE_BIT(SC_CAMPAIGNS_READ) | SCOPE_BIT(SC_DELIVERIES_READ) | \
-			 SCOPE_BIT(SC_LEADS_READ) | SCOPE_BIT(SC_MESSAGES_READ) | \
-			 SCOPE_BIT(SC_REPORTS_READ) | SCOPE_BIT(SC_SCENARIOS_READ) | \
-			 SCOPE_BIT(SC_SITES_READ) | SCOPE_BIT(SC_SUPPRESSIONS_READ))
+#define SCOPES_READ	(SCOPE_BIT(SC_CAMPAIGNS_READ) | \
+			 SCOPE_BIT(SC_DELIVERIES_READ) | \
+			 SCOPE_BIT(SC_LEADS_READ) | \
+			 SCOPE_BIT(SC_MESSAGES_READ) | \
+			 SCOPE_BIT(SC_REPORTS_READ) | \
+			 SCOPE_BIT(SC_SCENARIOS_READ) | \
+			 SCOPE_BIT(SC_SITES_READ) | \
+			 SCOPE_BIT(SC_SUPPRESSIONS_READ))
 /*
  * What a member's role adds (issue 16): bits no API key holds, required
  * by the route table's rows for owners and admins only, or owners only.
