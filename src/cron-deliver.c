@@ -48,6 +48,7 @@
 #include "url.h"
 #include "pii.h"
 #include "send.h"
+#include "sms.h"
 #include "testsend.h"
 #include "message.h"
 #include "db/store.h"

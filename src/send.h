@@ -1,7 +1,7 @@
 /*
- * The outside services (design 5): email by SMTP and SMS through the
- * drivers of sms.h (the generic HTTP gateway, Twilio), all through
- * libcurl.
+ * The outside services (design 5): email by SMTP (send.c) and the
+ * outcome every send shares; SMS goes through the drivers of sms.h
+ * (sms.c).  All through libcurl.
  */
 #ifndef FORMBACK_SEND_H
 #define FORMBACK_SEND_H
@@ -59,21 +59,5 @@ enum fb_err	opmail_pass(struct db *, const struct conf *, int *sent);
  * (db_member_purge()).
  */
 enum fb_err	invitation_pass(struct db *, const struct conf *, int *sent);
-
-/*
- * Send one SMS through the driver formback.conf's sms_provider names
- * (SMS_DRIVERS, sms.h; design 5): the generic gateway's POST
- * {sms_gateway_url} with Bearer {sms_gateway_token} and
- * {"to":"+81...","from":sms_from,"body":...,"reference":<delivery id>},
- * or Twilio's Messages.json (sms_twilio_send()).  `to` is the domestic
- * form "09012345678", sent in E.164 (sms_e164()).  The provider's
- * message id into provider_id ("" when none), a short code into error
- * on failure.  SEND_OK on a 2xx; SEND_FAIL on a 4xx (the gateway's
- * every 4xx, Twilio's but 429); SEND_RETRY on a 5xx, a broken
- * connection, and Twilio's 429.
- */
-enum send_result send_sms(const struct conf *, const char *to, const char *body,
-	    const char *reference, char *provider_id, size_t idsz,
-	    char *error, size_t errsz);
 
 #endif

@@ -18,14 +18,14 @@ struct req;
  *
  * name is the value of formback.conf's sms_provider and the {provider}
  * of POST /hooks/sms/{provider}.  send (an sms_send_fn) is the driver's
- * request, in send.c: libcurl, linked by the cron jobs only.  receipt
+ * request, in sms.c: libcurl, linked by the cron jobs only.  receipt
  * (an sms_receipt_fn) reads the provider's own callback at
  * /hooks/sms/{name}, for formback.fcgi, which links no libcurl; NULL
  * when the provider posts Formback's own receipt (hooks.c).  keys are
  * the formback.conf keys the driver needs once sms_provider names it,
  * space-separated, "a|b" for either; conf.c refuses a file without them,
  * naming the key.  A third provider is one more row, its send function
- * beside the others in send.c, and its receipt parser in a file of its
+ * beside the others in sms.c, and its receipt parser in a file of its
  * own (twilio.c is the model).
  */
 #define SMS_DRIVERS(X) \
@@ -63,7 +63,7 @@ struct receipt {
 };
 
 /*
- * A driver's send (send.c): one SMS to `to`, the domestic form
+ * A driver's send (sms.c): one SMS to `to`, the domestic form
  * "09012345678", text `body` (UTF-8), for the delivery `reference`.  The
  * provider's message id into provider_id (idsz bytes; "" when it gave
  * none), a short error code into error on failure.  SEND_OK, SEND_RETRY
@@ -81,7 +81,7 @@ typedef enum send_result (*sms_send_fn)(const struct conf *, const char *to,
  */
 typedef enum fb_err (*sms_receipt_fn)(struct req *, struct receipt *out);
 
-/* send.c: the drivers' sends (a row's send names one). */
+/* sms.c: the drivers' sends (a row's send names one). */
 enum send_result sms_gateway_send(const struct conf *, const char *to,
 	    const char *body, const char *reference, char *provider_id,
 	    size_t idsz, char *error, size_t errsz);
@@ -95,6 +95,22 @@ enum send_result sms_twilio_send(const struct conf *, const char *to,
  * A number already "+..." is kept.  False when out (outsz) is too small.
  */
 bool	sms_e164(const char *to, char *out, size_t outsz);
+
+/*
+ * Send one SMS through the driver formback.conf's sms_provider names
+ * (SMS_DRIVERS, sms.h; design 5): the generic gateway's POST
+ * {sms_gateway_url} with Bearer {sms_gateway_token} and
+ * {"to":"+81...","from":sms_from,"body":...,"reference":<delivery id>},
+ * or Twilio's Messages.json (sms_twilio_send()).  `to` is the domestic
+ * form "09012345678", sent in E.164 (sms_e164()).  The provider's
+ * message id into provider_id ("" when none), a short code into error
+ * on failure.  SEND_OK on a 2xx; SEND_FAIL on a 4xx (the gateway's
+ * every 4xx, Twilio's but 429); SEND_RETRY on a 5xx, a broken
+ * connection, and Twilio's 429.
+ */
+enum send_result send_sms(const struct conf *, const char *to,
+	    const char *body, const char *reference, char *provider_id,
+	    size_t idsz, char *error, size_t errsz);
 
 /* twilio.c */
 

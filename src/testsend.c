@@ -8,6 +8,7 @@
 
 #include "pii.h"
 #include "send.h"
+#include "sms.h"
 #include "message.h"
 #include "testsend.h"
 #include "url.h"

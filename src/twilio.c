@@ -2,7 +2,7 @@
  * Twilio's side of formback.fcgi (issue 44; sms.h): the signature of its
  * requests, and its status callback read into a receipt for hooks.c.
  * No libcurl here, as formback.fcgi links none: Twilio's send is in
- * send.c with the other drivers'.
+ * sms.c with the other drivers'.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -99,7 +99,7 @@ signed_ok(const struct req *r, struct form_field *f, size_t n)
 	    r->conf->twilio_auth_token[0] == '\0' || given == NULL ||
 	    strlen(given) != TWILIO_SIGNATURE_LEN)
 		return false;
-	/* the URL Twilio was given (send.c): base_url and the path */
+	/* the URL Twilio was given (sms.c): base_url and the path */
 	k = snprintf(url, sizeof(url), "%s/hooks/sms/twilio%s%s",
 	    r->conf->base_url, r->query != NULL && *r->query != '\0' ? "?" : "",
 	    r->query != NULL ? r->query : "");
