@@ -127,7 +127,8 @@ ptype_name(enum ptype t)
 static json_object *
 param_json(const struct param_def *d)
 {
-	json_object	*p = json_object_new_object(), *s = json_object_new_object();
+	json_object	*p = json_object_new_object();
+	json_object	*s = json_object_new_object();
 	json_object	*en;
 	const char	*a, *e;
 
@@ -175,8 +176,10 @@ param_json(const struct param_def *d)
 static json_object *
 ref(const char *schema)
 {
-	json_object	*o = json_object_new_object(), *c = json_object_new_object();
-	json_object	*m = json_object_new_object(), *s = json_object_new_object();
+	json_object	*o = json_object_new_object();
+	json_object	*c = json_object_new_object();
+	json_object	*m = json_object_new_object();
+	json_object	*s = json_object_new_object();
 	char		 r[256];
 
 	snprintf(r, sizeof(r), "#/components/schemas/%s", schema);
@@ -191,8 +194,10 @@ ref(const char *schema)
 static json_object *
 typed(const char *media, const char *type)
 {
-	json_object	*o = json_object_new_object(), *c = json_object_new_object();
-	json_object	*m = json_object_new_object(), *s = json_object_new_object();
+	json_object	*o = json_object_new_object();
+	json_object	*c = json_object_new_object();
+	json_object	*m = json_object_new_object();
+	json_object	*s = json_object_new_object();
 
 	jadd_str(s, "type", type);
 	json_object_object_add(m, "schema", s);
@@ -390,21 +395,16 @@ cond_params(const struct route *rt, json_object *params)
 	json_object_array_add(params, h);
 }
 
-static json_object *
-operation_json(const struct route *rt, const struct texts *t)
+/* Who may call it: scopes, tag, roles and security (contract: Auth). */
+static void
+op_access(json_object *op, const struct route *rt)
 {
-	json_object	*op = json_object_new_object(), *sc, *params, *resp, *ok;
-	json_object	*sec, *req, *err, *tags;
-	const struct param_def *d;
+	static const char *const roles[] = { "owner", "admin", "member",
+	    "viewer" };
+	json_object	*sc, *tags, *ro, *sec, *b;
 	bool		 admin = strncmp(rt->path, "/api/v1/admin/", 14) == 0;
-	char		 code[8], name[96];
 	size_t		 i;
 
-	jadd_str(op, "operationId", rt->operation_id);
-	jadd_str(op, "summary", rt->summary);
-	/* its prose: openapi.md's section "op <operationId>" */
-	snprintf(name, sizeof(name), "op %s", rt->operation_id);
-	add_text(op, t, name);
 	sc = json_object_new_array();
 	for (i = 0; i < SCOPE__MAX; i++)
 		if (rt->scopes & SCOPE_BIT(i))
@@ -419,10 +419,7 @@ operation_json(const struct route *rt, const struct texts *t)
 	    json_object_new_string(admin ? "admin" : "public"));
 	json_object_object_add(op, "tags", tags);
 	if ((rt->flags & R_SESSION) != 0) {
-		static const char *const roles[] = { "owner", "admin", "member",
-		    "viewer" };
-		json_object *ro = json_object_new_array();
-
+		ro = json_object_new_array();
 		for (i = 0; i < NELEM(roles); i++)
 			if (scope_covers(role_scopes(roles[i]), rt->scopes))
 				json_object_array_add(ro,
@@ -434,62 +431,90 @@ operation_json(const struct route *rt, const struct texts *t)
 		jadd_bool(op, "x-formback-enrol", true);
 	sec = json_object_new_array();
 	if ((rt->flags & R_PUBLIC) == 0) {
-		json_object *b = json_object_new_object();
-
+		b = json_object_new_object();
 		json_object_object_add(b, (rt->flags & R_SESSION) != 0 ?
 		    "sessionCookie" : "bearerAuth", json_object_new_array());
 		json_object_array_add(sec, b);
 	}
 	json_object_object_add(op, "security", sec);
-	params = json_object_new_array();
+}
+
+/* Its parameters: the route's, the conditional and Idempotency-Key. */
+static json_object *
+op_parameters(const struct route *rt)
+{
+	json_object		*params = json_object_new_array(), *h, *s;
+	const struct param_def	*d;
+
 	for (d = rt->params; d != NULL && d->name != NULL; d++)
 		json_object_array_add(params, param_json(d));
 	cond_params(rt, params);
-	if (strcmp(rt->method, "POST") == 0) {
-		json_object *h = json_object_new_object(), *s = json_object_new_object();
+	if (strcmp(rt->method, "POST") != 0)
+		return params;
+	h = json_object_new_object();
+	s = json_object_new_object();
+	jadd_str(h, "name", "Idempotency-Key");
+	jadd_str(h, "in", "header");
+	jadd_bool(h, "required", false);
+	jadd_str(h, "description", "Replay-safe retries for 24 hours "
+	    "(contract: Idempotency).");
+	jadd_str(s, "type", "string");
+	jadd_int(s, "maxLength", 255);
+	json_object_object_add(h, "schema", s);
+	json_object_array_add(params, h);
+	return params;
+}
 
-		jadd_str(h, "name", "Idempotency-Key");
-		jadd_str(h, "in", "header");
-		jadd_bool(h, "required", false);
-		jadd_str(h, "description", "Replay-safe retries for 24 hours "
-		    "(contract: Idempotency).");
-		jadd_str(s, "type", "string");
-		jadd_int(s, "maxLength", 255);
-		json_object_object_add(h, "schema", s);
-		json_object_array_add(params, h);
-	}
-	json_object_object_add(op, "parameters", params);
+/* Its request body: a schema, CSV for an R_RAW route, or NULL. */
+static json_object *
+op_request_body(const struct route *rt)
+{
+	json_object	*req, *c, *m, *s;
+
 	if (rt->body_schema != NULL) {
 		req = ref(rt->body_schema);
 		jadd_bool(req, "required", true);
-		json_object_object_add(op, "requestBody", req);
-	} else if ((rt->flags & R_RAW) != 0) {
-		json_object *c = json_object_new_object(), *m = json_object_new_object();
-		json_object *s = json_object_new_object();
-
-		req = json_object_new_object();
-		jadd_str(s, "type", "string");
-		json_object_object_add(m, "schema", s);
-		json_object_object_add(c, "text/csv", m);
-		json_object_object_add(req, "content", c);
-		jadd_bool(req, "required", true);
-		json_object_object_add(op, "requestBody", req);
+		return req;
 	}
-	resp = json_object_new_object();
+	if ((rt->flags & R_RAW) == 0)
+		return NULL;
+	req = json_object_new_object();
+	c = json_object_new_object();
+	m = json_object_new_object();
+	s = json_object_new_object();
+	jadd_str(s, "type", "string");
+	json_object_object_add(m, "schema", s);
+	json_object_object_add(c, "text/csv", m);
+	json_object_object_add(req, "content", c);
+	jadd_bool(req, "required", true);
+	return req;
+}
+
+/*
+ * Its responses: the success, the errors it can answer (contract:
+ * Errors, Limits) and the envelope for any other.
+ */
+static json_object *
+op_responses(const struct route *rt)
+{
+	json_object	*resp = json_object_new_object(), *ok, *err;
+	bool		 doc = rt->fn == api_openapi_get;
+	char		 code[8];
+	size_t		 i;
+
 	if (rt->resp_schema != NULL)
 		ok = ref(rt->resp_schema);
 	else if (rt->media != NULL)
 		ok = typed(rt->media, "string");
 	else if (rt->status != 204)
-		ok = typed(rt->fn == api_openapi_get ? "application/json" :
-		    "text/html", rt->fn == api_openapi_get ? "object" : "string");
+		ok = typed(doc ? "application/json" : "text/html",
+		    doc ? "object" : "string");
 	else
 		ok = json_object_new_object();
 	jadd_str(ok, "description", "Success");
 	json_object_object_add(ok, "headers", headers_of(rt));
 	snprintf(code, sizeof(code), "%d", rt->status);
 	json_object_object_add(resp, code, ok);
-	/* the errors each operation can answer (contract: Errors, Limits) */
 	for (i = 0; i < NELEM(errors); i++) {
 		if (!errors[i].applies(rt))
 			continue;
@@ -501,7 +526,25 @@ operation_json(const struct route *rt, const struct texts *t)
 	err = json_object_new_object();
 	jadd_str(err, "$ref", "#/components/responses/Error");
 	json_object_object_add(resp, "default", err);
-	json_object_object_add(op, "responses", resp);
+	return resp;
+}
+
+static json_object *
+operation_json(const struct route *rt, const struct texts *t)
+{
+	json_object	*op = json_object_new_object(), *req;
+	char		 name[96];
+
+	jadd_str(op, "operationId", rt->operation_id);
+	jadd_str(op, "summary", rt->summary);
+	/* its prose: openapi.md's section "op <operationId>" */
+	snprintf(name, sizeof(name), "op %s", rt->operation_id);
+	add_text(op, t, name);
+	op_access(op, rt);
+	json_object_object_add(op, "parameters", op_parameters(rt));
+	if ((req = op_request_body(rt)) != NULL)
+		json_object_object_add(op, "requestBody", req);
+	json_object_object_add(op, "responses", op_responses(rt));
 	return op;
 }
 
@@ -576,7 +619,8 @@ static json_object *
 hook_header(const char *name, bool required, const char *konst,
     const char *desc)
 {
-	json_object	*p = json_object_new_object(), *sc = json_object_new_object();
+	json_object	*p = json_object_new_object();
+	json_object	*sc = json_object_new_object();
 
 	jadd_str(p, "name", name);
 	jadd_str(p, "in", "header");
@@ -589,6 +633,124 @@ hook_header(const char *name, bool required, const char *konst,
 	return p;
 }
 
+/* An event's operationId: lead.captured is leadCapturedEvent. */
+static void
+event_op_id(const char *name, char *id, size_t idsz)
+{
+	size_t	 i, j;
+	bool	 up = false;
+
+	for (i = j = 0; name[i] != '\0' && j + 6 < idsz; i++)
+		if (name[i] == '.' || name[i] == '_')
+			up = true;
+		else {
+			id[j++] = up ? (char)toupper((unsigned char)name[i]) :
+			    name[i];
+			up = false;
+		}
+	snprintf(id + j, idsz - j, "Event");
+}
+
+/* The headers a webhook comes with: ours and Standard Webhooks'. */
+static json_object *
+webhook_headers(const struct event_type *t)
+{
+	json_object	*ps = json_object_new_array();
+
+	json_object_array_add(ps, hook_header("X-Formback-Event", true,
+	    t->name, "The event's type, as the body's `type`."));
+	json_object_array_add(ps, hook_header("X-Formback-Delivery", true,
+	    NULL, "The delivery record's id, as "
+	    "listWebhookEndpointDeliveries lists it: the same on "
+	    "every retry of the record, another for a redelivery."));
+	json_object_array_add(ps, hook_header("X-Formback-Signature", true,
+	    NULL, "t=<unix seconds>,v1=<lower-case hex HMAC-SHA256>; t "
+	    "is stamped anew on every send."));
+	json_object_array_add(ps, hook_header("webhook-id", false, NULL,
+	    "Standard Webhooks: the event's id."));
+	json_object_array_add(ps, hook_header("webhook-timestamp", false,
+	    NULL, "Standard Webhooks: the send's unix seconds."));
+	json_object_array_add(ps, hook_header("webhook-signature", false,
+	    NULL, "Standard Webhooks: v1,<base64 HMAC-SHA256 over "
+	    "<webhook-id>.<webhook-timestamp>.<body>, keyed by the "
+	    "secret's decoded bytes>."));
+	return ps;
+}
+
+/* The body: the envelope, its type and data made precise. */
+static json_object *
+webhook_body(const struct event_type *t)
+{
+	json_object	*props, *own, *all, *sc, *body, *x;
+	char		 r[128];
+
+	props = json_object_new_object();
+	x = json_object_new_object();
+	jadd_str(x, "const", t->name);
+	json_object_object_add(props, "type", x);
+	x = json_object_new_object();
+	snprintf(r, sizeof(r), "#/components/schemas/%s", t->data_schema);
+	jadd_str(x, "$ref", r);
+	json_object_object_add(props, "data", x);
+	own = json_object_new_object();
+	json_object_object_add(own, "properties", props);
+	x = json_object_new_object();
+	jadd_str(x, "$ref", "#/components/schemas/WebhookEvent");
+	all = json_object_new_array();
+	json_object_array_add(all, x);
+	json_object_array_add(all, own);
+	sc = json_object_new_object();
+	json_object_object_add(sc, "allOf", all);
+	x = json_object_new_object();
+	json_object_object_add(x, "schema", sc);
+	body = json_object_new_object();
+	json_object_object_add(body, "application/json", x);
+	x = json_object_new_object();
+	jadd_bool(x, "required", true);
+	json_object_object_add(x, "content", body);
+	return x;
+}
+
+/* One event's webhook: a POST to the customer's endpoint. */
+static json_object *
+webhook_op(const struct event_type *t)
+{
+	json_object	*op = json_object_new_object(), *tg, *resps, *ok;
+	char		 id[64];
+
+	event_op_id(t->name, id, sizeof(id));
+	jadd_str(op, "operationId", id);
+	tg = json_object_new_array();
+	json_object_array_add(tg, json_object_new_string("webhooks"));
+	json_object_object_add(op, "tags", tg);
+	jadd_str(op, "summary", t->summary);
+	jadd_str(op, "description",
+	    "POSTed to each endpoint subscribed to "
+	    "it. Check X-Formback-Signature (t=<unix "
+	    "seconds>,v1=<hex>: HMAC-SHA256 keyed with the endpoint's "
+	    "whole secret, whsec_ included, over `<t>.` and the raw "
+	    "body) in constant time and discard a t more than 5 "
+	    "minutes from the receive time. A 2xx answer is success; "
+	    "anything else, or none, is tried again: 6 attempts in "
+	    "all, after 1 minute, 5 minutes, 30 minutes, 2 hours and 6 "
+	    "hours. Redirects are not followed.");
+	json_object_object_add(op, "parameters", webhook_headers(t));
+	json_object_object_add(op, "requestBody", webhook_body(t));
+	resps = json_object_new_object();
+	ok = json_object_new_object();
+	jadd_str(ok, "description", "Received: not sent again.");
+	json_object_object_add(resps, "2XX", ok);
+	ok = json_object_new_object();
+	jadd_str(ok, "description", "Not received: tried again (the "
+	    "delivery rules above); an endpoint that keeps failing is "
+	    "stopped (disabled_reason).");
+	json_object_object_add(resps, "default", ok);
+	json_object_object_add(op, "responses", resps);
+	/* the receiver is the customer's: no key of ours */
+	json_object_object_add(op, "security", json_object_new_array());
+	return op;
+}
+
 /*
  * The events formback-webhooks sends (contract: Events), one webhook of
  * OpenAPI 3.1 each (events.c's event_types[]): its headers, the envelope
@@ -599,104 +761,11 @@ static json_object *
 webhooks_json(void)
 {
 	const struct event_type	*t;
-	json_object	*o = json_object_new_object(), *item, *op, *ps, *body;
-	json_object	*sc, *all, *own, *props, *x, *resps, *ok, *tg;
-	char		 id[64], r[128];
-	size_t		 i, j;
-	bool		 up;
+	json_object		*o = json_object_new_object(), *item;
 
 	for (t = event_types; t->name != NULL; t++) {
-		op = json_object_new_object();
-		/* lead.captured: leadCapturedEvent */
-		for (i = j = 0, up = false; t->name[i] != '\0' &&
-		    j < sizeof(id) - 6; i++)
-			if (t->name[i] == '.' || t->name[i] == '_')
-				up = true;
-			else {
-				id[j++] = up ? (char)toupper((unsigned char)t->name[i]) :
-				    t->name[i];
-				up = false;
-			}
-		snprintf(id + j, sizeof(id) - j, "Event");
-		jadd_str(op, "operationId", id);
-		tg = json_object_new_array();
-		json_object_array_add(tg, json_object_new_string("webhooks"));
-		json_object_object_add(op, "tags", tg);
-		jadd_str(op, "summary", t->summary);
-		jadd_str(op, "description",
-		    "POSTed to each endpoint subscribed to "
-		    "it. Check X-Formback-Signature (t=<unix "
-		    "seconds>,v1=<hex>: HMAC-SHA256 keyed with the endpoint's "
-		    "whole secret, whsec_ included, over `<t>.` and the raw "
-		    "body) in constant time and discard a t more than 5 "
-		    "minutes from the receive time. A 2xx answer is success; "
-		    "anything else, or none, is tried again: 6 attempts in "
-		    "all, after 1 minute, 5 minutes, 30 minutes, 2 hours and 6 "
-		    "hours. Redirects are not followed.");
-		ps = json_object_new_array();
-		json_object_array_add(ps, hook_header("X-Formback-Event", true,
-		    t->name, "The event's type, as the body's `type`."));
-		json_object_array_add(ps,
-		    hook_header("X-Formback-Delivery", true,
-		    NULL, "The delivery record's id, as "
-		    "listWebhookEndpointDeliveries lists it: the same on "
-		    "every retry of the record, another for a redelivery."));
-		json_object_array_add(ps,
-		    hook_header("X-Formback-Signature", true,
-		    NULL, "t=<unix seconds>,v1=<lower-case hex HMAC-SHA256>; t "
-		    "is stamped anew on every send."));
-		json_object_array_add(ps, hook_header("webhook-id", false, NULL,
-		    "Standard Webhooks: the event's id."));
-		json_object_array_add(ps,
-		    hook_header("webhook-timestamp", false,
-		    NULL, "Standard Webhooks: the send's unix seconds."));
-		json_object_array_add(ps,
-		    hook_header("webhook-signature", false,
-		    NULL, "Standard Webhooks: v1,<base64 HMAC-SHA256 over "
-		    "<webhook-id>.<webhook-timestamp>.<body>, keyed by the "
-		    "secret's decoded bytes>."));
-		json_object_object_add(op, "parameters", ps);
-		/* the envelope, its type and data made precise */
-		props = json_object_new_object();
-		x = json_object_new_object();
-		jadd_str(x, "const", t->name);
-		json_object_object_add(props, "type", x);
-		x = json_object_new_object();
-		snprintf(r, sizeof(r), "#/components/schemas/%s",
-		    t->data_schema);
-		jadd_str(x, "$ref", r);
-		json_object_object_add(props, "data", x);
-		own = json_object_new_object();
-		json_object_object_add(own, "properties", props);
-		x = json_object_new_object();
-		jadd_str(x, "$ref", "#/components/schemas/WebhookEvent");
-		all = json_object_new_array();
-		json_object_array_add(all, x);
-		json_object_array_add(all, own);
-		sc = json_object_new_object();
-		json_object_object_add(sc, "allOf", all);
-		x = json_object_new_object();
-		json_object_object_add(x, "schema", sc);
-		body = json_object_new_object();
-		json_object_object_add(body, "application/json", x);
-		x = json_object_new_object();
-		jadd_bool(x, "required", true);
-		json_object_object_add(x, "content", body);
-		json_object_object_add(op, "requestBody", x);
-		resps = json_object_new_object();
-		ok = json_object_new_object();
-		jadd_str(ok, "description", "Received: not sent again.");
-		json_object_object_add(resps, "2XX", ok);
-		ok = json_object_new_object();
-		jadd_str(ok, "description", "Not received: tried again (the "
-		    "delivery rules above); an endpoint that keeps failing is "
-		    "stopped (disabled_reason).");
-		json_object_object_add(resps, "default", ok);
-		json_object_object_add(op, "responses", resps);
-		/* the receiver is the customer's: no key of ours */
-		json_object_object_add(op, "security", json_object_new_array());
 		item = json_object_new_object();
-		json_object_object_add(item, "post", op);
+		json_object_object_add(item, "post", webhook_op(t));
 		json_object_object_add(o, t->name, item);
 	}
 	return o;
@@ -706,7 +775,8 @@ json_object *
 openapi_document(const char *base_url)
 {
 	json_object	*doc = json_object_new_object(), *info, *servers, *srv;
-	json_object	*paths, *item, *comp, *schemas, *ss, *bearer, *lic, *ext;
+	json_object	*paths, *item, *comp, *schemas;
+	json_object	*ss, *bearer, *lic, *ext;
 	json_object	*tags, *tag;
 	struct texts	 t;
 	char		 m[16], url[1024];

@@ -18,7 +18,8 @@
 #include "formback.h"
 #include "prefork.h"
 
-#define LISTEN_BACKLOG	1024	/* connections waiting for a worker, as lighttpd's */
+/* connections waiting for a worker, as lighttpd's */
+#define LISTEN_BACKLOG	1024
 #define RESPAWN_SECONDS	1	/* a worker that lived less waits this long */
 
 struct worker {
@@ -184,6 +185,48 @@ ended(struct worker *w, int st, bool stopping)
 	w->due = now - w->born < RESPAWN_SECONDS ? now + RESPAWN_SECONDS : now;
 }
 
+/* SIGKILL to the workers a SIGHUP replaced that still run. */
+static void
+kill_replaced(struct worker *w, int n)
+{
+	int	 i;
+
+	for (i = 0; i < n; i++)
+		if (w[i].pid != 0 && w[i].replaced) {
+			logx(LOG_WARN, "worker %ld still busy %d s after "
+			    "SIGHUP: killed", (long)w[i].pid,
+			    PREFORK_STOP_SECONDS);
+			(void)kill(w[i].pid, SIGKILL);
+		}
+}
+
+/*
+ * Collect the workers that ended (ended() says how each did).  True when
+ * one, while not stopping, exited 2: it cannot read its configuration,
+ * and neither would the next one.
+ */
+static bool
+reap(struct worker *w, int n, bool stopping)
+{
+	pid_t	 p;
+	int	 i, st;
+	bool	 badconf = false;
+
+	while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
+		for (i = 0; i < n && w[i].pid != p; i++)
+			continue;
+		if (i == n)
+			continue;
+		ended(&w[i], st, stopping);
+		if (!stopping && WIFEXITED(st) && WEXITSTATUS(st) == 2) {
+			logx(LOG_ERR, "a worker cannot read its "
+			    "configuration: stopping");
+			badconf = true;
+		}
+	}
+	return badconf;
+}
+
 int
 prefork(const char *path, int n, bool *worker)
 {
@@ -192,9 +235,9 @@ prefork(const char *path, int n, bool *worker)
 	struct timespec	 tick = { 1, 0 };
 	sigset_t	 set, old;
 	siginfo_t	 si;
-	pid_t		 self = getpid(), p;
+	pid_t		 self = getpid();
 	int64_t		 deadline = 0, replace_by = 0;
-	int		 lfd, i, st, sig, rc = 0, alive;
+	int		 lfd, i, sig, rc = 0, alive;
 	bool		 stopping = false, killed = false;
 
 	*worker = false;
@@ -236,30 +279,12 @@ prefork(const char *path, int n, bool *worker)
 		}
 		/* a replaced worker gets the bound a stopping one has */
 		if (replace_by != 0 && !stopping && time_mono() >= replace_by) {
-			for (i = 0; i < n; i++)
-				if (w[i].pid != 0 && w[i].replaced) {
-					logx(LOG_WARN,
-					    "worker %ld still busy %d s after "
-					    "SIGHUP: killed", (long)w[i].pid,
-					    PREFORK_STOP_SECONDS);
-					(void)kill(w[i].pid, SIGKILL);
-				}
+			kill_replaced(w, n);
 			replace_by = 0;
 		}
-		while ((p = waitpid(-1, &st, WNOHANG)) > 0) {
-			for (i = 0; i < n && w[i].pid != p; i++)
-				continue;
-			if (i == n)
-				continue;
-			ended(&w[i], st, stopping);
-			if (!stopping && WIFEXITED(st) &&
-			    WEXITSTATUS(st) == 2) {
-				logx(LOG_ERR,
-				    "a worker cannot read its configuration: "
-				    "stopping");
-				rc = 2;
-				sig = SIGTERM;
-			}
+		if (reap(w, n, stopping)) {
+			rc = 2;
+			sig = SIGTERM;
 		}
 		if ((sig == SIGTERM || sig == SIGINT) && !stopping) {
 			/*
