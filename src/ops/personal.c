@@ -233,37 +233,46 @@ lead_gen(struct db *db, const char *tenant, const struct pd_lead_row *l,
 	return e;
 }
 
+/* A list a contact is on: its name in the answer, query, rows, writer. */
+static const struct pd_list {
+	const char	*name;
+	enum fb_err	(*query)(struct db *, const char *, const char *,
+			    const struct bidx *, struct dbrows *);
+	size_t		 size;
+	void		(*json)(struct jgen *, const void *);
+} pd_lists[] = {
+	{ "suppressions", db_pd_suppressions, sizeof(struct suppression_row),
+	  suppression_out_json },
+	{ "test_recipients", db_pd_test_recipients,
+	  sizeof(struct test_recipient_row), pd_rcpt_json },
+};
+
 /* The suppressions and test recipients of every contact of the set. */
 static enum fb_err
 lists_gen(struct db *db, const char *tenant, const struct pd_set *set,
     struct jgen *j, struct pd_found *f)
 {
-	struct dbrows	 rs;
-	size_t		 i;
-	enum fb_err	 e;
+	/* each list's count, in the order of pd_lists[] */
+	size_t			*count[NELEM(pd_lists)] = {
+	    &f->suppressions, &f->test_recipients };
+	const struct pd_list	*l;
+	struct dbrows		 rs;
+	size_t			 i, k;
+	enum fb_err		 e;
 
-	jg_arr(j, "suppressions");
-	for (i = 0; i < set->n; i++) {
-		if ((e = db_pd_suppressions(db, tenant, set->c[i].kind,
-		    &set->c[i].bidx, &rs)) != FB_OK)
-			return e;
-		each_gen(j, &rs, sizeof(struct suppression_row),
-		    suppression_out_json);
-		f->suppressions += rs.n;
-		dbrows_free(&rs);
+	for (k = 0; k < NELEM(pd_lists); k++) {
+		l = &pd_lists[k];
+		jg_arr(j, l->name);
+		for (i = 0; i < set->n; i++) {
+			if ((e = l->query(db, tenant, set->c[i].kind,
+			    &set->c[i].bidx, &rs)) != FB_OK)
+				return e;
+			each_gen(j, &rs, l->size, l->json);
+			*count[k] += rs.n;
+			dbrows_free(&rs);
+		}
+		jg_arr_end(j);
 	}
-	jg_arr_end(j);
-	jg_arr(j, "test_recipients");
-	for (i = 0; i < set->n; i++) {
-		if ((e = db_pd_test_recipients(db, tenant, set->c[i].kind,
-		    &set->c[i].bidx, &rs)) != FB_OK)
-			return e;
-		each_gen(j, &rs, sizeof(struct test_recipient_row),
-		    pd_rcpt_json);
-		f->test_recipients += rs.n;
-		dbrows_free(&rs);
-	}
-	jg_arr_end(j);
 	return FB_OK;
 }
 
