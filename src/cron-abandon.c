@@ -246,22 +246,13 @@ main(int argc, char *argv[])
 {
 	static struct abandon a = { .p = { .prog = "formback-abandon",
 	    .job = "abandon", .budget = BUDGET } };
-	char		 err[512];
 	int		 ch;
 	enum fb_err	 e;
 
-	if ((ch = pass_opts(&a.p, argc, argv)) >= 0)
+	if ((ch = pass_start(&a.p, argc, argv, LOG_DEBUG, &a.conf)) >= 0)
 		return ch;
-	log_init("formback-abandon", a.p.verbose ? LOG_DEBUG : LOG_WARN);
-	if (conf_load(&a.conf, NULL, err, sizeof(err)) != FB_OK) {
-		fprintf(stderr, "formback-abandon: %s\n", err);
-		return 2;
-	}
-	if (db_open(&a.db, &a.conf) != FB_OK) {
-		fprintf(stderr,
-		    "formback-abandon: cannot connect to the database\n");
+	if (!pass_db_open(&a.p, &a.db, &a.conf))
 		return 1;
-	}
 	ring_init(&a.ring);
 	/*
 	 * What was queued when the pass began: under a flood that outruns

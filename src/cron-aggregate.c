@@ -163,22 +163,13 @@ main(int argc, char *argv[])
 {
 	static struct aggregate a = { .p = { .prog = "formback-aggregate",
 	    .job = "aggregate", .budget = BUDGET, .tenant_opt = true } };
-	char		 err[512];
 	int		 ch;
 	bool		 hours = true, days = true;
 
-	if ((ch = pass_opts(&a.p, argc, argv)) >= 0)
+	if ((ch = pass_start(&a.p, argc, argv, LOG_DEBUG, &a.conf)) >= 0)
 		return ch;
-	log_init("formback-aggregate", a.p.verbose ? LOG_DEBUG : LOG_WARN);
-	if (conf_load(&a.conf, NULL, err, sizeof(err)) != FB_OK) {
-		fprintf(stderr, "formback-aggregate: %s\n", err);
-		return 2;
-	}
-	if (db_open(&a.db, &a.conf) != FB_OK) {
-		fprintf(stderr, "formback-aggregate: cannot connect to the "
-		    "database\n");
+	if (!pass_db_open(&a.p, &a.db, &a.conf))
 		return 1;
-	}
 	ring_init(&a.ring);
 	time_sql(a.p.now, a.now);
 	/* the marks made from now on wait for the next pass */

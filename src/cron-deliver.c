@@ -870,11 +870,8 @@ claimer(struct deliver *dv)
 	int		 filled = -1;
 	enum fb_err	 e;
 
-	if (db_open(&dv->db, &dv->conf) != FB_OK) {
-		fprintf(stderr,
-		    "formback-deliver: cannot connect to the database\n");
+	if (!pass_db_open(&dv->p, &dv->db, &dv->conf))
 		return 1;
-	}
 	ring_init(&dv->ring);
 	/* the daily cap's day */
 	time_sql(time_jst_midnight(dv->p.now), since);
@@ -1014,11 +1011,8 @@ chores(struct deliver *dv)
 {
 	bool	 ok = true;
 
-	if (db_open(&dv->db, &dv->conf) != FB_OK) {
-		fprintf(stderr,
-		    "formback-deliver: cannot connect to the database\n");
+	if (!pass_db_open(&dv->p, &dv->db, &dv->conf))
 		return false;
-	}
 	pass_took(&dv->p, dv->n.taken);
 	leave(dv);
 	if (db_retention_purge(&dv->db, &dv->conf, &dv->purged) != FB_OK) {
@@ -1056,11 +1050,8 @@ prepare(struct deliver *dv)
 {
 	enum fb_err	 e;
 
-	if (db_open(&dv->db, &dv->conf) != FB_OK) {
-		fprintf(stderr,
-		    "formback-deliver: cannot connect to the database\n");
+	if (!pass_db_open(&dv->p, &dv->db, &dv->conf))
 		return false;
-	}
 	dv->now = dv->p.now;
 	if ((e = recover(dv)) != FB_OK)
 		fprintf(stderr,
@@ -1080,17 +1071,11 @@ main(int argc, char *argv[])
 	static struct deliver d = { .p = { .prog = "formback-deliver",
 	    .job = "deliver", .budget = BUDGET, .jobs = JOBS_DEFAULT } };
 	struct deliver	*dv = &d;
-	char		 err[512];
 	int		 ch, rc;
 
-	if ((ch = pass_opts(&dv->p, argc, argv)) >= 0)
+	if ((ch = pass_start(&dv->p, argc, argv, LOG_INFO, &dv->conf)) >= 0)
 		return ch;
 	time_jst_month(dv->p.now, dv->month);
-	log_init("formback-deliver", dv->p.verbose ? LOG_INFO : LOG_WARN);
-	if (conf_load(&dv->conf, NULL, err, sizeof(err)) != FB_OK) {
-		fprintf(stderr, "formback-deliver: %s\n", err);
-		return 2;
-	}
 	curl_global_init(CURL_GLOBAL_DEFAULT);
 	if (!prepare(dv))
 		return 1;

@@ -1041,27 +1041,18 @@ main(int argc, char *argv[])
 {
 	static struct hooks hk = { .p = { .prog = "formback-webhooks",
 	    .job = "webhooks", .budget = BUDGET, .jobs = 8 } };
-	char		 err[512];
 	int		 ch;
 
-	if ((ch = pass_opts(&hk.p, argc, argv)) >= 0)
+	if ((ch = pass_start(&hk.p, argc, argv, LOG_DEBUG, &hk.conf)) >= 0)
 		return ch;
-	log_init("formback-webhooks", hk.p.verbose ? LOG_DEBUG : LOG_WARN);
-	if (conf_load(&hk.conf, NULL, err, sizeof(err)) != FB_OK) {
-		fprintf(stderr, "formback-webhooks: %s\n", err);
-		return 2;
-	}
 	if (sodium_init() < 0 || curl_global_init(CURL_GLOBAL_DEFAULT) != 0 ||
 	    (hk.m = curl_multi_init()) == NULL) {
 		fprintf(stderr,
 		    "formback-webhooks: cannot initialise libraries\n");
 		return 1;
 	}
-	if (db_open(&hk.db, &hk.conf) != FB_OK) {
-		fprintf(stderr, "formback-webhooks: cannot connect to the "
-		    "database\n");
+	if (!pass_db_open(&hk.p, &hk.db, &hk.conf))
 		return 1;
-	}
 	hk.resolve = outbound_resolve_list(&hk.conf);
 	ring_init(&hk.ring);
 	run(&hk);

@@ -111,6 +111,32 @@ pass_opts(struct pass *p, int argc, char *argv[])
 	return optind == argc ? -1 : usage(p, false);
 }
 
+int
+pass_start(struct pass *p, int argc, char *argv[], enum log_level loud,
+    struct conf *c)
+{
+	char	 err[512];
+	int	 ch;
+
+	if ((ch = pass_opts(p, argc, argv)) >= 0)
+		return ch;
+	log_init(p->prog, p->verbose ? loud : LOG_WARN);
+	if (conf_load(c, NULL, err, sizeof(err)) != FB_OK) {
+		fprintf(stderr, "%s: %s\n", p->prog, err);
+		return 2;
+	}
+	return -1;
+}
+
+bool
+pass_db_open(const struct pass *p, struct db *db, const struct conf *c)
+{
+	if (db_open(db, c) == FB_OK)
+		return true;
+	fprintf(stderr, "%s: cannot connect to the database\n", p->prog);
+	return false;
+}
+
 int64_t
 pass_elapsed(const struct pass *p)
 {

@@ -20,6 +20,7 @@
 
 #include "formback.h"
 
+struct db;
 struct dbrows;
 
 #define PASS_JOBS_MAX	32
@@ -57,6 +58,21 @@ struct pass {
  * after an error or the usage on standard error.
  */
 int	pass_opts(struct pass *, int argc, char *argv[]);
+/*
+ * Begin a cron binary (design 1): pass_opts(), then the log as p->prog
+ * (level `loud` with -v, warnings and errors without), then
+ * formback.conf into *c (conf_load()).  Returns -1 to go on, or the exit
+ * status to end with: pass_opts()'s, or 2 when the configuration cannot
+ * be read, said on standard error as "<prog>: <why>".
+ */
+int	pass_start(struct pass *, int argc, char *argv[], enum log_level loud,
+	    struct conf *);
+/*
+ * Connect to the database (db_open()).  False after saying "<prog>:
+ * cannot connect to the database" on standard error: the binary then
+ * exits 1 (design 1).
+ */
+bool	pass_db_open(const struct pass *, struct db *, const struct conf *);
 /* Seconds since pass_opts(), on the monotonic clock. */
 int64_t	pass_elapsed(const struct pass *);
 /*
