@@ -94,44 +94,89 @@ url_field(char **field)
 }
 
 /*
+ * The body's body_html, when given, over m->html: direct HTML, from a
+ * session of an owner or admin only (contract: MessageIn), kept as
+ * html_sanitize() leaves it.  Returns 0, or -1 after writing the error.
+ */
+static int
+msg_html(struct req *r, struct msg *m)
+{
+	json_object	*v;
+	const char	*s;
+	struct buf	 clean;
+
+	if (!body_has(r, "body_html"))
+		return 0;
+	json_object_object_get_ex(r->json, "body_html", &v);
+	if (v != NULL && !r->auth.session)
+		return api_error(r, AC_SESSION_REQUIRED, "body_html"), -1;
+	if (v != NULL && (r->auth.scopes & ROLE_ADMIN) == 0)
+		return api_error(r, AC_ROLE_INSUFFICIENT, "body_html"), -1;
+	if (body_str(r, "body_html", false, HTML_IN_MAX, &s) < 0)
+		return -1;
+	free(m->html);
+	m->html = NULL;
+	if (s == NULL || *s == '\0')
+		return 0;
+	buf_init(&clean, 2 * HTML_IN_MAX);
+	if (html_sanitize(s, &clean) != FB_OK) {
+		buf_release(&clean);
+		return api_error(r, AC_PARAMETER_INVALID, "body_html"), -1;
+	}
+	m->html = buf_detach(&clean);
+	return 0;
+}
+
+/*
+ * The body's link_params, when given, over m->params: an object of at
+ * most LINK_PARAMS_MAX string values (names 1 to 64 bytes, values at
+ * most 256), null for none; "{}" when nothing says otherwise.  Returns
+ * 0, or -1 after writing the error.
+ */
+static int
+msg_link_params(struct req *r, struct msg *m)
+{
+	json_object	*lp;
+
+	if (json_object_object_get_ex(r->json, "link_params", &lp)) {
+		if (lp != NULL && (!json_object_is_type(lp, json_type_object) ||
+		    json_object_object_length(lp) > LINK_PARAMS_MAX))
+			return api_error(r, AC_PARAMETER_INVALID,
+			    "link_params"), -1;
+		if (lp != NULL) {
+			json_object_object_foreach(lp, k, val) {
+				if (strlen(k) == 0 || strlen(k) > 64 ||
+				    val == NULL ||
+				    !json_object_is_type(val,
+				    json_type_string) ||
+				    json_object_get_string_len(val) > 256)
+					return api_error(r,
+					    AC_PARAMETER_INVALID,
+					    "link_params"), -1;
+			}
+		}
+		free(m->params);
+		m->params = strdup(lp != NULL ? json_text(lp) : "{}");
+	}
+	if (m->params == NULL)
+		m->params = strdup("{}");
+	return 0;
+}
+
+/*
  * Take the body's fields over `m` (absent: kept; null: cleared) and check
  * the result.  Returns 0, or -1 after writing the error.
  */
 static int
 msg_from_body(struct req *r, struct msg *m, bool create)
 {
-	json_object	*v, *lp;
+	json_object	*v;
 	const char	*s;
 	char		 param[64];
 	struct sms_count c;
-	struct buf	 clean;
 
-	if (body_has(r, "body_html")) {
-		json_object_object_get_ex(r->json, "body_html", &v);
-		/*
-		 * direct HTML: a session of an owner or admin (contract:
-		 * MessageIn)
-		 */
-		if (v != NULL && !r->auth.session)
-			return api_error(r, AC_SESSION_REQUIRED,
-			    "body_html"), -1;
-		if (v != NULL && (r->auth.scopes & ROLE_ADMIN) == 0)
-			return api_error(r, AC_ROLE_INSUFFICIENT,
-			    "body_html"), -1;
-		if (body_str(r, "body_html", false, HTML_IN_MAX, &s) < 0)
-			return -1;
-		free(m->html);
-		m->html = NULL;
-		if (s != NULL && *s != '\0') {
-			buf_init(&clean, 2 * HTML_IN_MAX);
-			if (html_sanitize(s, &clean) != FB_OK) {
-				buf_release(&clean);
-				return api_error(r, AC_PARAMETER_INVALID,
-				    "body_html"), -1;
-			}
-			m->html = buf_detach(&clean);
-		}
-	}
+	if (msg_html(r, m) < 0)
+		return -1;
 	if (body_str(r, "channel", create, 8, &s) < 0)
 		return -1;
 	if (s != NULL) {
@@ -163,30 +208,8 @@ msg_from_body(struct req *r, struct msg *m, bool create)
 		    "header_image_url"), -1;
 	if (!url_field(&m->link))
 		return api_error(r, AC_PARAMETER_INVALID, "link_url"), -1;
-	if (json_object_object_get_ex(r->json, "link_params", &lp)) {
-		if (lp == NULL)
-			lp = NULL;
-		else if (!json_object_is_type(lp, json_type_object) ||
-		    json_object_object_length(lp) > LINK_PARAMS_MAX)
-			return api_error(r, AC_PARAMETER_INVALID,
-			    "link_params"), -1;
-		else {
-			json_object_object_foreach(lp, k, val) {
-				if (strlen(k) == 0 || strlen(k) > 64 ||
-				    val == NULL ||
-				    !json_object_is_type(val,
-				    json_type_string) ||
-				    json_object_get_string_len(val) > 256)
-					return api_error(r,
-					    AC_PARAMETER_INVALID,
-					    "link_params"), -1;
-			}
-		}
-		free(m->params);
-		m->params = strdup(lp != NULL ? json_text(lp) : "{}");
-	}
-	if (m->params == NULL)
-		m->params = strdup("{}");
+	if (msg_link_params(r, m) < 0)
+		return -1;
 	if (json_object_object_get_ex(r->json, "blocks", &v)) {
 		if (v != NULL && !blocks_ok(v, param, sizeof(param)))
 			return api_error(r, AC_PARAMETER_INVALID, param), -1;
