@@ -18,7 +18,8 @@ struct authcache_entry {
 };
 
 /* The usable entry for this key hash, or NULL.  Borrowed. */
-const struct authcache_entry *authcache_get(const unsigned char hash[SECRET_HASH_LEN]);
+const struct authcache_entry *authcache_get(
+	    const unsigned char hash[SECRET_HASH_LEN]);
 /* Store a look-up (copied), replacing whatever shared its slot. */
 void	authcache_put(const struct authcache_entry *);
 /* Forget this key hash's entry, if any. */

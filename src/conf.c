@@ -130,7 +130,8 @@ conf_default_path(void)
 {
 	const char	*e = getenv("FORMBACK_CONF");
 
-	return e != NULL && *e != '\0' ? e : SYSCONFDIR "/formback/formback.conf";
+	return e != NULL && *e != '\0' ? e :
+	    SYSCONFDIR "/formback/formback.conf";
 }
 
 /*
@@ -446,7 +447,8 @@ conf_check_sms(const struct conf *c, const char *path, const int *seen,
 			if (ae == NULL)
 				ae = e;
 			for (i = 0; i < NELEM(conf_keys); i++)
-				if (strlen(conf_keys[i].name) == (size_t)(ae - a) &&
+				if (strlen(conf_keys[i].name) ==
+				    (size_t)(ae - a) &&
 				    strncmp(conf_keys[i].name, a,
 				    (size_t)(ae - a)) == 0)
 					ok = seen[i] != 0 && filled(c,

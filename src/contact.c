@@ -52,7 +52,8 @@ contact_tel_normalize(const char *in, char out[16], enum tel_kind *kind)
 		}
 		if ((unsigned char)p[0] == 0xef &&
 		    (unsigned char)p[1] == 0xbc &&
-		    (unsigned char)p[2] >= 0x90 && (unsigned char)p[2] <= 0x99) {
+		    (unsigned char)p[2] >= 0x90 &&
+		    (unsigned char)p[2] <= 0x99) {
 			if (n + 1 >= sizeof(d))
 				return false;
 			d[n++] = (char)('0' + (unsigned char)p[2] - 0x90);
@@ -152,8 +153,10 @@ contact_in_text(const char *s, size_t n)
 
 	/* an email address: local characters, '@', a domain with a dot */
 	for (p = s; p < end; p++) {
-		at = *p == '@' ? 1 : end - p >= 3 && (unsigned char)p[0] == 0xef &&
-		    (unsigned char)p[1] == 0xbc && (unsigned char)p[2] == 0xa0 ? 3 : 0;
+		at = *p == '@' ? 1 : end - p >= 3 &&
+		    (unsigned char)p[0] == 0xef &&
+		    (unsigned char)p[1] == 0xbc &&
+		    (unsigned char)p[2] == 0xa0 ? 3 : 0;
 		if (at == 0 || p == s || !email_char((unsigned char)p[-1]))
 			continue;
 		for (q = p + at, d = 0; q < end &&

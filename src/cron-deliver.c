@@ -59,7 +59,8 @@
 #define BUDGET		50	/* seconds; cron starts it every minute */
 #define TURN		16	/* tenants a claim at most */
 #define TENANTS_READ	10000	/* tenants with due deliveries read at once */
-#define GUARD_APPLY	10000	/* queued events applied to reach a conversion */
+/* queued events applied to reach a conversion */
+#define GUARD_APPLY	10000
 
 /* a send begins only when it can end, guard included, within its lease */
 #define SEND_BY		(DELIVERY_LEASE - 2 * SEND_TIMEOUT)
@@ -136,7 +137,8 @@ finish_one(struct deliver *dv, const struct delivery_ref *d, const char *token,
 		return e;
 	if (strcmp(o->status, "sent") == 0 || strcmp(o->status, "failed") == 0)
 		e = delivery_event(&dv->db, d->tenant_id, d->id, d->lead_id,
-		    d->campaign_id, d->channel, d->step_no, o->status, o->error_code);
+		    d->campaign_id, d->channel, d->step_no, o->status,
+		    o->error_code);
 	return e;
 }
 
@@ -388,7 +390,8 @@ count_quota(struct deliver *dv, const struct dbrows *claimed, struct outcome *o)
 			    quota - sends < 0 ? 0 : quota - sends < want ?
 			    quota - sends : want;
 			/* announced once they have left: announce_usage(dv) */
-			near = quota > 0 && told < 100 && (sends + allowed) * 100 >=
+			near = quota > 0 && told < 100 &&
+			    (sends + allowed) * 100 >=
 			    (told < 80 ? 80 : 100) * quota;
 			if ((e = db_usage_set(&dv->db, tenant, dv->month,
 			    sends + allowed,
@@ -480,11 +483,12 @@ deliver(struct deliver *dv, const struct claim_row *d, const struct links *l,
 			if (sms_count(body.data, dv->conf.base_url, &parts))
 				o->segments = parts.segments;
 			sr = send_sms(&dv->conf, to, body.data, d->d.id,
-			    o->provider_id, sizeof(o->provider_id), o->error_buf,
-			    sizeof(o->error_buf));
+			    o->provider_id, sizeof(o->provider_id),
+			    o->error_buf, sizeof(o->error_buf));
 		}
 	} else {
-		blocks = d->blocks != NULL ? json_tokener_parse(d->blocks) : NULL;
+		blocks = d->blocks != NULL ?
+		    json_tokener_parse(d->blocks) : NULL;
 		if (blocks == NULL)
 			blocks = json_object_new_array();
 		if (vars_expand(&subj, d->subject != NULL ? d->subject : "",
@@ -499,8 +503,8 @@ deliver(struct deliver *dv, const struct claim_row *d, const struct links *l,
 			sr = SEND_FAIL;
 		else
 			sr = send_email(&dv->conf, to, subj.data, body.data,
-			    html.data,
-			    optout, d->d.id, o->error_buf, sizeof(o->error_buf));
+			    html.data, optout, d->d.id,
+			    o->error_buf, sizeof(o->error_buf));
 		json_object_put(blocks);
 	}
 	sodium_memzero(to, sizeof(to));
@@ -1096,8 +1100,8 @@ main(int argc, char *argv[])
 		    "sent_after_conversion, %d members' links, %d codes, %d "
 		    "test sends, %llu expired rows "
 		    "purged\n", dv->applied, dv->n.sent,
-		    dv->n.failed, dv->n.cancelled, dv->n.suppressed, dv->n.later,
-		    dv->n.returned, dv->n.errors, dv->opmail,
+		    dv->n.failed, dv->n.cancelled, dv->n.suppressed,
+		    dv->n.later, dv->n.returned, dv->n.errors, dv->opmail,
 		    dv->n.after_conversion, dv->invites, dv->codes, dv->tests,
 		    dv->purged);
 	dv->p.failed = rc != 0 || dv->n.errors > 0;

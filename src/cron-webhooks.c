@@ -925,7 +925,8 @@ pp_pass(struct hooks *hk)
 	CURL		*h;
 	CURLcode	 rc;
 	unsigned char	 sum[crypto_hash_sha256_BYTES];
-	char		 since[32], at[32], id[UUID_STRLEN + 1], sha[65], msg[300];
+	char		 since[32], at[32], id[UUID_STRLEN + 1], sha[65];
+	char		 msg[300];
 	char		 err[256];
 	long		 code;
 	size_t		 i;
@@ -938,8 +939,8 @@ pp_pass(struct hooks *hk)
 	for (i = 0, d = due.row; i < due.n && e == FB_OK &&
 	    pass_elapsed(&hk->p) < hk->p.budget; i++, d++) {
 		struct pp_check_new c = { .tenant = d->tenant_id,
-		    .site = d->site_id,
-		    .url = d->url, .consent_mode = d->consent_mode, .checked_at = at };
+		    .site = d->site_id, .url = d->url,
+		    .consent_mode = d->consent_mode, .checked_at = at };
 
 		if ((h = curl_easy_init()) == NULL) {
 			e = FB_ENOMEM;

@@ -14,8 +14,8 @@
 
 #include "db/store.h"
 
-#define DAILY_CAP	3	/* messages per channel, recipient and JST day */
-#define HELD_RETRY	600	/* seconds: a held lead's deliveries look again */
+#define DAILY_CAP	3	/* messages per channel, recipient, JST day */
+#define HELD_RETRY	600	/* seconds: held leads' deliveries look again */
 #define POSTPONE_SECS	60	/* seconds: what is not seen through waits */
 
 /* The outcome of one claimed delivery, decided before and after its send. */

@@ -352,8 +352,8 @@ audit(struct req *r)
 		    JSON_C_TO_STRING_PLAIN);
 	}
 	e = db_audit_add(r->db, r->auth.tenant_id, req_actor_type(r),
-	    req_actor_id(r), r->request_id, r->route->operation_id, r->audit_type,
-	    r->audit_id[0] != '\0' ? r->audit_id : NULL, text);
+	    req_actor_id(r), r->request_id, r->route->operation_id,
+	    r->audit_type, r->audit_id[0] != '\0' ? r->audit_id : NULL, text);
 	json_object_put(d);
 	return e;
 }

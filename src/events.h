@@ -49,8 +49,8 @@ json_object	*event_envelope(const char *id, const char *type,
  * number, NULL when the step is gone; `error_code` goes with a failure.
  */
 enum fb_err	delivery_event(struct db *, const char *tenant,
-		    const char *delivery, const char *lead, const char *campaign,
-		    const char *channel, const char *step, const char *status,
-		    const char *error_code) FB_WUR;
+		    const char *delivery, const char *lead,
+		    const char *campaign, const char *channel, const char *step,
+		    const char *status, const char *error_code) FB_WUR;
 
 #endif

@@ -136,8 +136,8 @@ apply(struct req *r, const struct receipt *rc, bool *found)
 		sn = (struct suppression_new){ id, rd->tenant_id,
 		    sms ? "tel" : "email",
 		    &b,
-		    sms ? rd->tel_masked : rd->email_masked, "tenant", NULL, "bounce",
-		    "ハードバウンス", NULL };
+		    sms ? rd->tel_masked : rd->email_masked, "tenant", NULL,
+		    "bounce", "ハードバウンス", NULL };
 		e = db_suppression_add(r->db, &sn, &added);
 	}
 	dbrows_free(&d);

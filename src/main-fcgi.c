@@ -33,7 +33,7 @@
 
 #define IDLE_APPLY	50	/* queued events per turn between requests */
 #define BATCH_MAX	INGEST_ADD_MAX	/* collector events filed together */
-#define IDLE_AFTER_MS	50	/* no request for this long: the worker is idle */
+#define IDLE_AFTER_MS	50	/* no request for this long: worker is idle */
 #define IDLE_CHECK_MS	1000	/* an idle worker's look at the queue */
 
 static const char *
@@ -196,7 +196,8 @@ write_records(const FCGX_Request *fr, const struct iovec *part, int nparts)
 				n = part[p].iov_len - off;
 				if (n > RECORD_MAX - rec)
 					n = RECORD_MAX - rec;
-				iov[niov].iov_base = (char *)part[p].iov_base + off;
+				iov[niov].iov_base =
+				    (char *)part[p].iov_base + off;
 				iov[niov++].iov_len = n;
 				if ((off += n) == part[p].iov_len) {
 					p++;

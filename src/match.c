@@ -429,7 +429,8 @@ static bool
 query_match(const char *pattern, const char *search)
 {
 	struct query_pair q;
-	char		 name[RULE_PATTERN_MAX + 1], value[RULE_PATTERN_MAX + 1];
+	char		 name[RULE_PATTERN_MAX + 1];
+	char		 value[RULE_PATTERN_MAX + 1];
 	char		 qn[URL_MAX], qv[URL_MAX];
 	const char	*eq = strchr(pattern, '='), *p;
 

@@ -61,7 +61,8 @@ sms_count(const char *body, const char *base_url, struct sms_count *c)
 	if (c->characters <= SMS_SINGLE_CHARS)
 		c->segments = c->characters > 0 ? 1 : 0;
 	else
-		c->segments = (int)((c->characters + SMS_PART_CHARS - 1) / SMS_PART_CHARS);
+		c->segments = (int)((c->characters + SMS_PART_CHARS - 1) /
+		    SMS_PART_CHARS);
 	return true;
 }
 

@@ -77,15 +77,17 @@ bool
 net_addr_public(const struct sockaddr *sa)
 {
 	if (sa->sa_family == AF_INET)
-		return v4_public(ntohl(((const struct sockaddr_in *)(const void *)
-		    sa)->sin_addr.s_addr));
+		return v4_public(ntohl(((const struct sockaddr_in *)
+		    (const void *)sa)->sin_addr.s_addr));
 	if (sa->sa_family == AF_INET6) {
 		const struct sockaddr_in6 *s6 = (const void *)sa;
 
 		/* 64:ff9b:1::/48, local-use NAT64: never public */
-		if (s6->sin6_addr.s6_addr[0] == 0 && s6->sin6_addr.s6_addr[1] ==
-		    0x64 && s6->sin6_addr.s6_addr[2] == 0xff &&
-		    s6->sin6_addr.s6_addr[3] == 0x9b && s6->sin6_addr.s6_addr[4] == 0 &&
+		if (s6->sin6_addr.s6_addr[0] == 0 &&
+		    s6->sin6_addr.s6_addr[1] == 0x64 &&
+		    s6->sin6_addr.s6_addr[2] == 0xff &&
+		    s6->sin6_addr.s6_addr[3] == 0x9b &&
+		    s6->sin6_addr.s6_addr[4] == 0 &&
 		    s6->sin6_addr.s6_addr[5] == 1)
 			return false;
 		return v6_public(s6->sin6_addr.s6_addr);

@@ -56,7 +56,8 @@ outbound_resolve_list(const struct conf *c)
 
 void
 outbound_setup(CURL *h, const struct conf *c, const char *url, bool https_only,
-    struct curl_slist *resolve, struct outbound *o, struct buf *keep, size_t max)
+    struct curl_slist *resolve, struct outbound *o, struct buf *keep,
+    size_t max)
 {
 	struct url_loc	 loc;
 

@@ -190,7 +190,8 @@ page_answer(struct req *r, const struct page *pg, struct dbrows *rows,
 {
 	struct jgen	 j;
 	char		 cur[128], scope[CURSOR_SCOPE_MAX];
-	size_t		 i, n = rows->n > (size_t)pg->limit ? (size_t)pg->limit : rows->n;
+	size_t		 i, n = rows->n > (size_t)pg->limit ?
+	    (size_t)pg->limit : rows->n;
 	bool		 more = rows->n > (size_t)pg->limit;
 
 	req_gen_begin(r, &j);
@@ -238,7 +239,8 @@ export_rows(struct req *r, struct csvw *w, page_fetch fetch,
 		    EXPORT_PAGE, &rows)) != FB_OK)
 			return e;
 		for (i = 0; i < rows.n && *total < EXPORT_MAX_ROWS; i++)
-			row(w, (const char *)rows.row + i * rowsize), (*total)++;
+			row(w, (const char *)rows.row + i * rowsize),
+			    (*total)++;
 		if ((n = rows.n) > 0) {
 			last = *(const char *const *)(const void *)
 			    ((const char *)rows.row + (n - 1) * rowsize +

@@ -51,7 +51,8 @@ bool	pii_open_any(const struct conf *c, long long key_id, const char *tenant,
  * tenants.
  */
 void	pii_blind_index(const unsigned char *mk, const char *tenant,
-	    const char *kind, const char *norm, unsigned char out[PII_BIDXBYTES]);
+	    const char *kind, const char *norm,
+	    unsigned char out[PII_BIDXBYTES]);
 
 /*
  * A contact as typed (a phone number when it normalises as one, else an
@@ -61,7 +62,8 @@ void	pii_blind_index(const unsigned char *mk, const char *tenant,
  */
 bool	contact_key(const unsigned char *mk, const char *tenant,
     const char *value,
-	    const char **kind, unsigned char bidx[PII_BIDXBYTES], char masked[300]);
+	    const char **kind, unsigned char bidx[PII_BIDXBYTES],
+	    char masked[300]);
 
 /*
  * The blind index keys (migration 0041, docs/internals/key-rotation.md

@@ -10,7 +10,8 @@
 
 #define PREFORK_DEFAULT		4	/* workers unless told (-n) */
 #define PREFORK_MAX		256	/* workers at most (-n) */
-#define PREFORK_STOP_SECONDS	30	/* a stopping worker's request, then SIGKILL */
+/* a stopping worker's request, then SIGKILL */
+#define PREFORK_STOP_SECONDS	30
 
 /*
  * Bind the AF_UNIX stream socket `path` (mode 0660: the web server's

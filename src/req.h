@@ -44,12 +44,18 @@ struct param_def {
 };
 
 /* Route flags. */
-#define R_PUBLIC	0x01	/* no API key (openapi.json, the tag, links, receipts) */
-#define R_WRITE		0x02	/* changes data: audit row, dry run for test keys */
-#define R_INTERNAL	0x04	/* outside the public contract: not in openapi.json */
-#define R_TX		0x08	/* a public route that writes: one transaction */
-#define R_COLLECT	0x10	/* the tag's events: filed in batches (main loop) */
-#define R_RAW		0x40	/* the body is the handler's to read (CSV), not JSON */
+#define R_PUBLIC	0x01	/* no API key (openapi.json, the tag, links,
+				   receipts) */
+#define R_WRITE		0x02	/* changes data: audit row, dry run for
+				   test keys */
+#define R_INTERNAL	0x04	/* outside the public contract: not in
+				   openapi.json */
+#define R_TX		0x08	/* a public route that writes: one
+				   transaction */
+#define R_COLLECT	0x10	/* the tag's events: filed in batches
+				   (main loop) */
+#define R_RAW		0x40	/* the body is the handler's to read (CSV),
+				   not JSON */
 #define R_SESSION	0x20	/* a member's session only: an API key gets 403
 				   session_required (issue 16) */
 #define R_KEEP		0x80	/* a refusal (4xx) is committed too: what it

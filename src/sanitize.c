@@ -11,9 +11,9 @@
 
 static const char *const elements[] = {
 	"a", "b", "big", "blockquote", "br", "center", "code", "div", "em",
-	"font", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "li", "ol",
-	"p", "pre", "s", "small", "span", "strong", "sub", "sup", "table",
-	"tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul", NULL
+	"font", "h1", "h2", "h3", "h4", "h5", "h6", "hr", "i", "img", "li",
+	"ol", "p", "pre", "s", "small", "span", "strong", "sub", "sup",
+	"table", "tbody", "td", "tfoot", "th", "thead", "tr", "u", "ul", NULL
 };
 static const char *const voids[] = { "br", "hr", "img", NULL };
 /* dropped with everything they hold */

@@ -67,7 +67,8 @@ header_add(struct curl_slist **l, const char *name, const char *value)
 	return n != NULL;
 }
 
-#define WORD_BYTES	45	/* base64 of 45 bytes is 60: 72 with =?UTF-8?B??= */
+/* base64 of 45 bytes is 60: 72 with =?UTF-8?B??= */
+#define WORD_BYTES	45
 #define FIRST_BYTES	36	/* 48, 60: 69 after "Subject: " (76 at most) */
 
 bool
@@ -79,7 +80,8 @@ mail_subject(struct buf *b, const char *subject)
 			    sodium_base64_VARIANT_ORIGINAL)], word[96];
 
 	while (n > 0) {
-		k = s == (const unsigned char *)subject ? FIRST_BYTES : WORD_BYTES;
+		k = s == (const unsigned char *)subject ? FIRST_BYTES :
+		    WORD_BYTES;
 		if (k > n)
 			k = n;
 		while (k < n && k > 1 && (s[k] & 0xc0) == 0x80)
@@ -88,7 +90,8 @@ mail_subject(struct buf *b, const char *subject)
 		    sodium_base64_VARIANT_ORIGINAL);
 		snprintf(word, sizeof(word), "=?UTF-8?B?%s?=", b64);
 		if (!header_ok("Subject", word) || buf_printf(b, "%s%s",
-		    s == (const unsigned char *)subject ? "" : "\r\n ", word) != FB_OK)
+		    s == (const unsigned char *)subject ? "" : "\r\n ",
+		    word) != FB_OK)
 			return false;
 		s += k;
 		n -= k;

@@ -10,7 +10,7 @@
 
 struct db;
 
-#define SEND_TIMEOUT	30	/* seconds a provider's call may take, at most */
+#define SEND_TIMEOUT	30	/* seconds a provider's call may take at most */
 
 enum send_result {
 	SEND_OK = 0,		/* accepted by the provider */

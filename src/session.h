@@ -15,7 +15,8 @@ struct req;
 
 #define SESSION_IDLE_SECONDS	7200	/* 2 h without a request ends it */
 #define SESSION_MAX_SECONDS	43200	/* 12 h after sign-in at most */
-#define INVITE_SECONDS		(72 * 3600)	/* an invitation link lives 72 h */
+/* an invitation link lives 72 h */
+#define INVITE_SECONDS		(72 * 3600)
 #define RESET_SECONDS		3600	/* a password-reset link lives 1 h */
 #define PASSWORD_MIN_CHARS	12	/* characters (code points) */
 #define PASSWORD_MAX_BYTES	1024

@@ -26,7 +26,8 @@ contact_of(const struct conf *c, const char *tenant, const char *id,
 static enum send_result
 code_send(struct db *db, const struct conf *c, const struct rcpt_send_row *t)
 {
-	char		 to[256], code[8], text[512], err[64], ref[UUID_STRLEN + 1];
+	char		 to[256], code[8], text[512], err[64];
+	char		 ref[UUID_STRLEN + 1];
 	char		 pid[128], html[700];
 	unsigned char	 hash[SECRET_HASH_LEN];
 	enum send_result res;
@@ -85,7 +86,8 @@ job_send(const struct conf *c, const struct test_send_job_row *t, char *err,
 			    sizeof(pid),
 			    err, errsz);
 	} else {
-		blocks = t->blocks != NULL ? json_tokener_parse(t->blocks) : NULL;
+		blocks = t->blocks != NULL ?
+		    json_tokener_parse(t->blocks) : NULL;
 		if (blocks == NULL)
 			blocks = json_object_new_array();
 		if (buf_addstr(&subj, "[テスト] ") == FB_OK &&

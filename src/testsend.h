@@ -12,7 +12,8 @@
 struct db;
 
 #define TESTSEND_CODE_TRIES	5	/* wrong codes before one is useless */
-#define TESTSEND_PRODUCT	"サンプル商品"	/* {{product_name}} of a test send */
+/* {{product_name}} of a test send */
+#define TESTSEND_PRODUCT	"サンプル商品"
 
 /* What is stored of recipient `id`'s code: BLAKE2b-256 of "id:code". */
 static inline void

@@ -15,7 +15,8 @@
 #include "sms.h"
 #include "url.h"
 
-#define SIGNED_MAX	(4u << 20)	/* bytes of URL and form signed, at most */
+/* bytes of URL and form signed, at most */
+#define SIGNED_MAX	(4u << 20)
 #define ERROR_CODE_DIGITS 10		/* Twilio's error codes: 5 digits */
 
 static int

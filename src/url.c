@@ -36,7 +36,8 @@ static bool
 in_path_set(unsigned char c)
 {
 	return c < 0x20 || c > 0x7e || c == ' ' || c == '"' || c == '#' ||
-	    c == '<' || c == '>' || c == '?' || c == '`' || c == '{' || c == '}';
+	    c == '<' || c == '>' || c == '?' || c == '`' ||
+	    c == '{' || c == '}';
 }
 
 /* ... and of a special URL's query (special-query percent-encode set). */
@@ -500,7 +501,8 @@ scrub_params(const char *s, char *out, size_t outsz)
 {
 	struct query_pair q[SCRUB_PARAMS];
 	size_t		 np = 0, i, j, o;
-	bool		 drop[SCRUB_PARAMS], dropped = false, group[SCRUB_PARAMS];
+	bool		 drop[SCRUB_PARAMS], dropped = false;
+	bool		 group[SCRUB_PARAMS];
 	char		 name[URL_MAX], value[URL_MAX], joined[32], norm[16];
 	const char	*p = s;
 	enum tel_kind	 kind;

@@ -436,8 +436,8 @@ api_password_reset(struct req *r)
 			    "reset", RESET_SECONDS);
 			if (e == FB_OK)
 				e = db_audit_add(r->db, m[i].tenant_id,
-				    "system", NULL,
-				    r->request_id, "password_reset.requested", "member",
+				    "system", NULL, r->request_id,
+				    "password_reset.requested", "member",
 				    m[i].id, NULL);
 		}
 		dbrows_free(&ms);

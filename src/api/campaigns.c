@@ -647,7 +647,8 @@ api_campaigns_url_rules(struct req *r)
 		if (json_object_object_get_ex(it, "priority", &v) &&
 		    v != NULL &&
 		    (!json_object_is_type(v, json_type_int) ||
-		    json_object_get_int64(v) < 0 || json_object_get_int64(v) > 1000000))
+		    json_object_get_int64(v) < 0 ||
+		    json_object_get_int64(v) > 1000000))
 			return api_error(r, AC_PARAMETER_INVALID, param);
 	}
 	e = db_campaign_get(r->db, r->auth.tenant_id, id, &c);
@@ -673,7 +674,8 @@ api_campaigns_url_rules(struct req *r)
 		    &v) && v != NULL ?
 		    (long)json_object_get_int64(v) : -1;
 		e = db_url_rule_insert(r->db, r->auth.tenant_id, id, (int)i,
-		    rule_role_names[role], match_type_names[type], pattern, prio);
+		    rule_role_names[role], match_type_names[type],
+		    pattern, prio);
 	}
 	r->audit_type = "campaign";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);

@@ -439,7 +439,8 @@ campaign_product(struct req *r, const char *id, char **product, bool *found)
 	if (e != FB_OK)
 		return e;
 	*found = true;
-	*product = dup_or_null(((const struct campaign_row *)c.row)->product_name);
+	*product = dup_or_null(
+	    ((const struct campaign_row *)c.row)->product_name);
 	dbrows_free(&c);
 	return FB_OK;
 }
@@ -605,7 +606,8 @@ api_messages_preview_html(struct req *r)
 		    NULL,
 		    &r->out);
 	else {
-		blocks = g->blocks != NULL ? json_tokener_parse(g->blocks) : NULL;
+		blocks = g->blocks != NULL ?
+		    json_tokener_parse(g->blocks) : NULL;
 		if (blocks == NULL)
 			blocks = json_object_new_array();
 		e = blocks_html(blocks, TESTSEND_PRODUCT, link, link, NULL,

@@ -125,7 +125,8 @@ groups_gen(struct req *r, struct jgen *j, const struct dbrows *ev,
 	jg_arr(j, "groups");
 	/* every campaign with events, then those with lead counts only */
 	for (i = 0; i < ev->n + ld->n; i++) {
-		const char *id = i < ev->n ? e[i].campaign_id : l[i - ev->n].campaign_id;
+		const char *id = i < ev->n ? e[i].campaign_id :
+		    l[i - ev->n].campaign_id;
 
 		if (i >= ev->n) {
 			for (seen = false, k = 0; k < ev->n && !seen; k++)
@@ -265,8 +266,9 @@ api_reports_funnel(struct req *r)
 	if ((err = db_funnel_deliveries(r->db, r->auth.tenant_id, &f,
 	    &dl)) != FB_OK ||
 	    (by && ((err = db_funnel_events(r->db, r->auth.tenant_id, &f, true,
-	    &gev)) != FB_OK || (err = db_funnel_leads(r->db, r->auth.tenant_id, &f,
-	    true, &gld)) != FB_OK))) {
+	    &gev)) != FB_OK ||
+	    (err = db_funnel_leads(r->db, r->auth.tenant_id, &f, true,
+	    &gld)) != FB_OK))) {
 		dbrows_free(&ev);
 		dbrows_free(&ld);
 		dbrows_free(&dl);

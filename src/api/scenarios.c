@@ -318,7 +318,8 @@ api_scenarios_steps(struct req *r)
 		    v == NULL)
 			return api_error(r, AC_PARAMETER_MISSING, param);
 		if (!json_object_is_type(v, json_type_int) ||
-		    json_object_get_int64(v) < 0 || json_object_get_int64(v) > DELAY_MAX)
+		    json_object_get_int64(v) < 0 ||
+		    json_object_get_int64(v) > DELAY_MAX)
 			return api_error(r, AC_PARAMETER_INVALID, param);
 	}
 	if ((e = steps_limit(r->db, r->auth.tenant_id, &limit)) != FB_OK)
@@ -515,7 +516,8 @@ api_scenarios_from_preset(struct req *r)
 	const struct example_row *x;
 	struct message_fields f;
 	json_object	*in = NULL, *s, *k, *d;
-	char		 id[UUID_STRLEN + 1], mid[UUID_STRLEN + 1], stid[UUID_STRLEN + 1];
+	char		 id[UUID_STRLEN + 1], mid[UUID_STRLEN + 1];
+	char		 stid[UUID_STRLEN + 1];
 	int		 limit;
 	size_t		 j, n;
 	struct sms_count c;

@@ -261,7 +261,8 @@ api_suppressions_create(struct req *r)
 {
 	const char	*scope, *cid, *expires, *memo, *value, *kind;
 	struct bidx	 bidx;
-	char		 masked[300], id[UUID_STRLEN + 1], camp[UUID_STRLEN + 1] = "";
+	char		 masked[300], id[UUID_STRLEN + 1];
+	char		 camp[UUID_STRLEN + 1] = "";
 	char		 exp[32];
 	int64_t		 t;
 	struct suppression_new sn;

@@ -172,8 +172,8 @@ api_consent_update(struct req *r)
 		if ((e = db_consent_templates(r->db, &tpl)) != FB_OK)
 			return e;
 		for (i = 0, found = false; i < tpl.n; i++)
-			if (strcmp(((const struct consent_template_row *)tpl.row)[i].key,
-			    p.template_key) == 0)
+			if (strcmp(((const struct consent_template_row *)
+			    tpl.row)[i].key, p.template_key) == 0)
 				found = true;
 		dbrows_free(&tpl);
 		if (!found)

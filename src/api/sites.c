@@ -404,8 +404,9 @@ api_sites_update(struct req *r)
 	if (name != NULL && (e = db_site_rename(r->db, r->auth.tenant_id, id,
 	    name)) != FB_OK)
 		return e;
-	if (body_has(r, "privacy_policy_url") && (e = db_site_set_pp_url(r->db,
-	    r->auth.tenant_id, id, pp != NULL && *pp != '\0' ? url : NULL)) != FB_OK)
+	if (body_has(r, "privacy_policy_url") &&
+	    (e = db_site_set_pp_url(r->db, r->auth.tenant_id, id,
+	    pp != NULL && *pp != '\0' ? url : NULL)) != FB_OK)
 		return e;
 	r->audit_type = "site";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);

@@ -219,7 +219,8 @@ audit_self(struct req *r)
 enum fb_err
 api_totp_begin(struct req *r)
 {
-	const char	*tenant = r->auth.tenant_id, *member = r->auth.member_id;
+	const char	*tenant = r->auth.tenant_id;
+	const char	*member = r->auth.member_id;
 	char		 b32[TOTP_SECRET_B32_LEN + 1], uri[TOTP_URI_MAX];
 	unsigned char	 sealed[PII_SEALED_MAX(TOTP_SECRET_B32_LEN)];
 	struct dbrows	 t, m;
@@ -313,7 +314,8 @@ recovery_codes_new(struct req *r,
 enum fb_err
 api_totp_confirm(struct req *r)
 {
-	const char	*tenant = r->auth.tenant_id, *member = r->auth.member_id;
+	const char	*tenant = r->auth.tenant_id;
+	const char	*member = r->auth.member_id;
 	const char	*code;
 	char		 codes[RECOVERY_CODES][RECOVERY_CODE_LEN + 1];
 	unsigned char	 key[TOTP_SECRET_BYTES];

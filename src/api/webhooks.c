@@ -89,7 +89,8 @@ enum fb_err
 api_webhooks_create(struct req *r)
 {
 	const char	*in, *why;
-	char		 url[URL_MAX + 1], id[UUID_STRLEN + 1], secret[SECRET_LEN + 1];
+	char		 url[URL_MAX + 1], id[UUID_STRLEN + 1];
+	char		 secret[SECRET_LEN + 1];
 	unsigned char	 raw[32], sealed[PII_SEALED_MAX(SECRET_LEN)];
 	size_t		 slen;
 	json_object	*events;

@@ -30,7 +30,8 @@ enum fb_err db_campaign_get(struct db *, const char *tenant, const char *id,
 	    struct dbrows *) FB_WUR;
 /* Rows of struct campaign_row; filters may be NULL.  Newest first, n max. */
 enum fb_err db_campaign_list(struct db *, const char *tenant, const char *site,
-	    const char *status, const char *after, int n, struct dbrows *) FB_WUR;
+	    const char *status, const char *after, int n,
+	    struct dbrows *) FB_WUR;
 /* Set status (operator/session path); FB_ENOTFOUND if none. */
 enum fb_err db_campaign_set_status(struct db *, const char *id,
     const char *status,

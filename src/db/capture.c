@@ -136,7 +136,8 @@ rows(struct db *db, int id, const struct dbp *p, size_t n,
 }
 
 #define DB_ROW struct event_context_row
-static const struct dbcol event_context_cols[] = { DB_COLUMNS(EVENT_CONTEXT_COLS) };
+static const struct dbcol event_context_cols[] = {
+	DB_COLUMNS(EVENT_CONTEXT_COLS) };
 #undef DB_ROW
 #define DB_ROW struct url_rule_row
 static const struct dbcol url_rule_cols[] = { DB_COLUMNS(URL_RULE_COLS) };
@@ -192,8 +193,8 @@ db_url_rules(struct db *db, const char *tenant, const char *campaign,
 {
 	return rows(db, CAP_RULES_LIST,
 	    DBPARAMS(P_STR(tenant), P_STR(campaign)),
-	    url_rule_cols, NELEM(url_rule_cols), sizeof(struct url_rule_row), false,
-	    out);
+	    url_rule_cols, NELEM(url_rule_cols), sizeof(struct url_rule_row),
+	    false, out);
 }
 
 enum fb_err
@@ -335,8 +336,8 @@ db_campaign_copy_children(struct db *db, const char *tenant, const char *from,
 	if (r.n == 1) {
 		p = r.row;
 		e = db_form_profile_put(db, tenant, to, p->tel_selectors,
-		    p->email_selectors, p->consent_selector, p->tel_split_selectors,
-		    p->detected_by);
+		    p->email_selectors, p->consent_selector,
+		    p->tel_split_selectors, p->detected_by);
 	}
 	dbrows_free(&r);
 	return e;

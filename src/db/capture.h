@@ -55,7 +55,8 @@ enum fb_err db_form_profile(struct db *, const char *tenant,
 	    struct dbrows *) FB_WUR;
 enum fb_err db_form_profile_put(struct db *, const char *tenant,
 	    const char *campaign, const char *tel_json, const char *email_json,
-	    const char *consent, const char *split_json, const char *detected_by) FB_WUR;
+	    const char *consent, const char *split_json,
+	    const char *detected_by) FB_WUR;
 /* A campaign a site publishes, with its form profile (design 2). */
 #define PUBLISHED_CAMPAIGN_COLS(F, N) F(id, TEXT, "c.id") \
 	N(key, TEXT, "c.campaign_key") N(status, TEXT, "c.status")

@@ -131,7 +131,8 @@ extern const struct dbcol key_cols[1];
 enum fb_err db_audit_add(struct db *, const char *tenant,
     const char *actor_type,
 	    const char *actor_id, const char *request_id, const char *action,
-	    const char *target_type, const char *target_id, const char *detail) FB_WUR;
+	    const char *target_type, const char *target_id,
+	    const char *detail) FB_WUR;
 /* An outbox row (topic webhook|email|publish), in the caller's transaction. */
 enum fb_err db_outbox_add(struct db *, const char *tenant, const char *topic,
 	    const char *event_type, const char *payload) FB_WUR;

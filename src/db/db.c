@@ -586,7 +586,8 @@ db_fetch(struct db *db, MYSQL_STMT *s, const struct dbstmt *st,
 			break;
 		}
 		if (res->nrows == cap) {
-			cap = cap != 0 ? cap * 2 : hint->rows > 8 ? hint->rows : 8;
+			cap = cap != 0 ? cap * 2 :
+			    hint->rows > 8 ? hint->rows : 8;
 			if (!fetch_rows_grow(res, &off, cap, nc)) {
 				e = FB_ENOMEM;
 				break;
@@ -817,20 +818,23 @@ db_rows(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
 			switch (cols[j].type) {
 			case DBT_TEXT:
 			case DBT_TIME:
-				*(const char **)(void *)(row + cols[j].off) = cell;
+				*(const char **)(void *)(row + cols[j].off) =
+				    cell;
 				break;
 			case DBT_INT:
 				*(long long *)(void *)(row + cols[j].off) =
 				    cell != NULL ? strtoll(cell, NULL, 10) : 0;
 				break;
 			case DBT_BOOL:
-				*(bool *)(void *)(row + cols[j].off) = cell != NULL &&
-				    strcmp(cell, "0") != 0;
+				*(bool *)(void *)(row + cols[j].off) =
+				    cell != NULL && strcmp(cell, "0") != 0;
 				break;
 			case DBT_BIN:
-				((struct dbbin *)(void *)(row + cols[j].off))->p =
+				((struct dbbin *)(void *)
+				    (row + cols[j].off))->p =
 				    (const unsigned char *)cell;
-				((struct dbbin *)(void *)(row + cols[j].off))->n =
+				((struct dbbin *)(void *)
+				    (row + cols[j].off))->n =
 				    cell != NULL ? out->res.len[at] : 0;
 				break;
 			}
@@ -877,7 +881,8 @@ db_list_walk(struct db *db, enum db_set set, const struct dbstmt *sql,
 		return FB_EINVAL;
 	p[np - 1] = P_INT(ranged ? DB_WALK_EXAMINED : LLONG_MAX);
 	if ((e = db_rows(db, set, list, &sql[list], p, np, cols, ncols, rowsize,
-	    false, out)) != FB_OK || !ranged || (long long)out->n >= p[np - 2].i)
+	    false, out)) != FB_OK || !ranged ||
+	    (long long)out->n >= p[np - 2].i)
 		return e;
 	/* a short page: the list's end, or cut short (warning 1931)? */
 	if ((e = last_warnings(db, &warned)) != FB_OK || warned == 0) {

@@ -83,7 +83,8 @@ static const struct dbstmt flood_sql[FL__MAX] = {
 	  "l.updated_at = NOW(6) WHERE s.id = ? AND s.tenant_id = ? "
 	  "AND s.sending_held_at IS NOT NULL AND l.tenant_id = s.tenant_id "
 	  "AND l.status IN ('started', 'captured', 'abandoned', 'queued') "
-	  "AND l.captured_at >= " HOUR_OF("s.sending_held_at") " - INTERVAL 1 HOUR" },
+	  "AND l.captured_at >= " HOUR_OF("s.sending_held_at")
+	  " - INTERVAL 1 HOUR" },
 	/* FL_SITE_DISCARD_DELIVERIES: and what was to be sent to them */
 	{ "site_discard_deliveries",
 	  "UPDATE deliveries SET status = 'suppressed', updated_at = NOW(6) "
@@ -584,9 +585,9 @@ db_flood_batch_list(struct db *db, const char *tenant, const char *status,
 {
 	return db_rows(db, DBSET_FLOOD, FL_BATCH_LIST,
 	    &flood_sql[FL_BATCH_LIST], DBPARAMS(P_STR(tenant), P_STR(status),
-	    P_STR(status), P_STR(before != NULL ? before : DB_MAX_ID), P_INT(n)),
-	    batch_cols, NELEM(batch_cols), sizeof(struct flood_batch_row), false,
-	    out);
+	    P_STR(status), P_STR(before != NULL ? before : DB_MAX_ID),
+	    P_INT(n)), batch_cols, NELEM(batch_cols),
+	    sizeof(struct flood_batch_row), false, out);
 }
 
 enum fb_err
@@ -616,9 +617,9 @@ db_flood_batch_decide(struct db *db, const char *tenant, const char *id,
 	*decided = false;
 	*n = 0;
 	/* the batch's row first: the applier share-locks it to put leads in */
-	if ((e = changed(db, FL_BATCH_DECIDE, DBPARAMS(P_STR(release ?
-	    "released" : "discarded"), P_STR(tenant), P_STR(id)), &k)) != FB_OK ||
-	    k == 0)
+	if ((e = changed(db, FL_BATCH_DECIDE,
+	    DBPARAMS(P_STR(release ? "released" : "discarded"), P_STR(tenant),
+	    P_STR(id)), &k)) != FB_OK || k == 0)
 		return e;
 	*decided = true;
 	if (release) {

@@ -581,8 +581,8 @@ db_leads_of_contact(struct db *db, const char *tenant, const char *lead,
 		v[i] = c.nrows == 1 ? dbres_param(&c, 0, i) : P_NULL;
 	e = rows(db, LEAD_OF_CONTACT, DBPARAMS(P_STR(tenant), v[0], v[0],
 	    v[1], v[1], v[2], v[2], v[3], v[3]),
-	    lead_owner_cols, NELEM(lead_owner_cols), sizeof(struct lead_owner_row), false,
-	    out);
+	    lead_owner_cols, NELEM(lead_owner_cols),
+	    sizeof(struct lead_owner_row), false, out);
 	dbres_free(&c);
 	return e;
 }
@@ -848,7 +848,8 @@ db_tag_events_insert(struct db *db, const struct tag_event_row *rows, size_t n)
 			*q++ = P_STR(ev->url_path);
 			*q++ = P_STR(ev->referrer);
 			*q++ = ev->consent < 0 ? P_NULL : P_INT(ev->consent);
-			*q++ = ev->client_ts > 0 ? P_INT(ev->client_ts) : P_NULL;
+			*q++ = ev->client_ts > 0 ?
+			    P_INT(ev->client_ts) : P_NULL;
 			*q++ = ev->at != NULL ? P_STR(ev->at) : P_NULL;
 		}
 		if ((e = db_run_multi(db, &events_insert, k, p,
@@ -861,7 +862,8 @@ db_tag_events_insert(struct db *db, const struct tag_event_row *rows, size_t n)
 enum fb_err
 db_ingest_add(struct db *db, const struct ingest_event *const *evs, size_t n)
 {
-	struct dbp			 p[INGEST_ADD_MAX * INGEST_NCOLS], *q = p;
+	struct dbp			 p[INGEST_ADD_MAX * INGEST_NCOLS];
+	struct dbp			*q = p;
 	const struct ingest_event	*ev;
 	size_t				 i;
 

@@ -302,7 +302,8 @@ enum fb_err db_leads_abandon_left(struct db *, long long now, long long cap,
  * were.
  */
 enum fb_err db_leads_abandon(struct db *, const char *tenant,
-	    const char *const *ids, size_t n, long long now, bool taken[]) FB_WUR;
+	    const char *const *ids, size_t n, long long now,
+	    bool taken[]) FB_WUR;
 /*
  * One struct lead_owner_row; FB_ENOTFOUND when none.  Across tenants:
  * formbackctl's operator path, which names a lead by its id alone.

@@ -9,7 +9,8 @@
 
 enum {
 	MB_SIGNIN, MB_THROTTLE_WAIT, MB_THROTTLE_FAIL, MB_THROTTLE_CLEAR,
-	MB_SESSION_LOOKUP, MB_MEMBER_TENANTS, MB_SESSION_CREATE, MB_SESSION_TOUCH, MB_SESSION_END,
+	MB_SESSION_LOOKUP, MB_MEMBER_TENANTS,
+	MB_SESSION_CREATE, MB_SESSION_TOUCH, MB_SESSION_END,
 	MB_SESSIONS_END, MB_LIST, MB_GET, MB_BY_EMAIL, MB_SET_ROLE,
 	MB_SET_PASSWORD, MB_OWNERS, MB_INV_EXPIRE, MB_INV_ADD, MB_INV_RECENT,
 	MB_INV_CLAIM, MB_INV_SENT, MB_INV_TOKEN, MB_INV_USE, MB_KEY_LIST,
@@ -246,7 +247,8 @@ db_session_create(struct db *db, const char *id, const char *tenant,
     int max_seconds)
 {
 	return run(db, MB_SESSION_CREATE, DBPARAMS(P_STR(id), P_STR(tenant),
-	    P_STR(member), H(hash), P_STR(client_addr), P_INT(max_seconds)), NULL);
+	    P_STR(member), H(hash), P_STR(client_addr),
+	    P_INT(max_seconds)), NULL);
 }
 
 enum fb_err
@@ -290,7 +292,8 @@ db_member_by_email(struct db *db, const char *tenant, const char *email,
     struct dbrows *out)
 {
 	return rows(db, MB_BY_EMAIL, DBPARAMS(P_STR(tenant), P_STR(email)),
-	    member_cols, NELEM(member_cols), sizeof(struct member_row), true, out);
+	    member_cols, NELEM(member_cols), sizeof(struct member_row),
+	    true, out);
 }
 
 enum fb_err
@@ -358,7 +361,8 @@ enum fb_err
 db_invitation_claim(struct db *db, struct dbrows *out)
 {
 	return rows(db, MB_INV_CLAIM, DBNOPARAMS, invite_send_cols,
-	    NELEM(invite_send_cols), sizeof(struct invite_send_row), false, out);
+	    NELEM(invite_send_cols), sizeof(struct invite_send_row),
+	    false, out);
 }
 
 enum fb_err
@@ -395,7 +399,8 @@ db_apikey_get(struct db *db, const char *tenant, const char *id,
     struct dbrows *out)
 {
 	return rows(db, MB_KEY_GET, DBPARAMS(P_STR(tenant), P_STR(id)),
-	    apikey_cols, NELEM(apikey_cols), sizeof(struct apikey_row), true, out);
+	    apikey_cols, NELEM(apikey_cols), sizeof(struct apikey_row),
+	    true, out);
 }
 
 enum fb_err

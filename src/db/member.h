@@ -87,8 +87,8 @@ enum fb_err db_member_tenants(struct db *, const char *email,
 	    const char *tenant, struct dbrows *out) FB_WUR;
 /* A new session of SESSION_MAX_SECONDS, in the caller's transaction. */
 enum fb_err db_session_create(struct db *, const char *id, const char *tenant,
-	    const char *member, const unsigned char *hash, const char *client_addr,
-	    int max_seconds) FB_WUR;
+	    const char *member, const unsigned char *hash,
+	    const char *client_addr, int max_seconds) FB_WUR;
 /* Stamp the session's last request (the idle expiry starts again). */
 enum fb_err db_session_touch(struct db *, const char *id) FB_WUR;
 /* End one session (sign-out, or found dead). */

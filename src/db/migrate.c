@@ -141,7 +141,8 @@ db_migrate(struct db *db, const char *dir, json_object *applied,
 			buf_release(&sql);
 			if (e == FB_OK)
 				e = db_run(db, DBSET_MIGRATE, MIG_RECORD,
-				    &mig_sql[MIG_RECORD], DBPARAMS(P_STR(ver)), NULL);
+				    &mig_sql[MIG_RECORD], DBPARAMS(P_STR(ver)),
+				    NULL);
 			if (e == FB_OK)
 				e = db_commit(db);
 			if (e != FB_OK) {

@@ -107,14 +107,16 @@ db_ops_queues(struct db *db, struct dbrows *out)
 {
 	return db_rows(db, DBSET_OPS, OPS_QUEUES, &ops_sql[OPS_QUEUES],
 	    DBNOPARAMS,
-	    queue_cols, NELEM(queue_cols), sizeof(struct queue_row), false, out);
+	    queue_cols, NELEM(queue_cols), sizeof(struct queue_row),
+	    false, out);
 }
 
 enum fb_err
 db_ops_jobs(struct db *db, struct dbrows *out)
 {
 	return db_rows(db, DBSET_OPS, OPS_JOBS, &ops_sql[OPS_JOBS], DBNOPARAMS,
-	    pass_cols, NELEM(pass_cols), sizeof(struct cron_pass_row), false, out);
+	    pass_cols, NELEM(pass_cols), sizeof(struct cron_pass_row),
+	    false, out);
 }
 
 enum fb_err
@@ -134,5 +136,6 @@ db_check_settings(struct db *db, struct dbrows *out)
 {
 	return db_rows(db, DBSET_OPS, OPS_CHECK, &ops_sql[OPS_CHECK],
 	    DBNOPARAMS,
-	    check_cols, NELEM(check_cols), sizeof(struct db_check_row), false, out);
+	    check_cols, NELEM(check_cols), sizeof(struct db_check_row),
+	    false, out);
 }

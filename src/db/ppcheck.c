@@ -66,7 +66,8 @@ db_pp_check_get(struct db *db, const char *tenant, const char *site,
     const char *id, struct dbrows *out)
 {
 	return rows(db, PP_GET, DBPARAMS(P_STR(tenant), P_STR(site), P_STR(id)),
-	    check_cols, NELEM(check_cols), sizeof(struct pp_check_row), true, out);
+	    check_cols, NELEM(check_cols), sizeof(struct pp_check_row),
+	    true, out);
 }
 
 enum fb_err
@@ -88,7 +89,9 @@ enum fb_err
 db_pp_check_add(struct db *db, const struct pp_check_new *c)
 {
 	return changed(db, PP_ADD, DBPARAMS(P_STR(c->id), P_STR(c->tenant),
-	    P_STR(c->site), P_STR(c->url), P_STR(c->consent_mode), P_STR(c->status),
-	    c->http_status > 0 ? P_INT(c->http_status) : P_NULL, P_STR(c->findings),
-	    P_STR(c->page_sha256), P_STR(c->error), P_STR(c->checked_at)));
+	    P_STR(c->site), P_STR(c->url),
+	    P_STR(c->consent_mode), P_STR(c->status),
+	    c->http_status > 0 ? P_INT(c->http_status) : P_NULL,
+	    P_STR(c->findings), P_STR(c->page_sha256), P_STR(c->error),
+	    P_STR(c->checked_at)));
 }

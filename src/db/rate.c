@@ -46,7 +46,8 @@ rate_window(const char *ring, long long base, long long total, long long now,
 		cur = i + shift < RATE_SLOTS ? slot(ring, i + shift) : total;
 		if (cur > prev) {
 			/* the shifted ring ends at max(now, base) */
-			*oldest = (now > base ? now : base) - (RATE_SLOTS - 1) + i;
+			*oldest = (now > base ? now : base) -
+			    (RATE_SLOTS - 1) + i;
 			break;
 		}
 		prev = cur;
@@ -65,5 +66,6 @@ rate_result_from(const char *ring, long long base, long long total,
 	out->admitted = admitted;
 	out->remaining = limit > count ? (int)(limit - count) : 0;
 	out->reset = oldest + 60;
-	out->retry_after = admitted ? 0 : (out->reset - now > 0 ? out->reset - now : 1);
+	out->retry_after = admitted ? 0 :
+	    (out->reset - now > 0 ? out->reset - now : 1);
 }

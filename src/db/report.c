@@ -94,8 +94,8 @@
 	    CAMPAIGN_GRAIN) \
 	") s GROUP BY s.site_id, s.campaign_id"
 #define FN_SITE BIG_GROUPS "SELECT " DB_SELECT(FUNNEL_EVENT_COLS) " FROM (" \
-	TR_HOURS("h.campaign_key = '*'") " UNION ALL " TR_RAW_SITE " UNION ALL " \
-	TR_RAW_SITE ") t"
+	TR_HOURS("h.campaign_key = '*'") " UNION ALL " TR_RAW_SITE \
+	" UNION ALL " TR_RAW_SITE ") t"
 #define FN_CAMPAIGN BIG_GROUPS "SELECT " DB_SELECT(FUNNEL_EVENT_COLS) \
 	" FROM (" \
 	TR_HOURS("h.campaign_key <> '*' AND (? IS NULL OR h.campaign_key = " \
@@ -108,16 +108,16 @@
 	"(l.converted_at >= ? AND l.converted_at < ?))"
 
 enum {
-	RP_HOURS_HELD, RP_EVENTS_SITE, RP_EVENTS_CAMPAIGN, RP_EVENTS_BY, RP_LEADS,
-	RP_LEADS_BY, RP_DELIVERIES,
+	RP_HOURS_HELD, RP_EVENTS_SITE, RP_EVENTS_CAMPAIGN, RP_EVENTS_BY,
+	RP_LEADS, RP_LEADS_BY, RP_DELIVERIES,
 	RP_DAILY,	/* RP_DAILY + enum daily_part */
 	RP_AGG_DAYS = RP_DAILY + DAILY__MAX, RP_AG_UNMARK, RP_AG_DEL_T,
 	RP_AG_DEL_L, RP_AG_DEL_M, RP_AG_TRAFFIC, RP_AG_T_TENANT,
 	RP_AG_LEADS, RP_AG_MESSAGES, RP_AG_DONE, RP_AG_MARKS, RP_AG_MARKED,
 	RP_AG_CLOCK,
 	RP_RH_TENANTS,
-	RP_RH_SHARE, RP_RH_CLAIM, RP_RH_LOCK, RP_RH_SPAN, RP_RH_DROP, RP_RH_GROUPS,
-	RP_RH_FC, RP_RH_CAMPAIGN, RP_RH_SITE,
+	RP_RH_SHARE, RP_RH_CLAIM, RP_RH_LOCK, RP_RH_SPAN, RP_RH_DROP,
+	RP_RH_GROUPS, RP_RH_FC, RP_RH_CAMPAIGN, RP_RH_SITE,
 	RP_RH_DONE, RP_RH_EXCLUSIVE, RP_RH_BACK, RP_RH_BACK_DEL,
 	RP__MAX
 };
@@ -270,7 +270,8 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 	  "captured, abandoned, recovered, spillover, hash_match) SELECT ?, ?, "
 	  "l.site_id, "
 	  "l.campaign_id, " NZ("SUM(" AG_DAY("l.captured_at") ")") ", "
-	  NZ("SUM(" AG_DAY("l.abandoned_at") ")") ", " NZ("SUM(" AG_DAY("l.converted_at")
+	  NZ("SUM(" AG_DAY("l.abandoned_at") ")") ", "
+	  NZ("SUM(" AG_DAY("l.converted_at")
 	  " AND l.conversion_source = 'tag' AND l.abandoned_at IS NOT NULL AND "
 	  "l.abandoned_at <= "
 	  "l.converted_at)") ", " NZ("SUM(" AG_DAY("l.converted_at")
@@ -395,7 +396,8 @@ static const struct dbcol event_cols[] = { DB_COLUMNS(FUNNEL_EVENT_COLS) };
 static const struct dbcol lead_cols[] = { DB_COLUMNS(FUNNEL_LEAD_COLS) };
 #undef DB_ROW
 #define DB_ROW struct funnel_delivery_row
-static const struct dbcol delivery_cols[] = { DB_COLUMNS(FUNNEL_DELIVERY_COLS) };
+static const struct dbcol delivery_cols[] = {
+	DB_COLUMNS(FUNNEL_DELIVERY_COLS) };
 #undef DB_ROW
 
 enum fb_err
@@ -440,14 +442,16 @@ db_funnel_events(struct db *db, const char *tenant,
 		    P_STR(h1), P_STR(f->site), P_STR(f->site),
 		    RAW_PART(f->from, h0, f->site, NULL),
 		    RAW_PART(h1, f->to, f->site, NULL)),
-		    event_cols, NELEM(event_cols), sizeof(struct funnel_event_row), out);
+		    event_cols, NELEM(event_cols),
+		    sizeof(struct funnel_event_row), out);
 	return rows(db, by_campaign ? RP_EVENTS_BY : RP_EVENTS_CAMPAIGN,
 	    DBPARAMS(
 	    P_STR(tenant), P_STR(h0), P_STR(h1), P_STR(f->site), P_STR(f->site),
 	    P_STR(f->campaign), P_STR(f->campaign),
 	    RAW_PART(f->from, h0, f->site, f->campaign),
 	    RAW_PART(h1, f->to, f->site, f->campaign)),
-	    event_cols, NELEM(event_cols), sizeof(struct funnel_event_row), out);
+	    event_cols, NELEM(event_cols),
+	    sizeof(struct funnel_event_row), out);
 }
 
 enum fb_err
@@ -459,9 +463,9 @@ db_funnel_leads(struct db *db, const char *tenant,
 	    P_STR(f->from), P_STR(f->to), P_STR(f->from), P_STR(f->to),
 	    P_STR(f->from), P_STR(f->to), P_STR(f->from), P_STR(f->to),
 	    P_STR(f->from), P_STR(f->to), P_STR(tenant), P_STR(f->site),
-	    P_STR(f->site), P_STR(f->campaign), P_STR(f->campaign), P_STR(f->from),
-	    P_STR(f->to), P_STR(f->from), P_STR(f->to)), lead_cols, NELEM(lead_cols),
-	    sizeof(struct funnel_lead_row), out);
+	    P_STR(f->site), P_STR(f->campaign), P_STR(f->campaign),
+	    P_STR(f->from), P_STR(f->to), P_STR(f->from), P_STR(f->to)),
+	    lead_cols, NELEM(lead_cols), sizeof(struct funnel_lead_row), out);
 }
 
 enum fb_err
@@ -469,9 +473,9 @@ db_funnel_deliveries(struct db *db, const char *tenant,
     const struct funnel_filter *f, struct dbrows *out)
 {
 	return rows(db, RP_DELIVERIES, DBPARAMS(P_STR(tenant), P_STR(f->from),
-	    P_STR(f->to), P_STR(f->campaign), P_STR(f->campaign), P_STR(f->site),
-	    P_STR(f->site)), delivery_cols, NELEM(delivery_cols),
-	    sizeof(struct funnel_delivery_row), out);
+	    P_STR(f->to), P_STR(f->campaign), P_STR(f->campaign),
+	    P_STR(f->site), P_STR(f->site)), delivery_cols,
+	    NELEM(delivery_cols), sizeof(struct funnel_delivery_row), out);
 }
 
 #define DB_ROW struct day_count_row
@@ -495,15 +499,17 @@ db_daily(struct db *db, const char *tenant, const struct daily_filter *f,
 	case DAILY_CONVERTED:
 		/* the faces that are not about messages have no scenario */
 		return rows(db, id, DBPARAMS(P_STR(tenant), P_STR(f->from),
-		    P_STR(f->to), P_STR(f->site), P_STR(f->site), P_STR(f->campaign),
-		    P_STR(f->campaign), P_STR(f->scenario)), day_cols,
-		    NELEM(day_cols), sizeof(struct day_count_row), out);
+		    P_STR(f->to), P_STR(f->site), P_STR(f->site),
+		    P_STR(f->campaign), P_STR(f->campaign), P_STR(f->scenario)),
+		    day_cols, NELEM(day_cols),
+		    sizeof(struct day_count_row), out);
 	case DAILY_DELIVERY:
 	case DAILY_STEPS:
 		return rows(db, id, DBPARAMS(P_STR(tenant), P_STR(f->from),
-		    P_STR(f->to), P_STR(f->site), P_STR(f->site), P_STR(f->campaign),
-		    P_STR(f->campaign), P_STR(f->scenario), P_STR(f->scenario)),
-		    day_cols, NELEM(day_cols), sizeof(struct day_count_row), out);
+		    P_STR(f->to), P_STR(f->site), P_STR(f->site),
+		    P_STR(f->campaign), P_STR(f->campaign), P_STR(f->scenario),
+		    P_STR(f->scenario)), day_cols, NELEM(day_cols),
+		    sizeof(struct day_count_row), out);
 	default:
 		return FB_EINVAL;
 	}

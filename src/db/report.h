@@ -80,10 +80,12 @@ enum fb_err db_funnel_parts(struct db *, const char *tenant,
 /* Events of the range split by db_funnel_parts(): one row of totals
  * (by_campaign false) or per campaign. */
 enum fb_err db_funnel_events(struct db *, const char *tenant,
-	    const struct funnel_filter *, bool by_campaign, struct dbrows *) FB_WUR;
+	    const struct funnel_filter *, bool by_campaign,
+	    struct dbrows *) FB_WUR;
 /* Leads abandoned or converted in the range: totals or per campaign. */
 enum fb_err db_funnel_leads(struct db *, const char *tenant,
-	    const struct funnel_filter *, bool by_campaign, struct dbrows *) FB_WUR;
+	    const struct funnel_filter *, bool by_campaign,
+	    struct dbrows *) FB_WUR;
 /* Messages sent in the range: one row. */
 enum fb_err db_funnel_deliveries(struct db *, const char *tenant,
 	    const struct funnel_filter *, struct dbrows *) FB_WUR;
@@ -111,8 +113,9 @@ enum daily_part {
 	DAILY_CAPTURED,		/* n1 leads captured */
 	DAILY_ABANDONED,	/* n1 leads abandoned */
 	DAILY_CONVERTED,	/* n1 recovered, n2 spillover, n3 hash match */
-	DAILY_DELIVERY,		/* per channel: n1 sent, n2 delivered, n3 opened,
-				   n4 clicked, n5 converted after it,
+	DAILY_DELIVERY,		/* per channel: n1 sent, n2 delivered,
+				   n3 opened, n4 clicked,
+				   n5 converted after it,
 				   n6 sent after its lead converted */
 	DAILY_STEPS,		/* per step (no day): the same five */
 	DAILY__MAX

@@ -157,7 +157,8 @@ static const struct dbcol message_cols[] = { DB_COLUMNS(MESSAGE_COLS) };
 static const struct dbcol scenario_cols[] = { DB_COLUMNS(SCENARIO_COLS) };
 #undef DB_ROW
 #define DB_ROW struct scenario_ref_row
-static const struct dbcol scenario_ref_cols[] = { DB_COLUMNS(SCENARIO_REF_COLS) };
+static const struct dbcol scenario_ref_cols[] = {
+	DB_COLUMNS(SCENARIO_REF_COLS) };
 #undef DB_ROW
 
 static struct dbp
@@ -172,9 +173,9 @@ db_message_insert(struct db *db, const char *tenant, const char *id,
 {
 	return run(db, SQ_MSG_INSERT, DBPARAMS(P_STR(id), P_STR(tenant),
 	    P_STR(m->channel), P_STR(m->subject), P_STR(m->body),
-	    P_STR(m->header_image_url), P_STR(m->link_url), P_STR(m->link_params),
-	    P_STR(m->blocks), int_or_null(m->sms_segments), P_STR(m->body_html)),
-	    NULL);
+	    P_STR(m->header_image_url), P_STR(m->link_url),
+	    P_STR(m->link_params), P_STR(m->blocks),
+	    int_or_null(m->sms_segments), P_STR(m->body_html)), NULL);
 }
 
 enum fb_err
@@ -184,8 +185,9 @@ db_message_update(struct db *db, const char *tenant, const char *id,
 	return run(db, SQ_MSG_UPDATE,
 	    DBPARAMS(P_STR(m->channel), P_STR(m->subject),
 	    P_STR(m->body), P_STR(m->header_image_url), P_STR(m->link_url),
-	    P_STR(m->link_params), P_STR(m->blocks), int_or_null(m->sms_segments),
-	    P_STR(m->body_html), P_STR(tenant), P_STR(id)), NULL);
+	    P_STR(m->link_params), P_STR(m->blocks),
+	    int_or_null(m->sms_segments), P_STR(m->body_html), P_STR(tenant),
+	    P_STR(id)), NULL);
 }
 
 enum fb_err
@@ -250,8 +252,8 @@ db_scenario_get(struct db *db, const char *tenant, const char *id,
     struct dbrows *out)
 {
 	return rows(db, SQ_SCN_GET, DBPARAMS(P_STR(tenant), P_STR(id)),
-	    scenario_cols, NELEM(scenario_cols), sizeof(struct scenario_row), true,
-	    out);
+	    scenario_cols, NELEM(scenario_cols), sizeof(struct scenario_row),
+	    true, out);
 }
 
 enum fb_err
@@ -259,8 +261,8 @@ db_scenario_list(struct db *db, const char *tenant, const char *campaign,
     struct dbrows *out)
 {
 	return rows(db, SQ_SCN_LIST, DBPARAMS(P_STR(tenant), P_STR(campaign)),
-	    scenario_cols, NELEM(scenario_cols), sizeof(struct scenario_row), false,
-	    out);
+	    scenario_cols, NELEM(scenario_cols), sizeof(struct scenario_row),
+	    false, out);
 }
 
 enum fb_err
@@ -337,7 +339,8 @@ db_step_insert(struct db *db, const char *tenant, const char *id,
     long long delay)
 {
 	return run(db, SQ_STEP_INSERT, DBPARAMS(P_STR(id), P_STR(tenant),
-	    P_STR(scenario), P_INT(position), P_STR(message), P_INT(delay)), NULL);
+	    P_STR(scenario), P_INT(position), P_STR(message),
+	    P_INT(delay)), NULL);
 }
 
 enum fb_err
@@ -389,8 +392,8 @@ db_examples(struct db *db, const char *channel, const char *key,
 #undef DB_ROW
 
 	return rows(db, SQ_EXAMPLES, DBPARAMS(P_STR(channel), P_STR(channel),
-	    P_STR(key), P_STR(key)), cols, NELEM(cols), sizeof(struct example_row),
-	    false, out);
+	    P_STR(key), P_STR(key)), cols, NELEM(cols),
+	    sizeof(struct example_row), false, out);
 }
 
 enum fb_err

@@ -102,7 +102,8 @@ enum {
 	SD_CONVERTED_CANCEL, SD_HOOK_FIND, SD_HOOK_RESULT, SD_TEST_RCPT_ADD,
 	SD_TEST_RCPT_DELETE, SD_TEST_RCPT_LIST, SD_TEST_RCPT_IS, SD_USAGE_ROW,
 	SD_USAGE_LOCK, SD_USAGE_SET, SD_USAGE_GIVE_BACK, SD_TENANT_QUOTA,
-	SD_OPMAIL_CLAIM, SD_OPMAIL_DONE, SD_OPMAIL_TO, SD_CLAIM_MARK, SD_USAGE_GET,
+	SD_OPMAIL_CLAIM, SD_OPMAIL_DONE, SD_OPMAIL_TO, SD_CLAIM_MARK,
+	SD_USAGE_GET,
 	SD_ATTEMPT, SD_ATTEMPT_CLEAR, SD_SEND_GUARD_ANY, SD_SEND_GUARD,
 	SD_SENT_AFTER_CONVERSION, SD_OPMAIL_MEMBERS, SD_CLAIM_DAY_SENDS,
 	SD_DUE_TENANTS, SD_OF_LEAD, SD__MAX
@@ -687,7 +688,8 @@ db_delivery_list(struct db *db, const char *tenant,
 	if (!filtered) {
 		p[np++] = P_INT(n);
 		return rows(db, SD_LIST, p, np, delivery_cols,
-		    NELEM(delivery_cols), sizeof(struct delivery_row), false, out);
+		    NELEM(delivery_cols), sizeof(struct delivery_row),
+		    false, out);
 	}
 	np += db_params_range(p + np, &f->range, fs, ts);
 	p[np++] = P_INT(n);
@@ -764,8 +766,8 @@ db_suppression_get(struct db *db, const char *tenant, const char *id,
     struct dbrows *out)
 {
 	return rows(db, SD_SUP_GET, DBPARAMS(P_STR(tenant), P_STR(id)),
-	    suppression_cols, NELEM(suppression_cols), sizeof(struct suppression_row),
-	    true, out);
+	    suppression_cols, NELEM(suppression_cols),
+	    sizeof(struct suppression_row), true, out);
 }
 
 enum fb_err
@@ -789,8 +791,8 @@ db_suppression_add(struct db *db, const struct suppression_new *s, bool *added)
 	if ((e = sd(db, SD_SUP_INSERT, DBPARAMS(P_STR(s->id), P_STR(s->tenant),
 	    P_STR(s->kind), P_BIDX(s->bidx, 0), P_BIDX(s->bidx, 1),
 	    P_BKEY(s->bidx, 0), P_BKEY(s->bidx, 1), P_STR(s->masked),
-	    P_STR(s->scope), P_STR(s->campaign), P_STR(s->reason), P_STR(s->memo),
-	    P_STR(s->expires_at)), NULL)) != FB_OK)
+	    P_STR(s->scope), P_STR(s->campaign), P_STR(s->reason),
+	    P_STR(s->memo), P_STR(s->expires_at)), NULL)) != FB_OK)
 		return e;
 	*added = true;
 	return FB_OK;
@@ -815,8 +817,8 @@ db_lead_contact_keys(struct db *db, const char *tenant, const char *lead,
 {
 	return rows(db, SD_LEAD_CONTACT_KEYS,
 	    DBPARAMS(P_STR(tenant), P_STR(lead)),
-	    contact_key_cols, NELEM(contact_key_cols), sizeof(struct contact_key_row),
-	    true, out);
+	    contact_key_cols, NELEM(contact_key_cols),
+	    sizeof(struct contact_key_row), true, out);
 }
 
 enum fb_err
@@ -1190,8 +1192,8 @@ db_test_recipient_delete(struct db *db, const char *tenant, const char *kind,
 	return rows(db, SD_TEST_RCPT_DELETE,
 	    DBPARAMS(P_STR(tenant), P_STR(kind),
 	    P_BIDX(bidx, 0), P_BIDX(bidx, 1)), test_recipient_cols,
-	    NELEM(test_recipient_cols), sizeof(struct test_recipient_row), false,
-	    out);
+	    NELEM(test_recipient_cols), sizeof(struct test_recipient_row),
+	    false, out);
 }
 
 /* A bound blob as read, NULL for NULL. */

@@ -179,7 +179,8 @@ enum fb_err db_steps_gone_cancel(struct db *, const char *tenant,
  * counted message that did not leave.
  */
 enum fb_err db_usage_lock(struct db *, const char *tenant, const char *month,
-	    bool create, long long *sends, int *notified_pct, bool *found) FB_WUR;
+	    bool create, long long *sends, int *notified_pct,
+	    bool *found) FB_WUR;
 enum fb_err db_usage_set(struct db *, const char *tenant, const char *month,
 	    long long sends, int notified_pct) FB_WUR;
 enum fb_err db_usage_give_back(struct db *, const char *tenant,

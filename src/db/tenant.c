@@ -309,7 +309,8 @@ enum fb_err
 db_consent_templates(struct db *db, struct dbrows *out)
 {
 #define DB_ROW struct consent_template_row
-	static const struct dbcol cols[] = { DB_COLUMNS(CONSENT_TEMPLATE_COLS) };
+	static const struct dbcol cols[] = {
+	    DB_COLUMNS(CONSENT_TEMPLATE_COLS) };
 #undef DB_ROW
 
 	return rows(db, TEN_TEMPLATES, DBNOPARAMS, cols, NELEM(cols),
@@ -366,7 +367,8 @@ db_consent_update(struct db *db, const char *tenant,
     const struct consent_patch *p)
 {
 	return run(db, TEN_CONSENT_UPDATE, DBPARAMS(tri(p->checkbox),
-	    tri(p->default_checked), tri(p->optout_link), P_STR(p->template_key),
-	    P_STR(p->mode), P_STR(p->optout_title), P_STR(p->optout_body),
-	    P_STR(p->optout_link_label), P_STR(tenant)), NULL);
+	    tri(p->default_checked), tri(p->optout_link),
+	    P_STR(p->template_key), P_STR(p->mode), P_STR(p->optout_title),
+	    P_STR(p->optout_body), P_STR(p->optout_link_label),
+	    P_STR(tenant)), NULL);
 }

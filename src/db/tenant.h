@@ -30,7 +30,8 @@ enum fb_err db_apikey_create(struct db *, const char *id, const char *tenant,
 enum fb_err db_apikey_revoke(struct db *, const char *id,
 	    char tenant_out[UUID_STRLEN + 1]) FB_WUR;
 enum fb_err db_site_create(struct db *, const char *id, const char *tenant,
-	    const char *name, const char *domain, const char *public_key) FB_WUR;
+	    const char *name, const char *domain,
+	    const char *public_key) FB_WUR;
 enum fb_err db_site_rename(struct db *, const char *tenant, const char *id,
 	    const char *name) FB_WUR;
 

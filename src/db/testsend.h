@@ -52,7 +52,8 @@ enum fb_err db_test_recipients_reachable(struct db *, const char *tenant,
 	N(sent_at, TIME, "t.sent_at") N(created_at, TIME, "t.created_at")
 struct test_send_row { DB_FIELDS(TEST_SEND_COLS) };
 enum fb_err db_test_send_add(struct db *, const char *id, const char *tenant,
-	    const char *message, const char *recipient, const char *member) FB_WUR;
+	    const char *message, const char *recipient,
+	    const char *member) FB_WUR;
 enum fb_err db_test_send_get(struct db *, const char *tenant, const char *id,
 	    struct dbrows *out) FB_WUR;
 enum fb_err db_test_send_list(struct db *, const char *tenant,

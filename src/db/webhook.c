@@ -9,8 +9,9 @@
 #include "../hookrules.h"
 
 enum {
-	WH_COUNT, WH_INSERT, WH_LIST, WH_GET, WH_DELETE, WH_DLV_LIST, WH_DLV_GET,
-	WH_DLV_ENDPOINT, WH_REDELIVER, WH_EVENTS, WH_SUBSCRIBERS, WH_FAN_TENANTS,
+	WH_COUNT, WH_INSERT, WH_LIST, WH_GET, WH_DELETE,
+	WH_DLV_LIST, WH_DLV_GET, WH_DLV_ENDPOINT, WH_REDELIVER,
+	WH_EVENTS, WH_SUBSCRIBERS, WH_FAN_TENANTS,
 	WH_EVENTS_DONE, WH_TURNS, WH_LAPSED, WH_CLAIM, WH_CLAIMED, WH_FINISH,
 	WH_LEFT, WH_EVENTS_LEFT, WH_STATE_LOCK, WH_STATE_SET, WH_RECOVER,
 	WH_OWNER,
@@ -198,10 +199,12 @@ static const struct dbstmt wh_sql[WH__MAX] = {
 };
 
 #define DB_ROW struct webhook_endpoint_row
-static const struct dbcol endpoint_cols[] = { DB_COLUMNS(WEBHOOK_ENDPOINT_COLS) };
+static const struct dbcol endpoint_cols[] = {
+	DB_COLUMNS(WEBHOOK_ENDPOINT_COLS) };
 #undef DB_ROW
 #define DB_ROW struct webhook_delivery_row
-static const struct dbcol delivery_cols[] = { DB_COLUMNS(WEBHOOK_DELIVERY_COLS) };
+static const struct dbcol delivery_cols[] = {
+	DB_COLUMNS(WEBHOOK_DELIVERY_COLS) };
 #undef DB_ROW
 #define DB_ROW struct webhook_event_row
 static const struct dbcol event_cols[] = { DB_COLUMNS(WEBHOOK_EVENT_COLS) };
@@ -264,7 +267,8 @@ db_webhook_endpoint_list(struct db *db, const char *tenant, const char *after,
 {
 	return rows(db, WH_LIST, DBPARAMS(P_STR(tenant),
 	    P_STR(after != NULL ? after : DB_MAX_ID), P_INT(n)), endpoint_cols,
-	    NELEM(endpoint_cols), sizeof(struct webhook_endpoint_row), false, out);
+	    NELEM(endpoint_cols), sizeof(struct webhook_endpoint_row),
+	    false, out);
 }
 
 enum fb_err
@@ -272,8 +276,8 @@ db_webhook_endpoint_get(struct db *db, const char *tenant, const char *id,
     struct dbrows *out)
 {
 	return rows(db, WH_GET, DBPARAMS(P_STR(tenant), P_STR(id)),
-	    endpoint_cols,
-	    NELEM(endpoint_cols), sizeof(struct webhook_endpoint_row), true, out);
+	    endpoint_cols, NELEM(endpoint_cols),
+	    sizeof(struct webhook_endpoint_row), true, out);
 }
 
 enum fb_err
@@ -295,7 +299,8 @@ db_webhook_delivery_list(struct db *db, const char *tenant,
 {
 	return rows(db, WH_DLV_LIST, DBPARAMS(P_STR(tenant), P_STR(endpoint),
 	    P_STR(after != NULL ? after : DB_MAX_ID), P_INT(n)), delivery_cols,
-	    NELEM(delivery_cols), sizeof(struct webhook_delivery_row), false, out);
+	    NELEM(delivery_cols), sizeof(struct webhook_delivery_row),
+	    false, out);
 }
 
 enum fb_err
@@ -303,8 +308,8 @@ db_webhook_delivery_get(struct db *db, const char *tenant, const char *id,
     struct dbrows *out)
 {
 	return rows(db, WH_DLV_GET, DBPARAMS(P_STR(tenant), P_STR(id)),
-	    delivery_cols,
-	    NELEM(delivery_cols), sizeof(struct webhook_delivery_row), true, out);
+	    delivery_cols, NELEM(delivery_cols),
+	    sizeof(struct webhook_delivery_row), true, out);
 }
 
 enum fb_err

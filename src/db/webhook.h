@@ -41,7 +41,8 @@ enum fb_err db_webhook_endpoint_count(struct db *, const char *tenant,
 /* A new endpoint; events is a JSON array, the secret sealed (pii_seal). */
 enum fb_err db_webhook_endpoint_add(struct db *, const char *id,
 	    const char *tenant, const char *url, const char *events,
-	    const unsigned char *sealed, size_t sealed_len, unsigned key_id) FB_WUR;
+	    const unsigned char *sealed, size_t sealed_len,
+	    unsigned key_id) FB_WUR;
 /* Rows of struct webhook_endpoint_row, newest first, n max, ids < after. */
 enum fb_err db_webhook_endpoint_list(struct db *, const char *tenant,
 	    const char *after, int n, struct dbrows *) FB_WUR;
@@ -53,7 +54,8 @@ enum fb_err db_webhook_endpoint_delete(struct db *, const char *tenant,
 	    const char *id, bool *found) FB_WUR;
 /* Rows of struct webhook_delivery_row of an endpoint, newest first. */
 enum fb_err db_webhook_delivery_list(struct db *, const char *tenant,
-	    const char *endpoint, const char *after, int n, struct dbrows *) FB_WUR;
+	    const char *endpoint, const char *after, int n,
+	    struct dbrows *) FB_WUR;
 /* One struct webhook_delivery_row; FB_ENOTFOUND when not the tenant's. */
 enum fb_err db_webhook_delivery_get(struct db *, const char *tenant,
 	    const char *id, struct dbrows *) FB_WUR;

@@ -55,10 +55,12 @@ struct open_lead {
 struct new_lead {
 	struct lead_contact	 c;
 	char			 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
-	char			 site[UUID_STRLEN + 1], campaign[UUID_STRLEN + 1];
+	char			 site[UUID_STRLEN + 1];
+	char			 campaign[UUID_STRLEN + 1];
 	char			 utm[2048], lp_key[URL_MAX], consent[16];
 	char			 tmask[32], emask[300];
-	unsigned char		 ts[PII_SEALED_MAX(16)], es[PII_SEALED_MAX(256)];
+	unsigned char		 ts[PII_SEALED_MAX(16)];
+	unsigned char		 es[PII_SEALED_MAX(256)];
 	struct bidx		 tb, eb;
 };
 
@@ -758,7 +760,8 @@ handle(struct apply *a, const struct tag_ev *ev,
 	const char		*tenant = cx->tenant_id;
 	const char		*site = cx->site_id;
 	const char		*cid = cx->campaign_id;
-	char			 lead[UUID_STRLEN + 1] = "", campaign[UUID_STRLEN + 1] = "";
+	char			 lead[UUID_STRLEN + 1] = "";
+	char			 campaign[UUID_STRLEN + 1] = "";
 	bool			 published = false, active = false;
 	enum fb_err		 e;
 
@@ -1033,7 +1036,8 @@ tag_apply_part(struct db *db, const struct conf *conf, unsigned part, int limit,
 
 	*applied = 0;
 	while (*applied < limit) {
-		n = limit - *applied < APPLY_BATCH ? limit - *applied : APPLY_BATCH;
+		n = limit - *applied < APPLY_BATCH ? limit - *applied :
+		    APPLY_BATCH;
 		if (single > 0)
 			n = 1;
 		e = apply_batch(db, conf, part, n, wait, &done, failed,

@@ -263,7 +263,8 @@ struct tag_pending {
 	struct ingest_event	 ie;
 	char			 id[UUID_STRLEN + 1], tenant[UUID_STRLEN + 1];
 	char			 site[UUID_STRLEN + 1];
-	unsigned char		 ts[PII_SEALED_MAX(16)], es[PII_SEALED_MAX(256)];
+	unsigned char		 ts[PII_SEALED_MAX(16)];
+	unsigned char		 es[PII_SEALED_MAX(256)];
 	char			 domain[256];
 	/*
 	 * the abuse limits' key (tag_collect_file()): the client address
@@ -272,7 +273,8 @@ struct tag_pending {
 	 */
 	unsigned char		 addr[16];
 	size_t			 addrlen;
-	unsigned char		 src_addr[PII_BIDXBYTES], src_net[PII_BIDXBYTES];
+	unsigned char		 src_addr[PII_BIDXBYTES];
+	unsigned char		 src_net[PII_BIDXBYTES];
 	bool			 contact;	/* a capture that carries one */
 	/* counted one by one in MariaDB */
 	bool			 exact;
@@ -544,7 +546,8 @@ file_events(struct db *db, struct tag_pending **ps, size_t n)
  */
 #define FLOOD_LOCAL	1024	/* sources a worker keeps count of */
 #define OVER_LOCAL	256	/* sources a worker knows are past a limit */
-#define CHEAP_MAX	1024	/* captures a worker pools per source a second */
+/* captures a worker pools per source a second */
+#define CHEAP_MAX	1024
 #define CHEAP_MARGIN	(FLOOD_SHARDS * CHEAP_MAX)
 #define CHEAP_LIMIT	(20 * CHEAP_MARGIN)
 
@@ -638,8 +641,9 @@ flood_sync(struct db *db, const char *hour)
 	for (i = 0; i < ncounts && e == FB_OK; i += n) {
 		for (n = 0; i + n < ncounts && n < FLOOD_ROWS_MAX; n++) {
 			f = &counts[i + n];
-			rows[n] = (struct flood_row){ f->site, f->hour, f->addr,
-			    f->addrlen, (int)f->events, (int)f->captures, 0, 0 };
+			rows[n] = (struct flood_row){ f->site, f->hour,
+			    f->addr, f->addrlen, (int)f->events,
+			    (int)f->captures, 0, 0 };
 		}
 		if ((e = db_tag_flood_count(db, (unsigned)getpid(), rows,
 		    n)) != FB_OK)
@@ -752,7 +756,8 @@ static struct exact_key *
 exact_find(struct exact_batch *b, const struct tag_pending *p, int k)
 {
 	struct exact_key	*x;
-	size_t			 len = k == 0 ? p->addrlen : net_len(p->addrlen);
+	size_t			 len = k == 0 ? p->addrlen :
+	    net_len(p->addrlen);
 	size_t			 i;
 
 	for (i = 0; i < b->nkeys; i++) {
@@ -770,7 +775,8 @@ exact_add(struct exact_batch *b, struct tag_pending *p, int k)
 {
 	struct exact_key	*x;
 	struct flood_count	*f;
-	size_t			 len = k == 0 ? p->addrlen : net_len(p->addrlen);
+	size_t			 len = k == 0 ? p->addrlen :
+	    net_len(p->addrlen);
 
 	if ((x = exact_find(b, p, k)) != NULL) {
 		x->x.add++;
@@ -800,7 +806,8 @@ exact_trip(struct db *db, const struct exact_batch *b,
 	source_text(x->x.key, x->x.keylen, shown);
 	memset(&t, 0, sizeof(t));
 	t.s = (struct flood_src){ p->tenant, p->site, b->hour, x->kind,
-	    x->x.keylen == p->addrlen ? p->src_addr : p->src_net, PII_BIDXBYTES };
+	    x->x.keylen == p->addrlen ? p->src_addr : p->src_net,
+	    PII_BIDXBYTES };
 	t.shown = shown;
 	t.domain = p->domain;
 	t.threshold = x->limit;
