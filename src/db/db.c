@@ -780,6 +780,32 @@ db_run_multi(struct db *db, const struct dbmulti *m, size_t n,
 	    t, p, np, NULL);
 }
 
+/* A row's field at `field`, of its column's type, from a cell of len bytes. */
+static void
+field_set(char *field, enum dbt type, char *cell, size_t len)
+{
+	struct dbbin	*bin;
+
+	switch (type) {
+	case DBT_TEXT:
+	case DBT_TIME:
+		*(const char **)(void *)field = cell;
+		break;
+	case DBT_INT:
+		*(long long *)(void *)field = cell != NULL ?
+		    strtoll(cell, NULL, 10) : 0;
+		break;
+	case DBT_BOOL:
+		*(bool *)(void *)field = cell != NULL && strcmp(cell, "0") != 0;
+		break;
+	case DBT_BIN:
+		bin = (struct dbbin *)(void *)field;
+		bin->p = (const unsigned char *)cell;
+		bin->n = cell != NULL ? len : 0;
+		break;
+	}
+}
+
 enum fb_err
 db_rows(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
     const struct dbp *p, size_t np, const struct dbcol *cols, size_t ncols,
@@ -799,8 +825,7 @@ db_rows(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
 	}
 	if (out->res.ncols != ncols && out->res.nrows > 0) {
 		logx(LOG_ERR, "statement '%s': %u columns, %zu expected",
-		    st->name,
-		    out->res.ncols, ncols);
+		    st->name, out->res.ncols, ncols);
 		dbres_free(&out->res);
 		return FB_EDB;
 	}
@@ -815,29 +840,8 @@ db_rows(struct db *db, enum db_set set, int idx, const struct dbstmt *st,
 		for (j = 0; j < ncols; j++) {
 			at = i * ncols + j;
 			cell = out->res.cell[at];
-			switch (cols[j].type) {
-			case DBT_TEXT:
-			case DBT_TIME:
-				*(const char **)(void *)(row + cols[j].off) =
-				    cell;
-				break;
-			case DBT_INT:
-				*(long long *)(void *)(row + cols[j].off) =
-				    cell != NULL ? strtoll(cell, NULL, 10) : 0;
-				break;
-			case DBT_BOOL:
-				*(bool *)(void *)(row + cols[j].off) =
-				    cell != NULL && strcmp(cell, "0") != 0;
-				break;
-			case DBT_BIN:
-				((struct dbbin *)(void *)
-				    (row + cols[j].off))->p =
-				    (const unsigned char *)cell;
-				((struct dbbin *)(void *)
-				    (row + cols[j].off))->n =
-				    cell != NULL ? out->res.len[at] : 0;
-				break;
-			}
+			field_set(row + cols[j].off, cols[j].type, cell,
+			    out->res.len[at]);
 		}
 	}
 	return FB_OK;
