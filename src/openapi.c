@@ -469,23 +469,14 @@ op_parameters(const struct route *rt)
 static json_object *
 op_request_body(const struct route *rt)
 {
-	json_object	*req, *c, *m, *s;
+	json_object	*req;
 
-	if (rt->body_schema != NULL) {
+	if (rt->body_schema != NULL)
 		req = ref(rt->body_schema);
-		jadd_bool(req, "required", true);
-		return req;
-	}
-	if ((rt->flags & R_RAW) == 0)
+	else if ((rt->flags & R_RAW) != 0)
+		req = typed("text/csv", "string");
+	else
 		return NULL;
-	req = json_object_new_object();
-	c = json_object_new_object();
-	m = json_object_new_object();
-	s = json_object_new_object();
-	jadd_str(s, "type", "string");
-	json_object_object_add(m, "schema", s);
-	json_object_object_add(c, "text/csv", m);
-	json_object_object_add(req, "content", c);
 	jadd_bool(req, "required", true);
 	return req;
 }
