@@ -75,10 +75,12 @@ capture(const struct fx *f, const char *base, const char *key, int c, int v)
 
 	http_base = base;
 	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"%08d-1919-4919-8919-"
-	    "19191919191%d\",\"session\":\"%08d-1919-4919-8919-19191919191%d\","
-	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\",\"campaign\":"
-	    "\"%s\",\"role\":\"form\",\"contact\":{\"tel\":\"090-88%02d-%04d\"},"
+	    "{\"v\":1,\"site\":\"%s\","
+	    "\"visitor\":\"%08d-1919-4919-8919-19191919191%d\","
+	    "\"session\":\"%08d-1919-4919-8919-19191919191%d\","
+	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
+	    "\"campaign\":\"%s\",\"role\":\"form\","
+	    "\"contact\":{\"tel\":\"090-88%02d-%04d\"},"
 	    "\"consent\":true}", f->site_pk, v, c, v, c, key, c, v);
 	tag_autosettle = false;
 	r = http("POST", "/tag/v1/events", NULL, b, NULL);
@@ -252,10 +254,10 @@ Test(cluster, two_cron_hosts_drain_one_backlog, .fini = sms_gateway_normal,
 	    "0", "a lead without its one delivery");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id "
 	    "= '%s' AND NOT (status = 'sent' OR (status = 'failed' AND "
-	    "error_code = "
-	    "'outcome_unknown'))", f.tenant), "0", "%s", sql_row("SELECT GROUP_CONCAT("
-	    "DISTINCT CONCAT(status, ' ', IFNULL(error_code, ''))) FROM "
-	    "deliveries WHERE tenant_id = '%s'", f.tenant));
+	    "error_code = 'outcome_unknown'))", f.tenant), "0", "%s",
+	    sql_row("SELECT GROUP_CONCAT(DISTINCT CONCAT(status, ' ', "
+	    "IFNULL(error_code, ''))) FROM deliveries WHERE tenant_id = '%s'",
+	    f.tenant));
 	sent = atoi(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id = "
 	    "'%s' AND status = 'sent'", f.tenant));
 	unknown = N - sent;
@@ -269,7 +271,8 @@ Test(cluster, two_cron_hosts_drain_one_backlog, .fini = sms_gateway_normal,
 			cr_assert_str_eq(sql("SELECT d.status FROM deliveries "
 			    "d JOIN leads l ON l.id = d.lead_id WHERE "
 			    "d.tenant_id = '%s' AND l.visitor_id = "
-			    "'%08d-1919-4919-8919-191919191911'", f.tenant, i + 1), "failed",
+			    "'%08d-1919-4919-8919-191919191911'", f.tenant,
+			    i + 1), "failed",
 			    "lead %d: sent, but not at the gateway", i + 1);
 	}
 
@@ -393,10 +396,12 @@ load_run(const struct load *l)
 		    now_ms() < giveup)
 			usleep(st == 503 ? 1000000 : 200000);
 		snprintf(body, sizeof(body),
-		    "{\"v\":1,\"site\":\"%s\",\"visitor\":"
-		    "\"%08d-2929-4929-8929-29292929292%d\",\"session\":\"%08d-2929-4929-8929-"
-		    "29292929292%d\",\"type\":\"page_view\",\"url\":\"https://shop.example.jp/"
-		    "\"}", l->site_pk, i, l->client, i, l->client);
+		    "{\"v\":1,\"site\":\"%s\","
+		    "\"visitor\":\"%08d-2929-4929-8929-29292929292%d\","
+		    "\"session\":\"%08d-2929-4929-8929-29292929292%d\","
+		    "\"type\":\"page_view\","
+		    "\"url\":\"https://shop.example.jp/\"}",
+		    l->site_pk, i, l->client, i, l->client);
 		giveup = now_ms() + 90000;
 		while ((st = load_send(c, l, "e", i, "/tag/v1/events", body,
 		    NULL)) != 204 &&

@@ -111,7 +111,9 @@ http(const char *method, const char *path, const char *key, const char *body,
 	struct curl_slist *h = NULL;
 	struct resp	*r = calloc(1, sizeof(*r));
 	char		 url[4096], auth[256], one[1024];
-	const char	*base = http_base != NULL ? http_base : getenv("FB_TEST_URL"), *p;
+	const char	*base = http_base != NULL ? http_base :
+	    getenv("FB_TEST_URL");
+	const char	*p;
 	size_t		 n;
 	CURLcode	 rc;
 
@@ -246,13 +248,14 @@ void
 deadlocks_planted(const char *table, const char *when, int n)
 {
 	sql("CREATE OR REPLACE TABLE test_deadlocks_%s (n INT NOT NULL) "
-	    "ENGINE=Aria; INSERT INTO test_deadlocks_%s VALUES (%d); DROP "
-	    "TRIGGER IF EXISTS test_deadlock_%s;\nDELIMITER //\nCREATE TRIGGER test_deadlock_%s "
-	    "BEFORE UPDATE ON %s FOR EACH ROW BEGIN IF (%s) AND (SELECT n FROM "
-	    "test_deadlocks_%s) > 0 THEN UPDATE test_deadlocks_%s SET n = n - "
-	    "1; SIGNAL SQLSTATE '40001' SET MYSQL_ERRNO = 1213, MESSAGE_TEXT = "
-	    "'deadlock planted by the test'; END IF; END//\nDELIMITER ;\n", table,
-	    table, n, table, table, table, when, table, table);
+	    "ENGINE=Aria; INSERT INTO test_deadlocks_%s VALUES (%d); "
+	    "DROP TRIGGER IF EXISTS test_deadlock_%s;\nDELIMITER //\n"
+	    "CREATE TRIGGER test_deadlock_%s BEFORE UPDATE ON %s FOR EACH ROW "
+	    "BEGIN IF (%s) AND (SELECT n FROM test_deadlocks_%s) > 0 THEN "
+	    "UPDATE test_deadlocks_%s SET n = n - 1; SIGNAL SQLSTATE '40001' "
+	    "SET MYSQL_ERRNO = 1213, MESSAGE_TEXT = "
+	    "'deadlock planted by the test'; END IF; END//\nDELIMITER ;\n",
+	    table, table, n, table, table, table, when, table, table);
 }
 
 int
@@ -809,10 +812,10 @@ fx_one_step(const struct fx *f, const char *key, const char *channel,
 		    "続きはこちら {{link_url}}\"%s}", link);
 	else
 		snprintf(b, sizeof(b),
-		    "{\"channel\":\"email\",\"subject\":\"お手続きの"
-		    "ご案内\"%s,\"blocks\":[{\"type\":\"text\",\"text\":\"続きはこちら\"},"
-		    "{\"type\":\"button\",\"text\":\"続ける\",\"url\":\"{{link_url}}\"}]}",
-		    link);
+		    "{\"channel\":\"email\",\"subject\":\"お手続きのご案内\"%s,"
+		    "\"blocks\":[{\"type\":\"text\",\"text\":\"続きはこちら\"},"
+		    "{\"type\":\"button\",\"text\":\"続ける\","
+		    "\"url\":\"{{link_url}}\"}]}", link);
 	r = http("POST", "/api/v1/messages", f->live, b, NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	snprintf(m, sizeof(m), "%s", jget(r->json, "id"));

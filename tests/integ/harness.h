@@ -208,8 +208,8 @@ struct list_range {
  * fixture's tenant that the same conditions keep, newest first.
  */
 void		 list_filters_match(const struct fx *, const char *list,
-		    const char *table, const struct list_filter *, size_t nfilters,
-		    const struct list_range *, size_t nranges);
+		    const char *table, const struct list_filter *,
+		    size_t nfilters, const struct list_range *, size_t nranges);
 /*
  * The index entries MariaDB has read one after another so far (its
  * Handler_read_next and Handler_read_prev): how many rows a request

@@ -53,7 +53,8 @@ Test(campaigns, explicit_paused_and_null_status_are_fine)
 	resp_free(r);
 	snprintf(b, sizeof(b),
 	    "{\"site_id\":\"%s\",\"key\":\"n2\",\"name\":\"n\","
-	    "\"status\":null,\"product_name\":null,\"abandon_wait_minutes\":null}", f.site);
+	    "\"status\":null,\"product_name\":null,"
+	    "\"abandon_wait_minutes\":null}", f.site);
 	r = http("POST", "/api/v1/campaigns", f.live, b, NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "status"), "paused");
@@ -143,11 +144,13 @@ Test(campaigns, bad_key_and_name)
 	cr_assert_eq(ctl(NULL, "site create --tenant %s --name 'a b' --domain "
 	    "line.example.jp", f.tenant), 0);
 	r = http("POST", "/api/v1/messages", f.live, J({"channel":"email",
-	    "subject":"s\r\nBcc: x@example.jp","blocks":[{"type":"text","text":"a"}]}), NULL);
+	    "subject":"s\r\nBcc: x@example.jp",
+	    "blocks":[{"type":"text","text":"a"}]}), NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "subject");
 	resp_free(r);
 	r = http("POST", "/api/v1/messages", f.live, J({"channel":"email",
-	    "subject":"ご案内\tです","blocks":[{"type":"text","text":"a\nb"}]}), NULL);
+	    "subject":"ご案内\tです",
+	    "blocks":[{"type":"text","text":"a\nb"}]}), NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid", "subject");
 	resp_free(r);
 	r = http("POST", "/api/v1/messages", f.live, J({"channel":"sms",
@@ -170,7 +173,8 @@ Test(campaigns, unknown_or_foreign_site_is_404)
 	expect_error(r, 404, "not_found", "not_found", "site_id");
 	resp_free(r);
 	r = http("POST", "/api/v1/campaigns", f.live,
-	    "{\"site_id\":\"01900000-0000-7000-8000-000000000000\",\"key\":\"k\",\"name\":\"n\"}", NULL);
+	    "{\"site_id\":\"01900000-0000-7000-8000-000000000000\","
+	    "\"key\":\"k\",\"name\":\"n\"}", NULL);
 	expect_error(r, 404, "not_found", "not_found", "site_id");
 	resp_free(r);
 }
@@ -228,7 +232,8 @@ Test(campaigns, list_filters_and_counts)
 		char	 body[512];
 
 		snprintf(body, sizeof(body),
-		    "{\"site_id\":\"%s\",\"key\":\"second\",\"name\":\"n\"}", site2);
+		    "{\"site_id\":\"%s\",\"key\":\"second\",\"name\":\"n\"}",
+		    site2);
 		r = http("POST", "/api/v1/campaigns", f.live, body, NULL);
 		cr_assert_eq(r->status, 201);
 		snprintf(b, sizeof(b), "%s", jget(r->json, "id"));

@@ -35,17 +35,20 @@ active_campaign(const struct fx *f, const char *key, const char *rules,
 
 static long
 event(const struct fx *f, const char *visitor, const char *type,
-    const char *url, const char *campaign, const char *role, const char *contact)
+    const char *url, const char *campaign, const char *role,
+    const char *contact)
 {
 	char		 b[2048];
 	struct resp	*r;
 	long		 st;
 
 	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"%s\","
-	    "\"session\":\"%s\",\"type\":\"%s\",\"url\":\"%s\",\"referrer\":\"\","
-	    "\"campaign\":%s%s%s,\"role\":%s%s%s,\"contact\":%s,\"consent\":true,"
+	    "\"session\":\"%s\",\"type\":\"%s\",\"url\":\"%s\","
+	    "\"referrer\":\"\",\"campaign\":%s%s%s,\"role\":%s%s%s,"
+	    "\"contact\":%s,\"consent\":true,"
 	    "\"ts\":1763773200000}", f->site_pk, visitor, visitor, type, url,
-	    campaign ? "\"" : "", campaign ? campaign : "null", campaign ? "\"" : "",
+	    campaign ? "\"" : "", campaign ? campaign : "null",
+	    campaign ? "\"" : "",
 	    role ? "\"" : "", role ? role : "null", role ? "\"" : "",
 	    contact ? contact : "null");
 	r = http("POST", "/tag/v1/events", NULL, b,
@@ -73,7 +76,8 @@ lead_field(const struct fx *f, const char *campaign, const char *field)
 	return v;
 }
 
-#define RULES_AB J({"rules":[{"role":"landing","match_type":"prefix","pattern":"/lp"}, \
+#define RULES_AB J({"rules":[ \
+	{"role":"landing","match_type":"prefix","pattern":"/lp"}, \
 	{"role":"form","match_type":"prefix","pattern":"/form"}, \
 	{"role":"thanks","match_type":"glob","pattern":"/thanks*"}]})
 
@@ -99,7 +103,8 @@ Test(capture, url_rules_all_or_nothing)
 	    "rules[1].pattern");
 	resp_free(r);
 	r = http("PUT", p, f.live,
-	    J({"rules":[{"role":"checkout","match_type":"prefix","pattern":"/a"}]}), NULL);
+	    J({"rules":[{"role":"checkout","match_type":"prefix",
+	    "pattern":"/a"}]}), NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid",
 	    "rules[0].role");
 	resp_free(r);
@@ -109,7 +114,8 @@ Test(capture, url_rules_all_or_nothing)
 	    "rules[0].match_type");
 	resp_free(r);
 	r = http("PUT", p, f.live,
-	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/a","priority":-1}]}), NULL);
+	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/a",
+	    "priority":-1}]}), NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid",
 	    "rules[0].priority");
 	resp_free(r);
@@ -135,8 +141,9 @@ Test(capture, patch_rules)
 	fx_campaign(&f, "edit", id);
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s", id);
 	snprintf(b, sizeof(b), "{\"name\":\"新しい名前\",\"product_name\":\"化粧水\","
-	    "\"abandon_wait_minutes\":90,\"key\":\"ignored\",\"site_id\":\"%s\","
-	    "\"status\":\"paused\"}", "01900000-0000-7000-8000-000000000000");
+	    "\"abandon_wait_minutes\":90,\"key\":\"ignored\","
+	    "\"site_id\":\"%s\",\"status\":\"paused\"}",
+	    "01900000-0000-7000-8000-000000000000");
 	r = http("PATCH", p, f.live, b, NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "name"), "新しい名前");
@@ -195,7 +202,8 @@ Test(capture, duplicate)
 		resp_free(r);
 		snprintf(p, sizeof(p), "/api/v1/scenarios/%s/steps", sc);
 		snprintf(b, sizeof(b),
-		    "{\"steps\":[{\"message_id\":\"%s\",\"delay_minutes\":30}]}", m);
+		    "{\"steps\":[{\"message_id\":\"%s\","
+		    "\"delay_minutes\":30}]}", m);
 		resp_free(http("PUT", p, f.live, b, NULL));
 		sql("UPDATE scenarios SET status = 'active' WHERE id = '%s'",
 		    sc);
@@ -286,7 +294,8 @@ Test(capture, form_profile)
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/form-profile", id);
 	r = http("PUT", p, f.live,
 	    J({"tel_selectors":["#tel"],"email_selectors":["input[name=mail]"],
-	    "consent_selector":"#agree","tel_split_selectors":["#t1","#t2","#t3"]}), NULL);
+	    "consent_selector":"#agree",
+	    "tel_split_selectors":["#t1","#t2","#t3"]}), NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "form_profile.detected_by"), "manual");
 	cr_assert_str_eq(jget(r->json, "form_profile.tel_selectors.0"), "#tel");
@@ -458,7 +467,8 @@ Test(capture, lead_life_cycle_and_conversions)
 	fx_new(&f, "pro", 0);
 	active_campaign(&f, "ca", RULES_AB, a);
 	active_campaign(&f, "cb",
-	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/other"}]}), b);
+	    J({"rules":[{"role":"form","match_type":"prefix",
+	    "pattern":"/other"}]}), b);
 	cr_assert_eq(event(&f, va, "page_view",
 	    "https://shop.example.jp/lp?utm_source=line",
 	    NULL, NULL, NULL), 204);
@@ -563,7 +573,8 @@ Test(capture, queued_events_keep_their_receive_time)
 	tag_autosettle = false;
 	cr_assert_eq(event(&f, v, "capture", "https://shop.example.jp/form",
 	    "q1", "form",
-	    "{\"tel\":\"090-2222-3333\",\"email\":\"queued@example.jp\"}"), 204);
+	    "{\"tel\":\"090-2222-3333\","
+	    "\"email\":\"queued@example.jp\"}"), 204);
 	tag_autosettle = true;
 	/* filed, sealed, not applied */
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE tenant_id "
@@ -665,8 +676,8 @@ Test(capture, one_batch_applies_as_event_by_event, .timeout = 60)
 	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(CONCAT(status, '/', "
 	    "COALESCE(conversion_source, '-'), '/', COALESCE(email_masked, "
 	    "'-')) ORDER BY id) FROM leads WHERE tenant_id = '%s' AND "
-	    "visitor_id = '%s'",
-	    f.tenant, vc), "converted/hash_match/-,captured/-/ba***@example.jp");
+	    "visitor_id = '%s'", f.tenant, vc),
+	    "converted/hash_match/-,captured/-/ba***@example.jp");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = "
 	    "'%s' AND event_type = 'lead.captured'", f.tenant), "4");
 }
@@ -802,7 +813,8 @@ Test(capture, lead_list_names_follow_every_change)
 	active_campaign(&f, "nm", RULES_AB, a);
 	cr_assert_eq(event(&f, "eeeeeeee-3333-4333-8333-333333333333",
 	    "capture",
-	    "https://shop.example.jp/form", "nm", "form", "{\"tel\":\"09055556666\"}"), 204);
+	    "https://shop.example.jp/form", "nm", "form",
+	    "{\"tel\":\"09055556666\"}"), 204);
 	list_reads(&f, a, "data.0.campaign.key", "nm", 12);
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s", a);
 	r = http("PATCH", p, f.live, "{\"name\":\"なまえ\"}", NULL);
@@ -909,10 +921,12 @@ Test(capture, simultaneous_events_are_all_filed)
 	h = curl_slist_append(h, "Origin: https://shop.example.jp");
 	for (i = 0; i < N; i++) {
 		snprintf(body[i], sizeof(body[i]), "{\"v\":1,\"site\":\"%s\","
-		    "\"visitor\":\"ffffffff-0000-4000-8000-%012d\",\"session\":"
-		    "\"ffffffff-0000-4000-8000-%012d\",\"type\":\"capture\","
-		    "\"url\":\"https://shop.example.jp/form\",\"campaign\":\"many\","
-		    "\"role\":\"form\",\"contact\":{\"email\":\"m%d@example.jp\"},"
+		    "\"visitor\":\"ffffffff-0000-4000-8000-%012d\","
+		    "\"session\":\"ffffffff-0000-4000-8000-%012d\","
+		    "\"type\":\"capture\","
+		    "\"url\":\"https://shop.example.jp/form\","
+		    "\"campaign\":\"many\",\"role\":\"form\","
+		    "\"contact\":{\"email\":\"m%d@example.jp\"},"
 		    "\"consent\":true}", f.site_pk, i, i, i);
 		c[i] = curl_easy_init();
 		curl_easy_setopt(c[i], CURLOPT_URL, url);
@@ -954,7 +968,8 @@ Test(capture, conversion_stops_the_visitors_other_campaigns)
 	fx_new(&f, "pro", 0);
 	active_campaign(&f, "x1", RULES_AB, a);
 	active_campaign(&f, "x2",
-	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/other"}]}), b);
+	    J({"rules":[{"role":"form","match_type":"prefix",
+	    "pattern":"/other"}]}), b);
 	cr_assert_eq(event(&f, v, "capture", "https://shop.example.jp/other",
 	    "x2", "form",
 	    "{\"email\":\"someone@example.jp\"}"), 204);
@@ -977,10 +992,13 @@ Test(capture, explicit_consent_keeps_nothing_without_it)
 	sql("UPDATE consent_settings SET consent_mode = 'explicit' WHERE "
 	    "tenant_id = '%s'", f.tenant);
 	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"dddddddd-1111-4111-8111-111111111111\","
-	    "\"session\":\"dddddddd-1111-4111-8111-111111111111\",\"type\":\"capture\","
-	    "\"url\":\"https://shop.example.jp/form\",\"campaign\":\"ex\",\"role\":\"form\","
-	    "\"contact\":{\"tel\":\"09011112222\"},\"consent\":false}", f.site_pk);
+	    "{\"v\":1,\"site\":\"%s\","
+	    "\"visitor\":\"dddddddd-1111-4111-8111-111111111111\","
+	    "\"session\":\"dddddddd-1111-4111-8111-111111111111\","
+	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
+	    "\"campaign\":\"ex\",\"role\":\"form\","
+	    "\"contact\":{\"tel\":\"09011112222\"},"
+	    "\"consent\":false}", f.site_pk);
 	r = http("POST", "/tag/v1/events", NULL, b, NULL);
 	cr_assert_eq(r->status, 204);
 	resp_free(r);
@@ -998,7 +1016,8 @@ Test(capture, explicit_consent_keeps_nothing_without_it)
 Test(capture, lead_list_every_filter_on_its_index, .timeout = 120)
 {
 	static const struct list_range ranges[] = {
-		{ "date_field=created_at&from=2029-01-01T10:00:00Z&to=2029-01-02T20:00:00Z",
+		{ "date_field=created_at&from=2029-01-01T10:00:00Z&"
+		  "to=2029-01-02T20:00:00Z",
 		  "created_at >= '2029-01-01 10:00:00' AND created_at < "
 		  "'2029-01-02 20:00:00'" },
 		{ "date_field=converted_at&from=2029-01-03T12:00:00Z",
@@ -1261,9 +1280,11 @@ Test(capture, leads_filters_and_isolation)
 	active_campaign(&f, "lf", RULES_AB, a);
 	cr_assert_eq(event(&f, "eeeeeeee-1111-4111-8111-111111111111",
 	    "capture",
-	    "https://shop.example.jp/form", "lf", "form", "{\"tel\":\"03-1234-5678\"}"), 204);
+	    "https://shop.example.jp/form", "lf", "form",
+	    "{\"tel\":\"03-1234-5678\"}"), 204);
 	r = http("GET", "/api/v1/leads?status=captured&date_field=captured_at&"
-	    "from=2020-01-01T09:00:00%2B09:00&to=2099-01-01T00:00:00Z", f.live, NULL, NULL);
+	    "from=2020-01-01T09:00:00%2B09:00&to=2099-01-01T00:00:00Z", f.live,
+	    NULL, NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1);
 	cr_assert_str_eq(jget(r->json, "date_field"), "captured_at");
@@ -1306,23 +1327,27 @@ Test(capture, url_takeover_warning)
 
 	fx_new(&f, "pro", 0);
 	active_campaign(&f, "old",
-	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/form"}]}), a);
+	    J({"rules":[{"role":"form","match_type":"prefix",
+	    "pattern":"/form"}]}), a);
 	active_campaign(&f, "new",
-	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/new"}]}), b);
+	    J({"rules":[{"role":"form","match_type":"prefix",
+	    "pattern":"/new"}]}), b);
 	cr_assert_eq(event(&f, "ffffffff-1111-4111-8111-111111111111",
 	    "page_view",
 	    "https://shop.example.jp/form/step1", "old", "form", NULL), 204);
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/url-rules", b);
 	/* a dry run warns the same and sends nothing */
 	r = http("PUT", p, f.test,
-	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/form","priority":1}]}), NULL);
+	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/form",
+	    "priority":1}]}), NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "warnings.0.code"), "url_takeover");
 	resp_free(r);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM outbox WHERE tenant_id = "
 	    "'%s' AND topic = 'email'", f.tenant), "0");
 	r = http("PUT", p, f.live,
-	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/form","priority":1}]}), NULL);
+	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/form",
+	    "priority":1}]}), NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "warnings.0.code"), "url_takeover");
 	cr_assert_str_eq(jget(r->json, "warnings.0.lost_campaign.key"), "old");
@@ -1339,7 +1364,8 @@ Test(capture, url_takeover_warning)
 	    "'%s' AND action = 'url_takeover'", f.tenant), "1");
 	/* saving again what already took them over warns no more */
 	r = http("PUT", p, f.live,
-	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/form","priority":1}]}), NULL);
+	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/form",
+	    "priority":1}]}), NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_eq(json_object_array_length(jobj(r->json, "warnings")), 0,
 	    "%s", r->body);
@@ -1378,14 +1404,16 @@ Test(capture, no_clear_contact_is_stored_or_logged, .timeout = 60)
 	cr_assert_eq(event(&f, "99999999-1111-4111-8111-111111111111",
 	    "capture",
 	    "https://shop.example.jp/form", "pii", "form",
-	    "{\"tel\":\"080-7777-3131\",\"email\":\"secret.person@pii-probe.example\"}"), 204);
+	    "{\"tel\":\"080-7777-3131\","
+	    "\"email\":\"secret.person@pii-probe.example\"}"), 204);
 	cr_assert_str_eq(lead_field(&f, a, "data.0.tel_masked"),
 	    "080-****-3131");
 	/* a form sent by GET puts the contact in the thanks page's URL */
 	cr_assert_eq(event(&f, "99999999-1111-4111-8111-111111111111",
 	    "conversion",
 	    "https://shop.example.jp/thanks.html?item=7&tel=080-7777-3131&"
-	    "e=secret.person%40pii-probe.example&x=08077773131", "pii", "thanks", NULL), 204);
+	    "e=secret.person%40pii-probe.example&x=08077773131",
+	    "pii", "thanks", NULL), 204);
 	cr_assert_str_eq(sql("SELECT url FROM tag_events WHERE tenant_id = "
 	    "'%s' AND event_type = 'conversion'", f.tenant),
 	    "https://shop.example.jp/thanks.html?item=7");

@@ -290,7 +290,8 @@ Test(core, cursor_never_issued_is_400)
 
 	fx_new(&f, "pro", 0);
 	r = http("GET",
-	    "/api/v1/campaigns?cursor=AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
+	    "/api/v1/campaigns?cursor="
+	    "AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA",
 	    f.live, NULL, NULL);
 	expect_error(r, 400, "invalid_request", "cursor_invalid", "cursor");
 	resp_free(r);
@@ -319,7 +320,8 @@ Test(core, paging_walks_every_row_once)
 {
 	struct fx	 f;
 	struct resp	*r;
-	char		 ids[5][40], key[16], p[512], cur[256] = "", seen[8][40];
+	char		 ids[5][40], key[16], p[512], cur[256] = "";
+	char		 seen[8][40];
 	int		 i, n = 0, pages = 0;
 	json_object	*data;
 
@@ -823,9 +825,11 @@ Test(core, retention_deletes_what_outlived_its_days)
 	fx_new(&f, "pro", 0);
 	/* two events, an audit row (a campaign's creation), three links */
 	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"7e7e7e7e-0000-4000-"
-	    "8000-000000000001\",\"session\":\"7e7e7e7e-0000-4000-8000-000000000001\","
-	    "\"type\":\"page_view\",\"url\":\"https://shop.example.jp/\"}", f.site_pk);
+	    "{\"v\":1,\"site\":\"%s\","
+	    "\"visitor\":\"7e7e7e7e-0000-4000-8000-000000000001\","
+	    "\"session\":\"7e7e7e7e-0000-4000-8000-000000000001\","
+	    "\"type\":\"page_view\","
+	    "\"url\":\"https://shop.example.jp/\"}", f.site_pk);
 	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
 	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_events WHERE site_id = "

@@ -30,10 +30,12 @@ event(const struct fx *f, const char *key, int v, const char *type,
 	if (tel != NULL)
 		snprintf(c, sizeof(c), "{\"tel\":\"%s\"}", tel);
 	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"%08d-5555-4555-8555-"
-	    "555555555555\",\"session\":\"%08d-5555-4555-8555-555555555555\",\"type\":\"%s\","
-	    "\"url\":\"https://shop.example.jp/%s\",\"campaign\":\"%s\",\"role\":\"%s\","
-	    "\"contact\":%s,\"consent\":true}", f->site_pk, v, v, type,
+	    "{\"v\":1,\"site\":\"%s\","
+	    "\"visitor\":\"%08d-5555-4555-8555-555555555555\","
+	    "\"session\":\"%08d-5555-4555-8555-555555555555\",\"type\":\"%s\","
+	    "\"url\":\"https://shop.example.jp/%s\",\"campaign\":\"%s\","
+	    "\"role\":\"%s\",\"contact\":%s,"
+	    "\"consent\":true}", f->site_pk, v, v, type,
 	    strcmp(role, "thanks") == 0 ? "thanks" : "form", key, role, c);
 	tag_autosettle = false;
 	r = http("POST", "/tag/v1/events", NULL, b, NULL);
@@ -153,12 +155,13 @@ Test(deliver, conversion_races_the_send_under_a_flood, .timeout = 120)
 	    "touch '%s'; (i=0; while [ -f '%s' ] && [ $i -lt 3000 ]; "
 	    "do i=$((i+1)); curl -s -o /dev/null --interface 127.0.0.3 -X POST "
 	    "--data \"{\\\"v\\\":1,\\\"site\\\":\\\"%s\\\",\\\"visitor\\\":"
-	    "\\\"$(printf %%08d "
-	    "$i)-6666-4666-8666-666666666666\\\",\\\"session\\\":\\\"$(printf "
-	    "%%08d $i)-6666-4666-8666-666666666666\\\",\\\"type\\\":\\\"page_view\\\",\\\"url\\\":\\\"https://shop.example.jp/\\\"}\" "
-	    "'%s/tag/v1/events'; done) >/dev/null 2>&1 "
-	    "&", flag, flag, f.site_pk,
-	    getenv("FB_TEST_URL"));
+	    "\\\"$(printf %%08d $i)-6666-4666-8666-666666666666\\\","
+	    "\\\"session\\\":"
+	    "\\\"$(printf %%08d $i)-6666-4666-8666-666666666666\\\","
+	    "\\\"type\\\":\\\"page_view\\\","
+	    "\\\"url\\\":\\\"https://shop.example.jp/\\\"}\" "
+	    "'%s/tag/v1/events'; done) >/dev/null 2>&1 &", flag, flag,
+	    f.site_pk, getenv("FB_TEST_URL"));
 	cr_assert_eq(system(cmd), 0);
 	for (i = 0; i < 12; i++) {
 		event(&f, "race", 100 + i, "conversion", "thanks", NULL);
@@ -452,7 +455,8 @@ Test(deliver, stopped_right_before_the_send, .fini = sms_gateway_normal,
 	cr_assert_str_eq(outcome_of(&f, 5), "suppressed - delivery_disabled 1");
 	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode live",
 	    f.tenant), 0);
-	cr_assert_eq(sms_to("9077400003") + sms_to("9077400004") + sms_to("9077400005"), 0);
+	cr_assert_eq(sms_to("9077400003") + sms_to("9077400004") +
+	    sms_to("9077400005"), 0);
 	/* the gateway failing 503: tried again later, then sent once */
 	abandoned_on(&f, "stop", 6, "090-7740-0006", "2036-01-14");
 	sms_gateway("fail", "503");
@@ -532,10 +536,10 @@ Test(deliver, two_steps_of_a_lead_in_one_batch, .timeout = 60)
 	    "scenarios WHERE tenant_id = '%s'", f.tenant));
 	snprintf(b + 256, 256,
 	    "{\"steps\":[{\"message_id\":\"%s\",\"delay_minutes\":5},"
-	    "{\"message_id\":\"%s\",\"delay_minutes\":6}]}", sql("SELECT message_id "
-	    "FROM scenario_steps st JOIN scenarios s ON s.id = st.scenario_id "
-	    "WHERE s.tenant_id = '%s' ORDER BY st.position "
-	    "LIMIT 1", f.tenant), m);
+	    "{\"message_id\":\"%s\",\"delay_minutes\":6}]}",
+	    sql("SELECT message_id FROM scenario_steps st JOIN scenarios s "
+	    "ON s.id = st.scenario_id WHERE s.tenant_id = '%s' "
+	    "ORDER BY st.position LIMIT 1", f.tenant), m);
 	r = http("PUT", b, f.live, b + 256, NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	resp_free(r);
@@ -817,7 +821,8 @@ twilio_normal(void)
 static json_object *
 twilio_request_to(const char *to)
 {
-	const char	*t = file_tail(getenv("FB_TWILIO_FILE")), *l, *hit = NULL;
+	const char	*t = file_tail(getenv("FB_TWILIO_FILE"));
+	const char	*l, *hit = NULL;
 	char		 needle[64], line[16384];
 	size_t		 n;
 
@@ -1018,7 +1023,8 @@ Test(deliver, twilio_callback_names_a_delivery_of_ours)
 	struct resp	*r;
 	char		 url[512], sig[TWILIO_SIGNATURE_LEN + 1], hdr[256];
 	const char	*tok = getenv("FB_TWILIO_TOKEN");
-	static const char *const sids[] = { "SM00000000000000000000000000000404",
+	static const char *const sids[] = {
+	    "SM00000000000000000000000000000404",
 	    "SM00000000000000000000000000000404", "SMx" };
 	static const char *const sts[] = { "delivered", "exploded", "failed" };
 	static const char *const params[] = { "MessageSid", "MessageStatus",

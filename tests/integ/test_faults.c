@@ -429,15 +429,19 @@ Test(faults, database_restarted_under_load, .fini = db_up, .timeout = 240)
 	    "rm -f '%s' '%s.done'; (i=0; while [ $i -lt %d ]; do "
 	    "i=$((i + 1)); v=$(printf 'dbdbdbdb-0000-4000-8000-%%012d' $i); "
 	    "curl -s -o /dev/null --max-time 60 -H 'Content-Type: text/plain' "
-	    "-w "
-	    "\"ev|%%{http_code}|%%{time_total}|%%header{retry-after}|%%{content_type}\\n\" --data-binary \"{\\\"v\\\":1,\\\"site\\\":\\\"%s\\\",\\\"visitor\\\":\\\"$v\\\","
-	    "\\\"session\\\":\\\"$v\\\",\\\"type\\\":\\\"page_view\\\",\\\"url\\\":"
+	    "-w \"ev|%%{http_code}|%%{time_total}|"
+	    "%%header{retry-after}|%%{content_type}\\n\" "
+	    "--data-binary \"{\\\"v\\\":1,\\\"site\\\":\\\"%s\\\","
+	    "\\\"visitor\\\":\\\"$v\\\",\\\"session\\\":\\\"$v\\\","
+	    "\\\"type\\\":\\\"page_view\\\",\\\"url\\\":"
 	    "\\\"https://shop.example.jp/\\\"}\" '%s/tag/v1/events'; "
 	    "curl -s -o /dev/null --max-time 60 -H 'Authorization: Bearer %s' "
-	    "-w "
-	    "\"api|%%{http_code}|%%{time_total}|%%header{retry-after}|%%{content_type}\\n\" '%s/api/v1/sites/%s'; done >'%s' 2>&1; touch '%s.done') </dev/null "
-	    ">/dev/null 2>&1 &", out, out, N, f.site_pk, getenv("FB_TEST_URL"), f.live,
-	    getenv("FB_TEST_URL"), f.site, out, out);
+	    "-w \"api|%%{http_code}|%%{time_total}|"
+	    "%%header{retry-after}|%%{content_type}\\n\" "
+	    "'%s/api/v1/sites/%s'; done >'%s' 2>&1; touch '%s.done') "
+	    "</dev/null >/dev/null 2>&1 &", out, out, N, f.site_pk,
+	    getenv("FB_TEST_URL"), f.live, getenv("FB_TEST_URL"), f.site,
+	    out, out);
 	cr_assert_eq(system(cmd), 0);
 	/* a while of normal service, then the database goes */
 	snprintf(cmd, sizeof(cmd),

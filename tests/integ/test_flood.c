@@ -27,11 +27,13 @@ capture(const struct fx *f, const char *source, int v, int n)
 	long		 st;
 
 	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"%08d-5555-"
-	    "4555-8555-555555555555\",\"session\":\"%08d-5555-4555-8555-"
-	    "555555555555\",\"type\":\"capture\",\"url\":\"https://shop.example.jp/"
-	    "form\",\"campaign\":\"flood\",\"role\":\"form\",\"contact\":{\"tel\":"
-	    "\"0901%07d\"},\"consent\":true}", f->site_pk, v, v, n);
+	    "{\"v\":1,\"site\":\"%s\","
+	    "\"visitor\":\"%08d-5555-4555-8555-555555555555\","
+	    "\"session\":\"%08d-5555-4555-8555-555555555555\","
+	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
+	    "\"campaign\":\"flood\",\"role\":\"form\","
+	    "\"contact\":{\"tel\":\"0901%07d\"},"
+	    "\"consent\":true}", f->site_pk, v, v, n);
 	http_source = source;
 	r = http("POST", "/tag/v1/events", NULL, b, NULL);
 	http_source = NULL;
@@ -369,10 +371,12 @@ Test(security, burst_from_32_connections_keeps_the_limit, .timeout = 120)
 	curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)CONNS);
 	for (i = 0; i < N; i++) {
 		snprintf(body[i], sizeof(body[i]), "{\"v\":1,\"site\":\"%s\","
-		    "\"visitor\":\"eeeeeeee-0000-4000-8000-%012d\",\"session\":"
-		    "\"eeeeeeee-0000-4000-8000-%012d\",\"type\":\"capture\","
-		    "\"url\":\"https://shop.example.jp/form\",\"campaign\":\"flood\","
-		    "\"role\":\"form\",\"contact\":{\"tel\":\"0902%07d\"},"
+		    "\"visitor\":\"eeeeeeee-0000-4000-8000-%012d\","
+		    "\"session\":\"eeeeeeee-0000-4000-8000-%012d\","
+		    "\"type\":\"capture\","
+		    "\"url\":\"https://shop.example.jp/form\","
+		    "\"campaign\":\"flood\",\"role\":\"form\","
+		    "\"contact\":{\"tel\":\"0902%07d\"},"
 		    "\"consent\":true}", f.site_pk, i, i, i);
 		c[i] = curl_easy_init();
 		curl_easy_setopt(c[i], CURLOPT_URL, url);

@@ -143,9 +143,9 @@ all_open(const struct conf *c, const char *tenant)
 				cr_assert_eq(sodium_hex2bin(bin, sizeof(bin),
 				    col[k], strlen(col[k]), NULL, &n, NULL), 0);
 				cr_assert(pii_open_any(c, atoll(key), tenant,
-				    id,
-				    fields[i][k], bin, n, out, sizeof(out), NULL),
-				    "%s %s does not open", id, fields[i][k]);
+				    id, fields[i][k], bin, n, out, sizeof(out),
+				    NULL), "%s %s does not open", id,
+				    fields[i][k]);
 				opened++;
 			}
 		}
@@ -353,8 +353,9 @@ Test(keys, rotation_ends_while_the_service_runs, .timeout = 400)
 	    "webhook_secret", "whsec_keys", sealed);
 	sodium_bin2hex(cmd, 2 * n + 1, sealed, n);
 	sql("INSERT INTO webhook_endpoints (id, tenant_id, url, events, "
-	    "secret_sealed, secret_key_id) VALUES ('01900000-0000-7000-8000-"
-	    "00000000beef', '%s', 'https://hooks.example/k', '[]', UNHEX('%s'), 0)",
+	    "secret_sealed, secret_key_id) VALUES "
+	    "('01900000-0000-7000-8000-00000000beef', '%s', "
+	    "'https://hooks.example/k', '[]', UNHEX('%s'), 0)",
 	    f.tenant, cmd);
 	cr_assert_eq(ctl(NULL, "test-recipient add --tenant %s --contact "
 	    "090-7700-0008", f.tenant), 0);

@@ -153,7 +153,8 @@ Test(openapi, document_matches_route_table_and_contract)
 				found = true;
 				cr_assert_str_eq(got, contract[j].scopes,
 				    "%s: scopes %s, contract says %s",
-				    routes[i].operation_id, got, contract[j].scopes);
+				    routes[i].operation_id, got,
+				    contract[j].scopes);
 			}
 		cr_assert(found, "%s is not in the contract's scope table",
 		    routes[i].operation_id);
@@ -171,7 +172,8 @@ Test(openapi, document_matches_route_table_and_contract)
 			(void)o;
 			for (found = false, i = 0; i < routes_len; i++) {
 				for (j = 0; routes[i].method[j] != '\0'; j++)
-					m[j] = (char)(routes[i].method[j] | 0x20);
+					m[j] = (char)(routes[i].method[j] |
+					    0x20);
 				m[j] = '\0';
 				if (strcmp(routes[i].path, path) == 0 &&
 				    strcmp(m, method) == 0)

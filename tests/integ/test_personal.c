@@ -52,9 +52,10 @@ tag_event(const struct fx *f, const char *v, const char *type,
 	char	 b[1024];
 
 	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"%s\","
-	    "\"session\":\"%s\",\"type\":\"%s\",\"url\":\"https://shop.example.jp"
-	    "/form?from=mail\",\"referrer\":\"https://ref.example.jp/\","
-	    "\"campaign\":\"dsr\",\"role\":\"form\"%s%s,\"consent\":true}",
+	    "\"session\":\"%s\",\"type\":\"%s\","
+	    "\"url\":\"https://shop.example.jp/form?from=mail\","
+	    "\"referrer\":\"https://ref.example.jp/\",\"campaign\":\"dsr\","
+	    "\"role\":\"form\"%s%s,\"consent\":true}",
 	    f->site_pk, v, v, type, contact != NULL ? ",\"contact\":" : "",
 	    contact != NULL ? contact : "");
 	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
@@ -146,7 +147,8 @@ Test(personal, export_then_erase_keeps_the_counts, .timeout = 120)
 	struct resp	*r;
 	json_object	*out;
 	/* today's JST midnight; the passes at noon JST (no quiet hours) */
-	time_t		 d0 = ((time(NULL) + 9 * 3600) / 86400) * 86400 - 9 * 3600;
+	time_t		 d0 = ((time(NULL) + 9 * 3600) / 86400) * 86400 -
+	    9 * 3600;
 	time_t		 t1 = d0 + 2 * 86400 + 12 * 3600, t2 = t1 + 86400;
 	time_t		 t3 = t2 + 86400, d1 = d0 + 6 * 86400;
 	char		 a[40], b[40], p[256], email[128], *before, *after;

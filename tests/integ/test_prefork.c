@@ -141,7 +141,8 @@ static void
 record(unsigned char *b, size_t *n, int type, const void *p, size_t len)
 {
 	unsigned char	 h[8] = { 1, (unsigned char)type, 0, 1,
-			    (unsigned char)(len >> 8), (unsigned char)len, 0, 0 };
+			    (unsigned char)(len >> 8), (unsigned char)len,
+			    0, 0 };
 
 	memcpy(b + *n, h, sizeof(h));
 	if (len > 0)
@@ -235,7 +236,8 @@ static pid_t
 start(const char *sock, int n, const char *conf)
 {
 	pid_t	 p = spawn("FORMBACK_CONF='%s' exec '%s/formback.fcgi' -s '%s' "
-		    "-n %d 2>>'%s'", conf != NULL ? conf : getenv("FORMBACK_CONF"),
+		    "-n %d 2>>'%s'",
+		    conf != NULL ? conf : getenv("FORMBACK_CONF"),
 		    getenv("FB_CTL_DIR"), sock, n, log_of(sock));
 
 	if (nstarted < sizeof(started) / sizeof(started[0]))

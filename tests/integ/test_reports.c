@@ -26,7 +26,8 @@ event(const struct fx *f, const char *campaign, const char *session,
 		snprintf(c, sizeof(c), "NULL");
 	sql("INSERT INTO tag_events (id, tenant_id, site_id, campaign_id, "
 	    "visitor_id, session_id, event_type, url, url_path, received_at) "
-	    "VALUES (UUID(), '%s', '%s', %s, 'v-%s', '%s', '%s', 'https://shop.example/f', '/f', '%s')",
+	    "VALUES (UUID(), '%s', '%s', %s, 'v-%s', '%s', '%s', "
+	    "'https://shop.example/f', '/f', '%s')",
 	    f->tenant, f->site, c, session, session, type, at);
 }
 
@@ -50,8 +51,8 @@ lead(const struct fx *f, const char *campaign, const char *abandoned,
 	    "converted_at, conversion_source, captured_at, created_at) VALUES "
 	    "('%s', '%s', '%s', '%s', UUID(), '%s', 'notice_optout', 'absent', "
 	    "%s, %s, %s, %s, '2029-12-31 10:00:00')", id,
-	    f->tenant, f->site, campaign, converted != NULL ? "converted" : "abandoned",
-	    ab, cv, src, ab);
+	    f->tenant, f->site, campaign,
+	    converted != NULL ? "converted" : "abandoned", ab, cv, src, ab);
 	return id;
 }
 
@@ -70,7 +71,8 @@ message(const struct fx *f, const char *lead_id, const char *campaign,
 	    "scenario_id, step_id, step_no, channel, status, pii_state, "
 	    "scheduled_at, sent_at) VALUES ('%s', '%s', '%s', '%s', '%s', %s, "
 	    "%d, '%s', '%s', 'absent', '%s', '%s')", id,
-	    f->tenant, lead_id, campaign, scenario, st, step_no, channel, status, at, at);
+	    f->tenant, lead_id, campaign, scenario, st, step_no, channel,
+	    status, at, at);
 	if (hit != NULL)
 		sql("INSERT INTO links (token, tenant_id, delivery_id, "
 		    "lead_id, kind, hits, first_hit_at) VALUES "
@@ -111,7 +113,8 @@ Test(reports, funnel_counts_each_by_its_time)
 	struct resp	*r;
 	char		 c1[40], c2[40], cg[40], path[512], lid[40], sc[40];
 	/* 2030-01-01 JST: [2029-12-31 15:00Z, 2030-01-01 15:00Z) */
-	const char	*q = "from=2030-01-01T00:00:00%2B09:00&to=2030-01-02T00:00:00%2B09:00";
+	const char	*q = "from=2030-01-01T00:00:00%2B09:00"
+	    "&to=2030-01-02T00:00:00%2B09:00";
 
 	fx_new(&f, "pro", 0);
 	fx_new(&g, "pro", 0);
@@ -273,8 +276,8 @@ funnel_body(const struct fx *f, const char *query)
 Test(reports, funnel_from_hourly_rollups_equals_the_raw_count)
 {
 	struct fx	 f;
-	char		 c1[40], c2[40], q[6][400], *before[6], *after, cmd[400];
-	char		 traffic[2048];
+	char		 c1[40], c2[40], q[6][400], *before[6], *after;
+	char		 cmd[400], traffic[2048];
 	int		 i, k;
 
 	fx_new(&f, "pro", 0);
@@ -381,8 +384,8 @@ Test(reports, funnel_from_hourly_rollups_equals_the_raw_count)
 	 * are taken back (its site is gone, so applying it drops it) */
 	sql("INSERT INTO tag_ingest (id, tenant_id, site_id, visitor_id, "
 	    "session_id, event_type, url, pii_key_id, attempts, received_at) "
-	    "VALUES (UUID(), '%s', UUID(), 'hx', 'hx', 'page_view', 'https://shop.example/f', 1, 3, "
-	    "'2026-06-10 02:30:00')", f.tenant);
+	    "VALUES (UUID(), '%s', UUID(), 'hx', 'hx', 'page_view', "
+	    "'https://shop.example/f', 1, 3, '2026-06-10 02:30:00')", f.tenant);
 	{
 		json_object	*out;
 
@@ -417,7 +420,8 @@ Test(reports, funnel_refuses_bad_ranges)
 	expect_error(r, 400, "invalid_request", "parameter_invalid", "from");
 	resp_free(r);
 	r = http("GET",
-	    "/api/v1/reports/funnel?from=2030-01-01T00:00:00&to=2030-01-02T00:00:00Z",
+	    "/api/v1/reports/funnel?from=2030-01-01T00:00:00"
+	    "&to=2030-01-02T00:00:00Z",
 	    f.live, NULL, NULL);
 	expect_error(r, 400, "invalid_request", "parameter_invalid", "from");
 	resp_free(r);
@@ -426,12 +430,14 @@ Test(reports, funnel_refuses_bad_ranges)
 	expect_error(r, 400, "invalid_request", "parameter_invalid", "from");
 	resp_free(r);
 	r = http("GET",
-	    "/api/v1/reports/funnel?from=2030-01-02T00:00:00Z&to=2030-01-02T00:00:00Z",
+	    "/api/v1/reports/funnel?from=2030-01-02T00:00:00Z"
+	    "&to=2030-01-02T00:00:00Z",
 	    f.live, NULL, NULL);
 	expect_error(r, 400, "invalid_request", "parameter_invalid", "to");
 	resp_free(r);
 	r = http("GET",
-	    "/api/v1/reports/funnel?from=2030-01-01T00:00:00Z&to=2030-06-01T00:00:00Z",
+	    "/api/v1/reports/funnel?from=2030-01-01T00:00:00Z"
+	    "&to=2030-06-01T00:00:00Z",
 	    f.live, NULL, NULL);
 	expect_error(r, 400, "invalid_request", "parameter_invalid", "to");
 	resp_free(r);
@@ -449,8 +455,8 @@ Test(reports, funnel_refuses_bad_ranges)
 	expect_error(r, 404, "not_found", "not_found", "site_id");
 	resp_free(r);
 	r = http("GET",
-	    "/api/v1/reports/funnel?from=2030-01-01T00:00:00Z&to=2030-01-02T00:00:00Z"
-	    "&group_by=site", f.live, NULL, NULL);
+	    "/api/v1/reports/funnel?from=2030-01-01T00:00:00Z"
+	    "&to=2030-01-02T00:00:00Z&group_by=site", f.live, NULL, NULL);
 	expect_error(r, 400, "invalid_request", "parameter_invalid",
 	    "group_by");
 	resp_free(r);
@@ -591,8 +597,8 @@ Test(reports, daily_by_jst_day)
 	expect_error(r, 400, "invalid_request", "parameter_invalid", "from");
 	resp_free(r);
 	r = http("GET",
-	    "/api/v1/reports/daily?from=2030-03-01T00:00:00Z&to=2030-03-02", f.live,
-	    NULL, NULL);
+	    "/api/v1/reports/daily?from=2030-03-01T00:00:00Z&to=2030-03-02",
+	    f.live, NULL, NULL);
 	expect_error(r, 400, "invalid_request", "parameter_invalid", "from");
 	resp_free(r);
 	r = http("GET", "/api/v1/reports/daily?from=2030-03-02&to=2030-03-02",

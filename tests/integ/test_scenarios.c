@@ -226,7 +226,8 @@ Test(scenarios, steps_all_or_nothing_and_plan_limit)
 	/* one bad step: 422 naming it, the old steps stay */
 	snprintf(b, sizeof(b),
 	    "{\"steps\":[{\"message_id\":\"%s\",\"delay_minutes\":5},"
-	    "{\"message_id\":\"01900000-0000-7000-8000-000000000000\",\"delay_minutes\":5}]}", m);
+	    "{\"message_id\":\"01900000-0000-7000-8000-000000000000\","
+	    "\"delay_minutes\":5}]}", m);
 	r = http("PUT", p, f.live, b, NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid",
 	    "steps[1].message_id");
@@ -244,7 +245,8 @@ Test(scenarios, steps_all_or_nothing_and_plan_limit)
 	resp_free(r);
 	snprintf(b, sizeof(b),
 	    "{\"steps\":[{\"message_id\":\"%s\",\"delay_minutes\":1},"
-	    "{\"message_id\":\"%s\",\"delay_minutes\":2},{\"message_id\":\"%s\",\"delay_minutes\":3},"
+	    "{\"message_id\":\"%s\",\"delay_minutes\":2},"
+	    "{\"message_id\":\"%s\",\"delay_minutes\":3},"
 	    "{\"message_id\":\"%s\",\"delay_minutes\":4}]}", m, m, m, m);
 	r = http("PUT", p, f.live, b, NULL);
 	expect_error(r, 403, "permission_error", "plan_limit_exceeded",
@@ -275,7 +277,8 @@ Test(scenarios, duplicate_copies_messages_and_isolation)
 	fx_campaign(&g, "g1", gc);
 	create_scenario(&f, c, s);
 	create_message(&f,
-	    J({"channel":"email","subject":"件名","blocks":[{"type":"text","text":"本文"}]}), m);
+	    J({"channel":"email","subject":"件名",
+	    "blocks":[{"type":"text","text":"本文"}]}), m);
 	snprintf(p, sizeof(p), "/api/v1/scenarios/%s/steps", s);
 	snprintf(b, sizeof(b),
 	    "{\"steps\":[{\"message_id\":\"%s\",\"delay_minutes\":30}]}", m);
@@ -346,7 +349,8 @@ Test(messages, create_update_delete_duplicate)
 		resp_free(r);
 	}
 	create_message(&f,
-	    J({"channel":"sms","body":"短いSMS","link_params":{"utm_source":"sms"}}), m);
+	    J({"channel":"sms","body":"短いSMS",
+	    "link_params":{"utm_source":"sms"}}), m);
 	snprintf(p, sizeof(p), "/api/v1/messages/%s", m);
 	r = http("GET", p, f.live, NULL, NULL);
 	cr_assert_str_eq(jget(r->json, "sms_segments"), "1");
@@ -399,7 +403,8 @@ Test(messages, examples_variables_previews)
 	cr_assert_str_eq(jget(r->json, "data.0.key"), "{{product_name}}");
 	resp_free(r);
 	r = http("GET",
-	    "/api/v1/message_variables?campaign_id=01900000-0000-7000-8000-000000000000",
+	    "/api/v1/message_variables?campaign_id="
+	    "01900000-0000-7000-8000-000000000000",
 	    f.live, NULL, NULL);
 	expect_error(r, 404, "not_found", "not_found", "campaign_id");
 	resp_free(r);
@@ -409,9 +414,12 @@ Test(messages, examples_variables_previews)
 	resp_free(r);
 	snprintf(b, sizeof(b),
 	    "{\"campaign_id\":\"%s\",\"subject\":\"{{product_name}}のご案内\","
-	    "\"blocks\":[{\"type\":\"heading\",\"text\":\"<script>alert(1)</script>\"},"
-	    "{\"type\":\"image\",\"url\":\"https://x.jp/a.png\",\"alt\":\"\\\" onerror=\\\"x\"},"
-	    "{\"type\":\"button\",\"text\":\"進む\",\"url\":\"{{link_url}}\"},{\"type\":\"divider\"}]}", c);
+	    "\"blocks\":[{\"type\":\"heading\","
+	    "\"text\":\"<script>alert(1)</script>\"},"
+	    "{\"type\":\"image\",\"url\":\"https://x.jp/a.png\","
+	    "\"alt\":\"\\\" onerror=\\\"x\"},"
+	    "{\"type\":\"button\",\"text\":\"進む\",\"url\":\"{{link_url}}\"},"
+	    "{\"type\":\"divider\"}]}", c);
 	r = http("POST", "/api/v1/message_previews", f.live, b, NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_null(strstr(jget(r->json, "html"), "<script>"));
@@ -421,7 +429,8 @@ Test(messages, examples_variables_previews)
 	cr_assert_str_eq(jget(r->json, "subject"), "のご案内");
 	resp_free(r);
 	r = http("POST", "/api/v1/message_previews", f.live,
-	    "{\"campaign_id\":\"01900000-0000-7000-8000-000000000000\",\"blocks\":[]}", NULL);
+	    "{\"campaign_id\":\"01900000-0000-7000-8000-000000000000\","
+	    "\"blocks\":[]}", NULL);
 	expect_error(r, 404, "not_found", "not_found", "campaign_id");
 	resp_free(r);
 	snprintf(b, sizeof(b), "{\"campaign_id\":\"%s\"}", c);

@@ -26,10 +26,12 @@ tag_event(const struct fx *f, int n, const char *type, const char *url,
 	long		 st;
 
 	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"%08d-3333-4333-8333-"
-	    "333333333333\",\"session\":\"%08d-3333-4333-8333-333333333333\",\"type\":\"%s\","
-	    "\"url\":\"%s\",\"referrer\":\"%s\",\"campaign\":\"%s\",\"role\":\"form\","
-	    "\"contact\":%s,\"consent\":true}", f->site_pk, n, n, type, url, referrer,
+	    "{\"v\":1,\"site\":\"%s\","
+	    "\"visitor\":\"%08d-3333-4333-8333-333333333333\","
+	    "\"session\":\"%08d-3333-4333-8333-333333333333\",\"type\":\"%s\","
+	    "\"url\":\"%s\",\"referrer\":\"%s\",\"campaign\":\"%s\","
+	    "\"role\":\"form\",\"contact\":%s,"
+	    "\"consent\":true}", f->site_pk, n, n, type, url, referrer,
 	    campaign, contact != NULL ? contact : "null");
 	r = http("POST", "/tag/v1/events", NULL, b,
 	    "Origin: https://shop.example.jp");
@@ -48,7 +50,8 @@ tag_event(const struct fx *f, int n, const char *type, const char *url,
  */
 Test(security, landing_url_cannot_split_the_response, .timeout = 60)
 {
-	static const char evil[] = "https://shop.example.jp/form/x\\r\\nStatus: 200 OK"
+	static const char evil[] = "https://shop.example.jp/form/x"
+	    "\\r\\nStatus: 200 OK"
 	    "\\r\\nSet-Cookie: fb=evil\\r\\nContent-Type: text/html\\r\\n\\r\\n"
 	    "<script>alert(1)</script>";
 	struct fx	 f;
@@ -100,7 +103,8 @@ Test(security, landing_url_cannot_split_the_response, .timeout = 60)
 	/*
 	 * a link stored by an older release, raw: still only a clean Location
 	 */
-	sql("UPDATE links SET url = 'https://shop.example.jp/a\\r\\nSet-Cookie: x=1' "
+	sql("UPDATE links SET url = "
+	    "'https://shop.example.jp/a\\r\\nSet-Cookie: x=1' "
 	    "WHERE token = '%s'", tok);
 	r = http("GET", p, NULL, NULL, NULL);
 	cr_assert_eq(r->status, 302);
@@ -156,9 +160,10 @@ Test(security, identifiers_checked_before_sql, .timeout = 60)
 	    "preset_key");
 	resp_free(r);
 	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"pk_\u00e9\",\"visitor\":\"00000001-"
-	    "3333-4333-8333-333333333333\",\"session\":\"00000001-3333-4333-8333-"
-	    "333333333333\",\"type\":\"page_view\",\"url\":\"https://shop.example.jp/\"}");
+	    "{\"v\":1,\"site\":\"pk_\u00e9\","
+	    "\"visitor\":\"00000001-3333-4333-8333-333333333333\","
+	    "\"session\":\"00000001-3333-4333-8333-333333333333\","
+	    "\"type\":\"page_view\",\"url\":\"https://shop.example.jp/\"}");
 	r = http("POST", "/tag/v1/events", NULL, b, NULL);
 	expect_error(r, 404, "not_found", "not_found", "site");
 	resp_free(r);
@@ -187,15 +192,16 @@ Test(security, identifiers_checked_before_sql, .timeout = 60)
  */
 Test(security, contacts_scrubbed_from_every_part_of_urls, .timeout = 60)
 {
-	static const char url[] = "https://shop.example.jp/form/taro%40example.jp/"
-	    "tel-090-1111-2222/step?a=090&b=3333&c=4444&q=call+me+at+03-5555-6666"
-	    "&page=2&who=saburo%EF%BC%A0mail.example.jp&utm_source=ad"
+	static const char url[] = "https://shop.example.jp/form/"
+	    "taro%40example.jp/tel-090-1111-2222/step?a=090&b=3333&c=4444"
+	    "&q=call+me+at+03-5555-6666&page=2"
+	    "&who=saburo%EF%BC%A0mail.example.jp&utm_source=ad"
 	    "#name=x&m=hanako@example.jp";
-	static const char ref[] = "https://search.example.com/u/080%207777%208888/"
-	    "?id=42#jiro@example.jp";
+	static const char ref[] = "https://search.example.com/u/"
+	    "080%207777%208888/?id=42#jiro@example.jp";
 	static const char *const leaks[] = { "taro", "1111", "2222", "3333",
-	    "4444",
-	    "5555", "6666", "7777", "8888", "hanako", "jiro", "saburo", "%EF%BC%A0" };
+	    "4444", "5555", "6666", "7777", "8888", "hanako", "jiro", "saburo",
+	    "%EF%BC%A0" };
 	struct fx	 f;
 	struct resp	*r;
 	char		 p[128];
@@ -382,9 +388,11 @@ Test(security, block_url_checked_after_expansion)
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	resp_free(r);
 	snprintf(b, sizeof(b), "{\"campaign_id\":\"%s\",\"blocks\":["
-	    "{\"type\":\"button\",\"text\":\"go\",\"url\":\"{{product_name}}\"},"
+	    "{\"type\":\"button\",\"text\":\"go\","
+	    "\"url\":\"{{product_name}}\"},"
 	    "{\"type\":\"image\",\"url\":\"{{product_name}}\",\"alt\":\"x\"},"
-	    "{\"type\":\"button\",\"text\":\"shop\",\"url\":\"HTTPS://Shop.Example.JP/a b\"}]}", c);
+	    "{\"type\":\"button\",\"text\":\"shop\","
+	    "\"url\":\"HTTPS://Shop.Example.JP/a b\"}]}", c);
 	r = http("POST", "/api/v1/message_previews", f.live, b, NULL);
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	cr_assert_null(strstr(jget(r->json, "html"), "javascript"), "%s",
@@ -411,7 +419,8 @@ Test(security, unbounded_regex_refused)
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/url-rules", c);
 	r = http("PUT", p, f.live,
 	    "{\"rules\":[{\"role\":\"form\",\"match_type\":\"regex\","
-	    "\"pattern\":\"^/lp/[0-9]+$\"},{\"role\":\"form\",\"match_type\":\"regex\","
+	    "\"pattern\":\"^/lp/[0-9]+$\"},"
+	    "{\"role\":\"form\",\"match_type\":\"regex\","
 	    "\"pattern\":\"^/form(a|aa)+$\"}]}", NULL);
 	expect_error(r, 422, "invalid_request", "regex_too_complex",
 	    "rules[1].pattern");
@@ -464,7 +473,8 @@ Test(security, other_tenants_ids_are_404_on_every_route, .timeout = 120)
 {
 	struct fx	 f, g;
 	struct resp	*r;
-	char		 camp[40], msg[40], scen[40], supp[40], hook[40], path[512];
+	char		 camp[40], msg[40], scen[40], supp[40], hook[40];
+	char		 path[512];
 	const char	*p, *e, *id;
 	char		*before;
 	size_t		 i, n, tried = 0;
@@ -552,11 +562,12 @@ Test(security, lists_never_show_another_tenants_rows, .timeout = 120)
 	fx_new(&f, "pro", 0);
 	fx_new(&g, "pro", 0);
 	fx_one_step(&g, "theirs", "sms", "live", NULL);
-	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":"
-	    "\"12121212-0000-4000-8000-000000000001\",\"session\":"
-	    "\"12121212-0000-4000-8000-000000000001\",\"type\":\"capture\","
-	    "\"url\":\"https://shop.example.jp/form\",\"campaign\":\"theirs\","
-	    "\"role\":\"form\",\"contact\":{\"tel\":\"090-1212-0001\"},\"consent\":true}",
+	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\","
+	    "\"visitor\":\"12121212-0000-4000-8000-000000000001\","
+	    "\"session\":\"12121212-0000-4000-8000-000000000001\","
+	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
+	    "\"campaign\":\"theirs\",\"role\":\"form\","
+	    "\"contact\":{\"tel\":\"090-1212-0001\"},\"consent\":true}",
 	    g.site_pk);
 	r = http("POST", "/tag/v1/events", NULL, b, NULL);
 	cr_assert_eq(r->status, 204, "%s", r->body);
@@ -690,15 +701,17 @@ static void
 sweep_op(struct sweep *w, const char *method, const char *tpl,
     json_object *op, const char *key, const char *auth)
 {
-	static const char *const ids[] = { "00000000-0000-0000-0000-000000000000",
+	static const char *const ids[] = {
+	    "00000000-0000-0000-0000-000000000000",
 	    "abc", "%2e%2e", "%00", "%E3%81%82", "%0d%0aX:%20y", "%FF%FE",
 	    "'%20OR%201=1", "01a21d3c-2439-7092-86db-c740df349d7" };
 	static const char *const queries[] = { "limit=-1", "limit=0",
 	    "limit=201", "limit=abc", "limit=1e2", "limit=99999999999999999999",
-	    "limit=", "limit=5&limit=6", "cursor=garbage", "cursor=", "cursor=%00",
-	    "unknown=1", "%ZZ=1", "status=%FF", "site_id=abc", "campaign_id=%00",
-	    "from=garbage", "to=2024-13-45", "from=2020-01-01&to=2019-01-01",
-	    "date_field=nope", "status=active&status=paused", "days=-5",
+	    "limit=", "limit=5&limit=6", "cursor=garbage", "cursor=",
+	    "cursor=%00", "unknown=1", "%ZZ=1", "status=%FF", "site_id=abc",
+	    "campaign_id=%00", "from=garbage", "to=2024-13-45",
+	    "from=2020-01-01&to=2019-01-01", "date_field=nope",
+	    "status=active&status=paused", "days=-5",
 	    "q=%C0%AF", "lead_id=%0d%0a" };
 	static const char *const bodies[] = { "", "null", "[]", "{", "{\"a\":",
 	    "\"s\"", "123", "\xff\xfe{}", "\xef\xbb\xbf{}", "{\"name\":1e400}",
@@ -905,8 +918,10 @@ Test(security, hostile_input_on_public_paths, .timeout = 300)
 	    "18446744073709551616", "\"\\ud800\"", "\"javascript:alert(1)\"",
 	    "\"https://evil.example/\"", "\"https://a@shop.example.jp/\"",
 	    "\"\\r\\nSet-Cookie: x\"", "{\"tel\":\"090-1234-5678\",\"email\":"
-	    "\"\\u0000@x.jp\"}", "NaN", "1e400", "\"\xf0\x9f\x98\x80\xe2\x80\xae\"",
-	    "{\"tel\":\"\xef\xbc\x90\xef\xbc\x99\xef\xbc\x90-1234-5678\"}", NULL };
+	    "\"\\u0000@x.jp\"}", "NaN", "1e400",
+	    "\"\xf0\x9f\x98\x80\xe2\x80\xae\"",
+	    "{\"tel\":\"\xef\xbc\x90\xef\xbc\x99\xef\xbc\x90-1234-5678\"}",
+	    NULL };
 	static const char *const bodies[] = { "", "{", "[]", "null",
 	    "\xff\xfe\x01", "{\"v\":1}{\"v\":1}" };
 	static const char *const tokens[] = { "", "x", "%00", "..%2f..%2fetc",
@@ -929,10 +944,13 @@ Test(security, hostile_input_on_public_paths, .timeout = 300)
 			snprintf(ev, sizeof(ev),
 			    "{\"v\":1,\"site\":\"%s\",\"visitor\":"
 			    "\"%08zu-4444-4444-8444-444444444444\",\"session\":"
-			    "\"%08zu-4444-4444-8444-444444444444\",\"type\":\"capture\","
-			    "\"url\":\"https://shop.example.jp/form\",\"referrer\":\"\","
-			    "\"campaign\":null,\"role\":\"form\",\"contact\":{\"tel\":"
-			    "\"090-1234-5678\"},\"consent\":true,\"ts\":1763773200000",
+			    "\"%08zu-4444-4444-8444-444444444444\","
+			    "\"type\":\"capture\","
+			    "\"url\":\"https://shop.example.jp/form\","
+			    "\"referrer\":\"\",\"campaign\":null,"
+			    "\"role\":\"form\","
+			    "\"contact\":{\"tel\":\"090-1234-5678\"},"
+			    "\"consent\":true,\"ts\":1763773200000",
 			    f.site_pk, k * 100 + i, k * 100 + i);
 			snprintf(b, strlen(big) + sizeof(ev),
 			    "%s,\"%s\":%s%s%s}", ev,
@@ -981,14 +999,15 @@ Test(security, hostile_input_on_public_paths, .timeout = 300)
 			snprintf(b, strlen(big) + sizeof(ev),
 			    i < NELEM(values) ?
 			    "{\"reference\":%s,\"id\":%s,\"status\":%s,"
-			    "\"bounce\":%s,\"error\":%s}" : "%s", v != NULL ? v :
-			    "\"x\"", v != NULL ? v : "\"x\"", v != NULL ? v : "\"x\"",
-			    v != NULL ? v : "\"x\"", v != NULL ? v : "\"x\"");
+			    "\"bounce\":%s,\"error\":%s}" : "%s",
+			    v != NULL ? v : "\"x\"", v != NULL ? v : "\"x\"",
+			    v != NULL ? v : "\"x\"", v != NULL ? v : "\"x\"",
+			    v != NULL ? v : "\"x\"");
 			r = http("POST", hooks[k], NULL, b, i % 2 == 0 ?
 			    "Authorization: Bearer stand-in-hook-token" : NULL);
 			cr_assert(r->status > 0 && r->status < 500,
-			    "POST %s with "
-			    "%.200s: %ld %.300s", hooks[k], b, r->status, r->body);
+			    "POST %s with %.200s: %ld %.300s", hooks[k], b,
+			    r->status, r->body);
 			resp_free(r);
 			n++;
 		}

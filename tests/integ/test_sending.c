@@ -48,13 +48,14 @@ Test(suppressions, create_list_delete)
 	expect_error(r, 409, "invalid_request", "suppression_exists", "value");
 	resp_free(r);
 	snprintf(b, sizeof(b),
-	    "{\"value\":\"09011112222\",\"scope\":\"campaign\",\"campaign_id\":\"%s\"}", c);
+	    "{\"value\":\"09011112222\",\"scope\":\"campaign\","
+	    "\"campaign_id\":\"%s\"}", c);
 	r = http("POST", "/api/v1/suppressions", f.live, b, NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	resp_free(r);
 	snprintf(b, sizeof(b),
-	    "{\"value\":\"a@b.jp\",\"scope\":\"campaign\",\"campaign_id\":\"%s\"}",
-	    "01900000-0000-7000-8000-000000000000");
+	    "{\"value\":\"a@b.jp\",\"scope\":\"campaign\","
+	    "\"campaign_id\":\"%s\"}", "01900000-0000-7000-8000-000000000000");
 	r = http("POST", "/api/v1/suppressions", f.live, b, NULL);
 	expect_error(r, 404, "not_found", "not_found", "campaign_id");
 	resp_free(r);
@@ -68,7 +69,8 @@ Test(suppressions, create_list_delete)
 	    "campaign_id");
 	resp_free(r);
 	r = http("POST", "/api/v1/suppressions", f.live,
-	    J({"value":"Someone@Example.JP","expires_at":"2030-01-01T00:00:00+09:00"}), NULL);
+	    J({"value":"Someone@Example.JP",
+	    "expires_at":"2030-01-01T00:00:00+09:00"}), NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	cr_assert_str_eq(jget(r->json, "value_masked"), "So***@example.jp");
 	cr_assert_str_eq(jget(r->json, "expires_at"), "2029-12-31T15:00:00Z");
@@ -96,7 +98,8 @@ Test(suppressions, create_list_delete)
 	}
 	/* one that would never be in force is refused */
 	r = http("POST", "/api/v1/suppressions", f.live,
-	    J({"value":"past@example.jp","expires_at":"2020-01-01T00:00:00Z"}), NULL);
+	    J({"value":"past@example.jp",
+	    "expires_at":"2020-01-01T00:00:00Z"}), NULL);
 	expect_error(r, 422, "invalid_request", "parameter_invalid",
 	    "expires_at");
 	resp_free(r);
@@ -222,7 +225,8 @@ Test(suppressions, list_every_filter_on_its_index, .timeout = 120)
 Test(deliveries, list_every_filter_on_its_index, .timeout = 120)
 {
 	static const struct list_range ranges[] = {
-		{ "date_field=created_at&from=2029-01-01T10:00:00Z&to=2029-01-02T20:00:00Z",
+		{ "date_field=created_at&from=2029-01-01T10:00:00Z&"
+		  "to=2029-01-02T20:00:00Z",
 		  "created_at >= '2029-01-01 10:00:00' AND created_at < "
 		  "'2029-01-02 20:00:00'" },
 		{ "date_field=scheduled_at&to=2029-01-02T18:00:00Z",
@@ -236,7 +240,8 @@ Test(deliveries, list_every_filter_on_its_index, .timeout = 120)
 	    "date_field=created_at&from=2029-06-02T00:00:00Z",
 	    "date_field=scheduled_at&from=2029-06-15T00:00:00Z" };
 	struct fx	 f, g;
-	char		 lead[40], camp[40], c[2][40], sc[2][40], q[512], got[4096];
+	char		 lead[40], camp[40], c[2][40], sc[2][40], q[512];
+	char		 got[4096];
 	long long	 reads;
 	size_t		 i;
 
@@ -350,7 +355,8 @@ Test(deliveries, scheduled_when_a_lead_is_abandoned, .timeout = 60)
 	fx_campaign(&f, "dlv", c);
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/url-rules", c);
 	resp_free(http("PUT", p, f.live,
-	    J({"rules":[{"role":"form","match_type":"prefix","pattern":"/form"}]}), NULL));
+	    J({"rules":[{"role":"form","match_type":"prefix",
+	    "pattern":"/form"}]}), NULL));
 	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active",
 	    c), 0);
 	r = http("POST", "/api/v1/messages", f.live,
@@ -358,7 +364,8 @@ Test(deliveries, scheduled_when_a_lead_is_abandoned, .timeout = 60)
 	snprintf(m1, sizeof(m1), "%s", jget(r->json, "id"));
 	resp_free(r);
 	r = http("POST", "/api/v1/messages", f.live,
-	    J({"channel":"email","subject":"ご案内","blocks":[{"type":"text","text":"続きはこちら"}]}), NULL);
+	    J({"channel":"email","subject":"ご案内",
+	    "blocks":[{"type":"text","text":"続きはこちら"}]}), NULL);
 	snprintf(m2, sizeof(m2), "%s", jget(r->json, "id"));
 	resp_free(r);
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/scenarios", c);
@@ -373,10 +380,13 @@ Test(deliveries, scheduled_when_a_lead_is_abandoned, .timeout = 60)
 	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status active",
 	    s), 0);
 	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"12121212-1111-4111-8111-111111111111\","
-	    "\"session\":\"12121212-1111-4111-8111-111111111111\",\"type\":\"capture\","
-	    "\"url\":\"https://shop.example.jp/form\",\"campaign\":\"dlv\",\"role\":\"form\","
-	    "\"contact\":{\"tel\":\"090-3333-4444\",\"email\":\"buyer@example.jp\"},\"consent\":true}", f.site_pk);
+	    "{\"v\":1,\"site\":\"%s\","
+	    "\"visitor\":\"12121212-1111-4111-8111-111111111111\","
+	    "\"session\":\"12121212-1111-4111-8111-111111111111\","
+	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
+	    "\"campaign\":\"dlv\",\"role\":\"form\","
+	    "\"contact\":{\"tel\":\"090-3333-4444\","
+	    "\"email\":\"buyer@example.jp\"},\"consent\":true}", f.site_pk);
 	r = http("POST", "/tag/v1/events", NULL, b, NULL);
 	cr_assert_eq(r->status, 204);
 	resp_free(r);
@@ -423,7 +433,8 @@ Test(deliveries, scheduled_when_a_lead_is_abandoned, .timeout = 60)
 	resp_free(r);
 	/* a range that does not end after it begins, as for the leads */
 	r = http("GET", "/api/v1/deliveries?date_field=sent_at&"
-	    "from=2036-01-01T00:00:00Z&to=2036-01-01T00:00:00Z", f.live, NULL, NULL);
+	    "from=2036-01-01T00:00:00Z&to=2036-01-01T00:00:00Z", f.live,
+	    NULL, NULL);
 	expect_error(r, 400, "invalid_request", "parameter_invalid", "to");
 	resp_free(r);
 }
@@ -473,7 +484,8 @@ Test(deliveries, sent_to_the_stand_ins, .timeout = 90)
 	cr_assert_eq(ctl(NULL, "campaign set-status --id %s --status active",
 	    c), 0);
 	r = http("POST", "/api/v1/messages", f.live,
-	    J({"channel":"sms","body":"デモ商店です。{{product_name}}の続きはこちら {{link_url}}",
+	    J({"channel":"sms",
+	    "body":"デモ商店です。{{product_name}}の続きはこちら {{link_url}}",
 	    "link_url":"https://shop.example.jp/form?from=sms"}), NULL);
 	snprintf(m1, sizeof(m1), "%s", jget(r->json, "id"));
 	resp_free(r);
@@ -501,23 +513,32 @@ Test(deliveries, sent_to_the_stand_ins, .timeout = 90)
 	    f.tenant), 0);
 	/* two visitors; the second converts before anything is sent */
 	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"34343434-1111-4111-8111-111111111111\","
-	    "\"session\":\"34343434-1111-4111-8111-111111111111\",\"type\":\"capture\","
-	    "\"url\":\"https://shop.example.jp/form\",\"campaign\":\"send\",\"role\":\"form\","
-	    "\"contact\":{\"tel\":\"080-5151-6262\",\"email\":\"kaori.s@example.jp\"},\"consent\":true}", f.site_pk);
+	    "{\"v\":1,\"site\":\"%s\","
+	    "\"visitor\":\"34343434-1111-4111-8111-111111111111\","
+	    "\"session\":\"34343434-1111-4111-8111-111111111111\","
+	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
+	    "\"campaign\":\"send\",\"role\":\"form\","
+	    "\"contact\":{\"tel\":\"080-5151-6262\","
+	    "\"email\":\"kaori.s@example.jp\"},\"consent\":true}", f.site_pk);
 	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
 	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"56565656-1111-4111-8111-111111111111\","
-	    "\"session\":\"56565656-1111-4111-8111-111111111111\",\"type\":\"capture\","
-	    "\"url\":\"https://shop.example.jp/form\",\"campaign\":\"send\",\"role\":\"form\","
-	    "\"contact\":{\"tel\":\"080-7171-8282\",\"email\":\"conv@example.jp\"},\"consent\":true}", f.site_pk);
+	    "{\"v\":1,\"site\":\"%s\","
+	    "\"visitor\":\"56565656-1111-4111-8111-111111111111\","
+	    "\"session\":\"56565656-1111-4111-8111-111111111111\","
+	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
+	    "\"campaign\":\"send\",\"role\":\"form\","
+	    "\"contact\":{\"tel\":\"080-7171-8282\","
+	    "\"email\":\"conv@example.jp\"},\"consent\":true}", f.site_pk);
 	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
 	    "2035-06-01T00:00:00Z"), 0);
 	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"56565656-1111-4111-8111-111111111111\","
-	    "\"session\":\"56565656-1111-4111-8111-111111111111\",\"type\":\"conversion\","
-	    "\"url\":\"https://shop.example.jp/thanks\",\"campaign\":\"send\",\"role\":\"thanks\"}", f.site_pk);
+	    "{\"v\":1,\"site\":\"%s\","
+	    "\"visitor\":\"56565656-1111-4111-8111-111111111111\","
+	    "\"session\":\"56565656-1111-4111-8111-111111111111\","
+	    "\"type\":\"conversion\","
+	    "\"url\":\"https://shop.example.jp/thanks\",\"campaign\":\"send\","
+	    "\"role\":\"thanks\"}", f.site_pk);
 	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
 	/* 09:31 JST: the SMS step is due and outside the quiet hours */
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now "
@@ -685,10 +706,13 @@ Test(deliveries, quiet_hours_and_manual_conversion, .timeout = 60)
 	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode live",
 	    f.tenant), 0);
 	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"78787878-1111-4111-8111-111111111111\","
-	    "\"session\":\"78787878-1111-4111-8111-111111111111\",\"type\":\"capture\","
-	    "\"url\":\"https://shop.example.jp/form\",\"campaign\":\"quiet\",\"role\":\"form\","
-	    "\"contact\":{\"tel\":\"070-9090-1212\"},\"consent\":true}", f.site_pk);
+	    "{\"v\":1,\"site\":\"%s\","
+	    "\"visitor\":\"78787878-1111-4111-8111-111111111111\","
+	    "\"session\":\"78787878-1111-4111-8111-111111111111\","
+	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
+	    "\"campaign\":\"quiet\",\"role\":\"form\","
+	    "\"contact\":{\"tel\":\"070-9090-1212\"},"
+	    "\"consent\":true}", f.site_pk);
 	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
 	/* abandoned at 21:00 JST; the SMS due at 21:10 waits for 09:00 */
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
@@ -776,10 +800,14 @@ Test(deliveries, killed_pass_never_sends_twice, .fini = sms_gateway_normal,
 	    f.tenant), 0);
 	for (i = 0; i < n; i++) {
 		snprintf(b, sizeof(b),
-		    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"%08d-1111-4111-8111-111111111111\","
-		    "\"session\":\"%08d-1111-4111-8111-111111111111\",\"type\":\"capture\","
-		    "\"url\":\"https://shop.example.jp/form\",\"campaign\":\"kill\",\"role\":\"form\","
-		    "\"contact\":{\"tel\":\"070%08d\"},\"consent\":true}", f.site_pk, i, i, 55000000 + i);
+		    "{\"v\":1,\"site\":\"%s\","
+		    "\"visitor\":\"%08d-1111-4111-8111-111111111111\","
+		    "\"session\":\"%08d-1111-4111-8111-111111111111\","
+		    "\"type\":\"capture\","
+		    "\"url\":\"https://shop.example.jp/form\","
+		    "\"campaign\":\"kill\",\"role\":\"form\","
+		    "\"contact\":{\"tel\":\"070%08d\"},"
+		    "\"consent\":true}", f.site_pk, i, i, 55000000 + i);
 		r = http("POST", "/tag/v1/events", NULL, b, NULL);
 		cr_assert_eq(r->status, 204);
 		resp_free(r);

@@ -671,8 +671,8 @@ Test(sessions, suppressions_exported_as_csv_formulas_neutralised)
 	owner_fixture(&f);
 	session_of(owner_email, PW, &o);
 	r = http("POST", "/api/v1/suppressions", f.live,
-	    "{\"value\":\"09011112222\",\"memo\":\"=HYPERLINK(\\\"http://x\\\")\"}",
-	    NULL);
+	    "{\"value\":\"09011112222\","
+	    "\"memo\":\"=HYPERLINK(\\\"http://x\\\")\"}", NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	resp_free(r);
 	r = http("POST", "/api/v1/suppressions", f.live,
@@ -1167,8 +1167,8 @@ Test(sessions, test_recipients_confirmed_and_test_sends)
 	struct fx	 f;
 	struct sess	 o;
 	struct resp	*r;
-	char		 email[128], body[512], path[160], code[8], rid[40], tid[40];
-	char		 mid[40], sid[40], wrong[8];
+	char		 email[128], body[512], path[160], code[8], rid[40];
+	char		 tid[40], mid[40], sid[40], wrong[8];
 	const char	*sms, *p;
 
 	owner_fixture(&f);
@@ -1235,9 +1235,10 @@ Test(sessions, test_recipients_confirmed_and_test_sends)
 
 	/* a message, test-sent: an API key may not */
 	r = http("POST", "/api/v1/messages", f.live, "{\"channel\":\"email\","
-	    "\"subject\":\"{{product_name}}のご案内\",\"blocks\":[{\"type\":\"text\","
-	    "\"text\":\"続きはこちら\"},{\"type\":\"button\",\"text\":\"続ける\","
-	    "\"url\":\"{{link_url}}\"}]}", NULL);
+	    "\"subject\":\"{{product_name}}のご案内\","
+	    "\"blocks\":[{\"type\":\"text\",\"text\":\"続きはこちら\"},"
+	    "{\"type\":\"button\",\"text\":\"続ける\",\"url\":\"{{link_url}}\"}]}",
+	    NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	snprintf(mid, sizeof(mid), "%s", jget(r->json, "id"));
 	resp_free(r);

@@ -28,9 +28,11 @@ capture(const struct fx *f, const char *key, int n, const char *tel,
 	struct resp	*r;
 
 	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"%08d-2222-4222-8222-222222222222\","
-	    "\"session\":\"%08d-2222-4222-8222-222222222222\",\"type\":\"capture\","
-	    "\"url\":\"https://shop.example.jp/form\",\"campaign\":\"%s\",\"role\":\"form\","
+	    "{\"v\":1,\"site\":\"%s\","
+	    "\"visitor\":\"%08d-2222-4222-8222-222222222222\","
+	    "\"session\":\"%08d-2222-4222-8222-222222222222\","
+	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
+	    "\"campaign\":\"%s\",\"role\":\"form\","
 	    "\"contact\":{\"tel\":\"%s\",\"email\":\"%s\"},\"consent\":true}",
 	    f->site_pk, n, n, key, tel, email);
 	r = http("POST", "/tag/v1/events", NULL, b, NULL);
@@ -479,7 +481,8 @@ seed_leads(const struct fx *f, const char *c, int n)
 		contact_email_mask(mail, em);
 		fprintf(out,
 		    "%s('%s','%s','%s','%s','%08d-3333-4333-8333-333333333333',"
-		    "'captured','notice_optout',X'%s',X'%s','%s',X'%s',X'%s','%s',%d,"
+		    "'captured','notice_optout',X'%s',X'%s','%s',"
+		    "X'%s',X'%s','%s',%d,"
 		    "'present','mobile',1,NOW(6),NOW(6))%s\n",
 		    i % 500 == 0 ? "INSERT INTO leads (id, tenant_id, site_id, "
 		    "campaign_id, visitor_id, status, consent_state, "
@@ -487,7 +490,8 @@ seed_leads(const struct fx *f, const char *c, int n)
 		    "tel_bidx, tel_masked, pii_key_id, pii_state, tel_kind, "
 		    "sms_capable, captured_at, last_activity_at) VALUES " : ",",
 		    id, f->tenant, f->site, c, i, eh, eb, em, th, tb, tm,
-		    conf.master_key_id, i % 500 == 499 || i == n - 1 ? ";" : "");
+		    conf.master_key_id,
+		    i % 500 == 499 || i == n - 1 ? ";" : "");
 	}
 	cr_assert_eq(fclose(out), 0);
 	snprintf(cmd, sizeof(cmd),
@@ -665,8 +669,8 @@ Test(deliveries, rotated_master_key_opens_older_contacts, .timeout = 90)
 {
 	struct fx	 f;
 	struct conf	 conf;
-	char		 cmd[1024], err[256], dir[] = "/tmp/fbrotXXXXXX", line[4096];
-	char		 path[300], oldhex[65], newhex[65];
+	char		 cmd[1024], err[256], dir[] = "/tmp/fbrotXXXXXX";
+	char		 line[4096], path[300], oldhex[65], newhex[65];
 	unsigned char	 nk[32];
 	FILE		*in, *out, *out2;
 

@@ -55,25 +55,28 @@ sample_data(const char *type)
 		const char	*type, *data;
 	} s[] = {
 		{ "lead.captured",
-		    "{\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\""
-		  CAMPAIGN_ID "\",\"site_id\":\"" SITE_ID "\",\"channels\":[\"sms\","
-		  "\"email\"]}" },
+		  "{\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\""
+		  CAMPAIGN_ID "\",\"site_id\":\"" SITE_ID "\","
+		  "\"channels\":[\"sms\",\"email\"]}" },
 		{ "lead.abandoned",
-		    "{\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\""
+		  "{\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\""
 		  CAMPAIGN_ID "\",\"abandoned_at\":\"2026-11-24T00:00:00Z\"}" },
 		{ "delivery.sent",
-		    "{\"delivery_id\":\"0190a000-0000-7000-8000-000000000004\","
-		  "\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\"" CAMPAIGN_ID "\","
+		  "{\"delivery_id\":\"0190a000-0000-7000-8000-000000000004\","
+		  "\"lead_id\":\"" LEAD_ID "\","
+		  "\"campaign_id\":\"" CAMPAIGN_ID "\","
 		  "\"channel\":\"sms\",\"step\":1,\"status\":\"sent\"}" },
 		{ "delivery.failed",
-		    "{\"delivery_id\":\"0190a000-0000-7000-8000-000000000004\","
-		  "\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\"" CAMPAIGN_ID "\","
+		  "{\"delivery_id\":\"0190a000-0000-7000-8000-000000000004\","
+		  "\"lead_id\":\"" LEAD_ID "\","
+		  "\"campaign_id\":\"" CAMPAIGN_ID "\","
 		  "\"channel\":\"email\",\"step\":null,\"status\":\"failed\","
 		  "\"error_code\":\"provider_rejected\"}" },
 		{ "conversion.detected",
-		    "{\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\""
-		  CAMPAIGN_ID "\",\"site_id\":\"" SITE_ID "\",\"conversion_source\":"
-		  "\"tag\",\"converted_at\":\"2026-11-24T00:00:00Z\"}" },
+		  "{\"lead_id\":\"" LEAD_ID "\",\"campaign_id\":\""
+		  CAMPAIGN_ID "\",\"site_id\":\"" SITE_ID "\","
+		  "\"conversion_source\":\"tag\","
+		  "\"converted_at\":\"2026-11-24T00:00:00Z\"}" },
 	};
 	size_t	 i;
 
@@ -93,7 +96,8 @@ sample_body(const char *tenant, const char *type)
 	snprintf(b, sizeof(b),
 	    "{\"id\":\"0190a000-0000-7000-8000-000000000005\","
 	    "\"type\":\"%s\",\"created_at\":\"2026-11-24T00:00:00Z\","
-	    "\"tenant_id\":\"%s\",\"data\":%s}", type, tenant, sample_data(type));
+	    "\"tenant_id\":\"%s\",\"data\":%s}", type, tenant,
+	    sample_data(type));
 	return b;
 }
 
@@ -400,26 +404,32 @@ Test(webhooks, endpoints_api)
 Test(webhooks, internal_addresses_refused)
 {
 	static const char *const bad[] = {
-		"http://hooks.formback.test/ok", "ftp://example.com/", "not a url",
-		"https://", "https://127.0.0.1/", "https://127.1/", "https://0177.0.0.1/",
-		"https://0x7f000001/", "https://2130706433/", "https://127.255.255.254/",
+		"http://hooks.formback.test/ok", "ftp://example.com/",
+		"not a url", "https://", "https://127.0.0.1/", "https://127.1/",
+		"https://0177.0.0.1/", "https://0x7f000001/",
+		"https://2130706433/", "https://127.255.255.254/",
 		"https://localhost/", "https://LOCALHOST./", "https://[::1]/",
-		"https://[::]/", "https://0.0.0.0/", "https://0/", "https://10.0.0.1/",
-		"https://10.255.255.255/", "https://172.16.0.1/", "https://172.31.255.1/",
-		"https://192.168.0.1/", "https://169.254.169.254/latest/meta-data/",
-		"https://100.64.0.1/", "https://100.127.255.254/", "https://192.0.0.8/",
-		"https://192.0.2.1/", "https://198.18.0.1/", "https://198.51.100.7/",
-		"https://203.0.113.9/", "https://224.0.0.1/", "https://239.255.255.250/",
-		"https://240.0.0.1/", "https://255.255.255.255/", "https://[::ffff:127.0.0.1]/",
+		"https://[::]/", "https://0.0.0.0/", "https://0/",
+		"https://10.0.0.1/", "https://10.255.255.255/",
+		"https://172.16.0.1/", "https://172.31.255.1/",
+		"https://192.168.0.1/",
+		"https://169.254.169.254/latest/meta-data/",
+		"https://100.64.0.1/", "https://100.127.255.254/",
+		"https://192.0.0.8/", "https://192.0.2.1/",
+		"https://198.18.0.1/", "https://198.51.100.7/",
+		"https://203.0.113.9/", "https://224.0.0.1/",
+		"https://239.255.255.250/", "https://240.0.0.1/",
+		"https://255.255.255.255/", "https://[::ffff:127.0.0.1]/",
 		"https://[::ffff:7f00:1]/", "https://[::ffff:10.0.0.1]/",
 		"https://[::127.0.0.1]/", "https://[64:ff9b::a9fe:a9fe]/",
 		"https://[64:ff9b:1::1]/", "https://[2002:7f00:1::1]/",
-		"https://[2002:c0a8:101::]/", "https://[fc00::1]/", "https://[fd12:3456::1]/",
-		"https://[fe80::1]/", "https://[fec0::1]/", "https://[ff02::1]/",
-		"https://[2001:db8::1]/", "https://[2001::1]/", "https://[100::1]/",
-		"https://inside.formback.test/", "https://loop6.formback.test/",
-		"https://user:pass@127.0.0.1/", "https://127.0.0.1:8443/",
-		"https://nowhere.invalid/",
+		"https://[2002:c0a8:101::]/", "https://[fc00::1]/",
+		"https://[fd12:3456::1]/", "https://[fe80::1]/",
+		"https://[fec0::1]/", "https://[ff02::1]/",
+		"https://[2001:db8::1]/", "https://[2001::1]/",
+		"https://[100::1]/", "https://inside.formback.test/",
+		"https://loop6.formback.test/", "https://user:pass@127.0.0.1/",
+		"https://127.0.0.1:8443/", "https://nowhere.invalid/",
 	};
 	struct fx	 f;
 	struct resp	*r;
@@ -646,8 +656,8 @@ Test(webhooks, rebinding_refused_at_connect, .timeout = 60)
 {
 	struct fx	 f;
 	struct resp	*r;
-	char		 id[40], ev[40], b[512], conf[512], cmd[2048], conns[32] = "0";
-	char		 after[32] = "0";
+	char		 id[40], ev[40], b[512], conf[512], cmd[2048];
+	char		 conns[32] = "0", after[32] = "0";
 	FILE		*c;
 
 	fx_new(&f, "pro", 0);
@@ -1608,7 +1618,8 @@ Test(webhooks, claim_crossing_another_pass_is_made_again,
 Test(webhooks, producers_send_the_documented_events, .timeout = 120)
 {
 	static const char *const want[] = {
-		"lead.captured", "lead.abandoned", "delivery.sent", "conversion.detected"
+		"lead.captured", "lead.abandoned", "delivery.sent",
+		"conversion.detected"
 	};
 	struct fx	 f;
 	struct resp	*r;
@@ -1628,10 +1639,12 @@ Test(webhooks, producers_send_the_documented_events, .timeout = 120)
 	resp_free(r);
 	fx_one_step(&f, "wp", "sms", "live", NULL);
 	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"0e0e0e0e-5555-4555-"
-	    "8555-555555555555\",\"session\":\"0e0e0e0e-5555-4555-8555-555555555555\","
-	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\",\"campaign\":"
-	    "\"wp\",\"role\":\"form\",\"contact\":{\"tel\":\"090-7731-0001\"},"
+	    "{\"v\":1,\"site\":\"%s\","
+	    "\"visitor\":\"0e0e0e0e-5555-4555-8555-555555555555\","
+	    "\"session\":\"0e0e0e0e-5555-4555-8555-555555555555\","
+	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
+	    "\"campaign\":\"wp\",\"role\":\"form\","
+	    "\"contact\":{\"tel\":\"090-7731-0001\"},"
 	    "\"consent\":true}", f.site_pk);
 	r = http("POST", "/tag/v1/events", NULL, b, NULL);
 	cr_assert_eq(r->status, 204, "%s", r->body);
@@ -1655,14 +1668,16 @@ Test(webhooks, producers_send_the_documented_events, .timeout = 120)
 			n = rbody(json_object_array_get_idx(got, j), body,
 			    sizeof(body));
 			cr_assert_gt(n, 0);
-			cr_assert_not_null(e = json_tokener_parse((const char *)body));
+			cr_assert_not_null(e =
+			    json_tokener_parse((const char *)body));
 			if (strcmp(jget(e, "type"), want[i]) == 0) {
 				seen = true;
 				cr_assert_str_eq(jget(e, "tenant_id"),
 				    f.tenant);
 				cr_assert_str_eq(jget(e, "data.lead_id"), lead,
 				    "%s", body);
-				cr_assert_str_eq(rget(json_object_array_get_idx(got, j),
+				cr_assert_str_eq(rget(
+				    json_object_array_get_idx(got, j),
 				    "x-formback-event"), want[i]);
 			}
 			json_object_put(e);

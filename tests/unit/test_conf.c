@@ -32,7 +32,8 @@ write_files(const char *body)
 		fd = mkstemp(keyfile);
 		cr_assert_geq(fd, 0);
 		f = fdopen(fd, "w");
-		fputs("1:00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n", f);
+		fputs("1:00112233445566778899aabbccddeeff"
+		    "00112233445566778899aabbccddeeff\n", f);
 		fclose(f);
 		fd = mkstemp(conffile);
 		cr_assert_geq(fd, 0);
@@ -72,7 +73,8 @@ Test(conf, good_file_with_defaults)
 	write_files("");
 	snprintf(full, sizeof(full),
 	    "# comment\n  db_user = fb \ndb_name=formback\n"
-	    "base_url = https://fb.example.jp/\npii_key_file = %s\n\n", keyfile);
+	    "base_url = https://fb.example.jp/\n"
+	    "pii_key_file = %s\n\n", keyfile);
 	write_files(full);
 	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_OK, "%s",
 	    err);
@@ -91,22 +93,26 @@ Test(conf, errors_name_key_and_line)
 {
 	char	 err[256];
 
-	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\npii_key_file = %s\n"
+	cr_assert_eq(load("db_user = a\ndb_name = b\n"
+	    "base_url = https://x.example\npii_key_file = %s\n"
 	    "colour = blue\n", err, sizeof(err)), FB_ECONF);
 	cr_assert_not_null(strstr(err, "line 5"), "%s", err);
 	cr_assert_not_null(strstr(err, "'colour'"), "%s", err);
-	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\npii_key_file = %s\n"
+	cr_assert_eq(load("db_user = a\ndb_name = b\n"
+	    "base_url = https://x.example\npii_key_file = %s\n"
 	    "db_port = 99999\n", err, sizeof(err)), FB_ECONF);
 	cr_assert_not_null(strstr(err, "'db_port'"), "%s", err);
-	cr_assert_eq(load("db_name = b\nbase_url = https://x.example\npii_key_file = %s\n", err,
-	    sizeof(err)), FB_ECONF);
+	cr_assert_eq(load("db_name = b\nbase_url = https://x.example\n"
+	    "pii_key_file = %s\n", err, sizeof(err)), FB_ECONF);
 	cr_assert_not_null(strstr(err, "'db_user'"), "%s", err);
-	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\npii_key_file = %s\n"
+	cr_assert_eq(load("db_user = a\ndb_name = b\n"
+	    "base_url = https://x.example\npii_key_file = %s\n"
 	    "log_level = loud\n", err, sizeof(err)), FB_ECONF);
 	cr_assert_eq(load("db_user a\n%s", err, sizeof(err)), FB_ECONF);
 	cr_assert_not_null(strstr(err, "line 1"), "%s", err);
 	/* the master key file's problems name its line */
-	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
+	cr_assert_eq(load("db_user = a\ndb_name = b\n"
+	    "base_url = https://x.example\n"
 	    "pii_key_file = "
 	    "/nonexistent/master.key\n", err, sizeof(err)), FB_ECONF);
 	cr_assert_not_null(strstr(err, "'pii_key_file' at line 4"), "%s", err);
@@ -114,30 +120,37 @@ Test(conf, errors_name_key_and_line)
 	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = not a url\n"
 	    "pii_key_file = %s\n", err, sizeof(err)), FB_ECONF);
 	cr_assert_not_null(strstr(err, "'base_url' at line 3"), "%s", err);
-	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
-	    "pii_key_file = %s\nsmtp_url = http://mail.example\n", err, sizeof(err)),
-	    FB_ECONF);
+	cr_assert_eq(load("db_user = a\ndb_name = b\n"
+	    "base_url = https://x.example\n"
+	    "pii_key_file = %s\nsmtp_url = http://mail.example\n", err,
+	    sizeof(err)), FB_ECONF);
 	cr_assert_not_null(strstr(err, "'smtp_url' at line 5"), "%s", err);
-	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
+	cr_assert_eq(load("db_user = a\ndb_name = b\n"
+	    "base_url = https://x.example\n"
 	    "pii_key_file = %s\nsms_gateway_url = ftp:/x\n", err, sizeof(err)),
 	    FB_ECONF);
 	cr_assert_not_null(strstr(err, "'sms_gateway_url'"), "%s", err);
-	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
+	cr_assert_eq(load("db_user = a\ndb_name = b\n"
+	    "base_url = https://x.example\n"
 	    "pii_key_file = %s\nsmtp_starttls = "
 	    "maybe\n", err, sizeof(err)), FB_ECONF);
 	cr_assert_not_null(strstr(err, "'smtp_starttls'"), "%s", err);
-	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
+	cr_assert_eq(load("db_user = a\ndb_name = b\n"
+	    "base_url = https://x.example\n"
 	    "pii_key_file = %s\nsmtp_url = smtp://mail.example:587\n"
 	    "smtp_starttls = yes\n", err, sizeof(err)), FB_OK, "%s", err);
 	/* smtp_from is a From header as written: ASCII, with an address */
-	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
+	cr_assert_eq(load("db_user = a\ndb_name = b\n"
+	    "base_url = https://x.example\n"
 	    "pii_key_file = %s\nsmtp_from = ショップ <a@shop.example>\n", err,
 	    sizeof(err)), FB_ECONF);
 	cr_assert_not_null(strstr(err, "'smtp_from' at line 5"), "%s", err);
-	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
+	cr_assert_eq(load("db_user = a\ndb_name = b\n"
+	    "base_url = https://x.example\n"
 	    "pii_key_file = %s\nsmtp_from = "
 	    "shop\n", err, sizeof(err)), FB_ECONF);
-	cr_assert_eq(load("db_user = a\ndb_name = b\nbase_url = https://x.example\n"
+	cr_assert_eq(load("db_user = a\ndb_name = b\n"
+	    "base_url = https://x.example\n"
 	    "pii_key_file = %s\nsmtp_from = Example Shop "
 	    "<noreply@shop.example>\n",
 	    err, sizeof(err)), FB_OK, "%s", err);
@@ -158,10 +171,13 @@ Test(conf, key_rotation)
 	cr_assert_geq(fd, 0);
 	f = fdopen(fd, "w");
 	fputs("# newest first\n"
-	    "3:ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff\n"
+	    "3:ffffffffffffffffffffffffffffffff"
+	    "ffffffffffffffffffffffffffffffff\n"
 	    "\n"
-	    "1:00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n"
-	    "2:2222222222222222222222222222222222222222222222222222222222222222\n", f);
+	    "1:00112233445566778899aabbccddeeff"
+	    "00112233445566778899aabbccddeeff\n"
+	    "2:22222222222222222222222222222222"
+	    "22222222222222222222222222222222\n", f);
 	fclose(f);
 	write_files("");
 	snprintf(full, sizeof(full), "db_user = fb\ndb_name = formback\n"
@@ -180,8 +196,10 @@ Test(conf, key_rotation)
 	conf_free(&c);
 	/* an id twice is refused, naming the file's line */
 	f = fopen(kf, "w");
-	fputs("3:ffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffffff\n"
-	    "3:00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\n", f);
+	fputs("3:ffffffffffffffffffffffffffffffff"
+	    "ffffffffffffffffffffffffffffffff\n"
+	    "3:00112233445566778899aabbccddeeff"
+	    "00112233445566778899aabbccddeeff\n", f);
 	fclose(f);
 	cr_assert_eq(conf_load(&c, conffile, err, sizeof(err)), FB_ECONF);
 	cr_assert_not_null(strstr(err, "line 2"), "%s", err);

@@ -38,7 +38,8 @@ str(json_object *o, const char *k)
 
 Test(match, shared_vectors)
 {
-	json_object	*v = vectors(), *cases, *c, *rules, *camps, *ro, *ex, *pr;
+	json_object	*v = vectors(), *cases, *c, *rules, *camps, *ro;
+	json_object	*ex, *pr;
 	struct url_rule	 r[16];
 	struct url_loc	 loc;
 	size_t		 i, j, k, n, evaluated;
@@ -65,10 +66,12 @@ Test(match, shared_vectors)
 			    "role"));
 			r[j].pattern = str(ro, "pattern");
 			json_object_object_get_ex(ro, "priority", &pr);
-			r[j].priority = pr != NULL ? json_object_get_int(pr) : -1;
+			r[j].priority = pr != NULL ?
+			    json_object_get_int(pr) : -1;
 			r[j].position = (int)j;
 			for (k = 0; k < json_object_array_length(camps); k++)
-				if (strcmp(json_object_get_string(json_object_array_get_idx(camps, k)),
+				if (strcmp(json_object_get_string(
+				    json_object_array_get_idx(camps, k)),
 				    r[j].campaign) == 0)
 					r[j].campaign_order = (int)k;
 			cr_assert_eq(rule_pattern_ok(r[j].type, r[j].pattern,
@@ -92,7 +95,8 @@ Test(match, shared_vectors)
 		}
 		cr_assert_eq((long)evaluated,
 		    json_object_get_int(json_object_object_get(ex,
-		    "evaluated")), "%s: evaluated %zu", str(c, "name"), evaluated);
+		    "evaluated")), "%s: evaluated %zu", str(c, "name"),
+		    evaluated);
 		rules_free(r, n);
 	}
 	json_object_put(v);
@@ -142,9 +146,9 @@ Test(match, url_parse)
 	}
 	cr_assert(json_object_object_get_ex(v, "unparsable", &locs));
 	for (i = 0; i < json_object_array_length(locs); i++)
-		cr_assert(!url_parse(json_object_get_string(json_object_array_get_idx(locs,
-		    i)), &l), "%s parsed", json_object_get_string(
-		    json_object_array_get_idx(locs, i)));
+		cr_assert(!url_parse(json_object_get_string(
+		    json_object_array_get_idx(locs, i)), &l), "%s parsed",
+		    json_object_get_string(json_object_array_get_idx(locs, i)));
 	json_object_put(v);
 }
 

@@ -179,7 +179,8 @@ Test(scope, parse_format_and_cover)
 	cr_assert(!scope_parse("sites:readx", &b));
 	cr_assert(!scope_parse("", &b));
 	buf_init(&s, 256);
-	cr_assert_eq(scope_format(SCOPE_BIT(SC_SITES_READ) | SCOPE_BIT(SC_CAMPAIGNS_WRITE), &s), FB_OK);
+	cr_assert_eq(scope_format(SCOPE_BIT(SC_SITES_READ) |
+	    SCOPE_BIT(SC_CAMPAIGNS_WRITE), &s), FB_OK);
 	cr_assert_str_eq(s.data, "campaigns:write,sites:read");
 	buf_release(&s);
 	/* contract: Authentication 8, every scope of a multi-scope operation */
@@ -242,7 +243,8 @@ Test(jsonw, time_from_datetime)
 	jadd_time(o, "c", "2026-11-22T05:09:14Z");
 	jadd_time(o, "d", NULL);
 	cr_assert_str_eq(json_text(o), "{\"a\":\"2026-11-22T05:09:14Z\","
-	    "\"b\":\"2026-11-22T05:09:14Z\",\"c\":\"2026-11-22T05:09:14Z\",\"d\":null}");
+	    "\"b\":\"2026-11-22T05:09:14Z\",\"c\":\"2026-11-22T05:09:14Z\","
+	    "\"d\":null}");
 	json_object_put(o);
 }
 
@@ -269,14 +271,16 @@ parse_cases(const char *const *bad, size_t nbad, const char *const *good,
 Test(jsonw, parse_refuses_lone_surrogates)
 {
 	static const char *const bad[] = {
-		"{\"a\":\"\\ud800\"}", "{\"a\":\"\\udc00\"}", "{\"a\":\"x\\uDBFFy\"}",
+		"{\"a\":\"\\ud800\"}", "{\"a\":\"\\udc00\"}",
+		"{\"a\":\"x\\uDBFFy\"}",
 		"{\"a\":\"\\ud800\\u0041\"}", "{\"a\":\"\\ud800\\n\"}",
 		"{\"a\":\"\\ude00\\ud83d\"}", "{\"\\ud800\":1}",
 	};
 	static const char *const good[] = {
 		"{\"a\":\"\\ud83d\\ude00\"}", "{\"a\":\"\\uD83D\\uDE00 "
 		"\\u00e9\"}",
-		"{\"a\":\"\\\\ud800\"}", "{\"a\":\"\\ufffd\"}", "{\"a\":\"\\\"\\\\\"}",
+		"{\"a\":\"\\\\ud800\"}", "{\"a\":\"\\ufffd\"}",
+		"{\"a\":\"\\\"\\\\\"}",
 	};
 
 	parse_cases(bad, sizeof(bad) / sizeof(bad[0]), good,
@@ -308,7 +312,8 @@ Test(jsonw, generator)
 {
 	struct jgen	 j;
 	struct buf	 b;
-	json_object	*o = json_tokener_parse("{\"x\":[1,2.5,\"y\"],\"z\":{}}");
+	json_object	*o = json_tokener_parse("{\"x\":[1,2.5,\"y\"],"
+	    "\"z\":{}}");
 
 	buf_init(&b, 1 << 16);
 	jgen_begin(&j, &b);
@@ -483,8 +488,9 @@ Test(body, ident_ok)
 Test(sessions, roles_passwords_cookies_and_origin)
 {
 	struct conf	 c;
-	char		 tok[TOKEN_LEN + 1], got[TOKEN_LEN + 1], csrf[CSRF_TOKEN_LEN + 1];
-	char		 hdr[256], h[PASSWORD_HASH_MAX], e[MEMBER_EMAIL_MAX + 1];
+	char		 tok[TOKEN_LEN + 1], got[TOKEN_LEN + 1];
+	char		 csrf[CSRF_TOKEN_LEN + 1], hdr[256];
+	char		 h[PASSWORD_HASH_MAX], e[MEMBER_EMAIL_MAX + 1];
 
 	/* roles: each a superset of the one below; no key scope gives a role */
 	cr_assert_eq(role_scopes("viewer"), SCOPES_READ);
@@ -564,7 +570,8 @@ Test(csv, records_quotes_and_encodings)
 	struct csv	*c = malloc(sizeof(*c));
 	struct buf	 b;
 	const char	*enc;
-	const char	 s[] = "a,\"b,c\",\"d\"\"e\"\r\n\"multi\nline\",\n\nlast";
+	const char	 s[] = "a,\"b,c\",\"d\"\"e\"\r\n"
+	    "\"multi\nline\",\n\nlast";
 
 	csv_init(c, s, sizeof(s) - 1);
 	cr_assert_eq(csv_next(c), 1);
@@ -644,11 +651,13 @@ Test(sanitize, allow_list_keeps_mail_html_and_nothing_that_runs)
 		"<<script>alert(1)//<</script>",
 		"<a href=\"https://ok.example/\" onmouseover=alert(1)>x</a>",
 		"<form action=\"https://evil.example\"><input name=a></form>",
-		"<meta http-equiv=\"refresh\" content=\"0;url=https://evil.example\">",
+		"<meta http-equiv=\"refresh\" "
+		    "content=\"0;url=https://evil.example\">",
 		"<base href=\"https://evil.example/\">",
 		"<!--<script>alert(1)</script>-->",
 		"<scr<script>ipt>alert(1)</script>",
-		"<img src=\"https://ok.example/a.png\" alt=\"a\" onerror=\"alert(1)\"",
+		"<img src=\"https://ok.example/a.png\" alt=\"a\" "
+		    "onerror=\"alert(1)\"",
 		NULL
 	};
 	const char	*c;
@@ -692,10 +701,12 @@ Test(sanitize, allow_list_keeps_mail_html_and_nothing_that_runs)
 	    "&lt; 2 &amp; 3</p>");
 	cr_assert_str_eq(clean("<a href=\"{{link_url}}\" target=_blank>続き</a>"),
 	    "<a href=\"{{link_url}}\">続き</a>");
-	cr_assert_str_eq(clean("<a href=\"HTTPS://Shop.Example/a b?q=1&amp;r=2\">x</a>"),
+	cr_assert_str_eq(clean("<a href=\"HTTPS://Shop.Example/a "
+	    "b?q=1&amp;r=2\">x</a>"),
 	    "<a href=\"https://shop.example/a%20b?q=1&amp;r=2\">x</a>");
-	cr_assert_str_eq(clean("<img src=\"https://cdn.example/i.png\" alt=\"商品\"><br/>"
-	    "<hr></img>"), "<img src=\"https://cdn.example/i.png\" alt=\"商品\"><br><hr>");
+	cr_assert_str_eq(clean("<img src=\"https://cdn.example/i.png\" "
+	    "alt=\"商品\"><br/><hr></img>"),
+	    "<img src=\"https://cdn.example/i.png\" alt=\"商品\"><br><hr>");
 	cr_assert_str_eq(clean("<table border=0><tr><td "
 	    "colspan=2>a</td></tr></table>"),
 	    "<table border=\"0\"><tr><td colspan=\"2\">a</td></tr></table>");

@@ -170,8 +170,9 @@ Test(pii, contact_in_text)
 	static const char *const yes[] = { "taro@example.jp",
 	    "x hanako@mail.example.co.jp y",
 	    "a\xef\xbc\xa0" "b.jp", "090-1234-5678", "call 03 1234 5678 now",
-	    "+81 90 1234 5678", "(03)1234-5678", "\xef\xbc\x90\xef\xbc\x99\xef\xbc\x90"
-	    "12345678", "1 0312345678", "09012345678 2", "tel:0120-123-456" };
+	    "+81 90 1234 5678", "(03)1234-5678",
+	    "\xef\xbc\x90\xef\xbc\x99\xef\xbc\x90" "12345678", "1 0312345678",
+	    "09012345678 2", "tel:0120-123-456" };
 	static const char *const no[] = { "@shop", "a@b", "page 2",
 	    "20261124-0001",
 	    "1234567890123", "09012", "id=42", "2026-11-24", "0000000000" };

@@ -32,7 +32,8 @@ row_fill(const struct dbcol *cols, size_t n, size_t size)
 			*(const char **)(void *)at = "\"x\"";
 			break;
 		case DBT_TIME:
-			*(const char **)(void *)at = "2026-11-28 00:00:00.000000";
+			*(const char **)(void *)at =
+			    "2026-11-28 00:00:00.000000";
 			break;
 		case DBT_INT:
 			*(long long *)(void *)at = 1;
@@ -41,7 +42,8 @@ row_fill(const struct dbcol *cols, size_t n, size_t size)
 			*(bool *)(void *)at = true;
 			break;
 		case DBT_BIN:
-			((struct dbbin *)(void *)at)->p = (const unsigned char *)"s";
+			((struct dbbin *)(void *)at)->p =
+			    (const unsigned char *)"s";
 			((struct dbbin *)(void *)at)->n = 1;
 			break;
 		}

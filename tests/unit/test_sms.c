@@ -70,8 +70,10 @@ Test(sms, refuses_bad_utf8)
 
 Test(blocks, escaping)
 {
-	json_object	*b = json_tokener_parse("[{\"type\":\"text\",\"text\":\"<script>alert(1)</script>\"},"
-	    "{\"type\":\"button\",\"text\":\"\\\"><b>\",\"url\":\"https://x.jp/?a=1&b=2\"},"
+	json_object	*b = json_tokener_parse("[{\"type\":\"text\","
+	    "\"text\":\"<script>alert(1)</script>\"},"
+	    "{\"type\":\"button\",\"text\":\"\\\"><b>\","
+	    "\"url\":\"https://x.jp/?a=1&b=2\"},"
 	    "{\"type\":\"heading\",\"text\":\"{{product_name}}\"}]");
 	struct buf	 h;
 	char		 param[64];
@@ -91,7 +93,8 @@ Test(blocks, escaping)
 /* An email as sent ends with its opt-out link and open pixel, in the body. */
 Test(blocks, footer)
 {
-	json_object	*b = json_tokener_parse("[{\"type\":\"text\",\"text\":\"x\"}]");
+	json_object	*b = json_tokener_parse("[{\"type\":\"text\","
+	    "\"text\":\"x\"}]");
 	struct buf	 h;
 	const char	*foot;
 
@@ -100,7 +103,8 @@ Test(blocks, footer)
 	    "https://f.jp/o/c",
 	    &h), FB_OK);
 	foot = strstr(h.data,
-	    "<p style=\"font-size:small\"><a href=\"https://f.jp/u/a&quot;b\">");
+	    "<p style=\"font-size:small\">"
+	    "<a href=\"https://f.jp/u/a&quot;b\">");
 	cr_assert_not_null(foot, "%s", h.data);
 	cr_assert_not_null(strstr(foot,
 	    "<img src=\"https://f.jp/o/c\" width=\"1\""));
@@ -122,7 +126,8 @@ Test(blocks, validation)
 	cr_assert(!blocks_ok(b, param, sizeof(param)));
 	cr_assert_str_eq(param, "blocks[0].type");
 	json_object_put(b);
-	b = json_tokener_parse("[{\"type\":\"button\",\"url\":\"javascript:alert(1)\"}]");
+	b = json_tokener_parse("[{\"type\":\"button\","
+	    "\"url\":\"javascript:alert(1)\"}]");
 	cr_assert(!blocks_ok(b, param, sizeof(param)));
 	cr_assert_str_eq(param, "blocks[0].url");
 	json_object_put(b);

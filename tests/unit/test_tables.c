@@ -88,7 +88,8 @@ Test(tables, routes_are_well_formed)
 		/*
 		 * the collector alone is taken by the main loop, not a handler
 		 */
-		cr_assert((routes[i].fn == NULL) == ((routes[i].flags & R_COLLECT) != 0),
+		cr_assert((routes[i].fn == NULL) ==
+		    ((routes[i].flags & R_COLLECT) != 0),
 		    "%s %s", routes[i].method, routes[i].path);
 		cr_assert_not_null(routes[i].operation_id);
 		cr_assert_not_null(routes[i].params);

@@ -144,8 +144,8 @@ Test(mail, subject_words)
 	const char	*subj[] = { "", "a", "お手続きのご案内",
 	    "éご案内😀aéご案内😀aéご案内😀aéご案内😀aéご案内😀aéご案内😀a"
 	    "éご案内😀aéご案内😀aéご案内😀aéご案内😀aéご案内😀aéご案内😀a",
-	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
-	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx😀" };
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx"
+	    "xxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxxx😀" };
 	unsigned char	 part[128];
 	char		 back[2048];
 	const char	*p, *e;

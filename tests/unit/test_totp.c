@@ -99,7 +99,8 @@ Test(totp, base32_rfc4648)
 Test(totp, secret_uri_and_recovery_codes)
 {
 	char		 s[TOTP_SECRET_B32_LEN + 1], uri[TOTP_URI_MAX];
-	char		 rc[RECOVERY_CODE_LEN + 1], norm[RECOVERY_CODE_CHARS + 1];
+	char		 rc[RECOVERY_CODE_LEN + 1];
+	char		 norm[RECOVERY_CODE_CHARS + 1];
 
 	totp_secret_new(s);
 	cr_assert_eq(strlen(s), 32);
