@@ -727,6 +727,76 @@ fx_campaign(const struct fx *f, const char *key, char out[40])
 	resp_free(r);
 }
 
+/* Member k of o, a string; none when s is NULL. */
+static void
+add_str(json_object *o, const char *k, const char *s)
+{
+	if (s != NULL)
+		json_object_object_add(o, k, json_object_new_string(s));
+}
+
+void
+tag_ev_body(const struct fx *f, const struct tag_ev *ev, char *b, size_t n)
+{
+	json_object	*o = json_object_new_object(), *c;
+	char		 v[64];
+	const char	*s;
+
+	cr_assert_not_null(ev->visitor, "a tag event without a visitor");
+	snprintf(v, sizeof(v), ev->visitor, ev->n);
+	json_object_object_add(o, "v", json_object_new_int(1));
+	add_str(o, "site", ev->site != NULL ? ev->site : f->site_pk);
+	add_str(o, "visitor", v);
+	add_str(o, "session", v);
+	add_str(o, "type", ev->type != NULL ? ev->type : "capture");
+	add_str(o, "url", ev->url != NULL ? ev->url :
+	    "https://shop.example.jp/form");
+	add_str(o, "referrer", ev->referrer);
+	add_str(o, "campaign", ev->campaign);
+	add_str(o, "role", ev->role);
+	if (ev->tel != NULL || ev->email != NULL) {
+		c = json_object_new_object();
+		add_str(c, "tel", ev->tel);
+		add_str(c, "email", ev->email);
+		json_object_object_add(o, "contact", c);
+	}
+	if (ev->consent != TAG_CONSENT_ABSENT)
+		json_object_object_add(o, "consent",
+		    json_object_new_boolean(ev->consent == TAG_CONSENT_TRUE));
+	if (ev->ts != 0)
+		json_object_object_add(o, "ts", json_object_new_int64(ev->ts));
+	s = json_object_to_json_string_ext(o,
+	    JSON_C_TO_STRING_PLAIN | JSON_C_TO_STRING_NOSLASHESCAPE);
+	cr_assert_lt(strlen(s), n, "a tag event of %zu bytes", strlen(s));
+	memcpy(b, s, strlen(s) + 1);
+	json_object_put(o);
+}
+
+struct resp *
+tag_ev_send(const struct fx *f, const struct tag_ev *ev)
+{
+	char	 b[8192], o[256];
+
+	tag_ev_body(f, ev, b, sizeof(b));
+	if (ev->origin != NULL)
+		snprintf(o, sizeof(o), "Origin: %s", ev->origin);
+	return http("POST", "/tag/v1/events", NULL, b,
+	    ev->origin != NULL ? o : NULL);
+}
+
+long
+tag_ev_post(const struct fx *f, const struct tag_ev *ev)
+{
+	struct resp	*r = tag_ev_send(f, ev);
+	long		 st = r->status;
+
+	if (st != 204)
+		cr_log_info("tag event %s: %ld %s", ev->type != NULL ?
+		    ev->type : "capture", st, r->body);
+	resp_free(r);
+	return st;
+}
+
 void
 sms_gateway(const char *knob, const char *value)
 {

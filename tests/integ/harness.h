@@ -226,4 +226,41 @@ long long	 index_reads(void);
 void	fx_one_step(const struct fx *, const char *key, const char *channel,
 	    const char *mode, const char *link_url);
 
+/*
+ * One event of the page tag, POST /tag/v1/events unauthenticated: what a
+ * test sets, the rest as below.  A NULL string leaves its member out of
+ * the body (the collector reads an absent member as a null one).
+ */
+enum tag_consent {
+	TAG_CONSENT_TRUE,	/* "consent":true, the default */
+	TAG_CONSENT_FALSE,
+	TAG_CONSENT_ABSENT	/* no "consent" member */
+};
+struct tag_ev {
+	const char	*type;		/* "page_view", ...; NULL: "capture" */
+	/* a UUID, or a printf pattern of n ("%08d-5555-4555-8555-...") */
+	const char	*visitor;	/* the session is the visitor's */
+	int		 n;
+	const char	*url;		/* NULL: https://shop.example.jp/form */
+	const char	*referrer;
+	const char	*campaign;	/* its key */
+	const char	*role;		/* "form", "thanks", ... */
+	const char	*tel, *email;	/* "contact": those set; or none */
+	enum tag_consent consent;
+	long long	 ts;		/* ms; 0: no "ts" member */
+	const char	*site;		/* public key; NULL: the fixture's */
+	const char	*origin;	/* an Origin header; NULL: none */
+};
+/*
+ * The JSON body of the event into b (n bytes; f may be NULL when
+ * ev->site is set).  tag_ev_send() posts it (through http(), so a 204
+ * waits for tag_settle() unless tag_autosettle is false) and returns the
+ * response; tag_ev_post() returns its status, logging the body of any
+ * but 204, and frees it.
+ */
+void		 tag_ev_body(const struct fx *f, const struct tag_ev *ev,
+		    char *b, size_t n);
+struct resp	*tag_ev_send(const struct fx *, const struct tag_ev *);
+long		 tag_ev_post(const struct fx *, const struct tag_ev *);
+
 #endif
