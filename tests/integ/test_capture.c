@@ -33,32 +33,9 @@ active_campaign(const struct fx *f, const char *key, const char *rules,
 	    id), 0);
 }
 
-static long
-event(const struct fx *f, const char *visitor, const char *type,
-    const char *url, const char *campaign, const char *role,
-    const char *contact)
-{
-	char		 b[2048];
-	struct resp	*r;
-	long		 st;
-
-	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"%s\","
-	    "\"session\":\"%s\",\"type\":\"%s\",\"url\":\"%s\","
-	    "\"referrer\":\"\",\"campaign\":%s%s%s,\"role\":%s%s%s,"
-	    "\"contact\":%s,\"consent\":true,"
-	    "\"ts\":1763773200000}", f->site_pk, visitor, visitor, type, url,
-	    campaign ? "\"" : "", campaign ? campaign : "null",
-	    campaign ? "\"" : "",
-	    role ? "\"" : "", role ? role : "null", role ? "\"" : "",
-	    contact ? contact : "null");
-	r = http("POST", "/tag/v1/events", NULL, b,
-	    "Origin: http://shop.example.jp");
-	st = r->status;
-	if (st != 204)
-		cr_log_info("event %s: %ld %s", type, st, r->body);
-	resp_free(r);
-	return st;
-}
+/* The tag on the shop's page: its Origin, and a client time (ms). */
+#define ORIGIN	"http://shop.example.jp"
+#define TS	1763773200000LL
 
 static const char *
 lead_field(const struct fx *f, const char *campaign, const char *field)
@@ -397,33 +374,33 @@ Test(capture, collector_validation)
 	r = http("POST", "/tag/v1/events", NULL, b, NULL);
 	expect_error(r, 400, "invalid_request", "parameter_invalid", "visitor");
 	resp_free(r);
-	cr_assert_eq(event(&f, "11111111-1111-4111-8111-111111111111", "click",
-	    "https://shop.example.jp/", NULL, NULL, NULL), 400);
-	cr_assert_eq(event(&f, "11111111-1111-4111-8111-111111111111",
-	    "page_view",
-	    "javascript:alert(1)", NULL, NULL, NULL), 400);
-	r = http("POST", "/tag/v1/events", NULL,
-	    "{\"v\":1,\"site\":\"pk_unknown\","
-	    "\"visitor\":\"11111111-1111-4111-8111-111111111111\",\"session\":"
-	    "\"11111111-1111-4111-8111-111111111111\",\"type\":\"page_view\","
-	    "\"url\":\"https://shop.example.jp/\"}", NULL);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "click",
+	    .visitor = "11111111-1111-4111-8111-111111111111",
+	    .url = "https://shop.example.jp/", .ts = TS, .origin = ORIGIN }),
+	    400);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "page_view",
+	    .visitor = "11111111-1111-4111-8111-111111111111",
+	    .url = "javascript:alert(1)", .ts = TS, .origin = ORIGIN }), 400);
+	r = tag_ev_send(&f, &(struct tag_ev){ .type = "page_view",
+	    .visitor = "11111111-1111-4111-8111-111111111111",
+	    .url = "https://shop.example.jp/", .consent = TAG_CONSENT_ABSENT,
+	    .site = "pk_unknown" });
 	expect_error(r, 404, "not_found", "not_found", "site");
 	resp_free(r);
 	/* pages of another domain are refused */
-	cr_assert_eq(event(&f, "11111111-1111-4111-8111-111111111111",
-	    "page_view",
-	    "https://evil.example/", NULL, NULL, NULL), 400);
-	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":"
-	    "\"11111111-1111-4111-8111-111111111111\",\"session\":"
-	    "\"11111111-1111-4111-8111-111111111111\",\"type\":\"page_view\","
-	    "\"url\":\"https://shop.example.jp/\"}", f.site_pk);
-	r = http("POST", "/tag/v1/events", NULL, b,
-	    "Origin: https://evil.example");
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "page_view",
+	    .visitor = "11111111-1111-4111-8111-111111111111",
+	    .url = "https://evil.example/", .ts = TS, .origin = ORIGIN }), 400);
+	r = tag_ev_send(&f, &(struct tag_ev){ .type = "page_view",
+	    .visitor = "11111111-1111-4111-8111-111111111111",
+	    .url = "https://shop.example.jp/", .consent = TAG_CONSENT_ABSENT,
+	    .origin = "https://evil.example" });
 	expect_error(r, 400, "invalid_request", "origin_not_allowed", "url");
 	resp_free(r);
-	cr_assert_eq(event(&f, "11111111-1111-4111-8111-111111111111",
-	    "page_view",
-	    "https://www.shop.example.jp/", NULL, NULL, NULL), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "page_view",
+	    .visitor = "11111111-1111-4111-8111-111111111111",
+	    .url = "https://www.shop.example.jp/", .ts = TS,
+	    .origin = ORIGIN }), 204);
 	r = http("OPTIONS", "/tag/v1/events", NULL, NULL,
 	    "Origin: https://shop.example.jp");
 	cr_assert_eq(r->status, 204);
@@ -444,10 +421,10 @@ Test(capture, utf8_email_captured_and_masked)
 
 	fx_new(&f, "pro", 0);
 	active_campaign(&f, "u8", RULES_AB, a);
-	cr_assert_eq(event(&f, "cccccccc-1111-4111-8111-111111111111",
-	    "capture",
-	    "https://shop.example.jp/form", "u8", "form",
-	    "{\"email\":\"ＴｅｓｔＴ@例え.jp\"}"), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = "cccccccc-1111-4111-8111-111111111111", .campaign = "u8",
+	    .role = "form", .email = "ＴｅｓｔＴ@例え.jp", .ts = TS,
+	    .origin = ORIGIN }), 204);
 	cr_assert_str_eq(lead_field(&f, a, "data.0.status"), "captured");
 	cr_assert_str_eq(lead_field(&f, a, "data.0.email_masked"),
 	    "Ｔｅ***@例え.jp");
@@ -469,18 +446,20 @@ Test(capture, lead_life_cycle_and_conversions)
 	active_campaign(&f, "cb",
 	    J({"rules":[{"role":"form","match_type":"prefix",
 	    "pattern":"/other"}]}), b);
-	cr_assert_eq(event(&f, va, "page_view",
-	    "https://shop.example.jp/lp?utm_source=line",
-	    NULL, NULL, NULL), 204);
-	cr_assert_eq(event(&f, va, "form_start", "https://shop.example.jp/form",
-	    "ca", "form", NULL), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "page_view",
+	    .visitor = va, .url = "https://shop.example.jp/lp?utm_source=line",
+	    .ts = TS, .origin = ORIGIN }), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "form_start",
+	    .visitor = va, .campaign = "ca", .role = "form", .ts = TS,
+	    .origin = ORIGIN }), 204);
 	cr_assert_str_eq(lead_field(&f, a, "data.0.status"), "started");
-	cr_assert_eq(event(&f, va, "capture", "https://shop.example.jp/form",
-	    "ca", "form",
-	    "{\"tel\":\"０９０－１２３４－５６７８\"}"), 204);
-	cr_assert_eq(event(&f, va, "capture", "https://shop.example.jp/form",
-	    "ca", "form",
-	    "{\"email\":\"Hanako.Sato@Example.JP\"}"), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = va, .campaign = "ca", .role = "form",
+	    .tel = "０９０－１２３４－５６７８", .ts = TS, .origin = ORIGIN }), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = va, .campaign = "ca", .role = "form",
+	    .email = "Hanako.Sato@Example.JP", .ts = TS, .origin = ORIGIN }),
+	    204);
 	/* one open lead per site, campaign and visitor */
 	snprintf(p, sizeof(p), "/api/v1/leads?campaign_id=%s", a);
 	r = http("GET", p, f.live, NULL, NULL);
@@ -506,9 +485,10 @@ Test(capture, lead_life_cycle_and_conversions)
 	cr_assert_geq(json_object_array_length(jobj(r->json, "timeline")), 4);
 	resp_free(r);
 	/* the same contact in campaign cb from another visitor */
-	cr_assert_eq(event(&f, vb, "capture", "https://shop.example.jp/other",
-	    "cb", "form",
-	    "{\"tel\":\"09012345678\"}"), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = vb, .url = "https://shop.example.jp/other",
+	    .campaign = "cb", .role = "form", .tel = "09012345678", .ts = TS,
+	    .origin = ORIGIN }), 204);
 	/* abandoned after the wait; not before */
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
 	    "2000-01-01T00:00:00Z"), 0);
@@ -524,11 +504,13 @@ Test(capture, lead_life_cycle_and_conversions)
 	 * the new number kept, no second lead.captured (design 3: one lead
 	 * per site, campaign and visitor while it is not finished)
 	 */
-	cr_assert_eq(event(&f, va, "form_start", "https://shop.example.jp/form",
-	    "ca", "form", NULL), 204);
-	cr_assert_eq(event(&f, va, "capture", "https://shop.example.jp/form",
-	    "ca", "form",
-	    "{\"email\":\"hanako.new@example.jp\"}"), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "form_start",
+	    .visitor = va, .campaign = "ca", .role = "form", .ts = TS,
+	    .origin = ORIGIN }), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = va, .campaign = "ca", .role = "form",
+	    .email = "hanako.new@example.jp", .ts = TS, .origin = ORIGIN }),
+	    204);
 	snprintf(p, sizeof(p), "/api/v1/leads?campaign_id=%s", a);
 	r = http("GET", p, f.live, NULL, NULL);
 	cr_assert_eq(json_object_array_length(jobj(r->json, "data")), 1, "%s",
@@ -543,9 +525,10 @@ Test(capture, lead_life_cycle_and_conversions)
 	/*
 	 * visitor a converts on ca's thanks page: ca by tag, cb by hash match
 	 */
-	cr_assert_eq(event(&f, va, "conversion",
-	    "https://shop.example.jp/thanks.html",
-	    "ca", "thanks", NULL), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "conversion",
+	    .visitor = va, .url = "https://shop.example.jp/thanks.html",
+	    .campaign = "ca", .role = "thanks", .ts = TS, .origin = ORIGIN }),
+	    204);
 	cr_assert_str_eq(lead_field(&f, a, "data.0.status"), "converted");
 	cr_assert_str_eq(lead_field(&f, a, "data.0.conversion_source"), "tag");
 	cr_assert_str_eq(lead_field(&f, b, "data.0.status"), "converted");
@@ -571,10 +554,10 @@ Test(capture, queued_events_keep_their_receive_time)
 	active_campaign(&f, "q1", RULES_AB, a);
 	appliers_hold(3);
 	tag_autosettle = false;
-	cr_assert_eq(event(&f, v, "capture", "https://shop.example.jp/form",
-	    "q1", "form",
-	    "{\"tel\":\"090-2222-3333\","
-	    "\"email\":\"queued@example.jp\"}"), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = v, .campaign = "q1", .role = "form",
+	    .tel = "090-2222-3333", .email = "queued@example.jp", .ts = TS,
+	    .origin = ORIGIN }), 204);
 	tag_autosettle = true;
 	/* filed, sealed, not applied */
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE tenant_id "
@@ -622,35 +605,37 @@ Test(capture, one_batch_applies_as_event_by_event, .timeout = 60)
 
 	fx_new(&f, "pro", 0);
 	active_campaign(&f, "ob", RULES_AB, a);
-	cr_assert_eq(event(&f, va, "page_view",
-	    "https://shop.example.jp/lp?utm_source=line",
-	    NULL, NULL, NULL), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "page_view",
+	    .visitor = va, .url = "https://shop.example.jp/lp?utm_source=line",
+	    .ts = TS, .origin = ORIGIN }), 204);
 	/* every part's turn held until the events are queued */
 	appliers_hold(30);
 	tag_autosettle = false;
-	cr_assert_eq(event(&f, va, "form_start", "https://shop.example.jp/form",
-	    "ob", "form", NULL), 204);
-	cr_assert_eq(event(&f, va, "capture", "https://shop.example.jp/form",
-	    "ob", "form",
-	    "{\"tel\":\"090-3333-4444\"}"), 204);
-	cr_assert_eq(event(&f, vb, "page_view",
-	    "https://shop.example.jp/lp2?utm_source=mail",
-	    NULL, NULL, NULL), 204);
-	cr_assert_eq(event(&f, vb, "capture", "https://shop.example.jp/form",
-	    "ob", "form",
-	    "{\"email\":\"batch.b@example.jp\"}"), 204);
-	cr_assert_eq(event(&f, vc, "capture", "https://shop.example.jp/form",
-	    "ob", "form",
-	    "{\"tel\":\"09033334444\"}"), 204);
-	cr_assert_eq(event(&f, va, "capture", "https://shop.example.jp/form",
-	    "ob", "form",
-	    "{\"email\":\"batch.a@example.jp\"}"), 204);
-	cr_assert_eq(event(&f, va, "conversion",
-	    "https://shop.example.jp/thanks.html",
-	    "ob", "thanks", NULL), 204);
-	cr_assert_eq(event(&f, vc, "capture", "https://shop.example.jp/form",
-	    "ob", "form",
-	    "{\"email\":\"batch.c@example.jp\"}"), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "form_start",
+	    .visitor = va, .campaign = "ob", .role = "form", .ts = TS,
+	    .origin = ORIGIN }), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = va, .campaign = "ob", .role = "form",
+	    .tel = "090-3333-4444", .ts = TS, .origin = ORIGIN }), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "page_view",
+	    .visitor = vb, .url = "https://shop.example.jp/lp2?utm_source=mail",
+	    .ts = TS, .origin = ORIGIN }), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = vb, .campaign = "ob", .role = "form",
+	    .email = "batch.b@example.jp", .ts = TS, .origin = ORIGIN }), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = vc, .campaign = "ob", .role = "form",
+	    .tel = "09033334444", .ts = TS, .origin = ORIGIN }), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = va, .campaign = "ob", .role = "form",
+	    .email = "batch.a@example.jp", .ts = TS, .origin = ORIGIN }), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "conversion",
+	    .visitor = va, .url = "https://shop.example.jp/thanks.html",
+	    .campaign = "ob", .role = "thanks", .ts = TS, .origin = ORIGIN }),
+	    204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = vc, .campaign = "ob", .role = "form",
+	    .email = "batch.c@example.jp", .ts = TS, .origin = ORIGIN }), 204);
 	tag_autosettle = true;
 	/* all queued still, in one part */
 	cr_assert_str_eq(sql("SELECT CONCAT(COUNT(*), ' ', COUNT(DISTINCT "
@@ -721,23 +706,24 @@ Test(capture, new_leads_of_a_batch_written_together, .timeout = 60)
 	appliers_hold(30);
 	tag_autosettle = false;
 	/* v[0]: a page view before any lead, then its capture */
-	cr_assert_eq(event(&f, v[0], "page_view",
-	    "https://shop.example.jp/form",
-	    "nb", "form", NULL), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "page_view",
+	    .visitor = v[0], .campaign = "nb", .role = "form", .ts = TS,
+	    .origin = ORIGIN }), 204);
 	/* v[1]: a form start, then its capture */
-	cr_assert_eq(event(&f, v[1], "form_start",
-	    "https://shop.example.jp/form",
-	    "nb", "form", NULL), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "form_start",
+	    .visitor = v[1], .campaign = "nb", .role = "form", .ts = TS,
+	    .origin = ORIGIN }), 204);
 	for (i = 0; i < 40; i++) {
-		snprintf(b, sizeof(b), "{\"tel\":\"090-4444-%04d\"}", i);
-		cr_assert_eq(event(&f, v[i], "capture",
-		    "https://shop.example.jp/form",
-		    "nb", "form", b), 204);
+		snprintf(b, sizeof(b), "090-4444-%04d", i);
+		cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){
+		    .type = "capture", .visitor = v[i], .campaign = "nb",
+		    .role = "form", .tel = b, .ts = TS, .origin = ORIGIN }),
+		    204);
 	}
 	/* v[2]: a page view after its capture */
-	cr_assert_eq(event(&f, v[2], "page_view",
-	    "https://shop.example.jp/form",
-	    "nb", "form", NULL), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "page_view",
+	    .visitor = v[2], .campaign = "nb", .role = "form", .ts = TS,
+	    .origin = ORIGIN }), 204);
 	tag_autosettle = true;
 	cr_assert_str_eq(sql("SELECT CONCAT(COUNT(*), ' ', COUNT(DISTINCT "
 	    "part)) FROM tag_ingest WHERE tenant_id = '%s'", f.tenant), "43 1");
@@ -811,10 +797,10 @@ Test(capture, lead_list_names_follow_every_change)
 
 	fx_new(&f, "pro", 0);
 	active_campaign(&f, "nm", RULES_AB, a);
-	cr_assert_eq(event(&f, "eeeeeeee-3333-4333-8333-333333333333",
-	    "capture",
-	    "https://shop.example.jp/form", "nm", "form",
-	    "{\"tel\":\"09055556666\"}"), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = "eeeeeeee-3333-4333-8333-333333333333", .campaign = "nm",
+	    .role = "form", .tel = "09055556666", .ts = TS, .origin = ORIGIN }),
+	    204);
 	list_reads(&f, a, "data.0.campaign.key", "nm", 12);
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s", a);
 	r = http("PATCH", p, f.live, "{\"name\":\"なまえ\"}", NULL);
@@ -855,12 +841,12 @@ Test(capture, failing_event_is_parked_and_the_queue_goes_on)
 	    "ROW SET NEW.visitor_id = IF(NEW.visitor_id = '%s', "
 	    "(SELECT 1 UNION SELECT 2), NEW.visitor_id)", bad);
 	tag_autosettle = false;
-	cr_assert_eq(event(&f, bad, "capture", "https://shop.example.jp/form",
-	    "p1", "form",
-	    "{\"email\":\"poison@example.jp\"}"), 204);
-	cr_assert_eq(event(&f, good, "capture", "https://shop.example.jp/form",
-	    "p1", "form",
-	    "{\"email\":\"fine@example.jp\"}"), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = bad, .campaign = "p1", .role = "form",
+	    .email = "poison@example.jp", .ts = TS, .origin = ORIGIN }), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = good, .campaign = "p1", .role = "form",
+	    .email = "fine@example.jp", .ts = TS, .origin = ORIGIN }), 204);
 	tag_autosettle = true;
 	for (i = 0; i < 1500 &&
 	    strcmp(sql("SELECT COUNT(*) FROM tag_ingest WHERE "
@@ -907,7 +893,7 @@ Test(capture, simultaneous_events_are_all_filed)
 {
 	enum { N = 48 };
 	struct fx	 f;
-	char		 a[40], url[512], body[N][1024];
+	char		 a[40], url[512], body[N][1024], email[32];
 	CURLM		*m = curl_multi_init();
 	CURL		*c[N];
 	struct curl_slist *h = NULL;
@@ -920,14 +906,11 @@ Test(capture, simultaneous_events_are_all_filed)
 	h = curl_slist_append(h, "Content-Type: text/plain");
 	h = curl_slist_append(h, "Origin: https://shop.example.jp");
 	for (i = 0; i < N; i++) {
-		snprintf(body[i], sizeof(body[i]), "{\"v\":1,\"site\":\"%s\","
-		    "\"visitor\":\"ffffffff-0000-4000-8000-%012d\","
-		    "\"session\":\"ffffffff-0000-4000-8000-%012d\","
-		    "\"type\":\"capture\","
-		    "\"url\":\"https://shop.example.jp/form\","
-		    "\"campaign\":\"many\",\"role\":\"form\","
-		    "\"contact\":{\"email\":\"m%d@example.jp\"},"
-		    "\"consent\":true}", f.site_pk, i, i, i);
+		snprintf(email, sizeof(email), "m%d@example.jp", i);
+		tag_ev_body(&f, &(struct tag_ev){ .type = "capture",
+		    .visitor = "ffffffff-0000-4000-8000-%012d", .n = i,
+		    .campaign = "many", .role = "form", .email = email },
+		    body[i], sizeof(body[i]));
 		c[i] = curl_easy_init();
 		curl_easy_setopt(c[i], CURLOPT_URL, url);
 		curl_easy_setopt(c[i], CURLOPT_HTTPHEADER, h);
@@ -970,12 +953,14 @@ Test(capture, conversion_stops_the_visitors_other_campaigns)
 	active_campaign(&f, "x2",
 	    J({"rules":[{"role":"form","match_type":"prefix",
 	    "pattern":"/other"}]}), b);
-	cr_assert_eq(event(&f, v, "capture", "https://shop.example.jp/other",
-	    "x2", "form",
-	    "{\"email\":\"someone@example.jp\"}"), 204);
-	cr_assert_eq(event(&f, v, "conversion",
-	    "https://shop.example.jp/thanks", "x1",
-	    "thanks", NULL), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = v, .url = "https://shop.example.jp/other",
+	    .campaign = "x2", .role = "form", .email = "someone@example.jp",
+	    .ts = TS, .origin = ORIGIN }), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "conversion",
+	    .visitor = v, .url = "https://shop.example.jp/thanks",
+	    .campaign = "x1", .role = "thanks", .ts = TS, .origin = ORIGIN }),
+	    204);
 	cr_assert_str_eq(lead_field(&f, b, "data.0.status"), "converted");
 	cr_assert_str_eq(lead_field(&f, b, "data.0.conversion_source"),
 	    "tag_visitor");
@@ -984,24 +969,16 @@ Test(capture, conversion_stops_the_visitors_other_campaigns)
 Test(capture, explicit_consent_keeps_nothing_without_it)
 {
 	struct fx	 f;
-	char		 a[40], b[1024];
-	struct resp	*r;
+	char		 a[40];
 
 	fx_new(&f, "pro", 0);
 	active_campaign(&f, "ex", RULES_AB, a);
 	sql("UPDATE consent_settings SET consent_mode = 'explicit' WHERE "
 	    "tenant_id = '%s'", f.tenant);
-	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\","
-	    "\"visitor\":\"dddddddd-1111-4111-8111-111111111111\","
-	    "\"session\":\"dddddddd-1111-4111-8111-111111111111\","
-	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
-	    "\"campaign\":\"ex\",\"role\":\"form\","
-	    "\"contact\":{\"tel\":\"09011112222\"},"
-	    "\"consent\":false}", f.site_pk);
-	r = http("POST", "/tag/v1/events", NULL, b, NULL);
-	cr_assert_eq(r->status, 204);
-	resp_free(r);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = "dddddddd-1111-4111-8111-111111111111",
+	    .campaign = "ex", .role = "form", .tel = "09011112222",
+	    .consent = TAG_CONSENT_FALSE }), 204);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = "
 	    "'%s'", f.tenant), "0");
 }
@@ -1278,10 +1255,10 @@ Test(capture, leads_filters_and_isolation)
 	fx_new(&f, "pro", 0);
 	fx_new(&g, "pro", 0);
 	active_campaign(&f, "lf", RULES_AB, a);
-	cr_assert_eq(event(&f, "eeeeeeee-1111-4111-8111-111111111111",
-	    "capture",
-	    "https://shop.example.jp/form", "lf", "form",
-	    "{\"tel\":\"03-1234-5678\"}"), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = "eeeeeeee-1111-4111-8111-111111111111", .campaign = "lf",
+	    .role = "form", .tel = "03-1234-5678", .ts = TS,
+	    .origin = ORIGIN }), 204);
 	r = http("GET", "/api/v1/leads?status=captured&date_field=captured_at&"
 	    "from=2020-01-01T09:00:00%2B09:00&to=2099-01-01T00:00:00Z", f.live,
 	    NULL, NULL);
@@ -1332,9 +1309,10 @@ Test(capture, url_takeover_warning)
 	active_campaign(&f, "new",
 	    J({"rules":[{"role":"form","match_type":"prefix",
 	    "pattern":"/new"}]}), b);
-	cr_assert_eq(event(&f, "ffffffff-1111-4111-8111-111111111111",
-	    "page_view",
-	    "https://shop.example.jp/form/step1", "old", "form", NULL), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "page_view",
+	    .visitor = "ffffffff-1111-4111-8111-111111111111",
+	    .url = "https://shop.example.jp/form/step1", .campaign = "old",
+	    .role = "form", .ts = TS, .origin = ORIGIN }), 204);
 	snprintf(p, sizeof(p), "/api/v1/campaigns/%s/url-rules", b);
 	/* a dry run warns the same and sends nothing */
 	r = http("PUT", p, f.test,
@@ -1401,19 +1379,21 @@ Test(capture, no_clear_contact_is_stored_or_logged, .timeout = 60)
 
 	fx_new(&f, "pro", 0);
 	active_campaign(&f, "pii", RULES_AB, a);
-	cr_assert_eq(event(&f, "99999999-1111-4111-8111-111111111111",
-	    "capture",
-	    "https://shop.example.jp/form", "pii", "form",
-	    "{\"tel\":\"080-7777-3131\","
-	    "\"email\":\"secret.person@pii-probe.example\"}"), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = "99999999-1111-4111-8111-111111111111",
+	    .campaign = "pii", .role = "form", .tel = "080-7777-3131",
+	    .email = "secret.person@pii-probe.example", .ts = TS,
+	    .origin = ORIGIN }), 204);
 	cr_assert_str_eq(lead_field(&f, a, "data.0.tel_masked"),
 	    "080-****-3131");
 	/* a form sent by GET puts the contact in the thanks page's URL */
-	cr_assert_eq(event(&f, "99999999-1111-4111-8111-111111111111",
-	    "conversion",
-	    "https://shop.example.jp/thanks.html?item=7&tel=080-7777-3131&"
-	    "e=secret.person%40pii-probe.example&x=08077773131",
-	    "pii", "thanks", NULL), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "conversion",
+	    .visitor = "99999999-1111-4111-8111-111111111111",
+	    .url = "https://shop.example.jp/thanks.html?item=7&"
+	    "tel=080-7777-3131&e=secret.person%40pii-probe.example&"
+	    "x=08077773131",
+	    .campaign = "pii", .role = "thanks", .ts = TS, .origin = ORIGIN }),
+	    204);
 	cr_assert_str_eq(sql("SELECT url FROM tag_events WHERE tenant_id = "
 	    "'%s' AND event_type = 'conversion'", f.tenant),
 	    "https://shop.example.jp/thanks.html?item=7");

@@ -18,24 +18,25 @@
 
 #define PW	"correct horse battery"
 
-/* A capture of visitor v with number 0901-nnn-nnnn (n < 10^7) from `source`. */
+/* Visitor v of the tests below. */
+#define VISITOR	"%08d-5555-4555-8555-555555555555"
+
+/*
+ * A capture of visitor v with number 0901-nnn-nnnn (n < 10^7) from
+ * `source`: 204, or 429 with the envelope and Retry-After.
+ */
 static long
 capture(const struct fx *f, const char *source, int v, int n)
 {
-	char		 b[1024];
+	char		 tel[16];
 	struct resp	*r;
 	long		 st;
 
-	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\","
-	    "\"visitor\":\"%08d-5555-4555-8555-555555555555\","
-	    "\"session\":\"%08d-5555-4555-8555-555555555555\","
-	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
-	    "\"campaign\":\"flood\",\"role\":\"form\","
-	    "\"contact\":{\"tel\":\"0901%07d\"},"
-	    "\"consent\":true}", f->site_pk, v, v, n);
+	snprintf(tel, sizeof(tel), "0901%07d", n);
 	http_source = source;
-	r = http("POST", "/tag/v1/events", NULL, b, NULL);
+	r = tag_ev_send(f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = v, .campaign = "flood", .role = "form",
+	    .tel = tel });
 	http_source = NULL;
 	st = r->status;
 	if (st == 429) {
@@ -46,25 +47,6 @@ capture(const struct fx *f, const char *source, int v, int n)
 		cr_assert_eq(st, 204, "%s", r->body);
 	resp_free(r);
 	return st;
-}
-
-/* A page view from `source`: it counts against events, not captures. */
-static void
-page_view(const struct fx *f, const char *source)
-{
-	char		 b[1024];
-	struct resp	*r;
-
-	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\",\"visitor\":\"99999999-"
-	    "5555-4555-8555-555555555555\",\"session\":\"99999999-5555-4555-"
-	    "8555-555555555555\",\"type\":\"page_view\",\"url\":\"https://"
-	    "shop.example.jp/\",\"campaign\":\"flood\"}", f->site_pk);
-	http_source = source;
-	r = http("POST", "/tag/v1/events", NULL, b, NULL);
-	http_source = NULL;
-	cr_assert_eq(r->status, 204, "%s", r->body);
-	resp_free(r);
 }
 
 /*
@@ -339,7 +321,13 @@ Test(security, collector_flood_is_limited, .timeout = 120)
 	cr_assert_eq(took, 400 - 11);
 	for (i = 0; i < 20; i++)
 		cr_assert_eq(capture(&f, "127.0.3.9", 4000 + i, 4000 + i), 429);
-	page_view(&f, "127.0.3.9");
+	/* a page view: it counts against events, not captures */
+	http_source = "127.0.3.9";
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "page_view",
+	    .visitor = "99999999-5555-4555-8555-555555555555",
+	    .url = "https://shop.example.jp/", .campaign = "flood",
+	    .consent = TAG_CONSENT_ABSENT }), 204);
+	http_source = NULL;
 	tag_settle();
 	cr_assert_str_eq(batch(&f, "address", q),
 	    "address\t127.0.3.9\t400\t389\tquarantined");
@@ -356,7 +344,7 @@ Test(security, burst_from_32_connections_keeps_the_limit, .timeout = 120)
 {
 	enum { N = 480, CONNS = 32 };
 	struct fx	 f;
-	char		 url[512], (*body)[512];
+	char		 url[512], (*body)[512], tel[16];
 	CURLM		*m = curl_multi_init();
 	CURL		*c[N];
 	struct curl_slist *h = NULL;
@@ -370,14 +358,11 @@ Test(security, burst_from_32_connections_keeps_the_limit, .timeout = 120)
 	h = curl_slist_append(h, "Content-Type: text/plain");
 	curl_multi_setopt(m, CURLMOPT_MAX_TOTAL_CONNECTIONS, (long)CONNS);
 	for (i = 0; i < N; i++) {
-		snprintf(body[i], sizeof(body[i]), "{\"v\":1,\"site\":\"%s\","
-		    "\"visitor\":\"eeeeeeee-0000-4000-8000-%012d\","
-		    "\"session\":\"eeeeeeee-0000-4000-8000-%012d\","
-		    "\"type\":\"capture\","
-		    "\"url\":\"https://shop.example.jp/form\","
-		    "\"campaign\":\"flood\",\"role\":\"form\","
-		    "\"contact\":{\"tel\":\"0902%07d\"},"
-		    "\"consent\":true}", f.site_pk, i, i, i);
+		snprintf(tel, sizeof(tel), "0902%07d", i);
+		tag_ev_body(&f, &(struct tag_ev){ .type = "capture",
+		    .visitor = "eeeeeeee-0000-4000-8000-%012d", .n = i,
+		    .campaign = "flood", .role = "form", .tel = tel },
+		    body[i], sizeof(body[i]));
 		c[i] = curl_easy_init();
 		curl_easy_setopt(c[i], CURLOPT_URL, url);
 		curl_easy_setopt(c[i], CURLOPT_HTTPHEADER, h);

@@ -16,31 +16,9 @@
 
 #define J(...) #__VA_ARGS__
 
-/* A tag event of visitor n from the shop's origin; returns the status. */
-static long
-tag_event(const struct fx *f, int n, const char *type, const char *url,
-    const char *referrer, const char *campaign, const char *contact)
-{
-	char		 b[8192];
-	struct resp	*r;
-	long		 st;
-
-	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\","
-	    "\"visitor\":\"%08d-3333-4333-8333-333333333333\","
-	    "\"session\":\"%08d-3333-4333-8333-333333333333\",\"type\":\"%s\","
-	    "\"url\":\"%s\",\"referrer\":\"%s\",\"campaign\":\"%s\","
-	    "\"role\":\"form\",\"contact\":%s,"
-	    "\"consent\":true}", f->site_pk, n, n, type, url, referrer,
-	    campaign, contact != NULL ? contact : "null");
-	r = http("POST", "/tag/v1/events", NULL, b,
-	    "Origin: https://shop.example.jp");
-	st = r->status;
-	if (st != 204)
-		cr_log_error("%s: %ld %s", type, st, r->body);
-	resp_free(r);
-	return st;
-}
+/* Visitor n of the tests below, on the shop's page. */
+#define VISITOR	"%08d-3333-4333-8333-333333333333"
+#define ORIGIN	"https://shop.example.jp"
 
 /*
  * Finding 1: a landing URL with CR/LF and a header block in it became the
@@ -51,8 +29,8 @@ tag_event(const struct fx *f, int n, const char *type, const char *url,
 Test(security, landing_url_cannot_split_the_response, .timeout = 60)
 {
 	static const char evil[] = "https://shop.example.jp/form/x"
-	    "\\r\\nStatus: 200 OK"
-	    "\\r\\nSet-Cookie: fb=evil\\r\\nContent-Type: text/html\\r\\n\\r\\n"
+	    "\r\nStatus: 200 OK"
+	    "\r\nSet-Cookie: fb=evil\r\nContent-Type: text/html\r\n\r\n"
 	    "<script>alert(1)</script>";
 	struct fx	 f;
 	struct resp	*r;
@@ -61,10 +39,12 @@ Test(security, landing_url_cannot_split_the_response, .timeout = 60)
 
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "split", "sms", "live", NULL);
-	cr_assert_eq(tag_event(&f, 1, "page_view", evil, "", "split", NULL),
-	    204);
-	cr_assert_eq(tag_event(&f, 1, "capture", evil, "", "split",
-	    "{\"tel\":\"090-7400-0001\"}"), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "page_view",
+	    .visitor = VISITOR, .n = 1, .url = evil, .campaign = "split",
+	    .role = "form", .origin = ORIGIN }), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 1, .url = evil, .campaign = "split",
+	    .role = "form", .tel = "090-7400-0001", .origin = ORIGIN }), 204);
 	snprintf(lead, sizeof(lead), "%s",
 	    sql("SELECT id FROM leads WHERE tenant_id = '%s'",
 	    f.tenant));
@@ -150,7 +130,7 @@ Test(security, identifiers_checked_before_sql, .timeout = 60)
 {
 	struct fx	 f;
 	struct resp	*r;
-	char		 c[40], p[128], b[512];
+	char		 c[40], p[128];
 
 	fx_new(&f, "pro", 0);
 	fx_campaign(&f, "ident", c);
@@ -159,12 +139,9 @@ Test(security, identifiers_checked_before_sql, .timeout = 60)
 	expect_error(r, 422, "invalid_request", "parameter_invalid",
 	    "preset_key");
 	resp_free(r);
-	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"pk_\u00e9\","
-	    "\"visitor\":\"00000001-3333-4333-8333-333333333333\","
-	    "\"session\":\"00000001-3333-4333-8333-333333333333\","
-	    "\"type\":\"page_view\",\"url\":\"https://shop.example.jp/\"}");
-	r = http("POST", "/tag/v1/events", NULL, b, NULL);
+	r = tag_ev_send(&f, &(struct tag_ev){ .type = "page_view",
+	    .visitor = VISITOR, .n = 1, .url = "https://shop.example.jp/",
+	    .consent = TAG_CONSENT_ABSENT, .site = "pk_\u00e9" });
 	expect_error(r, 404, "not_found", "not_found", "site");
 	resp_free(r);
 	r = http("POST", "/api/v1/campaigns", f.live,
@@ -173,9 +150,10 @@ Test(security, identifiers_checked_before_sql, .timeout = 60)
 	cr_assert_eq(r->status / 100, 4, "%s", r->body);
 	resp_free(r);
 	/* a bad optional field is dropped, the event kept and applied */
-	cr_assert_eq(tag_event(&f, 2, "capture", "https://shop.example.jp/form",
-	    "not a url", "\u30ad\u30e3\u30f3\u30da\u30fc\u30f3",
-	    "{\"tel\":\"090-7400-0002\"}"), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 2, .referrer = "not a url",
+	    .campaign = "\u30ad\u30e3\u30f3\u30da\u30fc\u30f3",
+	    .role = "form", .tel = "090-7400-0002", .origin = ORIGIN }), 204);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE site_id = "
 	    "'%s'",
 	    f.site), "0");
@@ -210,10 +188,13 @@ Test(security, contacts_scrubbed_from_every_part_of_urls, .timeout = 60)
 
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "scrub", "sms", "live", NULL);
-	cr_assert_eq(tag_event(&f, 3, "page_view", url, ref, "scrub", NULL),
-	    204);
-	cr_assert_eq(tag_event(&f, 3, "capture", url, ref, "scrub",
-	    "{\"tel\":\"090-7400-0003\"}"), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "page_view",
+	    .visitor = VISITOR, .n = 3, .url = url, .referrer = ref,
+	    .campaign = "scrub", .role = "form", .origin = ORIGIN }), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 3, .url = url, .referrer = ref,
+	    .campaign = "scrub", .role = "form", .tel = "090-7400-0003",
+	    .origin = ORIGIN }), 204);
 	s = sql("SELECT GROUP_CONCAT(url, ' ', IFNULL(referrer, '')) FROM "
 	    "tag_events WHERE site_id = '%s'", f.site);
 	for (i = 0; i < sizeof(leaks) / sizeof(leaks[0]); i++)
@@ -260,9 +241,9 @@ Test(security, long_provider_error_kept, .timeout = 60)
 
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "hook", "sms", "live", "https://shop.example.jp/form");
-	cr_assert_eq(tag_event(&f, 5, "capture", "https://shop.example.jp/form",
-	    "",
-	    "hook", "{\"tel\":\"090-7400-0005\"}"), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 5, .campaign = "hook", .role = "form",
+	    .tel = "090-7400-0005", .origin = ORIGIN }), 204);
 	snprintf(lead, sizeof(lead), "%s",
 	    sql("SELECT id FROM leads WHERE tenant_id = '%s'",
 	    f.tenant));
@@ -555,23 +536,17 @@ Test(security, lists_never_show_another_tenants_rows, .timeout = 120)
 	enum { KINDS = sizeof(kinds) / sizeof(kinds[0]) };
 	struct fx	 f, g;
 	struct resp	*r;
-	char		 b[1024], ids[KINDS][40];
+	char		 ids[KINDS][40];
 	bool		 owner[KINDS] = { false };
 	size_t		 i, k, tried = 0;
 
 	fx_new(&f, "pro", 0);
 	fx_new(&g, "pro", 0);
 	fx_one_step(&g, "theirs", "sms", "live", NULL);
-	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\","
-	    "\"visitor\":\"12121212-0000-4000-8000-000000000001\","
-	    "\"session\":\"12121212-0000-4000-8000-000000000001\","
-	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
-	    "\"campaign\":\"theirs\",\"role\":\"form\","
-	    "\"contact\":{\"tel\":\"090-1212-0001\"},\"consent\":true}",
-	    g.site_pk);
-	r = http("POST", "/tag/v1/events", NULL, b, NULL);
-	cr_assert_eq(r->status, 204, "%s", r->body);
-	resp_free(r);
+	cr_assert_eq(tag_ev_post(&g, &(struct tag_ev){ .type = "capture",
+	    .visitor = "12121212-0000-4000-8000-000000000001",
+	    .campaign = "theirs", .role = "form", .tel = "090-1212-0001" }),
+	    204);
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
 	    "2036-02-02T03:00:00Z"), 0);
 	r = http("POST", "/api/v1/suppressions", g.live,
