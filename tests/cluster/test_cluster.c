@@ -64,32 +64,6 @@ cron_cmd(char *out, size_t n, char h, const char *bin, const char *args)
 	    h == 'a' ? "FORMBACK_CONF" : "FORMBACK_CONF_B", bin, args);
 }
 
-/*
- * A capture of visitor v of campaign `key`, tel 090-88{c}-{v}, through `base`.
- */
-static void
-capture(const struct fx *f, const char *base, const char *key, int c, int v)
-{
-	char		 b[1024];
-	struct resp	*r;
-
-	http_base = base;
-	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\","
-	    "\"visitor\":\"%08d-1919-4919-8919-19191919191%d\","
-	    "\"session\":\"%08d-1919-4919-8919-19191919191%d\","
-	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
-	    "\"campaign\":\"%s\",\"role\":\"form\","
-	    "\"contact\":{\"tel\":\"090-88%02d-%04d\"},"
-	    "\"consent\":true}", f->site_pk, v, c, v, c, key, c, v);
-	tag_autosettle = false;
-	r = http("POST", "/tag/v1/events", NULL, b, NULL);
-	tag_autosettle = true;
-	http_base = NULL;
-	cr_assert_eq(r->status, 204, "%s", r->body);
-	resp_free(r);
-}
-
 /* Lines of `path` (a stand-in's log) that contain `needle`. */
 static int
 count_in(const char *path, const char *needle)
@@ -200,7 +174,7 @@ Test(cluster, two_cron_hosts_drain_one_backlog, .fini = sms_gateway_normal,
 	enum { N = 60 };
 	struct fx	 f;
 	struct resp	*r;
-	char		 cmd[2][2048], b[1024], at[2][32], path[64];
+	char		 cmd[2][2048], b[1024], at[2][32], path[64], tel[16];
 	const char	*base[2] = { getenv("FB_TEST_URL"),
 	    getenv("FB_TEST_URL_B") };
 	pid_t		 a, bb;
@@ -218,8 +192,17 @@ Test(cluster, two_cron_hosts_drain_one_backlog, .fini = sms_gateway_normal,
 	resp_free(r);
 	snprintf(path, sizeof(path), "/slow/cluster-%.8s", f.tenant);
 	/* the leads come in through both web hosts */
-	for (i = 0; i < N; i++)
-		capture(&f, base[i % 2], "cl", 1, i + 1);
+	tag_autosettle = false;
+	for (i = 0; i < N; i++) {
+		snprintf(tel, sizeof(tel), "090-8801-%04d", i + 1);
+		http_base = base[i % 2];
+		cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){
+		    .type = "capture",
+		    .visitor = "%08d-1919-4919-8919-191919191911", .n = i + 1,
+		    .campaign = "cl", .role = "form", .tel = tel }), 204);
+	}
+	http_base = NULL;
+	tag_autosettle = true;
 	tag_settle();
 	cron_cmd(cmd[0], sizeof(cmd[0]), 'a', "formback-abandon",
 	    "--now 2035-06-06T03:00:00Z");
@@ -378,7 +361,7 @@ static void
 load_run(const struct load *l)
 {
 	CURL		*c = curl_easy_init();
-	char		 body[1024], hdr[128];
+	char		 body[1024], hdr[128], v[40];
 	int		 i;
 	long		 st;
 	long long	 giveup;
@@ -395,13 +378,12 @@ load_run(const struct load *l)
 		    body, hdr)) != 201 &&
 		    now_ms() < giveup)
 			usleep(st == 503 ? 1000000 : 200000);
-		snprintf(body, sizeof(body),
-		    "{\"v\":1,\"site\":\"%s\","
-		    "\"visitor\":\"%08d-2929-4929-8929-29292929292%d\","
-		    "\"session\":\"%08d-2929-4929-8929-29292929292%d\","
-		    "\"type\":\"page_view\","
-		    "\"url\":\"https://shop.example.jp/\"}",
-		    l->site_pk, i, l->client, i, l->client);
+		snprintf(v, sizeof(v), "%08d-2929-4929-8929-29292929292%d",
+		    i, l->client);
+		tag_ev_body(NULL, &(struct tag_ev){ .type = "page_view",
+		    .visitor = v, .url = "https://shop.example.jp/",
+		    .consent = TAG_CONSENT_ABSENT, .site = l->site_pk },
+		    body, sizeof(body));
 		giveup = now_ms() + 90000;
 		while ((st = load_send(c, l, "e", i, "/tag/v1/events", body,
 		    NULL)) != 204 &&

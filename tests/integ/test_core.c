@@ -820,18 +820,15 @@ Test(core, retention_deletes_what_outlived_its_days)
 {
 	struct fx	 f;
 	struct resp	*r;
+	struct tag_ev	 ev = { .type = "page_view",
+	    .visitor = "7e7e7e7e-0000-4000-8000-000000000001",
+	    .url = "https://shop.example.jp/", .consent = TAG_CONSENT_ABSENT };
 	char		 b[512], conf[512], cmd[2048];
 
 	fx_new(&f, "pro", 0);
 	/* two events, an audit row (a campaign's creation), three links */
-	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\","
-	    "\"visitor\":\"7e7e7e7e-0000-4000-8000-000000000001\","
-	    "\"session\":\"7e7e7e7e-0000-4000-8000-000000000001\","
-	    "\"type\":\"page_view\","
-	    "\"url\":\"https://shop.example.jp/\"}", f.site_pk);
-	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
-	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
+	tag_ev_post(&f, &ev);
+	tag_ev_post(&f, &ev);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_events WHERE site_id = "
 	    "'%s'", f.site),
 	    "2");

@@ -18,31 +18,8 @@
 #include "harness.h"
 #include "../../src/sms.h"
 
-/* A tag event of visitor v of campaign `key`; no waiting for the queue. */
-static void
-event(const struct fx *f, const char *key, int v, const char *type,
-    const char *role, const char *tel)
-{
-	char		 b[1024], c[128] = "null";
-	struct resp	*r;
-	bool		 settle = tag_autosettle;
-
-	if (tel != NULL)
-		snprintf(c, sizeof(c), "{\"tel\":\"%s\"}", tel);
-	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\","
-	    "\"visitor\":\"%08d-5555-4555-8555-555555555555\","
-	    "\"session\":\"%08d-5555-4555-8555-555555555555\",\"type\":\"%s\","
-	    "\"url\":\"https://shop.example.jp/%s\",\"campaign\":\"%s\","
-	    "\"role\":\"%s\",\"contact\":%s,"
-	    "\"consent\":true}", f->site_pk, v, v, type,
-	    strcmp(role, "thanks") == 0 ? "thanks" : "form", key, role, c);
-	tag_autosettle = false;
-	r = http("POST", "/tag/v1/events", NULL, b, NULL);
-	tag_autosettle = settle;
-	cr_assert_eq(r->status, 204, "%s: %s", type, r->body);
-	resp_free(r);
-}
+/* Visitor v of the tests below. */
+#define VISITOR	"%08d-5555-4555-8555-555555555555"
 
 /* Deliveries of the tenant sent to a lead converted before the send began. */
 static const char *
@@ -84,8 +61,9 @@ abandoned_on(const struct fx *f, const char *key, int v, const char *tel,
 {
 	char	 now[64];
 
-	event(f, key, v, "capture", "form", tel);
-	tag_settle();
+	cr_assert_eq(tag_ev_post(f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = v, .campaign = key, .role = "form",
+	    .tel = tel }), 204);
 	snprintf(now, sizeof(now), "--now %sT03:00:00Z", day);
 	cr_assert_eq(cron("formback-abandon", now), 0);
 	cr_assert_eq(strncmp(outcome_of(f, v), "scheduled ", 10), 0, "%s",
@@ -107,7 +85,11 @@ Test(deliver, acknowledged_conversion_stops_the_send, .timeout = 60)
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id "
 	    "= '%s' AND status = 'scheduled'", f.tenant), "1");
 	appliers_hold(3);
-	event(&f, "ack", 1, "conversion", "thanks", NULL);
+	tag_autosettle = false;
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "conversion",
+	    .visitor = VISITOR, .n = 1, .url = "https://shop.example.jp/thanks",
+	    .campaign = "ack", .role = "thanks" }), 204);
+	tag_autosettle = true;
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM tag_ingest WHERE site_id = "
 	    "'%s' AND event_type = 'conversion'", f.site), "1", "the "
 	    "conversion is queued");
@@ -137,8 +119,9 @@ Test(deliver, conversion_races_the_send_under_a_flood, .timeout = 120)
 	fx_one_step(&f, "race", "sms", "live", NULL);
 	for (i = 0; i < 12; i++) {
 		snprintf(tel, sizeof(tel), "090-7610-%04d", i + 1);
-		event(&f, "race", 100 + i, "capture", "form", tel);
-		tag_settle();
+		cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){
+		    .type = "capture", .visitor = VISITOR, .n = 100 + i,
+		    .campaign = "race", .role = "form", .tel = tel }), 204);
 		snprintf(at, sizeof(at), "--now 2035-03-02T%02d:%02d:00Z",
 		    3 + i / 6,
 		    i % 6 * 10);
@@ -163,13 +146,18 @@ Test(deliver, conversion_races_the_send_under_a_flood, .timeout = 120)
 	    "'%s/tag/v1/events'; done) >/dev/null 2>&1 &", flag, flag,
 	    f.site_pk, getenv("FB_TEST_URL"));
 	cr_assert_eq(system(cmd), 0);
+	tag_autosettle = false;
 	for (i = 0; i < 12; i++) {
-		event(&f, "race", 100 + i, "conversion", "thanks", NULL);
+		cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){
+		    .type = "conversion", .visitor = VISITOR, .n = 100 + i,
+		    .url = "https://shop.example.jp/thanks", .campaign = "race",
+		    .role = "thanks" }), 204);
 		snprintf(at, sizeof(at), "--now 2035-03-02T%02d:%02d:00Z",
 		    3 + i / 6,
 		    i % 6 * 10 + 6);
 		cr_assert_eq(cron("formback-deliver", at), 0);
 	}
+	tag_autosettle = true;
 	unlink(flag);
 	cr_assert_str_eq(sent_after_conversion(&f), "0");
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id "
@@ -200,10 +188,14 @@ Test(deliver, killed_pass_loses_only_the_send_in_flight,
 
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "kill8", "sms", "live", NULL);
+	tag_autosettle = false;
 	for (i = 0; i < n; i++) {
 		snprintf(tel, sizeof(tel), "090-7620-%04d", i + 1);
-		event(&f, "kill8", 200 + i, "capture", "form", tel);
+		cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){
+		    .type = "capture", .visitor = VISITOR, .n = 200 + i,
+		    .campaign = "kill8", .role = "form", .tel = tel }), 204);
 	}
+	tag_autosettle = true;
 	tag_settle();
 	cr_assert_eq(cron("formback-abandon", "--now 2035-03-03T03:00:00Z"), 0);
 	/* a slow gateway: each send takes a second */
@@ -323,10 +315,15 @@ Test(deliver, hundred_random_kills_lose_and_repeat_nothing,
 	 * and kills timed by it would land after most passes)
 	 */
 	for (run = 0, ms[0] = ms[1] = LONG_MAX; run < 3; run++) {
+		tag_autosettle = false;
 		for (i = 0; i < PER_RUN; i++, v++) {
 			snprintf(tel, sizeof(tel), "090-7730-%04d", v + 1);
-			event(&f, "rk", 700 + v, "capture", "form", tel);
+			cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){
+			    .type = "capture", .visitor = VISITOR,
+			    .n = 700 + v, .campaign = "rk", .role = "form",
+			    .tel = tel }), 204);
 		}
+		tag_autosettle = true;
 		tag_settle();
 		for (i = 0; i < 2; i++) {
 			t = timed(cmd[i]) + 10;
@@ -335,10 +332,15 @@ Test(deliver, hundred_random_kills_lose_and_repeat_nothing,
 		}
 	}
 	for (run = 0; run < RUNS; run++) {
+		tag_autosettle = false;
 		for (i = 0; i < PER_RUN; i++, v++) {
 			snprintf(tel, sizeof(tel), "090-7730-%04d", v + 1);
-			event(&f, "rk", 700 + v, "capture", "form", tel);
+			cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){
+			    .type = "capture", .visitor = VISITOR,
+			    .n = 700 + v, .campaign = "rk", .role = "form",
+			    .tel = tel }), 204);
 		}
+		tag_autosettle = true;
 		tag_settle();
 		for (i = 0; i < 2; i++)
 			if (killed_at_random(cmd[i], ms[i]))
@@ -565,10 +567,14 @@ due_alone(const struct fx *f, const char *key, int n, const char *tel,
 	char	 t[32], now[64];
 	int	 v;
 
+	tag_autosettle = false;
 	for (v = 1; v <= n; v++) {
 		snprintf(t, sizeof(t), "%s-%04d", tel, v);
-		event(f, key, v, "capture", "form", t);
+		cr_assert_eq(tag_ev_post(f, &(struct tag_ev){ .type = "capture",
+		    .visitor = VISITOR, .n = v, .campaign = key,
+		    .role = "form", .tel = t }), 204);
 	}
+	tag_autosettle = true;
 	tag_settle();
 	snprintf(now, sizeof(now), "--now %sT03:00:00Z", day);
 	cr_assert_eq(cron("formback-abandon", now), 0);

@@ -115,7 +115,10 @@ Test(faults, database_gone_is_503_then_recovers, .fini = unlock_account)
 {
 	struct fx	 f;
 	struct resp	*r;
-	char		 path[128], body[512];
+	struct tag_ev	 ev = { .type = "page_view",
+	    .visitor = "abcdef01-0000-4000-8000-000000000001",
+	    .url = "https://shop.example.jp/", .consent = TAG_CONSENT_ABSENT };
+	char		 path[128];
 	const char	*ids;
 	char		*list, *id, *save;
 	int		 i;
@@ -140,12 +143,8 @@ Test(faults, database_gone_is_503_then_recovers, .fini = unlock_account)
 		resp_free(r);
 	}
 	/* the collector too: the event is not taken, and says so */
-	snprintf(body, sizeof(body), "{\"v\":1,\"site\":\"%s\",\"visitor\":"
-	    "\"abcdef01-0000-4000-8000-000000000001\",\"session\":"
-	    "\"abcdef01-0000-4000-8000-000000000001\",\"type\":\"page_view\","
-	    "\"url\":\"https://shop.example.jp/\"}", f.site_pk);
 	for (i = 0; i < 8; i++) {
-		r = http("POST", "/tag/v1/events", NULL, body, NULL);
+		r = tag_ev_send(&f, &ev);
 		expect_error(r, 503, "api_error", "service_unavailable", NULL);
 		resp_free(r);
 	}
@@ -205,21 +204,20 @@ Test(faults, frozen_database_is_503_with_retry_after, .fini = thaw,
 {
 	struct fx	 f;
 	struct resp	*r;
-	char		 path[128], body[512];
+	struct tag_ev	 ev = { .type = "page_view",
+	    .visitor = "abcdef02-0000-4000-8000-000000000001",
+	    .url = "https://shop.example.jp/", .consent = TAG_CONSENT_ABSENT };
+	char		 path[128];
 	int		 i;
 
 	fx_new(&f, "pro", 0);
 	snprintf(path, sizeof(path), "/api/v1/sites/%s", f.site);
-	snprintf(body, sizeof(body), "{\"v\":1,\"site\":\"%s\",\"visitor\":"
-	    "\"abcdef02-0000-4000-8000-000000000001\",\"session\":"
-	    "\"abcdef02-0000-4000-8000-000000000001\",\"type\":\"page_view\","
-	    "\"url\":\"https://shop.example.jp/\"}", f.site_pk);
 	/* both workers have a connection and know the key and the site */
 	for (i = 0; i < 4; i++) {
 		r = http("GET", path, f.live, NULL, NULL);
 		cr_assert_eq(r->status, 200);
 		resp_free(r);
-		r = http("POST", "/tag/v1/events", NULL, body, NULL);
+		r = tag_ev_send(&f, &ev);
 		cr_assert_eq(r->status, 204);
 		resp_free(r);
 	}
@@ -229,7 +227,7 @@ Test(faults, frozen_database_is_503_with_retry_after, .fini = thaw,
 	expect_error(r, 503, "api_error", "service_unavailable", NULL);
 	cr_assert_not_null(resp_header(r, "Retry-After"));
 	resp_free(r);
-	r = http("POST", "/tag/v1/events", NULL, body, NULL);
+	r = tag_ev_send(&f, &ev);
 	expect_error(r, 503, "api_error", "service_unavailable", NULL);
 	cr_assert_not_null(resp_header(r, "Retry-After"));
 	resp_free(r);

@@ -28,23 +28,8 @@
 
 static char	 dir[] = "/tmp/fbkeysXXXXXX";
 
-/* A visitor `n` of campaign `key` who typed `tel` and `email` and left. */
-static void
-capture(const struct fx *f, int n, const char *tel, const char *email)
-{
-	char		 b[1024];
-	struct resp	*r;
-
-	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":"
-	    "\"%08d-3333-4333-8333-333333333333\",\"session\":"
-	    "\"%08d-3333-4333-8333-333333333333\",\"type\":\"capture\","
-	    "\"url\":\"https://shop.example.jp/form\",\"campaign\":\"keys\","
-	    "\"role\":\"form\",\"contact\":{\"tel\":\"%s\",\"email\":\"%s\"},"
-	    "\"consent\":true}", f->site_pk, n, n, tel, email);
-	r = http("POST", "/tag/v1/events", NULL, b, NULL);
-	cr_assert_eq(r->status, 204, "%s", r->body);
-	resp_free(r);
-}
+/* Visitor n of the tests below. */
+#define VISITOR	"%08d-3333-4333-8333-333333333333"
 
 /*
  * A configuration as the harness's with pii_key_file `name`.key holding
@@ -333,7 +318,10 @@ Test(keys, rotation_ends_while_the_service_runs, .timeout = 400)
 	for (i = 1; i <= 4; i++) {
 		snprintf(cmd, sizeof(cmd), "090-7700-000%d", i);
 		snprintf(email, sizeof(email), "k%d@keys.example", i);
-		capture(&f, 950 + i, cmd, email);
+		cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){
+		    .type = "capture", .visitor = VISITOR, .n = 950 + i,
+		    .campaign = "keys", .role = "form", .tel = cmd,
+		    .email = email }), 204);
 	}
 	r = http("POST", "/api/v1/suppressions", f.live,
 	    "{\"value\":\"090-7700-0009\"}", NULL);
@@ -422,8 +410,12 @@ Test(keys, rotation_ends_while_the_service_runs, .timeout = 400)
 	json_object_put(o);
 	/* the service meanwhile: a contact seen before, one suppressed */
 	sleep(BIDX_TTL + 1);
-	capture(&f, 960, "090-7700-0001", "k1@keys.example");
-	capture(&f, 961, "090-7700-0009", "");
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 960, .campaign = "keys", .role = "form",
+	    .tel = "090-7700-0001", .email = "k1@keys.example" }), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 961, .campaign = "keys", .role = "form",
+	    .tel = "090-7700-0009" }), 204);
 	tag_settle();
 	/* written in both slots by the service */
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM leads WHERE tenant_id = "
@@ -529,8 +521,12 @@ Test(keys, rotation_ends_while_the_service_runs, .timeout = 400)
 	cr_assert_eq(r->status, 200, "%s", r->body);
 	resp_free(r);
 	/* a suppression made now holds; a contact not suppressed is sent */
-	capture(&f, 970, "090-7700-0005", "");
-	capture(&f, 971, "090-7700-0006", "");
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 970, .campaign = "keys", .role = "form",
+	    .tel = "090-7700-0005" }), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 971, .campaign = "keys", .role = "form",
+	    .tel = "090-7700-0006" }), 204);
 	r = http("POST", "/api/v1/suppressions", f.live,
 	    "{\"value\":\"09077000005\"}", NULL);
 	cr_assert_eq(r->status, 201, "%s", r->body);

@@ -23,6 +23,9 @@
 #define EMAIL	"dsr.person@example.jp"
 #define VA	"43434343-aaaa-4aaa-8aaa-aaaaaaaaaaaa"
 #define VB	"43434343-bbbb-4bbb-8bbb-bbbbbbbbbbbb"
+/* the visitors' form page and where they came from */
+#define PAGE	"https://shop.example.jp/form?from=mail"
+#define REF	"https://ref.example.jp/"
 
 /* t as "YYYY-MM-DDTHH:MM:SSZ", or with `day` its JST date alone. */
 static const char *
@@ -42,23 +45,6 @@ when(time_t t, bool day)
 		strftime(out[k], sizeof(out[k]), "%Y-%m-%dT%H:%M:%SZ", &tm);
 	}
 	return out[k];
-}
-
-/* A tag event of visitor v (its session too); `contact` JSON or NULL. */
-static void
-tag_event(const struct fx *f, const char *v, const char *type,
-    const char *contact)
-{
-	char	 b[1024];
-
-	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":\"%s\","
-	    "\"session\":\"%s\",\"type\":\"%s\","
-	    "\"url\":\"https://shop.example.jp/form?from=mail\","
-	    "\"referrer\":\"https://ref.example.jp/\",\"campaign\":\"dsr\","
-	    "\"role\":\"form\"%s%s,\"consent\":true}",
-	    f->site_pk, v, v, type, contact != NULL ? ",\"contact\":" : "",
-	    contact != NULL ? contact : "");
-	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
 }
 
 /* formback-<bin> --tenant T --now t (abandon and deliver take no tenant). */
@@ -156,9 +142,11 @@ Test(personal, export_then_erase_keeps_the_counts, .timeout = 120)
 	fixture(&f, &o);
 	fx_one_step(&f, "dsr", "sms", "live", NULL);
 	/* lead A: viewed, captured, abandoned and sent to */
-	tag_event(&f, VA, "page_view", NULL);
-	tag_event(&f, VA, "capture", "{\"tel\":\"" TEL "\",\"email\":\""
-	    EMAIL "\"}");
+	tag_ev_post(&f, &(struct tag_ev){ .type = "page_view", .visitor = VA,
+	    .url = PAGE, .referrer = REF, .campaign = "dsr", .role = "form" });
+	tag_ev_post(&f, &(struct tag_ev){ .type = "capture", .visitor = VA,
+	    .url = PAGE, .referrer = REF, .campaign = "dsr", .role = "form",
+	    .tel = TEL, .email = EMAIL });
 	pass(&f, "abandon", t1);
 	pass(&f, "deliver", t1 + 600);
 	cr_assert_eq(sms_to(TEL_I), 1, "%s", sql_row("SELECT CONCAT_WS(' ', "
@@ -169,8 +157,11 @@ Test(personal, export_then_erase_keeps_the_counts, .timeout = 120)
 	    "l.tenant_id = '%s'",
 	    f.tenant));
 	/* lead B: the same number, abandoned later, its message pending */
-	tag_event(&f, VB, "page_view", NULL);
-	tag_event(&f, VB, "capture", "{\"tel\":\"" TEL "\"}");
+	tag_ev_post(&f, &(struct tag_ev){ .type = "page_view", .visitor = VB,
+	    .url = PAGE, .referrer = REF, .campaign = "dsr", .role = "form" });
+	tag_ev_post(&f, &(struct tag_ev){ .type = "capture", .visitor = VB,
+	    .url = PAGE, .referrer = REF, .campaign = "dsr", .role = "form",
+	    .tel = TEL });
 	pass(&f, "abandon", t2);
 	snprintf(a, sizeof(a), "%s", sql("SELECT id FROM leads WHERE tenant_id "
 	    "= '%s' AND visitor_id = '%s'", f.tenant, VA));
@@ -344,7 +335,8 @@ Test(personal, formbackctl_export_and_erase)
 
 	fixture(&f, &o);
 	fx_one_step(&f, "dsrctl", "sms", "live", NULL);
-	tag_event(&f, VA, "page_view", NULL);
+	tag_ev_post(&f, &(struct tag_ev){ .type = "page_view", .visitor = VA,
+	    .url = PAGE, .referrer = REF, .campaign = "dsr", .role = "form" });
 	cr_assert_eq(ctl(NULL, "test-recipient add --tenant %s --contact %s",
 	    f.tenant, EMAIL), 0);
 	cr_assert_eq(ctl(&out, "personal-data export --tenant %s --contact %s",

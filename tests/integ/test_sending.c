@@ -379,17 +379,10 @@ Test(deliveries, scheduled_when_a_lead_is_abandoned, .timeout = 60)
 	resp_free(http("PUT", p, f.live, b, NULL));
 	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status active",
 	    s), 0);
-	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\","
-	    "\"visitor\":\"12121212-1111-4111-8111-111111111111\","
-	    "\"session\":\"12121212-1111-4111-8111-111111111111\","
-	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
-	    "\"campaign\":\"dlv\",\"role\":\"form\","
-	    "\"contact\":{\"tel\":\"090-3333-4444\","
-	    "\"email\":\"buyer@example.jp\"},\"consent\":true}", f.site_pk);
-	r = http("POST", "/tag/v1/events", NULL, b, NULL);
-	cr_assert_eq(r->status, 204);
-	resp_free(r);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = "12121212-1111-4111-8111-111111111111",
+	    .campaign = "dlv", .role = "form", .tel = "090-3333-4444",
+	    .email = "buyer@example.jp" }), 204);
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
 	    "2036-01-01T00:00:00Z"), 0);
 	r = http("GET", "/api/v1/leads", f.live, NULL, NULL);
@@ -512,34 +505,20 @@ Test(deliveries, sent_to_the_stand_ins, .timeout = 90)
 	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode live",
 	    f.tenant), 0);
 	/* two visitors; the second converts before anything is sent */
-	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\","
-	    "\"visitor\":\"34343434-1111-4111-8111-111111111111\","
-	    "\"session\":\"34343434-1111-4111-8111-111111111111\","
-	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
-	    "\"campaign\":\"send\",\"role\":\"form\","
-	    "\"contact\":{\"tel\":\"080-5151-6262\","
-	    "\"email\":\"kaori.s@example.jp\"},\"consent\":true}", f.site_pk);
-	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
-	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\","
-	    "\"visitor\":\"56565656-1111-4111-8111-111111111111\","
-	    "\"session\":\"56565656-1111-4111-8111-111111111111\","
-	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
-	    "\"campaign\":\"send\",\"role\":\"form\","
-	    "\"contact\":{\"tel\":\"080-7171-8282\","
-	    "\"email\":\"conv@example.jp\"},\"consent\":true}", f.site_pk);
-	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
+	tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = "34343434-1111-4111-8111-111111111111",
+	    .campaign = "send", .role = "form", .tel = "080-5151-6262",
+	    .email = "kaori.s@example.jp" });
+	tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = "56565656-1111-4111-8111-111111111111",
+	    .campaign = "send", .role = "form", .tel = "080-7171-8282",
+	    .email = "conv@example.jp" });
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
 	    "2035-06-01T00:00:00Z"), 0);
-	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\","
-	    "\"visitor\":\"56565656-1111-4111-8111-111111111111\","
-	    "\"session\":\"56565656-1111-4111-8111-111111111111\","
-	    "\"type\":\"conversion\","
-	    "\"url\":\"https://shop.example.jp/thanks\",\"campaign\":\"send\","
-	    "\"role\":\"thanks\"}", f.site_pk);
-	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
+	tag_ev_post(&f, &(struct tag_ev){ .type = "conversion",
+	    .visitor = "56565656-1111-4111-8111-111111111111",
+	    .url = "https://shop.example.jp/thanks", .campaign = "send",
+	    .role = "thanks", .consent = TAG_CONSENT_ABSENT });
 	/* 09:31 JST: the SMS step is due and outside the quiet hours */
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now "
 	    "2035-06-01T00:31:00Z"), 0);
@@ -705,15 +684,9 @@ Test(deliveries, quiet_hours_and_manual_conversion, .timeout = 60)
 	    s), 0);
 	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode live",
 	    f.tenant), 0);
-	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\","
-	    "\"visitor\":\"78787878-1111-4111-8111-111111111111\","
-	    "\"session\":\"78787878-1111-4111-8111-111111111111\","
-	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
-	    "\"campaign\":\"quiet\",\"role\":\"form\","
-	    "\"contact\":{\"tel\":\"070-9090-1212\"},"
-	    "\"consent\":true}", f.site_pk);
-	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
+	tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = "78787878-1111-4111-8111-111111111111",
+	    .campaign = "quiet", .role = "form", .tel = "070-9090-1212" });
 	/* abandoned at 21:00 JST; the SMS due at 21:10 waits for 09:00 */
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
 	    "2034-03-01T12:00:00Z"), 0);
@@ -774,6 +747,7 @@ Test(deliveries, killed_pass_never_sends_twice, .fini = sms_gateway_normal,
 {
 	struct fx	 f;
 	char		 c[40], m[40], s[40], p[256], b[1024], cmd[2048];
+	char		 tel[16];
 	struct resp	*r;
 	pid_t		 a, b2;
 	int		 i, n = 300, st;
@@ -799,18 +773,11 @@ Test(deliveries, killed_pass_never_sends_twice, .fini = sms_gateway_normal,
 	cr_assert_eq(ctl(NULL, "delivery-switch --tenant %s --mode live",
 	    f.tenant), 0);
 	for (i = 0; i < n; i++) {
-		snprintf(b, sizeof(b),
-		    "{\"v\":1,\"site\":\"%s\","
-		    "\"visitor\":\"%08d-1111-4111-8111-111111111111\","
-		    "\"session\":\"%08d-1111-4111-8111-111111111111\","
-		    "\"type\":\"capture\","
-		    "\"url\":\"https://shop.example.jp/form\","
-		    "\"campaign\":\"kill\",\"role\":\"form\","
-		    "\"contact\":{\"tel\":\"070%08d\"},"
-		    "\"consent\":true}", f.site_pk, i, i, 55000000 + i);
-		r = http("POST", "/tag/v1/events", NULL, b, NULL);
-		cr_assert_eq(r->status, 204);
-		resp_free(r);
+		snprintf(tel, sizeof(tel), "070%08d", 55000000 + i);
+		cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){
+		    .type = "capture",
+		    .visitor = "%08d-1111-4111-8111-111111111111", .n = i,
+		    .campaign = "kill", .role = "form", .tel = tel }), 204);
 	}
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
 	    "2033-01-01T01:00:00Z"), 0);

@@ -817,13 +817,9 @@ Test(sessions, lead_found_by_contact_followed_and_converted)
 	resp_free(http("PUT", p, f.live, b, NULL));
 	cr_assert_eq(ctl(NULL, "scenario set-status --id %s --status active",
 	    s), 0);
-	snprintf(b, sizeof(b), "{\"v\":1,\"site\":\"%s\",\"visitor\":"
-	    "\"79797979-1111-4111-8111-111111111111\",\"session\":"
-	    "\"79797979-1111-4111-8111-111111111111\",\"type\":\"capture\","
-	    "\"url\":\"https://shop.example.jp/form\",\"campaign\":"
-	    "\"follow\",\"role\":\"form\",\"contact\":{\"tel\":"
-	    "\"070-9191-2323\"},\"consent\":true}", f.site_pk);
-	resp_free(http("POST", "/tag/v1/events", NULL, b, NULL));
+	tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = "79797979-1111-4111-8111-111111111111",
+	    .campaign = "follow", .role = "form", .tel = "070-9191-2323" });
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" "
 	    "--now 2034-03-01T03:00:00Z"), 0);
 	snprintf(lead, sizeof(lead), "%s", sql("SELECT id FROM leads WHERE "

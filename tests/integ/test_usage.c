@@ -19,26 +19,8 @@
 
 #define J(...) #__VA_ARGS__
 
-/* A visitor `n` of campaign `key` who typed `tel` and `email` and left. */
-static void
-capture(const struct fx *f, const char *key, int n, const char *tel,
-    const char *email)
-{
-	char		 b[1024];
-	struct resp	*r;
-
-	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\","
-	    "\"visitor\":\"%08d-2222-4222-8222-222222222222\","
-	    "\"session\":\"%08d-2222-4222-8222-222222222222\","
-	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
-	    "\"campaign\":\"%s\",\"role\":\"form\","
-	    "\"contact\":{\"tel\":\"%s\",\"email\":\"%s\"},\"consent\":true}",
-	    f->site_pk, n, n, key, tel, email);
-	r = http("POST", "/tag/v1/events", NULL, b, NULL);
-	cr_assert_eq(r->status, 204, "%s", r->body);
-	resp_free(r);
-}
+/* Visitor n of the tests below. */
+#define VISITOR	"%08d-2222-4222-8222-222222222222"
 
 /* How many lines of the output of a shell command hold a number. */
 static int
@@ -76,7 +58,9 @@ Test(usage, free_quota_stops_sending_and_is_announced, .timeout = 90)
 		char tel[32];
 
 		snprintf(tel, sizeof(tel), "090-7000-%04d", i);
-		capture(&f, "quota", 100 + i, tel, "");
+		cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){
+		    .type = "capture", .visitor = VISITOR, .n = 100 + i,
+		    .campaign = "quota", .role = "form", .tel = tel }), 204);
 	}
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
 	    "2034-05-10T03:00:00Z"), 0);
@@ -138,7 +122,9 @@ Test(usage, free_quota_stops_sending_and_is_announced, .timeout = 90)
 	cr_assert_eq(ctl(NULL,
 	    "tenant set-quiet-hours --tenant %s --start 00:00 "
 	    "--end 00:00", f.tenant), 0);
-	capture(&f, "quota", 200, "090-7000-0200", "");
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 200, .campaign = "quota", .role = "form",
+	    .tel = "090-7000-0200" }), 204);
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
 	    "2034-05-31T15:00:00Z"), 0);
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now "
@@ -169,7 +155,9 @@ Test(usage, paid_plan_sends_past_the_quota_and_is_told, .timeout = 90)
 		char tel[32];
 
 		snprintf(tel, sizeof(tel), "080-7100-%04d", i);
-		capture(&f, "paid", 300 + i, tel, "");
+		cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){
+		    .type = "capture", .visitor = VISITOR, .n = 300 + i,
+		    .campaign = "paid", .role = "form", .tel = tel }), 204);
 	}
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
 	    "2034-05-11T03:00:00Z"), 0);
@@ -222,8 +210,12 @@ Test(usage, test_only_sends_to_test_recipients_alone, .timeout = 90)
 	json_object_put(o);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM test_recipients WHERE "
 	    "tenant_id = '%s' AND masked LIKE '%%7200%%'", f.tenant), "0");
-	capture(&f, "trial", 400, "090-7200-0001", "");
-	capture(&f, "trial", 401, "090-7200-0002", "");
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 400, .campaign = "trial", .role = "form",
+	    .tel = "090-7200-0001" }), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 401, .campaign = "trial", .role = "form",
+	    .tel = "090-7200-0002" }), 204);
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
 	    "2034-05-12T03:00:00Z"), 0);
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now "
@@ -254,9 +246,15 @@ Test(usage, suppressed_contacts_are_not_sent, .timeout = 90)
 
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "sup", "sms", "live", "https://shop.example.jp/form");
-	capture(&f, "sup", 720, "090-7419-0001", "");
-	capture(&f, "sup", 721, "090-7419-0002", "");
-	capture(&f, "sup", 722, "090-7419-0003", "");
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 720, .campaign = "sup", .role = "form",
+	    .tel = "090-7419-0001" }), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 721, .campaign = "sup", .role = "form",
+	    .tel = "090-7419-0002" }), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 722, .campaign = "sup", .role = "form",
+	    .tel = "090-7419-0003" }), 204);
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
 	    "2034-05-16T03:00:00Z"), 0);
 	cr_assert_str_eq(sql("SELECT COUNT(*) FROM deliveries WHERE tenant_id "
@@ -299,8 +297,10 @@ Test(usage, three_messages_a_day_per_recipient, .timeout = 90)
 	 * times
 	 */
 	for (i = 0; i < 4; i++)
-		capture(&f, "cap", 600 + i,
-		    i % 2 ? "090-7300-0001" : "０９０７３０００００１", "");
+		cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){
+		    .type = "capture", .visitor = VISITOR, .n = 600 + i,
+		    .campaign = "cap", .role = "form",
+		    .tel = i % 2 ? "090-7300-0001" : "０９０７３０００００１" }), 204);
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
 	    "2034-05-14T03:00:00Z"), 0);
 	/*
@@ -323,7 +323,9 @@ Test(usage, three_messages_a_day_per_recipient, .timeout = 90)
 	cr_assert_eq(ctl(NULL,
 	    "tenant set-quiet-hours --tenant %s --start 00:00 "
 	    "--end 00:00", f.tenant), 0);
-	capture(&f, "cap", 610, "09073000001", "");
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 610, .campaign = "cap", .role = "form",
+	    .tel = "09073000001" }), 204);
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
 	    "2034-05-14T15:00:00Z"), 0);
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now "
@@ -355,7 +357,9 @@ Test(usage, long_subjects_are_whole_encoded_words, .timeout = 90)
 		strcat(subj, i % 3 == 0 ? "é" : i % 3 == 1 ? "ご案内" : "😀a");
 	sql("SET NAMES utf8mb4; UPDATE messages SET subject = '%s' "
 	    "WHERE tenant_id = '%s'", subj, f.tenant);
-	capture(&f, "subj", 510, "", "long.subject@example.jp");
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 510, .campaign = "subj", .role = "form",
+	    .email = "long.subject@example.jp" }), 204);
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
 	    "2034-05-13T03:00:00Z"), 0);
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now "
@@ -387,7 +391,9 @@ Test(usage, emails_name_their_delivery_and_count_opens, .timeout = 90)
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "mail", "email", "live",
 	    "https://shop.example.jp/form");
-	capture(&f, "mail", 500, "", "hanako.y@example.jp");
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 500, .campaign = "mail", .role = "form",
+	    .email = "hanako.y@example.jp" }), 204);
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
 	    "2034-05-13T03:00:00Z"), 0);
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-deliver\" --now "
@@ -624,7 +630,9 @@ Test(deliveries, invalid_contact_is_cancelled, .timeout = 90)
 
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "inv", "sms", "live", "https://shop.example.jp/form");
-	capture(&f, "inv", 700, "090-7400-0001", "");
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 700, .campaign = "inv", .role = "form",
+	    .tel = "090-7400-0001" }), 204);
 	snprintf(lead, sizeof(lead), "%s",
 	    sql("SELECT id FROM leads WHERE tenant_id = '%s'",
 	    f.tenant));
@@ -676,8 +684,12 @@ Test(deliveries, rotated_master_key_opens_older_contacts, .timeout = 90)
 
 	fx_new(&f, "pro", 0);
 	fx_one_step(&f, "rot", "sms", "live", "https://shop.example.jp/form");
-	capture(&f, "rot", 900, "090-7600-0001", "");
-	capture(&f, "rot", 901, "090-7600-0002", "");
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 900, .campaign = "rot", .role = "form",
+	    .tel = "090-7600-0001" }), 204);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 901, .campaign = "rot", .role = "form",
+	    .tel = "090-7600-0002" }), 204);
 	cr_assert_eq(conf_load(&conf, NULL, err, sizeof(err)), FB_OK, "%s",
 	    err);
 	cr_assert_str_eq(sql("SELECT GROUP_CONCAT(DISTINCT pii_key_id) FROM "
@@ -723,7 +735,9 @@ Test(deliveries, rotated_master_key_opens_older_contacts, .timeout = 90)
 	    "= '%s' AND status = 'failed' AND error_code = "
 	    "'pii_error'", f.tenant), "2");
 	/* with it after the new one: a lead sealed under it gets its SMS */
-	capture(&f, "rot", 902, "090-7600-0003", "");
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 902, .campaign = "rot", .role = "form",
+	    .tel = "090-7600-0003" }), 204);
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
 	    "2034-05-19T03:00:00Z"), 0);
 	snprintf(cmd, sizeof(cmd),
@@ -747,7 +761,9 @@ Test(deliveries, no_message_without_a_consent_notice, .timeout = 90)
 	fx_one_step(&f, "none", "sms", "live", "https://shop.example.jp/form");
 	sql("UPDATE consent_settings SET consent_mode = 'none' WHERE tenant_id "
 	    "= '%s'", f.tenant);
-	capture(&f, "none", 800, "090-7500-0001", "");
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = VISITOR, .n = 800, .campaign = "none", .role = "form",
+	    .tel = "090-7500-0001" }), 204);
 	cr_assert_str_eq(sql("SELECT consent_state FROM leads WHERE tenant_id "
 	    "= '%s'",
 	    f.tenant), "none");

@@ -1625,7 +1625,7 @@ Test(webhooks, producers_send_the_documented_events, .timeout = 120)
 	struct resp	*r;
 	json_object	*got, *e;
 	unsigned char	 body[16384];
-	char		 b[1024], lead[40];
+	char		 lead[40];
 	size_t		 i, j, n;
 	bool		 seen;
 
@@ -1638,17 +1638,9 @@ Test(webhooks, producers_send_the_documented_events, .timeout = 120)
 	cr_assert_eq(r->status, 201, "%s", r->body);
 	resp_free(r);
 	fx_one_step(&f, "wp", "sms", "live", NULL);
-	snprintf(b, sizeof(b),
-	    "{\"v\":1,\"site\":\"%s\","
-	    "\"visitor\":\"0e0e0e0e-5555-4555-8555-555555555555\","
-	    "\"session\":\"0e0e0e0e-5555-4555-8555-555555555555\","
-	    "\"type\":\"capture\",\"url\":\"https://shop.example.jp/form\","
-	    "\"campaign\":\"wp\",\"role\":\"form\","
-	    "\"contact\":{\"tel\":\"090-7731-0001\"},"
-	    "\"consent\":true}", f.site_pk);
-	r = http("POST", "/tag/v1/events", NULL, b, NULL);
-	cr_assert_eq(r->status, 204, "%s", r->body);
-	resp_free(r);
+	cr_assert_eq(tag_ev_post(&f, &(struct tag_ev){ .type = "capture",
+	    .visitor = "0e0e0e0e-5555-4555-8555-555555555555",
+	    .campaign = "wp", .role = "form", .tel = "090-7731-0001" }), 204);
 	snprintf(lead, sizeof(lead), "%s", sql("SELECT id FROM leads WHERE "
 	    "tenant_id = '%s'", f.tenant));
 	cr_assert_eq(system("\"$FB_CTL_DIR/formback-abandon\" --now "
