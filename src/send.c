@@ -13,17 +13,17 @@
 #include "formback.h"
 #include "send.h"
 
-/* One handle for the whole pass: libcurl keeps its connection. */
+/* The pass's SMTP handle: libcurl keeps its connection. */
 static CURL	*smtp_handle;
 
-static CURL *
-smtp_handle_get(void)
+CURL *
+send_handle(CURL **h)
 {
-	if (smtp_handle == NULL)
-		smtp_handle = curl_easy_init();
+	if (*h == NULL)
+		*h = curl_easy_init();
 	else
-		curl_easy_reset(smtp_handle);
-	return smtp_handle;
+		curl_easy_reset(*h);
+	return *h;
 }
 
 /*
@@ -160,7 +160,7 @@ send_email(const struct conf *c, const char *to, const char *subject,
 		    from_domain(c->smtp_from));
 	}
 	snprintf(addr, sizeof(addr), "<%s>", to);
-	h = smtp_handle_get();
+	h = send_handle(&smtp_handle);
 	/*
 	 * the message: its headers, then multipart/alternative (RFC 2046 5.1.4)
 	 */

@@ -6,11 +6,21 @@
 #ifndef FORMBACK_SEND_H
 #define FORMBACK_SEND_H
 
+#include <curl/curl.h>
+
 #include "formback.h"
 
 struct db;
 
 #define SEND_TIMEOUT	30	/* seconds a provider's call may take at most */
+
+/*
+ * A pass's libcurl handle *h, made on its first use and reset before each
+ * later one, so that a pass keeps its connection to the provider.  NULL
+ * when libcurl cannot make one.  *h is the caller's (a static of its
+ * file), kept for the process's life.
+ */
+CURL		*send_handle(CURL **h);
 
 enum send_result {
 	SEND_OK = 0,		/* accepted by the provider */

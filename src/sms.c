@@ -14,18 +14,8 @@
 #include "sms.h"
 #include "url.h"
 
-/* One handle for the whole pass: libcurl keeps its connection. */
+/* The pass's SMS handle (send_handle()): libcurl keeps its connection. */
 static CURL	*sms_handle;
-
-static CURL *
-sms_handle_get(void)
-{
-	if (sms_handle == NULL)
-		sms_handle = curl_easy_init();
-	else
-		curl_easy_reset(sms_handle);
-	return sms_handle;
-}
 
 static size_t
 collect(char *p, size_t sz, size_t n, void *ud)
@@ -63,7 +53,7 @@ sms_post(const char *url, struct curl_slist *hdr, const char *user,
     const char *prefix, struct buf *answer, long *code, char *error,
     size_t errsz)
 {
-	CURL		*h = sms_handle_get();
+	CURL		*h = send_handle(&sms_handle);
 	CURLcode	 rc;
 
 	*code = 0;
@@ -217,7 +207,7 @@ sms_twilio_send(const struct conf *c, const char *to, const char *body,
 	snprintf(url, sizeof(url), "%s/2010-04-01/Accounts/%s/Messages.json",
 	    c->twilio_api_base, c->twilio_account_sid);
 	snprintf(cb, sizeof(cb), "%s/hooks/sms/twilio", c->base_url);
-	if ((h = sms_handle_get()) == NULL) {
+	if ((h = send_handle(&sms_handle)) == NULL) {
 		snprintf(error, errsz, "twilio_unreachable");
 		return SEND_RETRY;
 	}
