@@ -373,8 +373,7 @@ conf_read_key(struct conf *c, char *err, size_t errsz, int at)
  * `at` is the key's line.
  */
 static enum fb_err
-conf_read_password(struct conf *c, char *err, size_t errsz, int at,
-    bool both)
+conf_read_password(struct conf *c, char *err, size_t errsz, int at, bool both)
 {
 	FILE		*f;
 	char		 line[256];

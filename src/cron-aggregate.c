@@ -124,8 +124,7 @@ days_batch(struct aggregate *a)
 		time_sql(t, from);
 		time_sql(t + 86400, to);
 		if ((e = db_aggregate_day(&a->db, d[i].tenant_id, d[i].day,
-		    from,
-		    to, &done)) != FB_OK) {
+		    from, to, &done)) != FB_OK) {
 			fprintf(stderr,
 			    "formback-aggregate: tenant %s, %s: %s\n",
 			    d[i].tenant_id, d[i].day, fb_strerror(e));

@@ -383,8 +383,7 @@ count_quota(struct deliver *dv, const struct dbrows *claimed, struct outcome *o)
 		allowed = 0;
 		if ((e = db_begin(&dv->db)) == FB_OK &&
 		    (e = db_usage_lock(&dv->db, tenant, dv->month, true, &sends,
-		    &told,
-		    &found)) == FB_OK) {
+		    &told, &found)) == FB_OK) {
 			quota = quota_of(&d[i]);
 			allowed = strcmp(d[i].plan, "free") != 0 ? want :
 			    quota - sends < 0 ? 0 : quota - sends < want ?
@@ -394,8 +393,7 @@ count_quota(struct deliver *dv, const struct dbrows *claimed, struct outcome *o)
 			    (sends + allowed) * 100 >=
 			    (told < 80 ? 80 : 100) * quota;
 			if ((e = db_usage_set(&dv->db, tenant, dv->month,
-			    sends + allowed,
-			    told)) == FB_OK)
+			    sends + allowed, told)) == FB_OK)
 				e = db_commit(&dv->db);
 		}
 		if (e != FB_OK) {
@@ -498,8 +496,7 @@ deliver(struct deliver *dv, const struct claim_row *d, const struct links *l,
 		    blocks_html(blocks, d->product_name, click, optout, l->open,
 		    &html)) != FB_OK ||
 		    buf_printf(&body, "%s\n\n%s\n\n配信停止: %s\n", subj.data,
-		    click,
-		    optout) != FB_OK)
+		    click, optout) != FB_OK)
 			sr = SEND_FAIL;
 		else
 			sr = send_email(&dv->conf, to, subj.data, body.data,
@@ -618,8 +615,7 @@ send_guard(struct deliver *dv, const struct claim_row *d, const char *token,
 		for (k = 0; round == 1 && k < 2 && e == FB_OK; k++)
 			if (part[k] >= 0 && (k == 0 || part[1] != part[0]))
 				e = tag_apply_part(&dv->db, &dv->conf,
-				    (unsigned)part[k],
-				    GUARD_APPLY, true, &n);
+				    (unsigned)part[k], GUARD_APPLY, true, &n);
 		if (e == FB_OK &&
 		    (e = db_delivery_send_guard(&dv->db, d->d.tenant_id,
 		    d->d.lead_id, &converted, part)) == FB_OK)

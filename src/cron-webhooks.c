@@ -960,8 +960,7 @@ pp_pass(struct hooks *hk)
 		    (rc == CURLE_WRITE_ERROR && o.got > o.max)) &&
 		    code >= 200 && code < 300) {
 			c.status = pp_judge(page.data, page.len,
-			    d->consent_mode, d->url,
-			    findings);
+			    d->consent_mode, d->url, findings);
 			crypto_hash_sha256(sum,
 			    (const unsigned char *)page.data, page.len);
 			sodium_bin2hex(sha, sizeof(sha), sum, sizeof(sum));

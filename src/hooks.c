@@ -105,8 +105,7 @@ apply(struct req *r, const struct receipt *rc, bool *found)
 		err = errbuf;
 	}
 	if ((e = db_receipt_delivery(r->db, ref != NULL &&
-	    uuid_valid(ref) ? ref : NULL,
-	    rc->provider_id, &d)) != FB_OK)
+	    uuid_valid(ref) ? ref : NULL, rc->provider_id, &d)) != FB_OK)
 		return e;
 	if (d.n == 0) {
 		dbrows_free(&d);
@@ -134,8 +133,7 @@ apply(struct req *r, const struct receipt *rc, bool *found)
 	    strcmp(rc->bounce, "hard") == 0 && (b.has[0] || b.has[1])) {
 		uuid_v7(id);
 		sn = (struct suppression_new){ id, rd->tenant_id,
-		    sms ? "tel" : "email",
-		    &b,
+		    sms ? "tel" : "email", &b,
 		    sms ? rd->tel_masked : rd->email_masked, "tenant", NULL,
 		    "bounce", "ハードバウンス", NULL };
 		e = db_suppression_add(r->db, &sn, &added);

@@ -35,8 +35,7 @@ struct lead_owner_row;
  * contacts.
  */
 enum fb_err	tag_apply(struct db *, const struct conf *, int limit,
-    bool wait,
-		    int *applied) FB_WUR;
+    bool wait, int *applied) FB_WUR;
 /*
  * Convert lead `l` from `source` at `at` (SQL DATETIME, UTC; contract:
  * Lead conversion_source, Events conversion.detected), in the caller's

@@ -224,8 +224,7 @@ links_optout(struct req *r)
 		/*
 		 * the page again, with its button (the dispatcher rolls back)
 		 */
-		page(r, 503, "ただいま混み合っています", "時間をおいてもう一度お試しください。",
-		    r->path);
+		page(r, 503, "ただいま混み合っています", "時間をおいてもう一度お試しください。", r->path);
 	else if (found)
 		page(r, 200, "配信を停止しました", "今後、ご案内はお送りしません。", NULL);
 	return FB_OK;

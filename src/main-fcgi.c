@@ -393,8 +393,7 @@ finish(struct slot *s)
 	log_set_request_id(r->request_id);
 	ended = respond(r, &s->fr);
 	logx(LOG_DEBUG, "%s %s -> %d", r->method,
-	    r->path != NULL ? r->path : "-",
-	    r->status);
+	    r->path != NULL ? r->path : "-", r->status);
 	/*
 	 * The request was read to its end: close at once.  libfcgi's
 	 * default close shuts the socket down and waits (up to 2 s) for

@@ -107,8 +107,7 @@ re_class(const char *s, char *why, size_t whysz)
  * NULL with *r (RULE_INVALID, RULE_UNBOUNDED above RE_COUNT_MAX) and *why.
  */
 static const char *
-re_count(const char *s, long *m, enum rule_check *r, char *why,
-    size_t whysz)
+re_count(const char *s, long *m, enum rule_check *r, char *why, size_t whysz)
 {
 	const char	*e = s + 1;
 	long		 n;

@@ -206,8 +206,7 @@ field_html(struct buf *b, json_object *blk, const char *k, const char *product,
  */
 static enum fb_err
 block_url(struct buf *b, json_object *blk, const char *product,
-    const char *link,
-    const char *optout, bool *ok)
+    const char *link, const char *optout, bool *ok)
 {
 	json_object	*v;
 	struct buf	 t;

@@ -335,8 +335,7 @@ invitation_send(struct db *db, const struct conf *c,
 	    buf_addstr(&html, "</pre></body></html>") != FB_OK)
 		goto done;
 	res = send_email(c, iv->email, subj.data, text.data, html.data, NULL,
-	    NULL,
-	    err, sizeof(err));
+	    NULL, err, sizeof(err));
 	if (res == SEND_FAIL)
 		logx(LOG_WARN, "invitation '%s': the address was refused: %s",
 		    iv->id, err);

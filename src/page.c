@@ -117,8 +117,7 @@ cursor_scope(const struct req *r, char *out, size_t outsz)
 	    r->auth.tenant_id);
 	for (i = 0; i < r->npathvars && o < outsz; i++)
 		o += (size_t)snprintf(out + o, outsz - o, "\n%s=%s",
-		    r->pathvar_name[i],
-		    r->pathvar[i]);
+		    r->pathvar_name[i], r->pathvar[i]);
 	for (p = r->route->params; p != NULL && p->name != NULL &&
 	    o < outsz; p++) {
 		if (p->in != IN_QUERY || p->type == PT_LIMIT ||
@@ -185,8 +184,7 @@ page_range_from_req(struct req *r, const char *const *fields, size_t nfields,
 
 enum fb_err
 page_answer(struct req *r, const struct page *pg, struct dbrows *rows,
-    size_t rowsize, size_t id_off, row_gen gen,
-    const struct page_member *extra)
+    size_t rowsize, size_t id_off, row_gen gen, const struct page_member *extra)
 {
 	struct jgen	 j;
 	char		 cur[128], scope[CURSOR_SCOPE_MAX];

@@ -197,8 +197,7 @@ pass_end(struct pass *p, const struct conf *c)
 	host[sizeof(host) - 1] = '\0';
 	if (db_open(&db, c) == FB_OK) {
 		if (db_cron_pass(&db, p->job, host, started, !p->failed,
-		    p->done,
-		    p->left) != FB_OK)
+		    p->done, p->left) != FB_OK)
 			logx(LOG_WARN, "%s: cannot record the pass", p->job);
 		db_close(&db);
 	}

@@ -61,8 +61,7 @@ void	pii_blind_index(const unsigned char *mk, const char *tenant,
  * when it is neither; nothing is written then.
  */
 bool	contact_key(const unsigned char *mk, const char *tenant,
-    const char *value,
-	    const char **kind, unsigned char bidx[PII_BIDXBYTES],
+    const char *value, const char **kind, unsigned char bidx[PII_BIDXBYTES],
 	    char masked[300]);
 
 /*

@@ -99,8 +99,7 @@ listen_at(const char *path)
 		/* left behind by a process gone */
 		if (unlink(path) == -1) {
 			logx(LOG_ERR, "%s: cannot remove the stale socket: %s",
-			    path,
-			    strerror(errno));
+			    path, strerror(errno));
 			return -1;
 		}
 	}

@@ -77,8 +77,7 @@ match_rule_gen(struct jgen *j, const char *key, const struct url_rule *r)
 
 /* A stored JSON array (a selector list), or `missing` when there is none. */
 static void
-json_or(struct jgen *j, const char *key, const char *text,
-    const char *missing)
+json_or(struct jgen *j, const char *key, const char *text, const char *missing)
 {
 	jg_raw(j, key, text != NULL ? text : missing);
 }
@@ -301,8 +300,7 @@ publish_commit(struct req *r)
 		if (r->publish_tmp[i] != NULL && r->publish_final[i] != NULL &&
 		    rename(r->publish_tmp[i], r->publish_final[i]) != 0) {
 			logx(LOG_ERR, "cannot rename '%s': %s",
-			    r->publish_tmp[i],
-			    strerror(errno));
+			    r->publish_tmp[i], strerror(errno));
 			unlink(r->publish_tmp[i]);
 		}
 		free(r->publish_tmp[i]);

@@ -18,8 +18,7 @@ struct live_rules {
 
 /* Load and compile; live_rules_free() releases.  Errors are internal. */
 enum fb_err	live_rules_load(struct db *, const char *tenant,
-    const char *site,
-		    struct live_rules *) FB_WUR;
+    const char *site, struct live_rules *) FB_WUR;
 void		live_rules_free(struct live_rules *);
 /*
  * MatchRuleOut (contract: Match test) of rule r: an object under `key`
@@ -47,8 +46,7 @@ void		form_profile_gen(struct jgen *,
  * else a database error.  The writer's own error is jgen_end()'s.
  */
 enum fb_err	tagconf_gen(struct db *, const struct conf *,
-    const char *tenant,
-		    const char *site, struct jgen *) FB_WUR;
+    const char *tenant, const char *site, struct jgen *) FB_WUR;
 
 /*
  * Publish the site's configuration for this request: write it to a
@@ -65,7 +63,6 @@ void		publish_commit(struct req *);
 void		publish_abort(struct req *);
 /* Rebuild and write one site's file at once (formbackctl publish). */
 enum fb_err	publish_now(struct db *, const struct conf *,
-    const char *tenant,
-		    const char *site, char *err, size_t errsz) FB_WUR;
+    const char *tenant, const char *site, char *err, size_t errsz) FB_WUR;
 
 #endif

@@ -62,8 +62,7 @@ query_part(const char *s, size_t n)
 	char	*o;
 
 	if ((o = malloc(n + 1)) != NULL &&
-	    !pct_decode(s, n, PCT_PLUS | PCT_STRICT,
-	    o, n + 1)) {
+	    !pct_decode(s, n, PCT_PLUS | PCT_STRICT, o, n + 1)) {
 		free(o);
 		o = NULL;
 	}

@@ -60,8 +60,7 @@ password_verify(const char *stored, const char *pw)
 	if (stored == NULL || strncmp(stored, "$argon2id$", 10) != 0) {
 		/* the same work as a real check, whose answer is no */
 		if (dummy[0] == '\0' &&
-		    password_hash("formback: no such account",
-		    dummy) != FB_OK)
+		    password_hash("formback: no such account", dummy) != FB_OK)
 			return false;
 		if (crypto_pwhash_str_verify(dummy, pw, strlen(pw)) == 0)
 			logx(LOG_WARN,
@@ -172,8 +171,7 @@ device_mac(const unsigned char *key, const char *email, const char *tok,
 	    sizeof(label));
 	crypto_generichash_update(&st, (const unsigned char *)email,
 	    strlen(email) + 1);
-	crypto_generichash_update(&st, (const unsigned char *)tok,
-	    strlen(tok));
+	crypto_generichash_update(&st, (const unsigned char *)tok, strlen(tok));
 	crypto_generichash_final(&st, mac, sizeof(mac));
 	b64url_encode(mac, sizeof(mac), out);
 }

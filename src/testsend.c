@@ -83,8 +83,7 @@ job_send(const struct conf *c, const struct test_send_job_row *t, char *err,
 		if (vars_expand(&body, t->body != NULL ? t->body : "",
 		    TESTSEND_PRODUCT, link, link) == FB_OK)
 			res = send_sms(c, to, body.data, t->id, pid,
-			    sizeof(pid),
-			    err, errsz);
+			    sizeof(pid), err, errsz);
 	} else {
 		blocks = t->blocks != NULL ?
 		    json_tokener_parse(t->blocks) : NULL;

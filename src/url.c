@@ -223,8 +223,7 @@ ipv4_host(const char *h, char *out, size_t outsz)
 		addr |= v[i] << (8 * (3 - i));
 	addr += v[np - 1];
 	snprintf(out, outsz, "%llu.%llu.%llu.%llu", addr >> 24,
-	    (addr >> 16) & 255,
-	    (addr >> 8) & 255, addr & 255);
+	    (addr >> 16) & 255, (addr >> 8) & 255, addr & 255);
 	return 1;
 }
 
@@ -326,8 +325,7 @@ url_parse(const char *url, struct url_loc *loc)
 			o = 0;
 			loc->hash[o++] = '#';
 			if (!enc_append(loc->hash, sizeof(loc->hash), &o,
-			    frag + 1,
-			    strlen(frag + 1), in_fragment_set))
+			    frag + 1, strlen(frag + 1), in_fragment_set))
 				return false;
 		}
 	}

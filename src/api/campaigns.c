@@ -519,8 +519,7 @@ api_campaigns_update(struct req *r)
 	}
 	set_product = body_has(r, "product_name");
 	if ((e = db_campaign_update(r->db, r->auth.tenant_id, id, name,
-	    set_product,
-	    product, wait)) != FB_OK)
+	    set_product, product, wait)) != FB_OK)
 		return e;
 	r->audit_type = "campaign";
 	snprintf(r->audit_id, sizeof(r->audit_id), "%s", id);

@@ -603,8 +603,7 @@ api_messages_preview_html(struct req *r)
 	buf_reset(&r->out);
 	if (g->body_html != NULL)
 		e = body_html_render(g->body_html, TESTSEND_PRODUCT, link, link,
-		    NULL,
-		    &r->out);
+		    NULL, &r->out);
 	else {
 		blocks = g->blocks != NULL ?
 		    json_tokener_parse(g->blocks) : NULL;

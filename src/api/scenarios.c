@@ -167,8 +167,7 @@ api_scenarios_create(struct req *r)
 	if (body_line(r, "name", true, SCENARIO_NAME_MAX, &name) < 0 ||
 	    body_str(r, "status", false, 16, &status) < 0 ||
 	    (has_wait = body_int(r, "abandon_wait_minutes", false,
-	    ABANDON_WAIT_MIN,
-	    ABANDON_WAIT_MAX, &wait)) < 0)
+	    ABANDON_WAIT_MIN, ABANDON_WAIT_MAX, &wait)) < 0)
 		return FB_OK;
 	if (name[strspn(name, " \t")] == '\0')
 		return api_error(r, AC_PARAMETER_INVALID, "name");
@@ -182,8 +181,7 @@ api_scenarios_create(struct req *r)
 		    "campaign_id");
 	uuid_v7(id);
 	if ((e = db_scenario_insert(r->db, r->auth.tenant_id, id, campaign,
-	    name,
-	    has_wait ? wait : -1)) != FB_OK)
+	    name, has_wait ? wait : -1)) != FB_OK)
 		return e;
 	r->audit_type = "scenario";
 	memcpy(r->audit_id, id, sizeof(id));
@@ -396,8 +394,7 @@ scenario_copy(struct req *r, const char *from, const char *to, const char *name,
 			break;
 		uuid_v7(stid);
 		e = db_step_insert(r->db, r->auth.tenant_id, stid, id,
-		    (long long)i,
-		    mid, p[i].delay_minutes);
+		    (long long)i, mid, p[i].delay_minutes);
 	}
 	dbrows_free(&st);
 	return e;
@@ -582,8 +579,7 @@ api_scenarios_from_preset(struct req *r)
 			break;
 		uuid_v7(stid);
 		e = db_step_insert(r->db, r->auth.tenant_id, stid, id,
-		    (long long)j,
-		    mid, json_object_get_int64(d));
+		    (long long)j, mid, json_object_get_int64(d));
 	}
 	if (e != FB_OK)
 		goto out;

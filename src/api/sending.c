@@ -237,8 +237,7 @@ static enum fb_err
 suppressions_fetch(struct req *r, const void *f, const char *after, int n,
     struct dbrows *out)
 {
-	return db_suppression_list(r->db, r->auth.tenant_id, f, after, n,
-	    out);
+	return db_suppression_list(r->db, r->auth.tenant_id, f, after, n, out);
 }
 
 /* GET /api/v1/admin/suppressions/export: the list's as CSV, masked. */

@@ -32,8 +32,7 @@ signin_wait(struct req *r, const unsigned char *acct,
 }
 
 enum fb_err
-signin_fail(struct req *r, const unsigned char *acct,
-    const unsigned char *addr)
+signin_fail(struct req *r, const unsigned char *acct, const unsigned char *addr)
 {
 	enum fb_err	 e;
 

@@ -99,8 +99,7 @@ api_test_recipients_add(struct req *r)
 	    "test_recipient", norm, sealed);
 	sodium_memzero(norm, sizeof(norm));
 	e = db_test_recipient_add(r->db, id, r->auth.tenant_id, kind, &b,
-	    masked,
-	    &sb, (int)r->conf->master_key_id, false);
+	    masked, &sb, (int)r->conf->master_key_id, false);
 	if (e == FB_EDUP)
 		return api_error(r, AC_TEST_RECIPIENT_EXISTS, "contact");
 	if (e != FB_OK)

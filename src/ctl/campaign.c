@@ -10,8 +10,7 @@
 
 /* A status change changes what the site publishes (design 2). */
 static void
-republish_campaign_site(struct ctl *c, const char *tenant,
-    const char *campaign)
+republish_campaign_site(struct ctl *c, const char *tenant, const char *campaign)
 {
 	struct dbrows	 r;
 	char		 err[512];

@@ -196,8 +196,7 @@ index_json(const struct rot_status *st)
 		json_object_object_add(o, "slot2_key_id", NULL);
 	jadd_int(o, "in_force", st->index.in_force);
 	jadd_int(o, "suppressions_unrekeyed", st->unrekeyed.suppressions);
-	jadd_int(o, "test_recipients_unrekeyed",
-	    st->unrekeyed.test_recipients);
+	jadd_int(o, "test_recipients_unrekeyed", st->unrekeyed.test_recipients);
 	return o;
 }
 

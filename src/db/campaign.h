@@ -34,7 +34,6 @@ enum fb_err db_campaign_list(struct db *, const char *tenant, const char *site,
 	    struct dbrows *) FB_WUR;
 /* Set status (operator/session path); FB_ENOTFOUND if none. */
 enum fb_err db_campaign_set_status(struct db *, const char *id,
-    const char *status,
-	    char tenant_out[UUID_STRLEN + 1]) FB_WUR;
+    const char *status, char tenant_out[UUID_STRLEN + 1]) FB_WUR;
 
 #endif

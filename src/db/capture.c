@@ -255,8 +255,7 @@ db_published_rules(struct db *db, const char *tenant, const char *site,
 #undef DB_ROW
 
 	return rows(db, CAP_PUB_RULES, DBPARAMS(P_STR(tenant), P_STR(site)),
-	    cols,
-	    NELEM(cols), sizeof(struct published_rule_row), false, out);
+	    cols, NELEM(cols), sizeof(struct published_rule_row), false, out);
 }
 
 enum fb_err

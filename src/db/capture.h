@@ -51,8 +51,7 @@ enum fb_err db_url_rule_insert(struct db *, const char *tenant,
 struct form_profile_row { DB_FIELDS(FORM_PROFILE_COLS) };
 /* Zero or one struct form_profile_row. */
 enum fb_err db_form_profile(struct db *, const char *tenant,
-    const char *campaign,
-	    struct dbrows *) FB_WUR;
+    const char *campaign, struct dbrows *) FB_WUR;
 enum fb_err db_form_profile_put(struct db *, const char *tenant,
 	    const char *campaign, const char *tel_json, const char *email_json,
 	    const char *consent, const char *split_json,
@@ -82,8 +81,7 @@ struct published_rule_row { DB_FIELDS(PUBLISHED_RULE_COLS) };
  * position): rows of struct published_rule_row.
  */
 enum fb_err db_published_rules(struct db *, const char *tenant,
-    const char *site,
-	    struct dbrows *) FB_WUR;
+    const char *site, struct dbrows *) FB_WUR;
 /* Record a publish: error NULL for success. */
 enum fb_err db_site_published(struct db *, const char *tenant, const char *site,
 	    const char *error) FB_WUR;
@@ -106,8 +104,7 @@ struct event_context_row { DB_FIELDS(EVENT_CONTEXT_COLS) };
  * FB_ENOTFOUND for an unknown site.
  */
 enum fb_err db_event_context(struct db *, const char *pk,
-    const char *campaign_key,
-	    struct dbrows *) FB_WUR;
+    const char *campaign_key, struct dbrows *) FB_WUR;
 /* The same, for the site with this id (the intake queue's events). */
 enum fb_err db_event_context_site(struct db *, const char *site,
 	    const char *campaign_key, struct dbrows *) FB_WUR;

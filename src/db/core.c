@@ -351,8 +351,7 @@ db_retention_purge(struct db *db, const struct conf *c, unsigned long long *n)
 			continue;
 		one = 0;
 		e = db_changed(db, DBSET_CORE, kept[i].id,
-		    &core_sql[kept[i].id],
-		    DBPARAMS(P_INT(kept[i].age)), &one);
+		    &core_sql[kept[i].id], DBPARAMS(P_INT(kept[i].age)), &one);
 		*n += one;
 	}
 	return e;

@@ -106,8 +106,7 @@ enum fb_err db_idem_get(struct db *, const char *tenant, const char *endpoint,
 enum fb_err db_idem_delete_expired(struct db *, const char *tenant,
 	    const char *endpoint, const char *key) FB_WUR;
 enum fb_err db_idem_finish(struct db *, const char *tenant,
-    const char *endpoint,
-	    const char *key, int status, const char *body) FB_WUR;
+    const char *endpoint, const char *key, int status, const char *body) FB_WUR;
 
 /*
  * Retention (formback-deliver, each pass; formback.fcgi(8) "Retention"):

@@ -381,8 +381,7 @@ db_tag_flood_exact(struct db *db, struct flood_exact *rows, size_t n,
 
 enum fb_err
 db_site_leads_add(struct db *db, const char *site, const char *hour,
-    long long n,
-    long long *leads)
+    long long n, long long *leads)
 {
 	bool	 found;
 
@@ -397,14 +396,12 @@ db_site_leads_busiest(struct db *db, const char *site, const char *hour,
 	bool	 found;
 
 	return value(db, FL_SITE_LEADS_BUSIEST,
-	    DBPARAMS(P_STR(site), P_STR(hour),
-	    P_STR(hour)), busiest, &found);
+	    DBPARAMS(P_STR(site), P_STR(hour), P_STR(hour)), busiest, &found);
 }
 
 enum fb_err
 db_site_release(struct db *db, const char *tenant, const char *site,
-    bool discard,
-    bool *released, unsigned long long *discarded)
+    bool discard, bool *released, unsigned long long *discarded)
 {
 	unsigned long long n;
 	enum fb_err	 e;
@@ -413,12 +410,10 @@ db_site_release(struct db *db, const char *tenant, const char *site,
 	*discarded = 0;
 	if (discard) {
 		if ((e = changed(db, FL_SITE_DISCARD_LEADS,
-		    DBPARAMS(P_STR(site),
-		    P_STR(tenant)), discarded)) != FB_OK)
+		    DBPARAMS(P_STR(site), P_STR(tenant)), discarded)) != FB_OK)
 			return e;
 		if ((e = run(db, FL_SITE_DISCARD_DELIVERIES,
-		    DBPARAMS(P_STR(tenant),
-		    P_STR(site)), NULL)) != FB_OK)
+		    DBPARAMS(P_STR(tenant), P_STR(site)), NULL)) != FB_OK)
 			return e;
 	}
 	e = changed(db, FL_SITE_RELEASE, DBPARAMS(P_STR(site), P_STR(tenant)),

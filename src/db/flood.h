@@ -74,8 +74,7 @@ enum fb_err db_site_leads_add(struct db *, const char *site, const char *hour,
 	    long long n, long long *leads) FB_WUR;
 /* The busiest hour of `site` in the 7 days before `hour`, in *busiest. */
 enum fb_err db_site_leads_busiest(struct db *, const char *site,
-    const char *hour,
-	    long long *busiest) FB_WUR;
+    const char *hour, long long *busiest) FB_WUR;
 /*
  * Release a site of `tenant` whose sending 0014's hold stopped (nothing
  * holds a site since 0034); with `discard`, first suppress the

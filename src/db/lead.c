@@ -380,8 +380,7 @@ rows(struct db *db, int id, const struct dbp *p, size_t n,
     size_t ncols, size_t rowsize, bool one, struct dbrows *out)
 {
 	return db_rows(db, DBSET_LEAD, id, &lead_sql[id], p, n, cols, ncols,
-	    rowsize,
-	    one, out);
+	    rowsize, one, out);
 }
 
 enum fb_err
@@ -501,8 +500,7 @@ db_lead_capture(struct db *db, const char *tenant, const char *id,
 
 	return run(db, LEAD_CAPTURE, DBPARAMS(P_INT(c->key_id), es, ts,
 	    P_INT(c->key_id), k1, es, ts, k1, k2, es, ts, k2,
-	    P_STR(at), P_STR(at),
-	    P_STR(c->consent_state),
+	    P_STR(at), P_STR(at), P_STR(c->consent_state),
 	    P_STR(c->session), es, es, P_BIDX(c->email_bidx, 0),
 	    es, P_BIDX(c->email_bidx, 1), P_STR(c->email_masked),
 	    ts, ts, P_BIDX(c->tel_bidx, 0), ts, P_BIDX(c->tel_bidx, 1),
@@ -646,8 +644,7 @@ db_leads_abandon_due(struct db *db, const char *tenant, long long now,
 }
 
 enum fb_err
-db_leads_abandon_left(struct db *db, long long now, long long cap,
-    long long *n)
+db_leads_abandon_left(struct db *db, long long now, long long cap, long long *n)
 {
 	char		 at[32];
 	long long	 wait;
@@ -996,8 +993,7 @@ db_leads_by_contact(struct db *db, const char *tenant, bool email,
     const struct bidx *bidx, int n, struct dbrows *out)
 {
 	return rows(db, email ? LEAD_BY_EMAIL : LEAD_BY_TEL,
-	    DBPARAMS(P_STR(tenant), P_BIDX(bidx, 0), P_BIDX(bidx, 1),
-	    P_INT(n)),
+	    DBPARAMS(P_STR(tenant), P_BIDX(bidx, 0), P_BIDX(bidx, 1), P_INT(n)),
 	    lead_list_cols, NELEM(lead_list_cols), sizeof(struct lead_row),
 	    false, out);
 }

@@ -182,8 +182,7 @@ enum fb_err db_leads_of_visitor(struct db *, const char *tenant,
  * lead_owner_row.
  */
 enum fb_err db_leads_of_contact(struct db *, const char *tenant,
-    const char *lead,
-	    struct dbrows *) FB_WUR;
+    const char *lead, struct dbrows *) FB_WUR;
 /*
  * Convert an unfinished lead of `tenant` at `at` (SQL DATETIME, UTC;
  * NULL: now); *changed false when it already was finished.

@@ -427,8 +427,7 @@ db_apikey_of_member(struct db *db, const char *tenant, const char *member,
 enum fb_err
 db_apikey_scopes(struct db *db, const char *id, const char *scopes)
 {
-	return run(db, MB_KEY_SCOPES, DBPARAMS(P_STR(scopes), P_STR(id)),
-	    NULL);
+	return run(db, MB_KEY_SCOPES, DBPARAMS(P_STR(scopes), P_STR(id)), NULL);
 }
 
 enum fb_err

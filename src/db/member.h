@@ -32,8 +32,7 @@ struct signin_row { DB_FIELDS(SIGNIN_COLS) };
  * when not NULL, oldest first.
  */
 enum fb_err db_signin_members(struct db *, const char *email,
-    const char *tenant,
-	    struct dbrows *out) FB_WUR;
+    const char *tenant, struct dbrows *out) FB_WUR;
 /*
  * The sign-in throttle of two subjects (hashes of "account:<address>"
  * and "address:<client>"): *wait the seconds until the later of their
@@ -119,8 +118,7 @@ enum fb_err db_member_get(struct db *, const char *tenant, const char *id,
 	    struct dbrows *out) FB_WUR;
 /* A member of `tenant` by address; FB_ENOTFOUND when none. */
 enum fb_err db_member_by_email(struct db *, const char *tenant,
-    const char *email,
-	    struct dbrows *out) FB_WUR;
+    const char *email, struct dbrows *out) FB_WUR;
 enum fb_err db_member_set_role(struct db *, const char *tenant, const char *id,
 	    const char *role) FB_WUR;
 /* Set the password (an Argon2id string); FB_ENOTFOUND when no such member. */

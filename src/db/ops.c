@@ -106,8 +106,7 @@ enum fb_err
 db_ops_queues(struct db *db, struct dbrows *out)
 {
 	return db_rows(db, DBSET_OPS, OPS_QUEUES, &ops_sql[OPS_QUEUES],
-	    DBNOPARAMS,
-	    queue_cols, NELEM(queue_cols), sizeof(struct queue_row),
+	    DBNOPARAMS, queue_cols, NELEM(queue_cols), sizeof(struct queue_row),
 	    false, out);
 }
 
@@ -121,8 +120,7 @@ db_ops_jobs(struct db *db, struct dbrows *out)
 
 enum fb_err
 db_cron_pass(struct db *db, const char *job, const char *host,
-    long long started,
-    bool ok, long long items, long long left)
+    long long started, bool ok, long long items, long long left)
 {
 	const char	*o = ok ? "ok" : "failed";
 

@@ -25,8 +25,7 @@ enum fb_err db_pp_check_get(struct db *, const char *tenant, const char *site,
 	    const char *id, struct dbrows *) FB_WUR;
 /* Set (or with NULL clear) a site's privacy-policy URL (operator path). */
 enum fb_err db_site_set_pp_url(struct db *, const char *tenant,
-    const char *site,
-	    const char *url) FB_WUR;
+    const char *site, const char *url) FB_WUR;
 /* A site whose policy is due for a check, with its tenant's consent mode. */
 #define PP_DUE_COLS(F, N) F(site_id, TEXT, "s.id") \
 	N(tenant_id, TEXT, "s.tenant_id") N(url, TEXT, "s.privacy_policy_url") \

@@ -382,8 +382,7 @@ static const struct dbstmt rp_sql[RP__MAX] = {
 
 static enum fb_err
 rows(struct db *db, int id, const struct dbp *p, size_t n,
-    const struct dbcol *cols,
-    size_t ncols, size_t rowsize, struct dbrows *out)
+    const struct dbcol *cols, size_t ncols, size_t rowsize, struct dbrows *out)
 {
 	return db_rows(db, DBSET_REPORT, id, &rp_sql[id], p, n, cols, ncols,
 	    rowsize, false, out);
@@ -430,8 +429,7 @@ db_funnel_parts(struct db *db, const char *tenant, struct funnel_filter *f)
 
 enum fb_err
 db_funnel_events(struct db *db, const char *tenant,
-    const struct funnel_filter *f,
-    bool by_campaign, struct dbrows *out)
+    const struct funnel_filter *f, bool by_campaign, struct dbrows *out)
 {
 	const char	*h0 = f->hours_from, *h1 = f->hours_to;
 
@@ -456,8 +454,7 @@ db_funnel_events(struct db *db, const char *tenant,
 
 enum fb_err
 db_funnel_leads(struct db *db, const char *tenant,
-    const struct funnel_filter *f,
-    bool by_campaign, struct dbrows *out)
+    const struct funnel_filter *f, bool by_campaign, struct dbrows *out)
 {
 	return rows(db, by_campaign ? RP_LEADS_BY : RP_LEADS, DBPARAMS(
 	    P_STR(f->from), P_STR(f->to), P_STR(f->from), P_STR(f->to),
@@ -725,8 +722,7 @@ db_hours_take_back(struct db *db)
 	enum fb_err	 e;
 
 	if ((e = db_run(db, DBSET_REPORT, RP_RH_EXCLUSIVE,
-	    &rp_sql[RP_RH_EXCLUSIVE],
-	    DBNOPARAMS, &r)) != FB_OK)
+	    &rp_sql[RP_RH_EXCLUSIVE], DBNOPARAMS, &r)) != FB_OK)
 		return e;
 	dbres_free(&r);
 	if ((e = ag(db, RP_RH_BACK, DBNOPARAMS)) != FB_OK)

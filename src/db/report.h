@@ -122,8 +122,7 @@ enum daily_part {
 };
 /* One part of the daily report as struct day_count_row rows. */
 enum fb_err db_daily(struct db *, const char *tenant,
-    const struct daily_filter *,
-	    enum daily_part, struct dbrows *) FB_WUR;
+    const struct daily_filter *, enum daily_part, struct dbrows *) FB_WUR;
 /*
  * A JST day "YYYY-MM-DD" of a tenant's range and when formback-aggregate
  * last counted it, "YYYY-MM-DD HH:MM:SS.ffffff" UTC (sorts as text).

@@ -413,8 +413,7 @@ key_p(long long k)
 }
 
 enum fb_err
-db_index_keys_set(struct db *db, long long slot1, long long slot2,
-    int in_force)
+db_index_keys_set(struct db *db, long long slot1, long long slot2, int in_force)
 {
 	if (in_force != 1 && in_force != 2)
 		return FB_EINVAL;

@@ -235,8 +235,7 @@ db_message_copy(struct db *db, const char *tenant, const char *from,
     const char *id)
 {
 	return run(db, SQ_MSG_COPY,
-	    DBPARAMS(P_STR(id), P_STR(tenant), P_STR(from)),
-	    NULL);
+	    DBPARAMS(P_STR(id), P_STR(tenant), P_STR(from)), NULL);
 }
 
 enum fb_err
@@ -297,14 +296,12 @@ db_scenario_tenant(struct db *db, const char *id,
     char tenant_out[UUID_STRLEN + 1])
 {
 	return db_tenant_of(db, DBSET_SCENARIO, SQ_SCN_OWNER,
-	    &sq_sql[SQ_SCN_OWNER],
-	    id, tenant_out);
+	    &sq_sql[SQ_SCN_OWNER], id, tenant_out);
 }
 
 enum fb_err
 db_scenario_other_active(struct db *db, const char *tenant,
-    const char *campaign,
-    const char *scenario, struct dbrows *out)
+    const char *campaign, const char *scenario, struct dbrows *out)
 {
 	return rows(db, SQ_SCN_OTHER_ACTIVE,
 	    DBPARAMS(P_STR(tenant), P_STR(campaign),

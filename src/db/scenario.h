@@ -38,8 +38,7 @@ enum fb_err db_message_get(struct db *, const char *tenant, const char *id,
 	    struct dbrows *) FB_WUR;
 /* Rows of struct message_row, newest first, n max; channel NULL: any. */
 enum fb_err db_message_list(struct db *, const char *tenant,
-    const char *channel,
-	    const char *after, int n, struct dbrows *) FB_WUR;
+    const char *channel, const char *after, int n, struct dbrows *) FB_WUR;
 /* FB_EDB when steps of deleted scenarios still name it. */
 enum fb_err db_message_delete(struct db *, const char *tenant,
     const char *id) FB_WUR;

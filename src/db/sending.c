@@ -565,8 +565,7 @@ schedule_lead(struct db *db, const char *tenant, const struct lead_owner_row *l,
 
 	for (i = 0; i < steps->nrows; i++) {
 		schedule_row(p + *k * SCHEDULE_NCOLS, ids[*k], tenant, l, steps,
-		    i,
-		    c, ci, when);
+		    i, c, ci, when);
 		if (++*k == DB_MULTI_MAX) {
 			if ((e = db_run_multi(db, &schedule_insert, *k, p,
 			    *k * SCHEDULE_NCOLS)) != FB_OK)
@@ -627,8 +626,7 @@ db_deliveries_schedule(struct db *db, const char *tenant,
 		if (steps.nrows == 0 || (ci = contact_row(&c, l[i].id)) < 0)
 			continue;
 		e = schedule_lead(db, tenant, &l[i], &steps, &c, (unsigned)ci,
-		    when,
-		    p, ids, &k);
+		    when, p, ids, &k);
 		*scheduled += (int)steps.nrows;
 		queued[nq++] = l[i].id;
 	}
@@ -659,8 +657,7 @@ rows(struct db *db, int id, const struct dbp *p, size_t n,
     size_t ncols, size_t rowsize, bool one, struct dbrows *out)
 {
 	return db_rows(db, DBSET_SENDING, id, &sd_sql[id], p, n, cols, ncols,
-	    rowsize,
-	    one, out);
+	    rowsize, one, out);
 }
 
 enum fb_err
@@ -830,8 +827,7 @@ db_optout_cancel(struct db *db, const char *tenant, const char *lead)
 
 enum fb_err
 db_receipt_delivery(struct db *db, const char *reference,
-    const char *provider_id,
-    struct dbrows *out)
+    const char *provider_id, struct dbrows *out)
 {
 	return rows(db, SD_HOOK_FIND,
 	    DBPARAMS(P_STR(reference != NULL ? reference :
@@ -953,8 +949,7 @@ db_claim_day_sends(struct db *db, const char *token, const char *since,
 	enum fb_err	 e;
 
 	if ((e = sd(db, SD_CLAIM_DAY_SENDS, DBPARAMS(P_STR(since), P_STR(since),
-	    P_STR(since), P_STR(since),
-	    P_STR(token)), &r)) != FB_OK)
+	    P_STR(since), P_STR(since), P_STR(token)), &r)) != FB_OK)
 		return e;
 	for (i = 0; i < r.nrows; i++)
 		for (k = 0; k < claimed->n; k++)
@@ -973,8 +968,7 @@ db_deliveries_stale(struct db *db, const char *at, struct dbrows *out)
 	if ((e = db_begin(db)) != FB_OK)
 		return e;
 	e = rows(db, SD_STALE, DBPARAMS(P_STR(at)), stale_cols,
-	    NELEM(stale_cols),
-	    sizeof(struct stale_row), false, out);
+	    NELEM(stale_cols), sizeof(struct stale_row), false, out);
 	db_rollback(db);
 	return e;
 }
@@ -1144,8 +1138,7 @@ db_usage_get(struct db *db, const char *tenant, const char *month,
 #undef DB_ROW
 
 	return rows(db, SD_USAGE_GET, DBPARAMS(P_STR(month), P_STR(tenant)),
-	    cols,
-	    NELEM(cols), sizeof(struct usage_row), true, out);
+	    cols, NELEM(cols), sizeof(struct usage_row), true, out);
 }
 
 enum fb_err

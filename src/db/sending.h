@@ -363,8 +363,7 @@ enum fb_err db_suppression_delete(struct db *, const char *tenant,
 struct contact_key_row { DB_FIELDS(CONTACT_KEY_COLS) };
 /* One struct contact_key_row; FB_ENOTFOUND when it is not the tenant's. */
 enum fb_err db_lead_contact_keys(struct db *, const char *tenant,
-    const char *lead,
-	    struct dbrows *) FB_WUR;
+    const char *lead, struct dbrows *) FB_WUR;
 /* Cancel the lead's scheduled deliveries: opted_out. */
 enum fb_err db_optout_cancel(struct db *, const char *tenant,
     const char *lead) FB_WUR;

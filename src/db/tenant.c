@@ -143,8 +143,7 @@ rows(struct db *db, int id, const struct dbp *p, size_t n,
     size_t ncols, size_t rowsize, bool one, struct dbrows *out)
 {
 	return db_rows(db, DBSET_TENANT, id, &ten_sql[id], p, n, cols, ncols,
-	    rowsize,
-	    one, out);
+	    rowsize, one, out);
 }
 
 /* Run a look-up that must give one row; FB_ENOTFOUND otherwise. */
@@ -170,8 +169,7 @@ update_one(struct db *db, int upd, const struct dbp *p, size_t n, int tenant_q,
 	enum fb_err	 e;
 
 	if ((e = db_tenant_of(db, DBSET_TENANT, tenant_q, &ten_sql[tenant_q],
-	    id,
-	    tenant_out)) != FB_OK)
+	    id, tenant_out)) != FB_OK)
 		return e;
 	return run(db, upd, p, n, NULL);
 }
@@ -281,8 +279,7 @@ db_site_get(struct db *db, const char *tenant, const char *id,
     struct dbrows *out)
 {
 	return rows(db, TEN_SITE_GET, DBPARAMS(P_STR(tenant), P_STR(id)),
-	    site_cols,
-	    NELEM(site_cols), sizeof(struct site_row), true, out);
+	    site_cols, NELEM(site_cols), sizeof(struct site_row), true, out);
 }
 
 enum fb_err

@@ -15,8 +15,7 @@ enum fb_err db_member_create(struct db *, const char *id, const char *tenant,
 	    const char *email, const char *role) FB_WUR;
 /* Set a member's status (active|suspended|deleted); FB_ENOTFOUND if none. */
 enum fb_err db_member_set_status(struct db *, const char *id,
-    const char *status,
-	    char tenant_out[UUID_STRLEN + 1]) FB_WUR;
+    const char *status, char tenant_out[UUID_STRLEN + 1]) FB_WUR;
 /*
  * The tenant, role and status (active|suspended|deleted) of member `id`,
  * FB_ENOTFOUND if none.

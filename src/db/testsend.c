@@ -111,8 +111,7 @@ db_test_recipient_remove(struct db *db, const char *tenant, const char *id,
 	enum fb_err	 e;
 
 	e = db_changed(db, DBSET_TESTSEND, TS_RCPT_REMOVE,
-	    &ts_sql[TS_RCPT_REMOVE],
-	    DBPARAMS(P_STR(tenant), P_STR(id)), &n);
+	    &ts_sql[TS_RCPT_REMOVE], DBPARAMS(P_STR(tenant), P_STR(id)), &n);
 	*found = n > 0;
 	return e;
 }
@@ -155,8 +154,7 @@ db_test_recipient_code_sent(struct db *db, const char *id,
 
 enum fb_err
 db_test_recipients_reachable(struct db *db, const char *tenant,
-    const char *kind,
-    struct dbrows *out)
+    const char *kind, struct dbrows *out)
 {
 	return rows(db, TS_REACHABLE, DBPARAMS(P_STR(tenant), P_STR(kind)),
 	    rcpt_send_cols, NELEM(rcpt_send_cols), sizeof(struct rcpt_send_row),

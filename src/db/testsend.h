@@ -12,8 +12,7 @@
  */
 /* One struct test_recipient_row of the tenant; FB_ENOTFOUND when none. */
 enum fb_err db_test_recipient_get(struct db *, const char *tenant,
-    const char *id,
-	    struct dbrows *out) FB_WUR;
+    const char *id, struct dbrows *out) FB_WUR;
 enum fb_err db_test_recipient_remove(struct db *, const char *tenant,
 	    const char *id, bool *found) FB_WUR;
 /* The code check of a recipient, locked. */
@@ -23,8 +22,7 @@ enum fb_err db_test_recipient_remove(struct db *, const char *tenant,
 	N(confirmed, BOOL, "confirmed_at IS NOT NULL")
 struct rcpt_code_row { DB_FIELDS(RCPT_CODE_COLS) };
 enum fb_err db_test_recipient_code(struct db *, const char *tenant,
-    const char *id,
-	    struct dbrows *out) FB_WUR;
+    const char *id, struct dbrows *out) FB_WUR;
 /* A wrong code: one more try counted. */
 enum fb_err db_test_recipient_try(struct db *, const char *id) FB_WUR;
 enum fb_err db_test_recipient_confirm(struct db *, const char *id) FB_WUR;
@@ -57,8 +55,7 @@ enum fb_err db_test_send_add(struct db *, const char *id, const char *tenant,
 enum fb_err db_test_send_get(struct db *, const char *tenant, const char *id,
 	    struct dbrows *out) FB_WUR;
 enum fb_err db_test_send_list(struct db *, const char *tenant,
-    const char *before,
-	    int n, struct dbrows *out) FB_WUR;
+    const char *before, int n, struct dbrows *out) FB_WUR;
 /* A pending test send with its message and recipient, for the sender. */
 #define TEST_SEND_JOB_COLS(F, N) F(id, TEXT, "t.id") \
 	N(tenant_id, TEXT, "t.tenant_id") \

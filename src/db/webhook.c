@@ -294,8 +294,7 @@ db_webhook_endpoint_delete(struct db *db, const char *tenant, const char *id,
 
 enum fb_err
 db_webhook_delivery_list(struct db *db, const char *tenant,
-    const char *endpoint,
-    const char *after, int n, struct dbrows *out)
+    const char *endpoint, const char *after, int n, struct dbrows *out)
 {
 	return rows(db, WH_DLV_LIST, DBPARAMS(P_STR(tenant), P_STR(endpoint),
 	    P_STR(after != NULL ? after : DB_MAX_ID), P_INT(n)), delivery_cols,

@@ -707,8 +707,7 @@ conversion(struct apply *a, const char *tenant, const char *site,
 	for (i = 0, l = v.row; i < v.n && e == FB_OK; i++) {
 		own = strcmp(l[i].campaign_id, campaign) == 0;
 		e = lead_convert(a->db, &l[i], own ? "tag" : "tag_visitor",
-		    a->at,
-		    &changed);
+		    a->at, &changed);
 		if (e != FB_OK || !own || !changed)
 			continue;
 		/* the same contact's other leads */
